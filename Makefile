@@ -1,0 +1,106 @@
+# isorun — one plain Makefile.  `make` builds build/isorun; `make check` runs
+# every test tier and ends with "N passed, N failed".
+#
+# Knobs: SANITIZE=1 (ASan+UBSan), WERROR=1, PREFIX, DESTDIR.
+
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
+BUILD	?= build
+VERSION	:= $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+PKGS	:= libseccomp libcap libnl-3.0 libnl-route-3.0 jansson inih
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CC	?= cc
+CFLAGS	?= -O2 -g
+WARN	:= -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
+	   -Wmissing-prototypes -Wundef -Wvla -Wnull-dereference -Wimplicit-fallthrough \
+	   -Wno-unused-parameter
+HARDEN	:= -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -DISO_VERSION='"$(VERSION)"' -I. \
+	      $(PKG_CFLAGS)
+ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
+
+ifeq ($(SANITIZE),1)
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ALL_LDFLAGS += -fsanitize=address,undefined
+HARDEN	:= -fstack-protector-strong -fPIE
+endif
+ifeq ($(WERROR),1)
+ALL_CFLAGS += -Werror
+endif
+ALL_CFLAGS += $(HARDEN)
+
+LAUNCHER_SRC := $(filter-out launcher/main.c,$(wildcard launcher/*.c))
+LIB_SRC	:= $(LAUNCHER_SRC) $(wildcard ns/*.c) $(wildcard policy/*.c) $(wildcard selftest/*.c)
+LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
+
+.DELETE_ON_ERROR:
+.PHONY: all check unit integration deps install uninstall clean lint bench example
+
+all: $(BUILD)/isorun
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/libiso.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/isorun: $(BUILD)/launcher/main.o $(BUILD)/libiso.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libiso.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libiso.a $(PKG_LIBS) \
+		$(shell pkg-config --libs cmocka)
+
+$(BUILD)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
+
+check: $(BUILD)/isorun $(UNIT_BIN) $(HELPER_BIN)
+	@tests/run-all.sh $(BUILD)
+
+unit: $(UNIT_BIN)
+	@tests/run-all.sh $(BUILD) unit
+
+integration: $(BUILD)/isorun $(HELPER_BIN)
+	@tests/run-all.sh $(BUILD) integration
+
+# Every build and test dependency, from Debian's archive.
+DEB_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
+	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3
+deps:
+	@if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
+	$$SUDO apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(DEB_DEPS)
+
+example: $(BUILD)/isorun
+	@examples/run-leaky-suite.sh $(BUILD)/isorun
+
+bench: $(BUILD)/isorun
+	bench/launch.sh $(BUILD)/isorun
+
+install: $(BUILD)/isorun
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BUILD)/isorun $(DESTDIR)$(BINDIR)/isorun
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/isorun
+
+lint:
+	clang-format --dry-run --Werror launcher/*.[ch] tests/unit/*.c tests/helpers/*.c
+	shellcheck -x tests/*.sh .ci/run bench/*.sh examples/*.sh examples/leaky-suite/*.sh
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/launcher/main.d

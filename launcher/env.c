@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/env.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct envv {
+	char **v;
+	size_t n, cap;
+};
+
+static ssize_t find(const struct envv *e, const char *name, size_t len)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=')
+			return (ssize_t)i;
+	return -1;
+}
+
+static int put(struct envv *e, char *kv)
+{
+	size_t len;
+	ssize_t at;
+
+	if (!kv)
+		return -ENOMEM;
+	len = strcspn(kv, "=");
+	at = find(e, kv, len);
+	if (at >= 0) {
+		free(e->v[at]);
+		e->v[at] = kv;
+		return 0;
+	}
+	if (e->n + 1 >= e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 64;
+		char **nv = realloc(e->v, cap * sizeof(*nv));
+		if (!nv) {
+			free(kv);
+			return -ENOMEM;
+		}
+		e->v = nv;
+		e->cap = cap;
+	}
+	e->v[e->n++] = kv;
+	e->v[e->n] = NULL;
+	return 0;
+}
+
+static void del(struct envv *e, const char *name)
+{
+	ssize_t at = find(e, name, strlen(name));
+
+	if (at < 0)
+		return;
+	free(e->v[at]);
+	memmove(&e->v[at], &e->v[at + 1], (e->n - (size_t)at) * sizeof(char *));
+	e->n--;
+}
+
+static char *join(const char *name, const char *dir, const char *sub)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%s=%s%s%s", name, dir, sub ? "/" : "", sub ? sub : "") < 0)
+		return NULL;
+	return s;
+}
+
+static bool listed(const struct iso_strv *v, const char *kv)
+{
+	size_t len = strcspn(kv, "=");
+
+	for (size_t i = 0; i < v->n; i++)
+		if (strlen(v->v[i]) == len && strncmp(v->v[i], kv, len) == 0)
+			return true;
+	return false;
+}
+
+int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *base, char ***ret,
+		  struct iso_err *e)
+{
+	struct envv env = { 0 };
+	int r = 0;
+
+	for (size_t i = 0; base && base[i] && r == 0; i++) {
+		if (!strchr(base[i], '='))
+			continue;
+		if (o->clearenv && !listed(&o->keep_env, base[i]))
+			continue;
+		r = put(&env, strdup(base[i]));
+	}
+	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub && r == 0; d++)
+		for (const char *const *v = d->vars; *v && r == 0; v++)
+			r = put(&env, join(*v, t->path, d->sub));
+	if (r == 0)
+		r = put(&env, join("ISORUN_NAMESPACE", t->path, NULL));
+	for (size_t i = 0; i < o->env_dirs.n && r == 0; i++) {
+		const char *kv = o->env_dirs.v[i];
+		const char *sub = strchr(kv, '=') + 1;
+		char *name = strndup(kv, (size_t)(sub - 1 - kv));
+
+		r = iso_tree_mkdir_sub(t, sub, e);
+		if (r < 0) {
+			free(name);
+			iso_env_free(env.v);
+			return r;
+		}
+		r = name ? put(&env, join(name, t->path, sub)) : -ENOMEM;
+		free(name);
+	}
+	for (size_t i = 0; i < o->setenv.n && r == 0; i++)
+		r = put(&env, strdup(o->setenv.v[i]));
+	for (size_t i = 0; i < o->unsetenv.n && r == 0; i++)
+		del(&env, o->unsetenv.v[i]);
+	if (r == 0 && !env.v)
+		r = put(&env, strdup("ISORUN_EMPTY=")) ?: (del(&env, "ISORUN_EMPTY"), 0);
+	if (r < 0) {
+		iso_env_free(env.v);
+		return iso_err_set(e, -r, "build the command's environment");
+	}
+	*ret = env.v;
+	return 0;
+}
+
+void iso_env_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One error convention for the whole project: functions return 0 (or a
+ * positive count) on success and -errno on failure, and describe the failure
+ * in a fixed-size record the caller owns.  Fixed size because a child after
+ * fork() sends the record whole over a pipe; no pointers inside.
+ *
+ * Only launcher/ prints.  A message says what was done on which object:
+ * "open '/tmp/isorun-1000'"; iso_err_format() appends strerror(errnum).
+ */
+#ifndef ISO_ERR_H
+#define ISO_ERR_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct iso_err {
+	int errnum;	/* positive errno; 0 = no strerror suffix */
+	char msg[256];	/* "verb 'object'", no trailing newline */
+	char hint[160]; /* optional second line, without "hint: " */
+};
+
+__attribute__((format(printf, 3, 4))) static inline int iso_err_set(struct iso_err *e, int errnum,
+								     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e) {
+		e->errnum = errnum < 0 ? -errnum : errnum;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+		e->hint[0] = '\0';
+	}
+	return errnum > 0 ? -errnum : (errnum < 0 ? errnum : -EINVAL);
+}
+
+static inline void iso_err_hint(struct iso_err *e, const char *hint)
+{
+	if (e)
+		snprintf(e->hint, sizeof(e->hint), "%s", hint);
+}
+
+/* "msg: strerror" into buf; returns buf. */
+static inline const char *iso_err_format(const struct iso_err *e, char *buf, size_t len)
+{
+	if (e->errnum)
+		snprintf(buf, len, "%s: %s", e->msg, strerror(e->errnum));
+	else
+		snprintf(buf, len, "%s", e->msg);
+	return buf;
+}
+
+#endif

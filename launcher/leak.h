@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The leak gate's hands: signal every descendant of isorun, and kill the whole
+ * set without losing a race against a process that keeps forking.
+ *
+ * Every signal goes through a pidfd opened after the process was seen in /proc and
+ * checked against its start time, so a pid that was reaped and reused is never hit.
+ */
+#ifndef ISO_LEAK_H
+#define ISO_LEAK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct iso_leak {
+	pid_t pid;
+	pid_t sid;
+	uint64_t start;
+	char *cmdline;
+	char *cwd;
+};
+
+/* Called for every child isorun reaps, so the command's status is never lost. */
+typedef void (*iso_reap_fn)(pid_t pid, int status, void *arg);
+
+/* Reap whatever has exited, without blocking.  Returns how many. */
+int iso_reap_ready(iso_reap_fn fn, void *arg);
+/* True when isorun has no child left: then the tree below it is empty. */
+bool iso_no_children(void);
+
+/* Send sig to every living descendant.  Returns how many were signalled. */
+int iso_signal_tree(pid_t self, int sig);
+
+/*
+ * SIGSTOP every descendant, and every process group led by one of them or equal to
+ * cmd_pgid (a group signal reaches a child still inside fork(), so a running fork
+ * chain cannot outpace it; a pgid cannot be reused while its group lives), again and again until a pass finds none new (a stopped
+ * process cannot fork, so the set is then closed), describe the stopped set when
+ * ret_leaks is given, SIGKILL it, and reap until isorun has no child left, repeating
+ * for anything that slipped through.  Returns the number killed or -errno.
+ */
+int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, size_t *ret_n,
+		    iso_reap_fn fn, void *arg);
+void iso_leaks_free(struct iso_leak *l, size_t n);
+
+#endif

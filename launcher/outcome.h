@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* Everything a run found out, for the stderr summary and the JSON report. */
+#ifndef ISO_OUTCOME_H
+#define ISO_OUTCOME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "launcher/leak.h"
+#include "launcher/relay.h"
+
+enum iso_tree_state { ISO_TREE_NONE, ISO_TREE_REMOVED, ISO_TREE_KEPT, ISO_TREE_RETAINED };
+
+struct iso_residue_entry {
+	const char *dir;
+	char *path;
+};
+
+struct iso_outcome {
+	char *const *argv;
+	size_t argc;
+	char *cwd;
+	struct timespec started; /* CLOCK_REALTIME */
+	uint64_t duration_ms;
+
+	bool subreaper;
+	char subreaper_why[160]; /* when not */
+
+	bool started_cmd;  /* exec succeeded */
+	bool exec_failed;
+	char exec_error[300];
+	bool exited;	   /* the command's own status is known */
+	int exit_code;	   /* when exited normally */
+	int term_signal;   /* when killed by a signal */
+	bool timed_out;
+	int cancelled_by;  /* signal caught by isorun, 0 if none */
+
+	struct iso_leak *leaks;
+	size_t n_leaks;
+	uint64_t leak_alive_ms;
+
+	struct iso_residue_entry *residue;
+	size_t n_residue;
+	bool residue_unmeasurable;
+
+	enum iso_tree_state tree_state;
+	char tree_path[4096];
+	char tree_reason[512];
+
+	struct iso_stream *streams[2]; /* stdout, stderr; NULL when passed through */
+	char **env;			/* names are reported, never values */
+
+	int exit;
+};
+
+#endif

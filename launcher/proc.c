@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/proc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+#include "launcher/text.h"
+
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)total < len - 1) {
+		n = read(fd, buf + total, len - 1 - (size_t)total);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		total += n;
+	}
+	buf[total] = '\0';
+	return total;
+}
+
+int iso_proc_stat(pid_t pid, struct iso_proc *ret)
+{
+	char path[64], buf[1024];
+	const char *p;
+	unsigned long long start = 0;
+	int ppid = 0, sid = 0, pgrp = 0;
+	char state = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : (int)n;
+	/* comm may hold spaces and parentheses: fields start after the LAST ')' */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EIO;
+	if (sscanf(p + 2,
+		   "%c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &state, &ppid, &pgrp, &sid, &start) != 5)
+		return -EIO;
+	*ret = (struct iso_proc){
+		.pid = pid, .ppid = ppid, .pgrp = pgrp, .sid = sid, .state = state, .start = start
+	};
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct iso_proc *x = a, *y = b;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret)
+{
+	DIR *d = opendir("/proc");
+	struct iso_proc *all = NULL, *out = NULL;
+	size_t n = 0, cap = 0, nout = 0;
+	struct dirent *de;
+	unsigned char *in;
+
+	*ret = NULL;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct iso_proc p;
+
+		if (*end || pid <= 0)
+			continue;
+		if (iso_proc_stat((pid_t)pid, &p) < 0)
+			continue; /* gone meanwhile */
+		if (n == cap) {
+			struct iso_proc *na;
+			cap = cap ? cap * 2 : 256;
+			na = realloc(all, cap * sizeof(*na));
+			if (!na) {
+				free(all);
+				closedir(d);
+				return -ENOMEM;
+			}
+			all = na;
+		}
+		all[n++] = p;
+	}
+	closedir(d);
+
+	/* Membership by walking up each parent chain; memo: 0 unknown, 1 in, 2 out. */
+	qsort(all, n, sizeof(*all), cmp_pid);
+	in = calloc(n ? n : 1, sizeof(*in));
+	out = malloc((n ? n : 1) * sizeof(*out));
+	if (!in || !out) {
+		free(in);
+		free(out);
+		free(all);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t chain[64], depth = 0, k = i;
+		unsigned char verdict = 2;
+
+		/* climb until a known node, the ancestor, or the top */
+		while (in[k] == 0 && depth < ELEMENTSOF(chain)) {
+			struct iso_proc *parent;
+			chain[depth++] = k;
+			if (all[k].ppid == ancestor) {
+				verdict = 1;
+				break;
+			}
+			parent = bsearch(&all[k].ppid, all, n, sizeof(*all), cmp_pid);
+			if (!parent || all[k].ppid <= 0) {
+				verdict = 2;
+				break;
+			}
+			k = (size_t)(parent - all);
+			if (in[k])
+				verdict = in[k];
+		}
+		if (depth == ELEMENTSOF(chain) && in[k] == 0) {
+			/* deeper than the chain buffer: finish this one slowly */
+			pid_t pp = all[k].ppid;
+			verdict = 2;
+			for (size_t guard = 0; guard < n && pp > 0; guard++) {
+				struct iso_proc *parent;
+				if (pp == ancestor) {
+					verdict = 1;
+					break;
+				}
+				parent = bsearch(&pp, all, n, sizeof(*all), cmp_pid);
+				if (!parent)
+					break;
+				if (in[parent - all]) {
+					verdict = in[parent - all];
+					break;
+				}
+				pp = parent->ppid;
+			}
+		}
+		for (size_t c = 0; c < depth; c++)
+			in[chain[c]] = verdict;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (in[i] == 1)
+			out[nout++] = all[i];
+	free(in);
+	free(all);
+	*ret = out;
+	return (int)nout;
+}
+
+char *iso_proc_cmdline(pid_t pid, size_t max)
+{
+	char path[64];
+	_cleanup_free_ char *buf = malloc(8192);
+	const char *args[256];
+	size_t argc = 0;
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	n = read_small(path, buf, 8192);
+	if (n <= 0) {
+		char comm[64];
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		n = read_small(path, comm, sizeof(comm));
+		if (n <= 0)
+			return strdup("?");
+		comm[strcspn(comm, "\n")] = '\0';
+		char *r = NULL;
+		if (asprintf(&r, "[%s]", comm) < 0)
+			return NULL;
+		return r;
+	}
+	for (ssize_t i = 0; i < n && argc < ELEMENTSOF(args);) {
+		args[argc++] = buf + i;
+		i += (ssize_t)strlen(buf + i) + 1;
+	}
+	return iso_join_cmdline(args, argc, max);
+}
+
+char *iso_proc_cwd(pid_t pid)
+{
+	char path[64];
+	char *buf = malloc(PATH_MAX);
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
+	n = readlink(path, buf, PATH_MAX - 1);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+int iso_pidfd_open_checked(const struct iso_proc *p)
+{
+	struct iso_proc now;
+	int fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+
+	if (fd < 0)
+		return -errno;
+	/* The pid may have been reused between the /proc read and the open. */
+	if (iso_proc_stat(p->pid, &now) < 0 || now.start != p->start) {
+		close(fd);
+		return -ESRCH;
+	}
+	/* pidfd_open() without PIDFD_CLOEXEC-like flag is always O_CLOEXEC */
+	return fd;
+}
+
+int iso_pidfd_signal(int pidfd, int sig)
+{
+	if (syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+long iso_proc_ticks_per_sec(void)
+{
+	long t = sysconf(_SC_CLK_TCK);
+	return t > 0 ? t : 100;
+}
+
+uint64_t iso_proc_now_ticks(void)
+{
+	struct timespec ts;
+
+	/* /proc/PID/stat start times count from boot, as CLOCK_BOOTTIME does */
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * (uint64_t)iso_proc_ticks_per_sec() +
+	       (uint64_t)ts.tv_nsec / (1000000000ULL / (uint64_t)iso_proc_ticks_per_sec());
+}
+
+int iso_boot_id(char *buf, size_t len)
+{
+	ssize_t n = read_small("/proc/sys/kernel/random/boot_id", buf, len);
+
+	if (n < 0)
+		return (int)n;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}

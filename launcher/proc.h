@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading /proc: process identity, the descendant set, descriptions for reports. */
+#ifndef ISO_PROC_H
+#define ISO_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A process as seen once in /proc.  (pid, start) names it even after pid reuse. */
+struct iso_proc {
+	pid_t pid;
+	pid_t ppid;
+	pid_t pgrp;
+	pid_t sid;
+	char state; /* R S D T t Z X ... */
+	uint64_t start; /* clock ticks after boot, /proc/PID/stat field 22 */
+};
+
+int iso_proc_stat(pid_t pid, struct iso_proc *ret);
+
+/*
+ * Every living process whose parent chain leads to `ancestor` (excluded),
+ * zombies included, in one pass over /proc.  *ret is malloc'ed.
+ * Returns the count or -errno.
+ */
+int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret);
+
+/* Command line (redacted, joined, at most max bytes); "[comm]" for a kernel-less argv. */
+char *iso_proc_cmdline(pid_t pid, size_t max);
+/* readlink /proc/PID/cwd; NULL when it cannot be read. */
+char *iso_proc_cwd(pid_t pid);
+
+/* pidfd_open + check that the pid still names the same process.  -ESRCH when not. */
+int iso_pidfd_open_checked(const struct iso_proc *p);
+int iso_pidfd_signal(int pidfd, int sig);
+
+/* Clock ticks since boot now, for "alive N s after the command". */
+uint64_t iso_proc_now_ticks(void);
+long iso_proc_ticks_per_sec(void);
+
+/* /proc/sys/kernel/random/boot_id without the newline; into buf. */
+int iso_boot_id(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/relay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Per wakeup, so one busy stream cannot starve the other or the signals. */
+#define PUMP_BUDGET (1u << 20)
+
+int iso_stream_open(struct iso_stream *s, const char *name, int out, bool capture)
+{
+	int p[2];
+	struct stat st;
+
+	memset(s, 0, sizeof(*s));
+	s->name = name;
+	s->out = out;
+	s->capture = capture;
+	s->use_splice = !capture;
+	s->rd = s->wr = -1;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	s->rd = p[0];
+	s->wr = p[1];
+	/* room for bursts while isorun is busy elsewhere; the cap is the kernel's business */
+	(void)fcntl(s->wr, F_SETPIPE_SZ, 1 << 20);
+	if (fcntl(s->rd, F_SETFL, O_NONBLOCK) < 0)
+		return -errno;
+	if (fstat(s->rd, &st) == 0)
+		s->ino = st.st_ino;
+	return 0;
+}
+
+static void keep_tail(struct iso_stream *s, const char *buf, size_t n)
+{
+	if (n >= ISO_TAIL_MAX) {
+		memcpy(s->tail, buf + n - ISO_TAIL_MAX, ISO_TAIL_MAX);
+		s->tail_head = 0;
+		s->tail_len = ISO_TAIL_MAX;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		s->tail[(s->tail_head + s->tail_len) % ISO_TAIL_MAX] = buf[i];
+		if (s->tail_len < ISO_TAIL_MAX)
+			s->tail_len++;
+		else
+			s->tail_head = (s->tail_head + 1) % ISO_TAIL_MAX;
+	}
+}
+
+size_t iso_stream_tail(const struct iso_stream *s, char *buf)
+{
+	for (size_t i = 0; i < s->tail_len; i++)
+		buf[i] = s->tail[(s->tail_head + i) % ISO_TAIL_MAX];
+	buf[s->tail_len] = '\0';
+	return s->tail_len;
+}
+
+/* A whole write, waiting when our own output is a non-blocking file description. */
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				struct pollfd p = { .fd = fd, .events = POLLOUT };
+				(void)poll(&p, 1, -1);
+				continue;
+			}
+			return -errno;
+		}
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int copy_some(struct iso_stream *s, size_t *moved)
+{
+	char buf[65536];
+	ssize_t n = read(s->rd, buf, sizeof(buf));
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (n == 0) {
+		s->eof = true;
+		return 0;
+	}
+	s->bytes += (uint64_t)n;
+	*moved += (size_t)n;
+	if (s->capture)
+		keep_tail(s, buf, (size_t)n);
+	if (!s->out_broken && write_all(s->out, buf, (size_t)n) < 0)
+		s->out_broken = true;
+	return 0;
+}
+
+int iso_stream_pump(struct iso_stream *s)
+{
+	size_t moved = 0;
+	int r = 0;
+
+	while (!s->eof && moved < PUMP_BUDGET) {
+		if (s->use_splice && !s->out_broken) {
+			ssize_t n = splice(s->rd, NULL, s->out, NULL, 1 << 16, SPLICE_F_MOVE);
+			if (n > 0) {
+				s->bytes += (uint64_t)n;
+				moved += (size_t)n;
+				continue;
+			}
+			if (n == 0) {
+				s->eof = true;
+				break;
+			}
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				int avail = 0;
+				/* empty input, or a full output pipe: only the latter needs a copy */
+				if (ioctl(s->rd, FIONREAD, &avail) < 0 || avail == 0)
+					break;
+			} else {
+				/* EINVAL: O_APPEND file, a terminal or socket the kernel won't splice to */
+				s->use_splice = false;
+			}
+		}
+		r = copy_some(s, &moved);
+		if (r == -EAGAIN) {
+			r = 0;
+			break;
+		}
+		if (r < 0)
+			break;
+	}
+	return r;
+}
+
+void iso_stream_close(struct iso_stream *s)
+{
+	if (s->rd >= 0)
+		close(s->rd);
+	if (s->wr >= 0)
+		close(s->wr);
+	s->rd = s->wr = -1;
+}

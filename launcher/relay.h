@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ISO_RELAY_H
+#define ISO_RELAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ISO_TAIL_MAX 4096
+
+/*
+ * One of the command's output streams: the command writes into a pipe, isorun
+ * moves the bytes to its own fd in order.  Keeps the last ISO_TAIL_MAX bytes when
+ * `capture` is set (then bytes are copied; otherwise spliced where the kernel can).
+ */
+struct iso_stream {
+	const char *name; /* "stdout" */
+	int rd;		  /* read end, O_NONBLOCK; -1 when not relayed (a terminal) */
+	int wr;		  /* write end until handed to the command */
+	int out;	  /* isorun's own fd */
+	ino_t ino;	  /* the pipe, to find who still holds it */
+	bool eof;
+	bool capture;
+	bool use_splice;
+	bool out_broken; /* our reader went away; keep draining so the command never blocks */
+	uint64_t bytes;
+	char tail[ISO_TAIL_MAX];
+	size_t tail_len, tail_head;
+};
+
+int iso_stream_open(struct iso_stream *s, const char *name, int out, bool capture);
+/* Move what is there now; sets s->eof at end of stream.  Returns 0 or -errno. */
+int iso_stream_pump(struct iso_stream *s);
+/* The tail in order, into buf (ISO_TAIL_MAX + 1); returns its length. */
+size_t iso_stream_tail(const struct iso_stream *s, char *buf);
+void iso_stream_close(struct iso_stream *s);
+
+#endif

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/report.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+#include "launcher/text.h"
+
+/* A JSON string from any bytes: valid UTF-8 as is, other bytes as \xNN. */
+static json_t *text(const char *s, size_t n)
+{
+	json_t *t = json_stringn(s, n);
+	_cleanup_free_ char *esc = NULL;
+	size_t o = 0;
+
+	if (t)
+		return t;
+	esc = malloc(n * 4 + 1);
+	if (!esc)
+		return json_null();
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x80 || c == 0)
+			o += (size_t)snprintf(esc + o, 5, "\\x%02x", c);
+		else
+			esc[o++] = (char)c;
+	}
+	esc[o] = '\0';
+	t = json_string(esc);
+	return t ? t : json_null();
+}
+
+static json_t *redacted(const char *s)
+{
+	_cleanup_free_ char *r = iso_redact(s ? s : "");
+	return r ? text(r, strlen(r)) : json_null();
+}
+
+static json_t *tail(const struct iso_stream *s)
+{
+	char buf[ISO_TAIL_MAX + 1];
+	size_t n;
+
+	if (!s)
+		return json_null();
+	n = iso_stream_tail(s, buf);
+	/* a cut through a multi-byte character comes out escaped, not lost */
+	return text(buf, n);
+}
+
+static json_t *names(char **env)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; env && env[i]; i++)
+		json_array_append_new(a, text(env[i], strcspn(env[i], "=")));
+	return a;
+}
+
+static const char *state_name(enum iso_tree_state s)
+{
+	switch (s) {
+	case ISO_TREE_REMOVED:
+		return "removed";
+	case ISO_TREE_KEPT:
+		return "kept";
+	case ISO_TREE_RETAINED:
+		return "retained";
+	default:
+		return "none";
+	}
+}
+
+static json_t *build(const struct iso_outcome *o)
+{
+	json_t *root = json_object(), *argv = json_array(), *leaks = json_array();
+	json_t *residue = json_array();
+	char started[64], signame[32];
+	struct tm tm;
+
+	for (size_t i = 0; i < o->argc; i++)
+		json_array_append_new(argv, redacted(o->argv[i]));
+	gmtime_r(&o->started.tv_sec, &tm);
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+	json_object_set_new(root, "version", json_string(ISO_VERSION));
+	json_object_set_new(root, "argv", argv);
+	json_object_set_new(root, "cwd", o->cwd ? redacted(o->cwd) : json_null());
+	json_object_set_new(root, "started_at", json_string(started));
+	json_object_set_new(root, "duration_ms", json_integer((json_int_t)o->duration_ms));
+	json_object_set_new(root, "environment", names(o->env));
+
+	json_object_set_new(
+		root, "isolation",
+		json_pack("{s:b, s:b, s:s, s:s?}", "pidns", 0, "subreaper", o->subreaper,
+			  "leak_check", o->subreaper ? "subreaper" : "not-measurable", "reason",
+			  o->subreaper ? NULL : o->subreaper_why));
+	json_object_set_new(root, "policy",
+			    json_pack("{s:s, s:s, s:[]}", "name", "none", "mode", "enforce",
+				      "refused"));
+
+	for (size_t i = 0; i < o->n_leaks; i++) {
+		const struct iso_leak *l = &o->leaks[i];
+		json_array_append_new(
+			leaks, json_pack("{s:i, s:o, s:o, s:i, s:b}", "pid", l->pid, "cmdline",
+					 redacted(l->cmdline), "cwd",
+					 l->cwd ? redacted(l->cwd) : json_null(), "session", l->sid,
+					 "killed", 1));
+	}
+	json_object_set_new(root, "leaks", leaks);
+
+	for (size_t i = 0; i < o->n_residue; i++)
+		json_array_append_new(residue, json_pack("{s:s, s:s}", "dir", o->residue[i].dir,
+							 "path", o->residue[i].path));
+	json_object_set_new(root, "residue", residue);
+
+	json_object_set_new(root, "tree",
+			    json_pack("{s:s?, s:s, s:s?}", "path",
+				      o->tree_path[0] ? o->tree_path : NULL, "state",
+				      state_name(o->tree_state), "reason",
+				      o->tree_reason[0] ? o->tree_reason : NULL));
+
+	json_object_set_new(
+		root, "result",
+		json_pack("{s:o, s:o, s:b, s:o, s:b, s:s?}", "exit_code",
+			  o->exited && !o->term_signal ? json_integer(o->exit_code) : json_null(),
+			  "signal",
+			  o->term_signal ? json_string(iso_signal_name(o->term_signal, signame,
+								       sizeof(signame)))
+					 : json_null(),
+			  "timed_out", o->timed_out, "cancelled_by",
+			  o->cancelled_by ? json_string(iso_signal_name(o->cancelled_by, signame,
+									sizeof(signame)))
+					  : json_null(),
+			  "exec_failed", o->exec_failed, "exec_error",
+			  o->exec_failed ? o->exec_error : NULL));
+	json_object_set_new(root, "exit", json_integer(o->exit));
+	json_object_set_new(root, "output_tail",
+			    json_pack("{s:o, s:o}", "stdout", tail(o->streams[0]), "stderr",
+				      tail(o->streams[1])));
+	return root;
+}
+
+int iso_report_write(int fd, const struct iso_outcome *o)
+{
+	json_t *root = build(o);
+	int r;
+
+	if (!root)
+		return -ENOMEM;
+	r = json_dumpfd(root, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (r < 0)
+		return -EIO;
+	if (write(fd, "\n", 1) != 1)
+		return -errno;
+	return 0;
+}

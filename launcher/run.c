@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Process roles.
+ *
+ * isorun (this process) is the outer supervisor: a child subreaper, so every
+ * process the command starts, however it detaches, stays a descendant of isorun
+ * until it is reaped.  It relays the command's output, enforces the timeout and
+ * cancellation, and after the command exits runs the leak gate:
+ *
+ *   RUNNING --command exits--> SETTLE --window over / tree empty--> JOINED
+ *   RUNNING --signal/timeout--> CANCEL --grace over / tree empty--> JOINED
+ *   JOINED --pipes at EOF, or deadline--> teardown, report, exit
+ *
+ * "The tree is empty" has positive evidence: isorun has no child left.  Every
+ * live descendant whose parent died was reparented to isorun, so no child means
+ * no descendant.  Everything is driven by one epoll: a signalfd (SIGCHLD and the
+ * cancel signals), the output pipes and one timerfd for whichever deadline is next.
+ */
+#include "launcher/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+#include "launcher/env.h"
+#include "launcher/exit.h"
+#include "launcher/holders.h"
+#include "launcher/leak.h"
+#include "launcher/outcome.h"
+#include "launcher/proc.h"
+#include "launcher/relay.h"
+#include "launcher/report.h"
+#include "launcher/residue.h"
+#include "launcher/rmtree.h"
+#include "launcher/spawn.h"
+#include "launcher/summary.h"
+#include "launcher/text.h"
+#include "launcher/tree.h"
+
+extern char **environ;
+
+enum phase { RUNNING, SETTLE, CANCEL, JOINED, DONE };
+
+struct sup {
+	const struct iso_opts *o;
+	struct iso_outcome *out;
+	pid_t self;
+	pid_t cmd;
+	int epfd, sigfd, timerfd;
+	enum phase phase;
+	struct iso_stream streams[2];
+	bool relayed[2];
+	bool tty_handed;
+	uint64_t cmd_exit_ms; /* monotonic, when the command's status came in */
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void arm(struct sup *s, uint64_t ms)
+{
+	struct itimerspec its = { 0 };
+
+	/* 0 would disarm: a zero-length window still has to fire */
+	if (ms == 0)
+		ms = 1;
+	its.it_value.tv_sec = (time_t)(ms / 1000);
+	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000;
+	(void)timerfd_settime(s->timerfd, 0, &its, NULL);
+}
+
+static void disarm(struct sup *s)
+{
+	struct itimerspec its = { 0 };
+
+	(void)timerfd_settime(s->timerfd, 0, &its, NULL);
+}
+
+static void on_reaped(pid_t pid, int status, void *arg)
+{
+	struct sup *s = arg;
+
+	if (pid != s->cmd || s->out->exited)
+		return;
+	s->out->exited = true;
+	s->cmd_exit_ms = now_ms();
+	if (WIFEXITED(status))
+		s->out->exit_code = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		s->out->term_signal = WTERMSIG(status);
+}
+
+static bool streams_done(const struct sup *s)
+{
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i] && !s->streams[i].eof)
+			return false;
+	return true;
+}
+
+static void enter_joined(struct sup *s)
+{
+	disarm(s);
+	if (streams_done(s)) {
+		s->phase = DONE;
+		return;
+	}
+	/* The tree is gone; whoever still holds a pipe is outside it.  Bounded wait. */
+	s->phase = JOINED;
+	arm(s, s->o->settle_ms);
+}
+
+static void kill_all(struct sup *s, bool as_leaks)
+{
+	struct iso_leak *leaks = NULL;
+	size_t n = 0;
+	(void)iso_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
+			      on_reaped, s);
+	if (as_leaks && n) {
+		s->out->leaks = leaks;
+		s->out->n_leaks = n;
+		s->out->leak_alive_ms = now_ms() - s->cmd_exit_ms;
+	} else {
+		iso_leaks_free(leaks, n);
+	}
+}
+
+/* The command's status is in: survivors get --settle to go by themselves. */
+static void after_command(struct sup *s)
+{
+	if (iso_no_children()) {
+		enter_joined(s);
+		return;
+	}
+	s->phase = SETTLE;
+	arm(s, s->o->settle_ms);
+}
+
+static void cancel(struct sup *s, int sig, bool from_terminal)
+{
+	int stop = s->o->stop_signal;
+
+	if (s->phase == CANCEL) {
+		/* a second signal: no more grace */
+		kill_all(s, false);
+		enter_joined(s);
+		return;
+	}
+	if (sig)
+		s->out->cancelled_by = sig;
+	if (s->phase == SETTLE || s->phase == JOINED) {
+		/* the command is gone; what remains is leaked, cancelled or not */
+		if (s->phase == SETTLE)
+			kill_all(s, true);
+		enter_joined(s);
+		return;
+	}
+	/*
+	 * Forward the signal to the command's group, unless the terminal already
+	 * delivered it there.  Then --stop-signal to every process of the tree.
+	 */
+	if (sig && !(from_terminal && s->tty_handed) && sig != stop && !s->out->exited)
+		(void)kill(-s->cmd, sig);
+	if (!s->out->exited)
+		(void)kill(-s->cmd, stop);
+	(void)iso_signal_tree(s->self, stop);
+	s->phase = CANCEL;
+	arm(s, s->o->grace_ms);
+}
+
+static void on_signal(struct sup *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		cancel(s, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
+	}
+	(void)iso_reap_ready(on_reaped, s);
+	if (!s->out->exited)
+		return;
+	if (s->phase == RUNNING)
+		after_command(s);
+	else if ((s->phase == SETTLE || s->phase == CANCEL) && iso_no_children())
+		enter_joined(s);
+}
+
+static void on_timer(struct sup *s)
+{
+	uint64_t ticks;
+
+	if (read(s->timerfd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks))
+		return;
+	switch (s->phase) {
+	case RUNNING:
+		s->out->timed_out = true;
+		cancel(s, 0, false);
+		break;
+	case SETTLE:
+		kill_all(s, true);
+		enter_joined(s);
+		break;
+	case CANCEL:
+		kill_all(s, false);
+		enter_joined(s);
+		break;
+	case JOINED:
+		s->phase = DONE;
+		break;
+	case DONE:
+		break;
+	}
+}
+
+static int add_fd(int epfd, int fd, uint64_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static void loop(struct sup *s)
+{
+	struct epoll_event evs[8];
+
+	while (s->phase != DONE) {
+		int n = epoll_wait(s->epfd, evs, ELEMENTSOF(evs), -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < n && s->phase != DONE; i++) {
+			uint64_t tag = evs[i].data.u64;
+			if (tag == 0)
+				on_signal(s);
+			else if (tag == 1)
+				on_timer(s);
+			else {
+				struct iso_stream *st = &s->streams[tag - 2];
+				(void)iso_stream_pump(st);
+				if (st->eof) {
+					(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, st->rd, NULL);
+					if (s->phase == JOINED && streams_done(s))
+						s->phase = DONE;
+				}
+			}
+		}
+	}
+	/* what is still buffered in a pipe belongs to the output, even past the deadline */
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i] && !s->streams[i].eof)
+			(void)iso_stream_pump(&s->streams[i]);
+}
+
+/* Why the tree cannot be removed, or "" when nothing is in the way. */
+static void find_obstacle(struct sup *s, char *why, size_t len)
+{
+	struct iso_holder_query q = { .exclude = s->self };
+	struct iso_holder *h = NULL;
+	ino_t pipes[2];
+	const char *names[2];
+	int n;
+
+	why[0] = '\0';
+	if (!s->out->subreaper) {
+		snprintf(why, len, "leak check not measurable, so the join cannot be proven (%s)",
+			 s->out->subreaper_why);
+		return;
+	}
+	q.pipes = pipes;
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i] && !s->streams[i].eof) {
+			names[q.n_pipes] = s->streams[i].name;
+			pipes[q.n_pipes++] = s->streams[i].ino;
+		}
+	q.tree = s->out->tree_path;
+	n = iso_find_holders(&q, &h, NULL);
+	if (n < 0) {
+		snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
+		return;
+	}
+	if (n > 0) {
+		_cleanup_free_ char *cmd = iso_proc_cmdline(h[0].pid, 80);
+		if (h[0].pipe_index >= 0)
+			snprintf(why, len, "pipe still open (pid %d `%s` holds %s)", h[0].pid,
+				 cmd ? cmd : "?", names[h[0].pipe_index]);
+		else if (!strcmp(h[0].what, "cwd") || !strcmp(h[0].what, "root"))
+			snprintf(why, len, "pid %d `%s` has its %s in it (%s)", h[0].pid,
+				 cmd ? cmd : "?", h[0].what, h[0].target);
+		else
+			snprintf(why, len, "pid %d `%s` holds %s open (%s)", h[0].pid,
+				 cmd ? cmd : "?", h[0].target, h[0].what);
+		iso_holders_free(h, (size_t)n);
+		return;
+	}
+	iso_holders_free(h, 0);
+	if (q.n_pipes)
+		snprintf(why, len, "pipe still open (%s; its holder is not visible to isorun)",
+			 names[0]);
+}
+
+static void teardown(struct sup *s, struct iso_tree *t)
+{
+	struct iso_outcome *out = s->out;
+	struct iso_err e = { 0 };
+	char why[sizeof(out->tree_reason)];
+	int r;
+
+	if (s->o->keep) {
+		out->tree_state = ISO_TREE_KEPT;
+		return;
+	}
+	find_obstacle(s, why, sizeof(why));
+	if (why[0]) {
+		out->tree_state = ISO_TREE_RETAINED;
+		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
+		return;
+	}
+	r = iso_rmtree(t->user_fd, t->id, t->path, NULL, &e);
+	if (r < 0) {
+		char buf[400];
+		out->tree_state = ISO_TREE_RETAINED;
+		snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
+			 iso_err_format(&e, buf, sizeof(buf)));
+		return;
+	}
+	out->tree_state = ISO_TREE_REMOVED;
+}
+
+static void collect_residue(struct iso_snapshot *before, size_t n, struct iso_outcome *out)
+{
+	for (size_t w = 0; w < n; w++) {
+		struct iso_snapshot after;
+		const char **fresh = NULL;
+		size_t nf = 0;
+		struct iso_err e = { 0 };
+
+		if (before[w].truncated) {
+			out->residue_unmeasurable = true;
+			continue;
+		}
+		if (iso_snapshot_take(before[w].dir, &after, &e) < 0)
+			continue;
+		if (after.truncated)
+			out->residue_unmeasurable = true;
+		if (iso_snapshot_new(&before[w], &after, &fresh, &nf) == 0 && nf) {
+			struct iso_residue_entry *v =
+				realloc(out->residue, (out->n_residue + nf) * sizeof(*v));
+			if (v) {
+				out->residue = v;
+				for (size_t i = 0; i < nf; i++)
+					v[out->n_residue++] = (struct iso_residue_entry){
+						.dir = before[w].dir, .path = strdup(fresh[i])
+					};
+			}
+		}
+		free(fresh);
+		iso_snapshot_free(&after);
+	}
+}
+
+static int setup_signals(sigset_t *mask)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+
+	sigemptyset(mask);
+	sigaddset(mask, SIGCHLD);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGQUIT);
+	{
+		/* SIGTTOU too: isorun hands the terminal back from whatever group it is in */
+		sigset_t block = *mask;
+		sigaddset(&block, SIGTTOU);
+		if (sigprocmask(SIG_BLOCK, &block, NULL) < 0)
+			return -errno;
+	}
+	/* a reader that goes away must not kill the supervisor of a live tree */
+	if (sigaction(SIGPIPE, &ign, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+static void print_setup_error(const struct iso_err *e)
+{
+	char buf[512];
+
+	fprintf(stderr, "isorun: %s\n", iso_err_format(e, buf, sizeof(buf)));
+	if (e->hint[0])
+		fprintf(stderr, "  (hint: %s)\n", e->hint);
+}
+
+static int check_pass_fds(const struct iso_opts *o, struct iso_err *e)
+{
+	for (size_t i = 0; i < o->n_pass_fds; i++)
+		if (fcntl(o->pass_fds[i], F_GETFD) < 0)
+			return iso_err_set(e, errno, "--pass-fd %d", o->pass_fds[i]);
+	return 0;
+}
+
+static int check_chdir(const struct iso_opts *o, struct iso_err *e)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (!o->chdir)
+		return 0;
+	fd = open(o->chdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return iso_err_set(e, errno, "--chdir '%s'", o->chdir);
+	return 0;
+}
+
+int iso_run(const struct iso_opts *o)
+{
+	struct iso_outcome out = { .argv = o->argv, .argc = o->argc };
+	struct sup s = { .o = o, .out = &out, .epfd = -1, .sigfd = -1, .timerfd = -1 };
+	struct iso_tree tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 };
+	struct iso_snapshot *snaps = NULL;
+	struct iso_exec_failure fail = { 0 };
+	struct iso_err e = { 0 };
+	_cleanup_close_ int report_fd = -1;
+	char **env = NULL;
+	sigset_t mask;
+	int tty_fd = -1, code, r;
+	uint64_t t0 = now_ms();
+
+	clock_gettime(CLOCK_REALTIME, &out.started);
+	out.cwd = getcwd(NULL, 0);
+	s.self = getpid();
+
+	r = setup_signals(&mask);
+	if (r < 0) {
+		iso_err_set(&e, -r, "block signals");
+		goto setup_failed;
+	}
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0) {
+		out.subreaper = true;
+	} else {
+		snprintf(out.subreaper_why, sizeof(out.subreaper_why),
+			 "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+	}
+	if (o->report) {
+		report_fd = open(o->report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (report_fd < 0) {
+			iso_err_set(&e, errno, "--report: open '%s'", o->report);
+			goto setup_failed;
+		}
+	}
+	if (check_chdir(o, &e) < 0 || check_pass_fds(o, &e) < 0)
+		goto setup_failed;
+	if (o->watch.n) {
+		snaps = calloc(o->watch.n, sizeof(*snaps));
+		if (!snaps) {
+			iso_err_set(&e, ENOMEM, "--watch");
+			goto setup_failed;
+		}
+		for (size_t i = 0; i < o->watch.n; i++)
+			if (iso_snapshot_take(o->watch.v[i], &snaps[i], &e) < 0)
+				goto setup_failed;
+	}
+	if (iso_tree_create(&tree, iso_tree_root(o->root), o->argv, &e) < 0) {
+		if (e.errnum == EACCES || e.errnum == EROFS)
+			iso_err_hint(&e, "choose a writable place with --root DIR or ISORUN_ROOT");
+		goto setup_failed;
+	}
+	snprintf(out.tree_path, sizeof(out.tree_path), "%s", tree.path);
+	if (iso_env_build(o, &tree, environ, &env, &e) < 0)
+		goto setup_failed_tree;
+	out.env = env;
+
+	for (int i = 0; i < 2; i++) {
+		int fd = i + 1;
+		/* a terminal passes through untouched, so isatty() in the command holds */
+		if (isatty(fd))
+			continue;
+		r = iso_stream_open(&s.streams[i], i ? "stderr" : "stdout", fd, o->report != NULL);
+		if (r < 0) {
+			iso_err_set(&e, -r, "create the %s pipe", i ? "stderr" : "stdout");
+			goto setup_failed_tree;
+		}
+		s.relayed[i] = true;
+		out.streams[i] = &s.streams[i];
+	}
+	s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	s.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	s.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s.sigfd < 0 || s.timerfd < 0 || s.epfd < 0 || add_fd(s.epfd, s.sigfd, 0) < 0 ||
+	    add_fd(s.epfd, s.timerfd, 1) < 0) {
+		iso_err_set(&e, errno, "set up the event loop");
+		goto setup_failed_tree;
+	}
+	for (int i = 0; i < 2; i++)
+		if (s.relayed[i] && add_fd(s.epfd, s.streams[i].rd, (uint64_t)(2 + i)) < 0) {
+			iso_err_set(&e, errno, "watch the %s pipe", s.streams[i].name);
+			goto setup_failed_tree;
+		}
+	if (isatty(0) && tcgetpgrp(0) == getpgrp())
+		tty_fd = 0;
+
+	{
+		struct iso_spawn sp = {
+			.argv = o->argv,
+			.envp = env,
+			.cwd = o->chdir,
+			.out_fd = s.relayed[0] ? s.streams[0].wr : -1,
+			.err_fd = s.relayed[1] ? s.streams[1].wr : -1,
+			.pass_fds = o->pass_fds,
+			.n_pass_fds = o->n_pass_fds,
+			.tty_fd = tty_fd,
+		};
+		r = iso_spawn(&sp, &s.cmd, &fail, &e);
+	}
+	for (int i = 0; i < 2; i++)
+		if (s.relayed[i]) {
+			/* our copy of the write end would keep EOF from ever arriving */
+			close(s.streams[i].wr);
+			s.streams[i].wr = -1;
+		}
+	if (r < 0)
+		goto setup_failed_tree;
+	if (tty_fd >= 0) {
+		(void)tcsetpgrp(tty_fd, s.cmd);
+		s.tty_handed = true;
+	}
+	if (fail.errnum) {
+		/* the child never became the command: reap it, keep the reason */
+		(void)waitpid(s.cmd, NULL, 0);
+		if (fail.stage == ISO_STAGE_CHDIR) {
+			iso_err_set(&e, fail.errnum, "--chdir '%s'", o->chdir);
+			goto setup_failed_tree;
+		}
+		if (fail.stage == ISO_STAGE_SETUP) {
+			iso_err_set(&e, fail.errnum, "prepare the command");
+			goto setup_failed_tree;
+		}
+		out.exec_failed = true;
+		snprintf(out.exec_error, sizeof(out.exec_error), "%s: %s", o->argv[0],
+			 strerror(fail.errnum));
+		out.exit = fail.errnum == ENOENT ? ISO_EXIT_NOT_FOUND : ISO_EXIT_CANNOT_EXEC;
+		/* the pipes' only writer is gone: their EOF is at hand */
+		enter_joined(&s);
+		loop(&s);
+	} else {
+		out.started_cmd = true;
+		if (o->timeout_ms)
+			arm(&s, o->timeout_ms);
+		loop(&s);
+	}
+	if (s.tty_handed)
+		(void)tcsetpgrp(tty_fd, getpgrp());
+	if (snaps)
+		collect_residue(snaps, o->watch.n, &out);
+	teardown(&s, &tree);
+	out.duration_ms = now_ms() - t0;
+	code = iso_summarize(o, &out);
+	goto finish;
+
+setup_failed_tree:
+	/* nothing of a failed setup stays behind */
+	if (tree.fd >= 0) {
+		struct iso_err ignored = { 0 };
+		(void)iso_rmtree(tree.user_fd, tree.id, tree.path, NULL, &ignored);
+		out.tree_state = ISO_TREE_REMOVED;
+	}
+setup_failed:
+	print_setup_error(&e);
+	out.exit = code = ISO_EXIT_SETUP;
+	fprintf(stderr, "isorun: FAILED (exit %d): setup failed before the command ran\n", code);
+finish:
+	if (report_fd >= 0 && iso_report_write(report_fd, &out) < 0)
+		fprintf(stderr, "isorun: write report '%s': %s\n", o->report, strerror(errno));
+	for (int i = 0; i < 2; i++)
+		if (s.relayed[i])
+			iso_stream_close(&s.streams[i]);
+	for (size_t i = 0; snaps && i < o->watch.n; i++)
+		iso_snapshot_free(&snaps[i]);
+	free(snaps);
+	for (size_t i = 0; i < out.n_residue; i++)
+		free(out.residue[i].path);
+	free(out.residue);
+	iso_leaks_free(out.leaks, out.n_leaks);
+	iso_env_free(env);
+	free(out.cwd);
+	if (s.epfd >= 0)
+		close(s.epfd);
+	if (s.sigfd >= 0)
+		close(s.sigfd);
+	if (s.timerfd >= 0)
+		close(s.timerfd);
+	iso_tree_close(&tree);
+	return code;
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+extern char **environ;
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Every fd >= 3 close-on-exec, except the ones asked for. */
+static int seal_fds(const int *keep, size_t n)
+{
+	int sorted[64];
+	unsigned lo = 3;
+
+	if (n > ELEMENTSOF(sorted))
+		return -E2BIG;
+	memcpy(sorted, keep, n * sizeof(int));
+	qsort(sorted, n, sizeof(int), cmp_int);
+	for (size_t i = 0; i <= n; i++) {
+		unsigned hi = i < n ? (unsigned)sorted[i] - 1 : ~0U;
+		if (i < n && (unsigned)sorted[i] < lo)
+			continue;
+		if (hi >= lo && syscall(SYS_close_range, lo, hi, CLOSE_RANGE_CLOEXEC) < 0)
+			return -errno;
+		if (i < n) {
+			int fl = fcntl(sorted[i], F_GETFD);
+			if (fl < 0 || fcntl(sorted[i], F_SETFD, fl & ~FD_CLOEXEC) < 0)
+				return -errno;
+			lo = (unsigned)sorted[i] + 1;
+		}
+	}
+	return 0;
+}
+
+static _Noreturn void child_fail(int status_fd, int stage, int errnum)
+{
+	struct iso_exec_failure f = { .errnum = errnum, .stage = stage };
+
+	(void)!write(status_fd, &f, sizeof(f));
+	_exit(127);
+}
+
+/*
+ * The command, between fork() and execve(): a process group of its own, a clean
+ * signal state (isorun blocks and ignores signals the command must not inherit:
+ * both survive execve), only fds 0-2 and --pass-fd, then exec.
+ */
+static _Noreturn void child(const struct iso_spawn *s, int status_fd)
+{
+	sigset_t none;
+
+	if (setpgid(0, 0) < 0)
+		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+	/* SIGTTOU is still blocked here, so a background group may take the terminal */
+	if (s->tty_fd >= 0 && tcsetpgrp(s->tty_fd, getpid()) < 0)
+		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+	if (s->out_fd >= 0 && dup2(s->out_fd, 1) < 0)
+		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+	if (s->err_fd >= 0 && dup2(s->err_fd, 2) < 0)
+		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+	for (size_t i = 0; i < s->n_pass_fds; i++)
+		if (fcntl(s->pass_fds[i], F_GETFD) < 0)
+			child_fail(status_fd, ISO_STAGE_SETUP, errno);
+	if (seal_fds(s->pass_fds, s->n_pass_fds) < 0)
+		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+	if (s->cwd && chdir(s->cwd) < 0)
+		child_fail(status_fd, ISO_STAGE_CHDIR, errno);
+	/* execvp() searches the PATH of `environ`: make it the command's own */
+	environ = s->envp;
+	execvp(s->argv[0], s->argv);
+	child_fail(status_fd, ISO_STAGE_EXEC, errno);
+}
+
+int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure *ret_fail,
+	      struct iso_err *e)
+{
+	_cleanup_close_ int rd = -1, wr = -1;
+	struct iso_exec_failure f = { 0 };
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return iso_err_set(e, errno, "create the exec status pipe");
+	rd = p[0];
+	wr = p[1];
+	pid = fork();
+	if (pid < 0)
+		return iso_err_set(e, errno, "fork the command '%s'", s->argv[0]);
+	if (pid == 0) {
+		close(rd);
+		child(s, wr);
+	}
+	close(TAKE_FD(wr));
+	/* both sides set the group, so neither depends on who runs first */
+	(void)setpgid(pid, pid);
+	*ret_pid = pid;
+	do
+		n = read(rd, &f, sizeof(f));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return iso_err_set(e, errno, "read the exec status of '%s'", s->argv[0]);
+	if (n != 0 && n != (ssize_t)sizeof(f))
+		f = (struct iso_exec_failure){ .errnum = EIO, .stage = ISO_STAGE_SETUP };
+	*ret_fail = f;
+	return 0;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/summary.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+#include "launcher/exit.h"
+#include "launcher/residue.h"
+#include "launcher/text.h"
+
+static bool leaks_count(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	return o->n_leaks && opts->leaks == ISO_FAIL;
+}
+
+int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool *ret_finding)
+{
+	bool finding = leaks_count(opts, o) || o->tree_state == ISO_TREE_RETAINED ||
+		       (o->n_residue && opts->residue == ISO_FAIL) ||
+		       (!o->subreaper && opts->leaks == ISO_FAIL);
+
+	if (ret_finding)
+		*ret_finding = finding;
+	if (o->exec_failed)
+		return o->exit;
+	if (o->timed_out)
+		return ISO_EXIT_TIMEOUT;
+	if (o->cancelled_by)
+		return ISO_EXIT_SIGNAL_BASE + o->cancelled_by;
+	if (o->term_signal)
+		return ISO_EXIT_SIGNAL_BASE + o->term_signal;
+	if (o->exit_code)
+		return o->exit_code;
+	return finding ? opts->finding_exit : 0;
+}
+
+static const char *colour(const char *code)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = isatty(2) && !getenv("NO_COLOR");
+	return on ? code : "";
+}
+
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%sisorun:%s ", colour("\033[1m"), colour("\033[0m"));
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void print_leaks(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	char alive[32];
+
+	if (opts->leaks == ISO_IGNORE && opts->verbosity <= 0)
+		return;
+	iso_format_duration(o->leak_alive_ms, alive, sizeof(alive));
+	for (size_t i = 0; i < o->n_leaks; i++) {
+		const struct iso_leak *l = &o->leaks[i];
+		_cleanup_free_ char *cwd = iso_shell_quote(l->cwd ? l->cwd : "?");
+		fprintf(stderr,
+			"%sisorun:%s %s: pid %d `%s` (cwd %s, session %d, alive %s after the "
+			"command); killed\n",
+			colour("\033[1m"), colour("\033[0m"),
+			opts->leaks == ISO_FAIL ? "leaked" : "leaked (warning)", l->pid,
+			l->cmdline ? l->cmdline : "?", cwd ? cwd : "?", l->sid, alive);
+	}
+}
+
+static void reason_add(char *buf, size_t len, const char *what)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, len - used, "%s%s", used ? ", " : "", what);
+}
+
+int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
+{
+	char reason[512] = "", item[256], sig[32], dur[32];
+	_cleanup_free_ char *path = iso_shell_quote(o->tree_path);
+	bool finding;
+	int code = iso_exit_code(opts, o, &finding);
+
+	o->exit = code;
+	if (!o->subreaper)
+		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->subreaper_why);
+	if (o->exec_failed)
+		say("cannot run the command: %s", o->exec_error);
+	if (o->timed_out) {
+		iso_format_duration(opts->timeout_ms, dur, sizeof(dur));
+		fprintf(stderr, "isorun: timed out after %s; stopped the whole tree\n", dur);
+	}
+	print_leaks(opts, o);
+	for (size_t i = 0; i < o->n_residue; i++)
+		fprintf(stderr, "isorun: residue%s: '%s' appeared in %s\n",
+			opts->residue == ISO_FAIL ? "" : " (warning)", o->residue[i].path,
+			o->residue[i].dir);
+	if (o->residue_unmeasurable)
+		fprintf(stderr, "isorun: residue check: not measurable (more than %d entries)\n",
+			ISO_RESIDUE_MAX);
+	if (o->tree_state == ISO_TREE_RETAINED)
+		fprintf(stderr, "isorun: namespace retained at %s: %s\n", path ? path : "?",
+			o->tree_reason);
+	else if (o->tree_state == ISO_TREE_KEPT)
+		fprintf(stderr, "isorun: namespace kept at %s\n", path ? path : "?");
+
+	if (code == 0)
+		return 0;
+	if (o->exec_failed)
+		reason_add(reason, sizeof(reason),
+			   code == 127 ? "command not found" : "command could not be executed");
+	else if (o->timed_out)
+		reason_add(reason, sizeof(reason), "timed out");
+	else if (o->cancelled_by) {
+		snprintf(item, sizeof(item), "cancelled by %s",
+			 iso_signal_name(o->cancelled_by, sig, sizeof(sig)));
+		reason_add(reason, sizeof(reason), item);
+	} else if (o->term_signal) {
+		snprintf(item, sizeof(item), "command killed by %s",
+			 iso_signal_name(o->term_signal, sig, sizeof(sig)));
+		reason_add(reason, sizeof(reason), item);
+	} else if (o->exit_code) {
+		snprintf(item, sizeof(item), "command exited %d", o->exit_code);
+		reason_add(reason, sizeof(reason), item);
+	}
+	if (leaks_count(opts, o)) {
+		snprintf(item, sizeof(item), "%zu process%s outlived the command", o->n_leaks,
+			 o->n_leaks == 1 ? "" : "es");
+		reason_add(reason, sizeof(reason), item);
+	}
+	if (o->n_residue && opts->residue == ISO_FAIL) {
+		snprintf(item, sizeof(item), "%zu new entr%s in watched directories", o->n_residue,
+			 o->n_residue == 1 ? "y" : "ies");
+		reason_add(reason, sizeof(reason), item);
+	}
+	if (!o->subreaper && opts->leaks == ISO_FAIL)
+		reason_add(reason, sizeof(reason), "leak check not measurable");
+	if (o->tree_state == ISO_TREE_RETAINED)
+		reason_add(reason, sizeof(reason), "namespace retained");
+	/* -q: a failing command speaks for itself; findings are always named */
+	if (opts->verbosity < 0 && !finding && !o->exec_failed && !o->timed_out &&
+	    !o->cancelled_by)
+		return code;
+	fprintf(stderr, "%sisorun: FAILED (exit %d): %s%s\n", colour("\033[1;31m"), code, reason,
+		colour("\033[0m"));
+	return code;
+}

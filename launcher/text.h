@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* Pure text helpers: no I/O, no global state; unit-tested in tests/unit/test_text.c. */
+#ifndef ISO_TEXT_H
+#define ISO_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "90s", "5m", "1h30m", "250ms", "1.5" (seconds, as timeout(1)), "0". */
+int iso_parse_duration(const char *s, uint64_t *ret_ms);
+/* "TERM", "SIGTERM", "sigterm", "15". */
+int iso_parse_signal(const char *s, int *ret_sig);
+/* "SIGTERM", or "signal 42" for one without a name; into buf. */
+const char *iso_signal_name(int sig, char *buf, size_t len);
+/* "1.5s", "3s", "5m", "1h30m" for messages. */
+const char *iso_format_duration(uint64_t ms, char *buf, size_t len);
+
+/*
+ * Shell-quote `s` only if it needs it (anything beyond [A-Za-z0-9_./:@%+=,-]),
+ * so a printed path can be copied into a shell.  Returns malloc'ed text.
+ */
+char *iso_shell_quote(const char *s);
+
+/*
+ * Credential-shaped values made unprintable: the value of NAME=VALUE where NAME
+ * contains TOKEN, SECRET, PASSWORD, PASSWD or KEY (any case, also --name=value), and the
+ * password of scheme://user:pass@host.  Returns malloc'ed text.
+ */
+char *iso_redact(const char *s);
+/* True when an environment variable's value must never be shown. */
+bool iso_is_secret_name(const char *name, size_t len);
+
+/* argv joined with spaces, each argument redacted, control bytes escaped, at most max bytes. */
+char *iso_join_cmdline(const char *const *argv, size_t argc, size_t max);
+
+#endif

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+#include "launcher/proc.h"
+#include "launcher/rmtree.h"
+#include "launcher/text.h"
+
+static const char *const vars_home[] = { "HOME", "USERPROFILE", NULL };
+static const char *const vars_tmp[] = { "TMPDIR", "TMP", "TEMP", NULL };
+static const char *const vars_cache[] = { "XDG_CACHE_HOME", NULL };
+static const char *const vars_config[] = { "XDG_CONFIG_HOME", NULL };
+static const char *const vars_data[] = { "XDG_DATA_HOME", NULL };
+static const char *const vars_state[] = { "XDG_STATE_HOME", NULL };
+static const char *const vars_run[] = { "XDG_RUNTIME_DIR", NULL };
+
+const struct iso_tree_dir iso_tree_dirs[] = {
+	{ "home", vars_home },	 { "tmp", vars_tmp },	{ "cache", vars_cache },
+	{ "config", vars_config }, { "data", vars_data }, { "state", vars_state },
+	{ "run", vars_run },	 { NULL, NULL },
+};
+
+const char *iso_tree_root(const char *root)
+{
+	const char *r = root;
+
+	if (!r || !*r)
+		r = getenv("ISORUN_ROOT");
+	if (!r || !*r)
+		r = getenv("TMPDIR");
+	if (!r || !*r)
+		r = "/tmp";
+	return r;
+}
+
+static int open_user_dir(struct iso_tree *t, const char *given, struct iso_err *e)
+{
+	_cleanup_close_ int rootfd = -1, fd = -1;
+	/* canonical, because holders are found by comparing /proc readlinks with it */
+	_cleanup_free_ char *root = realpath(given, NULL);
+	char name[32];
+	struct stat st;
+	uid_t uid = geteuid();
+
+	if (!root)
+		return iso_err_set(e, errno, "resolve root directory '%s'", given);
+	snprintf(name, sizeof(name), "isorun-%u", (unsigned)uid);
+	if (snprintf(t->user_path, sizeof(t->user_path), "%s%s%s", root,
+		     root[strlen(root) - 1] == '/' ? "" : "/", name) >= (int)sizeof(t->user_path))
+		return iso_err_set(e, ENAMETOOLONG, "--root '%s'", root);
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return iso_err_set(e, errno, "open root directory '%s'", root);
+	if (mkdirat(rootfd, name, 0700) < 0 && errno != EEXIST)
+		return iso_err_set(e, errno, "create '%s'", t->user_path);
+	fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			return iso_err_set(e, 0, "refusing '%s': not a real directory (a symlink?)",
+					   t->user_path);
+		return iso_err_set(e, errno, "open '%s'", t->user_path);
+	}
+	/* Verify what we opened, not the name: the name can be swapped afterwards. */
+	if (fstat(fd, &st) < 0)
+		return iso_err_set(e, errno, "stat '%s'", t->user_path);
+	if (!S_ISDIR(st.st_mode))
+		return iso_err_set(e, 0, "refusing '%s': not a directory", t->user_path);
+	if (st.st_uid != uid)
+		return iso_err_set(e, 0, "refusing '%s': owned by uid %u, not by uid %u",
+				   t->user_path, (unsigned)st.st_uid, (unsigned)uid);
+	if (st.st_mode & 022)
+		return iso_err_set(e, 0, "refusing '%s': mode %04o is group or world writable",
+				   t->user_path, (unsigned)(st.st_mode & 07777));
+	t->user_fd = TAKE_FD(fd);
+	return 0;
+}
+
+static void make_id(char *buf, size_t len)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[4] = { 0 };
+	char stamp[32];
+	struct tm tm;
+	time_t now = time(NULL);
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		/* getrandom before the pool is up: the pid still separates runs */
+		unsigned v = (unsigned)getpid() ^ (unsigned)now;
+		memcpy(rnd, &v, sizeof(rnd));
+	}
+	snprintf(buf, len, "%s-%c%c%c%c", stamp, alphabet[rnd[0] % 36], alphabet[rnd[1] % 36],
+		 alphabet[rnd[2] % 36], alphabet[rnd[3] % 36]);
+}
+
+static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
+{
+	_cleanup_close_ int fd = -1;
+	json_t *o = json_object(), *av = json_array();
+	struct iso_proc self;
+	char boot[64] = "";
+	struct stat ns;
+	char *text = NULL;
+	int r = 0;
+
+	if (!o || !av) {
+		json_decref(o);
+		json_decref(av);
+		return iso_err_set(e, ENOMEM, "owner record");
+	}
+	for (size_t i = 0; argv[i]; i++) {
+		_cleanup_free_ char *red = iso_redact(argv[i]);
+		json_array_append_new(av, json_string(red ? red : "?"));
+	}
+	(void)iso_boot_id(boot, sizeof(boot));
+	json_object_set_new(o, "pid", json_integer(getpid()));
+	if (iso_proc_stat(getpid(), &self) == 0)
+		json_object_set_new(o, "start_time", json_integer((json_int_t)self.start));
+	json_object_set_new(o, "boot_id", json_string(boot));
+	json_object_set_new(o, "uid", json_integer(geteuid()));
+	json_object_set_new(o, "argv", av);
+	if (stat("/proc/self/ns/pid", &ns) == 0)
+		json_object_set_new(o, "pidns", json_integer((json_int_t)ns.st_ino));
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!text)
+		return iso_err_set(e, ENOMEM, "owner record");
+	fd = openat(t->fd, "owner", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		r = iso_err_set(e, errno, "create '%s/owner'", t->path);
+	else if (write(fd, text, strlen(text)) != (ssize_t)strlen(text) || write(fd, "\n", 1) != 1)
+		r = iso_err_set(e, errno ? errno : EIO, "write '%s/owner'", t->path);
+	free(text);
+	return r;
+}
+
+static int populate(struct iso_tree *t, char *const *argv, struct iso_err *e)
+{
+	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub; d++)
+		if (mkdirat(t->fd, d->sub, 0700) < 0)
+			return iso_err_set(e, errno, "create '%s/%s'", t->path, d->sub);
+	t->lock_fd = openat(t->fd, "lock", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (t->lock_fd < 0)
+		return iso_err_set(e, errno, "create '%s/lock'", t->path);
+	if (flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return iso_err_set(e, errno, "lock '%s/lock'", t->path);
+	return write_owner(t, argv, e);
+}
+
+int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e)
+{
+	int r;
+
+	t->user_fd = t->fd = t->lock_fd = -1;
+	r = open_user_dir(t, root, e);
+	if (r < 0)
+		return r;
+	for (int attempt = 0;; attempt++) {
+		make_id(t->id, sizeof(t->id));
+		if (mkdirat(t->user_fd, t->id, 0700) == 0)
+			break;
+		if (errno != EEXIST || attempt > 16)
+			return iso_err_set(e, errno, "create '%s/%s'", t->user_path, t->id);
+	}
+	if (snprintf(t->path, sizeof(t->path), "%s/%s", t->user_path, t->id) >=
+	    (int)sizeof(t->path)) {
+		(void)unlinkat(t->user_fd, t->id, AT_REMOVEDIR);
+		return iso_err_set(e, ENAMETOOLONG, "create '%s/%s'", t->user_path, t->id);
+	}
+	t->fd = openat(t->user_fd, t->id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->fd < 0)
+		r = iso_err_set(e, errno, "open '%s'", t->path);
+	else
+		r = populate(t, argv, e);
+	if (r < 0) {
+		/* nothing of a failed setup may stay behind */
+		if (t->lock_fd >= 0)
+			close(t->lock_fd);
+		if (t->fd >= 0)
+			close(t->fd);
+		t->lock_fd = t->fd = -1;
+		(void)iso_rmtree(t->user_fd, t->id, t->path, NULL, NULL);
+	}
+	return r;
+}
+
+int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e)
+{
+	_cleanup_free_ char *copy = strdup(sub);
+	char *p;
+
+	if (!copy)
+		return iso_err_set(e, ENOMEM, "--env-dir");
+	for (p = copy;; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+			*p = '\0';
+			if (mkdirat(t->fd, copy, 0700) < 0 && errno != EEXIST)
+				return iso_err_set(e, errno, "create '%s/%s'", t->path, copy);
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+void iso_tree_close(struct iso_tree *t)
+{
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	if (t->fd >= 0)
+		close(t->fd);
+	if (t->user_fd >= 0)
+		close(t->user_fd);
+	t->lock_fd = t->fd = t->user_fd = -1;
+}

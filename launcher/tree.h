@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* The per-invocation tree: $ROOT/isorun-$UID/<id>/ with owner, lock and the command's dirs. */
+#ifndef ISO_TREE_H
+#define ISO_TREE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "launcher/err.h"
+
+/* The directories the command sees, and the variables that point at them. */
+struct iso_tree_dir {
+	const char *sub;
+	const char *const *vars;
+};
+extern const struct iso_tree_dir iso_tree_dirs[];
+
+struct iso_tree {
+	int user_fd;		/* $ROOT/isorun-$UID, verified */
+	int fd;			/* the invocation's directory */
+	int lock_fd;		/* flock'ed for the whole run */
+	char id[64];
+	char path[PATH_MAX];	/* absolute */
+	char user_path[PATH_MAX];
+};
+
+/* $ISORUN_ROOT, else $TMPDIR, else /tmp; `root` (from --root) wins. */
+const char *iso_tree_root(const char *root);
+
+/*
+ * Create and verify $root/isorun-$UID (0700, ours, a real directory, not group or
+ * world writable), then a fresh <id> with the command's directories, `owner` and a
+ * held `lock`.  On failure nothing of <id> is left behind.
+ */
+int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv,
+		    struct iso_err *e);
+/* Make <id>/SUB (and its parents) for --env-dir. */
+int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e);
+void iso_tree_close(struct iso_tree *t);
+
+#endif
