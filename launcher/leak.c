@@ -37,14 +37,14 @@ static bool is_dead(const struct iso_proc *p)
 	return p->state == 'Z' || p->state == 'X';
 }
 
-int iso_signal_tree(pid_t self, int sig)
+int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp)
 {
 	struct iso_proc *list = NULL;
 	int n = iso_proc_descendants(self, &list), hit = 0;
 
 	for (int i = 0; i < n; i++) {
 		_cleanup_close_ int fd = -1;
-		if (is_dead(&list[i]))
+		if (is_dead(&list[i]) || (skip_pgrp && list[i].pgrp == skip_pgrp))
 			continue;
 		fd = iso_pidfd_open_checked(&list[i]);
 		if (fd >= 0 && iso_pidfd_signal(fd, sig) == 0)

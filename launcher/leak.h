@@ -29,8 +29,8 @@ int iso_reap_ready(iso_reap_fn fn, void *arg);
 /* True when isorun has no child left: then the tree below it is empty. */
 bool iso_no_children(void);
 
-/* Send sig to every living descendant.  Returns how many were signalled. */
-int iso_signal_tree(pid_t self, int sig);
+/* Send sig to every living descendant outside process group `skip_pgrp` (0: none). */
+int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp);
 
 /*
  * SIGSTOP every descendant, and every process group led by one of them or equal to

@@ -174,14 +174,20 @@ static void cancel(struct sup *s, int sig, bool from_terminal)
 		return;
 	}
 	/*
-	 * Forward the signal to the command's group, unless the terminal already
-	 * delivered it there.  Then --stop-signal to every process of the tree.
+	 * The command's process group gets the caught signal itself (a Ctrl-C'd test
+	 * runner should see SIGINT and print its summary), unless the terminal already
+	 * delivered it there; the rest of the tree gets --stop-signal.  A timeout sends
+	 * --stop-signal to all.  SIGKILL follows after --grace either way.
 	 */
-	if (sig && !(from_terminal && s->tty_handed) && sig != stop && !s->out->exited)
-		(void)kill(-s->cmd, sig);
-	if (!s->out->exited)
-		(void)kill(-s->cmd, stop);
-	(void)iso_signal_tree(s->self, stop);
+	if (sig && !s->out->exited) {
+		if (!(from_terminal && s->tty_handed))
+			(void)kill(-s->cmd, sig);
+		(void)iso_signal_tree(s->self, stop, s->cmd);
+	} else {
+		if (!s->out->exited)
+			(void)kill(-s->cmd, stop);
+		(void)iso_signal_tree(s->self, stop, 0);
+	}
 	s->phase = CANCEL;
 	arm(s, s->o->grace_ms);
 }

@@ -1,0 +1,67 @@
+# Shared set-up for the integration tests: the binary under test, its helper
+# programs, a private --root per test, and the feature gate.
+# shellcheck shell=bash
+
+bats_require_minimum_version 1.5.0
+
+ISORUN=${ISORUN:-$BATS_TEST_DIRNAME/../../build/isorun}
+H=${HELPERS:-$BATS_TEST_DIRNAME/../../build/helpers}
+# absolute, since tests change directories (--chdir)
+ISORUN=$(cd "$(dirname "$ISORUN")" && pwd)/$(basename "$ISORUN")
+H=$(cd "$H" && pwd)
+
+setup() {
+	R="$BATS_TEST_TMPDIR/root"
+	mkdir -p "$R"
+	U="$R/isorun-$(id -u)"
+	W="$BATS_TEST_TMPDIR/work"
+	mkdir -p "$W"
+}
+
+# Run isorun with this test's private root.
+iso() {
+	"$ISORUN" --root "$R" "$@"
+}
+
+# A feature this machine may lack: skip locally, but under CI=true a skip of
+# something the machine supports would hide a regression, so it fails instead.
+require() {
+	local what=$1
+	shift
+	if ! "$@" >/dev/null 2>&1; then
+		if [ "${CI:-}" = true ]; then
+			echo "required feature missing under CI: $what" >&2
+			return 1
+		fi
+		skip "$what not available here"
+	fi
+}
+
+# No tree may be left under this test's root.
+assert_no_tree() {
+	local left
+	left=$(find "$U" -mindepth 1 -maxdepth 1 2>/dev/null)
+	if [ -n "$left" ]; then
+		echo "trees left behind: $left" >&2
+		return 1
+	fi
+}
+
+# A pid is gone (or a zombie no longer ours to see).
+assert_dead() {
+	if kill -0 "$1" 2>/dev/null; then
+		echo "pid $1 is still alive: $(tr '\0' ' ' </proc/"$1"/cmdline 2>/dev/null)" >&2
+		return 1
+	fi
+}
+
+# Remove a tree that a test retained on purpose (isorun would not).
+force_remove() {
+	chmod -R u+rwx "$1" 2>/dev/null
+	rm -rf "$1"
+}
+
+# The one tree under this test's root.
+the_tree() {
+	find "$U" -mindepth 1 -maxdepth 1 -type d | head -1
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# Signals, timeout, cancel: cancelling kills the target, always.
+
+load helpers
+
+# Start isorun in the background; its pid in $ISOPID, its stderr in $W/err.
+start_iso() {
+	"$ISORUN" --root "$R" "$@" >"$W/out" 2>"$W/err" &
+	ISOPID=$!
+}
+
+finish_iso() {
+	wait "$ISOPID" && rc=0 || rc=$?
+}
+
+@test "SIGTERM to isorun kills a TERM-ignoring grandchild, removes the tree, exits 143" {
+	start_iso --grace 100ms -- sh -c "$H/termignore $W/pid & wait"
+	"$H/waitfor" "$W/pid"
+	kill -TERM "$ISOPID"
+	finish_iso
+	[ "$rc" -eq 143 ]
+	assert_dead "$(cat "$W/pid")"
+	grep -q "FAILED (exit 143): cancelled by SIGTERM" "$W/err"
+	assert_no_tree
+}
+
+@test "a caught signal reaches the command's process group" {
+	start_iso -- sh -c "trap 'echo hup > $W/got; exit 0' HUP; touch $W/ready; while :; do $H/waitfor -t 600 $W/never; done"
+	"$H/waitfor" "$W/ready"
+	kill -HUP "$ISOPID"
+	finish_iso
+	[ "$rc" -eq 129 ]
+	[ "$(cat "$W/got")" = hup ]
+	assert_no_tree
+}
+
+@test "a second SIGINT skips the grace" {
+	# with an hour of grace, only the second signal can end this run
+	start_iso --grace 1h -- sh -c "trap 'echo int > $W/got' INT; $H/termignore $W/pid & wait; $H/waitfor -t 600 $W/never"
+	"$H/waitfor" "$W/pid"
+	kill -INT "$ISOPID"
+	"$H/waitfor" "$W/got"
+	kill -INT "$ISOPID"
+	finish_iso
+	[ "$rc" -eq 130 ]
+	assert_dead "$(cat "$W/pid")"
+	assert_no_tree
+}
+
+@test "a process with stdin closed that ignores SIGTERM still dies on cancel" {
+	start_iso --grace 100ms -- sh -c "exec 0<&-; exec $H/termignore $W/pid"
+	"$H/waitfor" "$W/pid"
+	kill -TERM "$ISOPID"
+	finish_iso
+	[ "$rc" -eq 143 ]
+	assert_dead "$(cat "$W/pid")"
+}
+
+@test "--timeout sends --stop-signal to the whole tree, then SIGKILL after --grace" {
+	run iso --timeout 300ms --stop-signal INT --grace 100ms -- sh -c "
+		trap 'echo int > $W/got' INT
+		$H/daemonize -n $W/pid $H/termignore
+		$H/waitfor -t 600 $W/never"
+	[ "$status" -eq 124 ]
+	[ "$(cat "$W/got")" = int ]
+	assert_dead "$(cat "$W/pid")"
+	[[ "$output" == *"FAILED (exit 124): timed out"* ]]
+	assert_no_tree
+}
+
+@test "a timeout whose tree exits on the stop signal does not wait for the grace" {
+	# an hour of grace: only an event-driven supervisor ends this quickly
+	run timeout 60 "$ISORUN" --root "$R" --timeout 200ms --grace 1h -- "$H/waitfor" -t 600 "$W/never"
+	[ "$status" -eq 124 ]
+	assert_no_tree
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# Teardown needs proof: removed only when the tree joined, the pipes closed and
+# nothing holds a file in it; otherwise retained, with the exact path.
+
+load helpers
+
+teardown() {
+	# a holder started outside isorun is this test's to stop
+	if [ -f "$W/holder.pid" ]; then
+		kill "$(cat "$W/holder.pid")" 2>/dev/null || true
+	fi
+}
+
+@test "a background job holding stdout inside the tree is killed, and the tree is still removed" {
+	run iso --settle 0 --report "$W/r.json" -- sh -c "$H/termignore $W/pid & $H/waitfor $W/pid"
+	[ "$status" -eq 122 ]
+	[[ "$output" == *"leaked: pid $(cat "$W/pid")"* ]]
+	grep -q '"state": "removed"' "$W/r.json"
+	assert_no_tree
+}
+
+@test "a holder outside the tree keeping stdout open makes the tree be retained, path printed" {
+	"$H/fdpass" hold "$W/sock" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" "$W/holder.pid"
+	run --separate-stderr iso --settle 200ms -- "$H/fdpass" send "$W/sock" 1
+	[ "$status" -eq 122 ]
+	holder=$(cat "$W/holder.pid")
+	tree=$(the_tree)
+	[ -n "$tree" ]
+	[[ "$stderr" == *"isorun: namespace retained at $tree: pipe still open (pid $holder "*" holds stdout)"* ]]
+	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 122): namespace retained" ]
+	kill "$holder"
+	force_remove "$tree"
+}
+
+@test "a process outside the tree with its cwd inside makes the tree be retained" {
+	run --separate-stderr iso -- sh -c "
+		$H/holdcwd \"\$HOME\" $W/holder.pid <&- >/dev/null 2>&1 3>&- &
+		$H/waitfor $W/holder.pid"
+	# holdcwd was started by the command, so the leak gate kills it first: removed
+	[ "$status" -eq 122 ]
+	assert_no_tree
+	rm -f "$W/holder.pid"
+	# the same holder, but from outside isorun's tree: it must survive, and win
+	mkfifo "$W/path"
+	iso -- sh -c "echo \"\$HOME\" > $W/path; $H/waitfor $W/holder.pid" >"$W/out" 2>&1 &
+	isopid=$!
+	home=$(cat "$W/path")
+	"$H/holdcwd" "$home" "$W/holder.pid" <&- &
+	wait "$isopid" && rc=0 || rc=$?
+	[ "$rc" -eq 122 ]
+	tree=$(dirname "$home")
+	grep -q "namespace retained at $tree: pid $(cat "$W/holder.pid") \`.*\` has its cwd in it ($home)" "$W/out"
+	[ -d "$home" ]
+	kill "$(cat "$W/holder.pid")"
+	force_remove "$tree"
+}
+
+@test "a symlink in the tree to a directory outside is not followed" {
+	mkdir "$W/outside"
+	echo keep >"$W/outside/precious"
+	run iso -- sh -c "ln -s $W/outside \"\$HOME/link\"; ln -s $W/outside/precious \"\$TMPDIR/file-link\""
+	[ "$status" -eq 0 ]
+	[ "$(cat "$W/outside/precious")" = keep ]
+	assert_no_tree
+}
+
+@test "directories without write or search permission are removed" {
+	run iso -- sh -c 'mkdir -p "$HOME/a/b" "$HOME/c"; touch "$HOME/a/b/f" "$HOME/c/g"; chmod 000 "$HOME/a/b" "$HOME/a"; chmod 500 "$HOME/c"'
+	[ "$status" -eq 0 ]
+	assert_no_tree
+}
+
+@test "a tree 5,000 directories deep (beyond PATH_MAX) is removed" {
+	run iso -- python3 -c '
+import os
+os.chdir(os.environ["HOME"])
+for i in range(5000):
+    os.mkdir("deep")
+    os.chdir("deep")
+open("leaf", "w").write("x")'
+	[ "$status" -eq 0 ]
+	assert_no_tree
+}
+
+@test "a removal failure keeps going, retains the tree and names the first failing path" {
+	require "user+mount namespaces" unshare -Urm true
+	# a mount point inside the tree cannot be removed through: isorun must not cross it
+	run --separate-stderr unshare -Urm sh -c "
+		mount --make-rprivate / &&
+		$ISORUN --root $R -- sh -c 'mkdir \"\$HOME/mnt\" && mount -t tmpfs none \"\$HOME/mnt\" && touch \"\$HOME/mnt/inside\" \"\$HOME/other\"'"
+	[ "$status" -eq 122 ]
+	tree=$(the_tree)
+	[[ "$stderr" == *"namespace retained at $tree: removal failed: "*"$tree/home/mnt"* ]]
+	# everything else was removed
+	[ ! -e "$tree/home/other" ]
+	[ ! -e "$tree/tmp" ]
+	force_remove "$tree"
+}
+
+@test "--keep keeps the tree and prints its path" {
+	run --separate-stderr iso --keep -- sh -c 'echo hi > "$HOME/f"'
+	[ "$status" -eq 0 ]
+	tree=$(the_tree)
+	[ "$stderr" = "isorun: namespace kept at $tree" ]
+	[ "$(cat "$tree/home/f")" = hi ]
+	force_remove "$tree"
+}

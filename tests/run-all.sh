@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs every test tier and ends with one line: "N passed, N failed[, N skipped]".
+#   tests/run-all.sh BUILD_DIR [unit|integration]
+#
+# The integration suite runs under the freshly built isorun's own leak gate: a
+# test that leaks a process or leaves a tree behind fails the run, as it would
+# fail a user's.
+set -u
+build=${1:-build}
+only=${2:-all}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+build=$(cd "$top" && cd "$build" && pwd)
+log=$(mktemp "${TMPDIR:-/tmp}/isorun-tests.XXXXXX")
+trap 'rm -f "$log"' EXIT
+
+passed=0 failed=0 skipped=0
+
+# Count a TAP stream on stdin, echoing it.
+count_tap() {
+	local line
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case "$line" in
+		"not ok "*"# TODO"*) ;;
+		"not ok "*) failed=$((failed + 1)) ;;
+		"ok "*"# skip"* | "ok "*"# SKIP"*) skipped=$((skipped + 1)) ;;
+		"ok "*) passed=$((passed + 1)) ;;
+		esac
+	done
+}
+
+if [ "$only" = all ] || [ "$only" = unit ]; then
+	for t in "$build"/unit/test_*; do
+		[ -x "$t" ] || continue
+		echo "# unit: $(basename "$t")"
+		CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$log" 2>&1
+		rc=$?
+		count_tap <"$log"
+		if [ $rc -ne 0 ] && ! grep -q '^not ok' "$log"; then
+			echo "not ok - $(basename "$t") exited $rc"
+			failed=$((failed + 1))
+		fi
+	done
+fi
+
+if [ "$only" = all ] || [ "$only" = integration ]; then
+	export ISORUN="$build/isorun" HELPERS="$build/helpers" TOP="$top"
+	report="$log.gate.json"
+	echo "# integration: bats under '$ISORUN --settle 2s'"
+	"$ISORUN" --settle 2s --report "$report" -- bats --tap "$here/integration" >"$log" 2>&1
+	rc=$?
+	count_tap <"$log"
+	# The gate's own verdict on the whole suite: no leak, tree removed.
+	if [ $rc -eq 122 ] || ! grep -q '"state": "removed"' "$report"; then
+		echo "not ok - the integration suite itself leaked or left its tree (isorun exit $rc)"
+		failed=$((failed + 1))
+	else
+		echo "ok - the integration suite left no process and no tree behind"
+		passed=$((passed + 1))
+	fi
+	rm -f "$report"
+fi
+
+line="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
+echo "$line"
+[ "$failed" -eq 0 ]
