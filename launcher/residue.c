@@ -43,13 +43,14 @@ int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e
 		return iso_err_set(e, errno, "--watch: open '%s'", dir);
 	/* breadth-first over the list itself: entry i is a directory to expand if it is one */
 	for (ssize_t i = -1; r == 0; i++) {
-		const char *rel = i < 0 ? "." : s->paths[i];
+		const char *rel;
 		int fd;
 		DIR *d;
 		struct dirent *de;
 
 		if (i >= 0 && (size_t)i >= s->n)
 			break;
+		rel = i < 0 ? "." : s->paths[i];
 		if (i >= 0 && rel[strlen(rel) - 1] != '/')
 			continue;
 		fd = openat(top, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

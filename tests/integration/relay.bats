@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# Output relay: every byte, in order, and a terminal passes through untouched.
+
+load helpers
+
+@test "5 MiB on stdout and 1 MiB on stderr arrive whole and in order" {
+	"$H/spew" 5M >"$W/expect.out"
+	"$H/spew" 1M 2 2>"$W/expect.err"
+	iso -- sh -c "$H/spew 5M; $H/spew 1M 2" >"$W/got.out" 2>"$W/got.err"
+	cmp "$W/expect.out" "$W/got.out"
+	cmp "$W/expect.err" "$W/got.err"
+	assert_no_tree
+}
+
+@test "relaying into a file opened for append and into a pipe both work" {
+	echo first >"$W/log"
+	iso -- "$H/spew" 100k >>"$W/log"
+	[ "$(head -1 "$W/log")" = first ]
+	[ "$(wc -c <"$W/log")" -eq $((6 + 102400)) ]
+	iso -- "$H/spew" 300k | cmp - <("$H/spew" 300k)
+}
+
+@test "the report keeps a bounded tail of each stream" {
+	iso --report "$W/r.json" -- sh -c "$H/spew 100k; echo last-out; echo last-err >&2" >/dev/null 2>&1
+	python3 - "$W/r.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["output_tail"]
+assert 0 < len(t["stdout"]) <= 4096 and t["stdout"].endswith("last-out\n"), t["stdout"][-40:]
+assert t["stderr"] == "last-err\n", t["stderr"]
+PY
+}
+
+@test "a terminal is passed through: isatty() holds in the command" {
+	require "script(1) for a pseudo-terminal" script -qec true /dev/null
+	run script -qec "$ISORUN --root $R -- sh -c 'test -t 0 && test -t 1 && test -t 2 && echo all-tty'" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *all-tty* ]]
+	assert_no_tree
+}
+
+@test "with a terminal, the command is its foreground group and gets it back on exit" {
+	require "script(1) for a pseudo-terminal" script -qec true /dev/null
+	run script -qec "$ISORUN --root $R -- sh -c 'ps -o pgid=,tpgid= -p \$\$'; ps -o pgid=,tpgid= -p \$\$" /dev/null
+	[ "$status" -eq 0 ]
+	inner=$(echo "${lines[0]}" | tr -d '\r')
+	outer=$(echo "${lines[1]}" | tr -d '\r')
+	set -- $inner
+	[ "$1" = "$2" ]
+	set -- $outer
+	[ "$1" = "$2" ]
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bats
+# The JSON report and what may never be printed.
+
+load helpers
+
+@test "the report has every key of the contract" {
+	run iso --settle 0 --report "$W/r.json" -- sh -c "$H/daemonize -n $W/pid; echo out; exit 0"
+	[ "$status" -eq 122 ]
+	python3 - "$W/r.json" "$(cat "$W/pid")" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ["version", "argv", "cwd", "started_at", "duration_ms", "isolation", "policy",
+          "leaks", "tree", "result", "exit", "output_tail"]:
+    assert k in r, k
+assert r["isolation"] == {"pidns": False, "subreaper": True, "leak_check": "subreaper",
+                          "reason": None}, r["isolation"]
+assert r["policy"]["refused"] == []
+assert [l["pid"] for l in r["leaks"]] == [int(sys.argv[2])] and r["leaks"][0]["killed"] is True
+assert r["tree"]["state"] == "removed" and r["tree"]["path"].startswith("/")
+assert r["result"] == {"exit_code": 0, "signal": None, "timed_out": False,
+                       "cancelled_by": None, "exec_failed": False, "exec_error": None}, r["result"]
+assert r["exit"] == 122
+assert r["output_tail"]["stdout"] == "out\n"
+assert all("=" not in n for n in r["environment"]) and "HOME" in r["environment"]
+PY
+}
+
+@test "credential-shaped values never reach stderr or the report" {
+	run env API_TOKEN=hunter2 DB_PASSWORD=hunter2 "$ISORUN" --root "$R" --settle 0 --report "$W/r.json" \
+		--setenv MY_SECRET=hunter2 -- \
+		bash -c "$H/daemonize -n $W/pid bash -c 'exec 0<&-; $H/waitfor -t 600 $W/never; :' x AWS_SECRET_ACCESS_KEY=hunter2 https://me:hunter2@example.invalid/x; exit 0" \
+		x --password=hunter2 https://me:hunter2@example.invalid/x
+	[ "$status" -eq 122 ]
+	[[ "$output" == *"leaked: pid"* ]]
+	[[ "$output" == *"AWS_SECRET_ACCESS_KEY=***"* ]]
+	[[ "$output" == *"https://me:***@example.invalid/x"* ]]
+	[[ "$output" != *hunter2* ]]
+	! grep -q hunter2 "$W/r.json"
+	grep -q -- '--password=\*\*\*' "$W/r.json"
+	grep -q '"MY_SECRET"' "$W/r.json"
+}
+
+@test "a timed-out and a cancelled run say so in the report" {
+	run iso --timeout 100ms --grace 100ms --report "$W/t.json" -- "$H/termignore"
+	[ "$status" -eq 124 ]
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["result"]["timed_out"] and r["exit"]==124, r' "$W/t.json"
+	"$ISORUN" --root "$R" --grace 100ms --report "$W/c.json" -- "$H/termignore" "$W/pid" 2>/dev/null &
+	isopid=$!
+	"$H/waitfor" "$W/pid"
+	kill -TERM "$isopid"
+	wait "$isopid" || true
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["result"]["cancelled_by"]=="SIGTERM" and r["exit"]==143, r' "$W/c.json"
+}
+
+@test "an unwritable report path is a setup error, before anything runs" {
+	run --separate-stderr iso --report "$W/no/such/dir/r.json" -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: --report: open '$W/no/such/dir/r.json': No such file or directory" ]
+	[ ! -e "$W/ran" ]
+	[ ! -e "$U" ] || assert_no_tree
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env bats
+# The per-invocation tree and the environment that points into it.
+
+load helpers
+
+@test "HOME, TMPDIR and the XDG directories point into a fresh tree, set before the command starts" {
+	run --separate-stderr iso --keep -- sh -c 'for v in HOME USERPROFILE TMPDIR TMP TEMP XDG_CACHE_HOME XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_RUNTIME_DIR ISORUN_NAMESPACE; do eval "echo $v=\$$v"; done'
+	[ "$status" -eq 0 ]
+	tree=$(the_tree)
+	[[ "$tree" == "$U"/2*Z-???? ]]
+	[ "${lines[0]}" = "HOME=$tree/home" ]
+	[ "${lines[1]}" = "USERPROFILE=$tree/home" ]
+	[ "${lines[2]}" = "TMPDIR=$tree/tmp" ]
+	[ "${lines[3]}" = "TMP=$tree/tmp" ]
+	[ "${lines[4]}" = "TEMP=$tree/tmp" ]
+	[ "${lines[5]}" = "XDG_CACHE_HOME=$tree/cache" ]
+	[ "${lines[6]}" = "XDG_CONFIG_HOME=$tree/config" ]
+	[ "${lines[7]}" = "XDG_DATA_HOME=$tree/data" ]
+	[ "${lines[8]}" = "XDG_STATE_HOME=$tree/state" ]
+	[ "${lines[9]}" = "XDG_RUNTIME_DIR=$tree/run" ]
+	[ "${lines[10]}" = "ISORUN_NAMESPACE=$tree" ]
+	[ "$(stat -c %a "$U")" = 700 ]
+	[ "$(stat -c %a "$tree/run")" = 700 ]
+	force_remove "$tree"
+}
+
+@test "writes to HOME and TMPDIR land in the tree, not in the caller's home" {
+	before=$(ls -A "$HOME" | md5sum)
+	run iso --keep -- sh -c 'echo h > "$HOME/.isorun-test-rc"; echo t > "$TMPDIR/scratch"; cd && pwd'
+	[ "$status" -eq 0 ]
+	tree=$(the_tree)
+	[ "$(cat "$tree/home/.isorun-test-rc")" = h ]
+	[ "$(cat "$tree/tmp/scratch")" = t ]
+	[ "$(ls -A "$HOME" | md5sum)" = "$before" ]
+	force_remove "$tree"
+}
+
+@test "owner record and a held lock sit beside the command's directories" {
+	run --separate-stderr iso --keep -- sh -c 'if flock -n "$ISORUN_NAMESPACE/lock" true; then echo free; else echo held; fi'
+	[ "$status" -eq 0 ]
+	[ "$output" = held ]
+	tree=$(the_tree)
+	python3 - "$tree/owner" "$(cat /proc/sys/kernel/random/boot_id)" "$(id -u)" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["boot_id"] == sys.argv[2], o
+assert o["uid"] == int(sys.argv[3]), o
+assert o["pid"] > 0 and o["start_time"] > 0 and o["pidns"] > 0, o
+assert o["argv"][-3:] == ["sh", "-c", o["argv"][-1]], o
+PY
+	# the lock is free once the owner is gone
+	flock -n "$tree/lock" true
+	force_remove "$tree"
+}
+
+@test "a nested isorun creates its tree inside the outer tree" {
+	run iso --keep -- "$ISORUN" --keep -- sh -c 'echo "$ISORUN_NAMESPACE"'
+	[ "$status" -eq 0 ]
+	outer=$(the_tree)
+	[[ "${lines[0]}" == "$outer/tmp/isorun-$(id -u)/"* ]]
+	force_remove "$outer"
+}
+
+@test "the per-user directory must be ours, private and real, or isorun refuses with 125" {
+	mkdir -m 0777 "$U"
+	run --separate-stderr iso -- true
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "isorun: refusing '$U': mode 0777 is group or world writable" ]]
+	[ -z "$(ls -A "$U")" ]
+	rmdir "$U"
+	mkdir "$W/elsewhere"
+	ln -s "$W/elsewhere" "$U"
+	run --separate-stderr iso -- true
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "isorun: refusing '$U': not a real directory (a symlink?)" ]]
+	[ -z "$(ls -A "$W/elsewhere")" ]
+	rm "$U"
+}
+
+@test "a per-user directory owned by someone else is refused" {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "only root can make a directory owned by another user"
+	fi
+	mkdir -m 0700 "$U"
+	chown 65534 "$U"
+	run --separate-stderr iso -- true
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "isorun: refusing '$U': owned by uid 65534, not by uid 0" ]]
+	rmdir "$U"
+}
+
+@test "--root, then ISORUN_ROOT, then TMPDIR choose where trees go" {
+	mkdir "$W/a" "$W/b"
+	run env ISORUN_ROOT="$W/a" TMPDIR="$W/b" "$ISORUN" --keep -- true
+	[[ "$output" == *"kept at $W/a/isorun-$(id -u)/"* ]]
+	run env -u ISORUN_ROOT TMPDIR="$W/b" "$ISORUN" --keep -- true
+	[[ "$output" == *"kept at $W/b/isorun-$(id -u)/"* ]]
+	run env ISORUN_ROOT="$W/a" "$ISORUN" --root "$R" --keep -- true
+	[[ "$output" == *"kept at $U/"* ]]
+	force_remove "$W/a"
+	force_remove "$W/b"
+	force_remove "$(the_tree)"
+}
+
+@test "--env-dir creates a directory in the tree and points the variable at it" {
+	run --separate-stderr iso --keep --env-dir CARGO_HOME=cargo --env-dir GOPATH=go/path -- sh -c 'echo "$CARGO_HOME $GOPATH"; test -d "$CARGO_HOME" && test -d "$GOPATH"'
+	[ "$status" -eq 0 ]
+	tree=$(the_tree)
+	[ "$output" = "$tree/cargo $tree/go/path" ]
+	force_remove "$tree"
+	run iso --env-dir CARGO_HOME=../escape -- true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"--env-dir: expected VAR=SUBDIR with a relative SUBDIR inside the tree, got 'CARGO_HOME=../escape'"* ]]
+	assert_no_tree
+}
+
+@test "--clearenv keeps only --keep-env names and isorun's own variables; --setenv and --unsetenv apply last" {
+	run env FOO=1 BAR=2 "$ISORUN" --root "$R" --clearenv --keep-env BAR --setenv BAZ=3 --unsetenv TMP -- /usr/bin/env
+	[ "$status" -eq 0 ]
+	[[ "$output" != *FOO=* ]]
+	[[ "$output" == *BAR=2* ]]
+	[[ "$output" == *BAZ=3* ]]
+	[[ "$output" == *HOME=$U/* ]]
+	[[ "$output" != *TMP=* ]]
+	[[ "$output" == *TMPDIR=* ]]
+	[[ "$output" != *PATH=* ]]
+	run env FOO=1 "$ISORUN" --root "$R" --setenv HOME=/custom -- sh -c 'echo "$FOO $HOME"'
+	[ "$output" = "1 /custom" ]
+	assert_no_tree
+}
+
+@test "--chdir sets the working directory; a missing one is a setup error with nothing left" {
+	run iso --chdir "$W" -- pwd
+	[ "$output" = "$W" ]
+	run --separate-stderr iso --chdir "$W/missing" -- pwd
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: --chdir '$W/missing': No such file or directory" ]
+	assert_no_tree
+}
