@@ -113,10 +113,10 @@ const char *iso_format_duration(uint64_t ms, char *buf, size_t len)
 		snprintf(buf, len, "%lum%lus", (unsigned long)m, (unsigned long)s);
 	else if (m)
 		snprintf(buf, len, "%lum", (unsigned long)m);
-	else if (r && s < 10)
-		snprintf(buf, len, "%lu.%lus", (unsigned long)s, (unsigned long)(r / 100));
 	else if (!s && r)
 		snprintf(buf, len, "%lums", (unsigned long)r);
+	else if (r && s < 10)
+		snprintf(buf, len, "%lu.%lus", (unsigned long)s, (unsigned long)(r / 100));
 	else
 		snprintf(buf, len, "%lus", (unsigned long)s);
 	return buf;

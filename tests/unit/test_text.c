@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests: durations, signal names, shell quoting, redaction. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "launcher/text.h"
+
+static void test_durations(void **state)
+{
+	static const struct {
+		const char *in;
+		uint64_t ms;
+	} good[] = {
+		{ "90s", 90000 }, { "5m", 300000 },    { "1h30m", 5400000 }, { "250ms", 250 },
+		{ "1.5", 1500 },  { "0", 0 },	       { "2d", 172800000 },  { "1m30s", 90000 },
+		{ "10", 10000 },  { "0.25s", 250 },
+	};
+	static const char *const bad[] = { "", "s", "5 s", "-1s", "5x", "1h30", "1.2.3", "5sm",
+					   "abc", "10 " };
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		uint64_t ms = 12345;
+		assert_int_equal(iso_parse_duration(good[i].in, &ms), 0);
+		assert_int_equal(ms, good[i].ms);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t ms;
+		assert_true(iso_parse_duration(bad[i], &ms) < 0);
+	}
+}
+
+static void test_format_duration(void **state)
+{
+	char b[32];
+
+	assert_string_equal(iso_format_duration(3000, b, sizeof(b)), "3s");
+	assert_string_equal(iso_format_duration(1500, b, sizeof(b)), "1.5s");
+	assert_string_equal(iso_format_duration(250, b, sizeof(b)), "250ms");
+	assert_string_equal(iso_format_duration(0, b, sizeof(b)), "0s");
+	assert_string_equal(iso_format_duration(300000, b, sizeof(b)), "5m");
+	assert_string_equal(iso_format_duration(5400000, b, sizeof(b)), "1h30m");
+	assert_string_equal(iso_format_duration(90000, b, sizeof(b)), "1m30s");
+}
+
+static void test_signals(void **state)
+{
+	int sig = 0;
+	char b[32];
+
+	assert_int_equal(iso_parse_signal("TERM", &sig), 0);
+	assert_int_equal(sig, SIGTERM);
+	assert_int_equal(iso_parse_signal("SIGINT", &sig), 0);
+	assert_int_equal(sig, SIGINT);
+	assert_int_equal(iso_parse_signal("sigkill", &sig), 0);
+	assert_int_equal(sig, SIGKILL);
+	assert_int_equal(iso_parse_signal("9", &sig), 0);
+	assert_int_equal(sig, 9);
+	assert_true(iso_parse_signal("0", &sig) < 0);
+	assert_true(iso_parse_signal("SIGNOPE", &sig) < 0);
+	assert_true(iso_parse_signal("", &sig) < 0);
+	assert_true(iso_parse_signal("999", &sig) < 0);
+	assert_string_equal(iso_signal_name(SIGTERM, b, sizeof(b)), "SIGTERM");
+}
+
+static void check_quote(const char *in, const char *out)
+{
+	char *q = iso_shell_quote(in);
+	assert_non_null(q);
+	assert_string_equal(q, out);
+	free(q);
+}
+
+static void test_quote(void **state)
+{
+	check_quote("/tmp/isorun-1000/20261202T103730Z-k3f9", "/tmp/isorun-1000/20261202T103730Z-k3f9");
+	check_quote("/tmp/a b", "'/tmp/a b'");
+	check_quote("it's", "'it'\\''s'");
+	check_quote("", "''");
+	check_quote("$HOME", "'$HOME'");
+}
+
+static void check_redact(const char *in, const char *out)
+{
+	char *r = iso_redact(in);
+	assert_non_null(r);
+	assert_string_equal(r, out);
+	free(r);
+}
+
+static void test_redact(void **state)
+{
+	check_redact("API_TOKEN=abc", "API_TOKEN=***");
+	check_redact("--password=abc", "--password=***");
+	check_redact("db_passwd=x", "db_passwd=***");
+	check_redact("AWS_SECRET_ACCESS_KEY=k", "AWS_SECRET_ACCESS_KEY=***");
+	check_redact("https://me:pw@host/x", "https://me:***@host/x");
+	check_redact("see https://me:pw@h/a and ftp://u:p@g", "see https://me:***@h/a and ftp://u:***@g");
+	check_redact("https://host/x?a=b", "https://host/x?a=b");
+	check_redact("https://user@host", "https://user@host");
+	check_redact("PATH=/usr/bin", "PATH=/usr/bin");
+	check_redact("plain", "plain");
+	check_redact("", "");
+	assert_true(iso_is_secret_name("GITHUB_TOKEN", 12));
+	assert_false(iso_is_secret_name("HOME", 4));
+}
+
+static void test_join(void **state)
+{
+	const char *argv[] = { "redis-server", "--port", "6390", "PASSWORD=x", "a\nb" };
+	char *j = iso_join_cmdline(argv, 5, 200);
+
+	assert_string_equal(j, "redis-server --port 6390 PASSWORD=*** a\\x0ab");
+	free(j);
+	j = iso_join_cmdline(argv, 3, 10);
+	assert_int_equal(strlen(j), 10);
+	assert_string_equal(j + 7, "...");
+	free(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_durations), cmocka_unit_test(test_format_duration),
+		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_redact),	  cmocka_unit_test(test_join),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
