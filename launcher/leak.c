@@ -135,7 +135,7 @@ static int describe(const struct set *s, size_t from, struct iso_leak **ret, siz
 			.pid = s->v[i].p.pid,
 			.sid = s->v[i].p.sid,
 			.start = s->v[i].p.start,
-			.cmdline = iso_proc_cmdline(s->v[i].p.pid, 200),
+			.cmdline = iso_proc_cmdline(s->v[i].p.pid, 512),
 			.cwd = iso_proc_cwd(s->v[i].p.pid),
 		};
 	*ret = l;

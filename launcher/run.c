@@ -409,6 +409,16 @@ static int setup_signals(sigset_t *mask)
 	return 0;
 }
 
+/* Our copy of a write end would keep EOF from ever arriving. */
+static void close_write_ends(struct sup *s)
+{
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i] && s->streams[i].wr >= 0) {
+			close(s->streams[i].wr);
+			s->streams[i].wr = -1;
+		}
+}
+
 static void print_setup_error(const struct iso_err *e)
 {
 	char buf[512];
@@ -448,6 +458,7 @@ int iso_run(const struct iso_opts *o)
 	struct iso_err e = { 0 };
 	_cleanup_close_ int report_fd = -1;
 	char **env = NULL;
+	_cleanup_free_ char *cmd_path = NULL;
 	sigset_t mask;
 	int tty_fd = -1, code, r;
 	uint64_t t0 = now_ms();
@@ -525,8 +536,19 @@ int iso_run(const struct iso_opts *o)
 	if (isatty(0) && tcgetpgrp(0) == getpgrp())
 		tty_fd = 0;
 
+	r = iso_resolve_command(o->argv[0], env, &cmd_path);
+	if (r == -ENOENT) {
+		close_write_ends(&s);
+		fail = (struct iso_exec_failure){ .errnum = ENOENT, .stage = ISO_STAGE_EXEC };
+		goto exec_failed;
+	}
+	if (r < 0) {
+		iso_err_set(&e, -r, "look up the command '%s'", o->argv[0]);
+		goto setup_failed_tree;
+	}
 	{
 		struct iso_spawn sp = {
+			.path = cmd_path,
 			.argv = o->argv,
 			.envp = env,
 			.cwd = o->chdir,
@@ -538,12 +560,7 @@ int iso_run(const struct iso_opts *o)
 		};
 		r = iso_spawn(&sp, &s.cmd, &fail, &e);
 	}
-	for (int i = 0; i < 2; i++)
-		if (s.relayed[i]) {
-			/* our copy of the write end would keep EOF from ever arriving */
-			close(s.streams[i].wr);
-			s.streams[i].wr = -1;
-		}
+	close_write_ends(&s);
 	if (r < 0)
 		goto setup_failed_tree;
 	if (tty_fd >= 0) {
@@ -553,6 +570,7 @@ int iso_run(const struct iso_opts *o)
 	if (fail.errnum) {
 		/* the child never became the command: reap it, keep the reason */
 		(void)waitpid(s.cmd, NULL, 0);
+exec_failed:
 		if (fail.stage == ISO_STAGE_CHDIR) {
 			iso_err_set(&e, fail.errnum, "--chdir '%s'", o->chdir);
 			goto setup_failed_tree;

@@ -2,10 +2,12 @@
 #include "launcher/spawn.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -15,8 +17,6 @@
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
-
-extern char **environ;
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -50,6 +50,22 @@ static int seal_fds(const int *keep, size_t n)
 	return 0;
 }
 
+/*
+ * Every disposition back to default through the raw syscall: glibc's signal()
+ * refuses its reserved real-time signals (32, 33), yet an ignore on them is
+ * inherited across execve like any other.
+ */
+static void reset_dispositions(void)
+{
+	struct {
+		unsigned long handler, flags, restorer, mask;
+	} dfl = { 0 };
+
+	for (int sig = 1; sig <= 64; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
+}
+
 static _Noreturn void child_fail(int status_fd, int stage, int errnum)
 {
 	struct iso_exec_failure f = { .errnum = errnum, .stage = stage };
@@ -72,9 +88,7 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd)
 	/* SIGTTOU is still blocked here, so a background group may take the terminal */
 	if (s->tty_fd >= 0 && tcsetpgrp(s->tty_fd, getpid()) < 0)
 		child_fail(status_fd, ISO_STAGE_SETUP, errno);
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			(void)signal(sig, SIG_DFL);
+	reset_dispositions();
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		child_fail(status_fd, ISO_STAGE_SETUP, errno);
@@ -89,10 +103,79 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd)
 		child_fail(status_fd, ISO_STAGE_SETUP, errno);
 	if (s->cwd && chdir(s->cwd) < 0)
 		child_fail(status_fd, ISO_STAGE_CHDIR, errno);
-	/* execvp() searches the PATH of `environ`: make it the command's own */
-	environ = s->envp;
-	execvp(s->argv[0], s->argv);
+	execve(s->path, s->argv, s->envp);
+	if (errno == ENOEXEC) {
+		/* a script without #!: run it with sh, as execvp() and the shells do */
+		size_t n = 0;
+		while (s->argv[n])
+			n++;
+		char **sh = calloc(n + 2, sizeof(char *));
+		if (sh) {
+			sh[0] = "sh";
+			sh[1] = strdup(s->path);
+			memcpy(&sh[2], &s->argv[1], n * sizeof(char *));
+			execve("/bin/sh", sh, s->envp);
+		}
+		errno = ENOEXEC;
+	}
 	child_fail(status_fd, ISO_STAGE_EXEC, errno);
+}
+
+static const char *env_get(char **envp, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], name, len) && envp[i][len] == '=')
+			return envp[i] + len + 1;
+	return NULL;
+}
+
+int iso_resolve_command(const char *name, char **envp, char **ret_path)
+{
+	const char *path = env_get(envp, "PATH");
+	_cleanup_free_ char *denied = NULL;
+	const char *p;
+
+	*ret_path = NULL;
+	if (!*name)
+		return -ENOENT;
+	if (strchr(name, '/')) {
+		*ret_path = strdup(name);
+		return *ret_path ? 0 : -ENOMEM;
+	}
+	if (!path)
+		path = "/bin:/usr/bin"; /* glibc's execvp default */
+	/*
+	 * As the shells search: the first executable regular file wins; a directory we
+	 * may not search is passed over (execvp() would answer EACCES and make a missing
+	 * command look like 126); a file found but not executable gives 126.
+	 */
+	for (p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		char *cand = NULL;
+		struct stat st;
+
+		if (asprintf(&cand, "%.*s%s%s", (int)(end - p), p, end == p ? "" : "/", name) < 0)
+			return -ENOMEM;
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				*ret_path = cand;
+				return 0;
+			}
+			if (!denied)
+				denied = TAKE_PTR(cand);
+		}
+		free(cand);
+		if (!*end)
+			break;
+		p = end;
+	}
+	if (denied) {
+		*ret_path = TAKE_PTR(denied);
+		return 0; /* execve() will say EACCES: 126, as a shell would */
+	}
+	return -ENOENT;
 }
 
 int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure *ret_fail,

@@ -9,6 +9,7 @@
 #include "launcher/err.h"
 
 struct iso_spawn {
+	const char *path;	/* from iso_resolve_command() */
 	char *const *argv;
 	char **envp;
 	const char *cwd;	/* NULL: inherit */
@@ -24,6 +25,9 @@ struct iso_exec_failure {
 	int stage;	/* ISO_STAGE_* */
 };
 enum { ISO_STAGE_EXEC = 1, ISO_STAGE_CHDIR, ISO_STAGE_SETUP };
+
+/* Find argv[0] in the command's own PATH; -ENOENT when it is nowhere. */
+int iso_resolve_command(const char *name, char **envp, char **ret_path);
 
 /*
  * Start the command in a new process group.  Returns only after the command has

@@ -72,6 +72,9 @@ load helpers
 	run -127 iso --report "$W/nf.json" -- no-such-command-anywhere
 	[ "$status" -eq 127 ]
 	[[ "$output" == *"FAILED (exit 127): command not found"* ]]
+	# a PATH directory we may not search does not turn "not found" into 126
+	mkdir -m 000 "$W/locked"
+	run -127 env PATH="$W/locked:$PATH" "$ISORUN" --root "$R" -- no-such-command-anywhere
 	run -127 iso --report "$W/own.json" -- sh -c "exit 127"
 	[ "$status" -eq 127 ]
 	python3 - "$W/nf.json" "$W/own.json" <<'PY'

@@ -25,6 +25,7 @@ load helpers
 @test "the command gets an empty signal mask and default dispositions, SIGPIPE included" {
 	# the caller ignores SIGPIPE and SIGINT; the command must not inherit that
 	run --separate-stderr sh -c "trap '' PIPE INT; exec \"$ISORUN\" --root \"$R\" -- \"$H/fdlist\""
+	printf "%s\n" "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "sigblk: 0000000000000000" ]
 	[ "${lines[2]}" = "sigign: 0000000000000000" ]

@@ -28,7 +28,7 @@ PY
 @test "credential-shaped values never reach stderr or the report" {
 	run env API_TOKEN=hunter2 DB_PASSWORD=hunter2 "$ISORUN" --root "$R" --settle 0 --report "$W/r.json" \
 		--setenv MY_SECRET=hunter2 -- \
-		bash -c "$H/daemonize -n $W/pid bash -c 'exec 0<&-; $H/waitfor -t 600 $W/never; :' x AWS_SECRET_ACCESS_KEY=hunter2 https://me:hunter2@example.invalid/x; exit 0" \
+		bash -c "$H/daemonize -n $W/pid bash -c '$H/waitfor -t 600 $W/never; :' AWS_SECRET_ACCESS_KEY=hunter2 https://me:hunter2@example.invalid/x; exit 0" \
 		x --password=hunter2 https://me:hunter2@example.invalid/x
 	[ "$status" -eq 122 ]
 	[[ "$output" == *"leaked: pid"* ]]

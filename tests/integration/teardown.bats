@@ -90,7 +90,8 @@ open("leaf", "w").write("x")'
 		mount --make-rprivate / &&
 		$ISORUN --root $R -- sh -c 'mkdir \"\$HOME/mnt\" && mount -t tmpfs none \"\$HOME/mnt\" && touch \"\$HOME/mnt/inside\" \"\$HOME/other\"'"
 	[ "$status" -eq 122 ]
-	tree=$(the_tree)
+	# inside the user namespace isorun ran as uid 0: its per-user directory is isorun-0
+	tree=$(find "$R" -mindepth 2 -maxdepth 2 -type d | head -1)
 	[[ "$stderr" == *"namespace retained at $tree: removal failed: "*"$tree/home/mnt"* ]]
 	# everything else was removed
 	[ ! -e "$tree/home/other" ]
