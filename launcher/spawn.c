@@ -32,7 +32,8 @@ static int seal_fds(const int *keep, size_t n)
 
 	if (n > ELEMENTSOF(sorted))
 		return -E2BIG;
-	memcpy(sorted, keep, n * sizeof(int));
+	if (n)
+		memcpy(sorted, keep, n * sizeof(int));
 	qsort(sorted, n, sizeof(int), cmp_int);
 	for (size_t i = 0; i <= n; i++) {
 		unsigned hi = i < n ? (unsigned)sorted[i] - 1 : ~0U;

@@ -15,12 +15,20 @@ log=$(mktemp "${TMPDIR:-/tmp}/isorun-tests.XXXXXX")
 trap 'rm -f "$log"' EXIT
 
 passed=0 failed=0 skipped=0
+planned=0 seen=0
 
-# Count a TAP stream on stdin, echoing it.
+# Count a TAP stream on stdin, echoing it.  A stream whose plan ("1..N") is
+# missing or larger than what it reported did not run whole: that is a failure,
+# never a quiet zero.
 count_tap() {
 	local line
+	planned=-1 seen=0
 	while IFS= read -r line; do
 		printf '%s\n' "$line"
+		case "$line" in
+		1..*) planned=${line#1..} ;;
+		"ok "* | "not ok "*) seen=$((seen + 1)) ;;
+		esac
 		case "$line" in
 		"not ok "*"# TODO"*) ;;
 		"not ok "*) failed=$((failed + 1)) ;;
@@ -37,8 +45,9 @@ if [ "$only" = all ] || [ "$only" = unit ]; then
 		CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$log" 2>&1
 		rc=$?
 		count_tap <"$log"
-		if [ $rc -ne 0 ] && ! grep -q '^not ok' "$log"; then
-			echo "not ok - $(basename "$t") exited $rc"
+		# cmocka prints its own summary line ("# ok - tests") as a comment
+		if { [ $rc -ne 0 ] && ! grep -q '^not ok' "$log"; } || [ "$planned" -ne "$seen" ]; then
+			echo "not ok - $(basename "$t") did not run whole (exit $rc, plan $planned, ran $seen)"
 			failed=$((failed + 1))
 		fi
 	done
@@ -51,6 +60,10 @@ if [ "$only" = all ] || [ "$only" = integration ]; then
 	"$ISORUN" --settle 2s --report "$report" -- bats --tap "$here/integration" >"$log" 2>&1
 	rc=$?
 	count_tap <"$log"
+	if [ "$planned" -le 0 ] || [ "$planned" -ne "$seen" ]; then
+		echo "not ok - the integration suite did not run whole (isorun exit $rc, plan $planned, ran $seen)"
+		failed=$((failed + 1))
+	fi
 	# The gate's own verdict on the whole suite: no leak, tree removed.
 	if [ $rc -eq 122 ] || ! grep -q '"state": "removed"' "$report"; then
 		echo "not ok - the integration suite itself leaked or left its tree (isorun exit $rc)"
