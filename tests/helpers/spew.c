@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * spew BYTES [STREAM]
+ *
+ * Writes exactly BYTES bytes to stdout (STREAM 1, the default) or stderr
+ * (STREAM 2) and exits 0.  BYTES is a decimal number with an optional suffix
+ * k (x1024) or M (x1048576).  Short writes, EINTR and a non-blocking output
+ * (EAGAIN: poll() for POLLOUT) are handled; a write error exits 1 (SIGPIPE
+ * keeps its default action).
+ *
+ * The stream is a sequence of 64-byte lines, each numbered so that a lost,
+ * duplicated or reordered chunk of any size shows:
+ *
+ *	0123456789abcdef0123456789abcdef0123456789abcdef012345 00000000\n
+ *	0123456789abcdef0123456789abcdef0123456789abcdef012345 00000001\n
+ *	...
+ *
+ * (the number is the line index in 8 lowercase hex digits, wrapping after
+ * 2^32 lines), cut after BYTES bytes, so the last line may be partial.  To get
+ * the expected output, run spew itself outside the relay and compare.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROG	 "spew"
+#define LINE_LEN 64
+#define BUF_LEN	 ((size_t)LINE_LEN * 1024)
+
+static const char line_head[] = "0123456789abcdef0123456789abcdef0123456789abcdef012345 ";
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: " PROG " BYTES[k|M] [1|2]\n");
+	exit(2);
+}
+
+static uint64_t parse_bytes(const char *s)
+{
+	uint64_t v = 0, mult = 1;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		usage();
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			usage();
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == 'k')
+		mult = 1024, p++;
+	else if (*p == 'M')
+		mult = 1024ULL * 1024, p++;
+	if (*p || v > UINT64_MAX / mult)
+		usage();
+	return v * mult;
+}
+
+static void fill_line(char *dst, uint32_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	memcpy(dst, line_head, sizeof(line_head) - 1);
+	for (int i = 7; i >= 0; i--, n >>= 4)
+		dst[sizeof(line_head) - 1 + i] = hex[n & 0xf];
+	dst[LINE_LEN - 1] = '\n';
+}
+
+int main(int argc, char **argv)
+{
+	static char buf[BUF_LEN];
+	uint64_t left;
+	uint32_t line = 0;
+	int fd = STDOUT_FILENO;
+
+	_Static_assert(sizeof(line_head) - 1 + 8 + 1 == LINE_LEN, "line layout");
+
+	if (argc < 2 || argc > 3)
+		usage();
+	left = parse_bytes(argv[1]);
+	if (argc == 3) {
+		if (!strcmp(argv[2], "2"))
+			fd = STDERR_FILENO;
+		else if (strcmp(argv[2], "1") != 0)
+			usage();
+	}
+
+	while (left > 0) {
+		size_t len = left < BUF_LEN ? (size_t)left : BUF_LEN;
+		const char *p = buf;
+
+		for (size_t off = 0; off < len; off += LINE_LEN)
+			fill_line(buf + off, line++);
+		while (len > 0) {
+			ssize_t n = write(fd, p, len);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN) {
+				/* A non-blocking stdout: wait until it drains. */
+				struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+
+				if (poll(&pfd, 1, -1) >= 0 || errno == EINTR)
+					continue;
+			}
+			if (n < 0) {
+				int e = errno;
+
+				fprintf(stderr, PROG ": write '%s': %s\n",
+					fd == STDOUT_FILENO ? "stdout" : "stderr", strerror(e));
+				return 1;
+			}
+			p += n;
+			len -= (size_t)n;
+			left -= (uint64_t)n;
+		}
+	}
+	return 0;
+}
