@@ -117,6 +117,7 @@ int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
+		struct iso_proc key = { 0 };
 		size_t chain[64], depth = 0, k = i;
 		unsigned char verdict = 2;
 
@@ -128,7 +129,8 @@ int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret)
 				verdict = 1;
 				break;
 			}
-			parent = bsearch(&all[k].ppid, all, n, sizeof(*all), cmp_pid);
+			key.pid = all[k].ppid;
+			parent = bsearch(&key, all, n, sizeof(*all), cmp_pid);
 			if (!parent || all[k].ppid <= 0) {
 				verdict = 2;
 				break;
@@ -147,7 +149,8 @@ int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret)
 					verdict = 1;
 					break;
 				}
-				parent = bsearch(&pp, all, n, sizeof(*all), cmp_pid);
+				key.pid = pp;
+				parent = bsearch(&key, all, n, sizeof(*all), cmp_pid);
 				if (!parent)
 					break;
 				if (in[parent - all]) {
