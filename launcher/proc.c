@@ -107,7 +107,8 @@ int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret)
 	closedir(d);
 
 	/* Membership by walking up each parent chain; memo: 0 unknown, 1 in, 2 out. */
-	qsort(all, n, sizeof(*all), cmp_pid);
+	if (n)
+		qsort(all, n, sizeof(*all), cmp_pid);
 	in = calloc(n ? n : 1, sizeof(*in));
 	out = malloc((n ? n : 1) * sizeof(*out));
 	if (!in || !out) {

@@ -84,13 +84,14 @@ int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e
 	close(top);
 	if (r < 0)
 		return iso_err_set(e, -r, "--watch: read '%s'", dir);
-	qsort(s->paths, s->n, sizeof(char *), cmp_str);
+	if (s->n)
+		qsort(s->paths, s->n, sizeof(char *), cmp_str);
 	return 0;
 }
 
 static bool has(const struct iso_snapshot *s, const char *p)
 {
-	return bsearch(&p, s->paths, s->n, sizeof(char *), cmp_str) != NULL;
+	return s->n && bsearch(&p, s->paths, s->n, sizeof(char *), cmp_str) != NULL;
 }
 
 int iso_snapshot_new(const struct iso_snapshot *before, const struct iso_snapshot *after,
