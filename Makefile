@@ -97,7 +97,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/isorun
 
 lint:
-	clang-format --dry-run --Werror launcher/*.[ch] tests/unit/*.c tests/helpers/*.c
+	clang-format --dry-run --Werror launcher/*.[ch] tests/unit/*.c tests/helpers/*.c bench/*.c
 	shellcheck -x tests/*.sh .ci/run bench/*.sh examples/*.sh examples/leaky-suite/*.sh
 
 clean:

@@ -216,10 +216,11 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 			eq = strchr(optarg, '=');
 			if (!eq || !valid_env_name(optarg, (size_t)(eq - optarg)) ||
 			    !valid_subdir(eq + 1))
-				return iso_err_set(e, 0,
-						   "--env-dir: expected VAR=SUBDIR with a relative SUBDIR "
-						   "inside the tree, got '%s'",
-						   optarg);
+				return iso_err_set(
+					e, 0,
+					"--env-dir: expected VAR=SUBDIR with a relative SUBDIR "
+					"inside the tree, got '%s'",
+					optarg);
 			r = strv_push(&o->env_dirs, optarg);
 			break;
 		case OPT_CLEARENV:

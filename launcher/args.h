@@ -20,11 +20,11 @@ struct iso_opts {
 	const char *root;
 	bool keep;
 	bool clearenv;
-	struct iso_strv env_dirs;  /* "VAR=SUB" */
-	struct iso_strv setenv;	   /* "VAR=VAL" */
-	struct iso_strv unsetenv;  /* "VAR" */
-	struct iso_strv keep_env;  /* "VAR" */
-	struct iso_strv watch;	   /* directories */
+	struct iso_strv env_dirs; /* "VAR=SUB" */
+	struct iso_strv setenv;	  /* "VAR=VAL" */
+	struct iso_strv unsetenv; /* "VAR" */
+	struct iso_strv keep_env; /* "VAR" */
+	struct iso_strv watch;	  /* directories */
 	int *pass_fds;
 	size_t n_pass_fds;
 	const char *chdir;
@@ -45,7 +45,8 @@ enum iso_action { ISO_RUN, ISO_SHOW_HELP, ISO_SHOW_VERSION };
 
 void iso_opts_init(struct iso_opts *o);
 void iso_opts_free(struct iso_opts *o);
-/* Returns the action, or -EINVAL with e->msg naming the option ("--timeout: invalid duration 'x'"). */
+/* Returns the action, or -EINVAL with e->msg naming the option ("--timeout: invalid duration 'x'").
+ */
 int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e);
 void iso_usage(FILE *f);
 

@@ -23,7 +23,7 @@ struct iso_err {
 };
 
 __attribute__((format(printf, 3, 4))) static inline int iso_err_set(struct iso_err *e, int errnum,
-								     const char *fmt, ...)
+								    const char *fmt, ...)
 {
 	va_list ap;
 

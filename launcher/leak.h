@@ -35,10 +35,10 @@ int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp);
 /*
  * SIGSTOP every descendant, and every process group led by one of them or equal to
  * cmd_pgid (a group signal reaches a child still inside fork(), so a running fork
- * chain cannot outpace it; a pgid cannot be reused while its group lives), again and again until a pass finds none new (a stopped
- * process cannot fork, so the set is then closed), describe the stopped set when
- * ret_leaks is given, SIGKILL it, and reap until isorun has no child left, repeating
- * for anything that slipped through.  Returns the number killed or -errno.
+ * chain cannot outpace it; a pgid cannot be reused while its group lives), again and again until a
+ * pass finds none new (a stopped process cannot fork, so the set is then closed), describe the
+ * stopped set when ret_leaks is given, SIGKILL it, and reap until isorun has no child left,
+ * repeating for anything that slipped through.  Returns the number killed or -errno.
  */
 int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, size_t *ret_n,
 		    iso_reap_fn fn, void *arg);

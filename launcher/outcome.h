@@ -28,14 +28,14 @@ struct iso_outcome {
 	bool subreaper;
 	char subreaper_why[160]; /* when not */
 
-	bool started_cmd;  /* exec succeeded */
+	bool started_cmd; /* exec succeeded */
 	bool exec_failed;
 	char exec_error[300];
-	bool exited;	   /* the command's own status is known */
-	int exit_code;	   /* when exited normally */
-	int term_signal;   /* when killed by a signal */
+	bool exited;	 /* the command's own status is known */
+	int exit_code;	 /* when exited normally */
+	int term_signal; /* when killed by a signal */
 	bool timed_out;
-	int cancelled_by;  /* signal caught by isorun, 0 if none */
+	int cancelled_by; /* signal caught by isorun, 0 if none */
 
 	struct iso_leak *leaks;
 	size_t n_leaks;
@@ -50,7 +50,7 @@ struct iso_outcome {
 	char tree_reason[512];
 
 	struct iso_stream *streams[2]; /* stdout, stderr; NULL when passed through */
-	char **env;			/* names are reported, never values */
+	char **env;		       /* names are reported, never values */
 
 	int exit;
 };

@@ -13,7 +13,7 @@ struct iso_proc {
 	pid_t ppid;
 	pid_t pgrp;
 	pid_t sid;
-	char state; /* R S D T t Z X ... */
+	char state;	/* R S D T t Z X ... */
 	uint64_t start; /* clock ticks after boot, /proc/PID/stat field 22 */
 };
 

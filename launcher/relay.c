@@ -123,11 +123,13 @@ int iso_stream_pump(struct iso_stream *s)
 				continue;
 			if (errno == EAGAIN) {
 				int avail = 0;
-				/* empty input, or a full output pipe: only the latter needs a copy */
+				/* empty input, or a full output pipe: only the latter needs a copy
+				 */
 				if (ioctl(s->rd, FIONREAD, &avail) < 0 || avail == 0)
 					break;
 			} else {
-				/* EINVAL: O_APPEND file, a terminal or socket the kernel won't splice to */
+				/* EINVAL: O_APPEND file, a terminal or socket the kernel won't
+				 * splice to */
 				s->use_splice = false;
 			}
 		}

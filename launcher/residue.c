@@ -73,7 +73,8 @@ int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e
 				break;
 			}
 			/* directories end in '/', so "a/" sorts and compares apart from "a" */
-			if (asprintf(&p, "%s%s%s", i < 0 ? "" : rel, de->d_name, isdir ? "/" : "") < 0)
+			if (asprintf(&p, "%s%s%s", i < 0 ? "" : rel, de->d_name, isdir ? "/" : "") <
+			    0)
 				p = NULL;
 			r = push(s, &cap, p);
 			if (r < 0)

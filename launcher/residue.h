@@ -12,8 +12,8 @@
 #define ISO_RESIDUE_MAX 200000
 
 struct iso_snapshot {
-	char *dir;	/* as given */
-	char **paths;	/* relative, sorted */
+	char *dir;    /* as given */
+	char **paths; /* relative, sorted */
 	size_t n;
 	bool truncated; /* more than ISO_RESIDUE_MAX entries: not measurable */
 };

@@ -9,20 +9,20 @@
 #include "launcher/err.h"
 
 struct iso_spawn {
-	const char *path;	/* from iso_resolve_command() */
+	const char *path; /* from iso_resolve_command() */
 	char *const *argv;
 	char **envp;
-	const char *cwd;	/* NULL: inherit */
-	int out_fd, err_fd;	/* -1: inherit isorun's own 1 / 2 */
+	const char *cwd;    /* NULL: inherit */
+	int out_fd, err_fd; /* -1: inherit isorun's own 1 / 2 */
 	const int *pass_fds;
 	size_t n_pass_fds;
-	int tty_fd;		/* >= 0: make the command's group the terminal's foreground */
+	int tty_fd; /* >= 0: make the command's group the terminal's foreground */
 };
 
 /* Why the command did not start, when it did not. */
 struct iso_exec_failure {
-	int errnum;	/* 0: it started */
-	int stage;	/* ISO_STAGE_* */
+	int errnum; /* 0: it started */
+	int stage;  /* ISO_STAGE_* */
 };
 enum { ISO_STAGE_EXEC = 1, ISO_STAGE_CHDIR, ISO_STAGE_SETUP };
 

@@ -149,8 +149,7 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 	if (o->tree_state == ISO_TREE_RETAINED)
 		reason_add(reason, sizeof(reason), "namespace retained");
 	/* -q: a failing command speaks for itself; findings are always named */
-	if (opts->verbosity < 0 && !finding && !o->exec_failed && !o->timed_out &&
-	    !o->cancelled_by)
+	if (opts->verbosity < 0 && !finding && !o->exec_failed && !o->timed_out && !o->cancelled_by)
 		return code;
 	fprintf(stderr, "%sisorun: FAILED (exit %d): %s%s\n", colour("\033[1;31m"), code, reason,
 		colour("\033[0m"));

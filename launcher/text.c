@@ -161,8 +161,8 @@ char *iso_shell_quote(const char *s)
 
 bool iso_is_secret_name(const char *name, size_t len)
 {
-	static const char *const words[] = { "TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY",
-					     "CREDENTIAL" };
+	static const char *const words[] = { "TOKEN",  "SECRET", "PASSWORD",
+					     "PASSWD", "KEY",	 "CREDENTIAL" };
 
 	for (size_t w = 0; w < ELEMENTSOF(words); w++) {
 		size_t wl = strlen(words[w]);

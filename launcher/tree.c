@@ -27,9 +27,9 @@ static const char *const vars_state[] = { "XDG_STATE_HOME", NULL };
 static const char *const vars_run[] = { "XDG_RUNTIME_DIR", NULL };
 
 const struct iso_tree_dir iso_tree_dirs[] = {
-	{ "home", vars_home },	 { "tmp", vars_tmp },	{ "cache", vars_cache },
+	{ "home", vars_home },	   { "tmp", vars_tmp },	  { "cache", vars_cache },
 	{ "config", vars_config }, { "data", vars_data }, { "state", vars_state },
-	{ "run", vars_run },	 { NULL, NULL },
+	{ "run", vars_run },	   { NULL, NULL },
 };
 
 const char *iso_tree_root(const char *root)
@@ -152,7 +152,8 @@ static int populate(struct iso_tree *t, char *const *argv, struct iso_err *e)
 	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub; d++)
 		if (mkdirat(t->fd, d->sub, 0700) < 0)
 			return iso_err_set(e, errno, "create '%s/%s'", t->path, d->sub);
-	t->lock_fd = openat(t->fd, "lock", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	t->lock_fd =
+		openat(t->fd, "lock", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (t->lock_fd < 0)
 		return iso_err_set(e, errno, "create '%s/lock'", t->path);
 	if (flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0)

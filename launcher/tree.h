@@ -17,11 +17,11 @@ struct iso_tree_dir {
 extern const struct iso_tree_dir iso_tree_dirs[];
 
 struct iso_tree {
-	int user_fd;		/* $ROOT/isorun-$UID, verified */
-	int fd;			/* the invocation's directory */
-	int lock_fd;		/* flock'ed for the whole run */
+	int user_fd; /* $ROOT/isorun-$UID, verified */
+	int fd;	     /* the invocation's directory */
+	int lock_fd; /* flock'ed for the whole run */
 	char id[64];
-	char path[PATH_MAX];	/* absolute */
+	char path[PATH_MAX]; /* absolute */
 	char user_path[PATH_MAX];
 };
 
@@ -33,8 +33,7 @@ const char *iso_tree_root(const char *root);
  * world writable), then a fresh <id> with the command's directories, `owner` and a
  * held `lock`.  On failure nothing of <id> is left behind.
  */
-int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv,
-		    struct iso_err *e);
+int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e);
 /* Make <id>/SUB (and its parents) for --env-dir. */
 int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e);
 void iso_tree_close(struct iso_tree *t);

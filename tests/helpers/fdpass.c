@@ -118,7 +118,7 @@ static void on_stop(int sig)
 
 static void set_signal(int sig, void (*handler)(int))
 {
-	struct sigaction sa = {.sa_handler = handler};
+	struct sigaction sa = { .sa_handler = handler };
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(sig, &sa, NULL) < 0)
@@ -164,7 +164,7 @@ static void __attribute__((noreturn)) hold(const char *sockpath, const char *rea
 		char buf[CMSG_SPACE(sizeof(int))];
 	} ctl;
 	char got[PATH_MAX], data[64], byte, ack = 'A';
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr msg = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
@@ -254,7 +254,7 @@ static void __attribute__((noreturn)) send_fd(const char *sockpath, const char *
 		char buf[CMSG_SPACE(sizeof(int))];
 	} ctl;
 	char byte = 'F';
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr msg = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,

@@ -94,7 +94,7 @@ static void on_stop(int sig)
 
 static void set_signal(int sig, void (*handler)(int))
 {
-	struct sigaction sa = {.sa_handler = handler};
+	struct sigaction sa = { .sa_handler = handler };
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(sig, &sa, NULL) < 0)

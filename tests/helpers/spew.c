@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 				continue;
 			if (n < 0 && errno == EAGAIN) {
 				/* A non-blocking stdout: wait until it drains. */
-				struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+				struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 
 				if (poll(&pfd, 1, -1) >= 0 || errno == EINTR)
 					continue;

@@ -46,7 +46,7 @@ static void __attribute__((noreturn)) die(const char *what, const char *obj)
 
 static void ignore(int sig)
 {
-	struct sigaction sa = {.sa_handler = SIG_IGN};
+	struct sigaction sa = { .sa_handler = SIG_IGN };
 	char name[16];
 
 	sigemptyset(&sa.sa_mask);

@@ -70,7 +70,7 @@ static void check(const char *path)
 int main(int argc, char **argv)
 {
 	double secs = 30;
-	struct itimerspec its = {0};
+	struct itimerspec its = { 0 };
 	char *dcopy, *dir, evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	const char *path;
 	struct pollfd pfd[2];
@@ -113,8 +113,8 @@ int main(int argc, char **argv)
 	if (timerfd_settime(tfd, 0, &its, NULL) < 0)
 		die("timerfd_settime", path);
 
-	pfd[0] = (struct pollfd){.fd = ifd, .events = POLLIN};
-	pfd[1] = (struct pollfd){.fd = tfd, .events = POLLIN};
+	pfd[0] = (struct pollfd){ .fd = ifd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = tfd, .events = POLLIN };
 	for (;;) {
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)

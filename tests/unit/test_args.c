@@ -57,8 +57,9 @@ static void test_command_options_stay_its_own(void **state)
 
 static void test_repeatable(void **state)
 {
-	char *argv[] = { "isorun", "--env-dir", "A=a", "--env-dir", "B=b/c", "--pass-fd", "5",
-			 "--pass-fd", "9", "--watch", ".", "--", "true", NULL };
+	char *argv[] = { "isorun",    "--env-dir", "A=a",	"--env-dir", "B=b/c",
+			 "--pass-fd", "5",	   "--pass-fd", "9",	     "--watch",
+			 ".",	      "--",	   "true",	NULL };
 	struct iso_opts o;
 	struct iso_err e;
 
@@ -102,7 +103,8 @@ static void test_errors_name_the_option(void **state)
 
 static struct iso_outcome ok_outcome(void)
 {
-	return (struct iso_outcome){ .subreaper = true, .exited = true,
+	return (struct iso_outcome){ .subreaper = true,
+				     .exited = true,
 				     .tree_state = ISO_TREE_REMOVED };
 }
 

@@ -18,12 +18,12 @@ static void test_durations(void **state)
 		const char *in;
 		uint64_t ms;
 	} good[] = {
-		{ "90s", 90000 }, { "5m", 300000 },    { "1h30m", 5400000 }, { "250ms", 250 },
-		{ "1.5", 1500 },  { "0", 0 },	       { "2d", 172800000 },  { "1m30s", 90000 },
+		{ "90s", 90000 }, { "5m", 300000 }, { "1h30m", 5400000 }, { "250ms", 250 },
+		{ "1.5", 1500 },  { "0", 0 },	    { "2d", 172800000 },  { "1m30s", 90000 },
 		{ "10", 10000 },  { "0.25s", 250 },
 	};
-	static const char *const bad[] = { "", "s", "5 s", "-1s", "5x", "1h30", "1.2.3", "5sm",
-					   "abc", "10 " };
+	static const char *const bad[] = { "",	   "s",	    "5 s", "-1s", "5x",
+					   "1h30", "1.2.3", "5sm", "abc", "10 " };
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		uint64_t ms = 12345;
@@ -79,7 +79,8 @@ static void check_quote(const char *in, const char *out)
 
 static void test_quote(void **state)
 {
-	check_quote("/tmp/isorun-1000/20261202T103730Z-k3f9", "/tmp/isorun-1000/20261202T103730Z-k3f9");
+	check_quote("/tmp/isorun-1000/20261202T103730Z-k3f9",
+		    "/tmp/isorun-1000/20261202T103730Z-k3f9");
 	check_quote("/tmp/a b", "'/tmp/a b'");
 	check_quote("it's", "'it'\\''s'");
 	check_quote("", "''");
@@ -101,7 +102,8 @@ static void test_redact(void **state)
 	check_redact("db_passwd=x", "db_passwd=***");
 	check_redact("AWS_SECRET_ACCESS_KEY=k", "AWS_SECRET_ACCESS_KEY=***");
 	check_redact("https://me:pw@host/x", "https://me:***@host/x");
-	check_redact("see https://me:pw@h/a and ftp://u:p@g", "see https://me:***@h/a and ftp://u:***@g");
+	check_redact("see https://me:pw@h/a and ftp://u:p@g",
+		     "see https://me:***@h/a and ftp://u:***@g");
 	check_redact("https://host/x?a=b", "https://host/x?a=b");
 	check_redact("https://user@host", "https://user@host");
 	check_redact("PATH=/usr/bin", "PATH=/usr/bin");
