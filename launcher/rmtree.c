@@ -137,14 +137,14 @@ static void idset_put(struct idset *s, dev_t dev, ino_t ino)
 	for (i = id_hash(dev, ino) & (s->cap - 1); s->v[i].used; i = (i + 1) & (s->cap - 1))
 		if (s->v[i].dev == dev && s->v[i].ino == ino)
 			return;
-	s->v[i] = (struct id){.dev = dev, .ino = ino, .used = true};
+	s->v[i] = (struct id){ .dev = dev, .ino = ino, .used = true };
 	s->n++;
 }
 
 static int idset_add(struct idset *s, dev_t dev, ino_t ino)
 {
 	if (2 * (s->n + 1) > s->cap) {
-		struct idset g = {.cap = s->cap ? 2 * s->cap : 16};
+		struct idset g = { .cap = s->cap ? 2 * s->cap : 16 };
 		size_t i;
 
 		g.v = calloc(g.cap, sizeof(*g.v));
@@ -336,7 +336,8 @@ static int push_level(struct rm *rm, const char *name, dev_t dev, ino_t ino, ino
 	if (names_add(&rm->names, name, &off) < 0)
 		return -ENOMEM;
 	lv[rm->depth++] = (struct level){
-		.name_off = off, .dev = dev, .ino = ino, .d_ino = d_ino, .noted_base = rm->nnoted};
+		.name_off = off, .dev = dev, .ino = ino, .d_ino = d_ino, .noted_base = rm->nnoted
+	};
 	return 0;
 }
 
@@ -357,7 +358,8 @@ static int note(struct rm *rm, const char *name, ino_t d_ino, const struct statx
 	if (names_add(&rm->noted_names, name, &off) < 0)
 		return -ENOMEM;
 	v[rm->nnoted++] = (struct noted){
-		.name_off = off, .dev = stx_dev(stx), .ino = stx->stx_ino, .d_ino = d_ino};
+		.name_off = off, .dev = stx_dev(stx), .ino = stx->stx_ino, .d_ino = d_ino
+	};
 	return 0;
 }
 
@@ -560,7 +562,7 @@ static int leave(struct rm *rm, struct cur *c)
 		return -FATAL;
 	}
 	close(c->fd);
-	*c = (struct cur){.fd = TAKE_FD(fd)};
+	*c = (struct cur){ .fd = TAKE_FD(fd) };
 	/* The name stays readable in rm->names until the next push. */
 	name = rm->names.buf + lv->name_off;
 	d_ino = lv->d_ino;
@@ -648,7 +650,7 @@ static int open_top(struct rm *rm, int dirfd, const char *name)
 
 static void run(struct rm *rm, int dirfd, const char *name)
 {
-	struct cur c = {.fd = open_top(rm, dirfd, name)};
+	struct cur c = { .fd = open_top(rm, dirfd, name) };
 	bool listed = false; /* since the notes of c were last used up */
 	int r;
 
@@ -675,7 +677,7 @@ static void run(struct rm *rm, int dirfd, const char *name)
 				goto stop;
 			if (r >= 0) {
 				close(c.fd);
-				c = (struct cur){.fd = r};
+				c = (struct cur){ .fd = r };
 				listed = false;
 			}
 			continue;
@@ -696,10 +698,10 @@ stop:
 int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_stats *ret_stats,
 	       struct iso_err *e)
 {
-	struct rm rm = {.display = display ? display : name, .e = e};
+	struct rm rm = { .display = display ? display : name, .e = e };
 
 	if (ret_stats)
-		*ret_stats = (struct iso_rm_stats){0};
+		*ret_stats = (struct iso_rm_stats){ 0 };
 	if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
 		return iso_err_set(e, EINVAL, "remove '%s': not a single path component",
 				   rm.display ? rm.display : "(null)");
