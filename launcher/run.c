@@ -64,6 +64,7 @@ struct sup {
 	struct iso_stream streams[2];
 	bool relayed[2];
 	bool tty_handed;
+	int tty_fd;
 	uint64_t cmd_exit_ms; /* monotonic, when the command's status came in */
 };
 
@@ -192,13 +193,43 @@ static void cancel(struct sup *s, int sig, bool from_terminal)
 	arm(s, s->o->grace_ms);
 }
 
+/*
+ * Job control, as sudo does it: when the command is stopped from the terminal
+ * (Ctrl-Z), take the terminal back and stop isorun too, so the caller's shell
+ * sees its job stop and gets its prompt; on `fg` (SIGCONT) hand the terminal back
+ * and continue the command.
+ */
+static void follow_stop(struct sup *s)
+{
+	int status;
+
+	if (!s->tty_handed || s->out->exited)
+		return;
+	if (waitpid(s->cmd, &status, WUNTRACED | WNOHANG) != s->cmd)
+		return;
+	if (!WIFSTOPPED(status)) {
+		/* it exited instead: this call reaped it, so keep its status */
+		on_reaped(s->cmd, status, s);
+		return;
+	}
+	(void)tcsetpgrp(s->tty_fd, getpgrp());
+	(void)kill(getpid(), SIGSTOP);
+	/* running again: the shell continued us */
+	(void)tcsetpgrp(s->tty_fd, s->cmd);
+	(void)kill(-s->cmd, SIGCONT);
+}
+
 static void on_signal(struct sup *s)
 {
 	struct signalfd_siginfo si;
 
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD)
+		if (si.ssi_signo == SIGCHLD) {
+			follow_stop(s);
 			continue;
+		}
+		if (si.ssi_signo == SIGCONT)
+			continue; /* only job control's business, handled in follow_stop() */
 		cancel(s, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
 	}
 	(void)iso_reap_ready(on_reaped, s);
@@ -396,6 +427,7 @@ static int setup_signals(sigset_t *mask)
 	sigaddset(mask, SIGTERM);
 	sigaddset(mask, SIGHUP);
 	sigaddset(mask, SIGQUIT);
+	sigaddset(mask, SIGCONT);
 	{
 		/* SIGTTOU too: isorun hands the terminal back from whatever group it is in */
 		sigset_t block = *mask;
@@ -566,6 +598,7 @@ int iso_run(const struct iso_opts *o)
 	if (tty_fd >= 0) {
 		(void)tcsetpgrp(tty_fd, s.cmd);
 		s.tty_handed = true;
+		s.tty_fd = tty_fd;
 	}
 	if (fail.errnum) {
 		/* the child never became the command: reap it, keep the reason */

@@ -49,3 +49,48 @@ PY
 	set -- $outer
 	[ "$1" = "$2" ]
 }
+
+# A real pseudo-terminal with an interactive bash, driven as a person would.
+drive() {
+	python3 "$BATS_TEST_DIRNAME/../helpers/ptydrive.py" "$W/script"
+}
+
+@test "Ctrl-Z stops the command and isorun with it; fg resumes both" {
+	require "python3 for the pty driver" python3 -c 'import pty'
+	cat >"$W/script" <<EOS
+expect PROMPT> 
+send $ISORUN --root $R -- sh -c 'echo rea''dy; read x; echo got-\$x'\\n
+expect ready
+send \\x1a
+expect Stopped
+expect PROMPT> 
+send fg\\n
+send hello\\n
+expect got-hello
+expect PROMPT> 
+send echo status=\$?\\n
+expect status=0
+EOS
+	drive
+	assert_no_tree
+}
+
+@test "Ctrl-C reaches the command in the foreground, once" {
+	require "python3 for the pty driver" python3 -c 'import pty'
+	# the command counts SIGINTs: a second delivery (from isorun) would show as "xx1"
+	cat >"$W/script" <<'EOS'
+expect PROMPT> 
+send @ISORUN@ --root @R@ -- sh -c 'trap "echo int-\$n; n=x\$n" INT; n=1; echo rea""dy; while read x; do :; done; echo end-$n'\n
+expect ready
+send \x03
+expect int-1
+send \x04
+expect end-x1
+expect PROMPT> 
+send echo status=$?\n
+expect status=0
+EOS
+	sed -i "s|@ISORUN@|$ISORUN|; s|@R@|$R|" "$W/script"
+	drive
+	assert_no_tree
+}
