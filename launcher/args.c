@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "launcher/text.h"
+#include "ns/ns.h"
 
 enum {
 	OPT_ROOT = 256,
@@ -32,6 +33,12 @@ enum {
 	OPT_FINDING_EXIT,
 	OPT_NO_CONFIG,
 	OPT_VERSION,
+	OPT_PIDNS,
+	OPT_MAP_ROOT,
+	OPT_CAP_KEEP,
+	OPT_NET,
+	OPT_PRIVATE_TMP,
+	OPT_PROTECT_HOME,
 	OPT_LATER, /* in the contract, arriving with a later issue */
 };
 
@@ -59,12 +66,12 @@ static const struct option long_opts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "pidns", optional_argument, NULL, OPT_LATER },
-	{ "map-root", no_argument, NULL, OPT_LATER },
-	{ "cap-keep", required_argument, NULL, OPT_LATER },
-	{ "net", required_argument, NULL, OPT_LATER },
-	{ "private-tmp", no_argument, NULL, OPT_LATER },
-	{ "protect-home", required_argument, NULL, OPT_LATER },
+	{ "pidns", optional_argument, NULL, OPT_PIDNS },
+	{ "map-root", no_argument, NULL, OPT_MAP_ROOT },
+	{ "cap-keep", required_argument, NULL, OPT_CAP_KEEP },
+	{ "net", required_argument, NULL, OPT_NET },
+	{ "private-tmp", no_argument, NULL, OPT_PRIVATE_TMP },
+	{ "protect-home", required_argument, NULL, OPT_PROTECT_HOME },
 	{ "policy", required_argument, NULL, OPT_LATER },
 	{ "policy-mode", required_argument, NULL, OPT_LATER },
 	{ "config", required_argument, NULL, OPT_LATER },
@@ -93,6 +100,13 @@ void iso_usage(FILE *f)
 	      "  --grace DUR            then SIGKILL after DUR (5s)\n"
 	      "  --settle DUR           time survivors get to exit on their own (3s)\n"
 	      "  --leaks=fail|warn|ignore  what a leak does to the verdict (fail)\n"
+	      "  --pidns[=try]          new PID + mount (+ user) namespace, isorun's init as\n"
+	      "                         PID 1; =try falls back to the subreaper gate\n"
+	      "  --map-root             inside the user namespace, be uid 0\n"
+	      "  --cap-keep CAP,...     capabilities the command keeps\n"
+	      "  --net=host|isolated    isolated: own network namespace, loopback up\n"
+	      "  --private-tmp          the tree's tmp over /tmp and /var/tmp\n"
+	      "  --protect-home=off|ro|hide  the real home read-only, or hidden\n"
 	      "  --report FILE          write the JSON report\n"
 	      "  --finding-exit-code N  exit code for a finding (122)\n"
 	      "  -q, --quiet / -v, --verbose\n"
@@ -307,6 +321,46 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 			break;
 		case OPT_NO_CONFIG:
 			/* no isorun.conf is read yet; accepted so scripts can say it now */
+			break;
+		case OPT_PIDNS:
+			if (!optarg)
+				o->pidns = ISO_PIDNS_ON;
+			else if (strcmp(optarg, "try") == 0)
+				o->pidns = ISO_PIDNS_TRY;
+			else
+				return iso_err_set(e, 0,
+						   "--pidns: expected nothing or =try, got '%s'",
+						   optarg);
+			break;
+		case OPT_MAP_ROOT:
+			o->map_root = true;
+			break;
+		case OPT_CAP_KEEP:
+			r = ns_caps_parse(optarg, &o->cap_keep, e);
+			break;
+		case OPT_NET:
+			if (strcmp(optarg, "isolated") == 0)
+				o->net_isolated = true;
+			else if (strcmp(optarg, "host") == 0)
+				o->net_isolated = false;
+			else
+				return iso_err_set(
+					e, 0, "--net: expected host or isolated, got '%s'", optarg);
+			break;
+		case OPT_PRIVATE_TMP:
+			o->private_tmp = true;
+			break;
+		case OPT_PROTECT_HOME:
+			if (strcmp(optarg, "off") == 0)
+				o->protect_home = NS_HOME_OFF;
+			else if (strcmp(optarg, "ro") == 0)
+				o->protect_home = NS_HOME_RO;
+			else if (strcmp(optarg, "hide") == 0)
+				o->protect_home = NS_HOME_HIDE;
+			else
+				return iso_err_set(
+					e, 0, "--protect-home: expected off, ro or hide, got '%s'",
+					optarg);
 			break;
 		case OPT_LATER:
 			return iso_err_set(e, 0,

@@ -14,6 +14,7 @@ struct iso_strv {
 };
 
 enum iso_verdict_mode { ISO_FAIL, ISO_WARN, ISO_IGNORE };
+enum { ISO_PIDNS_OFF, ISO_PIDNS_ON, ISO_PIDNS_TRY };
 
 /* How a run was asked for.  Filled by iso_parse_args(); all strings point into argv. */
 struct iso_opts {
@@ -37,7 +38,13 @@ struct iso_opts {
 	const char *report;
 	int finding_exit;
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
-	char **argv;   /* the command, NULL-terminated */
+	int pidns;     /* ISO_PIDNS_* */
+	bool map_root;
+	uint64_t cap_keep; /* bit n: capability n */
+	bool net_isolated;
+	bool private_tmp;
+	int protect_home; /* enum ns_home_mode */
+	char **argv;	  /* the command, NULL-terminated */
 	size_t argc;
 };
 

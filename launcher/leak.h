@@ -15,6 +15,7 @@
 
 struct iso_leak {
 	pid_t pid;
+	pid_t inner_pid; /* in the PID namespace of --pidns, else 0 */
 	pid_t sid;
 	uint64_t start;
 	char *cmdline;

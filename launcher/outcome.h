@@ -27,6 +27,8 @@ struct iso_outcome {
 
 	bool subreaper;
 	char subreaper_why[160]; /* when not */
+	bool pidns;		 /* the leak gate was the PID namespace's init */
+	char pidns_why[320];	 /* --pidns=try fell back: why */
 
 	bool started_cmd; /* exec succeeded */
 	bool exec_failed;

@@ -96,21 +96,26 @@ static json_t *build(const struct iso_outcome *o)
 	json_object_set_new(root, "duration_ms", json_integer((json_int_t)o->duration_ms));
 	json_object_set_new(root, "environment", names(o->env));
 
-	json_object_set_new(root, "isolation",
-			    json_pack("{s:b, s:b, s:s, s:s?}", "pidns", 0, "subreaper",
-				      o->subreaper, "leak_check",
-				      o->subreaper ? "subreaper" : "not-measurable", "reason",
-				      o->subreaper ? NULL : o->subreaper_why));
+	json_object_set_new(
+		root, "isolation",
+		json_pack("{s:b, s:s?, s:b, s:s, s:s?}", "pidns", o->pidns, "pidns_reason",
+			  o->pidns_why[0] ? o->pidns_why : NULL, "subreaper", o->subreaper,
+			  "leak_check",
+			  o->pidns ? "pidns" : (o->subreaper ? "subreaper" : "not-measurable"),
+			  "reason", o->subreaper || o->pidns ? NULL : o->subreaper_why));
 	json_object_set_new(
 		root, "policy",
 		json_pack("{s:s, s:s, s:[]}", "name", "none", "mode", "enforce", "refused"));
 
 	for (size_t i = 0; i < o->n_leaks; i++) {
 		const struct iso_leak *l = &o->leaks[i];
-		json_array_append_new(leaks, json_pack("{s:i, s:o, s:o, s:i, s:b}", "pid", l->pid,
-						       "cmdline", redacted(l->cmdline), "cwd",
-						       l->cwd ? redacted(l->cwd) : json_null(),
-						       "session", l->sid, "killed", 1));
+		json_array_append_new(
+			leaks, json_pack("{s:i, s:o, s:o, s:o, s:i, s:b}", "pid", l->pid,
+					 "pid_in_namespace",
+					 l->inner_pid ? json_integer(l->inner_pid) : json_null(),
+					 "cmdline", redacted(l->cmdline), "cwd",
+					 l->cwd ? redacted(l->cwd) : json_null(), "session", l->sid,
+					 "killed", 1));
 	}
 	json_object_set_new(root, "leaks", leaks);
 

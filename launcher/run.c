@@ -27,9 +27,11 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
+#include <pwd.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +42,7 @@
 #include "launcher/holders.h"
 #include "launcher/leak.h"
 #include "launcher/outcome.h"
+#include "launcher/pidns.h"
 #include "launcher/proc.h"
 #include "launcher/relay.h"
 #include "launcher/report.h"
@@ -49,6 +52,7 @@
 #include "launcher/summary.h"
 #include "launcher/text.h"
 #include "launcher/tree.h"
+#include "ns/ns.h"
 
 extern char **environ;
 
@@ -66,6 +70,10 @@ struct sup {
 	bool tty_handed;
 	int tty_fd;
 	uint64_t cmd_exit_ms; /* monotonic, when the command's status came in */
+	/* --pidns: s->cmd is the namespace's init, the command's status comes by message */
+	bool pidns;
+	int nsock;
+	bool init_gone;
 };
 
 static uint64_t now_ms(void)
@@ -95,11 +103,9 @@ static void disarm(struct sup *s)
 	(void)timerfd_settime(s->timerfd, 0, &its, NULL);
 }
 
-static void on_reaped(pid_t pid, int status, void *arg)
+static void record_status(struct sup *s, int status)
 {
-	struct sup *s = arg;
-
-	if (pid != s->cmd || s->out->exited)
+	if (s->out->exited)
 		return;
 	s->out->exited = true;
 	s->cmd_exit_ms = now_ms();
@@ -107,6 +113,19 @@ static void on_reaped(pid_t pid, int status, void *arg)
 		s->out->exit_code = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
 		s->out->term_signal = WTERMSIG(status);
+}
+
+static void on_reaped(pid_t pid, int status, void *arg)
+{
+	struct sup *s = arg;
+
+	if (pid != s->cmd)
+		return;
+	if (s->pidns) {
+		s->init_gone = true;
+		return;
+	}
+	record_status(s, status);
 }
 
 static bool streams_done(const struct sup *s)
@@ -155,9 +174,34 @@ static void after_command(struct sup *s)
 	arm(s, s->o->settle_ms);
 }
 
+/*
+ * --pidns: init does the signalling inside; the outer's last word is SIGKILL to
+ * init, after which the kernel kills everything in the namespace.
+ */
+static void cancel_pidns(struct sup *s, int sig)
+{
+	struct iso_ns_msg m = { .type = sig ? ISO_NS_CANCEL : ISO_NS_TIMEOUT, .sig = sig };
+
+	if (s->phase == CANCEL) {
+		(void)kill(s->cmd, SIGKILL);
+		return;
+	}
+	if (sig)
+		s->out->cancelled_by = sig;
+	(void)iso_ns_send(s->nsock, &m);
+	s->phase = CANCEL;
+	arm(s, s->o->grace_ms);
+}
+
 static void cancel(struct sup *s, int sig, bool from_terminal)
 {
 	int stop = s->o->stop_signal;
+
+	if (s->pidns) {
+		if (s->phase != JOINED && s->phase != DONE)
+			cancel_pidns(s, sig);
+		return;
+	}
 
 	if (s->phase == CANCEL) {
 		/* a second signal: no more grace */
@@ -233,6 +277,12 @@ static void on_signal(struct sup *s)
 		cancel(s, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
 	}
 	(void)iso_reap_ready(on_reaped, s);
+	if (s->pidns) {
+		/* init's end is the kernel's proof that the namespace is empty */
+		if (s->init_gone && s->phase != JOINED && s->phase != DONE)
+			enter_joined(s);
+		return;
+	}
 	if (!s->out->exited)
 		return;
 	if (s->phase == RUNNING)
@@ -257,6 +307,10 @@ static void on_timer(struct sup *s)
 		enter_joined(s);
 		break;
 	case CANCEL:
+		if (s->pidns) {
+			(void)kill(s->cmd, SIGKILL);
+			break;
+		}
 		kill_all(s, false);
 		enter_joined(s);
 		break;
@@ -264,6 +318,52 @@ static void on_timer(struct sup *s)
 		s->phase = DONE;
 		break;
 	case DONE:
+		break;
+	}
+}
+
+static int add_leak(struct sup *s, const struct iso_ns_msg *m)
+{
+	struct iso_leak *l = realloc(s->out->leaks, (s->out->n_leaks + 1) * sizeof(*l));
+	pid_t outer;
+
+	if (!l)
+		return -ENOMEM;
+	s->out->leaks = l;
+	/* stopped, so still there to be found by their innermost pid */
+	outer = iso_pidns_outer_pid(s->cmd, m->pid);
+	l[s->out->n_leaks++] = (struct iso_leak){
+		.pid = outer ? outer : m->pid,
+		.inner_pid = m->pid,
+		.sid = m->sid,
+		.start = m->start,
+		.cmdline = strdup(m->cmdline),
+		.cwd = m->cwd[0] ? strdup(m->cwd) : NULL,
+	};
+	s->out->leak_alive_ms = now_ms() - s->cmd_exit_ms;
+	return 0;
+}
+
+static void on_init_message(struct sup *s)
+{
+	struct iso_ns_msg m, ok = { .type = ISO_NS_KILL_OK };
+	int r = iso_ns_recv(s->nsock, &m);
+
+	if (r <= 0) {
+		(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->nsock, NULL);
+		return;
+	}
+	switch (m.type) {
+	case ISO_NS_EXITED:
+		record_status(s, m.status);
+		break;
+	case ISO_NS_LEAK:
+		(void)add_leak(s, &m);
+		break;
+	case ISO_NS_LEAKS_DONE:
+		(void)iso_ns_send(s->nsock, &ok);
+		break;
+	default:
 		break;
 	}
 }
@@ -293,6 +393,8 @@ static void loop(struct sup *s)
 				on_signal(s);
 			else if (tag == 1)
 				on_timer(s);
+			else if (tag == 4)
+				on_init_message(s);
 			else {
 				struct iso_stream *st = &s->streams[tag - 2];
 				(void)iso_stream_pump(st);
@@ -320,7 +422,7 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 	int n;
 
 	why[0] = '\0';
-	if (!s->out->subreaper) {
+	if (!s->out->subreaper && !s->pidns) {
 		snprintf(why, len, "leak check not measurable, so the join cannot be proven (%s)",
 			 s->out->subreaper_why);
 		return;
@@ -449,6 +551,53 @@ static void close_write_ends(struct sup *s)
 			close(s->streams[i].wr);
 			s->streams[i].wr = -1;
 		}
+}
+
+/* The plan for init, then init itself; on success s->cmd is init, s->nsock its socket. */
+static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn *sp,
+		       struct iso_exec_failure *fail, struct iso_err *e)
+{
+	const struct iso_opts *o = s->o;
+	static char tmp[PATH_MAX + 16], empty[PATH_MAX + 16];
+	static struct iso_ns_plan p;
+	struct passwd *pw = getpwuid(getuid());
+	int r;
+
+	p = (struct iso_ns_plan){
+		.o = o,
+		.spawn = *sp,
+		.userns = getuid() != 0 || geteuid() != 0,
+		.inside_uid = o->map_root ? 0 : getuid(),
+		.inside_gid = o->map_root ? 0 : getgid(),
+		.tree_tmp = tmp,
+		.empty_dir = empty,
+	};
+	p.spawn.caps_mode = NS_CAPS_EMPTY;
+	/* init leaves for "/" before it mounts: the command names its directory */
+	if (!p.spawn.cwd)
+		p.spawn.cwd = s->out->cwd;
+	snprintf(tmp, sizeof(tmp), "%s/tmp", t->path);
+	if (o->protect_home) {
+		/* HOME points into the tree by now: the real one is the passwd entry's */
+		if (!pw || !pw->pw_dir || !*pw->pw_dir)
+			return iso_err_set(e, errno ? errno : ENOENT,
+					   "--protect-home: find the home of uid %u in the passwd "
+					   "database",
+					   (unsigned)getuid());
+		p.real_home = pw->pw_dir;
+		if (o->protect_home == NS_HOME_HIDE) {
+			snprintf(empty, sizeof(empty), "%s/empty", t->path);
+			if (mkdirat(t->fd, "empty", 0500) < 0)
+				return iso_err_set(e, errno, "create '%s'", empty);
+		}
+	}
+	r = iso_pidns_start(&p, &s->cmd, &s->nsock, fail, e);
+	if (r < 0)
+		return r;
+	s->pidns = true;
+	if (add_fd(s->epfd, s->nsock, 4) < 0)
+		return iso_err_set(e, errno, "watch the namespace control socket");
+	return 0;
 }
 
 static void print_setup_error(const struct iso_err *e)
@@ -589,14 +738,39 @@ int iso_run(const struct iso_opts *o)
 			.pass_fds = o->pass_fds,
 			.n_pass_fds = o->n_pass_fds,
 			.tty_fd = tty_fd,
+			.caps_mode = getuid() == 0 && geteuid() == 0 ? NS_CAPS_HOST_ROOT
+								     : NS_CAPS_UNPRIVILEGED,
+			.caps_keep = o->cap_keep,
 		};
-		r = iso_spawn(&sp, &s.cmd, &fail, &e);
+		bool need_ns = o->net_isolated || o->private_tmp || o->protect_home;
+
+		if (o->pidns || need_ns) {
+			r = start_pidns(&s, &tree, &sp, &fail, &e);
+			if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns) {
+				/* fall back, and say so: the report carries the reason */
+				char buf[300];
+				snprintf(out.pidns_why, sizeof(out.pidns_why), "%s",
+					 iso_err_format(&e, buf, sizeof(buf)));
+				fprintf(stderr,
+					"isorun: pidns: not available (%s); using the subreaper "
+					"gate\n",
+					out.pidns_why);
+				e = (struct iso_err){ 0 };
+				r = 1;
+			}
+		} else {
+			r = 1;
+		}
+		if (r == 1)
+			r = iso_spawn(&sp, &s.cmd, &fail, &e);
 	}
 	close_write_ends(&s);
 	if (r < 0)
 		goto setup_failed_tree;
 	if (tty_fd >= 0) {
-		(void)tcsetpgrp(tty_fd, s.cmd);
+		/* with --pidns the command took the terminal itself: s.cmd is init */
+		if (!s.pidns)
+			(void)tcsetpgrp(tty_fd, s.cmd);
 		s.tty_handed = true;
 		s.tty_fd = tty_fd;
 	}
@@ -627,6 +801,7 @@ exec_failed:
 	}
 	if (s.tty_handed)
 		(void)tcsetpgrp(tty_fd, getpgrp());
+	out.pidns = s.pidns;
 	if (snaps)
 		collect_residue(snaps, o->watch.n, &out);
 	teardown(&s, &tree);
@@ -660,6 +835,8 @@ finish:
 	iso_leaks_free(out.leaks, out.n_leaks);
 	iso_env_free(env);
 	free(out.cwd);
+	if (s.pidns && s.nsock >= 0)
+		close(s.nsock);
 	if (s.epfd >= 0)
 		close(s.epfd);
 	if (s.sigfd >= 0)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
+#include "ns/ns.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -102,6 +103,11 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd)
 			child_fail(status_fd, ISO_STAGE_SETUP, errno);
 	if (seal_fds(s->pass_fds, s->n_pass_fds) < 0)
 		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+	{
+		struct iso_err e = { 0 };
+		if (ns_caps_apply((enum ns_caps_mode)s->caps_mode, s->caps_keep, &e) < 0)
+			child_fail(status_fd, ISO_STAGE_CAPS, e.errnum ? e.errnum : EPERM);
+	}
 	if (s->cwd && chdir(s->cwd) < 0)
 		child_fail(status_fd, ISO_STAGE_CHDIR, errno);
 	execve(s->path, s->argv, s->envp);

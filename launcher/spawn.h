@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "launcher/err.h"
@@ -16,7 +17,9 @@ struct iso_spawn {
 	int out_fd, err_fd; /* -1: inherit isorun's own 1 / 2 */
 	const int *pass_fds;
 	size_t n_pass_fds;
-	int tty_fd; /* >= 0: make the command's group the terminal's foreground */
+	int tty_fd;	    /* >= 0: make the command's group the terminal's foreground */
+	int caps_mode;	    /* enum ns_caps_mode, applied last before execve */
+	uint64_t caps_keep; /* --cap-keep */
 };
 
 /* Why the command did not start, when it did not. */
@@ -24,7 +27,7 @@ struct iso_exec_failure {
 	int errnum; /* 0: it started */
 	int stage;  /* ISO_STAGE_* */
 };
-enum { ISO_STAGE_EXEC = 1, ISO_STAGE_CHDIR, ISO_STAGE_SETUP };
+enum { ISO_STAGE_EXEC = 1, ISO_STAGE_CHDIR, ISO_STAGE_SETUP, ISO_STAGE_CAPS, ISO_STAGE_NS };
 
 /* Find argv[0] in the command's own PATH; -ENOENT when it is nowhere. */
 int iso_resolve_command(const char *name, char **envp, char **ret_path);

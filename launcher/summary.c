@@ -22,7 +22,7 @@ int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool
 {
 	bool finding = leaks_count(opts, o) || o->tree_state == ISO_TREE_RETAINED ||
 		       (o->n_residue && opts->residue == ISO_FAIL) ||
-		       (!o->subreaper && opts->leaks == ISO_FAIL);
+		       (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL);
 
 	if (ret_finding)
 		*ret_finding = finding;
@@ -93,7 +93,7 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 	int code = iso_exit_code(opts, o, &finding);
 
 	o->exit = code;
-	if (!o->subreaper)
+	if (!o->subreaper && !o->pidns)
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->subreaper_why);
 	if (o->exec_failed)
 		say("cannot run the command: %s", o->exec_error);
@@ -144,7 +144,7 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 			 o->n_residue == 1 ? "y" : "ies");
 		reason_add(reason, sizeof(reason), item);
 	}
-	if (!o->subreaper && opts->leaks == ISO_FAIL)
+	if (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL)
 		reason_add(reason, sizeof(reason), "leak check not measurable");
 	if (o->tree_state == ISO_TREE_RETAINED)
 		reason_add(reason, sizeof(reason), "namespace retained");

@@ -31,7 +31,6 @@ bad() {
 }
 
 @test "options of later milestones are refused plainly, not ignored" {
-	bad "isorun: --pidns: not available in this version of isorun (see docs/design.md, \"Status\")" --pidns -- true
 	bad "isorun: --policy: not available in this version of isorun (see docs/design.md, \"Status\")" --policy=strict -- true
 }
 

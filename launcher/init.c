@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Role: PID 1 of the namespace (--pidns).
+ *
+ * Cloned by the outer isorun into new PID + mount (+ user, + net) namespaces.
+ * It waits for GO (the uid/gid maps are written by then), arms PDEATHSIG and
+ * checks the outer is still there (getppid() is 0 in a new PID namespace, so the
+ * check is the socket: EOF means the outer is gone), prepares the mounts and the
+ * network, starts the command as PID 2 and reaps every orphan.  When the command
+ * exits it gives the rest --settle, then stops everything at once with
+ * kill(-1, SIGSTOP) (a signal to many processes cannot be outrun by fork), names
+ * each survivor to the outer, and on the outer's go-ahead kills them all.  When
+ * init exits, the kernel guarantees the namespace is empty: that is the outer's
+ * evidence that the tree joined.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+#include "launcher/pidns.h"
+#include "launcher/proc.h"
+#include "ns/ns.h"
+
+struct init {
+	const struct iso_ns_plan *p;
+	int sock, sigfd, timerfd, epfd;
+	pid_t cmd;
+	bool cmd_done;
+	bool settling;
+};
+
+static _Noreturn void fail(int sock, int stage, const struct iso_err *e)
+{
+	struct iso_ns_msg m = { .type = ISO_NS_FAILED, .stage = stage, .err = *e };
+
+	(void)iso_ns_send(sock, &m);
+	_exit(1);
+}
+
+/*
+ * A mount source as /proc/self/fd/N, opened before anything is mounted: the
+ * tree usually lives under /tmp, so once --private-tmp covers /tmp its paths
+ * would resolve into the cover.
+ */
+static int pin(const char *path, char *buf, size_t len, struct iso_err *e)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return iso_err_set(e, errno, "open '%s'", path);
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+	return 0;
+}
+
+static int setup(const struct iso_ns_plan *p, struct iso_err *e)
+{
+	const struct iso_opts *o = p->o;
+	char tmp[64] = "", empty[64] = "";
+	int r = 0;
+
+	if (o->private_tmp)
+		r = pin(p->tree_tmp, tmp, sizeof(tmp), e);
+	if (r == 0 && o->protect_home == NS_HOME_HIDE)
+		r = pin(p->empty_dir, empty, sizeof(empty), e);
+	if (r < 0)
+		return r;
+
+	r = ns_mounts_make_private(e);
+	if (r == 0)
+		r = ns_mount_proc(e);
+	if (r == 0 && o->net_isolated)
+		r = ns_loopback_up(e);
+	if (r == 0 && o->private_tmp)
+		r = ns_private_tmp(tmp, e);
+	if (r == 0 && o->protect_home != NS_HOME_OFF)
+		r = ns_protect_home(p->real_home, (enum ns_home_mode)o->protect_home, empty, e);
+	return r;
+}
+
+static void send_status(struct init *in, int type, int status)
+{
+	struct iso_ns_msg m = { .type = type, .status = status };
+
+	(void)iso_ns_send(in->sock, &m);
+}
+
+/* Every process of the namespace but init, from the namespace's own /proc. */
+static void signal_others(int sig, pid_t skip_pgrp)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct iso_proc p;
+		long pid = strtol(de->d_name, NULL, 10);
+		if (pid <= 1 || iso_proc_stat((pid_t)pid, &p) < 0)
+			continue;
+		if (skip_pgrp && p.pgrp == skip_pgrp)
+			continue;
+		(void)kill((pid_t)pid, sig);
+	}
+	closedir(d);
+}
+
+static void reap(struct init *in, bool block)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, block ? 0 : WNOHANG)) > 0 ||
+	       (pid < 0 && errno == EINTR)) {
+		if (pid == in->cmd && !in->cmd_done) {
+			in->cmd_done = true;
+			send_status(in, ISO_NS_EXITED, status);
+		}
+	}
+}
+
+static bool empty(void)
+{
+	siginfo_t si = { 0 };
+
+	/* init reaps every orphan of the namespace: no child means nobody else lives */
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
+}
+
+static _Noreturn void done(struct init *in)
+{
+	send_status(in, ISO_NS_DONE, 0);
+	_exit(0);
+}
+
+/* Settle is over (or cut short): stop all, name all, then kill all. */
+static _Noreturn void sweep(struct init *in)
+{
+	struct iso_ns_msg m;
+	DIR *d;
+	struct dirent *de;
+
+	(void)kill(-1, SIGSTOP);
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		struct iso_proc p;
+		long pid = strtol(de->d_name, NULL, 10);
+		_cleanup_free_ char *cmd = NULL, *cwd = NULL;
+
+		if (pid <= 1 || iso_proc_stat((pid_t)pid, &p) < 0 || p.state == 'Z' ||
+		    p.state == 'X')
+			continue;
+		cmd = iso_proc_cmdline((pid_t)pid, sizeof(m.cmdline) - 1);
+		cwd = iso_proc_cwd((pid_t)pid);
+		m = (struct iso_ns_msg){
+			.type = ISO_NS_LEAK, .pid = (pid_t)pid, .sid = p.sid, .start = p.start
+		};
+		snprintf(m.cmdline, sizeof(m.cmdline), "%s", cmd ? cmd : "?");
+		snprintf(m.cwd, sizeof(m.cwd), "%s", cwd ? cwd : "");
+		(void)iso_ns_send(in->sock, &m);
+	}
+	if (d)
+		closedir(d);
+	m = (struct iso_ns_msg){ .type = ISO_NS_LEAKS_DONE };
+	(void)iso_ns_send(in->sock, &m);
+	/* the outer maps inner pids to its own while they are stopped, then says go */
+	while (iso_ns_recv(in->sock, &m) > 0 && m.type != ISO_NS_KILL_OK)
+		;
+	(void)kill(-1, SIGKILL);
+	while (!empty())
+		reap(in, true);
+	done(in);
+}
+
+static void on_control(struct init *in)
+{
+	struct iso_ns_msg m;
+	int r = iso_ns_recv(in->sock, &m);
+
+	if (r <= 0) {
+		/* the outer is gone: so is everything here */
+		(void)kill(-1, SIGKILL);
+		_exit(1);
+	}
+	switch (m.type) {
+	case ISO_NS_CANCEL:
+		if (in->settling) {
+			sweep(in);
+		}
+		if (!in->cmd_done)
+			(void)kill(-in->cmd, m.sig);
+		signal_others(in->p->o->stop_signal, in->cmd_done ? 0 : in->cmd);
+		break;
+	case ISO_NS_TIMEOUT:
+		(void)kill(-1, in->p->o->stop_signal);
+		break;
+	default:
+		break;
+	}
+}
+
+static void arm(int timerfd, uint64_t ms)
+{
+	struct itimerspec its = { 0 };
+
+	if (ms == 0)
+		ms = 1;
+	its.it_value.tv_sec = (time_t)(ms / 1000);
+	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000;
+	(void)timerfd_settime(timerfd, 0, &its, NULL);
+}
+
+_Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
+{
+	struct init in = { .p = p, .sock = sock };
+	struct iso_exec_failure xf = { 0 };
+	struct iso_ns_msg m;
+	struct iso_err e = { 0 };
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	sigset_t mask;
+
+	if (iso_ns_recv(sock, &m) <= 0 || m.type != ISO_NS_GO)
+		_exit(1);
+	/* armed after the maps, which is the last change of identity; then the race check */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		iso_err_set(&e, errno, "prctl(PR_SET_PDEATHSIG)");
+		fail(sock, ISO_STAGE_NS, &e);
+	}
+	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
+		_exit(1);
+	/* init's own cwd would pin whatever is mounted over it; the command enters its own */
+	if (chdir("/") < 0) {
+		iso_err_set(&e, errno, "enter '/'");
+		fail(sock, ISO_STAGE_NS, &e);
+	}
+	if (setup(p, &e) < 0)
+		fail(sock, ISO_STAGE_NS, &e);
+
+	if (iso_spawn(&p->spawn, &in.cmd, &xf, &e) < 0)
+		fail(sock, ISO_STAGE_NS, &e);
+	if (xf.errnum) {
+		struct iso_err fe = { .errnum = xf.errnum };
+		(void)waitpid(in.cmd, NULL, 0);
+		if (xf.stage == ISO_STAGE_CHDIR)
+			iso_err_set(
+				&fe, xf.errnum, "enter the working directory '%s'%s", p->spawn.cwd,
+				p->o->protect_home == NS_HOME_HIDE ? " under --protect-home=hide"
+								   : "");
+		fail(sock, xf.stage, &fe);
+	}
+	/* only the command holds the relay pipes now, so their EOF means its tree is done */
+	if (p->spawn.out_fd >= 0)
+		close(p->spawn.out_fd);
+	if (p->spawn.err_fd >= 0)
+		close(p->spawn.err_fd);
+	m = (struct iso_ns_msg){ .type = ISO_NS_STARTED, .pid = in.cmd };
+	(void)iso_ns_send(sock, &m);
+
+	/* the outer's mask is inherited: SIGCHLD and the cancel signals are blocked */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	in.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	in.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	in.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (in.sigfd < 0 || in.timerfd < 0 || in.epfd < 0)
+		_exit(1);
+	{
+		struct epoll_event a = { .events = EPOLLIN, .data.u32 = 0 };
+		struct epoll_event b = { .events = EPOLLIN, .data.u32 = 1 };
+		struct epoll_event c = { .events = EPOLLIN, .data.u32 = 2 };
+		if (epoll_ctl(in.epfd, EPOLL_CTL_ADD, in.sigfd, &a) < 0 ||
+		    epoll_ctl(in.epfd, EPOLL_CTL_ADD, in.timerfd, &b) < 0 ||
+		    epoll_ctl(in.epfd, EPOLL_CTL_ADD, sock, &c) < 0)
+			_exit(1);
+	}
+	for (;;) {
+		struct epoll_event ev[4];
+		int n = epoll_wait(in.epfd, ev, 4, -1);
+
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.u32 == 0) {
+				struct signalfd_siginfo si;
+				while (read(in.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+					;
+				reap(&in, false);
+				if (in.cmd_done && empty())
+					done(&in);
+				if (in.cmd_done && !in.settling) {
+					in.settling = true;
+					arm(in.timerfd, p->o->settle_ms);
+				}
+			} else if (ev[i].data.u32 == 1) {
+				uint64_t t;
+				(void)!read(in.timerfd, &t, sizeof(t));
+				sweep(&in);
+			} else {
+				on_control(&in);
+			}
+		}
+	}
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/* The outer side of --pidns: clone init, write its maps, hand it the go. */
+#include "launcher/pidns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+#include "launcher/proc.h"
+#include "ns/ns.h"
+
+int iso_ns_send(int sock, const struct iso_ns_msg *m)
+{
+	ssize_t n;
+
+	do
+		n = send(sock, m, sizeof(*m), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*m) ? 0 : -errno;
+}
+
+int iso_ns_recv(int sock, struct iso_ns_msg *m)
+{
+	ssize_t n;
+
+	do
+		n = recv(sock, m, sizeof(*m), 0);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return 0;
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(*m) ? 1 : -EPROTO;
+}
+
+pid_t iso_pidns_outer_pid(pid_t ancestor, pid_t inner)
+{
+	struct iso_proc *list = NULL;
+	int n = iso_proc_descendants(ancestor, &list);
+	pid_t found = 0;
+
+	for (int i = 0; i < n && !found; i++) {
+		char path[64], buf[4096];
+		_cleanup_close_ int fd = -1;
+		ssize_t len;
+		char *line, *last;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", list[i].pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		line = strstr(buf, "\nNSpid:");
+		if (!line)
+			continue;
+		line[strcspn(line + 1, "\n") + 1] = '\0';
+		/* "NSpid:\t4242\t7": the last field is the pid in the innermost namespace */
+		last = strrchr(line, '\t');
+		if (last && atoi(last + 1) == inner && last != strchr(line, '\t'))
+			found = list[i].pid;
+	}
+	free(list);
+	return found;
+}
+
+int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
+		    struct iso_exec_failure *ret_fail, struct iso_err *e)
+{
+	_cleanup_close_ int outer = -1, inner = -1;
+	unsigned long flags = CLONE_NEWPID | CLONE_NEWNS;
+	struct iso_ns_msg m = { .type = ISO_NS_GO };
+	int sv[2], r;
+	pid_t pid;
+
+	*ret_fail = (struct iso_exec_failure){ 0 };
+	if (p->userns)
+		flags |= CLONE_NEWUSER;
+	if (p->o->net_isolated)
+		flags |= CLONE_NEWNET;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return iso_err_set(e, errno, "create the namespace control socket");
+	outer = sv[0];
+	inner = sv[1];
+	/* a fork with namespace flags: the child is PID 1 of the new PID namespace */
+	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+	if (pid < 0) {
+		int err = errno;
+		/* the same causes refuse a PID or mount namespace to root: name them */
+		ns_userns_explain(err, e);
+		if (!e->msg[0])
+			iso_err_set(e, err, "create the namespaces (clone)");
+		return -err;
+	}
+	if (pid == 0) {
+		close(outer);
+		iso_init_main(p, inner);
+	}
+	close(TAKE_FD(inner));
+	*ret_pid = pid;
+	if (p->userns) {
+		r = ns_userns_write_maps(pid, p->inside_uid, p->inside_gid, getuid(), getgid(), e);
+		if (r < 0)
+			goto kill_init;
+	}
+	r = iso_ns_send(outer, &m);
+	if (r < 0) {
+		iso_err_set(e, -r, "start the namespace's init");
+		goto kill_init;
+	}
+	r = iso_ns_recv(outer, &m);
+	if (r <= 0) {
+		iso_err_set(e, r < 0 ? -r : 0, "the namespace's init died while setting up");
+		r = -EIO;
+		goto kill_init;
+	}
+	if (m.type == ISO_NS_FAILED) {
+		if (m.stage == ISO_STAGE_EXEC) {
+			*ret_fail = (struct iso_exec_failure){ .errnum = m.err.errnum,
+							       .stage = m.stage };
+			*ret_sock = TAKE_FD(outer);
+			return 0;
+		}
+		*e = m.err;
+		if (m.stage == ISO_STAGE_CAPS)
+			iso_err_set(e, m.err.errnum, "drop the command's capabilities");
+		r = -(m.err.errnum ? m.err.errnum : EIO);
+		goto kill_init;
+	}
+	*ret_sock = TAKE_FD(outer);
+	return 0;
+
+kill_init:
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, NULL, 0);
+	*ret_pid = 0;
+	return r < 0 ? r : -EIO;
+}

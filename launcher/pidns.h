@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --pidns: the outer isorun and the namespace's init talk over one
+ * SOCK_SEQPACKET pair.  It carries the start handshake, control from outside
+ * (cancel, timeout, go-ahead to kill), and from inside the setup result, the
+ * command's status and the survivors, named before they are killed.  Its EOF
+ * is each side's news that the other is gone.
+ */
+#ifndef ISO_PIDNS_H
+#define ISO_PIDNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "launcher/args.h"
+#include "launcher/err.h"
+#include "launcher/spawn.h"
+
+enum iso_ns_msg_type {
+	/* outer -> init */
+	ISO_NS_GO = 1,	/* maps written; set up and start the command */
+	ISO_NS_CANCEL,	/* sig: to the command's group; --stop-signal to the rest */
+	ISO_NS_TIMEOUT, /* --stop-signal to everything */
+	ISO_NS_KILL_OK, /* survivors were recorded: kill them */
+	/* init -> outer */
+	ISO_NS_FAILED,	/* setup or exec failed: stage, err */
+	ISO_NS_STARTED, /* the command runs: pid (inside) */
+	ISO_NS_EXITED,	/* the command's wait status */
+	ISO_NS_LEAK,	/* one survivor, stopped */
+	ISO_NS_LEAKS_DONE,
+	ISO_NS_DONE, /* the namespace is empty but for init, which exits now */
+};
+
+struct iso_ns_msg {
+	int type;
+	int sig;
+	int status;
+	int stage;
+	pid_t pid;
+	pid_t sid;
+	uint64_t start;
+	struct iso_err err;
+	char cmdline[512];
+	char cwd[512];
+};
+
+/* What init needs besides the options: all decided by the outer before clone. */
+struct iso_ns_plan {
+	const struct iso_opts *o;
+	struct iso_spawn spawn; /* the command, as the outer would start it */
+	bool userns;
+	uid_t inside_uid;
+	gid_t inside_gid;
+	const char *tree_tmp;  /* --private-tmp */
+	const char *real_home; /* --protect-home, from the passwd entry */
+	const char *empty_dir; /* --protect-home=hide */
+};
+
+/* The init role (launcher/init.c); never returns. */
+_Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock);
+
+/*
+ * Outer side (launcher/pidns.c): clone init into the new namespaces, write the
+ * maps, send GO and wait for STARTED or FAILED.  On success ret_pid is init and
+ * ret_sock the outer's end.  -errno with e set on failure; ret_fail set when the
+ * command itself could not be executed (126/127), ret_pid then still to be reaped.
+ */
+int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
+		    struct iso_exec_failure *ret_fail, struct iso_err *e);
+
+int iso_ns_send(int sock, const struct iso_ns_msg *m);
+/* 1 on a message, 0 on EOF, -errno. */
+int iso_ns_recv(int sock, struct iso_ns_msg *m);
+
+/* The pid in isorun's namespace of the process whose innermost pid is `inner`, below `ancestor`. */
+pid_t iso_pidns_outer_pid(pid_t ancestor, pid_t inner);
+
+#endif

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Mounts made inside a fresh mount namespace: propagation, a new /proc, a private
+ * /tmp and the operator's home made read-only or hidden.  The rules are in
+ * /work/shared/notes/kernel-primitives.md sections 5.2 and 5.3.
+ */
+#include "ns/ns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+
+#define HINT_FIT(h) _Static_assert(sizeof(h) <= sizeof(((struct iso_err *)0)->hint), #h " too long")
+
+#define H_PRIVATE                                                                                  \
+	"call it in a mount namespace of our own (unshare(CLONE_NEWNS)), with CAP_SYS_ADMIN over " \
+	"it"
+#define H_PROC_MASKED                                                                              \
+	"/proc is partially masked (over-mounted, as in containers), so the kernel refuses a new " \
+	"procfs; use --pidns=try"
+#define H_PROC_EPERM                                                                               \
+	"a new procfs needs a mount namespace owned by the PID namespace's user namespace, and a " \
+	"/proc not partially masked as in containers"
+#define H_BUSY "a file is open for writing below it; protect the home before starting anything"
+#define H_HIDE_CWD                                                                                 \
+	"the working directory is inside the hidden home and would bypass it; run from outside "   \
+	"the home, or pass --chdir"
+
+HINT_FIT(H_PRIVATE);
+HINT_FIT(H_PROC_MASKED);
+HINT_FIT(H_PROC_EPERM);
+HINT_FIT(H_BUSY);
+HINT_FIT(H_HIDE_CWD);
+
+int ns_mounts_make_private(struct iso_err *e)
+{
+	int r;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == 0)
+		return 0;
+	r = iso_err_set(e, errno, "mark '/' MS_REC|MS_SLAVE");
+	if (r == -EPERM || r == -EINVAL)
+		iso_err_hint(e, H_PRIVATE);
+	return r;
+}
+
+/*
+ * Whether something is mounted below /proc other than on the permanently empty
+ * directories procfs keeps for that purpose: the kernel then refuses a new procfs
+ * in a user namespace (mount_too_revealing()).  Docker masks /proc/kcore & co.
+ */
+static bool proc_is_masked(void)
+{
+	static const char *const allowed[] = { "/proc/sys/fs/binfmt_misc", "/proc/fs/nfsd" };
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	bool masked = false;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	while (!masked && getline(&line, &cap, f) > 0) {
+		char point[PATH_MAX];
+		bool ok = false;
+
+		/* id parent major:minor root mount-point ... */
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1)
+			continue;
+		if (strncmp(point, "/proc/", 6))
+			continue;
+		for (size_t i = 0; i < ELEMENTSOF(allowed); i++)
+			ok = ok || !strcmp(point, allowed[i]);
+		masked = !ok;
+	}
+	fclose(f);
+	return masked;
+}
+
+int ns_mount_proc(struct iso_err *e)
+{
+	int r;
+
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0)
+		return 0;
+	r = iso_err_set(e, errno, "mount 'proc' on '/proc'");
+	if (r == -EPERM)
+		iso_err_hint(e, proc_is_masked() ? H_PROC_MASKED : H_PROC_EPERM);
+	return r;
+}
+
+int ns_private_tmp(const char *dir, struct iso_err *e)
+{
+	static const char *const targets[] = { "/tmp", "/var/tmp" };
+	const char *done = NULL;
+	struct stat st[ELEMENTSOF(targets)];
+	bool exists[ELEMENTSOF(targets)];
+	size_t i;
+
+	if (!dir || !*dir)
+		return iso_err_set(e, EINVAL, "bind-mount '' on '/tmp'");
+	/* Decided before anything is mounted: a symlink /var/tmp -> /tmp is one place. */
+	for (i = 0; i < ELEMENTSOF(targets); i++) {
+		if (stat(targets[i], &st[i]) < 0) {
+			if (errno != ENOENT && errno != ENOTDIR)
+				return iso_err_set(e, errno, "stat '%s'", targets[i]);
+			exists[i] = false;
+		} else {
+			exists[i] = S_ISDIR(st[i].st_mode);
+		}
+	}
+	if (exists[0] && exists[1] && st[0].st_dev == st[1].st_dev && st[0].st_ino == st[1].st_ino)
+		exists[1] = false;
+
+	for (i = 0; i < ELEMENTSOF(targets); i++) {
+		/*
+		 * The second bind copies the first: `dir` may live below /tmp, where
+		 * its path no longer leads once /tmp is covered.
+		 */
+		const char *src = done ? done : dir;
+		int r;
+
+		if (!exists[i])
+			continue;
+		if (mount(src, targets[i], NULL, MS_BIND | MS_REC, NULL) == 0) {
+			done = targets[i];
+			continue;
+		}
+		r = iso_err_set(e, errno, "bind-mount '%s' on '%s'", dir, targets[i]);
+		if (done)
+			(void)umount2(done, MNT_DETACH); /* all or nothing */
+		return r;
+	}
+	return 0;
+}
+
+/* statvfs() flags as mount flags: the ones a remount must repeat when locked. */
+static unsigned long locked_flags(const struct statvfs *sv)
+{
+	static const struct {
+		unsigned long st, ms;
+	} map[] = {
+		{ ST_NOSUID, MS_NOSUID },	  { ST_NODEV, MS_NODEV },
+		{ ST_NOEXEC, MS_NOEXEC },	  { ST_NOATIME, MS_NOATIME },
+		{ ST_NODIRATIME, MS_NODIRATIME }, { ST_RELATIME, MS_RELATIME },
+	};
+	unsigned long flags = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(map); i++)
+		if (sv->f_flag & map[i].st)
+			flags |= map[i].ms;
+	return flags;
+}
+
+static int home_read_only(const char *home, struct iso_err *e)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+	struct statvfs sv;
+	int r;
+
+	if (mount(home, home, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return iso_err_set(e, errno, "bind-mount '%s' on itself", home);
+
+	/* Only sets RDONLY: the locked nosuid/nodev/noexec/atime flags stay as they are. */
+	if (mount_setattr(AT_FDCWD, home, AT_RECURSIVE, &attr, sizeof(attr)) == 0)
+		return 0;
+	if (errno != ENOSYS) {
+		r = iso_err_set(e, errno, "make '%s' read-only (mount_setattr AT_RECURSIVE)", home);
+		goto undo;
+	}
+
+	/*
+	 * fallback: drop with Linux 5.12.  No mount_setattr(): a bind remount, which
+	 * must repeat the locked flags (EPERM otherwise) and changes the top mount
+	 * only, so submounts of the home stay writable.
+	 */
+	if (statvfs(home, &sv) < 0) {
+		r = iso_err_set(e, errno, "statvfs '%s'", home);
+		goto undo;
+	}
+	if (mount(NULL, home, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_flags(&sv), NULL) ==
+	    0)
+		return 0;
+	r = iso_err_set(e, errno, "remount '%s' read-only", home);
+undo:
+	if (r == -EBUSY)
+		iso_err_hint(e, H_BUSY);
+	(void)umount2(home, MNT_DETACH);
+	return r;
+}
+
+/* Whether `path` is `dir` or below it; both canonical. */
+static bool is_below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * A working directory inside the home still points at the mount that was there
+ * before: relative paths would write into the real home.  Entering it again by
+ * name resolves it through the new mount.
+ */
+static int reenter_cwd(const char *real_home, const char *home, enum ns_home_mode mode,
+		       struct iso_err *e)
+{
+	char cwd[PATH_MAX];
+	int r;
+
+	if (!getcwd(cwd, sizeof(cwd)) || !is_below(cwd, real_home))
+		return 0;
+	if (chdir(cwd) == 0)
+		return 0;
+	r = iso_err_set(e, errno, "enter '%s' again after covering '%s'", cwd, home);
+	if (mode == NS_HOME_HIDE)
+		iso_err_hint(e, H_HIDE_CWD);
+	return r;
+}
+
+int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty, struct iso_err *e)
+{
+	_cleanup_free_ char *real_home = NULL;
+	int r;
+
+	if (mode == NS_HOME_OFF)
+		return 0;
+	if (!home || home[0] != '/')
+		return iso_err_set(e, EINVAL, "protect home '%s': not an absolute path",
+				   home ? home : "");
+	if (mode != NS_HOME_RO && mode != NS_HOME_HIDE)
+		return iso_err_set(e, EINVAL, "protect home '%s': unknown mode %d", home,
+				   (int)mode);
+	if (mode == NS_HOME_HIDE && (!empty || !*empty))
+		return iso_err_set(e, EINVAL, "hide '%s': no empty directory given", home);
+
+	real_home = realpath(home, NULL);
+	if (!real_home)
+		return iso_err_set(e, errno, "resolve '%s'", home);
+
+	if (mode == NS_HOME_RO) {
+		r = home_read_only(home, e);
+	} else if (mount(empty, home, NULL, MS_BIND | MS_REC, NULL) < 0) {
+		r = iso_err_set(e, errno, "bind-mount '%s' on '%s'", empty, home);
+	} else {
+		r = 0;
+	}
+	if (r < 0)
+		return r;
+	r = reenter_cwd(real_home, home, mode, e);
+	if (r < 0)
+		(void)umount2(home, MNT_DETACH);
+	return r;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ns/: the side effects of entering namespaces.  No printing here: every function
+ * returns 0 or -errno and describes a failure in struct iso_err (launcher/err.h),
+ * with a hint where the errno alone would mislead.  Only ns/ links libnl and libcap.
+ */
+#ifndef ISO_NS_H
+#define ISO_NS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "launcher/err.h"
+
+/* --- network (ns/netlo.c) ------------------------------------------------- */
+
+/*
+ * Bring `lo` up in the calling thread's current network namespace (IPv4
+ * 127.0.0.1 and IPv6 ::1 appear with it), through libnl-route-3.  The netlink
+ * socket is opened here, after the namespace was entered: one opened before
+ * would configure the host's lo.
+ */
+int ns_loopback_up(struct iso_err *e);
+
+/* --- capabilities (ns/caps.c) --------------------------------------------- */
+
+/* "CAP_NET_RAW,sys_ptrace" -> bit mask (bit n = capability n); unknown names are errors. */
+int ns_caps_parse(const char *list, uint64_t *ret_keep, struct iso_err *e);
+
+/* The capabilities a real-root command without --pidns loses (CAP_SYS_BOOT, ...). */
+uint64_t ns_caps_host_dangerous(void);
+
+enum ns_caps_mode {
+	/* empty bounding set but `keep`, ambient cleared (kept caps raised as ambient
+	 * when the process has them), inheritable emptied but `keep` */
+	NS_CAPS_EMPTY,
+	/* real root without a namespace: drop ns_caps_host_dangerous() but `keep`
+	 * from the bounding set; identity and other caps stay */
+	NS_CAPS_HOST_ROOT,
+	/* an ordinary user without a namespace: the bounding set cannot be changed
+	 * without CAP_SETPCAP; only ambient is cleared */
+	NS_CAPS_UNPRIVILEGED,
+};
+
+/*
+ * Called in the command's process just before execve: apply the mode, then set
+ * no_new_privs.  Verifies the result (libcap's bulk calls ignore single failures).
+ */
+int ns_caps_apply(enum ns_caps_mode mode, uint64_t keep, struct iso_err *e);
+
+/* --- user namespaces (ns/userns.c) ---------------------------------------- */
+
+/*
+ * From the parent, for a child created with CLONE_NEWUSER and waiting: write
+ * "deny" to setgroups, then uid_map and gid_map (inside_uid outside_uid 1).
+ * A failure carries the cause and a hint (AppArmor's restriction shows up here).
+ */
+int ns_userns_write_maps(pid_t child, uid_t inside_uid, gid_t inside_gid, uid_t outside_uid,
+			 gid_t outside_gid, struct iso_err *e);
+
+/*
+ * Why this host refuses unprivileged user namespaces, probed in a throwaway child:
+ * returns 0 when they are usable, or -errno with e->msg naming the exact cause and
+ * e->hint the one-line fix: user.max_user_namespaces=0 (ENOSPC), Debian's
+ * kernel.unprivileged_userns_clone=0 (EPERM), Ubuntu's
+ * kernel.apparmor_restrict_unprivileged_userns=1 (created but the map write or first
+ * mount fails), a seccomp filter of a surrounding container (EPERM while
+ * /proc/self/status says Seccomp: 2), a multi-threaded caller (EINVAL), no
+ * CONFIG_USER_NS.
+ */
+int ns_userns_diagnose(struct iso_err *e);
+
+/* Explain an errno from clone/unshare(CLONE_NEWUSER...) the same way, without probing. */
+void ns_userns_explain(int errnum, struct iso_err *e);
+
+/* --- mounts (ns/mounts.c), inside a fresh mount namespace ------------------ */
+
+/* MS_REC|MS_SLAVE on "/": nothing mounted afterwards propagates to the host. */
+int ns_mounts_make_private(struct iso_err *e);
+/* A new procfs on /proc (the caller is in the new PID namespace's mount ns). */
+int ns_mount_proc(struct iso_err *e);
+/* Bind `dir` over /tmp and /var/tmp (where they exist). */
+int ns_private_tmp(const char *dir, struct iso_err *e);
+
+enum ns_home_mode { NS_HOME_OFF, NS_HOME_RO, NS_HOME_HIDE };
+/*
+ * The operator's real home `home` (from the passwd entry): NS_HOME_RO binds it on
+ * itself and makes it read-only recursively, submounts included (mount_setattr
+ * AT_RECURSIVE), carrying the locked flags; NS_HOME_HIDE puts the empty directory
+ * `empty` over it.
+ */
+int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty, struct iso_err *e);
+
+#endif

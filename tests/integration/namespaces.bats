@@ -1,0 +1,256 @@
+#!/usr/bin/env bats
+# --pidns and the namespace options: PID 1 owns everything; private /proc and
+# /tmp; the real home guarded; an isolated network.
+
+load helpers
+
+userns_ok() {
+	unshare -Urpf --mount-proc true
+}
+
+@test "--pidns: the command is PID 2 under isorun's init and /proc shows only the namespace" {
+	require "user and PID namespaces" userns_ok
+	run --separate-stderr iso --pidns -- sh -c 'echo "pid=$$"; ls /proc | grep -c "^[0-9]"'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "pid=2" ]
+	# init, the shell, ls and grep at most
+	[ "${lines[1]}" -le 4 ]
+	[ -z "$stderr" ]
+	assert_no_tree
+}
+
+@test "--pidns: as an ordinary user the command keeps its own uid; --map-root makes it 0" {
+	require "user and PID namespaces" userns_ok
+	run iso --pidns -- id -u
+	[ "$output" = "$(id -u)" ]
+	run iso --pidns --map-root -- id -u
+	[ "$output" = 0 ]
+}
+
+@test "--pidns: a setsid daemon, a double fork and a TERM ignorer are named (inside and outside pids) and killed" {
+	require "user and PID namespaces" userns_ok
+	run --separate-stderr iso --pidns --settle 0 --report "$W/r.json" -- sh -c "
+		$H/daemonize -n $W/d1 $H/termignore
+		$H/termignore $W/t1 >/dev/null 2>&1 &
+		$H/waitfor $W/t1"
+	[ "$status" -eq 122 ]
+	[ "$(grep -c 'isorun: leaked: pid' <<<"$stderr")" -eq 2 ]
+	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 122): 2 processes outlived the command" ]
+	python3 - "$W/r.json" <<'PY'
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+assert r["isolation"]["pidns"] is True and r["isolation"]["leak_check"] == "pidns", r["isolation"]
+assert len(r["leaks"]) == 2, r["leaks"]
+for l in r["leaks"]:
+    assert l["pid_in_namespace"] > 2 and l["pid"] != l["pid_in_namespace"], l
+    assert not os.path.exists("/proc/%d" % l["pid"]), l
+PY
+	assert_no_tree
+}
+
+@test "--pidns: a clean command prints nothing and removes its tree" {
+	require "user and PID namespaces" userns_ok
+	run --separate-stderr iso --pidns -- true
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	assert_no_tree
+}
+
+@test "--pidns: exit codes are the command's, 128+N, 126/127 as without it" {
+	require "user and PID namespaces" userns_ok
+	run iso --pidns -q -- sh -c 'exit 7'
+	[ "$status" -eq 7 ]
+	run iso --pidns -- sh -c 'kill -KILL $$'
+	[ "$status" -eq 137 ]
+	run -127 iso --pidns -- no-such-command-anywhere
+	[[ "$output" == *"FAILED (exit 127): command not found"* ]]
+	assert_no_tree
+}
+
+@test "--pidns: SIGKILL of the outer isorun leaves nothing of the namespace alive" {
+	require "user and PID namespaces" userns_ok
+	"$ISORUN" --root "$R" --pidns -- sh -c "$H/daemonize -n $W/pid $H/termignore; $H/waitfor -t 600 $W/never" &
+	isopid=$!
+	"$H/waitfor" "$W/pid"
+	kill -KILL "$isopid"
+	wait "$isopid" || true
+	# the daemon's pid inside the namespace is in the file; find it from outside by its marker
+	run pgrep -f "$W/never"
+	[ "$status" -eq 1 ]
+	run pgrep -f "$H/termignore"
+	[ "$status" -eq 1 ]
+	force_remove "$(the_tree)"
+}
+
+@test "--pidns: SIGTERM cancels, the TERM ignorer dies after the grace, the tree is removed" {
+	require "user and PID namespaces" userns_ok
+	"$ISORUN" --root "$R" --pidns --grace 200ms -- sh -c "$H/termignore $W/pid & wait" >"$W/out" 2>&1 &
+	isopid=$!
+	"$H/waitfor" "$W/pid"
+	kill -TERM "$isopid"
+	wait "$isopid" && rc=0 || rc=$?
+	[ "$rc" -eq 143 ]
+	run pgrep -f "$H/termignore $W/pid"
+	[ "$status" -eq 1 ]
+	assert_no_tree
+}
+
+@test "--pidns --timeout gives 124 and leaves nothing" {
+	require "user and PID namespaces" userns_ok
+	run iso --pidns --timeout 200ms --grace 100ms -- "$H/termignore"
+	[ "$status" -eq 124 ]
+	assert_no_tree
+}
+
+@test "--private-tmp: a literal /tmp write lands in the tree; parallel runs do not see each other" {
+	require "user and PID namespaces" userns_ok
+	run iso --private-tmp --keep -- sh -c 'echo mine > /tmp/isorun-private-probe; ls /tmp; test -d /var/tmp && echo x > /var/tmp/isorun-vt'
+	[ "$status" -eq 0 ]
+	tree=$(the_tree)
+	[ "$(cat "$tree/tmp/isorun-private-probe")" = mine ]
+	[ ! -e /tmp/isorun-private-probe ]
+	[ "$output" = "isorun-private-probe" ] || [[ "$output" == *"isorun-private-probe"* ]]
+	force_remove "$tree"
+	# two at once: each sees only its own file
+	"$ISORUN" --root "$R" --private-tmp -- sh -c "echo a > /tmp/f; $H/waitfor $W/go; cat /tmp/f" >"$W/a" &
+	p1=$!
+	"$ISORUN" --root "$R" --private-tmp -- sh -c "echo b > /tmp/f; $H/waitfor $W/go; cat /tmp/f" >"$W/b" &
+	p2=$!
+	touch "$W/go"
+	wait "$p1"
+	wait "$p2"
+	[ "$(cat "$W/a")" = a ]
+	[ "$(cat "$W/b")" = b ]
+	assert_no_tree
+}
+
+@test "--protect-home=ro: a write to the real home fails with EROFS and the home is unchanged" {
+	require "user and PID namespaces" userns_ok
+	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	[ -d "$real" ]
+	before=$(ls -A "$real" | md5sum)
+	run iso --protect-home=ro -- sh -c "touch '$real/.isorun-ro-probe' 2>&1; echo rc=\$?"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	[[ "$output" == *"rc=1"* ]]
+	[ ! -e "$real/.isorun-ro-probe" ]
+	[ "$(ls -A "$real" | md5sum)" = "$before" ]
+}
+
+@test "control: without --protect-home the same write reaches the real home" {
+	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	run iso -- sh -c "touch '$real/.isorun-ro-probe' && echo wrote"
+	[ "$output" = wrote ]
+	[ -e "$real/.isorun-ro-probe" ]
+	rm -f "$real/.isorun-ro-probe"
+}
+
+@test "--protect-home=hide: the real home looks empty" {
+	require "user and PID namespaces" userns_ok
+	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	run iso --protect-home=hide --chdir "$W" -- sh -c "ls -A '$real' | wc -l"
+	[ "$status" -eq 0 ]
+	[ "$output" -eq 0 ]
+	assert_no_tree
+}
+
+@test "--net=isolated: two runs both listen on 127.0.0.1:8080; the host's listener is unreachable" {
+	require "user and network namespaces" unshare -Urn true
+	require "python3" python3 -c 'import socket'
+	serve='import socket,sys
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 8080)); s.listen(); print("listening", flush=True)
+c=socket.create_connection(("127.0.0.1", 8080)); print("connected")
+s6=socket.socket(socket.AF_INET6); s6.bind(("::1", 8081)); s6.listen()
+socket.create_connection(("::1", 8081)); print("v6 connected")'
+	"$ISORUN" --root "$R" --net=isolated -- python3 -c "$serve" >"$W/a" 2>&1 &
+	p1=$!
+	"$ISORUN" --root "$R" --net=isolated -- python3 -c "$serve" >"$W/b" 2>&1 &
+	p2=$!
+	wait "$p1"
+	wait "$p2"
+	grep -q "v6 connected" "$W/a"
+	grep -q "v6 connected" "$W/b"
+	# a listener on the host's loopback
+	python3 -c 'import socket,sys
+s=socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+s.accept()' "$W/port.tmp" &
+	lp=$!
+	"$H/waitfor" "$W/port.tmp"
+	while [ ! -s "$W/port.tmp" ]; do "$H/waitfor" "$W/port.tmp"; done
+	port=$(cat "$W/port.tmp")
+	run iso --net=isolated -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), timeout=5)"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"ConnectionRefused"* ]]
+	# control: without isolation the same connect reaches it
+	run iso -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), timeout=5)"
+	[ "$status" -eq 0 ]
+	wait "$lp" || true
+	assert_no_tree
+}
+
+@test "capabilities: with --pidns the bounding set is empty and no_new_privs is set; --cap-keep keeps one" {
+	require "user and PID namespaces" userns_ok
+	run iso --pidns --map-root -- grep -E '^(CapBnd|CapAmb|CapEff|NoNewPrivs)' /proc/self/status
+	[[ "$output" == *"CapBnd:	0000000000000000"* ]]
+	[[ "$output" == *"CapAmb:	0000000000000000"* ]]
+	[[ "$output" == *"NoNewPrivs:	1"* ]]
+	run iso --pidns --map-root --cap-keep net_bind_service -- grep '^CapBnd' /proc/self/status
+	[ "$output" = "CapBnd:	0000000000000400" ]
+}
+
+@test "capabilities: as real root without --pidns the dangerous ones leave the bounding set" {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "applies to real root only"
+	fi
+	run iso -- grep '^CapBnd' /proc/self/status
+	bnd=$((16#${output##*:	}))
+	for cap in 22 16 25 17 33 32 30; do # SYS_BOOT SYS_MODULE SYS_TIME SYS_RAWIO MAC_ADMIN MAC_OVERRIDE AUDIT_CONTROL
+		[ $(((bnd >> cap) & 1)) -eq 0 ]
+	done
+	[ $(((bnd >> 21) & 1)) -eq 1 ] # CAP_SYS_ADMIN stays: root keeps root's identity
+	run iso --cap-keep sys_time -- grep '^CapBnd' /proc/self/status
+	bnd=$((16#${output##*:	}))
+	[ $(((bnd >> 25) & 1)) -eq 1 ]
+}
+
+@test "bad namespace options are one-line errors with 125" {
+	run --separate-stderr iso --pidns=maybe -- true
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: --pidns: expected nothing or =try, got 'maybe'" ]
+	run --separate-stderr iso --net=none -- true
+	[ "${stderr_lines[0]}" = "isorun: --net: expected host or isolated, got 'none'" ]
+	run --separate-stderr iso --protect-home=yes -- true
+	[ "${stderr_lines[0]}" = "isorun: --protect-home: expected off, ro or hide, got 'yes'" ]
+	run --separate-stderr iso --cap-keep cap_nope -- true
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "isorun: --cap-keep: unknown capability 'cap_nope'"* ]]
+	[ ! -e "$U" ] || assert_no_tree
+}
+
+@test "when a seccomp filter refuses namespaces, --pidns explains and fails with 125; =try falls back" {
+	require "user and PID namespaces" userns_ok
+	run --separate-stderr "$H/denyns" "$ISORUN" --root "$R" --pidns -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"seccomp"* ]]
+	[ ! -e "$U" ] || assert_no_tree
+	run --separate-stderr "$H/denyns" "$ISORUN" --root "$R" --pidns=try --report "$W/r.json" -- true
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"isorun: pidns: not available ("*"); using the subreaper gate"* ]]
+	python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))["isolation"]; assert i["pidns"] is False and i["pidns_reason"] and i["leak_check"]=="subreaper", i' "$W/r.json"
+	assert_no_tree
+}
+
+@test "when user.max_user_namespaces is 0, --pidns names the sysctl and fails with 125" {
+	require "user namespaces" unshare -Ur true
+	# a limit of 1 in an outer test namespace: the inner one (where isorun runs as an
+	# ordinary uid) exists, so isorun's own would be the second and is refused
+	run --separate-stderr unshare -Ur sh -c "
+		echo 1 > /proc/sys/user/max_user_namespaces &&
+		exec unshare --user --map-user=1000 --map-group=1000 \
+			env ISORUN_ROOT=$W $ISORUN --pidns -- true"
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"max_user_namespaces"* ]]
+	[ -z "$(find "$W" -mindepth 2 -maxdepth 2 -path '*/isorun-*/*')" ]
+}
