@@ -81,6 +81,7 @@ static const struct option long_opts[] = {
 void iso_usage(FILE *f)
 {
 	fputs("Usage: isorun [OPTION]... [--] COMMAND [ARG]...\n"
+	      "       isorun shell [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "Run COMMAND with a private HOME/TMPDIR tree; fail if anything it started\n"
 	      "outlives it; remove the tree only when nothing can still use it.\n"
 	      "\n"
@@ -206,6 +207,13 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 {
 	int c, idx = 0, r = 0;
 
+	/* `isorun shell [OPTION]... [-- COMMAND]`: the same options as a run */
+	if (argc > 1 && strcmp(argv[1], "shell") == 0) {
+		o->shell = true;
+		o->keep = true;
+		argc--;
+		argv++;
+	}
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, so the command's own options stay its own */
@@ -389,6 +397,15 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 				iso_err_set(e, -r, "%s", opt);
 			return r;
 		}
+	}
+	if (optind >= argc && o->shell) {
+		static char sh_path[PATH_MAX], dash_i[] = "-i";
+		static char *shell_argv[3] = { sh_path, dash_i, NULL };
+		const char *sh = getenv("SHELL");
+		snprintf(sh_path, sizeof(sh_path), "%s", sh && *sh ? sh : "/bin/sh");
+		o->argv = shell_argv;
+		o->argc = 2;
+		return ISO_RUN;
 	}
 	if (optind >= argc)
 		return iso_err_set(e, 0, "no command given (usage: isorun [OPTION]... -- COMMAND)");

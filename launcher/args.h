@@ -38,6 +38,7 @@ struct iso_opts {
 	const char *report;
 	int finding_exit;
 	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
+	bool shell;    /* `isorun shell`: interactive, tree kept */
 	int pidns;     /* ISO_PIDNS_* */
 	bool map_root;
 	uint64_t cap_keep; /* bit n: capability n */

@@ -121,8 +121,17 @@ static void reap(struct init *in, bool block)
 	int status;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &status, block ? 0 : WNOHANG)) > 0 ||
-	       (pid < 0 && errno == EINTR)) {
+	/* with a terminal, a stop of the command is news for the outer (job control) */
+	int flags = (block ? 0 : WNOHANG) | (in->p->spawn.tty_fd >= 0 ? WUNTRACED : 0);
+
+	while ((pid = waitpid(-1, &status, flags)) > 0 || (pid < 0 && errno == EINTR)) {
+		if (pid > 0 && WIFSTOPPED(status)) {
+			if (pid == in->cmd)
+				send_status(in, ISO_NS_STOPPED, status);
+			if (block)
+				break;
+			continue;
+		}
 		if (pid == in->cmd && !in->cmd_done) {
 			in->cmd_done = true;
 			send_status(in, ISO_NS_EXITED, status);
@@ -204,6 +213,12 @@ static void on_control(struct init *in)
 		break;
 	case ISO_NS_TIMEOUT:
 		(void)kill(-1, in->p->o->stop_signal);
+		break;
+	case ISO_NS_CONTINUE:
+		if (!in->cmd_done) {
+			(void)tcsetpgrp(in->p->spawn.tty_fd, in->cmd);
+			(void)kill(-in->cmd, SIGCONT);
+		}
 		break;
 	default:
 		break;

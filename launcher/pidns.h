@@ -19,17 +19,19 @@
 
 enum iso_ns_msg_type {
 	/* outer -> init */
-	ISO_NS_GO = 1,	/* maps written; set up and start the command */
-	ISO_NS_CANCEL,	/* sig: to the command's group; --stop-signal to the rest */
-	ISO_NS_TIMEOUT, /* --stop-signal to everything */
-	ISO_NS_KILL_OK, /* survivors were recorded: kill them */
+	ISO_NS_GO = 1,	 /* maps written; set up and start the command */
+	ISO_NS_CANCEL,	 /* sig: to the command's group; --stop-signal to the rest */
+	ISO_NS_TIMEOUT,	 /* --stop-signal to everything */
+	ISO_NS_KILL_OK,	 /* survivors were recorded: kill them */
+	ISO_NS_CONTINUE, /* the caller's shell continued us: hand back the terminal */
 	/* init -> outer */
 	ISO_NS_FAILED,	/* setup or exec failed: stage, err */
 	ISO_NS_STARTED, /* the command runs: pid (inside) */
 	ISO_NS_EXITED,	/* the command's wait status */
 	ISO_NS_LEAK,	/* one survivor, stopped */
 	ISO_NS_LEAKS_DONE,
-	ISO_NS_DONE, /* the namespace is empty but for init, which exits now */
+	ISO_NS_DONE,	/* the namespace is empty but for init, which exits now */
+	ISO_NS_STOPPED, /* the command was stopped from the terminal (Ctrl-Z) */
 };
 
 struct iso_ns_msg {

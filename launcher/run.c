@@ -363,6 +363,15 @@ static void on_init_message(struct sup *s)
 	case ISO_NS_LEAKS_DONE:
 		(void)iso_ns_send(s->nsock, &ok);
 		break;
+	case ISO_NS_STOPPED:
+		if (s->tty_handed) {
+			/* as follow_stop(), with init doing the inside half */
+			struct iso_ns_msg cont = { .type = ISO_NS_CONTINUE };
+			(void)tcsetpgrp(s->tty_fd, getpgrp());
+			(void)kill(getpid(), SIGSTOP);
+			(void)iso_ns_send(s->nsock, &cont);
+		}
+		break;
 	default:
 		break;
 	}
@@ -640,6 +649,7 @@ int iso_run(const struct iso_opts *o)
 	_cleanup_close_ int report_fd = -1;
 	char **env = NULL;
 	_cleanup_free_ char *cmd_path = NULL;
+	struct termios saved_tty;
 	sigset_t mask;
 	int tty_fd = -1, code, r;
 	uint64_t t0 = now_ms();
@@ -714,7 +724,7 @@ int iso_run(const struct iso_opts *o)
 			iso_err_set(&e, errno, "watch the %s pipe", s.streams[i].name);
 			goto setup_failed_tree;
 		}
-	if (isatty(0) && tcgetpgrp(0) == getpgrp())
+	if (isatty(0) && tcgetpgrp(0) == getpgrp() && tcgetattr(0, &saved_tty) == 0)
 		tty_fd = 0;
 
 	r = iso_resolve_command(o->argv[0], env, &cmd_path);
@@ -799,8 +809,11 @@ exec_failed:
 			arm(&s, o->timeout_ms);
 		loop(&s);
 	}
-	if (s.tty_handed)
+	if (s.tty_handed) {
+		/* the caller's shell gets its terminal back as it was */
 		(void)tcsetpgrp(tty_fd, getpgrp());
+		(void)tcsetattr(tty_fd, TCSADRAIN, &saved_tty);
+	}
 	out.pidns = s.pidns;
 	if (snaps)
 		collect_residue(snaps, o->watch.n, &out);

@@ -65,3 +65,18 @@ force_remove() {
 the_tree() {
 	find "$U" -mindepth 1 -maxdepth 1 -type d | head -1
 }
+
+# bats shows a failed test's own output only: make it include the last `run`.
+show_last_run() {
+	if [ -n "${output:-}" ]; then
+		printf 'last run (status %s):\n%s\n' "${status:-?}" "$output" >&2
+	fi
+	if [ -n "${stderr:-}" ]; then
+		printf 'its stderr:\n%s\n' "$stderr" >&2
+	fi
+	return 0
+}
+
+teardown() {
+	show_last_run
+}

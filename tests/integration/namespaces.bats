@@ -210,9 +210,13 @@ s.accept()' "$W/port.tmp" &
 		[ $(((bnd >> cap) & 1)) -eq 0 ]
 	done
 	[ $(((bnd >> 21) & 1)) -eq 1 ] # CAP_SYS_ADMIN stays: root keeps root's identity
+	# --cap-keep restores one, if this process still has it (an enclosing isorun,
+	# like the one our own suite runs under, has taken it already)
+	mine=$(grep '^CapBnd' /proc/self/status)
+	mine=$((16#${mine##*:	}))
 	run iso --cap-keep sys_time -- grep '^CapBnd' /proc/self/status
 	bnd=$((16#${output##*:	}))
-	[ $(((bnd >> 25) & 1)) -eq 1 ]
+	[ $(((bnd >> 25) & 1)) -eq $(((mine >> 25) & 1)) ]
 }
 
 @test "bad namespace options are one-line errors with 125" {

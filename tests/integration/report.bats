@@ -12,8 +12,8 @@ r = json.load(open(sys.argv[1]))
 for k in ["version", "argv", "cwd", "started_at", "duration_ms", "isolation", "policy",
           "leaks", "tree", "result", "exit", "output_tail"]:
     assert k in r, k
-assert r["isolation"] == {"pidns": False, "subreaper": True, "leak_check": "subreaper",
-                          "reason": None}, r["isolation"]
+assert r["isolation"] == {"pidns": False, "pidns_reason": None, "subreaper": True,
+                          "leak_check": "subreaper", "reason": None}, r["isolation"]
 assert r["policy"]["refused"] == []
 assert [l["pid"] for l in r["leaks"]] == [int(sys.argv[2])] and r["leaks"][0]["killed"] is True
 assert r["tree"]["state"] == "removed" and r["tree"]["path"].startswith("/")

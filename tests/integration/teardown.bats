@@ -5,6 +5,7 @@
 load helpers
 
 teardown() {
+	show_last_run
 	# a holder started outside isorun is this test's to stop
 	if [ -f "$W/holder.pid" ]; then
 		kill "$(cat "$W/holder.pid")" 2>/dev/null || true
