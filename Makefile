@@ -62,7 +62,7 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libiso.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libiso.a $(PKG_LIBS) \
 		$(shell pkg-config --libs cmocka)
 
-$(BUILD)/helpers/%: tests/helpers/%.c
+$(BUILD)/helpers/%: tests/helpers/%.c tests/helpers/common.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
 

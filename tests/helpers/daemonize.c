@@ -30,7 +30,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +39,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PROG "daemonize"
+#define PROG  "daemonize"
+#define USAGE PROG " [-n] PIDFILE [CMD ARG...]"
+#include "common.h"
 
 /* Status bytes on the readiness pipe. */
 #define ST_PIDFILE  'P' /* pidfile written */
@@ -50,31 +51,10 @@
 
 static int status_fd = -1;
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG " [-n] PIDFILE [CMD ARG...]\n");
-	exit(2);
-}
-
-static void write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
 /*
  * In the daemon: send status byte and "daemonize: WHAT 'OBJ': strerror" up the
- * readiness pipe (stderr may already be /dev/null), then exit.
+ * readiness pipe (stderr may already be /dev/null), then exit.  die() is for
+ * the original process, where stderr is still the caller's.
  */
 static void __attribute__((noreturn))
 fail(char status, int errnum, const char *what, const char *obj)
@@ -93,18 +73,6 @@ fail(char status, int errnum, const char *what, const char *obj)
 	_exit(status == ST_NOTFOUND ? 127 : status == ST_NOEXEC ? 126 : 1);
 }
 
-/* In the original process, where stderr is still the caller's. */
-static void __attribute__((noreturn)) die(const char *what, const char *obj)
-{
-	int errnum = errno;
-
-	if (obj)
-		fprintf(stderr, PROG ": %s '%s': %s\n", what, obj, strerror(errnum));
-	else
-		fprintf(stderr, PROG ": %s: %s\n", what, strerror(errnum));
-	exit(1);
-}
-
 /* Keep our own fds off 0, 1, 2 so that -n cannot overwrite them. */
 static int above_stdio(int fd)
 {
@@ -119,47 +87,10 @@ static int above_stdio(int fd)
 	return nfd;
 }
 
-static void write_pidfile(const char *path)
+/* write_pidfile()'s failure handler in the daemon. */
+static void __attribute__((noreturn)) fail_setup(const char *what, const char *obj)
 {
-	char tmp[PATH_MAX], buf[32];
-	int fd, n, len;
-	const char *p;
-
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		fail(ST_SETUP, ENAMETOOLONG, "open", path);
-	len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		fail(ST_SETUP, errno, "open", tmp);
-	p = buf;
-	while (len > 0) {
-		ssize_t w = write(fd, p, (size_t)len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			int e = errno;
-
-			unlink(tmp);
-			fail(ST_SETUP, e, "write", tmp);
-		}
-		p += w;
-		len -= (int)w;
-	}
-	if (close(fd) < 0) {
-		int e = errno;
-
-		unlink(tmp);
-		fail(ST_SETUP, e, "close", tmp);
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-
-		unlink(tmp);
-		fail(ST_SETUP, e, "rename", tmp);
-	}
+	fail(ST_SETUP, errno, what, obj);
 }
 
 static void __attribute__((noreturn)) run_daemon(const char *pidfile, char **cmd, bool devnull)
@@ -185,7 +116,7 @@ static void __attribute__((noreturn)) run_daemon(const char *pidfile, char **cmd
 			fail(ST_SETUP, errno, "close_range", "inherited fds");
 	}
 
-	write_pidfile(pidfile);
+	write_pidfile(AT_FDCWD, pidfile, fail_setup);
 	write_all(status_fd, &st, 1);
 
 	if (cmd[0]) {

@@ -9,9 +9,12 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+
+#define PROG  "denyns"
+#define USAGE PROG " CMD [ARG...]"
+#include "common.h"
 
 int main(int argc, char **argv)
 {
@@ -20,17 +23,13 @@ int main(int argc, char **argv)
 	scmp_filter_ctx ctx;
 	int r = 0;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: denyns CMD [ARG...]\n");
-		return 2;
-	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		fprintf(stderr, "denyns: prctl(PR_SET_NO_NEW_PRIVS): %s\n", strerror(errno));
-		return 1;
-	}
+	if (argc < 2)
+		usage();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("prctl(PR_SET_NO_NEW_PRIVS)", NULL);
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx) {
-		fprintf(stderr, "denyns: seccomp_init failed\n");
+		fprintf(stderr, PROG ": seccomp_init failed\n");
 		return 1;
 	}
 	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0);
@@ -42,11 +41,10 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = seccomp_load(ctx);
 	seccomp_release(ctx);
-	if (r < 0) {
-		fprintf(stderr, "denyns: install the filter: %s\n", strerror(-r));
-		return 1;
-	}
+	if (r < 0)
+		die_errnum(-r, "install the filter", NULL);
 	execvp(argv[1], argv + 1);
-	fprintf(stderr, "denyns: execvp '%s': %s\n", argv[1], strerror(errno));
-	return errno == ENOENT ? 127 : 126;
+	r = errno;
+	print_error(r, "execvp", argv[1]);
+	return r == ENOENT ? 127 : 126;
 }

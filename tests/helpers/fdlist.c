@@ -22,24 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PROG "fdlist"
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG "\n");
-	exit(2);
-}
-
-static void __attribute__((noreturn)) die(const char *what, const char *obj)
-{
-	int errnum = errno;
-
-	if (obj)
-		fprintf(stderr, PROG ": %s '%s': %s\n", what, obj, strerror(errnum));
-	else
-		fprintf(stderr, PROG ": %s: %s\n", what, strerror(errnum));
-	exit(1);
-}
+#define PROG  "fdlist"
+#define USAGE PROG
+#include "common.h"
 
 static int cmp_int(const void *a, const void *b)
 {

@@ -31,98 +31,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define PROG "fdpass"
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG " hold SOCKPATH READYFILE\n"
-			"       " PROG " send SOCKPATH FD\n");
-	exit(2);
-}
-
-static void __attribute__((noreturn)) die(const char *what, const char *obj)
-{
-	int errnum = errno;
-
-	if (obj)
-		fprintf(stderr, PROG ": %s '%s': %s\n", what, obj, strerror(errnum));
-	else
-		fprintf(stderr, PROG ": %s: %s\n", what, strerror(errnum));
-	exit(1);
-}
+#define PROG  "fdpass"
+#define USAGE PROG " hold SOCKPATH READYFILE\n       " PROG " send SOCKPATH FD"
+#include "common.h"
 
 /* A failure without an errno: "fdpass: WHAT 'OBJ'". */
 static void __attribute__((noreturn)) diex(const char *what, const char *obj)
 {
 	fprintf(stderr, PROG ": %s '%s'\n", what, obj);
 	exit(1);
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Write DATA to PATH (relative to DIRFD) through PATH.tmp + rename(). */
-static void write_atomic(int dirfd, const char *path, const char *data)
-{
-	char tmp[PATH_MAX];
-	const char *what;
-	int fd, n, e;
-
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		die("open", path);
-	}
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		die("open", tmp);
-	what = "write";
-	if (write_all(fd, data, strlen(data)) < 0)
-		goto fail;
-	what = "close";
-	n = close(fd);
-	fd = -1;
-	if (n < 0)
-		goto fail;
-	what = "rename";
-	if (renameat(dirfd, tmp, dirfd, path) < 0)
-		goto fail;
-	return;
-fail:
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	unlinkat(dirfd, tmp, 0);
-	errno = e;
-	die(what, tmp);
-}
-
-static void on_stop(int sig)
-{
-	_exit(0);
-}
-
-static void set_signal(int sig, void (*handler)(int))
-{
-	struct sigaction sa = { .sa_handler = handler };
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(sig, &sa, NULL) < 0)
-		die("sigaction", strsignal(sig));
 }
 
 /*
@@ -187,8 +104,7 @@ static void __attribute__((noreturn)) hold(const char *sockpath, const char *rea
 	alen = make_addr(&sun, sockpath);
 
 	set_signal(SIGPIPE, SIG_IGN);
-	set_signal(SIGTERM, on_stop);
-	set_signal(SIGINT, on_stop);
+	exit_on_stop_signals();
 
 	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (lfd < 0)
@@ -198,8 +114,7 @@ static void __attribute__((noreturn)) hold(const char *sockpath, const char *rea
 	if (listen(lfd, 1) < 0)
 		die("listen", sockpath);
 
-	snprintf(data, sizeof(data), "%d\n", (int)getpid());
-	write_atomic(AT_FDCWD, readyfile, data);
+	write_pidfile(AT_FDCWD, readyfile, die);
 
 	do
 		cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -224,27 +139,17 @@ static void __attribute__((noreturn)) hold(const char *sockpath, const char *rea
 		diex("no fd received on", sockpath);
 
 	snprintf(data, sizeof(data), "%d\ngot\n", (int)getpid());
-	write_atomic(AT_FDCWD, got, data);
+	write_atomic(AT_FDCWD, got, data, die);
 
 	/* The holder's job is to hold: a sender that went away is only reported. */
 	do
 		r = send(cfd, &ack, 1, MSG_NOSIGNAL);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
-		fprintf(stderr, PROG ": send ack '%s': %s\n", sockpath, strerror(errno));
+		print_error(errno, "send ack", sockpath);
 	close(cfd);
 
-	while (stdin_open) {
-		char buf[512];
-
-		r = read(STDIN_FILENO, buf, sizeof(buf));
-		if (r == 0)
-			exit(0);
-		if (r < 0 && errno != EINTR)
-			die("read", "stdin");
-	}
-	for (;;)
-		pause();
+	wait_stdin_eof(stdin_open);
 }
 
 static void __attribute__((noreturn)) send_fd(const char *sockpath, const char *fdarg)
@@ -264,18 +169,11 @@ static void __attribute__((noreturn)) send_fd(const char *sockpath, const char *
 	struct sockaddr_un sun;
 	struct cmsghdr *cmsg;
 	socklen_t alen;
-	long fd;
-	char *end;
-	int sfd;
+	int fd, sfd;
 	ssize_t r;
 
-	if (*fdarg < '0' || *fdarg > '9')
-		usage();
-	errno = 0;
-	fd = strtol(fdarg, &end, 10);
-	if (errno || *end || fd > INT_MAX)
-		usage();
-	if (fcntl((int)fd, F_GETFD) < 0)
+	fd = (int)parse_ulong(fdarg, 0, INT_MAX);
+	if (fcntl(fd, F_GETFD) < 0)
 		die("fcntl F_GETFD", fdarg);
 	alen = make_addr(&sun, sockpath);
 	set_signal(SIGPIPE, SIG_IGN);
@@ -291,11 +189,7 @@ static void __attribute__((noreturn)) send_fd(const char *sockpath, const char *
 	cmsg->cmsg_level = SOL_SOCKET;
 	cmsg->cmsg_type = SCM_RIGHTS;
 	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	{
-		int ifd = (int)fd;
-
-		memcpy(CMSG_DATA(cmsg), &ifd, sizeof(int));
-	}
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
 	do
 		r = sendmsg(sfd, &msg, MSG_NOSIGNAL);
 	while (r < 0 && errno == EINTR);

@@ -24,105 +24,18 @@
  * WIDTH 3: 3 + 9 + 27, 27 leaves; WIDTH 64: 64 leaves).  WIDTH 1 is the chain
  * above: one live process at a time, MAX generations.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #define PROG	   "forkloop"
+#define USAGE	   PROG " [-w WIDTH] PIDFILE [MAX]"
 #define MAX_LEAVES 64
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG " [-w WIDTH] PIDFILE [MAX]\n");
-	exit(2);
-}
-
-static void __attribute__((noreturn)) die(const char *what, const char *obj)
-{
-	int errnum = errno;
-
-	if (obj)
-		fprintf(stderr, PROG ": %s '%s': %s\n", what, obj, strerror(errnum));
-	else
-		fprintf(stderr, PROG ": %s: %s\n", what, strerror(errnum));
-	exit(1);
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Write DATA to PATH (relative to DIRFD) through PATH.tmp + rename(). */
-static void write_atomic(int dirfd, const char *path, const char *data)
-{
-	char tmp[PATH_MAX];
-	const char *what;
-	int fd, n, e;
-
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		die("open", path);
-	}
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		die("open", tmp);
-	what = "write";
-	if (write_all(fd, data, strlen(data)) < 0)
-		goto fail;
-	what = "close";
-	n = close(fd);
-	fd = -1;
-	if (n < 0)
-		goto fail;
-	what = "rename";
-	if (renameat(dirfd, tmp, dirfd, path) < 0)
-		goto fail;
-	return;
-fail:
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	unlinkat(dirfd, tmp, 0);
-	errno = e;
-	die(what, tmp);
-}
-
-static unsigned long parse_ulong(const char *s, unsigned long min, unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		usage();
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		usage();
-	return v;
-}
+#include "common.h"
 
 int main(int argc, char **argv)
 {
 	unsigned long width = 1, max = 1000000, gen;
-	char buf[32];
 	int opt;
 
 	while ((opt = getopt(argc, argv, "w:")) != -1) {
@@ -150,8 +63,7 @@ int main(int argc, char **argv)
 			max = depth;
 	}
 
-	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	write_atomic(AT_FDCWD, argv[optind], buf);
+	write_pidfile(AT_FDCWD, argv[optind], die);
 
 	for (gen = 0; gen < max; gen++) {
 		for (unsigned long i = 0; i < width; i++) {

@@ -15,25 +15,13 @@
  */
 #include <errno.h>
 #include <seccomp.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#define PROG "nosubreaper"
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG " [--] CMD [ARG...]\n");
-	exit(2);
-}
-
-static void __attribute__((noreturn)) die(int errnum, const char *what, const char *obj)
-{
-	fprintf(stderr, PROG ": %s '%s': %s\n", what, obj, strerror(errnum));
-	exit(1);
-}
+#define PROG  "nosubreaper"
+#define USAGE PROG " [--] CMD [ARG...]"
+#include "common.h"
 
 int main(int argc, char **argv)
 {
@@ -49,26 +37,26 @@ int main(int argc, char **argv)
 	}
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		die(errno, "prctl", "PR_SET_NO_NEW_PRIVS");
+		die("prctl", "PR_SET_NO_NEW_PRIVS");
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
-		die(ENOMEM, "seccomp_init", "allow");
+		die_errnum(ENOMEM, "seccomp_init", "allow");
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
 	if (rc < 0)
-		die(-rc, "seccomp_attr_set", "SCMP_FLTATR_ACT_BADARCH");
+		die_errnum(-rc, "seccomp_attr_set", "SCMP_FLTATR_ACT_BADARCH");
 	/* The kernel reads option as an int: compare the low 32 bits only. */
 	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 1,
 			      SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffULL, PR_SET_CHILD_SUBREAPER));
 	if (rc < 0)
-		die(-rc, "seccomp_rule_add", "prctl PR_SET_CHILD_SUBREAPER");
+		die_errnum(-rc, "seccomp_rule_add", "prctl PR_SET_CHILD_SUBREAPER");
 	rc = seccomp_load(ctx);
 	if (rc < 0)
-		die(-rc, "seccomp_load", "prctl PR_SET_CHILD_SUBREAPER");
+		die_errnum(-rc, "seccomp_load", "prctl PR_SET_CHILD_SUBREAPER");
 	seccomp_release(ctx);
 
 	execvp(argv[1], argv + 1);
 	rc = errno;
-	fprintf(stderr, PROG ": execvp '%s': %s\n", argv[1], strerror(rc));
+	print_error(rc, "execvp", argv[1]);
 	return rc == ENOENT ? 127 : 126;
 }

@@ -7,11 +7,12 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#define PROG  "outlive"
+#define USAGE PROG " MARKER"
+#include "common.h"
 
 int main(int argc, char **argv)
 {
@@ -19,19 +20,13 @@ int main(int argc, char **argv)
 	char c;
 	pid_t pid;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: outlive MARKER\n");
-		return 2;
-	}
-	if (pipe(ready) < 0) {
-		fprintf(stderr, "outlive: pipe: %s\n", strerror(errno));
-		return 1;
-	}
+	if (argc != 2)
+		usage();
+	if (pipe(ready) < 0)
+		die("pipe", NULL);
 	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "outlive: fork: %s\n", strerror(errno));
-		return 1;
-	}
+	if (pid < 0)
+		die("fork", NULL);
 	if (pid == 0) {
 		int pfd = (int)syscall(SYS_pidfd_open, getppid(), 0);
 		struct pollfd p = { .fd = pfd, .events = POLLIN };

@@ -19,25 +19,17 @@
  * 2^32 lines), cut after BYTES bytes, so the last line may be partial.  To get
  * the expected output, run spew itself outside the relay and compare.
  */
-#include <errno.h>
-#include <poll.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define PROG	 "spew"
+#define USAGE	 PROG " BYTES[k|M] [1|2]"
 #define LINE_LEN 64
 #define BUF_LEN	 ((size_t)LINE_LEN * 1024)
+#include "common.h"
 
 static const char line_head[] = "0123456789abcdef0123456789abcdef0123456789abcdef012345 ";
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG " BYTES[k|M] [1|2]\n");
-	exit(2);
-}
 
 static uint64_t parse_bytes(const char *s)
 {
@@ -91,33 +83,13 @@ int main(int argc, char **argv)
 
 	while (left > 0) {
 		size_t len = left < BUF_LEN ? (size_t)left : BUF_LEN;
-		const char *p = buf;
 
 		for (size_t off = 0; off < len; off += LINE_LEN)
 			fill_line(buf + off, line++);
-		while (len > 0) {
-			ssize_t n = write(fd, p, len);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno == EAGAIN) {
-				/* A non-blocking stdout: wait until it drains. */
-				struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-
-				if (poll(&pfd, 1, -1) >= 0 || errno == EINTR)
-					continue;
-			}
-			if (n < 0) {
-				int e = errno;
-
-				fprintf(stderr, PROG ": write '%s': %s\n",
-					fd == STDOUT_FILENO ? "stdout" : "stderr", strerror(e));
-				return 1;
-			}
-			p += n;
-			len -= (size_t)n;
-			left -= (uint64_t)n;
-		}
+		/* write_all() waits out a non-blocking stdout (EAGAIN) with poll(). */
+		if (write_all(fd, buf, len) < 0)
+			die("write", fd == STDOUT_FILENO ? "stdout" : "stderr");
+		left -= len;
 	}
 	return 0;
 }

@@ -26,21 +26,9 @@
 #include <unistd.h>
 
 #define PROG	    "waitfor"
+#define USAGE	    PROG " [-t SECONDS] PATH"
 #define MAX_SECONDS 31536000.0 /* a year */
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG " [-t SECONDS] PATH\n");
-	exit(2);
-}
-
-static void __attribute__((noreturn)) die(const char *what, const char *obj)
-{
-	int errnum = errno;
-
-	fprintf(stderr, PROG ": %s '%s': %s\n", what, obj, strerror(errnum));
-	exit(1);
-}
+#include "common.h"
 
 static double parse_seconds(const char *s)
 {
