@@ -68,6 +68,46 @@ if [ -n "$shm" ]; then
 fi
 rm -f "$scratch.table"
 
+# --pidns against bwrap's and unshare's user+pid namespaces, and the network line.
+# Targets (issue 3): <= 0.75x bwrap, <= 1.05x the unshare pid line, and the
+# network line <= 0.8x unshare+ip (libnl brings lo up in-process, no extra exec).
+if unshare --user --map-root-user --pid --fork --mount-proc /bin/true 2>/dev/null; then
+	echo
+	echo "namespaces, $rounds rounds round-robin, root on tmpfs where available:"
+	nsroot=${shm:-$scratch}
+	set -- "/bin/true" /bin/true \
+		:: "isorun --pidns -- /bin/true" "$isorun" --root "$nsroot" --pidns -- /bin/true \
+		:: "unshare -U -r -p -f --mount-proc /bin/true" \
+		unshare --user --map-root-user --pid --fork --mount-proc /bin/true
+	if command -v bwrap >/dev/null &&
+		bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true 2>/dev/null; then
+		set -- "$@" :: "bwrap --unshare-user --unshare-pid ..." \
+			bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true
+	fi
+	set -- "$@" :: "isorun --pidns --net=isolated -- /bin/true" \
+		"$isorun" --root "$nsroot" --pidns --net=isolated -- /bin/true
+	if command -v ip >/dev/null; then
+		set -- "$@" :: "unshare -U -r -n -p -f --mount-proc ip link set lo up" \
+			unshare --user --map-root-user --net --pid --fork --mount-proc \
+			sh -c 'ip link set lo up'
+	fi
+	"$out/runner" "$rounds" "$@" | tee "$scratch.table"
+	awk '
+		/^isorun --pidns -- /         { iso = $(NF-1) }
+		/^unshare -U -r -p /          { un = $(NF-1) }
+		/^bwrap --unshare-user/       { bw = $(NF-1) }
+		/^isorun --pidns --net/       { isonet = $(NF-1) }
+		/^unshare -U -r -n /          { unnet = $(NF-1) }
+		END {
+			if (bw)    printf "  isorun --pidns / bwrap:        %.2fx (target <= 0.75)\n", iso / bw
+			if (un)    printf "  isorun --pidns / unshare:      %.2fx (target <= 1.05)\n", iso / un
+			if (unnet) printf "  --net=isolated / unshare+ip:   %.2fx (target <= 0.80)\n", isonet / unnet
+		}' "$scratch.table"
+	rm -f "$scratch.table"
+else
+	echo "namespaces: not measurable (unshare --user --pid refused here)"
+fi
+
 # What the holder scan costs here: it reads every fd of every process.
 procs=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 fds=$(find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)

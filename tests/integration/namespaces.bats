@@ -82,6 +82,19 @@ PY
 	force_remove "$(the_tree)"
 }
 
+@test "control: without --pidns a daemon does survive SIGKILL of isorun" {
+	"$ISORUN" --root "$R" -- sh -c "$H/daemonize -n $W/pid $H/termignore; $H/waitfor -t 600 $W/never" &
+	isopid=$!
+	"$H/waitfor" "$W/pid"
+	kill -KILL "$isopid"
+	wait "$isopid" || true
+	pid=$(cat "$W/pid")
+	kill -0 "$pid"
+	kill -KILL "$pid"
+	pkill -f "$W/never" || true
+	force_remove "$(the_tree)"
+}
+
 @test "--pidns: SIGTERM cancels, the TERM ignorer dies after the grace, the tree is removed" {
 	require "user and PID namespaces" userns_ok
 	"$ISORUN" --root "$R" --pidns --grace 200ms -- sh -c "$H/termignore $W/pid & wait" >"$W/out" 2>&1 &
@@ -172,14 +185,14 @@ socket.create_connection(("::1", 8081)); print("v6 connected")'
 	grep -q "v6 connected" "$W/a"
 	grep -q "v6 connected" "$W/b"
 	# a listener on the host's loopback
-	python3 -c 'import socket,sys
+	python3 -c 'import socket,sys,os
 s=socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
-open(sys.argv[1], "w").write(str(s.getsockname()[1]))
-s.accept()' "$W/port.tmp" &
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.accept()' "$W/port.host" &
 	lp=$!
-	"$H/waitfor" "$W/port.tmp"
-	while [ ! -s "$W/port.tmp" ]; do "$H/waitfor" "$W/port.tmp"; done
-	port=$(cat "$W/port.tmp")
+	"$H/waitfor" "$W/port.host"
+	port=$(cat "$W/port.host")
 	run iso --net=isolated -- python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), timeout=5)"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"ConnectionRefused"* ]]
@@ -188,6 +201,25 @@ s.accept()' "$W/port.tmp" &
 	[ "$status" -eq 0 ]
 	wait "$lp" || true
 	assert_no_tree
+}
+
+@test "control: without --net=isolated a second listener on the same port collides" {
+	require "python3" python3 -c 'import socket'
+	python3 -c 'import socket,sys
+s=socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.accept()' "$W/port" &
+	lp=$!
+	"$H/waitfor" "$W/port"
+	port=$(cat "$W/port")
+	run iso -- python3 -c "import socket; socket.socket().bind(('127.0.0.1', $port))"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Address already in use"* ]]
+	run iso --net=isolated -- python3 -c "import socket; socket.socket().bind(('127.0.0.1', $port))"
+	[ "$status" -eq 0 ]
+	python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))"
+	wait "$lp" || true
 }
 
 @test "capabilities: with --pidns the bounding set is empty and no_new_privs is set; --cap-keep keeps one" {
