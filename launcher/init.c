@@ -20,7 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/epoll.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -64,14 +67,59 @@ static int pin(const char *path, char *buf, size_t len, struct iso_err *e)
 	return 0;
 }
 
+static bool under(const char *path, const char *dir)
+{
+	size_t l = strlen(dir);
+
+	return strncmp(path, dir, l) == 0 && path[l] == '/';
+}
+
+/*
+ * --private-tmp covers /tmp, and with it whatever of the command's own lives there:
+ * the tree (HOME, TMPDIR, ...) under the default root, a working directory or a
+ * checkout under /tmp.  Each is bound back at its own path inside the private /tmp,
+ * from an fd pinned before the cover went on.
+ */
+static int reexpose(const char *path, const char *pinned, struct iso_err *e)
+{
+	char dir[PATH_MAX];
+	struct stat want, now;
+
+	if (!under(path, "/tmp") && !under(path, "/var/tmp"))
+		return 0;
+	if (stat(pinned, &want) < 0)
+		return iso_err_set(e, errno, "stat '%s'", path);
+	if (stat(path, &now) == 0 && now.st_dev == want.st_dev && now.st_ino == want.st_ino)
+		return 0; /* already visible, e.g. a cwd inside the re-exposed tree */
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *c = dir + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return iso_err_set(e, errno, "create '%s' in the private /tmp", dir);
+		*c = '/';
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return iso_err_set(e, errno, "create '%s' in the private /tmp", dir);
+	if (mount(pinned, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return iso_err_set(e, errno, "bind '%s' back into the private /tmp", path);
+	return 0;
+}
+
 static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 {
 	const struct iso_opts *o = p->o;
-	char tmp[64] = "", empty[64] = "";
+	char tmp[64] = "", empty[64] = "", tree[64] = "", cwd[64] = "";
 	int r = 0;
 
-	if (o->private_tmp)
+	if (o->private_tmp) {
 		r = pin(p->tree_tmp, tmp, sizeof(tmp), e);
+		if (r == 0)
+			r = pin(p->tree, tree, sizeof(tree), e);
+		if (r == 0 && p->spawn.cwd)
+			r = pin(p->spawn.cwd, cwd, sizeof(cwd), e);
+	}
 	if (r == 0 && o->protect_home == NS_HOME_HIDE)
 		r = pin(p->empty_dir, empty, sizeof(empty), e);
 	if (r < 0)
@@ -84,6 +132,10 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 		r = ns_loopback_up(e);
 	if (r == 0 && o->private_tmp)
 		r = ns_private_tmp(tmp, e);
+	if (r == 0 && o->private_tmp)
+		r = reexpose(p->tree, tree, e);
+	if (r == 0 && o->private_tmp && p->spawn.cwd)
+		r = reexpose(p->spawn.cwd, cwd, e);
 	if (r == 0 && o->protect_home != NS_HOME_OFF)
 		r = ns_protect_home(p->real_home, (enum ns_home_mode)o->protect_home, empty, e);
 	return r;

@@ -578,6 +578,7 @@ static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn
 		.userns = getuid() != 0 || geteuid() != 0,
 		.inside_uid = o->map_root ? 0 : getuid(),
 		.inside_gid = o->map_root ? 0 : getgid(),
+		.tree = t->path,
 		.tree_tmp = tmp,
 		.empty_dir = empty,
 	};

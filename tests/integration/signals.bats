@@ -11,6 +11,9 @@ start_iso() {
 
 finish_iso() {
 	wait "$ISOPID" && rc=0 || rc=$?
+	# shown only if the test fails
+	echo "isorun exited $rc; its stderr:" >&2
+	cat "$W/err" >&2
 }
 
 @test "SIGTERM to isorun kills a TERM-ignoring grandchild, removes the tree, exits 143" {
