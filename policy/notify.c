@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The supervisor's half of the service guard: receive one notification, read
+ * the call's arguments from the target, decide, answer.
+ *
+ * Reading: process_vm_readv(), or /proc/PID/mem when that is refused (EPERM:
+ * the two use different credentials; ENOSYS: a seccomp filter on us), one page
+ * at a time so a string that ends just before an unmapped page still reads.
+ * Bounded: ARGS_MAX arguments of ARG_LEN_MAX bytes each, ARGS_TOTAL_MAX in
+ * all; a longer command line is decided on its beginning.  Every read is
+ * followed by SECCOMP_IOCTL_NOTIF_ID_VALID before its bytes are used, so a pid
+ * that died and was reused meanwhile is never answered on a stranger's memory.
+ *
+ * What cannot be read:
+ *  - a bad pointer (EFAULT): the call continues and the kernel fails it with
+ *    the same EFAULT;
+ *  - a target we may not read (EPERM/EACCES both ways), or one outside our pid
+ *    namespace: the call is refused and reported (origin "isorun: call
+ *    arguments unreadable", detail the reason), because a guard that cannot
+ *    see argv cannot tell `systemctl status` from `systemctl restart`.
+ *
+ * CONTINUE is advisory, not a boundary: the kernel reads the arguments again
+ * after our answer, so another thread of the target can change them between
+ * our check and the call.  This guards against accidents, not adversaries.
+ *
+ * ABIs: x86_64 numbers are compared directly; x32 (same audit arch, numbers
+ * with __X32_SYSCALL_BIT) and i386 (AUDIT_ARCH_I386) are named through
+ * libseccomp, and read with 4-byte argv pointers.  On i386, connect() also
+ * arrives as socketcall(SYS_CONNECT, args), args being three 32-bit words.
+ * (This VM has IA-32 emulation disabled at runtime, so the i386 path is not
+ * exercised by the tests.)
+ */
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/net.h>
+#include <seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+
+#define ARGS_MAX       256
+#define ARG_LEN_MAX    4096
+#define ARGS_TOTAL_MAX (64 * 1024)
+#define X32_BIT	       0x40000000u
+
+static const char unreadable_origin[] = "isorun: call arguments unreadable";
+
+enum call { CALL_OTHER, CALL_EXECVE, CALL_EXECVEAT, CALL_CONNECT, CALL_SOCKETCALL };
+
+struct target {
+	pid_t pid;
+	int mem; /* /proc/PID/mem, opened on first need */
+	bool use_mem;
+	uint64_t addr_mask; /* 32 bits on i386: the kernel ignores the upper half */
+	unsigned ptr_size;  /* of argv entries */
+	size_t page;
+};
+
+static void target_done(struct target *t)
+{
+	if (t->mem >= 0)
+		close(t->mem);
+	t->mem = -1;
+}
+
+static enum call classify(const struct seccomp_notif *req, struct target *t)
+{
+	static const struct {
+		const char *name;
+		enum call call;
+	} names[] = {
+		{ "execve", CALL_EXECVE },
+		{ "execveat", CALL_EXECVEAT },
+		{ "connect", CALL_CONNECT },
+		{ "socketcall", CALL_SOCKETCALL },
+	};
+	uint32_t arch = req->data.arch;
+	_cleanup_free_ char *name = NULL;
+
+	t->ptr_size = arch & __AUDIT_ARCH_64BIT ? 8 : 4;
+	t->addr_mask = arch & __AUDIT_ARCH_64BIT ? UINT64_MAX : UINT32_MAX;
+#ifdef __x86_64__
+	if (arch == AUDIT_ARCH_X86_64) {
+		if (!((uint32_t)req->data.nr & X32_BIT)) {
+			switch (req->data.nr) {
+			case SYS_execve:
+				return CALL_EXECVE;
+			case SYS_execveat:
+				return CALL_EXECVEAT;
+			case SYS_connect:
+				return CALL_CONNECT;
+			default:
+				return CALL_OTHER;
+			}
+		}
+		arch = SCMP_ARCH_X32; /* x32 passes 64-bit registers, 4-byte argv entries */
+		t->ptr_size = 4;
+	}
+#endif
+	name = seccomp_syscall_resolve_num_arch(arch, req->data.nr);
+	if (!name)
+		return CALL_OTHER;
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (!strcmp(name, names[i].name))
+			return names[i].call;
+	return CALL_OTHER;
+}
+
+/* One piece that does not cross a page: bytes read, or -errno. */
+static ssize_t read_piece(struct target *t, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (!t->use_mem) {
+		struct iovec local = { buf, len };
+		struct iovec remote = { (void *)(uintptr_t)addr, len };
+
+		n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+		if (n >= 0)
+			return n;
+		if (errno != EPERM && errno != ENOSYS)
+			return -errno;
+		t->use_mem = true;
+	}
+	if (t->mem < 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->pid);
+		t->mem = open(path, O_RDONLY | O_CLOEXEC);
+		if (t->mem < 0)
+			return -errno;
+	}
+	if (addr > (uint64_t)INT64_MAX)
+		return -EFAULT;
+	n = pread(t->mem, buf, len, (off_t)addr);
+	if (n < 0)
+		return errno == EIO ? -EFAULT : -errno; /* EIO: nothing mapped there */
+	return n;
+}
+
+static size_t page_left(const struct target *t, uint64_t addr)
+{
+	return t->page - (size_t)(addr & (t->page - 1));
+}
+
+/* Exactly len bytes, or -errno (-EFAULT when some of them are not mapped). */
+static int read_bytes(struct target *t, uint64_t addr, void *buf, size_t len)
+{
+	unsigned char *out = buf;
+
+	while (len > 0) {
+		size_t piece = page_left(t, addr);
+		ssize_t n;
+
+		if (piece > len)
+			piece = len;
+		n = read_piece(t, addr, out, piece);
+		if (n < 0)
+			return (int)n;
+		if ((size_t)n != piece)
+			return -EFAULT;
+		out += piece;
+		addr += piece;
+		len -= piece;
+	}
+	return 0;
+}
+
+/*
+ * A NUL-terminated string of at most cap - 1 bytes into buf (always
+ * terminated).  *trunc when it was longer.  Returns its length or -errno.
+ */
+static ssize_t read_string(struct target *t, uint64_t addr, char *buf, size_t cap, bool *trunc)
+{
+	size_t have = 0;
+
+	*trunc = false;
+	buf[0] = '\0';
+	while (have < cap - 1) {
+		size_t piece = page_left(t, addr);
+		char *nul;
+		ssize_t n;
+
+		if (piece > cap - 1 - have)
+			piece = cap - 1 - have;
+		n = read_piece(t, addr, buf + have, piece);
+		if (n <= 0) {
+			buf[have] = '\0';
+			return n < 0 ? n : -EFAULT;
+		}
+		nul = memchr(buf + have, '\0', (size_t)n);
+		if (nul)
+			return nul - buf;
+		have += (size_t)n;
+		addr += (uint64_t)n;
+	}
+	buf[have] = '\0';
+	*trunc = true;
+	return (ssize_t)have;
+}
+
+/* Up to max pointers of a NULL-terminated array; *trunc when there were more. */
+static int read_pointers(struct target *t, uint64_t addr, uint64_t *out, size_t max, size_t *ret_n,
+			 bool *trunc)
+{
+	unsigned char raw[512];
+	size_t n = 0;
+	int r;
+
+	*ret_n = 0;
+	*trunc = false;
+	if (!addr) /* execve(path, NULL, ...): an empty argv */
+		return 0;
+	while (n < max) {
+		size_t piece = page_left(t, addr);
+
+		if (piece > sizeof(raw))
+			piece = sizeof(raw);
+		if (piece > (max - n) * t->ptr_size)
+			piece = (max - n) * t->ptr_size;
+		piece -= piece % t->ptr_size;
+		if (piece == 0) /* a misaligned pointer across a page boundary */
+			piece = t->ptr_size;
+		r = read_bytes(t, addr, raw, piece);
+		if (r < 0)
+			return r;
+		for (size_t off = 0; off < piece; off += t->ptr_size) {
+			uint64_t v;
+
+			if (t->ptr_size == 4) {
+				uint32_t v32;
+
+				memcpy(&v32, raw + off, 4);
+				v = v32;
+			} else {
+				memcpy(&v, raw + off, 8);
+			}
+			if (!v) {
+				*ret_n = n;
+				return 0;
+			}
+			out[n++] = v;
+		}
+		addr += piece;
+	}
+	*ret_n = n;
+	*trunc = true; /* whether a NULL follows or not: more than we read */
+	return 0;
+}
+
+/* The target's view of a relative name: /proc/PID/cwd or /proc/PID/fd/DIRFD. */
+static void resolve_link(pid_t pid, const char *what, char *out, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/%s", (int)pid, what);
+	n = readlink(link, out, len - 1);
+	out[n > 0 ? n : 0] = '\0';
+}
+
+struct exec_call {
+	char path[PATH_MAX];
+	char *argv[ARGS_MAX + 1];
+	size_t argc;
+	bool truncated;
+	char *strings; /* ARGS_TOTAL_MAX bytes */
+};
+
+static int read_exec(struct target *t, const struct seccomp_notif *req, enum call c,
+		     struct exec_call *x)
+{
+	uint64_t path_addr = c == CALL_EXECVE ? req->data.args[0] : req->data.args[1];
+	uint64_t argv_addr = c == CALL_EXECVE ? req->data.args[1] : req->data.args[2];
+	uint64_t ptrs[ARGS_MAX];
+	size_t n, used = 0;
+	bool trunc;
+	ssize_t len;
+	int r;
+
+	x->argc = 0;
+	x->argv[0] = NULL;
+	x->truncated = false;
+	len = read_string(t, path_addr & t->addr_mask, x->path, sizeof(x->path), &trunc);
+	if (len < 0)
+		return (int)len;
+	if (c == CALL_EXECVEAT && len == 0 && (req->data.args[4] & AT_EMPTY_PATH)) {
+		/* fexecve(): the program is the file behind the descriptor */
+		char fd[32];
+
+		snprintf(fd, sizeof(fd), "fd/%d", (int)req->data.args[0]);
+		resolve_link(t->pid, fd, x->path, sizeof(x->path));
+	}
+
+	r = read_pointers(t, argv_addr & t->addr_mask, ptrs, ARGS_MAX, &n, &x->truncated);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		size_t cap = ARGS_TOTAL_MAX - used;
+
+		if (cap > ARG_LEN_MAX)
+			cap = ARG_LEN_MAX;
+		if (cap < 2) {
+			x->truncated = true;
+			break;
+		}
+		len = read_string(t, ptrs[i] & t->addr_mask, x->strings + used, cap, &trunc);
+		if (len < 0)
+			return (int)len;
+		x->argv[x->argc++] = x->strings + used;
+		used += (size_t)len + 1;
+		x->truncated |= trunc;
+	}
+	x->argv[x->argc] = NULL;
+	return 0;
+}
+
+/* connect()'s AF_UNIX path into path ("" for other families and abstract names). */
+static int read_connect(struct target *t, const struct seccomp_notif *req, enum call c, char *path,
+			size_t len)
+{
+	struct sockaddr_un sun;
+	uint64_t addr = req->data.args[1];
+	uint64_t addrlen = req->data.args[2];
+	size_t n, plen;
+	int r;
+
+	path[0] = '\0';
+	if (c == CALL_SOCKETCALL) {
+		uint32_t words[3];
+
+		if (req->data.args[0] != SYS_CONNECT)
+			return 0;
+		r = read_bytes(t, req->data.args[1] & UINT32_MAX, words, sizeof(words));
+		if (r < 0)
+			return r;
+		addr = words[1];
+		addrlen = words[2];
+	}
+	addrlen &= UINT32_MAX; /* socklen_t */
+	if (addrlen <= offsetof(struct sockaddr_un, sun_path))
+		return 0;
+	n = addrlen < sizeof(sun) ? (size_t)addrlen : sizeof(sun);
+	memset(&sun, 0, sizeof(sun));
+	r = read_bytes(t, addr & t->addr_mask, &sun, n);
+	if (r < 0)
+		return r;
+	if (sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
+		return 0; /* abstract names live in the network namespace */
+	plen = strnlen(sun.sun_path, n - offsetof(struct sockaddr_un, sun_path));
+	if (sun.sun_path[0] == '/') {
+		snprintf(path, len, "%.*s", (int)plen, sun.sun_path);
+	} else {
+		char cwd[PATH_MAX];
+
+		resolve_link(t->pid, "cwd", cwd, sizeof(cwd));
+		/* longer than any rule (struct pol_socket): cannot match */
+		if (snprintf(path, len, "%s/%.*s", cwd, (int)plen, sun.sun_path) >= (int)len)
+			path[0] = '\0';
+	}
+	return 0;
+}
+
+/* argv joined with spaces, control characters as '?', "..." when cut. */
+static void format_detail(char *out, size_t len, const struct exec_call *x)
+{
+	const char *path_only[] = { x->path };
+	const char *const *argv = x->argc ? (const char *const *)x->argv : path_only;
+	size_t argc = x->argc ? x->argc : 1;
+	bool cut = false;
+	size_t o = 0;
+
+	for (size_t i = 0; i < argc && !cut; i++) {
+		const char *a = argv[i];
+
+		if (i > 0 && o + 1 < len)
+			out[o++] = ' ';
+		for (; *a && o + 1 < len; a++)
+			out[o++] = (unsigned char)*a < 0x20 || *a == 0x7f ? '?' : *a;
+		if (*a || (i + 1 < argc && o + 1 >= len))
+			cut = true;
+	}
+	cut |= x->truncated;
+	out[o] = '\0';
+	if (cut) {
+		if (o > len - 4)
+			o = len - 4;
+		memcpy(out + o, "...", 4);
+	}
+}
+
+static int respond(int listener, const struct seccomp_notif *req, struct seccomp_notif_resp *resp,
+		   bool refuse)
+{
+	int r;
+
+	resp->id = req->id;
+	resp->val = 0;
+	resp->error = refuse ? -EPERM : 0;
+	resp->flags = refuse ? 0 : SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	r = seccomp_notify_respond(listener, resp);
+	/* libseccomp says -ECANCELED for any ioctl failure: errno is the cause */
+	if (r == -ECANCELED && errno)
+		return -errno;
+	return r < 0 ? r : 0;
+}
+
+static void resp_freep(struct seccomp_notif_resp **resp)
+{
+	if (*resp)
+		seccomp_notify_free(NULL, *resp);
+}
+
+static void req_freep(struct seccomp_notif **req)
+{
+	if (*req)
+		seccomp_notify_free(*req, NULL);
+}
+
+int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct pol_event *ret)
+{
+	_cleanup_(req_freep) struct seccomp_notif *req = NULL;
+	_cleanup_(resp_freep) struct seccomp_notif_resp *resp = NULL;
+	_cleanup_(target_done) struct target t = { .mem = -1 };
+	_cleanup_free_ struct exec_call *x = NULL;
+	struct pol_verdict v = { false, NULL };
+	struct pol_event ev;
+	char sock[sizeof(ev.detail)];
+	enum call c;
+	int r;
+
+	if (!p)
+		return -EINVAL;
+	r = seccomp_notify_alloc(&req, &resp);
+	if (r < 0)
+		return r;
+	/* seccomp_notify_alloc() zeroes it: the kernel refuses a request that is not */
+	r = seccomp_notify_receive(listener, req);
+	if (r == -ECANCELED && errno)
+		return -errno; /* ENOENT: the target went away first */
+	if (r < 0)
+		return r;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.pid = (pid_t)req->pid;
+	t.pid = (pid_t)req->pid;
+	t.page = (size_t)sysconf(_SC_PAGESIZE);
+	c = classify(req, &t);
+	if (c == CALL_EXECVE || c == CALL_EXECVEAT) {
+		if (p->n_guard == 0)
+			return respond(listener, req, resp, false);
+		snprintf(ev.call, sizeof(ev.call), "%s", c == CALL_EXECVE ? "execve" : "execveat");
+		x = malloc(sizeof(*x) + ARGS_TOTAL_MAX);
+		if (!x) {
+			r = -ENOMEM;
+		} else {
+			x->strings = (char *)(x + 1);
+			r = t.pid > 0 ? read_exec(&t, req, c, x) : -ESRCH;
+		}
+	} else if (c == CALL_CONNECT || c == CALL_SOCKETCALL) {
+		if (p->n_socket == 0)
+			return respond(listener, req, resp, false);
+		snprintf(ev.call, sizeof(ev.call), "connect");
+		r = t.pid > 0 ? read_connect(&t, req, c, sock, sizeof(sock)) : -ESRCH;
+	} else {
+		return respond(listener, req, resp, false);
+	}
+	target_done(&t);
+
+	/* between reading the target's memory and using it */
+	if (seccomp_notify_id_valid(listener, req->id) < 0)
+		return -ENOENT;
+
+	switch (r) {
+	case 0:
+		if (x)
+			v = pol_decide_exec(p, x->path, x->argv);
+		else
+			v = pol_decide_connect(p, sock);
+		break;
+	case -EFAULT: /* a bad pointer: the kernel fails the call the same way */
+		return respond(listener, req, resp, false);
+	default:
+		/* ESRCH with a valid id: invisible in our pid namespace (pid 0) */
+		v.refuse = true;
+		v.origin = unreadable_origin;
+		snprintf(ev.detail, sizeof(ev.detail), "(%s)", strerror(-r));
+		break;
+	}
+	if (!v.refuse)
+		return respond(listener, req, resp, false);
+
+	r = respond(listener, req, resp, !log_only);
+	if (r < 0)
+		return r; /* ENOENT: interrupted; a restarted call is notified again */
+	if (!ev.detail[0]) {
+		if (x)
+			format_detail(ev.detail, sizeof(ev.detail), x);
+		else
+			snprintf(ev.detail, sizeof(ev.detail), "%s", sock);
+	}
+	ev.origin = v.origin;
+	ev.refused = !log_only;
+	if (ret)
+		*ret = ev;
+	return 1;
+}

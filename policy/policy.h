@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * policy/: text in, filter out.  A pure parser (no side effects) turns policy
+ * text into struct pol; the compiler turns struct pol into a libseccomp filter
+ * (plain BPF deny-list + user notification for execve/execveat/connect); the
+ * notify side decides a notified call from the target's memory.  Only policy/
+ * links libseccomp.  No printing here: errors go into struct pol_error.
+ */
+#ifndef ISO_POLICY_H
+#define ISO_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "launcher/err.h"
+
+/* A parse error: "file:line:col: message", and the offending line with a caret. */
+struct pol_error {
+	char file[256];
+	int line, col; /* 1-based */
+	char msg[256];
+	char text[256]; /* the source line */
+};
+
+/* deny SYSCALL [errno=NAME] [arg conditions]: refused with that errno, plain BPF */
+struct pol_deny {
+	char syscall[64];
+	int errnum;	    /* EPERM unless given */
+	bool has_ioctl_req; /* deny ioctl request=TIOCSTI */
+	unsigned long ioctl_req;
+	char origin[300]; /* "default.policy:14" */
+};
+
+/* guard PROGRAM ...: an exec of PROGRAM (by basename) is decided on its argv */
+struct pol_guard {
+	char program[64];
+	int verb_index;	 /* which argument is the verb: the Nth non-option (1-based) ... */
+	bool verb_raw;	 /* ... or, when set, argv[verb_index] options included */
+	bool allow_list; /* true: only `patterns` pass; false: `patterns` are refused */
+	bool empty_allowed; /* no verb at all (e.g. bare `systemctl`) */
+	char **patterns; /* fnmatch globs, NULL-terminated */
+	char origin[300];
+};
+
+/* deny-socket PATH: connect() to this AF_UNIX path is refused ($XDG_RUNTIME_DIR expanded at load) */
+struct pol_socket {
+	char path[256];
+	char origin[300];
+};
+
+struct pol {
+	char name[64];
+	struct pol_deny *deny;
+	size_t n_deny;
+	struct pol_guard *guard;
+	size_t n_guard;
+	struct pol_socket *socket;
+	size_t n_socket;
+};
+
+/*
+ * Parse policy text.  `file` names it in errors and origins; includes are
+ * resolved by `resolve` (a shipped name like "default", or a path relative to
+ * the including file).  Returns 0, or -EINVAL with *err filled.
+ */
+int pol_parse(const char *text, size_t len, const char *file, struct pol *ret,
+	      struct pol_error *err);
+/* Load a shipped policy by name ("default", "strict") or a file path. */
+int pol_load(const char *name_or_path, struct pol *ret, struct pol_error *err);
+/* The canonical text form (`isorun policy show`), malloc'ed. */
+char *pol_format(const struct pol *p);
+void pol_free(struct pol *p);
+/* "file:line:col: msg\n  <line>\n  ^" into buf. */
+const char *pol_error_format(const struct pol_error *err, char *buf, size_t len);
+
+/* --- decisions (pure, unit-tested) ---------------------------------------- */
+
+struct pol_verdict {
+	bool refuse;
+	const char *origin; /* the rule that decided, when refused */
+};
+
+/* An exec of `path` with `argv`: refused when a guard says so. */
+struct pol_verdict pol_decide_exec(const struct pol *p, const char *path, char *const argv[]);
+/* connect() to AF_UNIX `path` ("" for abstract or other families: never refused). */
+struct pol_verdict pol_decide_connect(const struct pol *p, const char *path);
+
+/* --- the filter (policy/compile.c) ---------------------------------------- */
+
+/*
+ * Build and load the filter in the calling (single-threaded, no_new_privs)
+ * process: the deny-list for x86_64, x32 and i386, plus user notification for
+ * execve, execveat (and connect when the policy has deny-socket rules) when
+ * `notify` is set.  *ret_listener gets the notification fd (CLOEXEC), or -1
+ * when the kernel refused a second listener (EBUSY: an enclosing isorun owns
+ * the notifications), in which case the deny-list alone is loaded.
+ * `log_only`: refusals become allowed but still notified/logged.
+ */
+int pol_filter_load(const struct pol *p, bool notify, bool log_only, int *ret_listener,
+		    struct iso_err *e);
+
+/* --- the supervisor side (policy/notify.c) -------------------------------- */
+
+struct pol_event {
+	pid_t pid;
+	char call[16];	  /* "execve", "connect" */
+	char detail[512]; /* the redactable command line or socket path */
+	const char *origin;
+	bool refused;	  /* false under log mode: allowed but reported */
+};
+
+/*
+ * Receive one notification from `listener`, read the call's arguments from the
+ * target's memory, decide, answer (EPERM or CONTINUE; under log_only always
+ * CONTINUE), and fill *ret when the call matched a rule.  Returns 1 when *ret
+ * holds an event, 0 when the call passed unremarked, -errno on failure (ENOENT:
+ * the target died meanwhile, not an error).
+ */
+int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct pol_event *ret);
+
+#endif
