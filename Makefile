@@ -42,7 +42,7 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit integration deps install uninstall clean lint bench example
+.PHONY: all check unit integration deps install uninstall clean lint bench example fuzz
 
 all: $(BUILD)/isorun
 
@@ -77,11 +77,23 @@ integration: $(BUILD)/isorun $(HELPER_BIN)
 
 # Every build and test dependency, from Debian's archive.
 DEB_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
-	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3
+	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3 clang
 deps:
 	@if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
 	$$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(DEB_DEPS)
+
+# libFuzzer on the policy parser (clang from Debian); FUZZ_SECONDS bounds it.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@mkdir -p $(BUILD)/fuzz
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -I. \
+		-o $(BUILD)/fuzz/fuzz_policy tests/fuzz/fuzz_policy.c policy/parse.c policy/decide.c \
+		$(shell pkg-config --libs libseccomp)
+	@mkdir -p $(BUILD)/fuzz/corpus
+	@$(BUILD)/fuzz/fuzz_policy -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		$(BUILD)/fuzz/corpus tests/policy >$(BUILD)/fuzz/log 2>&1; rc=$$?; \
+		tail -3 $(BUILD)/fuzz/log; exit $$rc
 
 example: $(BUILD)/isorun
 	@examples/run-leaky-suite.sh $(BUILD)/isorun

@@ -108,6 +108,20 @@ else
 	echo "namespaces: not measurable (unshare --user --pid refused here)"
 fi
 
+# The policy's cost where it is paid: every execve is a round trip to the
+# supervisor.  Target (issue 4): <= 1.10x against --policy=off.
+echo
+echo "exec-heavy: a shell loop running /bin/true 1,000 times, ${POLICY_ROUNDS:-7} rounds:"
+# shellcheck disable=SC2016 # expanded by the loop's own sh
+loop='i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i+1)); done'
+"$out/runner" "${POLICY_ROUNDS:-7}" \
+	"isorun --policy=off" "$isorun" --root "${shm:-$scratch}" --policy=off -- sh -c "$loop" \
+	:: "isorun --policy=default" "$isorun" --root "${shm:-$scratch}" --policy=default -- sh -c "$loop" |
+	tee "$scratch.table"
+awk '/--policy=off/ { off = $(NF-1) } /--policy=default/ { on = $(NF-1) }
+	END { if (off) printf "  default / off: %.2fx (target <= 1.10)\n", on / off }' "$scratch.table"
+rm -f "$scratch.table"
+
 # What the holder scan costs here: it reads every fd of every process.
 procs=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 fds=$(find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)

@@ -39,6 +39,8 @@ enum {
 	OPT_NET,
 	OPT_PRIVATE_TMP,
 	OPT_PROTECT_HOME,
+	OPT_POLICY,
+	OPT_POLICY_MODE,
 	OPT_LATER, /* in the contract, arriving with a later issue */
 };
 
@@ -72,8 +74,8 @@ static const struct option long_opts[] = {
 	{ "net", required_argument, NULL, OPT_NET },
 	{ "private-tmp", no_argument, NULL, OPT_PRIVATE_TMP },
 	{ "protect-home", required_argument, NULL, OPT_PROTECT_HOME },
-	{ "policy", required_argument, NULL, OPT_LATER },
-	{ "policy-mode", required_argument, NULL, OPT_LATER },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "policy-mode", required_argument, NULL, OPT_POLICY_MODE },
 	{ "config", required_argument, NULL, OPT_LATER },
 	{ 0 },
 };
@@ -108,6 +110,8 @@ void iso_usage(FILE *f)
 	      "  --net=host|isolated    isolated: own network namespace, loopback up\n"
 	      "  --private-tmp          the tree's tmp over /tmp and /var/tmp\n"
 	      "  --protect-home=off|ro|hide  the real home read-only, or hidden\n"
+	      "  --policy=default|strict|off|FILE  seccomp policy (default)\n"
+	      "  --policy-mode=enforce|log  log: let refused calls through, report them\n"
 	      "  --report FILE          write the JSON report\n"
 	      "  --finding-exit-code N  exit code for a finding (122)\n"
 	      "  -q, --quiet / -v, --verbose\n"
@@ -127,6 +131,7 @@ void iso_opts_init(struct iso_opts *o)
 		.settle_ms = 3000,
 		.stop_signal = SIGTERM,
 		.finding_exit = 122,
+		.policy = "default",
 	};
 }
 
@@ -368,6 +373,22 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 			else
 				return iso_err_set(
 					e, 0, "--protect-home: expected off, ro or hide, got '%s'",
+					optarg);
+			break;
+		case OPT_POLICY:
+			if (!*optarg)
+				return iso_err_set(
+					e, 0, "--policy: expected default, strict, off or a file");
+			o->policy = optarg;
+			break;
+		case OPT_POLICY_MODE:
+			if (strcmp(optarg, "enforce") == 0)
+				o->policy_log = false;
+			else if (strcmp(optarg, "log") == 0)
+				o->policy_log = true;
+			else
+				return iso_err_set(
+					e, 0, "--policy-mode: expected enforce or log, got '%s'",
 					optarg);
 			break;
 		case OPT_LATER:

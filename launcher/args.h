@@ -37,9 +37,11 @@ struct iso_opts {
 	int stop_signal;
 	const char *report;
 	int finding_exit;
-	int verbosity; /* -1 quiet, 0 normal, 1 verbose */
-	bool shell;    /* `isorun shell`: interactive, tree kept */
-	int pidns;     /* ISO_PIDNS_* */
+	int verbosity;	    /* -1 quiet, 0 normal, 1 verbose */
+	bool shell;	    /* `isorun shell`: interactive, tree kept */
+	const char *policy; /* default|strict|off|FILE */
+	bool policy_log;    /* --policy-mode=log */
+	int pidns;	    /* ISO_PIDNS_* */
 	bool map_root;
 	uint64_t cap_keep; /* bit n: capability n */
 	bool net_isolated;

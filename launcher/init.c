@@ -35,6 +35,7 @@
 #include "launcher/pidns.h"
 #include "launcher/proc.h"
 #include "ns/ns.h"
+#include "policy/policy.h"
 
 struct init {
 	const struct iso_ns_plan *p;
@@ -107,6 +108,19 @@ static int reexpose(const char *path, const char *pinned, struct iso_err *e)
 	return 0;
 }
 
+static void forward_event(const struct pol_event *ev, void *arg)
+{
+	struct iso_ns_msg m = { .type = ISO_NS_POLICY_EVENT };
+	struct iso_ns_event_wire *w = (struct iso_ns_event_wire *)m.event;
+
+	w->pid = ev->pid;
+	snprintf(w->call, sizeof(w->call), "%s", ev->call);
+	snprintf(w->detail, sizeof(w->detail), "%s", ev->detail);
+	snprintf(w->origin, sizeof(w->origin), "%s", ev->origin ? ev->origin : "");
+	w->refused = ev->refused;
+	(void)iso_ns_send(*(int *)arg, &m);
+}
+
 static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 {
 	const struct iso_opts *o = p->o;
@@ -136,6 +150,15 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 		r = reexpose(p->tree, tree, e);
 	if (r == 0 && o->private_tmp && p->spawn.cwd)
 		r = reexpose(p->spawn.cwd, cwd, e);
+	/* --policy's deny-socket paths: refused by the filter, and here not even there */
+	for (size_t i = 0; r == 0 && p->spawn.pol && i < p->spawn.pol->n_socket; i++) {
+		const char *sock = p->spawn.pol->socket[i].path;
+		struct stat st;
+		if (stat(sock, &st) < 0 || S_ISDIR(st.st_mode))
+			continue;
+		if (mount("/dev/null", sock, NULL, MS_BIND, NULL) < 0)
+			r = iso_err_set(e, errno, "mask '%s'", sock);
+	}
 	if (r == 0 && o->protect_home != NS_HOME_OFF)
 		r = ns_protect_home(p->real_home, (enum ns_home_mode)o->protect_home, empty, e);
 	return r;
@@ -314,8 +337,24 @@ _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
 	if (setup(p, &e) < 0)
 		fail(sock, ISO_STAGE_NS, &e);
 
-	if (iso_spawn(&p->spawn, &in.cmd, &xf, &e) < 0)
-		fail(sock, ISO_STAGE_NS, &e);
+	{
+		struct iso_spawn sp = p->spawn;
+		int listener = -1;
+		bool elsewhere = false;
+
+		sp.on_event = forward_event;
+		sp.event_arg = &sock;
+		if (iso_spawn(&sp, &in.cmd, &xf, &listener, &elsewhere, &e) < 0)
+			fail(sock, ISO_STAGE_NS, &e);
+		/* the outer supervises the notifications; init keeps no copy */
+		if (listener >= 0 || elsewhere) {
+			m = (struct iso_ns_msg){ .type = ISO_NS_LISTENER,
+						 .sig = elsewhere ? EBUSY : 0 };
+			(void)iso_ns_send_fd(sock, &m, listener);
+			if (listener >= 0)
+				close(listener);
+		}
+	}
 	if (xf.errnum) {
 		struct iso_err fe = { .errnum = xf.errnum };
 		(void)waitpid(in.cmd, NULL, 0);

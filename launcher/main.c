@@ -1,11 +1,46 @@
 // SPDX-License-Identifier: MIT
 /* isorun: the command line.  Subcommands dispatch here; a run goes to iso_run(). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "launcher/args.h"
 #include "launcher/exit.h"
 #include "launcher/run.h"
+#include "policy/policy.h"
+
+/* isorun policy show [NAME|FILE] | isorun policy check FILE */
+static int policy_command(int argc, char **argv)
+{
+	const char *verb = argc > 2 ? argv[2] : "";
+	const char *what = argc > 3 ? argv[3] : (strcmp(verb, "show") == 0 ? "default" : NULL);
+	struct pol_error err = { 0 };
+	struct pol p = { 0 };
+	char buf[1024];
+	char *text;
+
+	if ((strcmp(verb, "show") != 0 && strcmp(verb, "check") != 0) || !what || argc > 4) {
+		fprintf(stderr,
+			"isorun: usage: isorun policy show [NAME|FILE] | isorun policy check "
+			"FILE\n");
+		return ISO_EXIT_SETUP;
+	}
+	if (pol_load(what, &p, &err) < 0) {
+		fprintf(stderr, "isorun: %s\n", pol_error_format(&err, buf, sizeof(buf)));
+		return ISO_EXIT_SETUP;
+	}
+	if (strcmp(verb, "check") == 0) {
+		printf("%s: ok (%zu denied calls, %zu guarded programs, %zu denied sockets)\n",
+		       what, p.n_deny, p.n_guard, p.n_socket);
+	} else {
+		text = pol_format(&p);
+		if (text)
+			fputs(text, stdout);
+		free(text);
+	}
+	pol_free(&p);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -13,6 +48,8 @@ int main(int argc, char **argv)
 	struct iso_err e = { 0 };
 	int action, code;
 
+	if (argc > 1 && strcmp(argv[1], "policy") == 0)
+		return policy_command(argc, argv);
 	iso_opts_init(&o);
 	action = iso_parse_args(argc, argv, &o, &e);
 	if (action < 0) {

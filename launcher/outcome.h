@@ -18,6 +18,14 @@ struct iso_residue_entry {
 	char *path;
 };
 
+struct iso_policy_event {
+	pid_t pid;
+	char call[16];
+	char *detail;
+	char *origin;
+	bool refused; /* false: --policy-mode=log let it through */
+};
+
 struct iso_outcome {
 	char *const *argv;
 	size_t argc;
@@ -38,6 +46,12 @@ struct iso_outcome {
 	int term_signal; /* when killed by a signal */
 	bool timed_out;
 	int cancelled_by; /* signal caught by isorun, 0 if none */
+
+	const char *policy_name; /* NULL: off */
+	bool policy_log;
+	bool guard_elsewhere; /* an enclosing isorun holds the notifications */
+	struct iso_policy_event *policy_events;
+	size_t n_policy_events;
 
 	struct iso_leak *leaks;
 	size_t n_leaks;

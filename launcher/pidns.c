@@ -15,31 +15,37 @@
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
+#include "launcher/fdpass.h"
 #include "launcher/proc.h"
 #include "ns/ns.h"
 
 int iso_ns_send(int sock, const struct iso_ns_msg *m)
 {
-	ssize_t n;
+	return iso_send_record(sock, m, sizeof(*m), -1);
+}
 
-	do
-		n = send(sock, m, sizeof(*m), MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(*m) ? 0 : -errno;
+int iso_ns_send_fd(int sock, const struct iso_ns_msg *m, int fd)
+{
+	return iso_send_record(sock, m, sizeof(*m), fd);
+}
+
+int iso_ns_recv_fd(int sock, struct iso_ns_msg *m, int *ret_fd)
+{
+	int fd = -1;
+	ssize_t n = iso_recv_record(sock, m, sizeof(*m), &fd);
+
+	if (ret_fd)
+		*ret_fd = fd;
+	else if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return (int)n;
+	return n == 0 ? 0 : 1;
 }
 
 int iso_ns_recv(int sock, struct iso_ns_msg *m)
 {
-	ssize_t n;
-
-	do
-		n = recv(sock, m, sizeof(*m), 0);
-	while (n < 0 && errno == EINTR);
-	if (n == 0)
-		return 0;
-	if (n < 0)
-		return -errno;
-	return n == (ssize_t)sizeof(*m) ? 1 : -EPROTO;
+	return iso_ns_recv_fd(sock, m, NULL);
 }
 
 pid_t iso_pidns_outer_pid(pid_t ancestor, pid_t inner)
@@ -76,7 +82,9 @@ pid_t iso_pidns_outer_pid(pid_t ancestor, pid_t inner)
 }
 
 int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
-		    struct iso_exec_failure *ret_fail, struct iso_err *e)
+		    struct iso_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
+		    void (*on_event)(const struct iso_ns_event_wire *w, void *arg), void *arg,
+		    struct iso_err *e)
 {
 	_cleanup_close_ int outer = -1, inner = -1;
 	unsigned long flags = CLONE_NEWPID | CLONE_NEWNS;
@@ -119,11 +127,30 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 		iso_err_set(e, -r, "start the namespace's init");
 		goto kill_init;
 	}
-	r = iso_ns_recv(outer, &m);
-	if (r <= 0) {
-		iso_err_set(e, r < 0 ? -r : 0, "the namespace's init died while setting up");
-		r = -EIO;
-		goto kill_init;
+	*ret_listener = -1;
+	*ret_guard_elsewhere = false;
+	for (;;) {
+		int fd = -1;
+		r = iso_ns_recv_fd(outer, &m, &fd);
+		if (r <= 0) {
+			iso_err_set(e, r < 0 ? -r : 0,
+				    "the namespace's init died while setting up");
+			r = -EIO;
+			goto kill_init;
+		}
+		if (m.type == ISO_NS_LISTENER) {
+			*ret_listener = fd;
+			*ret_guard_elsewhere = m.sig == EBUSY;
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (m.type == ISO_NS_POLICY_EVENT) {
+			if (on_event)
+				on_event((const struct iso_ns_event_wire *)m.event, arg);
+			continue;
+		}
+		break;
 	}
 	if (m.type == ISO_NS_FAILED) {
 		if (m.stage == ISO_STAGE_EXEC) {

@@ -17,6 +17,15 @@
 #include "launcher/err.h"
 #include "launcher/spawn.h"
 
+/* struct pol_event as it crosses the socket (its origin pointer cannot) */
+struct iso_ns_event_wire {
+	pid_t pid;
+	char call[16];
+	char detail[512];
+	char origin[300];
+	int refused;
+};
+
 enum iso_ns_msg_type {
 	/* outer -> init */
 	ISO_NS_GO = 1,	 /* maps written; set up and start the command */
@@ -30,8 +39,10 @@ enum iso_ns_msg_type {
 	ISO_NS_EXITED,	/* the command's wait status */
 	ISO_NS_LEAK,	/* one survivor, stopped */
 	ISO_NS_LEAKS_DONE,
-	ISO_NS_DONE,	/* the namespace is empty but for init, which exits now */
-	ISO_NS_STOPPED, /* the command was stopped from the terminal (Ctrl-Z) */
+	ISO_NS_DONE,	     /* the namespace is empty but for init, which exits now */
+	ISO_NS_STOPPED,	     /* the command was stopped from the terminal (Ctrl-Z) */
+	ISO_NS_LISTENER,     /* the seccomp listener rides along (or sig=EBUSY: held above) */
+	ISO_NS_POLICY_EVENT, /* a call decided while the command started: in `event` */
 };
 
 struct iso_ns_msg {
@@ -45,6 +56,7 @@ struct iso_ns_msg {
 	struct iso_err err;
 	char cmdline[512];
 	char cwd[512];
+	char event[sizeof(struct iso_ns_event_wire)];
 };
 
 /* What init needs besides the options: all decided by the outer before clone. */
@@ -70,11 +82,15 @@ _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock);
  * command itself could not be executed (126/127), ret_pid then still to be reaped.
  */
 int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
-		    struct iso_exec_failure *ret_fail, struct iso_err *e);
+		    struct iso_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
+		    void (*on_event)(const struct iso_ns_event_wire *w, void *arg), void *arg,
+		    struct iso_err *e);
 
 int iso_ns_send(int sock, const struct iso_ns_msg *m);
-/* 1 on a message, 0 on EOF, -errno. */
+int iso_ns_send_fd(int sock, const struct iso_ns_msg *m, int fd);
+/* 1 on a message, 0 on EOF, -errno.  A passed fd lands in *ret_fd (NULL: closed). */
 int iso_ns_recv(int sock, struct iso_ns_msg *m);
+int iso_ns_recv_fd(int sock, struct iso_ns_msg *m, int *ret_fd);
 
 /* The pid in isorun's namespace of the process whose innermost pid is `inner`, below `ancestor`. */
 pid_t iso_pidns_outer_pid(pid_t ancestor, pid_t inner);

@@ -103,9 +103,25 @@ static json_t *build(const struct iso_outcome *o)
 			  "leak_check",
 			  o->pidns ? "pidns" : (o->subreaper ? "subreaper" : "not-measurable"),
 			  "reason", o->subreaper || o->pidns ? NULL : o->subreaper_why));
-	json_object_set_new(
-		root, "policy",
-		json_pack("{s:s, s:s, s:[]}", "name", "none", "mode", "enforce", "refused"));
+	{
+		json_t *refused = json_array();
+		for (size_t i = 0; i < o->n_policy_events; i++) {
+			const struct iso_policy_event *ev = &o->policy_events[i];
+			json_array_append_new(
+				refused, json_pack("{s:i, s:s, s:o, s:s, s:s}", "pid", ev->pid,
+						   "call", ev->call, "detail", redacted(ev->detail),
+						   "rule", ev->origin ? ev->origin : "", "action",
+						   ev->refused ? "refused" : "logged"));
+		}
+		json_object_set_new(root, "policy",
+				    json_pack("{s:s, s:s, s:s, s:o}", "name",
+					      o->policy_name ? o->policy_name : "off", "mode",
+					      o->policy_log ? "log" : "enforce", "service_guard",
+					      !o->policy_name	   ? "off"
+					      : o->guard_elsewhere ? "enclosing isorun"
+								   : "this isorun",
+					      "refused", refused));
+	}
 
 	for (size_t i = 0; i < o->n_leaks; i++) {
 		const struct iso_leak *l = &o->leaks[i];

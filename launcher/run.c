@@ -53,6 +53,7 @@
 #include "launcher/text.h"
 #include "launcher/tree.h"
 #include "ns/ns.h"
+#include "policy/policy.h"
 
 extern char **environ;
 
@@ -74,6 +75,8 @@ struct sup {
 	bool pidns;
 	int nsock;
 	bool init_gone;
+	const struct pol *pol;
+	int listener; /* seccomp notifications, -1 when none */
 };
 
 static uint64_t now_ms(void)
@@ -322,6 +325,50 @@ static void on_timer(struct sup *s)
 	}
 }
 
+static void add_policy_event(struct sup *s, pid_t pid, const char *call, const char *detail,
+			     const char *origin, bool refused)
+{
+	struct iso_outcome *o = s->out;
+	struct iso_policy_event *v;
+
+	/* a shell tries the name in each PATH directory: one refusal, reported once */
+	for (size_t i = 0; i < o->n_policy_events; i++)
+		if (o->policy_events[i].pid == pid && !strcmp(o->policy_events[i].call, call) &&
+		    o->policy_events[i].detail && !strcmp(o->policy_events[i].detail, detail))
+			return;
+	v = realloc(o->policy_events, (o->n_policy_events + 1) * sizeof(*v));
+	if (!v)
+		return;
+	o->policy_events = v;
+	v[o->n_policy_events] = (struct iso_policy_event){ .pid = pid,
+							   .detail = strdup(detail),
+							   .origin = strdup(origin ? origin : ""),
+							   .refused = refused };
+	snprintf(v[o->n_policy_events].call, sizeof(v->call), "%s", call);
+	o->n_policy_events++;
+}
+
+static void on_policy_event(const struct pol_event *ev, void *arg)
+{
+	add_policy_event(arg, ev->pid, ev->call, ev->detail, ev->origin, ev->refused);
+}
+
+static void on_wire_event(const struct iso_ns_event_wire *w, void *arg)
+{
+	add_policy_event(arg, w->pid, w->call, w->detail, w->origin, w->refused);
+}
+
+static void on_notification(struct sup *s, uint32_t events)
+{
+	struct pol_event ev;
+
+	if (pol_notify_handle(s->listener, s->pol, s->o->policy_log, &ev) == 1)
+		on_policy_event(&ev, s);
+	else if (events & (EPOLLHUP | EPOLLERR))
+		/* no process uses the filter any more */
+		(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->listener, NULL);
+}
+
 static int add_leak(struct sup *s, const struct iso_ns_msg *m)
 {
 	struct iso_leak *l = realloc(s->out->leaks, (s->out->n_leaks + 1) * sizeof(*l));
@@ -404,6 +451,8 @@ static void loop(struct sup *s)
 				on_timer(s);
 			else if (tag == 4)
 				on_init_message(s);
+			else if (tag == 5)
+				on_notification(s, evs[i].events);
 			else {
 				struct iso_stream *st = &s->streams[tag - 2];
 				(void)iso_stream_pump(st);
@@ -564,7 +613,8 @@ static void close_write_ends(struct sup *s)
 
 /* The plan for init, then init itself; on success s->cmd is init, s->nsock its socket. */
 static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn *sp,
-		       struct iso_exec_failure *fail, struct iso_err *e)
+		       struct iso_exec_failure *fail, int *ret_listener, bool *ret_elsewhere,
+		       struct iso_err *e)
 {
 	const struct iso_opts *o = s->o;
 	static char tmp[PATH_MAX + 16], empty[PATH_MAX + 16];
@@ -601,7 +651,8 @@ static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn
 				return iso_err_set(e, errno, "create '%s'", empty);
 		}
 	}
-	r = iso_pidns_start(&p, &s->cmd, &s->nsock, fail, e);
+	r = iso_pidns_start(&p, &s->cmd, &s->nsock, fail, ret_listener, ret_elsewhere,
+			    on_wire_event, s, e);
 	if (r < 0)
 		return r;
 	s->pidns = true;
@@ -642,7 +693,12 @@ static int check_chdir(const struct iso_opts *o, struct iso_err *e)
 int iso_run(const struct iso_opts *o)
 {
 	struct iso_outcome out = { .argv = o->argv, .argc = o->argc };
-	struct sup s = { .o = o, .out = &out, .epfd = -1, .sigfd = -1, .timerfd = -1 };
+	struct sup s = {
+		.o = o, .out = &out, .epfd = -1, .sigfd = -1, .timerfd = -1, .listener = -1
+	};
+	struct pol pol = { 0 };
+	bool policy_on = strcmp(o->policy, "off") != 0, elsewhere = false;
+	int listener = -1;
 	struct iso_tree tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 };
 	struct iso_snapshot *snaps = NULL;
 	struct iso_exec_failure fail = { 0 };
@@ -659,6 +715,21 @@ int iso_run(const struct iso_opts *o)
 	out.cwd = getcwd(NULL, 0);
 	s.self = getpid();
 
+	/* a policy mistake is reported before anything exists */
+	if (policy_on) {
+		struct pol_error perr = { 0 };
+		char buf[1024];
+		if (pol_load(o->policy, &pol, &perr) < 0) {
+			fprintf(stderr, "isorun: --policy: %s\n",
+				pol_error_format(&perr, buf, sizeof(buf)));
+			fprintf(stderr, "isorun: FAILED (exit %d): bad policy\n", ISO_EXIT_SETUP);
+			free(out.cwd);
+			return ISO_EXIT_SETUP;
+		}
+		s.pol = &pol;
+		out.policy_name = pol.name[0] ? pol.name : o->policy;
+		out.policy_log = o->policy_log;
+	}
 	r = setup_signals(&mask);
 	if (r < 0) {
 		iso_err_set(&e, -r, "block signals");
@@ -752,11 +823,15 @@ int iso_run(const struct iso_opts *o)
 			.caps_mode = getuid() == 0 && geteuid() == 0 ? NS_CAPS_HOST_ROOT
 								     : NS_CAPS_UNPRIVILEGED,
 			.caps_keep = o->cap_keep,
+			.pol = policy_on ? &pol : NULL,
+			.pol_log = o->policy_log,
+			.on_event = on_policy_event,
+			.event_arg = &s,
 		};
 		bool need_ns = o->net_isolated || o->private_tmp || o->protect_home;
 
 		if (o->pidns || need_ns) {
-			r = start_pidns(&s, &tree, &sp, &fail, &e);
+			r = start_pidns(&s, &tree, &sp, &fail, &listener, &elsewhere, &e);
 			if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns) {
 				/* fall back, and say so: the report carries the reason */
 				char buf[300];
@@ -773,9 +848,19 @@ int iso_run(const struct iso_opts *o)
 			r = 1;
 		}
 		if (r == 1)
-			r = iso_spawn(&sp, &s.cmd, &fail, &e);
+			r = iso_spawn(&sp, &s.cmd, &fail, &listener, &elsewhere, &e);
 	}
 	close_write_ends(&s);
+	out.guard_elsewhere = elsewhere;
+	if (listener >= 0) {
+		s.listener = listener;
+		if (add_fd(s.epfd, listener, 5) < 0) {
+			iso_err_set(&e, errno, "watch the seccomp listener");
+			goto setup_failed_tree;
+		}
+	}
+	if (elsewhere && o->verbosity >= 0)
+		fprintf(stderr, "isorun: policy: service guard enforced by the enclosing isorun\n");
 	if (r < 0)
 		goto setup_failed_tree;
 	if (tty_fd >= 0) {
@@ -851,6 +936,13 @@ finish:
 	free(out.cwd);
 	if (s.pidns && s.nsock >= 0)
 		close(s.nsock);
+	if (s.listener >= 0)
+		close(s.listener);
+	for (size_t i = 0; i < out.n_policy_events; i++) {
+		free(out.policy_events[i].detail);
+		free(out.policy_events[i].origin);
+	}
+	free(out.policy_events);
 	if (s.epfd >= 0)
 		close(s.epfd);
 	if (s.sigfd >= 0)
@@ -858,5 +950,7 @@ finish:
 	if (s.timerfd >= 0)
 		close(s.timerfd);
 	iso_tree_close(&tree);
+	if (policy_on)
+		pol_free(&pol);
 	return code;
 }

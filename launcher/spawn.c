@@ -7,13 +7,17 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
+#include "launcher/fdpass.h"
 #include "ns/ns.h"
+#include "policy/policy.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -110,6 +114,21 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd)
 	}
 	if (s->cwd && chdir(s->cwd) < 0)
 		child_fail(status_fd, ISO_STAGE_CHDIR, errno);
+	if (s->pol) {
+		struct iso_err pe = { 0 };
+		struct iso_exec_failure rec = { .stage = ISO_STAGE_LISTENER };
+		int listener = -1;
+
+		/* last: from here on our own execve waits for the supervisor's answer */
+		if (pol_filter_load(s->pol, true, s->pol_log, &listener, &pe) < 0)
+			child_fail(status_fd, ISO_STAGE_POLICY, pe.errnum ? pe.errnum : EINVAL);
+		rec.errnum = listener < 0 ? EBUSY : 0;
+		if (iso_send_record(status_fd, &rec, sizeof(rec), listener) < 0)
+			_exit(127);
+		/* no copy of the listener may reach the command */
+		if (listener >= 0)
+			close(listener);
+	}
 	execve(s->path, s->argv, s->envp);
 	if (errno == ENOEXEC) {
 		/* a script without #!: run it with sh, as execvp() and the shells do */
@@ -186,18 +205,19 @@ int iso_resolve_command(const char *name, char **envp, char **ret_path)
 }
 
 int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure *ret_fail,
-	      struct iso_err *e)
+	      int *ret_listener, bool *ret_guard_elsewhere, struct iso_err *e)
 {
 	_cleanup_close_ int rd = -1, wr = -1;
 	struct iso_exec_failure f = { 0 };
-	int p[2];
+	int listener = -1, sv[2];
 	pid_t pid;
-	ssize_t n;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return iso_err_set(e, errno, "create the exec status pipe");
-	rd = p[0];
-	wr = p[1];
+	*ret_listener = -1;
+	*ret_guard_elsewhere = false;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return iso_err_set(e, errno, "create the exec status socket");
+	rd = sv[0];
+	wr = sv[1];
 	pid = fork();
 	if (pid < 0)
 		return iso_err_set(e, errno, "fork the command '%s'", s->argv[0]);
@@ -209,13 +229,48 @@ int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure
 	/* both sides set the group, so neither depends on who runs first */
 	(void)setpgid(pid, pid);
 	*ret_pid = pid;
-	do
-		n = read(rd, &f, sizeof(f));
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return iso_err_set(e, errno, "read the exec status of '%s'", s->argv[0]);
-	if (n != 0 && n != (ssize_t)sizeof(f))
-		f = (struct iso_exec_failure){ .errnum = EIO, .stage = ISO_STAGE_SETUP };
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = rd, .events = POLLIN },
+					 { .fd = listener, .events = POLLIN } };
+		struct iso_exec_failure rec;
+		int fd = -1;
+		ssize_t n;
+
+		if (poll(pfd, listener >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return iso_err_set(e, errno, "wait for the command '%s' to start",
+					   s->argv[0]);
+		}
+		/* a notification first: the child may be waiting on it to exec at all */
+		if (listener >= 0 && (pfd[1].revents & POLLIN)) {
+			struct pol_event ev;
+			if (pol_notify_handle(listener, s->pol, s->pol_log, &ev) == 1 &&
+			    s->on_event)
+				s->on_event(&ev, s->event_arg);
+			continue;
+		}
+		if (!pfd[0].revents)
+			continue;
+		n = iso_recv_record(rd, &rec, sizeof(rec), &fd);
+		if (n == 0)
+			break; /* exec'd: the socket closed with it */
+		if (n < 0) {
+			f = (struct iso_exec_failure){ .errnum = -n == EPROTO ? EIO : (int)-n,
+						       .stage = ISO_STAGE_SETUP };
+			break;
+		}
+		if (rec.stage == ISO_STAGE_LISTENER) {
+			listener = fd;
+			*ret_guard_elsewhere = rec.errnum == EBUSY;
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		f = rec;
+		break;
+	}
 	*ret_fail = f;
+	*ret_listener = listener;
 	return 0;
 }

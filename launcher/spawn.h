@@ -9,6 +9,9 @@
 
 #include "launcher/err.h"
 
+struct pol;
+struct pol_event;
+
 struct iso_spawn {
 	const char *path; /* from iso_resolve_command() */
 	char *const *argv;
@@ -17,9 +20,14 @@ struct iso_spawn {
 	int out_fd, err_fd; /* -1: inherit isorun's own 1 / 2 */
 	const int *pass_fds;
 	size_t n_pass_fds;
-	int tty_fd;	    /* >= 0: make the command's group the terminal's foreground */
-	int caps_mode;	    /* enum ns_caps_mode, applied last before execve */
-	uint64_t caps_keep; /* --cap-keep */
+	int tty_fd;	       /* >= 0: make the command's group the terminal's foreground */
+	int caps_mode;	       /* enum ns_caps_mode, applied last before execve */
+	uint64_t caps_keep;    /* --cap-keep */
+	const struct pol *pol; /* NULL: --policy=off */
+	bool pol_log;	       /* --policy-mode=log */
+	/* a notified call decided while the command was still being started */
+	void (*on_event)(const struct pol_event *ev, void *arg);
+	void *event_arg;
 };
 
 /* Why the command did not start, when it did not. */
@@ -27,17 +35,29 @@ struct iso_exec_failure {
 	int errnum; /* 0: it started */
 	int stage;  /* ISO_STAGE_* */
 };
-enum { ISO_STAGE_EXEC = 1, ISO_STAGE_CHDIR, ISO_STAGE_SETUP, ISO_STAGE_CAPS, ISO_STAGE_NS };
+enum {
+	ISO_STAGE_EXEC = 1,
+	ISO_STAGE_CHDIR,
+	ISO_STAGE_SETUP,
+	ISO_STAGE_CAPS,
+	ISO_STAGE_NS,
+	ISO_STAGE_POLICY,   /* loading the seccomp policy failed */
+	ISO_STAGE_LISTENER, /* not a failure: the listener fd rides along, or errnum EBUSY */
+};
 
 /* Find argv[0] in the command's own PATH; -ENOENT when it is nowhere. */
 int iso_resolve_command(const char *name, char **envp, char **ret_path);
 
 /*
  * Start the command in a new process group.  Returns only after the command has
- * exec'd or failed to (a close-on-exec pipe tells which).  ret_pid is set even
- * when exec failed, so the caller reaps the child.
+ * exec'd or failed to (EOF or a record on a close-on-exec socket tells which).
+ * ret_pid is set even when exec failed, so the caller reaps the child.
+ * With a policy, the child loads the filter last and sends the notification
+ * listener over that socket; its own execve is already notified, so this
+ * answers notifications while it waits.  *ret_listener is then the listener,
+ * or -1 with *ret_guard_elsewhere set when an enclosing isorun holds it.
  */
 int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure *ret_fail,
-	      struct iso_err *e);
+	      int *ret_listener, bool *ret_guard_elsewhere, struct iso_err *e);
 
 #endif

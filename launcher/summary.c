@@ -13,6 +13,15 @@
 #include "launcher/residue.h"
 #include "launcher/text.h"
 
+static size_t refused_count(const struct iso_outcome *o)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->n_policy_events; i++)
+		n += o->policy_events[i].refused;
+	return n;
+}
+
 static bool leaks_count(const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	return o->n_leaks && opts->leaks == ISO_FAIL;
@@ -21,7 +30,7 @@ static bool leaks_count(const struct iso_opts *opts, const struct iso_outcome *o
 int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool *ret_finding)
 {
 	bool finding = leaks_count(opts, o) || o->tree_state == ISO_TREE_RETAINED ||
-		       (o->n_residue && opts->residue == ISO_FAIL) ||
+		       refused_count(o) > 0 || (o->n_residue && opts->residue == ISO_FAIL) ||
 		       (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL);
 
 	if (ret_finding)
@@ -102,6 +111,13 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 		fprintf(stderr, "isorun: timed out after %s; stopped the whole tree\n", dur);
 	}
 	print_leaks(opts, o);
+	for (size_t i = 0; i < o->n_policy_events; i++) {
+		const struct iso_policy_event *ev = &o->policy_events[i];
+		_cleanup_free_ char *detail = iso_redact(ev->detail ? ev->detail : "");
+		fprintf(stderr, "isorun: %s: %s `%s` (pid %d, rule %s)\n",
+			ev->refused ? "refused" : "logged", ev->call, detail ? detail : "?",
+			ev->pid, ev->origin ? ev->origin : "?");
+	}
 	for (size_t i = 0; i < o->n_residue; i++)
 		fprintf(stderr, "isorun: residue%s: '%s' appeared in %s\n",
 			opts->residue == ISO_FAIL ? "" : " (warning)", o->residue[i].path,
@@ -137,6 +153,11 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 	if (leaks_count(opts, o)) {
 		snprintf(item, sizeof(item), "%zu process%s outlived the command", o->n_leaks,
 			 o->n_leaks == 1 ? "" : "es");
+		reason_add(reason, sizeof(reason), item);
+	}
+	if (refused_count(o)) {
+		snprintf(item, sizeof(item), "%zu call%s refused", refused_count(o),
+			 refused_count(o) == 1 ? "" : "s");
 		reason_add(reason, sizeof(reason), item);
 	}
 	if (o->n_residue && opts->residue == ISO_FAIL) {

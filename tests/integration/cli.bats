@@ -31,7 +31,7 @@ bad() {
 }
 
 @test "options of later milestones are refused plainly, not ignored" {
-	bad "isorun: --policy: not available in this version of isorun (see docs/design.md, \"Status\")" --policy=strict -- true
+	bad "isorun: --config: not available in this version of isorun (see docs/design.md, \"Status\")" --config isorun.conf -- true
 }
 
 @test "durations and signals accept the usual spellings" {

@@ -54,7 +54,7 @@ PY
 }
 
 @test "a nested isorun creates its tree inside the outer tree" {
-	run iso --keep -- "$ISORUN" --keep -- sh -c 'echo "$ISORUN_NAMESPACE"'
+	run --separate-stderr iso --keep -- "$ISORUN" --keep -- sh -c 'echo "$ISORUN_NAMESPACE"'
 	[ "$status" -eq 0 ]
 	outer=$(the_tree)
 	[[ "${lines[0]}" == "$outer/tmp/isorun-$(id -u)/"* ]]

@@ -1,0 +1,165 @@
+#!/usr/bin/env bats
+# The seccomp policy: host-mutating calls refused, read-only queries let through.
+# systemctl, crontab and service are stand-ins in a private PATH directory that
+# record their argv, so a mistaken allow shows up in the log and never touches
+# the host's services.
+
+load helpers
+
+stand_ins() {
+	mkdir -p "$W/bin"
+	for p in systemctl crontab service loginctl; do
+		printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$p" "$W/ran" >"$W/bin/$p"
+		chmod +x "$W/bin/$p"
+	done
+	export PATH="$W/bin:$PATH"
+}
+
+@test "systemctl restart is refused and reported; the run fails with 122" {
+	stand_ins
+	run --separate-stderr iso --report "$W/r.json" -- sh -c 'systemctl restart nginx; echo "rc=$?"'
+	[ "$status" -eq 122 ]
+	[ "$output" = "rc=126" ]
+	[ ! -e "$W/ran" ]
+	[[ "$stderr" == *"isorun: refused: execve \`systemctl restart nginx\` (pid "*", rule default.policy:"*")"* ]]
+	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 122): 1 call refused" ]
+	python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["policy"]; assert p["name"]=="default" and p["refused"][0]["call"]=="execve" and "restart" in p["refused"][0]["detail"], p' "$W/r.json"
+}
+
+@test "the guard sits on exec itself: sh -c, env, and Python's subprocess are caught" {
+	stand_ins
+	run iso -- sh -c 'systemctl stop x'
+	# the shell's own status is the refused exec's 126, and a failing command keeps it
+	[ "$status" -eq 126 ]
+	[[ "$output" == *"refused: execve \`systemctl stop x\`"* ]]
+	run iso -- env crontab -r
+	[ "$status" -eq 126 ]
+	[[ "$output" == *"refused: execve \`crontab -r\`"* ]]
+	require "python3" python3 -c 'import subprocess'
+	run iso -- python3 -c 'import subprocess; subprocess.run(["systemctl", "enable", "x"])'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"refused: execve \`systemctl enable x\`"* ]]
+	[ ! -e "$W/ran" ]
+}
+
+@test "read-only queries pass: systemctl is-active, status, crontab -l, service status" {
+	stand_ins
+	run --separate-stderr iso -- sh -c 'systemctl is-active x; systemctl status; systemctl; crontab -l; service nginx status; loginctl list-sessions'
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(cat "$W/ran")" = "systemctl is-active x
+systemctl status
+systemctl 
+crontab -l
+service nginx status
+loginctl list-sessions" ]
+}
+
+@test "systemctl --user mutations are guarded too; loginctl enable-linger is refused" {
+	stand_ins
+	run iso -- systemctl --user restart x
+	[ "$status" -eq 126 ]
+	run iso -- loginctl enable-linger
+	[ "$status" -eq 126 ]
+	[ ! -e "$W/ran" ]
+}
+
+@test "the deny-list refuses reboot, module loading, clock and swap calls with EPERM" {
+	run iso -- "$H/callsys" reboot init_module clock_settime swapoff
+	[ "$status" -eq 0 ]
+	[ "$output" = "reboot EPERM
+init_module EPERM
+clock_settime EPERM
+swapoff EPERM" ]
+}
+
+@test "control: with --policy=off the same calls reach the kernel and fail on their arguments" {
+	run iso --policy=off -- "$H/callsys" clock_settime
+	[ "$output" = "clock_settime EINVAL" ]
+	# (reboot is no control: a root command has lost CAP_SYS_BOOT to the capability guard)
+	if [ "$(id -u)" -eq 0 ]; then
+		run iso --policy=off -- "$H/callsys" swapoff
+		[ "$output" = "swapoff ENOENT" ]
+	fi
+	stand_ins
+	run iso --policy=off -- systemctl restart x
+	[ "$status" -eq 0 ]
+	[ "$(cat "$W/ran")" = "systemctl restart x" ]
+}
+
+@test "--policy-mode=log lets the call through and reports it as logged" {
+	stand_ins
+	run --separate-stderr iso --policy-mode=log -- systemctl restart x
+	[ "$status" -eq 0 ]
+	[ "$(cat "$W/ran")" = "systemctl restart x" ]
+	[[ "$stderr" == *"isorun: logged: execve \`systemctl restart x\`"* ]]
+}
+
+@test "--policy=strict refuses connect() to the service managers' sockets" {
+	require "python3" python3 -c 'import socket'
+	run iso --policy=strict -- python3 -c '
+import socket, errno
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect("/run/systemd/private")
+except OSError as e:
+    print(errno.errorcode[e.errno])'
+	[ "$output" = "EPERM" ] || [[ "$output" == *"EPERM"* ]]
+}
+
+@test "a nested isorun leaves the service guard to the enclosing one, and still refuses" {
+	stand_ins
+	run iso -- "$ISORUN" --root "$R" -- systemctl restart x
+	[[ "$output" == *"isorun: policy: service guard enforced by the enclosing isorun"* ]]
+	[[ "$output" == *"refused: execve \`systemctl restart x\`"* ]]
+	[ ! -e "$W/ran" ]
+}
+
+@test "isorun policy show prints the canonical form; policy check validates" {
+	run "$ISORUN" policy show default
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"deny reboot"* ]]
+	[[ "$output" == *"guard systemctl"* ]]
+	printf 'deny reboot\nguard systemctl allow status\n' >"$W/ok.policy"
+	run "$ISORUN" policy check "$W/ok.policy"
+	[ "$status" -eq 0 ]
+}
+
+@test "a bad policy file is an error with file:line:col and a caret, exit 125, nothing left" {
+	printf 'deny reboot\ndeny rebooot\n' >"$W/bad.policy"
+	run --separate-stderr iso --policy="$W/bad.policy" -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "isorun: --policy: $W/bad.policy:2:6: "* ]]
+	[[ "$stderr" == *"^"* ]]
+	[ ! -e "$W/ran" ]
+	[ ! -e "$U" ] || assert_no_tree
+	run "$ISORUN" policy check "$W/bad.policy"
+	[ "$status" -eq 125 ]
+}
+
+@test "deny-socket paths are refused, and under --pidns also masked in the mount namespace" {
+	require "python3" python3 -c 'import socket'
+	require "user and PID namespaces" unshare -Urpf --mount-proc true
+	python3 -c 'import socket,sys
+s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()
+open(sys.argv[1] + ".ready", "w").close()
+s.accept()' "$W/svc.sock" &
+	lp=$!
+	"$H/waitfor" "$W/svc.sock.ready"
+	printf 'include default\ndeny-socket %s\n' "$W/svc.sock" >"$W/sock.policy"
+	probe="import socket, errno
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect('$W/svc.sock'); print('connected')
+except OSError as e:
+    print(errno.errorcode[e.errno])"
+	run iso --policy="$W/sock.policy" -- python3 -c "$probe"
+	[[ "$output" == *EPERM* ]]
+	[[ "$output" == *"refused: connect"* ]]
+	run iso --pidns --policy="$W/sock.policy" -- sh -c "test -S '$W/svc.sock' && echo socket || echo masked"
+	[[ "$output" == *masked* ]]
+	# control: without the rule the same connect goes through
+	run iso -- python3 -c "$probe"
+	[[ "$output" == *connected* ]]
+	wait "$lp" || true
+}
