@@ -5,7 +5,7 @@
  * reports through its exit status, so the test process stays as it started.
  * Must pass as root and as an ordinary user: an ordinary user gets privileges
  * only inside a user namespace created here; a host without usable user
- * namespaces skips those tests.
+ * namespaces skips those tests (fails them in CI: see unit_missing()).
  */
 #include "ns/ns.h"
 
@@ -27,28 +27,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <cmocka.h>
+#include "unit.h"
 
-/* Exit status of a child that could not get its namespaces. */
-#define NO_NAMESPACE 77
 /* Seconds; a child that hangs becomes a failure instead of a hung suite. */
 #define WATCHDOG 60
 /* The uid a USER_SELF namespace maps the caller to. */
 #define INSIDE_UID 1000
 
 #define BIT(c) (UINT64_C(1) << (c))
-
-/* In a child: never cmocka's assert_*, whose longjmp would resume the runner there. */
-#define CHILD_CHECK(c)                                                                             \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: in child: %s\n", __FILE__, __LINE__, #c);          \
-			return 1;                                                                  \
-		}                                                                                  \
-	} while (0)
 
 enum ns_kind {
 	NONE,	   /* as started */
@@ -58,33 +44,14 @@ enum ns_kind {
 	USER_SELF, /* a user namespace, the caller mapped to INSIDE_UID */
 };
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
-static int enter_userns(int flags, unsigned inside)
-{
-	char map[64];
-	unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
-
-	if (unshare(CLONE_NEWUSER | flags) < 0)
-		return -1;
-	if (write_file("/proc/self/setgroups", "deny") < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1", inside, uid);
-	if (write_file("/proc/self/uid_map", map) < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1", inside, gid);
-	return write_file("/proc/self/gid_map", map);
-}
+/* What each kind needs from the kernel, for the skip (or CI failure) without it. */
+static const char *const kind_needs[] = {
+	[NONE] = "nothing",
+	[NET] = "a network namespace (via a user namespace if not root)",
+	[USER_NET] = "a user namespace with a network namespace",
+	[USER_ROOT] = "a user namespace",
+	[USER_SELF] = "a user namespace",
+};
 
 static int enter(enum ns_kind kind)
 {
@@ -92,15 +59,13 @@ static int enter(enum ns_kind kind)
 	case NONE:
 		return 0;
 	case NET:
-		if (geteuid() == 0)
-			return unshare(CLONE_NEWNET);
-		return enter_userns(CLONE_NEWNET, 0);
+		return unit_enter_ns(CLONE_NEWNET);
 	case USER_NET:
-		return enter_userns(CLONE_NEWNET, 0);
+		return unit_enter_userns(CLONE_NEWNET, 0, geteuid(), getegid());
 	case USER_ROOT:
-		return enter_userns(0, 0);
+		return unit_enter_userns(0, 0, geteuid(), getegid());
 	case USER_SELF:
-		return enter_userns(0, INSIDE_UID);
+		return unit_enter_userns(0, INSIDE_UID, geteuid(), getegid());
 	}
 	return -1;
 }
@@ -108,14 +73,9 @@ static int enter(enum ns_kind kind)
 /* fn(arg) in a forked child inside `kind`; 0 from it is a pass. */
 static void run_child(enum ns_kind kind, int (*fn)(const void *), const void *arg)
 {
-	int status;
-	pid_t pid;
+	pid_t pid = unit_fork(WATCHDOG);
 
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
 	if (pid == 0) {
-		alarm(WATCHDOG);
 		if (enter(kind) < 0) {
 			fprintf(stderr, "# no namespace (kind %d): %s\n", (int)kind,
 				strerror(errno));
@@ -123,13 +83,7 @@ static void run_child(enum ns_kind kind, int (*fn)(const void *), const void *ar
 		}
 		_exit(fn(arg));
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status))
-		fail_msg("child killed by signal %d", WTERMSIG(status));
-	assert_true(WIFEXITED(status));
-	if (WEXITSTATUS(status) == NO_NAMESPACE)
-		skip();
-	assert_int_equal(WEXITSTATUS(status), 0);
+	unit_child_ok(unit_wait(pid), kind_needs[kind]);
 }
 
 /* --- /proc/self/status ---------------------------------------------------- */

@@ -27,24 +27,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-/* Exit status of a child that could not get the namespaces it needs. */
-#define NO_NAMESPACE 77
 /* Seconds; a hung child fails instead of hanging the suite. */
 #define WATCHDOG 60
+/*
+ * Exit status of a child whose expectations are for another kind of host (one
+ * without a distribution's user namespace knob).  Nothing is missing, so it is
+ * a skip in CI too, unlike NO_NAMESPACE.
+ */
+#define OTHER_HOST 78
 
-#define CHILD_CHECK(c)                                                                             \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: in child: %s\n", __FILE__, __LINE__, #c);          \
-			return 1;                                                                  \
-		}                                                                                  \
-	} while (0)
+/* What the children need, named in the skip (or CI failure) without it. */
+#define NEED_USERNS "a user namespace"
+#define NEED_MNTNS  "a mount namespace (via a user namespace if not root)"
+#define NEED_PIDNS  "mount and PID namespaces (via a user namespace if not root)"
 
 /* A call returning 0 or -errno that fills `e`; shows the record when it fails. */
 #define CHILD_OK(call, e)                                                                          \
@@ -82,16 +79,11 @@ struct fx {
 
 static int setup(void **state)
 {
-	const char *t = getenv("TMPDIR");
 	struct fx *fx = calloc(1, sizeof(*fx));
 
 	if (!fx)
 		return -1;
-	if (!t || !*t)
-		t = "/tmp";
-	if (snprintf(fx->base, sizeof(fx->base), "%s/test_ns_userns_mounts-XXXXXX", t) >=
-		    (int)sizeof(fx->base) ||
-	    !mkdtemp(fx->base)) {
+	if (unit_mkdtemp(fx->base, sizeof(fx->base), "test_ns_userns_mounts-XXXXXX") < 0) {
 		free(fx);
 		return -1;
 	}
@@ -135,18 +127,6 @@ static int teardown(void **state)
 	return r ? -1 : 0;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 static int read_text(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -175,50 +155,21 @@ static int create_file(const char *path, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -EIO;
 }
 
-/* unshare(CLONE_NEWUSER | flags) and map `uid`/`gid` of the parent namespace to 0. */
-static int enter_userns_as_root(int flags, uid_t uid, gid_t gid)
+/*
+ * Fork, run fn in the child, require exit status 0.  NO_NAMESPACE: the child
+ * could not get `needs` (a skip, a failure in CI); OTHER_HOST: a skip.
+ */
+static void run_child(int (*fn)(struct fx *), struct fx *fx, const char *needs)
 {
-	char map[64];
+	pid_t pid = unit_fork(WATCHDOG);
+	int code;
 
-	if (unshare(CLONE_NEWUSER | flags) < 0)
-		return -1;
-	if (write_file("/proc/self/setgroups", "deny") < 0)
-		return -1;
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-	if (write_file("/proc/self/uid_map", map) < 0)
-		return -1;
-	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-	return write_file("/proc/self/gid_map", map);
-}
-
-/* Namespaces `flags`, plus a user namespace mapped to root when not root. */
-static int enter_ns(int flags)
-{
-	if (geteuid() == 0)
-		return unshare(flags);
-	return enter_userns_as_root(flags, geteuid(), getegid());
-}
-
-/* Fork, run fn in the child, require exit status 0 (77: skip, no namespaces here). */
-static void run_child(int (*fn)(struct fx *), struct fx *fx)
-{
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		alarm(WATCHDOG);
+	if (pid == 0)
 		_exit(fn(fx));
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status))
-		fail_msg("child killed by signal %d", WTERMSIG(status));
-	assert_true(WIFEXITED(status));
-	if (WEXITSTATUS(status) == NO_NAMESPACE)
+	code = unit_wait(pid);
+	if (code == OTHER_HOST)
 		skip();
-	assert_int_equal(WEXITSTATUS(status), 0);
+	unit_child_ok(code, needs);
 }
 
 /* Entries of a directory besides "." and ".."; -1 if it cannot be read. */
@@ -289,11 +240,8 @@ static struct wait_child start_waiter(const struct ids *id, bool *have_ns)
 
 	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
-	fflush(NULL);
-	w.pid = fork();
-	assert_true(w.pid >= 0);
+	w.pid = unit_fork(WATCHDOG);
 	if (w.pid == 0) {
-		alarm(WATCHDOG);
 		close(ready[0]);
 		close(go[1]);
 		_exit(userns_waiter(ready[1], go[0], id));
@@ -333,7 +281,7 @@ static void test_write_maps(void **state)
 	r = have_ns ? ns_userns_write_maps(w.pid, 4242, 4343, fx->uid, fx->gid, &e) : 0;
 	status = finish_waiter(&w);
 	if (!have_ns)
-		skip();
+		unit_missing(NEED_USERNS);
 	if (r < 0)
 		fail_msg("ns_userns_write_maps: %s [%s]", iso_err_format(&e, buf, sizeof(buf)),
 			 e.hint);
@@ -347,7 +295,7 @@ static void test_write_maps(void **state)
 	r2 = have_ns ? ns_userns_write_maps(w.pid, 0, 0, fx->uid, fx->gid, &again) : 0;
 	status = finish_waiter(&w);
 	if (!have_ns)
-		skip();
+		unit_missing(NEED_USERNS);
 	if (r < 0)
 		fail_msg("ns_userns_write_maps: %s [%s]", iso_err_format(&e, buf, sizeof(buf)),
 			 e.hint);
@@ -381,7 +329,7 @@ static int diagnose_usable_child(struct fx *fx)
 /* Control for the knob tests below: on this host the probe says "usable". */
 static void test_diagnose_usable(void **state)
 {
-	run_child(diagnose_usable_child, *state);
+	run_child(diagnose_usable_child, *state, NEED_USERNS);
 }
 
 static int max_userns_child(struct fx *fx)
@@ -389,13 +337,13 @@ static int max_userns_child(struct fx *fx)
 	struct iso_err e = { 0 };
 	char buf[512];
 
-	if (enter_userns_as_root(0, fx->uid, fx->gid) < 0)
+	if (unit_enter_userns(0, 0, fx->uid, fx->gid) < 0)
 		return NO_NAMESPACE;
 	/* Control: nesting one more level works before the knob is turned. */
 	CHILD_OK(ns_userns_diagnose(&e), e);
 
 	/* Only this user namespace's limit: the host's value is untouched. */
-	CHILD_CHECK(write_file("/proc/sys/user/max_user_namespaces", "0\n") == 0);
+	CHILD_CHECK(unit_write_file("/proc/sys/user/max_user_namespaces", "0\n") == 0);
 	CHILD_CHECK(ns_userns_diagnose(&e) == -ENOSPC);
 	fprintf(stderr, "# diagnose: %s\n#   hint: %s\n", iso_err_format(&e, buf, sizeof(buf)),
 		e.hint);
@@ -418,7 +366,7 @@ static void test_diagnose_max_user_namespaces(void **state)
 
 	assert_int_equal(read_text("/proc/sys/user/max_user_namespaces", before, sizeof(before)),
 			 0);
-	run_child(max_userns_child, *state);
+	run_child(max_userns_child, *state, NEED_USERNS);
 	assert_int_equal(read_text("/proc/sys/user/max_user_namespaces", after, sizeof(after)), 0);
 	assert_string_equal(before, after);
 }
@@ -464,7 +412,7 @@ static int seccomp_child(struct fx *fx)
 
 static void test_diagnose_seccomp(void **state)
 {
-	run_child(seccomp_child, *state);
+	run_child(seccomp_child, *state, NEED_USERNS);
 }
 
 static void *blocker(void *arg)
@@ -509,7 +457,7 @@ static int threads_child(struct fx *fx)
 
 static void test_explain_multithreaded(void **state)
 {
-	run_child(threads_child, *state);
+	run_child(threads_child, *state, NEED_USERNS);
 }
 
 /* On this host: no Debian or AppArmor knob, no seccomp filter, a non-zero limit. */
@@ -520,10 +468,11 @@ static int explain_child(struct fx *fx)
 
 	CHILD_CHECK(read_text("/proc/sys/user/max_user_namespaces", limit, sizeof(limit)) == 0);
 	limit[strcspn(limit, "\n")] = '\0';
-	if (!strcmp(limit, "0") ||
-	    access("/proc/sys/kernel/unprivileged_userns_clone", F_OK) == 0 ||
+	if (!strcmp(limit, "0"))
+		return NO_NAMESPACE; /* user namespaces switched off */
+	if (access("/proc/sys/kernel/unprivileged_userns_clone", F_OK) == 0 ||
 	    access("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", F_OK) == 0)
-		return NO_NAMESPACE; /* another host: the expectations below do not hold */
+		return OTHER_HOST; /* the expectations below do not hold there */
 
 	ns_userns_explain(ENOSPC, &e);
 	CHILD_CHECK(e.errnum == ENOSPC);
@@ -545,7 +494,7 @@ static int explain_child(struct fx *fx)
 
 static void test_explain_table(void **state)
 {
-	run_child(explain_child, *state);
+	run_child(explain_child, *state, NEED_USERNS);
 }
 
 /* --- mounts ------------------------------------------------------------------ */
@@ -570,7 +519,7 @@ static int make_private_child(struct fx *fx)
 {
 	struct iso_err e = { 0 };
 
-	if (enter_ns(CLONE_NEWNS) < 0)
+	if (unit_enter_ns(CLONE_NEWNS) < 0)
 		return NO_NAMESPACE;
 	/* First a shared mount, so that the test can fail. */
 	CHILD_CHECK(mount("tmpfs", fx->home, "tmpfs", 0, "size=1m") == 0);
@@ -583,7 +532,7 @@ static int make_private_child(struct fx *fx)
 
 static void test_make_private(void **state)
 {
-	run_child(make_private_child, *state);
+	run_child(make_private_child, *state, NEED_MNTNS);
 }
 
 /* A tmpfs on fx->home with a file, and a tmpfs submount "sub" with a file. */
@@ -631,7 +580,7 @@ static int home_ro_child(struct fx *fx)
 {
 	struct iso_err e = { 0 };
 
-	if (enter_ns(CLONE_NEWNS) < 0)
+	if (unit_enter_ns(CLONE_NEWNS) < 0)
 		return NO_NAMESPACE;
 	CHILD_OK(ns_mounts_make_private(&e), e);
 	CHILD_CHECK(home_fixture(fx, 0) == 0);
@@ -649,7 +598,7 @@ static void test_protect_home_ro(void **state)
 	struct fx *fx = *state;
 
 	fx->protect = true;
-	run_child(home_ro_child, fx);
+	run_child(home_ro_child, fx, NEED_MNTNS);
 }
 
 /* The same writes without the protection succeed: the test above can fail. */
@@ -658,7 +607,7 @@ static void test_protect_home_control(void **state)
 	struct fx *fx = *state;
 
 	fx->protect = false;
-	run_child(home_ro_child, fx);
+	run_child(home_ro_child, fx, NEED_MNTNS);
 }
 
 /*
@@ -673,12 +622,12 @@ static int locked_child(struct fx *fx)
 	struct statvfs sv;
 	scmp_filter_ctx ctx;
 
-	if (enter_ns(CLONE_NEWNS) < 0)
+	if (unit_enter_ns(CLONE_NEWNS) < 0)
 		return NO_NAMESPACE;
 	CHILD_OK(ns_mounts_make_private(&e), e);
 	CHILD_CHECK(home_fixture(fx, locked) == 0);
 	/* uid 0 here, whether real root or mapped: map it again one level down. */
-	CHILD_CHECK(enter_userns_as_root(CLONE_NEWNS, 0, 0) == 0);
+	CHILD_CHECK(unit_enter_userns(CLONE_NEWNS, 0, 0, 0) == 0);
 	CHILD_CHECK(chdir(fx->home) == 0);
 	/* Control: the plain remount is refused, so the flags are locked indeed. */
 	CHILD_CHECK(mount(NULL, fx->home, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0 &&
@@ -708,7 +657,7 @@ static void test_protect_home_locked_flags(void **state)
 	struct fx *fx = *state;
 
 	fx->fallback = false;
-	run_child(locked_child, fx);
+	run_child(locked_child, fx, NEED_MNTNS);
 }
 
 static void test_protect_home_fallback(void **state)
@@ -716,7 +665,7 @@ static void test_protect_home_fallback(void **state)
 	struct fx *fx = *state;
 
 	fx->fallback = true;
-	run_child(locked_child, fx);
+	run_child(locked_child, fx, NEED_MNTNS);
 }
 
 static int home_hide_child(struct fx *fx)
@@ -724,7 +673,7 @@ static int home_hide_child(struct fx *fx)
 	struct iso_err e = { 0 };
 	char p[PATH_MAX];
 
-	if (enter_ns(CLONE_NEWNS) < 0)
+	if (unit_enter_ns(CLONE_NEWNS) < 0)
 		return NO_NAMESPACE;
 	CHILD_OK(ns_mounts_make_private(&e), e);
 	CHILD_CHECK(home_fixture(fx, 0) == 0);
@@ -755,7 +704,7 @@ static int home_hide_child(struct fx *fx)
 
 static void test_protect_home_hide(void **state)
 {
-	run_child(home_hide_child, *state);
+	run_child(home_hide_child, *state, NEED_MNTNS);
 }
 
 static int private_tmp_child(struct fx *fx)
@@ -766,7 +715,7 @@ static int private_tmp_child(struct fx *fx)
 	bool var_tmp;
 	int dfd;
 
-	if (enter_ns(CLONE_NEWNS) < 0)
+	if (unit_enter_ns(CLONE_NEWNS) < 0)
 		return NO_NAMESPACE;
 	CHILD_OK(ns_mounts_make_private(&e), e);
 	var_tmp = stat("/var/tmp", &a) == 0 && S_ISDIR(a.st_mode) && stat("/tmp", &b) == 0 &&
@@ -795,7 +744,7 @@ static void test_private_tmp(void **state)
 	char p[PATH_MAX], q[PATH_MAX];
 	bool in_tmp, in_var_tmp;
 
-	run_child(private_tmp_child, fx);
+	run_child(private_tmp_child, fx, NEED_MNTNS);
 	/* The file is in fx->tmp (removed by teardown), not in the host's /tmp. */
 	snprintf(p, sizeof(p), "/tmp/%s", fx->tmpname);
 	snprintf(q, sizeof(q), "/var/tmp/%s", fx->tmpname);
@@ -829,7 +778,7 @@ static int proc_child(struct fx *fx)
 	int status;
 	pid_t pid;
 
-	if (enter_ns(CLONE_NEWNS | CLONE_NEWPID) < 0)
+	if (unit_enter_ns(CLONE_NEWNS | CLONE_NEWPID) < 0)
 		return NO_NAMESPACE;
 	CHILD_OK(ns_mounts_make_private(&e), e);
 	if (fx->uid != 0) {
@@ -849,7 +798,7 @@ static int proc_child(struct fx *fx)
 
 static void test_mount_proc(void **state)
 {
-	run_child(proc_child, *state);
+	run_child(proc_child, *state, NEED_PIDNS);
 }
 
 int main(void)

@@ -41,10 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <cmocka.h>
+#include "unit.h"
 
 /* Seconds; a child that hangs becomes a failure instead of a hung suite. */
 #define WATCHDOG 60
@@ -56,16 +53,6 @@
 /* Exit status of a target that could not load its filter. */
 #define LOAD_FAILED 99
 #define NESTED_ARG  "--nested-inner"
-
-/* In a child: never cmocka's assert_*, whose longjmp would resume the runner there. */
-#define CHILD_CHECK(c)                                                                             \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: in child: %s (errno %s)\n", __FILE__, __LINE__,    \
-				#c, strerror(errno));                                              \
-			return 1;                                                                  \
-		}                                                                                  \
-	} while (0)
 
 static char tmpdir[PATH_MAX];	/* holds the stand-in systemctl and its record */
 static char standin[PATH_MAX];	/* tmpdir/systemctl */
@@ -252,23 +239,14 @@ static bool control_ok3(int call, int err, int unused)
 /* fn(arg) in a forked child with no_new_privs; its return value is the exit status. */
 static int fork_child(int (*fn)(const void *), const void *arg)
 {
-	int status;
-	pid_t pid;
+	pid_t pid = unit_fork(WATCHDOG);
 
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
 	if (pid == 0) {
-		alarm(WATCHDOG);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 			_exit(LOAD_FAILED);
 		_exit(fn(arg));
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status))
-		fail_msg("child killed by signal %d", WTERMSIG(status));
-	assert_true(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	return unit_wait(pid);
 }
 
 static int load(const struct pol *p, bool notify, bool log_only, int *listener)
@@ -473,12 +451,9 @@ static void supervise(struct sup *s)
 	pid_t pid;
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = unit_fork(WATCHDOG);
 	if (pid == 0) {
 		close(sv[0]);
-		alarm(WATCHDOG);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 			_exit(LOAD_FAILED);
 		_exit(target_main(sv[1], s));
@@ -516,10 +491,7 @@ static void supervise(struct sup *s)
 
 static int exit_code(const struct sup *s)
 {
-	if (WIFSIGNALED(s->status))
-		fail_msg("target killed by signal %d", WTERMSIG(s->status));
-	assert_true(WIFEXITED(s->status));
-	return WEXITSTATUS(s->status);
+	return unit_exit_code(s->status, "target");
 }
 
 /* --- (b) the service guard ------------------------------------------------ */
@@ -1017,14 +989,11 @@ static void test_default_policy_loads(void **state)
 
 static int setup(void **state)
 {
-	const char *base = getenv("TMPDIR");
+	char made[PATH_MAX];
 	ssize_t n;
 
-	char made[PATH_MAX];
-
-	snprintf(made, sizeof(made), "%s/isorun-polk.XXXXXX", base && *base ? base : "/tmp");
 	/* the real path: a relative connect() is resolved through /proc/PID/cwd */
-	if (!mkdtemp(made) || !realpath(made, tmpdir))
+	if (unit_mkdtemp(made, sizeof(made), "isorun-polk.XXXXXX") < 0 || !realpath(made, tmpdir))
 		return -1;
 	if (snprintf(standin, sizeof(standin), "%s/systemctl", tmpdir) >= (int)sizeof(standin) ||
 	    snprintf(record, sizeof(record), "%s/record", tmpdir) >= (int)sizeof(record))

@@ -20,14 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "unit.h"
 
-/* Exit status of a child that could not get a mount namespace. */
-#define NO_NAMESPACE 77
 /*
  * A removal that stops making progress loops forever; SIGALRM turns that
  * into a failure instead of a hung suite.  Seconds, far above the real cost.
@@ -51,16 +45,12 @@ static const char *at(const struct fx *fx, const char *rel, char *buf, size_t le
 
 static int setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
 	struct fx *fx = calloc(1, sizeof(*fx));
 
 	if (!fx)
 		return -1;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if (snprintf(fx->path, sizeof(fx->path), "%s/test_rmtree-XXXXXX", tmp) >=
-		    (int)sizeof(fx->path) ||
-	    !mkdtemp(fx->path) || getrlimit(RLIMIT_NOFILE, &fx->nofile) < 0) {
+	if (getrlimit(RLIMIT_NOFILE, &fx->nofile) < 0 ||
+	    unit_mkdtemp(fx->path, sizeof(fx->path), "test_rmtree-XXXXXX") < 0) {
 		free(fx);
 		return -1;
 	}
@@ -393,47 +383,11 @@ static void test_flat_directory(void **state)
 
 /* --- mount tests: in a child with its own mount namespace --- */
 
-#define CHILD_CHECK(c)                                                                             \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: in child: %s\n", __FILE__, __LINE__, #c);          \
-			return 1;                                                                  \
-		}                                                                                  \
-	} while (0)
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
+/* A mount namespace (in a user namespace mapped to root when not root). */
 static int enter_mount_ns(void)
 {
-	char map[64];
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-
-	if (uid == 0) {
-		if (unshare(CLONE_NEWNS) < 0)
-			return -1;
-	} else {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-			return -1;
-		if (write_file("/proc/self/setgroups", "deny") < 0)
-			return -1;
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
-		if (write_file("/proc/self/gid_map", map) < 0)
-			return -1;
-		snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
-		if (write_file("/proc/self/uid_map", map) < 0)
-			return -1;
-	}
+	if (unit_enter_ns(CLONE_NEWNS) < 0)
+		return -1;
 	/* Nothing mounted here may reach the host's namespace. */
 	return mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
@@ -441,14 +395,9 @@ static int enter_mount_ns(void)
 /* Mounts vanish with the child's namespace; the parent sees plain directories. */
 static void run_in_mount_ns(int (*fn)(struct fx *), struct fx *fx)
 {
-	int status;
-	pid_t pid;
+	pid_t pid = unit_fork(WATCHDOG);
 
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
 	if (pid == 0) {
-		alarm(WATCHDOG);
 		if (enter_mount_ns() < 0)
 			_exit(NO_NAMESPACE);
 		/*
@@ -459,11 +408,8 @@ static void run_in_mount_ns(int (*fn)(struct fx *), struct fx *fx)
 		fx->fd = open(fx->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		_exit(fx->fd < 0 ? 1 : fn(fx));
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	if (WEXITSTATUS(status) == NO_NAMESPACE)
-		skip();
-	assert_int_equal(WEXITSTATUS(status), 0);
+	unit_child_ok(unit_wait(pid),
+		      "a private mount namespace (via a user namespace if not root)");
 }
 
 static int mount_tmpfs_with_file(const struct fx *fx, const char *rel)
