@@ -102,11 +102,12 @@ bench: $(BUILD)/isorun
 	bench/launch.sh $(BUILD)/isorun
 
 install: $(BUILD)/isorun
-	install -d $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man5
 	install -m 0755 $(BUILD)/isorun $(DESTDIR)$(BINDIR)/isorun
+	install -m 0644 docs/man/isorun-policy.5 $(DESTDIR)$(MANDIR)/man5/isorun-policy.5
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/isorun
+	rm -f $(DESTDIR)$(BINDIR)/isorun $(DESTDIR)$(MANDIR)/man5/isorun-policy.5
 
 lint:
 	clang-format --dry-run --Werror launcher/*.[ch] tests/unit/*.c tests/helpers/*.c bench/*.c
