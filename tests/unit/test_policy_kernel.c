@@ -17,6 +17,7 @@
  * not exercised here.  x32 numbering is (the kernel has no x32, but the filter
  * still sees the numbers).
  */
+#include "launcher/fdpass.h"
 #include "policy/policy.h"
 
 #include <errno.h>
@@ -334,48 +335,20 @@ static void test_deny_unknown_syscall(void **state)
 
 /* --- the supervisor ------------------------------------------------------- */
 
+/* The listener crosses with launcher/fdpass.c, as it does in isorun itself. */
 static int send_fd(int sock, int fd)
 {
-	char data = 'L';
-	struct iovec iov = { &data, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-
-	memset(&u, 0, sizeof(u));
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+	return iso_send_record(sock, "L", 1, fd) == 0 ? 0 : -1;
 }
 
 /* The fd sent over sock, or -1 (EOF: the child failed before sending). */
 static int recv_fd(int sock)
 {
 	char data;
-	struct iovec iov = { &data, 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
 	int fd = -1;
 
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+	if (iso_recv_record(sock, &data, 1, &fd) != 1)
 		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	return fd;
 }
 
