@@ -77,7 +77,9 @@ integration: $(BUILD)/isorun $(HELPER_BIN)
 
 # Every build and test dependency, from Debian's archive.
 DEB_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
-	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3 clang
+	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3 clang \
+	    debhelper dpkg-dev fakeroot lintian zsh bash-completion \
+	    python3-pytest python3-pytest-xdist golang-go cargo
 deps:
 	@if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
 	$$SUDO apt-get update -qq && \

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "launcher/args.h"
+#include "launcher/commands.h"
 #include "launcher/exit.h"
 #include "launcher/run.h"
 #include "policy/policy.h"
@@ -48,8 +49,20 @@ int main(int argc, char **argv)
 	struct iso_err e = { 0 };
 	int action, code;
 
-	if (argc > 1 && strcmp(argv[1], "policy") == 0)
-		return policy_command(argc, argv);
+	static const struct {
+		const char *name;
+		int (*main)(int, char **);
+	} commands[] = {
+		{ "policy", policy_command },
+		{ "config", iso_config_main },
+		{ "selftest", iso_selftest_main },
+		{ "ls", iso_ls_main },
+		{ "gc", iso_gc_main },
+	};
+
+	for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].main(argc, argv);
 	iso_opts_init(&o);
 	action = iso_parse_args(argc, argv, &o, &e);
 	if (action < 0) {
