@@ -4,22 +4,16 @@
  * those proven orphaned (launcher/evidence.h has the rules).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
 #include "launcher/commands.h"
-#include "launcher/evidence.h"
 #include "launcher/exit.h"
-#include "launcher/holders.h"
-#include "launcher/proc.h"
-#include "launcher/rmtree.h"
 #include "launcher/text.h"
 #include "launcher/tree.h"
 #include "launcher/trees.h"
@@ -241,47 +235,6 @@ int iso_ls_main(int argc, char **argv)
 	return 0;
 }
 
-/* The first holder, in teardown's words; or why holders could not be ruled out. */
-static int scan_holders(const char *tree, char *why, size_t len, size_t *unreadable)
-{
-	struct iso_holder_query q = { .tree = tree, .exclude = getpid() };
-	struct iso_holder *h = NULL;
-	_cleanup_free_ char *cmd = NULL;
-	int n = iso_find_holders(&q, &h, unreadable);
-
-	if (n < 0) {
-		snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
-		return n;
-	}
-	if (n == 0) {
-		iso_holders_free(h, 0);
-		return 0;
-	}
-	cmd = iso_proc_cmdline(h[0].pid, 80);
-	if (!strcmp(h[0].what, "cwd") || !strcmp(h[0].what, "root"))
-		snprintf(why, len, "pid %d `%s` has its %s in it (%s)", h[0].pid, cmd ? cmd : "?",
-			 h[0].what, h[0].target);
-	else
-		snprintf(why, len, "pid %d `%s` holds %s open (%s)", h[0].pid, cmd ? cmd : "?",
-			 h[0].target, h[0].what);
-	iso_holders_free(h, (size_t)n);
-	return n;
-}
-
-/* Removes what we examined, not whatever the name points at by now. */
-static int remove_tree(struct cmd *c, struct iso_tree_view *v, struct iso_err *e)
-{
-	struct stat held, now;
-
-	if (fstat(v->fd, &held) < 0)
-		return iso_err_set(e, errno, "stat '%s'", v->path);
-	if (fstatat(c->user_fd, v->name, &now, AT_SYMLINK_NOFOLLOW) < 0)
-		return iso_err_set(e, errno, "stat '%s'", v->path);
-	if (held.st_dev != now.st_dev || held.st_ino != now.st_ino)
-		return iso_err_set(e, 0, "'%s' was replaced while gc examined it", v->path);
-	return iso_rmtree(c->user_fd, v->name, v->path, NULL, e);
-}
-
 int iso_gc_main(int argc, char **argv)
 {
 	struct cmd c = { .name = "gc", .user_fd = -1 };
@@ -295,29 +248,13 @@ int iso_gc_main(int argc, char **argv)
 		return r == 1 ? 0 : r;
 	for (size_t i = 0; i < c.n; i++) {
 		struct iso_tree_view v;
-		struct iso_gc_facts f;
-		char holder_why[600] = "", why[1200];
+		char why[1200];
 		_cleanup_free_ char *shown = NULL;
 		bool removable;
 
 		/* the lock, once taken, is held through the removal: no owner can start */
 		iso_tree_view(c.user_fd, c.user_path, c.names[i], &c.host, true, &v);
-		f = (struct iso_gc_facts){
-			.owner_error = v.owner_ok ? NULL : v.reason,
-			.fate = v.fate,
-			.fate_why = v.fate_why,
-			.lock = v.lock_probed ? v.lock : ISO_LOCK_FAILED,
-			.lock_why = v.lock_why,
-			.holders = -EAGAIN,
-			.holder_why = "holders not looked for",
-		};
-		/* the scan costs a pass over every process: only when it can decide */
-		if (v.owner_ok && v.fate == ISO_FATE_GONE && v.lock == ISO_LOCK_TAKEN) {
-			f.holders =
-				scan_holders(v.path, holder_why, sizeof(holder_why), &f.unreadable);
-			f.holder_why = holder_why;
-		}
-		removable = iso_gc_verdict(&f, why, sizeof(why));
+		removable = iso_tree_judge(&v, why, sizeof(why));
 		shown = iso_shell_quote(v.path);
 		if (!removable) {
 			printf("%s %s: %s\n", c.dry_run ? "keep" : "kept", shown ? shown : v.path,
@@ -328,7 +265,7 @@ int iso_gc_main(int argc, char **argv)
 			struct iso_err e = { 0 };
 			char buf[400];
 
-			if (remove_tree(&c, &v, &e) < 0) {
+			if (iso_tree_remove(c.user_fd, &v, &e) < 0) {
 				fflush(stdout);
 				fprintf(stderr, "isorun: gc: cannot remove %s: %s\n",
 					shown ? shown : v.path,

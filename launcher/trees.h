@@ -57,6 +57,15 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 void iso_tree_view_close(struct iso_tree_view *v);
 
 /*
+ * gc's verdict on a tree viewed with keep_lock: the holder scan runs (with the
+ * lock held) only when the owner is proven gone.  True when removable, `why`
+ * then being the evidence; otherwise why not.
+ */
+bool iso_tree_judge(const struct iso_tree_view *v, char *why, size_t len);
+/* Remove a judged tree, its lock still held, unless the name now means another directory. */
+int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *e);
+
+/*
  * du-like: the blocks of everything below fd, without following symbolic links
  * or entering another mount, stopping after a bounded number of entries and
  * levels (*partial then true, and the size is a lower bound).
