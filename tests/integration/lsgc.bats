@@ -120,11 +120,11 @@ start_blocked() {
 	cat <&8
 	exec 8<&-
 	run isogc --dry-run
-	[ "$output" = "would remove $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it" ]
+	[[ "$output" == "would remove $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"* ]]
 	[ -d "$tree" ]
 	run isogc
 	[ "$status" -eq 0 ]
-	[ "$output" = "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it" ]
+	[[ "$output" == "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"* ]]
 	assert_no_tree
 }
 
@@ -140,7 +140,7 @@ start_blocked() {
 	[[ "$(ls_line "$tree")" == *" orphaned "*"owner pid $isopid is gone without recording an outcome"* ]]
 	run isogc
 	[ "$status" -eq 0 ]
-	[ "$output" = "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it" ]
+	[[ "$output" == "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"* ]]
 	assert_no_tree
 }
 
@@ -184,7 +184,7 @@ start_blocked() {
 	kill "$holder"
 	wait "$holder" || true
 	run isogc
-	[[ "$output" == "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it" ]]
+	[[ "$output" == "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"* ]]
 	assert_no_tree
 }
 
