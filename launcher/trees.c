@@ -153,6 +153,25 @@ static void unreadable(struct iso_tree_view *v, const char *what, const char *wh
 	snprintf(v->reason, sizeof(v->reason), "%s%s", what, why);
 }
 
+/*
+ * Without an owner record nothing is proven, but a partly failed removal may
+ * have taken it and left the outcome record, whose reason is worth showing.
+ */
+static void owner_unusable(struct iso_tree_view *v)
+{
+	struct iso_tree_view recorded = { .fd = v->fd };
+	char why[200];
+
+	if (read_state(&recorded, why, sizeof(why)) > 0) {
+		v->seen = ISO_SEEN_UNREADABLE;
+		snprintf(v->reason, sizeof(v->reason),
+			 "owner record: %s; its run recorded %s: %.300s", v->owner_why,
+			 iso_tree_seen_name(recorded.seen), recorded.reason);
+		return;
+	}
+	unreadable(v, "owner record: ", v->owner_why);
+}
+
 /* flock the lock file: TAKEN (kept open), HELD or FAILED, with why. */
 static void probe_lock(struct iso_tree_view *v, bool keep_lock)
 {
@@ -218,7 +237,7 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 	if (r == 0)
 		r = iso_owner_parse(text, &v->owner, v->owner_why, sizeof(v->owner_why));
 	if (r < 0) {
-		unreadable(v, "owner record: ", v->owner_why);
+		owner_unusable(v);
 		return;
 	}
 	v->owner_ok = true;

@@ -442,6 +442,13 @@ static void test_view_unreadable(void **state)
 	assert_false(iso_tree_judge(&v, why, sizeof(why)));
 	assert_string_equal(why, "owner record: missing");
 	iso_tree_view_close(&v);
+	/* a removal that failed halfway can take the owner record and leave the outcome */
+	at(fx, "no-owner", "outcome", "{\"state\":\"retained\",\"reason\":\"removal failed: x\"}");
+	view(fx, "no-owner", true, &v);
+	assert_string_equal(v.reason,
+			    "owner record: missing; its run recorded retained: removal failed: x");
+	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	iso_tree_view_close(&v);
 
 	close(make_tree(fx, "corrupt", "{\"pid\":4242,", true));
 	view(fx, "corrupt", true, &v);
