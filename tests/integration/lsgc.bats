@@ -199,7 +199,7 @@ start_blocked() {
 	[[ "$output" == "kept $tree: owner record: not JSON "* ]]
 	rm "$tree/owner"
 	run isogc
-	[ "$output" = "kept $tree: owner record: missing" ]
+	[ "$output" = "kept $tree: owner record: missing; its run recorded kept: --keep" ]
 	# a pid taken in another PID namespace names nothing here
 	sed 's/"pidns":[0-9]*/"pidns":1/' "$W/owner" >"$tree/owner"
 	run isogc
