@@ -942,6 +942,7 @@ exec_failed:
 	if (snaps)
 		collect_residue(snaps, o->watch.n, &out);
 	teardown(&s, &tree);
+	iso_tree_record_outcome(&tree, &out, o->shell);
 	out.duration_ms = now_ms() - t0;
 	code = iso_summarize(o, &out);
 	goto finish;

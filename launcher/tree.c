@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
+#include "launcher/outcome.h"
 #include "launcher/proc.h"
 #include "launcher/rmtree.h"
 #include "launcher/text.h"
@@ -45,7 +46,8 @@ const char *iso_tree_root(const char *root)
 	return r;
 }
 
-static int open_user_dir(struct iso_tree *t, const char *given, struct iso_err *e)
+int iso_tree_open_user_dir(const char *given, bool create, char *path, size_t len,
+			   struct iso_err *e)
 {
 	_cleanup_close_ int rootfd = -1, fd = -1;
 	/* canonical, because holders are found by comparing /proc readlinks with it */
@@ -57,34 +59,33 @@ static int open_user_dir(struct iso_tree *t, const char *given, struct iso_err *
 	if (!root)
 		return iso_err_set(e, errno, "resolve root directory '%s'", given);
 	snprintf(name, sizeof(name), "isorun-%u", (unsigned)uid);
-	if (snprintf(t->user_path, sizeof(t->user_path), "%s%s%s", root,
-		     root[strlen(root) - 1] == '/' ? "" : "/", name) >= (int)sizeof(t->user_path))
+	if (snprintf(path, len, "%s%s%s", root, root[strlen(root) - 1] == '/' ? "" : "/", name) >=
+	    (int)len)
 		return iso_err_set(e, ENAMETOOLONG, "--root '%s'", root);
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return iso_err_set(e, errno, "open root directory '%s'", root);
-	if (mkdirat(rootfd, name, 0700) < 0 && errno != EEXIST)
-		return iso_err_set(e, errno, "create '%s'", t->user_path);
+	if (create && mkdirat(rootfd, name, 0700) < 0 && errno != EEXIST)
+		return iso_err_set(e, errno, "create '%s'", path);
 	fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ELOOP || errno == ENOTDIR)
 			return iso_err_set(e, 0, "refusing '%s': not a real directory (a symlink?)",
-					   t->user_path);
-		return iso_err_set(e, errno, "open '%s'", t->user_path);
+					   path);
+		return iso_err_set(e, errno, "open '%s'", path);
 	}
 	/* Verify what we opened, not the name: the name can be swapped afterwards. */
 	if (fstat(fd, &st) < 0)
-		return iso_err_set(e, errno, "stat '%s'", t->user_path);
+		return iso_err_set(e, errno, "stat '%s'", path);
 	if (!S_ISDIR(st.st_mode))
-		return iso_err_set(e, 0, "refusing '%s': not a directory", t->user_path);
+		return iso_err_set(e, 0, "refusing '%s': not a directory", path);
 	if (st.st_uid != uid)
-		return iso_err_set(e, 0, "refusing '%s': owned by uid %u, not by uid %u",
-				   t->user_path, (unsigned)st.st_uid, (unsigned)uid);
+		return iso_err_set(e, 0, "refusing '%s': owned by uid %u, not by uid %u", path,
+				   (unsigned)st.st_uid, (unsigned)uid);
 	if (st.st_mode & 022)
 		return iso_err_set(e, 0, "refusing '%s': mode %04o is group or world writable",
-				   t->user_path, (unsigned)(st.st_mode & 07777));
-	t->user_fd = TAKE_FD(fd);
-	return 0;
+				   path, (unsigned)(st.st_mode & 07777));
+	return TAKE_FD(fd);
 }
 
 static void make_id(char *buf, size_t len)
@@ -138,7 +139,8 @@ static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
 	json_decref(o);
 	if (!text)
 		return iso_err_set(e, ENOMEM, "owner record");
-	fd = openat(t->fd, "owner", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = openat(t->fd, ISO_TREE_OWNER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
 	if (fd < 0)
 		r = iso_err_set(e, errno, "create '%s/owner'", t->path);
 	else if (write(fd, text, strlen(text)) != (ssize_t)strlen(text) || write(fd, "\n", 1) != 1)
@@ -152,8 +154,8 @@ static int populate(struct iso_tree *t, char *const *argv, struct iso_err *e)
 	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub; d++)
 		if (mkdirat(t->fd, d->sub, 0700) < 0)
 			return iso_err_set(e, errno, "create '%s/%s'", t->path, d->sub);
-	t->lock_fd =
-		openat(t->fd, "lock", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	t->lock_fd = openat(t->fd, ISO_TREE_LOCK,
+			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (t->lock_fd < 0)
 		return iso_err_set(e, errno, "create '%s/lock'", t->path);
 	if (flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0)
@@ -166,9 +168,10 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 	int r;
 
 	t->user_fd = t->fd = t->lock_fd = -1;
-	r = open_user_dir(t, root, e);
+	r = iso_tree_open_user_dir(root, true, t->user_path, sizeof(t->user_path), e);
 	if (r < 0)
 		return r;
+	t->user_fd = r;
 	for (int attempt = 0;; attempt++) {
 		make_id(t->id, sizeof(t->id));
 		if (mkdirat(t->user_fd, t->id, 0700) == 0)
@@ -217,6 +220,62 @@ int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e)
 		}
 	}
 	return 0;
+}
+
+static int write_state(struct iso_tree *t, const char *state, const char *reason, struct iso_err *e)
+{
+	static const char tmp[] = ISO_TREE_OUTCOME ".tmp";
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
+	json_t *o = json_pack("{s:s, s:s}", "state", state, "reason", reason);
+	size_t len;
+
+	if (!o)
+		return iso_err_set(e, ENOMEM, "outcome record");
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!text)
+		return iso_err_set(e, ENOMEM, "outcome record");
+	len = strlen(text);
+	/* the command could have left one there: ours is made fresh, never through a link */
+	if (unlinkat(t->fd, tmp, 0) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "remove '%s/%s'", t->path, tmp);
+	fd = openat(t->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return iso_err_set(e, errno, "create '%s/%s'", t->path, tmp);
+	errno = 0;
+	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1) {
+		int r = iso_err_set(e, errno ? errno : EIO, "write '%s/%s'", t->path, tmp);
+		(void)unlinkat(t->fd, tmp, 0);
+		return r;
+	}
+	/* a reader sees the whole record or none */
+	if (renameat(t->fd, tmp, t->fd, ISO_TREE_OUTCOME) < 0) {
+		int r = iso_err_set(e, errno, "rename '%s/%s'", t->path, tmp);
+		(void)unlinkat(t->fd, tmp, 0);
+		return r;
+	}
+	return 0;
+}
+
+void iso_tree_record_outcome(struct iso_tree *t, const struct iso_outcome *out, bool shell)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+	int r;
+
+	if (t->fd < 0)
+		return;
+	if (out->tree_state == ISO_TREE_KEPT)
+		r = write_state(t, "kept", shell ? "isorun shell" : "--keep", &e);
+	else if (out->tree_state == ISO_TREE_RETAINED)
+		r = write_state(t, "retained", out->tree_reason, &e);
+	else
+		return;
+	if (r < 0)
+		fprintf(stderr,
+			"isorun: warning: %s (isorun ls will not show why the tree stayed)\n",
+			iso_err_format(&e, buf, sizeof(buf)));
 }
 
 void iso_tree_close(struct iso_tree *t)

@@ -29,6 +29,19 @@ struct iso_tree {
 const char *iso_tree_root(const char *root);
 
 /*
+ * Open $root/isorun-$UID (made first when `create`) and verify it: ours, a real
+ * directory, not group or world writable.  Its absolute, canonical path goes to
+ * `path`.  Returns the fd, or -errno (-ENOENT when absent and not `create`).
+ */
+int iso_tree_open_user_dir(const char *root, bool create, char *path, size_t len,
+			   struct iso_err *e);
+
+/* Names inside <id>/ that isorun itself writes. */
+#define ISO_TREE_OWNER	 "owner"
+#define ISO_TREE_LOCK	 "lock"
+#define ISO_TREE_OUTCOME "outcome" /* JSON {"state": "kept"|"retained", "reason": "..."} */
+
+/*
  * Create and verify $root/isorun-$UID (0700, ours, a real directory, not group or
  * world writable), then a fresh <id> with the command's directories, `owner` and a
  * held `lock`.  On failure nothing of <id> is left behind.
@@ -36,6 +49,13 @@ const char *iso_tree_root(const char *root);
 int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e);
 /* Make <id>/SUB (and its parents) for --env-dir. */
 int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e);
+/*
+ * At teardown, while the lock is still held: a kept or retained tree records
+ * why in <id>/outcome, for `isorun ls`.  Other outcomes write nothing.  A failure
+ * is a warning on stderr; the run's outcome stands.
+ */
+struct iso_outcome;
+void iso_tree_record_outcome(struct iso_tree *t, const struct iso_outcome *out, bool shell);
 void iso_tree_close(struct iso_tree *t);
 
 #endif

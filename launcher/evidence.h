@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rules `isorun gc` removes a tree by.  A tree is garbage only on proof:
+ * its owner is gone (another boot, or its pid no longer names the process that
+ * wrote the owner record), its lock can be taken, and no process has a file,
+ * cwd or root in it.  Nothing is ever inferred from a tree's name or age.
+ *
+ * The owner check reads a /proc given by the caller and compares with a boot id
+ * and PID namespace given by the caller, so the unit tests run it on a fake one.
+ */
+#ifndef ISO_EVIDENCE_H
+#define ISO_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What launcher/tree.c writes to <id>/owner. */
+struct iso_owner_rec {
+	pid_t pid;
+	uint64_t start_time; /* clock ticks after boot, /proc/PID/stat field 22 */
+	char boot_id[64];
+	uid_t uid;
+	uint64_t pidns; /* inode of the owner's /proc/self/ns/pid; 0: not recorded */
+};
+
+/*
+ * Parse an owner record.  pid, start_time, boot_id and uid are required; a
+ * record without them proves nothing.  Returns 0, or -EINVAL with `why` saying
+ * what is wrong ("not JSON (line 1: ...)", "no \"pid\"").
+ */
+int iso_owner_parse(const char *text, struct iso_owner_rec *ret, char *why, size_t len);
+
+/* The system gc compares owner records with. */
+struct iso_host {
+	const char *proc; /* "/proc", or a fake one */
+	char boot_id[64]; /* "" when unknown: then no boot comparison proves anything */
+	uint64_t pidns;	  /* 0 when unknown */
+	uid_t uid;
+};
+
+/* This system, seen from here.  What cannot be read stays empty (and proves nothing). */
+void iso_host_current(struct iso_host *h);
+
+enum iso_fate {
+	ISO_FATE_ALIVE,	     /* the owner still runs: never garbage */
+	ISO_FATE_GONE,	     /* proven: another boot, pid gone or reused, or a zombie */
+	ISO_FATE_UNPROVABLE, /* cannot tell from here (another PID namespace, unreadable) */
+};
+
+/* Whether the owner is gone; `why` is the evidence, or why there is none. */
+enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_host *h, char *why,
+			     size_t len);
+
+enum iso_lock {
+	ISO_LOCK_TAKEN,	 /* we hold it now: nobody else does */
+	ISO_LOCK_HELD,	 /* someone holds it: the owner, or another gc */
+	ISO_LOCK_FAILED, /* missing, not a regular file, or flock failed */
+};
+
+/* Everything gc found out about one tree; strings are NULL when not applicable. */
+struct iso_gc_facts {
+	const char *owner_error; /* why the tree or its owner record proves nothing */
+	enum iso_fate fate;
+	const char *fate_why;
+	enum iso_lock lock;
+	const char *lock_why;
+	int holders;		/* count, or -errno when the scan failed */
+	const char *holder_why; /* the first holder, or the scan's error */
+	size_t unreadable;	/* processes whose fds could not be read */
+};
+
+/*
+ * The verdict: true when every rule holds, `why` then being the evidence;
+ * false with `why` naming the first rule that does not.  Pure.
+ */
+bool iso_gc_verdict(const struct iso_gc_facts *f, char *why, size_t len);
+
+#endif

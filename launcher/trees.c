@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/trees.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+#include "launcher/tree.h"
+
+/* isorun's own records are a few hundred bytes; anything far larger is not one */
+#define RECORD_MAX (64 * 1024)
+
+const char *iso_tree_seen_name(enum iso_tree_seen s)
+{
+	switch (s) {
+	case ISO_SEEN_RUNNING:
+		return "running";
+	case ISO_SEEN_KEPT:
+		return "kept";
+	case ISO_SEEN_RETAINED:
+		return "retained";
+	case ISO_SEEN_ORPHANED:
+		return "orphaned";
+	case ISO_SEEN_UNKNOWN:
+		return "unknown";
+	case ISO_SEEN_UNREADABLE:
+		break;
+	}
+	return "unreadable";
+}
+
+/* Opens `name` in dirfd as a regular file without following links or blocking. */
+static int open_record(int dirfd, const char *name, struct stat *st, char *why, size_t len)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		int r = -errno;
+		if (r == -ENOENT)
+			snprintf(why, len, "missing");
+		else if (r == -ELOOP)
+			snprintf(why, len, "a symbolic link, not isorun's file");
+		else
+			snprintf(why, len, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, st) < 0) {
+		int r = -errno;
+		snprintf(why, len, "cannot stat: %s", strerror(-r));
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, len, "not a regular file");
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/* The whole record, NUL-terminated, malloc'ed into *ret. */
+static int read_record(int dirfd, const char *name, char **ret, struct stat *st, char *why,
+		       size_t len)
+{
+	_cleanup_close_ int fd = open_record(dirfd, name, st, why, len);
+	_cleanup_free_ char *buf = NULL;
+	size_t total = 0;
+
+	*ret = NULL;
+	if (fd < 0)
+		return fd;
+	if (st->st_size > RECORD_MAX) {
+		snprintf(why, len, "%lld bytes, too large to be isorun's", (long long)st->st_size);
+		return -EFBIG;
+	}
+	buf = malloc(RECORD_MAX + 1);
+	if (!buf) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + total, RECORD_MAX - total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = -errno;
+			snprintf(why, len, "cannot read: %s", strerror(-r));
+			return r;
+		}
+		if (n == 0 || total + (size_t)n == RECORD_MAX) {
+			total += (size_t)n;
+			break;
+		}
+		total += (size_t)n;
+	}
+	buf[total] = '\0';
+	if (strlen(buf) != total) {
+		snprintf(why, len, "contains a NUL byte");
+		return -EINVAL;
+	}
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+/* <id>/outcome: 1 with seen/reason set, 0 when absent, -EINVAL with why when unusable. */
+static int read_state(struct iso_tree_view *v, char *why, size_t len)
+{
+	_cleanup_free_ char *text = NULL;
+	json_error_t jerr;
+	json_t *o, *state, *reason;
+	struct stat st;
+	int r = read_record(v->fd, ISO_TREE_OUTCOME, &text, &st, why, len);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return -EINVAL;
+	o = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	state = json_object_get(o, "state");
+	reason = json_object_get(o, "reason");
+	r = -EINVAL;
+	if (!o)
+		snprintf(why, len, "not JSON (line %d: %s)", jerr.line, jerr.text);
+	else if (!json_is_string(state) || !json_is_string(reason))
+		snprintf(why, len, "no \"state\" and \"reason\" strings");
+	else if (strcmp(json_string_value(state), "kept") &&
+		 strcmp(json_string_value(state), "retained"))
+		snprintf(why, len, "unknown state \"%.40s\"", json_string_value(state));
+	else {
+		v->seen = strcmp(json_string_value(state), "kept") ? ISO_SEEN_RETAINED
+								   : ISO_SEEN_KEPT;
+		snprintf(v->reason, sizeof(v->reason), "%s", json_string_value(reason));
+		r = 1;
+	}
+	json_decref(o);
+	return r;
+}
+
+static void unreadable(struct iso_tree_view *v, const char *what, const char *why)
+{
+	v->seen = ISO_SEEN_UNREADABLE;
+	snprintf(v->reason, sizeof(v->reason), "%s%s", what, why);
+}
+
+/*
+ * Without an owner record nothing is proven, but a partly failed removal may
+ * have taken it and left the outcome record, whose reason is worth showing.
+ */
+static void owner_unusable(struct iso_tree_view *v)
+{
+	struct iso_tree_view recorded = { .fd = v->fd };
+	char why[200];
+
+	if (read_state(&recorded, why, sizeof(why)) > 0) {
+		v->seen = ISO_SEEN_UNREADABLE;
+		snprintf(v->reason, sizeof(v->reason),
+			 "owner record: %s; its run recorded %s: %.300s", v->owner_why,
+			 iso_tree_seen_name(recorded.seen), recorded.reason);
+		return;
+	}
+	unreadable(v, "owner record: ", v->owner_why);
+}
+
+/* flock the lock file: TAKEN (kept open), HELD or FAILED, with why. */
+static void probe_lock(struct iso_tree_view *v, bool keep_lock)
+{
+	struct stat st;
+	char why[160];
+
+	v->lock_probed = true;
+	v->lock = ISO_LOCK_FAILED;
+	v->lock_fd = open_record(v->fd, ISO_TREE_LOCK, &st, why, sizeof(why));
+	if (v->lock_fd < 0) {
+		snprintf(v->lock_why, sizeof(v->lock_why), "lock: %s", why);
+		return;
+	}
+	if (flock(v->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK) {
+			v->lock = ISO_LOCK_HELD;
+			snprintf(v->lock_why, sizeof(v->lock_why),
+				 "its lock is held (by its owner, or by another isorun gc)");
+		} else {
+			snprintf(v->lock_why, sizeof(v->lock_why), "lock: flock: %s",
+				 strerror(errno));
+		}
+		close(v->lock_fd);
+		v->lock_fd = -1;
+		return;
+	}
+	v->lock = ISO_LOCK_TAKEN;
+	snprintf(v->lock_why, sizeof(v->lock_why), "its lock is free");
+	if (!keep_lock) {
+		/* our only reference: closing releases it */
+		close(v->lock_fd);
+		v->lock_fd = -1;
+	}
+}
+
+void iso_tree_view(int user_fd, const char *user_path, const char *name, const struct iso_host *h,
+		   bool keep_lock, struct iso_tree_view *v)
+{
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	char why[200];
+	int r;
+
+	*v = (struct iso_tree_view){ .fd = -1, .lock_fd = -1, .fate = ISO_FATE_UNPROVABLE };
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	if (snprintf(v->path, sizeof(v->path), "%s/%s", user_path, name) >= (int)sizeof(v->path)) {
+		unreadable(v, "path too long", "");
+		return;
+	}
+	v->fd = openat(user_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (v->fd < 0) {
+		if (errno == ENOTDIR || errno == ELOOP) {
+			unreadable(v, "not a directory", "");
+			return;
+		}
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		{
+			unreadable(v, "cannot open: ", why);
+			return;
+		}
+	}
+	r = read_record(v->fd, ISO_TREE_OWNER, &text, &st, v->owner_why, sizeof(v->owner_why));
+	if (r == 0)
+		r = iso_owner_parse(text, &v->owner, v->owner_why, sizeof(v->owner_why));
+	if (r < 0) {
+		owner_unusable(v);
+		return;
+	}
+	v->owner_ok = true;
+	v->created = st.st_mtime;
+	v->fate = iso_owner_fate(&v->owner, h, v->fate_why, sizeof(v->fate_why));
+	probe_lock(v, keep_lock);
+	if (v->lock == ISO_LOCK_HELD) {
+		v->seen = ISO_SEEN_RUNNING;
+		if (v->fate == ISO_FATE_ALIVE)
+			snprintf(v->reason, sizeof(v->reason), "%s", v->fate_why);
+		else
+			snprintf(v->reason, sizeof(v->reason), "%s; %s", v->lock_why, v->fate_why);
+		return;
+	}
+	if (v->lock == ISO_LOCK_FAILED) {
+		unreadable(v, "", v->lock_why);
+		return;
+	}
+	r = read_state(v, why, sizeof(why));
+	if (r < 0) {
+		unreadable(v, "outcome record: ", why);
+		return;
+	}
+	if (r > 0)
+		return;
+	if (v->fate == ISO_FATE_GONE) {
+		v->seen = ISO_SEEN_ORPHANED;
+		snprintf(v->reason, sizeof(v->reason),
+			 "%s without recording an outcome (crashed or killed)", v->fate_why);
+	} else {
+		v->seen = ISO_SEEN_UNKNOWN;
+		snprintf(v->reason, sizeof(v->reason), "nothing recorded, lock free, but %s",
+			 v->fate_why);
+	}
+}
+
+void iso_tree_view_close(struct iso_tree_view *v)
+{
+	if (v->lock_fd >= 0)
+		close(v->lock_fd);
+	if (v->fd >= 0)
+		close(v->fd);
+	v->lock_fd = v->fd = -1;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int iso_tree_names(int user_fd, char ***ret)
+{
+	int fd = openat(user_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*ret = NULL;
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	errno = 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap) {
+			char **nv;
+			cap = cap ? cap * 2 : 32;
+			nv = realloc(v, cap * sizeof(*nv));
+			if (!nv)
+				goto nomem;
+			v = nv;
+		}
+		v[n] = strdup(de->d_name);
+		if (!v[n])
+			goto nomem;
+		n++;
+		errno = 0;
+	}
+	if (errno) {
+		int r = -errno;
+		closedir(d);
+		iso_tree_names_free(v, n);
+		return r;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_name);
+	*ret = v;
+	return (int)n;
+nomem:
+	closedir(d);
+	iso_tree_names_free(v, n);
+	return -ENOMEM;
+}
+
+void iso_tree_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}

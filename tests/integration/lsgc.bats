@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# isorun ls lists the trees under the root with their state and reason; isorun
+# gc removes only what it can prove orphaned (owner gone, lock free, nothing
+# holds a file in it) and says why for every tree, removed or kept.
+
+load helpers
+
+userns_ok() {
+	unshare -Urpf --mount-proc true
+}
+
+isols() {
+	"$ISORUN" ls --root "$R" "$@"
+}
+
+isogc() {
+	"$ISORUN" gc --root "$R" "$@"
+}
+
+teardown() {
+	show_last_run
+	# every waiting command of this file waits for this name
+	touch "$W/never" 2>/dev/null || true
+	for f in "$W"/*.kill; do
+		[ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
+	done
+	return 0
+}
+
+# The listing line of one tree (ls prints the path first).
+ls_line() {
+	printf '%s\n' "$output" | grep -F "$1  "
+}
+
+# A run that blocks until $W/never exists, in the background; its tree's home
+# and the command's pid are read from a FIFO, so nothing sleeps.  Extra isorun
+# options in $@.  Sets isopid, cmdpid, home, tree; fd 8 stays open on the FIFO:
+# its EOF says the command (holding fd 9) is gone, after its files and cwd.
+start_blocked() {
+	rm -f "$W/gone"
+	mkfifo "$W/gone"
+	"$ISORUN" --root "$R" "$@" -- sh -c \
+		"exec 3>\"\$HOME/held\" 9>$W/gone; echo \"\$\$ \$HOME\" >&9; exec $H/waitfor -t 600 $W/never" \
+		3>&- 8>&- >"$W/run.out" 2>&1 &
+	isopid=$!
+	exec 8<"$W/gone"
+	read -r cmdpid home <&8
+	tree=$(dirname "$home")
+}
+
+@test "ls and gc: no directory, nothing to say; bad options are one line and 125" {
+	run --separate-stderr isols
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run --separate-stderr isogc --dry-run
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ ! -e "$U" ]
+	run --separate-stderr isols --bogus
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: ls: unknown option '--bogus' (see isorun ls --help)" ]
+	run --separate-stderr isogc extra
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: gc: unexpected argument 'extra' (see isorun gc --help)" ]
+	run --separate-stderr "$ISORUN" gc --root
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: gc: --root needs an argument" ]
+	run --separate-stderr isols --dry-run
+	[ "$status" -eq 125 ]
+	# a per-user directory others can write to is not trusted
+	mkdir -m 0700 "$U"
+	chmod 0777 "$U"
+	run --separate-stderr isogc
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == "isorun: gc: refusing '$U': mode 0777 is group or world writable" ]]
+	rmdir "$U"
+}
+
+@test "a running tree is listed as running and never removed, even when its owner record claims another boot" {
+	start_blocked
+	run --separate-stderr isols
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "PATH "*" AGE "*" SIZE "*" PID "*" STATE "*" REASON" ]]
+	[[ "$(ls_line "$tree")" =~ \ $isopid\ +running\ +owner\ pid\ $isopid\ is\ alive$ ]]
+	run isogc
+	[ "$status" -eq 0 ]
+	[ "$output" = "kept $tree: owner pid $isopid is alive" ]
+	# the lock alone keeps it: with the owner record claiming another boot, the
+	# owner counts as gone, and only the held lock stands in the way
+	cp "$tree/owner" "$W/owner"
+	sed -i 's/"boot_id":"[^"]*"/"boot_id":"an-earlier-boot"/' "$tree/owner"
+	run isogc --dry-run
+	[[ "$output" == "keep $tree: its lock is held (by its owner, or by another isorun gc)" ]]
+	run isogc
+	[[ "$output" == "kept $tree: its lock is held"* ]]
+	[ -d "$tree" ]
+	cp "$W/owner" "$tree/owner"
+	touch "$W/never"
+	wait "$isopid"
+	exec 8<&-
+	assert_no_tree
+}
+
+@test "an owner SIGKILLed without --pidns: its survivor holds a file in the tree, so gc keeps it and names the survivor" {
+	start_blocked
+	echo "$cmdpid" >"$W/cmd.kill"
+	kill -KILL "$isopid"
+	wait "$isopid" || true
+	run isols
+	[[ "$(ls_line "$tree")" =~ \ $isopid\ +orphaned\ +owner\ pid\ $isopid\ is\ gone\ without\ recording\ an\ outcome\ \(crashed\ or\ killed\)$ ]]
+	run isogc --dry-run
+	[ "$status" -eq 0 ]
+	[[ "$output" == "keep $tree: pid $cmdpid \`"*"waitfor"*"\` holds $home/held open (fd 3)" ]]
+	run isogc
+	[ "$status" -eq 0 ]
+	[[ "$output" == "kept $tree: pid $cmdpid \`"*"\` holds $home/held open (fd 3)" ]]
+	[ -f "$home/held" ]
+	# the survivor gone (EOF on its FIFO comes after its files are closed), gc has its proof
+	kill -KILL "$cmdpid"
+	cat <&8
+	exec 8<&-
+	run isogc --dry-run
+	[[ "$output" == "would remove $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"* ]]
+	[ -d "$tree" ]
+	run isogc
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"* ]]
+	assert_no_tree
+}
+
+@test "an owner SIGKILLed with --pidns: the namespace dies with it, and gc removes the tree" {
+	require "user and PID namespaces" userns_ok
+	start_blocked --pidns
+	kill -KILL "$isopid"
+	wait "$isopid" || true
+	# EOF: everything in the namespace is gone
+	cat <&8
+	exec 8<&-
+	run isols
+	[[ "$(ls_line "$tree")" == *" orphaned "*"owner pid $isopid is gone without recording an outcome"* ]]
+	run isogc
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"* ]]
+	assert_no_tree
+}
+
+@test "--keep and isorun shell: listed as kept with why, and removable once the owner is gone" {
+	run --separate-stderr iso --keep -- true
+	[ "$status" -eq 0 ]
+	kept=$(the_tree)
+	run --separate-stderr "$ISORUN" shell --root "$R" -- true
+	[ "$status" -eq 0 ]
+	shell=$(find "$U" -mindepth 1 -maxdepth 1 -type d ! -path "$kept")
+	[ -d "$shell" ]
+	run isols
+	[[ "$(ls_line "$kept")" =~ \ kept\ +--keep$ ]]
+	[[ "$(ls_line "$shell")" =~ \ kept\ +isorun\ shell$ ]]
+	run isogc --dry-run
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "$output" == *"would remove $kept: owner pid "*" is gone; its lock is free;"* ]]
+	[[ "$output" == *"would remove $shell: owner pid "*" is gone; its lock is free;"* ]]
+	run isogc
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed $kept: "* ]]
+	[[ "$output" == *"removed $shell: "* ]]
+	assert_no_tree
+}
+
+@test "a retained tree is listed with the reason its run gave, and removed once the holder is gone" {
+	mkfifo "$W/path"
+	"$ISORUN" --root "$R" -- sh -c "echo \"\$HOME\" > $W/path; $H/waitfor $W/holder.pid" >"$W/out" 2>&1 3>&- &
+	isopid=$!
+	home=$(cat "$W/path")
+	"$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
+	holder=$!
+	echo "$holder" >"$W/holder.kill"
+	wait "$isopid" && rc=0 || rc=$?
+	[ "$rc" -eq 122 ]
+	tree=$(dirname "$home")
+	run isols
+	[[ "$(ls_line "$tree")" =~ \ retained\ +pid\ $holder\ \`.*\`\ has\ its\ cwd\ in\ it\ \($home\)$ ]]
+	run isogc
+	[[ "$output" == "kept $tree: pid $holder \`"*"\` has its cwd in it ($home)" ]]
+	kill "$holder"
+	wait "$holder" || true
+	run isogc
+	[[ "$output" == "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"* ]]
+	assert_no_tree
+}
+
+@test "no proof, no removal: a corrupt or missing owner record, another PID namespace, a symlink" {
+	iso --keep -- true 2>/dev/null
+	tree=$(the_tree)
+	cp "$tree/owner" "$W/owner"
+	echo '{"pid": 1,' >"$tree/owner"
+	run isols
+	[[ "$(ls_line "$tree")" == *" unreadable  owner record: not JSON "* ]]
+	run isogc
+	[[ "$output" == "kept $tree: owner record: not JSON "* ]]
+	rm "$tree/owner"
+	run isogc
+	[ "$output" = "kept $tree: owner record: missing; its run recorded kept: --keep" ]
+	# a pid taken in another PID namespace names nothing here
+	sed 's/"pidns":[0-9]*/"pidns":1/' "$W/owner" >"$tree/owner"
+	run isogc
+	[[ "$output" == "kept $tree: the owner ran in another PID namespace (pid:[1], here pid:["*"]), so pid "*" cannot be checked from here" ]]
+	# ... unless the record is from another boot, when no pid of it lives
+	sed 's/"pidns":[0-9]*/"pidns":1/; s/"boot_id":"[^"]*"/"boot_id":"an-earlier-boot"/' "$W/owner" >"$tree/owner"
+	ln -s / "$U/a-link"
+	run isogc --dry-run
+	[[ "$output" == *"keep $U/a-link: not a directory"* ]]
+	[[ "$output" == *"would remove $tree: the owner ran in another boot (boot id an-earlier-boot, now "* ]]
+	# the control: the untouched record, from this boot, proves it too
+	cp "$W/owner" "$tree/owner"
+	run isogc
+	[[ "$output" == *"kept $U/a-link: not a directory"* ]]
+	[[ "$output" == *"removed $tree: owner pid "*" is gone; its lock is free; no process has a file, cwd or root in it"* ]]
+	[ -L "$U/a-link" ]
+	rm "$U/a-link"
+	assert_no_tree
+}
