@@ -24,7 +24,8 @@ struct conf_parse {
 	char *dir;
 	const char *p, *end;
 	unsigned line;
-	bool failed;
+	bool failed; /* at line failed_line: nothing more is read */
+	unsigned failed_line;
 	struct iso_err *e;
 };
 
@@ -39,6 +40,7 @@ static __attribute__((format(printf, 2, 3))) void fail_at(struct conf_parse *cp,
 	va_end(ap);
 	iso_err_set(cp->e, 0, "%s:%u: %s", cp->path, cp->line, msg);
 	cp->failed = true;
+	cp->failed_line = cp->line;
 }
 
 /* A section header "[name]" on `s` (already without leading blanks): only [isorun]. */
@@ -175,10 +177,11 @@ int iso_conf_parse(struct iso_opts *o, const char *path, const char *text, struc
 		return iso_err_set(e, errno, "%s: directory", path);
 	r = ini_parse_stream(read_line, &cp, on_setting, &cp);
 	free(cp.dir);
-	if (cp.failed)
-		return -EINVAL;
 	if (r == -2)
 		return iso_err_set(e, ENOMEM, "%s", path);
+	/* libinih goes on after a line it cannot parse: an error of ours may come later */
+	if (cp.failed && (r <= 0 || (unsigned)r >= cp.failed_line))
+		return -EINVAL;
 	if (r != 0) {
 		cp.line = (unsigned)(r > 0 ? r : 0);
 		fail_at(&cp, "expected 'name = value', '[isorun]' or a # comment");
