@@ -43,20 +43,24 @@ static __attribute__((format(printf, 2, 3))) void fail_at(struct conf_parse *cp,
 	cp->failed_line = cp->line;
 }
 
-/* A section header "[name]" on `s` (already without leading blanks): only [isorun]. */
-static bool section_ok(struct conf_parse *cp, const char *s)
+/* The name of a section header, blanks around it ignored, is "isorun". */
+static bool is_isorun(const char *a, const char *b)
 {
-	const char *close = strchr(s, ']');
-	const char *a = s + 1, *b;
-
-	if (!close)
-		return true; /* libinih reports the broken header */
-	b = close;
 	while (a < b && (*a == ' ' || *a == '\t'))
 		a++;
 	while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
 		b--;
-	if ((size_t)(b - a) == strlen("isorun") && strncmp(a, "isorun", 6) == 0)
+	return (size_t)(b - a) == strlen("isorun") && strncmp(a, "isorun", 6) == 0;
+}
+
+/* A section header "[name]" on `s` (already without leading blanks): only [isorun]. */
+static bool section_ok(struct conf_parse *cp, const char *s)
+{
+	const char *close = strchr(s, ']');
+
+	if (!close)
+		return true; /* libinih reports the broken header */
+	if (is_isorun(s + 1, close))
 		return true;
 	fail_at(cp, "[%.*s]: unknown section (settings go before any section or in [isorun])",
 		(int)(close - s - 1), s + 1);
@@ -76,6 +80,11 @@ static char *read_line(char *str, int num, void *stream)
 	s = cp->p;
 	cp->p += len;
 	cp->line++;
+	/* a UTF-8 BOM: dropped here, so that the section check below sees a "[" */
+	if (cp->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+		s += 3;
+		len -= 3;
+	}
 	/*
 	 * Leading blanks go: libinih would take an indented line for the
 	 * continuation of the previous value, and `  watch = x` would silently
@@ -136,6 +145,12 @@ static int on_setting(void *user, const char *section, const char *name, const c
 
 	if (cp->failed)
 		return 0;
+	/* read_line() refused any other section already; this is for a header it missed */
+	if (*section && !is_isorun(section, section + strlen(section))) {
+		fail_at(cp, "[%s]: unknown section (settings go before any section or in [isorun])",
+			section);
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(cli_only) / sizeof(cli_only[0]); i++)
 		if (strcmp(name, cli_only[i]) == 0) {
 			fail_at(cp, "%s: only on the command line, not in %s", name, ISO_CONF_NAME);

@@ -183,6 +183,13 @@ static void test_keys_and_sections(void **state)
 	expect_conf_error("keep = true\njust words\n",
 			  P ":2: expected 'name = value', '[isorun]' or a # comment");
 	expect_conf_error("[isorun\n", P ":1: expected 'name = value', '[isorun]' or a # comment");
+	/* a UTF-8 BOM before a section */
+	assert_int_equal(conf(&o, &e, "\xEF\xBB\xBF[isorun]\r\nkeep = true\r\n"), 0);
+	assert_true(o.keep);
+	iso_opts_free(&o);
+	expect_conf_error("\xEF\xBB\xBF[other]\nkeep = true\n",
+			  P ":1: [other]: unknown section (settings go before any section or in "
+			    "[isorun])");
 	/* an indented line is a line of its own, not more of the value above it */
 	expect_conf_error("settle = 1s\n  bogus = 2\n",
 			  P ":2: bogus: unknown setting (the settings are the long options of a "
