@@ -8,84 +8,108 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "launcher/text.h"
 #include "ns/ns.h"
 
+/* getopt's value for a key; the options that are not settings follow */
+#define OPT_KEY(k) (256 + (k))
 enum {
-	OPT_ROOT = 256,
-	OPT_KEEP,
-	OPT_ENV_DIR,
-	OPT_CLEARENV,
-	OPT_SETENV,
-	OPT_UNSETENV,
-	OPT_KEEP_ENV,
-	OPT_CHDIR,
-	OPT_PASS_FD,
-	OPT_WATCH,
-	OPT_RESIDUE,
-	OPT_TIMEOUT,
-	OPT_STOP_SIGNAL,
-	OPT_GRACE,
-	OPT_SETTLE,
-	OPT_LEAKS,
-	OPT_REPORT,
-	OPT_FINDING_EXIT,
+	OPT_CONFIG = OPT_KEY(ISO_N_KEYS),
 	OPT_NO_CONFIG,
 	OPT_VERSION,
-	OPT_PIDNS,
-	OPT_MAP_ROOT,
-	OPT_CAP_KEEP,
-	OPT_NET,
-	OPT_PRIVATE_TMP,
-	OPT_PROTECT_HOME,
-	OPT_POLICY,
-	OPT_POLICY_MODE,
-	OPT_LATER, /* in the contract, arriving with a later issue */
 };
 
+const struct iso_key_info iso_keys[ISO_N_KEYS] = {
+	[ISO_K_ROOT] = { "root", ISO_KIND_VALUE, true },
+	[ISO_K_KEEP] = { "keep", ISO_KIND_FLAG, false },
+	[ISO_K_ENV_DIR] = { "env-dir", ISO_KIND_LIST, false },
+	[ISO_K_CLEARENV] = { "clearenv", ISO_KIND_FLAG, false },
+	[ISO_K_SETENV] = { "setenv", ISO_KIND_LIST, false },
+	[ISO_K_UNSETENV] = { "unsetenv", ISO_KIND_LIST, false },
+	[ISO_K_KEEP_ENV] = { "keep-env", ISO_KIND_LIST, false },
+	[ISO_K_CHDIR] = { "chdir", ISO_KIND_VALUE, true },
+	[ISO_K_PASS_FD] = { "pass-fd", ISO_KIND_LIST, false },
+	[ISO_K_WATCH] = { "watch", ISO_KIND_LIST, true },
+	[ISO_K_RESIDUE] = { "residue", ISO_KIND_VALUE, false },
+	[ISO_K_TIMEOUT] = { "timeout", ISO_KIND_VALUE, false },
+	[ISO_K_STOP_SIGNAL] = { "stop-signal", ISO_KIND_VALUE, false },
+	[ISO_K_GRACE] = { "grace", ISO_KIND_VALUE, false },
+	[ISO_K_SETTLE] = { "settle", ISO_KIND_VALUE, false },
+	[ISO_K_LEAKS] = { "leaks", ISO_KIND_VALUE, false },
+	[ISO_K_REPORT] = { "report", ISO_KIND_VALUE, true },
+	[ISO_K_FINDING_EXIT] = { "finding-exit-code", ISO_KIND_VALUE, false },
+	[ISO_K_PIDNS] = { "pidns", ISO_KIND_VALUE, false },
+	[ISO_K_MAP_ROOT] = { "map-root", ISO_KIND_FLAG, false },
+	[ISO_K_CAP_KEEP] = { "cap-keep", ISO_KIND_VALUE, false },
+	[ISO_K_NET] = { "net", ISO_KIND_VALUE, false },
+	[ISO_K_PRIVATE_TMP] = { "private-tmp", ISO_KIND_FLAG, false },
+	[ISO_K_PROTECT_HOME] = { "protect-home", ISO_KIND_VALUE, false },
+	/* a FILE, not a shipped name: see iso_conf_resolve() */
+	[ISO_K_POLICY] = { "policy", ISO_KIND_VALUE, true },
+	[ISO_K_POLICY_MODE] = { "policy-mode", ISO_KIND_VALUE, false },
+	[ISO_K_QUIET] = { "quiet", ISO_KIND_FLAG, false },
+	[ISO_K_VERBOSE] = { "verbose", ISO_KIND_FLAG, false },
+};
+
+/*
+ * Flags take an optional =true/=false, so that the command line can turn off
+ * what isorun.conf turned on; a bare --keep is --keep=true.
+ */
 static const struct option long_opts[] = {
-	{ "root", required_argument, NULL, OPT_ROOT },
-	{ "keep", no_argument, NULL, OPT_KEEP },
-	{ "env-dir", required_argument, NULL, OPT_ENV_DIR },
-	{ "clearenv", no_argument, NULL, OPT_CLEARENV },
-	{ "setenv", required_argument, NULL, OPT_SETENV },
-	{ "unsetenv", required_argument, NULL, OPT_UNSETENV },
-	{ "keep-env", required_argument, NULL, OPT_KEEP_ENV },
-	{ "chdir", required_argument, NULL, OPT_CHDIR },
-	{ "pass-fd", required_argument, NULL, OPT_PASS_FD },
-	{ "watch", required_argument, NULL, OPT_WATCH },
-	{ "residue", required_argument, NULL, OPT_RESIDUE },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "stop-signal", required_argument, NULL, OPT_STOP_SIGNAL },
-	{ "grace", required_argument, NULL, OPT_GRACE },
-	{ "settle", required_argument, NULL, OPT_SETTLE },
-	{ "leaks", required_argument, NULL, OPT_LEAKS },
-	{ "report", required_argument, NULL, OPT_REPORT },
-	{ "finding-exit-code", required_argument, NULL, OPT_FINDING_EXIT },
+	{ "root", required_argument, NULL, OPT_KEY(ISO_K_ROOT) },
+	{ "keep", optional_argument, NULL, OPT_KEY(ISO_K_KEEP) },
+	{ "env-dir", required_argument, NULL, OPT_KEY(ISO_K_ENV_DIR) },
+	{ "clearenv", optional_argument, NULL, OPT_KEY(ISO_K_CLEARENV) },
+	{ "setenv", required_argument, NULL, OPT_KEY(ISO_K_SETENV) },
+	{ "unsetenv", required_argument, NULL, OPT_KEY(ISO_K_UNSETENV) },
+	{ "keep-env", required_argument, NULL, OPT_KEY(ISO_K_KEEP_ENV) },
+	{ "chdir", required_argument, NULL, OPT_KEY(ISO_K_CHDIR) },
+	{ "pass-fd", required_argument, NULL, OPT_KEY(ISO_K_PASS_FD) },
+	{ "watch", required_argument, NULL, OPT_KEY(ISO_K_WATCH) },
+	{ "residue", required_argument, NULL, OPT_KEY(ISO_K_RESIDUE) },
+	{ "timeout", required_argument, NULL, OPT_KEY(ISO_K_TIMEOUT) },
+	{ "stop-signal", required_argument, NULL, OPT_KEY(ISO_K_STOP_SIGNAL) },
+	{ "grace", required_argument, NULL, OPT_KEY(ISO_K_GRACE) },
+	{ "settle", required_argument, NULL, OPT_KEY(ISO_K_SETTLE) },
+	{ "leaks", required_argument, NULL, OPT_KEY(ISO_K_LEAKS) },
+	{ "report", required_argument, NULL, OPT_KEY(ISO_K_REPORT) },
+	{ "finding-exit-code", required_argument, NULL, OPT_KEY(ISO_K_FINDING_EXIT) },
+	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", optional_argument, NULL, OPT_KEY(ISO_K_QUIET) },
+	{ "verbose", optional_argument, NULL, OPT_KEY(ISO_K_VERBOSE) },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "pidns", optional_argument, NULL, OPT_PIDNS },
-	{ "map-root", no_argument, NULL, OPT_MAP_ROOT },
-	{ "cap-keep", required_argument, NULL, OPT_CAP_KEEP },
-	{ "net", required_argument, NULL, OPT_NET },
-	{ "private-tmp", no_argument, NULL, OPT_PRIVATE_TMP },
-	{ "protect-home", required_argument, NULL, OPT_PROTECT_HOME },
-	{ "policy", required_argument, NULL, OPT_POLICY },
-	{ "policy-mode", required_argument, NULL, OPT_POLICY_MODE },
-	{ "config", required_argument, NULL, OPT_LATER },
+	{ "pidns", optional_argument, NULL, OPT_KEY(ISO_K_PIDNS) },
+	{ "map-root", optional_argument, NULL, OPT_KEY(ISO_K_MAP_ROOT) },
+	{ "cap-keep", required_argument, NULL, OPT_KEY(ISO_K_CAP_KEEP) },
+	{ "net", required_argument, NULL, OPT_KEY(ISO_K_NET) },
+	{ "private-tmp", optional_argument, NULL, OPT_KEY(ISO_K_PRIVATE_TMP) },
+	{ "protect-home", required_argument, NULL, OPT_KEY(ISO_K_PROTECT_HOME) },
+	{ "policy", required_argument, NULL, OPT_KEY(ISO_K_POLICY) },
+	{ "policy-mode", required_argument, NULL, OPT_KEY(ISO_K_POLICY_MODE) },
 	{ 0 },
 };
+
+int iso_key_lookup(const char *name)
+{
+	for (int k = 0; k < ISO_N_KEYS; k++)
+		if (strcmp(iso_keys[k].name, name) == 0)
+			return k;
+	return -1;
+}
 
 void iso_usage(FILE *f)
 {
 	fputs("Usage: isorun [OPTION]... [--] COMMAND [ARG]...\n"
 	      "       isorun shell [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "       isorun config [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "Run COMMAND with a private HOME/TMPDIR tree; fail if anything it started\n"
 	      "outlives it; remove the tree only when nothing can still use it.\n"
+	      "Options also come from the nearest isorun.conf (this directory or an\n"
+	      "ancestor); the command line wins.  `isorun config` shows the result.\n"
 	      "\n"
 	      "  --root DIR             create trees in DIR/isorun-UID (default $ISORUN_ROOT,\n"
 	      "                         $TMPDIR, /tmp)\n"
@@ -114,7 +138,11 @@ void iso_usage(FILE *f)
 	      "  --policy-mode=enforce|log  log: let refused calls through, report them\n"
 	      "  --report FILE          write the JSON report\n"
 	      "  --finding-exit-code N  exit code for a finding (122)\n"
+	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
+	      "  --no-config            read no isorun.conf\n"
 	      "  -q, --quiet / -v, --verbose\n"
+	      "  --FLAG=false           turn off a flag (--keep, --private-tmp, ...) that\n"
+	      "                         isorun.conf turned on\n"
 	      "  --help, --version\n"
 	      "\n"
 	      "Exit: the command's own code; 122 findings; 124 timeout; 125 isorun failed;\n"
@@ -143,6 +171,33 @@ void iso_opts_free(struct iso_opts *o)
 	free(o->keep_env.v);
 	free(o->watch.v);
 	free(o->pass_fds);
+	free(o->config_path);
+	free(o->settings);
+	for (size_t i = 0; i < o->n_pool; i++)
+		free(o->pool[i]);
+	free(o->pool);
+	o->env_dirs.v = o->setenv.v = o->unsetenv.v = o->keep_env.v = o->watch.v = NULL;
+	o->pass_fds = NULL;
+	o->config_path = NULL;
+	o->settings = NULL;
+	o->pool = NULL;
+	o->n_pool = o->n_settings = 0;
+}
+
+char *iso_opts_keep(struct iso_opts *o, char *s)
+{
+	char **n;
+
+	if (!s)
+		return NULL;
+	n = realloc(o->pool, (o->n_pool + 1) * sizeof(*n));
+	if (!n) {
+		free(s);
+		return NULL;
+	}
+	n[o->n_pool++] = s;
+	o->pool = n;
+	return s;
 }
 
 static int strv_push(struct iso_strv *v, char *s)
@@ -208,9 +263,249 @@ static int parse_dur(const char *opt, const char *val, uint64_t *ret, struct iso
 	return 0;
 }
 
+/* true/false, yes/no, on/off, 1/0; -1 for anything else */
+static int parse_bool(const char *val)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcasecmp(val, yes[i]) == 0)
+			return 1;
+		if (strcasecmp(val, no[i]) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static int set_flag(struct iso_opts *o, enum iso_key key, bool on)
+{
+	switch (key) {
+	case ISO_K_KEEP:
+		o->keep = on;
+		break;
+	case ISO_K_CLEARENV:
+		o->clearenv = on;
+		break;
+	case ISO_K_MAP_ROOT:
+		o->map_root = on;
+		break;
+	case ISO_K_PRIVATE_TMP:
+		o->private_tmp = on;
+		break;
+	/* one verbosity: "quiet = false" undoes a quiet, not a verbose */
+	case ISO_K_QUIET:
+		if (on)
+			o->verbosity = -1;
+		else if (o->verbosity < 0)
+			o->verbosity = 0;
+		break;
+	case ISO_K_VERBOSE:
+		if (on)
+			o->verbosity = 1;
+		else if (o->verbosity > 0)
+			o->verbosity = 0;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int record(struct iso_opts *o, enum iso_key key, char *val, unsigned line)
+{
+	struct iso_setting *n = realloc(o->settings, (o->n_settings + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n[o->n_settings++] = (struct iso_setting){ .key = key, .line = line, .val = val };
+	o->settings = n;
+	return 0;
+}
+
+static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, const char *opt,
+		 struct iso_err *e)
+{
+	char *eq, *end;
+	long n;
+	int b;
+
+	if (iso_keys[key].kind == ISO_KIND_FLAG) {
+		b = val ? parse_bool(val) : 1;
+		if (b < 0)
+			return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt,
+					   cli ? "nothing, =true or =false" : "true or false", val);
+		return set_flag(o, key, b);
+	}
+	/* getopt gives no value only to --pidns among the non-flags */
+	if (!val && key != ISO_K_PIDNS)
+		return iso_err_set(e, 0, "%s: missing argument", opt);
+
+	switch (key) {
+	case ISO_K_ROOT:
+	case ISO_K_CHDIR:
+	case ISO_K_REPORT:
+		if (!*val)
+			return iso_err_set(e, 0, "%s: empty path", opt);
+		if (key == ISO_K_ROOT)
+			o->root = val;
+		else if (key == ISO_K_CHDIR)
+			o->chdir = val;
+		else
+			o->report = val;
+		return 0;
+	case ISO_K_ENV_DIR:
+		eq = strchr(val, '=');
+		if (!eq || !valid_env_name(val, (size_t)(eq - val)) || !valid_subdir(eq + 1))
+			return iso_err_set(e, 0,
+					   "%s: expected VAR=SUBDIR with a relative SUBDIR "
+					   "inside the tree, got '%s'",
+					   opt, val);
+		return strv_push(&o->env_dirs, val);
+	case ISO_K_SETENV:
+		eq = strchr(val, '=');
+		if (!eq || !valid_env_name(val, (size_t)(eq - val)))
+			return iso_err_set(e, 0, "%s: expected VAR=VALUE, got '%s'", opt, val);
+		return strv_push(&o->setenv, val);
+	case ISO_K_UNSETENV:
+	case ISO_K_KEEP_ENV:
+		if (!valid_env_name(val, strlen(val)))
+			return iso_err_set(e, 0, "%s: invalid variable name '%s'", opt, val);
+		return strv_push(key == ISO_K_UNSETENV ? &o->unsetenv : &o->keep_env, val);
+	case ISO_K_PASS_FD: {
+		int *fds;
+		errno = 0;
+		n = strtol(val, &end, 10);
+		if (errno || *end || end == val || n < 3 || n > INT_MAX)
+			return iso_err_set(e, 0, "%s: expected a descriptor number >= 3, got '%s'",
+					   opt, val);
+		fds = realloc(o->pass_fds, (o->n_pass_fds + 1) * sizeof(*fds));
+		if (!fds)
+			return -ENOMEM;
+		fds[o->n_pass_fds++] = (int)n;
+		o->pass_fds = fds;
+		return 0;
+	}
+	case ISO_K_WATCH:
+		if (!*val)
+			return iso_err_set(e, 0, "%s: empty path", opt);
+		return strv_push(&o->watch, val);
+	case ISO_K_RESIDUE:
+		return parse_mode(opt, val, false, &o->residue, e);
+	case ISO_K_LEAKS:
+		return parse_mode(opt, val, true, &o->leaks, e);
+	case ISO_K_TIMEOUT: {
+		uint64_t ms;
+		if (parse_dur(opt, val, &ms, e) < 0)
+			return -EINVAL;
+		if (ms == 0)
+			return iso_err_set(e, 0, "%s: must be more than 0, got '%s'", opt, val);
+		o->timeout_ms = ms;
+		return 0;
+	}
+	case ISO_K_GRACE:
+		return parse_dur(opt, val, &o->grace_ms, e);
+	case ISO_K_SETTLE:
+		return parse_dur(opt, val, &o->settle_ms, e);
+	case ISO_K_STOP_SIGNAL:
+		if (iso_parse_signal(val, &o->stop_signal) < 0)
+			return iso_err_set(e, 0,
+					   "%s: unknown signal '%s' (examples: TERM, SIGINT, 9)",
+					   opt, val);
+		return 0;
+	case ISO_K_FINDING_EXIT:
+		errno = 0;
+		n = strtol(val, &end, 10);
+		if (errno || *end || end == val || n < 1 || n > 255)
+			return iso_err_set(e, 0, "%s: expected 1..255, got '%s'", opt, val);
+		o->finding_exit = (int)n;
+		return 0;
+	case ISO_K_PIDNS:
+		b = !val ? 1 : strcmp(val, "try") == 0 ? 2 : parse_bool(val);
+		if (b < 0)
+			return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt,
+					   cli ? "nothing or =try" : "true, false or try", val);
+		o->pidns = b == 2 ? ISO_PIDNS_TRY : b ? ISO_PIDNS_ON : ISO_PIDNS_OFF;
+		return 0;
+	case ISO_K_CAP_KEEP: {
+		struct iso_err ce = { 0 };
+		uint64_t keep;
+		const char *why = ce.msg;
+		/* ns_caps_parse() says which name is wrong, as "--cap-keep: ..."; ours
+		 * says which setting, which in isorun.conf has no "--" */
+		if (ns_caps_parse(val, &keep, &ce) < 0) {
+			if (strncmp(why, "--cap-keep: ", 12) == 0)
+				why += 12;
+			return iso_err_set(e, 0, "%s: %s", opt, why);
+		}
+		o->cap_keep = keep;
+		return 0;
+	}
+	case ISO_K_NET:
+		if (strcmp(val, "isolated") == 0)
+			o->net_isolated = true;
+		else if (strcmp(val, "host") == 0)
+			o->net_isolated = false;
+		else
+			return iso_err_set(e, 0, "%s: expected host or isolated, got '%s'", opt,
+					   val);
+		return 0;
+	case ISO_K_PROTECT_HOME:
+		if (strcmp(val, "off") == 0)
+			o->protect_home = NS_HOME_OFF;
+		else if (strcmp(val, "ro") == 0)
+			o->protect_home = NS_HOME_RO;
+		else if (strcmp(val, "hide") == 0)
+			o->protect_home = NS_HOME_HIDE;
+		else
+			return iso_err_set(e, 0, "%s: expected off, ro or hide, got '%s'", opt,
+					   val);
+		return 0;
+	case ISO_K_POLICY:
+		if (!*val)
+			return iso_err_set(e, 0, "%s: expected default, strict, off or a file",
+					   opt);
+		o->policy = val;
+		return 0;
+	case ISO_K_POLICY_MODE:
+		if (strcmp(val, "enforce") == 0)
+			o->policy_log = false;
+		else if (strcmp(val, "log") == 0)
+			o->policy_log = true;
+		else
+			return iso_err_set(e, 0, "%s: expected enforce or log, got '%s'", opt, val);
+		return 0;
+	default:
+		return iso_err_set(e, 0, "%s: not a setting", opt);
+	}
+}
+
+int iso_opt_set(struct iso_opts *o, enum iso_key key, char *val, unsigned line, struct iso_err *e)
+{
+	char opt[64];
+	int r;
+
+	if ((unsigned)key >= ISO_N_KEYS)
+		return iso_err_set(e, 0, "setting %d: out of range", (int)key);
+	snprintf(opt, sizeof(opt), "%s%s", line == ISO_FROM_CLI ? "--" : "", iso_keys[key].name);
+	e->msg[0] = '\0';
+	r = apply(o, key, val, line == ISO_FROM_CLI, opt, e);
+	if (r >= 0)
+		r = record(o, key, val, line);
+	if (r < 0 && !e->msg[0])
+		iso_err_set(e, -r, "%s", opt);
+	return r < 0 ? r : 0;
+}
+
 int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 {
-	int c, idx = 0, r = 0;
+	return iso_parse_args_flags(argc, argv, 0, o, e);
+}
+
+int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts *o,
+			 struct iso_err *e)
+{
+	int c, idx = 0, r;
 
 	/* `isorun shell [OPTION]... [-- COMMAND]`: the same options as a run */
 	if (argc > 1 && strcmp(argv[1], "shell") == 0) {
@@ -223,184 +518,25 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 	opterr = 0;
 	/* "+": stop at the first non-option, so the command's own options stay its own */
 	while ((c = getopt_long(argc, argv, "+:qvh", long_opts, &idx)) != -1) {
-		const char *name = c >= 256 ? long_opts[idx].name : NULL;
-		char opt[64];
-		char *eq;
-		long n;
-		char *end;
+		char *val = optarg;
 
-		snprintf(opt, sizeof(opt), "--%s", name ? name : "");
 		switch (c) {
-		case OPT_ROOT:
+		case OPT_CONFIG:
 			if (!*optarg)
-				return iso_err_set(e, 0, "--root: empty path");
-			o->root = optarg;
-			break;
-		case OPT_KEEP:
-			o->keep = true;
-			break;
-		case OPT_ENV_DIR:
-			eq = strchr(optarg, '=');
-			if (!eq || !valid_env_name(optarg, (size_t)(eq - optarg)) ||
-			    !valid_subdir(eq + 1))
-				return iso_err_set(
-					e, 0,
-					"--env-dir: expected VAR=SUBDIR with a relative SUBDIR "
-					"inside the tree, got '%s'",
-					optarg);
-			r = strv_push(&o->env_dirs, optarg);
-			break;
-		case OPT_CLEARENV:
-			o->clearenv = true;
-			break;
-		case OPT_SETENV:
-			eq = strchr(optarg, '=');
-			if (!eq || !valid_env_name(optarg, (size_t)(eq - optarg)))
-				return iso_err_set(e, 0, "--setenv: expected VAR=VALUE, got '%s'",
-						   optarg);
-			r = strv_push(&o->setenv, optarg);
-			break;
-		case OPT_UNSETENV:
-		case OPT_KEEP_ENV:
-			if (!valid_env_name(optarg, strlen(optarg)))
-				return iso_err_set(e, 0, "%s: invalid variable name '%s'", opt,
-						   optarg);
-			r = strv_push(c == OPT_UNSETENV ? &o->unsetenv : &o->keep_env, optarg);
-			break;
-		case OPT_CHDIR:
-			if (!*optarg)
-				return iso_err_set(e, 0, "--chdir: empty path");
-			o->chdir = optarg;
-			break;
-		case OPT_PASS_FD: {
-			int *fds;
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || n < 3 || n > INT_MAX)
-				return iso_err_set(e, 0,
-						   "--pass-fd: expected a descriptor number >= 3, "
-						   "got '%s'",
-						   optarg);
-			fds = realloc(o->pass_fds, (o->n_pass_fds + 1) * sizeof(*fds));
-			if (!fds)
-				return iso_err_set(e, ENOMEM, "--pass-fd");
-			fds[o->n_pass_fds++] = (int)n;
-			o->pass_fds = fds;
-			break;
-		}
-		case OPT_WATCH:
-			if (!*optarg)
-				return iso_err_set(e, 0, "--watch: empty path");
-			r = strv_push(&o->watch, optarg);
-			break;
-		case OPT_RESIDUE:
-			r = parse_mode(opt, optarg, false, &o->residue, e);
-			break;
-		case OPT_LEAKS:
-			r = parse_mode(opt, optarg, true, &o->leaks, e);
-			break;
-		case OPT_TIMEOUT:
-			r = parse_dur(opt, optarg, &o->timeout_ms, e);
-			if (!r && o->timeout_ms == 0)
-				return iso_err_set(e, 0, "--timeout: must be more than 0, got '%s'",
-						   optarg);
-			break;
-		case OPT_GRACE:
-			r = parse_dur(opt, optarg, &o->grace_ms, e);
-			break;
-		case OPT_SETTLE:
-			r = parse_dur(opt, optarg, &o->settle_ms, e);
-			break;
-		case OPT_STOP_SIGNAL:
-			if (iso_parse_signal(optarg, &o->stop_signal) < 0)
-				return iso_err_set(e, 0,
-						   "--stop-signal: unknown signal '%s' (examples: "
-						   "TERM, SIGINT, 9)",
-						   optarg);
-			break;
-		case OPT_REPORT:
-			if (!*optarg)
-				return iso_err_set(e, 0, "--report: empty path");
-			o->report = optarg;
-			break;
-		case OPT_FINDING_EXIT:
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || n < 1 || n > 255)
-				return iso_err_set(e, 0,
-						   "--finding-exit-code: expected 1..255, got '%s'",
-						   optarg);
-			o->finding_exit = (int)n;
-			break;
+				return iso_err_set(e, 0, "--config: empty path");
+			/* only one file is read: the last --config or --no-config wins */
+			o->config_arg = optarg;
+			o->no_config = false;
+			continue;
 		case OPT_NO_CONFIG:
-			/* no isorun.conf is read yet; accepted so scripts can say it now */
-			break;
-		case OPT_PIDNS:
-			if (!optarg)
-				o->pidns = ISO_PIDNS_ON;
-			else if (strcmp(optarg, "try") == 0)
-				o->pidns = ISO_PIDNS_TRY;
-			else
-				return iso_err_set(e, 0,
-						   "--pidns: expected nothing or =try, got '%s'",
-						   optarg);
-			break;
-		case OPT_MAP_ROOT:
-			o->map_root = true;
-			break;
-		case OPT_CAP_KEEP:
-			r = ns_caps_parse(optarg, &o->cap_keep, e);
-			break;
-		case OPT_NET:
-			if (strcmp(optarg, "isolated") == 0)
-				o->net_isolated = true;
-			else if (strcmp(optarg, "host") == 0)
-				o->net_isolated = false;
-			else
-				return iso_err_set(
-					e, 0, "--net: expected host or isolated, got '%s'", optarg);
-			break;
-		case OPT_PRIVATE_TMP:
-			o->private_tmp = true;
-			break;
-		case OPT_PROTECT_HOME:
-			if (strcmp(optarg, "off") == 0)
-				o->protect_home = NS_HOME_OFF;
-			else if (strcmp(optarg, "ro") == 0)
-				o->protect_home = NS_HOME_RO;
-			else if (strcmp(optarg, "hide") == 0)
-				o->protect_home = NS_HOME_HIDE;
-			else
-				return iso_err_set(
-					e, 0, "--protect-home: expected off, ro or hide, got '%s'",
-					optarg);
-			break;
-		case OPT_POLICY:
-			if (!*optarg)
-				return iso_err_set(
-					e, 0, "--policy: expected default, strict, off or a file");
-			o->policy = optarg;
-			break;
-		case OPT_POLICY_MODE:
-			if (strcmp(optarg, "enforce") == 0)
-				o->policy_log = false;
-			else if (strcmp(optarg, "log") == 0)
-				o->policy_log = true;
-			else
-				return iso_err_set(
-					e, 0, "--policy-mode: expected enforce or log, got '%s'",
-					optarg);
-			break;
-		case OPT_LATER:
-			return iso_err_set(e, 0,
-					   "%s: not available in this version of isorun "
-					   "(see docs/design.md, \"Status\")",
-					   opt);
+			o->config_arg = NULL;
+			o->no_config = true;
+			continue;
 		case 'q':
-			o->verbosity = -1;
-			break;
 		case 'v':
-			o->verbosity = 1;
+			/* getopt leaves optarg as it was for a short option */
+			c = OPT_KEY(c == 'q' ? ISO_K_QUIET : ISO_K_VERBOSE);
+			val = NULL;
 			break;
 		case 'h':
 			return ISO_SHOW_HELP;
@@ -408,17 +544,21 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 			return ISO_SHOW_VERSION;
 		case ':':
 			return iso_err_set(e, 0, "%s: missing argument", argv[optind - 1]);
-		default:
+		case '?':
 			if (optopt && optopt < 256)
 				return iso_err_set(e, 0, "-%c: unknown option", optopt);
 			return iso_err_set(e, 0, "%s: unknown option", argv[optind - 1]);
+		default:
+			break;
 		}
-		if (r < 0) {
-			if (!e->msg[0])
-				iso_err_set(e, -r, "%s", opt);
+		if (c < OPT_KEY(0) || c >= OPT_KEY(ISO_N_KEYS))
+			return iso_err_set(e, 0, "%s: unknown option", argv[optind - 1]);
+		r = iso_opt_set(o, (enum iso_key)(c - OPT_KEY(0)), val, ISO_FROM_CLI, e);
+		if (r < 0)
 			return r;
-		}
 	}
+	if (o->shell)
+		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
 	if (optind >= argc && o->shell) {
 		static char sh_path[PATH_MAX], dash_i[] = "-i";
 		static char *shell_argv[3] = { sh_path, dash_i, NULL };
@@ -428,6 +568,8 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 		o->argc = 2;
 		return ISO_RUN;
 	}
+	if (optind >= argc && (flags & ISO_ARGS_COMMAND_OPTIONAL))
+		return ISO_RUN;
 	if (optind >= argc)
 		return iso_err_set(e, 0, "no command given (usage: isorun [OPTION]... -- COMMAND)");
 	o->argv = argv + optind;

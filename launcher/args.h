@@ -16,7 +16,70 @@ struct iso_strv {
 enum iso_verdict_mode { ISO_FAIL, ISO_WARN, ISO_IGNORE };
 enum { ISO_PIDNS_OFF, ISO_PIDNS_ON, ISO_PIDNS_TRY };
 
-/* How a run was asked for.  Filled by iso_parse_args(); all strings point into argv. */
+/* The settings of a run, by their long option name: the keys of isorun.conf too. */
+enum iso_key {
+	ISO_K_ROOT,
+	ISO_K_KEEP,
+	ISO_K_ENV_DIR,
+	ISO_K_CLEARENV,
+	ISO_K_SETENV,
+	ISO_K_UNSETENV,
+	ISO_K_KEEP_ENV,
+	ISO_K_CHDIR,
+	ISO_K_PASS_FD,
+	ISO_K_WATCH,
+	ISO_K_RESIDUE,
+	ISO_K_TIMEOUT,
+	ISO_K_STOP_SIGNAL,
+	ISO_K_GRACE,
+	ISO_K_SETTLE,
+	ISO_K_LEAKS,
+	ISO_K_REPORT,
+	ISO_K_FINDING_EXIT,
+	ISO_K_PIDNS,
+	ISO_K_MAP_ROOT,
+	ISO_K_CAP_KEEP,
+	ISO_K_NET,
+	ISO_K_PRIVATE_TMP,
+	ISO_K_PROTECT_HOME,
+	ISO_K_POLICY,
+	ISO_K_POLICY_MODE,
+	ISO_K_QUIET,
+	ISO_K_VERBOSE,
+	ISO_N_KEYS,
+};
+
+enum iso_key_kind {
+	ISO_KIND_VALUE, /* replaced by a later setting */
+	ISO_KIND_FLAG,	/* a VALUE that is true or false */
+	ISO_KIND_LIST,	/* repeatable: a later setting adds */
+};
+
+struct iso_key_info {
+	const char *name; /* "env-dir" */
+	enum iso_key_kind kind;
+	bool path; /* a relative value in isorun.conf is relative to the file's directory */
+};
+
+extern const struct iso_key_info iso_keys[ISO_N_KEYS];
+/* The key named `name`, or -1. */
+int iso_key_lookup(const char *name);
+
+/* Where a setting came from: the command line, or a line of opts->config_path. */
+#define ISO_FROM_CLI 0
+
+/* One setting as it was applied, in order; val is NULL for a bare flag. */
+struct iso_setting {
+	enum iso_key key;
+	unsigned line; /* ISO_FROM_CLI or the line in config_path */
+	char *val;
+};
+
+/*
+ * How a run was asked for.  Filled by iso_parse_args() from the command line and
+ * then by iso_conf_load() (launcher/conf.h) from isorun.conf.  Strings point into
+ * argv or into `pool`, which lives as long as the opts.
+ */
 struct iso_opts {
 	const char *root;
 	bool keep;
@@ -49,15 +112,41 @@ struct iso_opts {
 	int protect_home; /* enum ns_home_mode */
 	char **argv;	  /* the command, NULL-terminated */
 	size_t argc;
+
+	/* isorun.conf: --config FILE (argv), --no-config, the file read (malloc'ed) */
+	const char *config_arg;
+	bool no_config;
+	char *config_path;
+	/* every setting applied, in order: the command line's are replayed over the file */
+	struct iso_setting *settings;
+	size_t n_settings;
+	char **pool; /* strings owned by the opts */
+	size_t n_pool;
 };
 
 enum iso_action { ISO_RUN, ISO_SHOW_HELP, ISO_SHOW_VERSION };
 
 void iso_opts_init(struct iso_opts *o);
 void iso_opts_free(struct iso_opts *o);
+/* Keep `s` (malloc'ed) until iso_opts_free(); returns s, or NULL (and frees it) on ENOMEM. */
+char *iso_opts_keep(struct iso_opts *o, char *s);
+
+/*
+ * Apply one setting by its key: the one place that validates a value, for the
+ * command line and isorun.conf alike.  `line` is ISO_FROM_CLI (val NULL: a bare
+ * flag; errors say "--name: ...") or a line of the file (errors say "name: ...",
+ * without the file:line the caller adds).  val must live as long as o.
+ */
+int iso_opt_set(struct iso_opts *o, enum iso_key key, char *val, unsigned line, struct iso_err *e);
+
 /* Returns the action, or -EINVAL with e->msg naming the option ("--timeout: invalid duration 'x'").
+ * Only the command line: isorun.conf is read by iso_conf_load().
  */
 int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e);
+/* The same; ISO_ARGS_COMMAND_OPTIONAL: no command is not an error (`isorun config`). */
+#define ISO_ARGS_COMMAND_OPTIONAL 1
+int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts *o,
+			 struct iso_err *e);
 void iso_usage(FILE *f);
 
 #endif

@@ -1,12 +1,188 @@
 // SPDX-License-Identifier: MIT
-/* isorun.conf: not yet (issue 5). */
+/*
+ * isorun config [OPTION]... [-- COMMAND]: every effective setting of the run
+ * those options would make, one per line, as `name = value    (source)`;
+ * the source is `default`, `FILE:LINE` or `command line`.
+ */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "launcher/args.h"
 #include "launcher/commands.h"
+#include "launcher/conf.h"
 #include "launcher/exit.h"
+#include "launcher/text.h"
+#include "launcher/tree.h"
+#include "ns/ns.h"
+
+static void print_line(const struct iso_opts *o, const char *name, const char *val,
+		       const struct iso_setting *from)
+{
+	if (!from)
+		printf("%s = %s    (default)\n", name, val);
+	else if (from->line == ISO_FROM_CLI)
+		printf("%s = %s    (command line)\n", name, val);
+	else
+		printf("%s = %s    (%s:%u)\n", name, val, o->config_path, from->line);
+}
+
+/* The setting that decided `key`: the last one applied (either of quiet and verbose). */
+static const struct iso_setting *last(const struct iso_opts *o, enum iso_key key)
+{
+	for (size_t i = o->n_settings; i-- > 0;) {
+		enum iso_key k = o->settings[i].key;
+		if (k == key || ((key == ISO_K_QUIET || key == ISO_K_VERBOSE) &&
+				 (k == ISO_K_QUIET || k == ISO_K_VERBOSE)))
+			return &o->settings[i];
+	}
+	return NULL;
+}
+
+static const char *mode_name(enum iso_verdict_mode m)
+{
+	return m == ISO_FAIL ? "fail" : m == ISO_WARN ? "warn" : "ignore";
+}
+
+static const char *yes(bool b)
+{
+	return b ? "true" : "false";
+}
+
+/* The effective value of a scalar `key`, as an option would spell it. */
+static const char *value(const struct iso_opts *o, enum iso_key key, char *buf, size_t len)
+{
+	const struct iso_setting *s;
+
+	switch (key) {
+	case ISO_K_ROOT:
+		return o->root ? o->root : iso_tree_root(NULL);
+	case ISO_K_KEEP:
+		return yes(o->keep);
+	case ISO_K_CLEARENV:
+		return yes(o->clearenv);
+	case ISO_K_CHDIR:
+		return o->chdir ? o->chdir : "none";
+	case ISO_K_RESIDUE:
+		return mode_name(o->residue);
+	case ISO_K_LEAKS:
+		return mode_name(o->leaks);
+	case ISO_K_TIMEOUT:
+		return o->timeout_ms ? iso_format_duration(o->timeout_ms, buf, len) : "none";
+	case ISO_K_STOP_SIGNAL:
+		return iso_signal_name(o->stop_signal, buf, len);
+	case ISO_K_GRACE:
+		return iso_format_duration(o->grace_ms, buf, len);
+	case ISO_K_SETTLE:
+		return iso_format_duration(o->settle_ms, buf, len);
+	case ISO_K_REPORT:
+		return o->report ? o->report : "none";
+	case ISO_K_FINDING_EXIT:
+		snprintf(buf, len, "%d", o->finding_exit);
+		return buf;
+	case ISO_K_PIDNS:
+		return o->pidns == ISO_PIDNS_TRY ? "try" : yes(o->pidns == ISO_PIDNS_ON);
+	case ISO_K_MAP_ROOT:
+		return yes(o->map_root);
+	case ISO_K_CAP_KEEP:
+		/* as given: the names, not the bit mask */
+		s = last(o, key);
+		return s && o->cap_keep ? s->val : "none";
+	case ISO_K_NET:
+		return o->net_isolated ? "isolated" : "host";
+	case ISO_K_PRIVATE_TMP:
+		return yes(o->private_tmp);
+	case ISO_K_PROTECT_HOME:
+		return o->protect_home == NS_HOME_RO	 ? "ro"
+		       : o->protect_home == NS_HOME_HIDE ? "hide"
+							 : "off";
+	case ISO_K_POLICY:
+		return o->policy;
+	case ISO_K_POLICY_MODE:
+		return o->policy_log ? "log" : "enforce";
+	case ISO_K_QUIET:
+		return yes(o->verbosity < 0);
+	case ISO_K_VERBOSE:
+		return yes(o->verbosity > 0);
+	default:
+		return "?";
+	}
+}
+
+static void print_settings(const struct iso_opts *o)
+{
+	char buf[64];
+
+	if (o->config_path)
+		printf("config = %s    (%s)\n", o->config_path,
+		       o->config_arg ? "command line" : "found");
+	else
+		printf("config = none    (%s)\n", o->no_config ? "--no-config" : "not found");
+	for (int k = 0; k < ISO_N_KEYS; k++) {
+		const char *name = iso_keys[k].name;
+		bool any = false;
+
+		if (iso_keys[k].kind != ISO_KIND_LIST) {
+			print_line(o, name, value(o, k, buf, sizeof(buf)), last(o, k));
+			continue;
+		}
+		/* a list: each entry where it came from, the file's first */
+		for (size_t i = 0; i < o->n_settings; i++) {
+			const struct iso_setting *s = &o->settings[i];
+			char *shown;
+			if ((int)s->key != k)
+				continue;
+			any = true;
+			shown = k == ISO_K_SETENV ? iso_redact(s->val) : NULL;
+			print_line(o, name, shown ? shown : s->val, s);
+			free(shown);
+		}
+		if (!any)
+			print_line(o, name, "none", NULL);
+	}
+	if (o->argc) {
+		char *cmd = iso_join_cmdline((const char *const *)o->argv, o->argc, 4096);
+		printf("command = %s    (%s)\n", cmd ? cmd : "?",
+		       o->shell ? "isorun shell" : "command line");
+		free(cmd);
+	}
+}
 
 int iso_config_main(int argc, char **argv)
 {
-	fprintf(stderr, "isorun: config: not available in this version of isorun\n");
-	return ISO_EXIT_SETUP;
+	struct iso_opts o;
+	struct iso_err e = { 0 };
+	int action, r;
+
+	iso_opts_init(&o);
+	/* argv[1] = "config" stands where the program name would */
+	action = iso_parse_args_flags(argc - 1, argv + 1, ISO_ARGS_COMMAND_OPTIONAL, &o, &e);
+	if (action < 0) {
+		fprintf(stderr, "isorun: %s\n", e.msg);
+		fprintf(stderr, "isorun: FAILED (exit %d): bad command line (see isorun --help)\n",
+			ISO_EXIT_SETUP);
+		iso_opts_free(&o);
+		return ISO_EXIT_SETUP;
+	}
+	if (action != ISO_RUN) {
+		if (action == ISO_SHOW_HELP)
+			iso_usage(stdout);
+		else
+			printf("isorun %s\n", ISO_VERSION);
+		iso_opts_free(&o);
+		return 0;
+	}
+	r = iso_conf_load(&o, &e);
+	if (r < 0) {
+		iso_opts_free(&o);
+		return iso_conf_fail(&e);
+	}
+	print_settings(&o);
+	iso_opts_free(&o);
+	if (fflush(stdout) != 0) {
+		perror("isorun: config: write the settings");
+		return ISO_EXIT_SETUP;
+	}
+	return 0;
 }

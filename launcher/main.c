@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* isorun: the command line.  Subcommands dispatch here; a run goes to iso_run(). */
+/*
+ * isorun: the command line.  Subcommands dispatch here, before any option is
+ * parsed: only a run, `isorun shell` and `isorun config` read isorun.conf.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "launcher/args.h"
 #include "launcher/commands.h"
+#include "launcher/conf.h"
 #include "launcher/exit.h"
 #include "launcher/run.h"
 #include "policy/policy.h"
@@ -81,6 +85,11 @@ int main(int argc, char **argv)
 		printf("isorun %s\n", ISO_VERSION);
 		iso_opts_free(&o);
 		return 0;
+	}
+	/* after the command line, so that --help and a bad option need no file */
+	if (iso_conf_load(&o, &e) < 0) {
+		iso_opts_free(&o);
+		return iso_conf_fail(&e);
 	}
 	code = iso_run(&o);
 	iso_opts_free(&o);

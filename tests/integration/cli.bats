@@ -30,8 +30,9 @@ bad() {
 	bad "isorun: no command given (usage: isorun [OPTION]... -- COMMAND)"
 }
 
-@test "options of later milestones are refused plainly, not ignored" {
-	bad "isorun: --config: not available in this version of isorun (see docs/design.md, \"Status\")" --config isorun.conf -- true
+@test "--config of a file that is not there is named, exit 125" {
+	bad "isorun: --config: open '$W/nope.conf': No such file or directory" --config "$W/nope.conf" -- true
+	bad "isorun: --config: empty path" --config "" -- true
 }
 
 @test "durations and signals accept the usual spellings" {

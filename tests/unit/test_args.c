@@ -101,6 +101,89 @@ static void test_errors_name_the_option(void **state)
 		     "no command given (usage: isorun [OPTION]... -- COMMAND)");
 }
 
+static void test_flags_and_config(void **state)
+{
+	struct iso_opts o;
+	struct iso_err e;
+
+	/* a bare flag is true; =false turns off what isorun.conf turned on */
+	assert_int_equal(
+		parse(&o, &e,
+		      (char *[]){ "isorun", "--keep", "--private-tmp=false", "--map-root=yes", "-q",
+				  "--config", "a.conf", "--", "true", NULL }),
+		ISO_RUN);
+	assert_true(o.keep);
+	assert_false(o.private_tmp);
+	assert_true(o.map_root);
+	assert_int_equal(o.verbosity, -1);
+	assert_string_equal(o.config_arg, "a.conf");
+	assert_false(o.no_config);
+	/* every setting is recorded, from the command line */
+	assert_int_equal(o.n_settings, 4);
+	assert_int_equal(o.settings[0].key, ISO_K_KEEP);
+	assert_null(o.settings[0].val);
+	assert_int_equal(o.settings[3].key, ISO_K_QUIET);
+	assert_int_equal(o.settings[3].line, ISO_FROM_CLI);
+	iso_opts_free(&o);
+
+	/* the last of --config and --no-config wins */
+	assert_int_equal(parse(&o, &e,
+			       (char *[]){ "isorun", "--config", "a.conf", "--no-config", "-v",
+					   "--verbose=false", "true", NULL }),
+			 ISO_RUN);
+	assert_null(o.config_arg);
+	assert_true(o.no_config);
+	assert_int_equal(o.verbosity, 0);
+	iso_opts_free(&o);
+
+	/* `isorun shell` keeps its tree whatever --keep says */
+	assert_int_equal(parse(&o, &e, (char *[]){ "isorun", "shell", "--keep=false", NULL }),
+			 ISO_RUN);
+	assert_true(o.keep);
+	iso_opts_free(&o);
+
+	/* `isorun config` needs no command */
+	iso_opts_init(&o);
+	assert_int_equal(iso_parse_args_flags(2, (char *[]){ "config", "--no-config", NULL },
+					      ISO_ARGS_COMMAND_OPTIONAL, &o, &e),
+			 ISO_RUN);
+	assert_int_equal(o.argc, 0);
+	iso_opts_free(&o);
+
+	expect_error((char *[]){ "isorun", "--keep=maybe", "--", "x", NULL },
+		     "--keep: expected nothing, =true or =false, got 'maybe'");
+	expect_error((char *[]){ "isorun", "--pidns=maybe", "--", "x", NULL },
+		     "--pidns: expected nothing or =try, got 'maybe'");
+	expect_error((char *[]){ "isorun", "--config", "", "--", "x", NULL },
+		     "--config: empty path");
+	expect_error((char *[]){ "isorun", "--no-config=x", "--", "x", NULL },
+		     "--no-config=x: unknown option");
+}
+
+/* One function validates for both: only the name in the message differs. */
+static void test_one_setter_for_both(void **state)
+{
+	struct iso_opts o;
+	struct iso_err e = { 0 };
+
+	iso_opts_init(&o);
+	assert_true(iso_opt_set(&o, ISO_K_GRACE, "x", ISO_FROM_CLI, &e) < 0);
+	assert_string_equal(e.msg, "--grace: invalid duration 'x' (examples: 90s, 5m, 1h30m)");
+	assert_true(iso_opt_set(&o, ISO_K_GRACE, "x", 7, &e) < 0);
+	assert_string_equal(e.msg, "grace: invalid duration 'x' (examples: 90s, 5m, 1h30m)");
+	assert_int_equal(o.n_settings, 0); /* nothing recorded for a bad value */
+	assert_int_equal(iso_opt_set(&o, ISO_K_GRACE, "2s", 7, &e), 0);
+	assert_int_equal(o.grace_ms, 2000);
+	assert_int_equal(o.settings[0].line, 7);
+	assert_int_equal(iso_key_lookup("finding-exit-code"), ISO_K_FINDING_EXIT);
+	assert_int_equal(iso_key_lookup("config"), -1);
+	assert_int_equal(iso_key_lookup("help"), -1);
+	/* every key is an option of the command line too */
+	for (int k = 0; k < ISO_N_KEYS; k++)
+		assert_non_null(iso_keys[k].name);
+	iso_opts_free(&o);
+}
+
 static struct iso_outcome ok_outcome(void)
 {
 	return (struct iso_outcome){ .subreaper = true,
@@ -167,6 +250,8 @@ int main(void)
 		cmocka_unit_test(test_command_options_stay_its_own),
 		cmocka_unit_test(test_repeatable),
 		cmocka_unit_test(test_errors_name_the_option),
+		cmocka_unit_test(test_flags_and_config),
+		cmocka_unit_test(test_one_setter_for_both),
 		cmocka_unit_test(test_exit_codes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+/* isorun.conf: find it, refuse it unless only its owner can change it, map it onto iso_opts. */
+#include "launcher/conf.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ini.h>
+
+#include "launcher/cleanup.h"
+#include "launcher/exit.h"
+
+static const char conf_hint[] = "--no-config reads no isorun.conf; --config FILE names another";
+
+/* libinih reads through us one line at a time: that is how errors get their line. */
+struct conf_parse {
+	struct iso_opts *o;
+	const char *path;
+	char *dir;
+	const char *p, *end;
+	unsigned line;
+	bool failed; /* at line failed_line: nothing more is read */
+	unsigned failed_line;
+	struct iso_err *e;
+};
+
+static __attribute__((format(printf, 2, 3))) void fail_at(struct conf_parse *cp, const char *fmt,
+							  ...)
+{
+	char msg[sizeof(cp->e->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	iso_err_set(cp->e, 0, "%s:%u: %s", cp->path, cp->line, msg);
+	cp->failed = true;
+	cp->failed_line = cp->line;
+}
+
+/* The name of a section header, blanks around it ignored, is "isorun". */
+static bool is_isorun(const char *a, const char *b)
+{
+	while (a < b && (*a == ' ' || *a == '\t'))
+		a++;
+	while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	return (size_t)(b - a) == strlen("isorun") && strncmp(a, "isorun", 6) == 0;
+}
+
+/* A section header "[name]" on `s` (already without leading blanks): only [isorun]. */
+static bool section_ok(struct conf_parse *cp, const char *s)
+{
+	const char *close = strchr(s, ']');
+
+	if (!close)
+		return true; /* libinih reports the broken header */
+	if (is_isorun(s + 1, close))
+		return true;
+	fail_at(cp, "[%.*s]: unknown section (settings go before any section or in [isorun])",
+		(int)(close - s - 1), s + 1);
+	return false;
+}
+
+static char *read_line(char *str, int num, void *stream)
+{
+	struct conf_parse *cp = stream;
+	const char *nl, *s;
+	size_t len;
+
+	if (cp->failed || cp->p >= cp->end)
+		return NULL;
+	nl = memchr(cp->p, '\n', (size_t)(cp->end - cp->p));
+	len = nl ? (size_t)(nl - cp->p) + 1 : (size_t)(cp->end - cp->p);
+	s = cp->p;
+	cp->p += len;
+	cp->line++;
+	/* a UTF-8 BOM: dropped here, so that the section check below sees a "[" */
+	if (cp->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+		s += 3;
+		len -= 3;
+	}
+	/*
+	 * Leading blanks go: libinih would take an indented line for the
+	 * continuation of the previous value, and `  watch = x` would silently
+	 * become part of the setting above it.
+	 */
+	while (len && (*s == ' ' || *s == '\t')) {
+		s++;
+		len--;
+	}
+	/* libinih would read the rest of a longer line as a line of its own */
+	if (num < 1 || len + 1 > (size_t)num) {
+		fail_at(cp, "line too long (at most %d bytes)", num - 2);
+		return NULL;
+	}
+	memcpy(str, s, len);
+	str[len] = '\0';
+	if (str[0] == '[' && !section_ok(cp, str))
+		return NULL;
+	return str;
+}
+
+char *iso_conf_resolve(const char *dir, const char *val)
+{
+	char *r;
+
+	if (val[0] == '/' || !val[0])
+		return strdup(val);
+	while (val[0] == '.' && val[1] == '/') {
+		val += 2;
+		while (*val == '/')
+			val++;
+	}
+	if (!val[0] || strcmp(val, ".") == 0)
+		return strdup(dir);
+	if (asprintf(&r, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, val) < 0)
+		return NULL;
+	return r;
+}
+
+/* --policy names a shipped policy (default, strict, off) or a file: a name has no '/' or '.'. */
+static bool is_path_value(enum iso_key key, const char *val)
+{
+	if (!iso_keys[key].path)
+		return false;
+	if (key == ISO_K_POLICY)
+		return strpbrk(val, "/.") != NULL;
+	return true;
+}
+
+static int on_setting(void *user, const char *section, const char *name, const char *value)
+{
+	static const char *const cli_only[] = { "config", "no-config", "help", "version" };
+	struct conf_parse *cp = user;
+	struct iso_err sub = { 0 };
+	char buf[sizeof(sub.msg) + 64];
+	char *val;
+	int key;
+
+	if (cp->failed)
+		return 0;
+	/* read_line() refused any other section already; this is for a header it missed */
+	if (*section && !is_isorun(section, section + strlen(section))) {
+		fail_at(cp, "[%s]: unknown section (settings go before any section or in [isorun])",
+			section);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cli_only) / sizeof(cli_only[0]); i++)
+		if (strcmp(name, cli_only[i]) == 0) {
+			fail_at(cp, "%s: only on the command line, not in %s", name, ISO_CONF_NAME);
+			return 0;
+		}
+	key = iso_key_lookup(name);
+	if (key < 0) {
+		fail_at(cp,
+			"%s: unknown setting (the settings are the long options of a run, "
+			"see isorun --help)",
+			name);
+		return 0;
+	}
+	val = is_path_value(key, value) ? iso_conf_resolve(cp->dir, value) : strdup(value);
+	if (!iso_opts_keep(cp->o, val)) {
+		fail_at(cp, "%s: out of memory", name);
+		return 0;
+	}
+	if (iso_opt_set(cp->o, key, val, cp->line, &sub) < 0) {
+		fail_at(cp, "%s", iso_err_format(&sub, buf, sizeof(buf)));
+		return 0;
+	}
+	return 1;
+}
+
+int iso_conf_parse(struct iso_opts *o, const char *path, const char *text, struct iso_err *e)
+{
+	const char *slash = strrchr(path, '/');
+	struct conf_parse cp = {
+		.o = o, .path = path, .p = text, .end = text + strlen(text), .e = e
+	};
+	int r;
+
+	if (!slash)
+		cp.dir = getcwd(NULL, 0);
+	else
+		cp.dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (!cp.dir)
+		return iso_err_set(e, errno, "%s: directory", path);
+	r = ini_parse_stream(read_line, &cp, on_setting, &cp);
+	free(cp.dir);
+	if (r == -2)
+		return iso_err_set(e, ENOMEM, "%s", path);
+	/* libinih goes on after a line it cannot parse: an error of ours may come later */
+	if (cp.failed && (r <= 0 || (unsigned)r >= cp.failed_line))
+		return -EINVAL;
+	if (r != 0) {
+		cp.line = (unsigned)(r > 0 ? r : 0);
+		fail_at(&cp, "expected 'name = value', '[isorun]' or a # comment");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int iso_conf_read(int fd, const char *path, char **ret, struct iso_err *e)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+	uid_t me = geteuid();
+
+	if (fstat(fd, &st) < 0)
+		return iso_err_set(e, errno, "stat '%s'", path);
+	if (!S_ISREG(st.st_mode))
+		return iso_err_set(e, 0, "%s: not a regular file", path);
+	if (st.st_uid != me && st.st_uid != 0) {
+		iso_err_set(e, 0, "%s: refused: owned by uid %u, not by you (uid %u) or root", path,
+			    (unsigned)st.st_uid, (unsigned)me);
+		iso_err_hint(e, conf_hint);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		iso_err_set(e, 0, "%s: refused: writable by %s (mode %04o)", path,
+			    st.st_mode & S_IWOTH ? "others" : "its group",
+			    (unsigned)(st.st_mode & 07777));
+		iso_err_hint(e, "chmod go-w it, or --no-config to read no isorun.conf");
+		return -EPERM;
+	}
+	if (st.st_size > ISO_CONF_MAX_SIZE)
+		return iso_err_set(e, 0, "%s: larger than %d bytes", path, ISO_CONF_MAX_SIZE);
+	buf = malloc(ISO_CONF_MAX_SIZE + 1);
+	if (!buf)
+		return iso_err_set(e, ENOMEM, "read '%s'", path);
+	/* the size may have changed since fstat(): read to EOF, bounded */
+	for (;;) {
+		n = read(fd, buf + len, ISO_CONF_MAX_SIZE + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return iso_err_set(e, errno, "read '%s'", path);
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > ISO_CONF_MAX_SIZE)
+			return iso_err_set(e, 0, "%s: larger than %d bytes", path,
+					   ISO_CONF_MAX_SIZE);
+	}
+	if (memchr(buf, '\0', len))
+		return iso_err_set(e, 0, "%s: not a text file (contains a NUL byte)", path);
+	buf[len] = '\0';
+	*ret = buf;
+	buf = NULL;
+	return 0;
+}
+
+static int open_conf(const char *path)
+{
+	/* O_NONBLOCK: a FIFO named isorun.conf must not hang isorun; fstat refuses it */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int iso_conf_find(const char *dir, char **ret_path, int *ret_fd, struct iso_err *e)
+{
+	_cleanup_free_ char *d = strdup(dir);
+	char *path, *slash;
+	int fd;
+
+	*ret_path = NULL;
+	*ret_fd = -1;
+	if (!d)
+		return iso_err_set(e, ENOMEM, "find %s", ISO_CONF_NAME);
+	for (;;) {
+		if (asprintf(&path, "%s/%s", strcmp(d, "/") == 0 ? "" : d, ISO_CONF_NAME) < 0)
+			return iso_err_set(e, ENOMEM, "find %s", ISO_CONF_NAME);
+		fd = open_conf(path);
+		if (fd >= 0) {
+			*ret_path = path;
+			*ret_fd = fd;
+			return 0;
+		}
+		if (fd != -ENOENT && fd != -ENOTDIR) {
+			iso_err_set(e, -fd, "open '%s'", path);
+			iso_err_hint(e, conf_hint);
+			free(path);
+			return fd;
+		}
+		free(path);
+		if (strcmp(d, "/") == 0)
+			return 0;
+		slash = strrchr(d, '/');
+		if (!slash)
+			return 0;
+		if (slash == d)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+/* --config FILE as an absolute path, so that relative settings have a directory */
+static char *absolute(const char *p)
+{
+	_cleanup_free_ char *cwd = NULL;
+	char *r;
+
+	if (p[0] == '/')
+		return strdup(p);
+	cwd = getcwd(NULL, 0);
+	if (!cwd || asprintf(&r, "%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, p) < 0)
+		return NULL;
+	return r;
+}
+
+int iso_conf_load(struct iso_opts *o, struct iso_err *e)
+{
+	_cleanup_free_ char *path = NULL, *text = NULL;
+	_cleanup_close_ int fd = -1;
+	struct iso_opts f;
+	char **pool;
+	int r;
+
+	if (o->no_config)
+		return 0;
+	if (o->config_arg) {
+		path = absolute(o->config_arg);
+		if (!path)
+			return iso_err_set(e, errno ? errno : ENOMEM, "--config '%s'",
+					   o->config_arg);
+		fd = open_conf(path);
+		if (fd < 0)
+			return iso_err_set(e, -fd, "--config: open '%s'", path);
+	} else {
+		_cleanup_free_ char *cwd = getcwd(NULL, 0);
+		if (!cwd) {
+			r = iso_err_set(e, errno, "find %s: the working directory", ISO_CONF_NAME);
+			iso_err_hint(e, conf_hint);
+			return r;
+		}
+		r = iso_conf_find(cwd, &path, &fd, e);
+		if (r < 0 || !path)
+			return r;
+	}
+	r = iso_conf_read(fd, path, &text, e);
+	if (r < 0)
+		return r;
+
+	iso_opts_init(&f);
+	r = iso_conf_parse(&f, path, text, e);
+	/* the command line again, over the file; it was valid the first time */
+	for (size_t i = 0; r >= 0 && i < o->n_settings; i++)
+		if (o->settings[i].line == ISO_FROM_CLI)
+			r = iso_opt_set(&f, o->settings[i].key, o->settings[i].val, ISO_FROM_CLI,
+					e);
+	/* strings the command line's settings may point to */
+	if (o->n_pool) {
+		pool = realloc(f.pool, (f.n_pool + o->n_pool) * sizeof(*pool));
+		if (!pool) {
+			iso_opts_free(&f);
+			return iso_err_set(e, ENOMEM, "%s", path);
+		}
+		f.pool = pool;
+		for (size_t i = 0; i < o->n_pool; i++)
+			f.pool[f.n_pool++] = o->pool[i];
+		o->n_pool = 0;
+	}
+	if (r < 0) {
+		iso_opts_free(&f);
+		return r;
+	}
+	f.shell = o->shell;
+	if (f.shell)
+		f.keep = true;
+	f.argv = o->argv;
+	f.argc = o->argc;
+	f.config_arg = o->config_arg;
+	f.no_config = o->no_config;
+	f.config_path = path;
+	path = NULL;
+	iso_opts_free(o);
+	*o = f;
+	return 0;
+}
+
+int iso_conf_fail(const struct iso_err *e)
+{
+	char buf[512];
+
+	fprintf(stderr, "isorun: %s\n", iso_err_format(e, buf, sizeof(buf)));
+	if (e->hint[0])
+		fprintf(stderr, "  (hint: %s)\n", e->hint);
+	fprintf(stderr, "isorun: FAILED (exit %d): bad configuration file\n", ISO_EXIT_SETUP);
+	return ISO_EXIT_SETUP;
+}

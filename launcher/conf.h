@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * isorun.conf: the options of a run as `name = value` lines (libinih), keys
+ * being the long option names.  One file is read: the one named by --config,
+ * else the nearest isorun.conf from the working directory up to /.
+ */
+#ifndef ISO_CONF_H
+#define ISO_CONF_H
+
+#include "launcher/args.h"
+#include "launcher/err.h"
+
+#define ISO_CONF_NAME	  "isorun.conf"
+#define ISO_CONF_MAX_SIZE (64 * 1024)
+
+/*
+ * Read the file that applies to `o` (already holding the command line) and
+ * rebuild `o` as the file's settings with the command line replayed over them:
+ * a scalar of the command line replaces the file's, a list adds to it.
+ * Nothing to do under --no-config or when no file is found.  Errors name the
+ * file (and line), 0 or -errno.
+ */
+int iso_conf_load(struct iso_opts *o, struct iso_err *e);
+
+/*
+ * Apply the INI `text` of the file `path` (absolute) to `o`.  Relative paths
+ * are taken relative to the directory of `path`; errors read "PATH:LINE: ...".
+ */
+int iso_conf_parse(struct iso_opts *o, const char *path, const char *text, struct iso_err *e);
+
+/*
+ * The nearest isorun.conf from `dir` (absolute) upwards: its path (malloc'ed)
+ * and an open O_RDONLY fd, or *ret_path NULL when there is none.
+ */
+int iso_conf_find(const char *dir, char **ret_path, int *ret_fd, struct iso_err *e);
+
+/*
+ * The whole text of an open isorun.conf, refused unless it is a regular file
+ * owned by the caller or root and writable by no one else (another user could
+ * otherwise choose the options of this user's runs).  malloc'ed in *ret.
+ */
+int iso_conf_read(int fd, const char *path, char **ret, struct iso_err *e);
+
+/* A relative `val` of isorun.conf taken relative to `dir`; malloc'ed. */
+char *iso_conf_resolve(const char *dir, const char *val);
+
+/* Print a failure of iso_conf_load() as isorun does; returns ISO_EXIT_SETUP. */
+int iso_conf_fail(const struct iso_err *e);
+
+#endif
