@@ -61,8 +61,8 @@ if [ "$only" = all ] || [ "$only" = integration ]; then
 	# --policy=off for the gate itself: the tests provoke refusals on purpose, and
 	# each test's own isorun must hold its own seccomp listener (a second one nested
 	# below ours would be refused by the kernel)
-	echo "# integration: bats under '$ISORUN --settle 2s --policy=off'"
-	"$ISORUN" --settle 2s --policy=off --report "$report" -- bats --tap "$here/integration" >"$log" 2>&1
+	echo "# integration: bats under '$ISORUN --no-config --settle 2s --policy=off'"
+	"$ISORUN" --no-config --settle 2s --policy=off --report "$report" -- bats --tap "$here/integration" >"$log" 2>&1
 	rc=$?
 	count_tap <"$log"
 	if [ "$planned" -le 0 ] || [ "$planned" -ne "$seen" ]; then

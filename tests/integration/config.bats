@@ -6,6 +6,12 @@
 
 load helpers
 
+# helpers.bash's iso passes --no-config so that no stray isorun.conf reaches the
+# other tests; here the file is what is tested.
+iso() {
+	"$ISORUN" --root "$R" "$@"
+}
+
 # No tree under this test's root (which a refused run does not even create).
 no_tree() {
 	[ ! -e "$U" ] || assert_no_tree

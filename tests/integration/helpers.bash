@@ -20,7 +20,7 @@ setup() {
 
 # Run isorun with this test's private root.
 iso() {
-	"$ISORUN" --root "$R" "$@"
+	"$ISORUN" --no-config --root "$R" "$@"
 }
 
 # A feature this machine may lack: skip locally, but under CI=true a skip of
