@@ -22,6 +22,7 @@
 #include "launcher/cleanup.h"
 #include "launcher/commands.h"
 #include "launcher/rmtree.h"
+#include "policy/policy.h"
 #include "selftest/selftest.h"
 
 static volatile sig_atomic_t cancelled;
@@ -91,9 +92,24 @@ static int check_fwd(const struct st_fwd *f)
 	iso_opts_init(&o);
 	r = iso_parse_args(argc, argv, &o, &e);
 	iso_opts_free(&o);
-	if (r < 0)
+	if (r < 0) {
 		fprintf(stderr, "isorun: selftest: %s\n", e.msg);
-	return r < 0 ? -1 : 0;
+		return -1;
+	}
+	/* a bad policy is bad usage here, not seven red controls */
+	if (f->policy && strcmp(f->policy, "off") != 0) {
+		struct pol_error perr = { 0 };
+		struct pol p = { 0 };
+		char buf[1024];
+
+		if (pol_load(f->policy, &p, &perr) < 0) {
+			fprintf(stderr, "isorun: selftest: --policy: %s\n",
+				pol_error_format(&perr, buf, sizeof(buf)));
+			return -1;
+		}
+		pol_free(&p);
+	}
+	return 0;
 }
 
 /* Returns 1 to run, 0 for --help, -1 for bad usage. */
