@@ -121,10 +121,17 @@ static json_t *document(const struct st_ctx *c, int code, bool cleaned, const ch
 	return doc;
 }
 
-int st_print_verdict(const struct st_ctx *c, bool cleaned, const char *clean_error)
+static void add_name(char *buf, size_t len, const char *name)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+}
+
+int st_print_verdict(const struct st_ctx *c, bool cleaned, const char *clean_error, int cancelled)
 {
 	size_t n_ok = 0, n_bad = 0, n_nm = 0;
-	char bad[256] = "";
+	char bad[256] = "", not_run[256] = "", reason[800] = "", nm[64] = "";
 	int code;
 
 	for (int i = 0; i < SC_COUNT; i++) {
@@ -134,15 +141,28 @@ int st_print_verdict(const struct st_ctx *c, bool cleaned, const char *clean_err
 			n_ok++;
 		} else if (r == ST_NOT_MEASURABLE) {
 			n_nm++;
+		} else if (r == ST_NOT_RUN) {
+			add_name(not_run, sizeof(not_run), st_control_name[i]);
 		} else {
-			size_t used = strlen(bad);
-
 			n_bad++;
-			snprintf(bad + used, sizeof(bad) - used, "%s%s", used ? ", " : "",
-				 st_control_name[i]);
+			add_name(bad, sizeof(bad), st_control_name[i]);
 		}
 	}
-	code = n_bad || !cleaned ? ST_EXIT_NOT_OK : ST_EXIT_OK;
+	if (cancelled) {
+		code = 128 + cancelled;
+		snprintf(reason, sizeof(reason), "cancelled by signal %d", cancelled);
+	} else {
+		code = n_bad || !cleaned ? ST_EXIT_NOT_OK : ST_EXIT_OK;
+	}
+	if (n_bad)
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason), "%snot ok: %s",
+			 reason[0] ? "; " : "", bad);
+	if (not_run[0])
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason), "%snot run: %s",
+			 reason[0] ? "; " : "", not_run);
+	if (!cleaned)
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+			 "%sprivate directory left", reason[0] ? "; " : "");
 	if (c->json) {
 		json_t *doc = document(c, code, cleaned, clean_error, n_ok, n_bad, n_nm);
 
@@ -152,15 +172,12 @@ int st_print_verdict(const struct st_ctx *c, bool cleaned, const char *clean_err
 	} else {
 		if (!cleaned)
 			printf("cleanup: not ok (%s)\n", clean_error ? clean_error : "?");
+		if (n_nm)
+			snprintf(nm, sizeof(nm), ", %zu not measurable on this host", n_nm);
 		if (code == ST_EXIT_OK)
-			printf("selftest: ok (%zu controls ok%s%.0zu%s)\n", n_ok, n_nm ? ", " : "",
-			       n_nm, n_nm ? " not measurable on this host" : "");
+			printf("selftest: ok (%zu controls ok%s)\n", n_ok, nm);
 		else
-			printf("selftest: FAILED (exit %d): %s%s%s\n", code,
-			       n_bad ? "not ok: " : "", bad,
-			       cleaned ? ""
-				       : (n_bad ? "; private directory left"
-						: "private directory left"));
+			printf("selftest: FAILED (exit %d): %s\n", code, reason);
 	}
 	fflush(stdout);
 	return code;

@@ -323,10 +323,17 @@ static void run_controls(struct st_ctx *c)
 		ctl->result = ST_NOT_RUN;
 		if (cancelled) {
 			snprintf(ctl->detail, sizeof(ctl->detail), "cancelled before it ran");
-			continue;
+		} else {
+			fns[i](c, ctl);
+			st_sweep(ctl);
+			if (cancelled) {
+				char was[sizeof(ctl->detail)];
+
+				/* a cancelled run proves nothing either way */
+				snprintf(was, sizeof(was), "%s", ctl->detail);
+				st_result(ctl, ST_NOT_RUN, "cancelled while it ran: %s", was);
+			}
 		}
-		fns[i](c, ctl);
-		st_sweep(ctl);
 		st_print_control(c, i);
 	}
 }
@@ -373,11 +380,7 @@ int iso_selftest_main(int argc, char **argv)
 	st_probe_all(c, st_print_probe);
 	run_controls(c);
 	cleaned = cleanup(c, clean_err, sizeof(clean_err));
-	code = st_print_verdict(c, cleaned, cleaned ? NULL : clean_err);
-	if (cancelled) {
-		fprintf(stderr, "isorun: selftest: cancelled by signal %d\n", (int)cancelled);
-		code = 128 + cancelled;
-	}
+	code = st_print_verdict(c, cleaned, cleaned ? NULL : clean_err, (int)cancelled);
 	free(c->self);
 	fwd_free(&c->fwd);
 	free(c);

@@ -154,8 +154,8 @@ int st_deny_call(int i);
 /* --- output (output.c) ----------------------------------------------------- */
 void st_print_probe(const struct st_ctx *c, int id);
 void st_print_control(const struct st_ctx *c, int id);
-/* The verdict line (or the JSON document); returns the exit code. */
-int st_print_verdict(const struct st_ctx *c, bool cleaned, const char *clean_error);
+/* The verdict line (or the JSON document); returns the exit code (128+N if cancelled by N). */
+int st_print_verdict(const struct st_ctx *c, bool cleaned, const char *clean_error, int cancelled);
 
 /* Exit codes of `isorun selftest`. */
 enum {
