@@ -138,7 +138,7 @@ static long load_filter(unsigned int action, unsigned int flags)
 	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
 }
 
-static const char *already_filtered(void)
+const char *st_already_filtered(void)
 {
 	_cleanup_free_ char *line = NULL;
 	size_t cap = 0;
@@ -156,7 +156,7 @@ static const char *already_filtered(void)
 
 static void seccomp_filters(struct st_probe *p, void *arg)
 {
-	const char *outer = already_filtered();
+	const char *outer = st_already_filtered();
 	int before, after;
 
 	before = syscall(SYS_fchdir, -1) < 0 ? errno : 0;

@@ -56,6 +56,17 @@ static int write_file(const char *path, const char *text)
 	return r;
 }
 
+const char *st_unshare_hint(int errnum)
+{
+	if (errnum != EPERM)
+		return "";
+	if (st_already_filtered()[0])
+		return " (a seccomp filter, e.g. a container's default profile, may deny it: "
+		       "Seccomp: "
+		       "2 in /proc/self/status)";
+	return geteuid() == 0 ? " (no CAP_SYS_ADMIN: a container?)" : "";
+}
+
 int st_enter_userns(struct st_probe *p)
 {
 	char map[64];
@@ -126,7 +137,8 @@ static void pidns(struct st_probe *p, void *arg)
 		return;
 	if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0) {
 		p->err = errno;
-		st_set(p, ST_NO, "unshare(CLONE_NEWPID|CLONE_NEWNS): %s", strerror(errno));
+		st_set(p, ST_NO, "unshare(CLONE_NEWPID|CLONE_NEWNS): %s%s", strerror(errno),
+		       st_unshare_hint(errno));
 		return;
 	}
 	if (pipe2(report, O_CLOEXEC) < 0) {
@@ -205,7 +217,8 @@ static void mountns(struct st_probe *p, void *arg)
 	snprintf(file, sizeof(file), "%s/probe", dir);
 	if (unshare(CLONE_NEWNS) < 0) {
 		p->err = errno;
-		st_set(p, ST_NO, "unshare(CLONE_NEWNS): %s", strerror(errno));
+		st_set(p, ST_NO, "unshare(CLONE_NEWNS): %s%s", strerror(errno),
+		       st_unshare_hint(errno));
 		return;
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
@@ -264,7 +277,8 @@ static void netns(struct st_probe *p, void *arg)
 		return;
 	if (unshare(CLONE_NEWNET) < 0) {
 		p->err = errno;
-		st_set(p, ST_NO, "unshare(CLONE_NEWNET): %s", strerror(errno));
+		st_set(p, ST_NO, "unshare(CLONE_NEWNET): %s%s", strerror(errno),
+		       st_unshare_hint(errno));
 		return;
 	}
 	if (ns_loopback_up(&e) < 0) {

@@ -241,7 +241,7 @@ static int setup(struct st_ctx *c)
 {
 	static const char *const subs[] = { "root", "bin", "mnt" };
 	const char *tmp = getenv("TMPDIR");
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 16], *resolved;
 
 	if (!tmp || tmp[0] != '/')
 		tmp = "/tmp";
@@ -263,6 +263,16 @@ static int setup(struct st_ctx *c)
 		c->dir[0] = '\0';
 		return -1;
 	}
+	/* isorun names trees by their resolved path: so must the controls */
+	resolved = realpath(c->dir, NULL);
+	if (!resolved || strlen(resolved) >= sizeof(c->dir) - 64) {
+		fprintf(stderr, "isorun: selftest: resolve '%s': %s\n", c->dir,
+			strerror(resolved ? ENAMETOOLONG : errno));
+		free(resolved);
+		return -1;
+	}
+	snprintf(c->dir, sizeof(c->dir), "%s", resolved);
+	free(resolved);
 	for (size_t i = 0; i < ELEMENTSOF(subs); i++) {
 		snprintf(path, sizeof(path), "%s/%s", c->dir, subs[i]);
 		if (mkdir(path, 0700) < 0) {

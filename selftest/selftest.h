@@ -89,6 +89,10 @@ void st_probe_all(struct st_ctx *c, void (*done)(const struct st_ctx *, int id))
 void st_probe_in_child(struct st_probe *ret, void (*fn)(struct st_probe *, void *), void *arg);
 /* In a probe child: a user namespace mapping the caller to itself, unless root. */
 int st_enter_userns(struct st_probe *p);
+/* "; this process is already under a filter (Seccomp: 2)", or "". */
+const char *st_already_filtered(void);
+/* Why unshare() of namespaces (not a user namespace) gave errnum: a hint or "". */
+const char *st_unshare_hint(int errnum);
 void st_probe_userns(struct st_ctx *c);
 void st_probe_pidns(struct st_ctx *c);
 void st_probe_mountns(struct st_ctx *c);

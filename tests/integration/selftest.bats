@@ -101,6 +101,14 @@ assert_nothing_left() {
 	assert_nothing_left
 }
 
+@test "selftest with TMPDIR behind a symbolic link: the trees are still recognised" {
+	ln -s "$W" "$BATS_TEST_TMPDIR/link"
+	run --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/link" "$ISORUN" selftest
+	[ "$status" -eq 0 ]
+	assert_red
+	assert_nothing_left
+}
+
 @test "selftest --json: one valid document with the same verdicts as the lines" {
 	run --separate-stderr selftest
 	[ "$status" -eq 0 ]
@@ -181,6 +189,24 @@ for c in sorted(d["controls"], key=lambda c: c["name"]):
 	run --separate-stderr selftest --pidns --json
 	[ "$status" -eq 0 ]
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["options"] == ["--pidns"] and d["ok"], d' <<<"$output"
+	assert_nothing_left
+}
+
+@test "namespaces refused (a container's seccomp profile): their controls are not measurable, never ok" {
+	[ -x "$H/denyns" ]
+	run --separate-stderr "$H/denyns" env TMPDIR="$W" "$ISORUN" selftest
+	[ "$status" -eq 0 ]
+	grep -q "^probe mountns: no (.*Operation not permitted" <<<"$output"
+	grep -q "^probe netns: no (.*Operation not permitted" <<<"$output"
+	[ "$(results | grep "^protect-home=")" = "protect-home=not measurable" ]
+	[ "$(results | grep "^net-isolated=")" = "net-isolated=not measurable" ]
+	grep -q "^control protect-home: not measurable (mount namespaces: .*Operation not permitted" <<<"$output"
+	[ "$(results | grep -c "=ok$")" -eq 5 ]
+	[ "${lines[-1]}" = "selftest: ok (5 controls ok, 2 not measurable on this host)" ]
+	# a weakened guard that needs no namespace still goes red there
+	run --separate-stderr "$H/denyns" env TMPDIR="$W" "$ISORUN" selftest --net=host
+	[ "$status" -eq 1 ]
+	[ "$(results | grep "^net-isolated=")" = "net-isolated=not ok" ]
 	assert_nothing_left
 }
 
