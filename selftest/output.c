@@ -6,6 +6,7 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -77,8 +78,19 @@ void st_print_control(const struct st_ctx *c, int id)
 static json_t *str(const char *s)
 {
 	json_t *j = json_string(s);
+	char *copy;
 
-	return j ? j : json_stringn_nocheck(s, strlen(s));
+	if (j)
+		return j;
+	copy = strdup(s);
+	if (!copy)
+		return json_null();
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_null();
 }
 
 static json_t *document(const struct st_ctx *c, int code, bool cleaned, const char *clean_error,

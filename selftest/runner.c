@@ -81,7 +81,7 @@ void st_run_init(struct st_run *r, const struct st_ctx *c, const char *const *op
 	for (size_t i = 0; i < c->fwd.n; i++)
 		PUSH(c->fwd.argv[i]);
 	PUSH("--");
-	PUSH(c->self);
+	PUSH(c->cmd);
 	PUSH("selftest");
 	for (size_t i = 0; mode && mode[i]; i++)
 		PUSH(mode[i]);
@@ -176,6 +176,18 @@ int st_run(struct st_run *r, char *why, size_t len)
 		close(out[1]);
 		return -1;
 	}
+	/* only our ends: isorun's stdout and stderr stay blocking, as a terminal's would */
+	if (fcntl(out[0], F_SETFL, O_NONBLOCK) < 0 || fcntl(err[0], F_SETFL, O_NONBLOCK) < 0) {
+		snprintf(why, len, "make the capture pipes non-blocking: %s", strerror(errno));
+		close(in[0]);
+		if (in[1] >= 0)
+			close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		close(err[0]);
+		close(err[1]);
+		return -1;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
@@ -193,8 +205,6 @@ int st_run(struct st_run *r, char *why, size_t len)
 	}
 	st_child_pid = pid;
 	r->stdin_fd = in[1];
-	fcntl(out[0], F_SETFL, O_NONBLOCK);
-	fcntl(err[0], F_SETFL, O_NONBLOCK);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 
 	/* without pidfds (before 5.3), the pipes' EOF is the end */

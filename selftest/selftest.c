@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +238,50 @@ static int write_stand_in(const struct st_ctx *c)
 	return close(fd) < 0 ? -1 : 0;
 }
 
+/* Is `path` inside the caller's real home (from the passwd entry)? */
+static bool in_real_home(const char *path)
+{
+	const struct passwd *pw = getpwuid(getuid());
+	_cleanup_free_ char *home = pw && pw->pw_dir ? realpath(pw->pw_dir, NULL) : NULL;
+	size_t n = home ? strlen(home) : 0;
+
+	return n && !strncmp(path, home, n) && (path[n] == '/' || home[n - 1] == '/');
+}
+
+/*
+ * Under --protect-home=hide a binary in the real home is hidden from the
+ * commands: they run a copy in the private directory instead.
+ */
+static int command_binary(struct st_ctx *c)
+{
+	_cleanup_close_ int in = -1, out = -1;
+	ssize_t n;
+
+	snprintf(c->cmd, sizeof(c->cmd), "%s", c->self);
+	if (!c->fwd.protect_home || strcmp(c->fwd.protect_home, "hide") != 0 ||
+	    !in_real_home(c->self))
+		return 0;
+	snprintf(c->cmd, sizeof(c->cmd), "%s/bin/isorun", c->dir);
+	in = open(c->self, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		fprintf(stderr, "isorun: selftest: open '%s': %s\n", c->self, strerror(errno));
+		return -1;
+	}
+	out = open(c->cmd, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+	if (out < 0) {
+		fprintf(stderr, "isorun: selftest: create '%s': %s\n", c->cmd, strerror(errno));
+		return -1;
+	}
+	while ((n = copy_file_range(in, NULL, out, NULL, 1 << 20, 0)) > 0)
+		;
+	if (n < 0) {
+		fprintf(stderr, "isorun: selftest: copy '%s' to '%s': %s\n", c->self, c->cmd,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* The private directory: $TMPDIR (else /tmp)/isorun-selftest.XXXXXX, 0700. */
 static int setup(struct st_ctx *c)
 {
@@ -283,7 +329,7 @@ static int setup(struct st_ctx *c)
 	}
 	snprintf(c->root, sizeof(c->root), "%s/root", c->dir);
 	snprintf(c->user_root, sizeof(c->user_root), "%s/isorun-%u", c->root, (unsigned)getuid());
-	return write_stand_in(c);
+	return write_stand_in(c) < 0 ? -1 : command_binary(c);
 }
 
 /* Removes the private directory; false with the reason in err when it stays. */

@@ -69,7 +69,8 @@ struct st_fwd {
 
 struct st_ctx {
 	bool json;
-	char *self; /* realpath of this binary */
+	char *self;		 /* realpath of this binary */
+	char cmd[PATH_MAX + 32]; /* the binary the commands run: self, or a copy (see setup) */
 	struct st_fwd fwd;
 	char dir[PATH_MAX];	       /* the private directory */
 	char root[PATH_MAX + 8];       /* dir/root: --root of every control */

@@ -176,6 +176,14 @@ for c in sorted(d["controls"], key=lambda c: c["name"]):
 	assert_nothing_left
 }
 
+@test "selftest --protect-home=hide: the home control still holds (a binary in the home is copied out)" {
+	require "user and mount namespaces" probe_yes mountns
+	run --separate-stderr selftest --protect-home=hide
+	[ "$status" -eq 0 ]
+	assert_red
+	assert_nothing_left
+}
+
 @test "control: --net=host turns the network control red, and only it" {
 	run --separate-stderr selftest --net=host
 	[ "$status" -eq 1 ]
