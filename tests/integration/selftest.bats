@@ -4,6 +4,10 @@
 # leave a process, a directory, or a file in the real home behind.  The
 # selftest's private directory goes to $TMPDIR, here this test's $W.
 
+# SC2016: the backquotes in the patterns are isorun's own quoting, not expansions.
+# SC2119/SC2120: selftest() gets its arguments through bats' `run`.
+# shellcheck disable=SC2016,SC2119,SC2120
+
 load helpers
 
 CONTROLS="clean daemon holder protect-home service-guard deny-list net-isolated"
