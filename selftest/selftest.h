@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * isorun selftest: probes of what this host offers, then live controls that run
+ * the real isorun binary against commands built to trip each guard.  A control
+ * that could not run says `not measurable (why)`, never ok.
+ *
+ * Everything the controls need (the commands, a stand-in systemctl, a listener)
+ * comes from this binary itself or is created at run time in a private
+ * directory that is removed at the end: an installed isorun has no test helpers.
+ */
+#ifndef ISO_SELFTEST_H
+#define ISO_SELFTEST_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum st_verdict { ST_YES, ST_PARTIAL, ST_NO };
+enum st_result { ST_OK, ST_NOT_OK, ST_NOT_MEASURABLE, ST_NOT_RUN };
+
+enum st_probe_id {
+	SP_SUBREAPER,
+	SP_USERNS,
+	SP_PIDNS,
+	SP_MOUNTNS,
+	SP_NETNS,
+	SP_SECCOMP,
+	SP_NOTIFY,
+	SP_PIDFD,
+	SP_CLOSE_RANGE,
+	SP_CGROUP2,
+	SP_COUNT,
+};
+
+enum st_control_id {
+	SC_CLEAN,
+	SC_DAEMON,
+	SC_HOLDER,
+	SC_HOME,
+	SC_SERVICE,
+	SC_DENYLIST,
+	SC_NET,
+	SC_COUNT,
+};
+
+/* Fixed size: a probe child sends it whole over a pipe. */
+struct st_probe {
+	int verdict; /* enum st_verdict */
+	int err;     /* the errno behind a no/partial, 0 if none */
+	char reason[512];
+};
+
+struct st_control {
+	int result;    /* enum st_result */
+	int exit_code; /* the control's isorun, -1 when it did not run */
+	char detail[1024];
+};
+
+/* Forwarded to every control's isorun (weakening a guard must turn its control red). */
+struct st_fwd {
+	char *argv[16]; /* normalised "--name=value" / "--pidns" / "--map-root", malloc'ed */
+	size_t n;
+	const char *protect_home; /* the last value given, or NULL */
+	const char *net;
+	const char *policy;
+	const char *pidns; /* "on", "try" or NULL */
+};
+
+struct st_ctx {
+	bool json;
+	char *self;		 /* realpath of this binary */
+	char cmd[PATH_MAX + 32]; /* the binary the commands run: self, or a copy (see setup) */
+	struct st_fwd fwd;
+	char dir[PATH_MAX];	       /* the private directory */
+	char root[PATH_MAX + 8];       /* dir/root: --root of every control */
+	char user_root[PATH_MAX + 32]; /* root/isorun-UID */
+	struct st_probe probes[SP_COUNT];
+	struct st_control controls[SC_COUNT];
+};
+
+/* --- names (output.c) ------------------------------------------------------ */
+extern const char *const st_probe_name[SP_COUNT];
+extern const char *const st_control_name[SC_COUNT];
+extern const char *const st_control_what[SC_COUNT];
+
+/* --- probes (probe.c, probe_ns.c) ------------------------------------------ */
+void st_probe_all(struct st_ctx *c, void (*done)(const struct st_ctx *, int id));
+/* Run fn in a forked child that reports through *ret; the parent waits for it. */
+void st_probe_in_child(struct st_probe *ret, void (*fn)(struct st_probe *, void *), void *arg);
+/* In a probe child: a user namespace mapping the caller to itself, unless root. */
+int st_enter_userns(struct st_probe *p);
+/* "; this process is already under a filter (Seccomp: 2)", or "". */
+const char *st_already_filtered(void);
+/* Why unshare() of namespaces (not a user namespace) gave errnum: a hint or "". */
+const char *st_unshare_hint(int errnum);
+void st_probe_userns(struct st_ctx *c);
+void st_probe_pidns(struct st_ctx *c);
+void st_probe_mountns(struct st_ctx *c);
+void st_probe_netns(struct st_ctx *c);
+__attribute__((format(printf, 3, 4))) void st_set(struct st_probe *p, int verdict, const char *fmt,
+						  ...);
+
+/* --- running a control's isorun (runner.c) --------------------------------- */
+#define ST_CAPTURE 16384
+
+struct st_run {
+	const char *argv[64];
+	size_t argc;
+	bool with_stdin; /* a pipe the caller writes (stdin_fd); else /dev/null */
+	/* called with each stdout line while the child runs; may write stdin_fd */
+	void (*on_line)(struct st_run *r, const char *line);
+	void *data;
+	int stdin_fd;
+	int code; /* exit code, 128+N for a signal, -1 when it could not run */
+	char out[ST_CAPTURE];
+	size_t n_out;
+	char err[ST_CAPTURE];
+	size_t n_err;
+};
+
+/* argv: this isorun with the common options, `opts`, the forwarded ones, then the mode. */
+void st_run_init(struct st_run *r, const struct st_ctx *c, const char *const *opts,
+		 const char *const *mode);
+int st_run(struct st_run *r, char *why, size_t len);
+/* The first stderr line containing all of the NULL-terminated needles, copied to buf. */
+bool st_err_line(const struct st_run *r, char *buf, size_t len, ...) __attribute__((sentinel));
+/* "exit N; stderr: <last line>" for an unexpected outcome. */
+void st_describe(const struct st_run *r, char *buf, size_t len);
+/* Kill and reap whatever descendant is left; describe it into ctl. */
+void st_sweep(struct st_control *ctl);
+/* Trees left under the control root: removed, and named into ctl as a failure. */
+void st_check_trees(const struct st_ctx *c, struct st_control *ctl, const char *expect);
+__attribute__((format(printf, 3, 4))) void st_result(struct st_control *ctl, int result,
+						     const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void st_append(struct st_control *ctl, const char *fmt, ...);
+extern volatile int st_child_pid;
+
+/* --- controls (controls.c, guards.c) --------------------------------------- */
+void st_control_clean(struct st_ctx *c, struct st_control *ctl);
+void st_control_daemon(struct st_ctx *c, struct st_control *ctl);
+void st_control_holder(struct st_ctx *c, struct st_control *ctl);
+void st_control_home(struct st_ctx *c, struct st_control *ctl);
+void st_control_service(struct st_ctx *c, struct st_control *ctl);
+void st_control_denylist(struct st_ctx *c, struct st_control *ctl);
+void st_control_net(struct st_ctx *c, struct st_control *ctl);
+/* Why the leak gate cannot be measured here, or NULL when it can. */
+const char *st_gate_unmeasurable(const struct st_ctx *c, char *buf, size_t len);
+
+/* --- the commands the controls run (internal.c) ---------------------------- */
+#define ST_INTERNAL "--internal-"
+int st_internal_main(int argc, char **argv);
+/* The deny-list calls the deny-list control makes, with harmless invalid arguments. */
+#define ST_N_DENY_CALLS 4
+extern const char *const st_deny_calls[ST_N_DENY_CALLS];
+/* Make call i; returns its errno (0 if it succeeded). */
+int st_deny_call(int i);
+
+/* --- output (output.c) ----------------------------------------------------- */
+void st_print_probe(const struct st_ctx *c, int id);
+void st_print_control(const struct st_ctx *c, int id);
+/* The verdict line (or the JSON document); returns the exit code (128+N if cancelled by N). */
+int st_print_verdict(const struct st_ctx *c, bool cleaned, const char *clean_error, int cancelled);
+
+/* Exit codes of `isorun selftest`. */
+enum {
+	ST_EXIT_OK = 0,	     /* every control this host supports passed */
+	ST_EXIT_NOT_OK = 1,  /* a control is not ok, or the private directory stayed */
+	ST_EXIT_USAGE = 125, /* bad usage, or the selftest could not set itself up */
+};
+
+#endif
