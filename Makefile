@@ -85,7 +85,7 @@ integration: $(BUILD)/isorun $(HELPER_BIN)
 # Every build and test dependency, from Debian's archive.
 DEB_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
 	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3 clang \
-	    debhelper dpkg-dev fakeroot lintian zsh bash-completion \
+	    debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
 	    python3-pytest python3-pytest-xdist golang-go cargo
 deps:
 	@if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
@@ -131,29 +131,35 @@ uninstall:
 	rmdir $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 # The release tarball holds the tracked files as they are in the working tree
-# (`git stash create` snapshots uncommitted edits without touching the index).
+# (`git stash create` snapshots uncommitted edits without touching the index or
+# the stash; the identity it needs is a dummy, since the commit is never kept).
 # Outside a git checkout of this very directory (an unpacked tarball, a copy of
-# `git ls-files`), it holds every file but the build directory.
+# `git ls-files`), it holds every file but build/ and $(BUILD).
 DIST	:= isorun-$(VERSION)
 dist:
 	@mkdir -p $(BUILD)
 	@rm -f $(BUILD)/$(DIST).tar.gz
 	@set -e; \
 	if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$$(pwd -P)" ]; then \
-		snap=$$(git stash create); \
+		snap=$$(git -c user.name=isorun -c user.email=dist@isorun.invalid stash create); \
 		git archive --format=tar.gz --prefix=$(DIST)/ -o $(BUILD)/$(DIST).tar.gz \
 			$${snap:-HEAD}; \
 	else \
-		find . -path ./.git -prune -o -path './$(patsubst ./%,%,$(BUILD))' -prune \
-			-o \( -type f -o -type l \) -print | LC_ALL=C sort | \
+		find . \( -path ./.git -o -path ./build -o -path './$(patsubst ./%,%,$(BUILD))' \) \
+			-prune -o \( -type f -o -type l \) -print | LC_ALL=C sort | \
 		tar --no-recursion --owner=0 --group=0 --numeric-owner \
-			--transform 's,^\.,$(DIST),' -czf $(BUILD)/$(DIST).tar.gz -T -; \
+			--transform 's,^\.,$(DIST),S' -czf $(BUILD)/$(DIST).tar.gz -T -; \
 	fi
 	@echo "$(BUILD)/$(DIST).tar.gz"
 
 # The package is built from the tarball alone, with its packaging/debian as
 # debian/.  `lintian` fails the target on any error; warnings are shown.
 DEB_VERSION = $(shell dpkg-parsechangelog -l packaging/debian/changelog -S Version)
+# make exports command-line variables: the package build must not see ours
+# (BUILD=... would send its `make clean` to our build directory)
+DEB_UNSET := MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES BUILD PREFIX DESTDIR BINDIR DATADIR \
+	     MANDIR DOCDIR PKGDATADIR BASHCOMPDIR ZSHCOMPDIR VERSION SANITIZE WERROR CC CFLAGS \
+	     LDFLAGS FUZZ_SECONDS
 deb: dist
 	@case "$(DEB_VERSION)" in "$(VERSION)"-*) ;; \
 	*) echo "packaging/debian/changelog is at $(DEB_VERSION), VERSION is $(VERSION)" >&2; \
@@ -163,7 +169,7 @@ deb: dist
 	tar -xzf $(BUILD)/$(DIST).tar.gz -C $(BUILD)/deb
 	cp $(BUILD)/$(DIST).tar.gz $(BUILD)/deb/isorun_$(VERSION).orig.tar.gz
 	cp -R $(BUILD)/deb/$(DIST)/packaging/debian $(BUILD)/deb/$(DIST)/debian
-	cd $(BUILD)/deb/$(DIST) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	cd $(BUILD)/deb/$(DIST) && env $(addprefix -u ,$(DEB_UNSET)) \
 		dpkg-buildpackage -us -uc -b -Jauto
 	lintian --fail-on error $(BUILD)/deb/isorun_$(DEB_VERSION)_*.changes
 
