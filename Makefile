@@ -2,10 +2,17 @@
 # every test tier and ends with "N passed, N failed".
 #
 # Knobs: SANITIZE=1 (ASan+UBSan), WERROR=1, PREFIX, DESTDIR.
+# `make install` / `make uninstall` honour DESTDIR and PREFIX; `make dist` writes
+# $(BUILD)/isorun-VERSION.tar.gz; `make deb` builds the Debian package from it.
 
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
-MANDIR	?= $(PREFIX)/share/man
+DATADIR	?= $(PREFIX)/share
+MANDIR	?= $(DATADIR)/man
+DOCDIR	?= $(DATADIR)/doc/isorun
+PKGDATADIR ?= $(DATADIR)/isorun
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/vendor-completions
 BUILD	?= build
 VERSION	:= $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
@@ -42,7 +49,7 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit integration deps install uninstall clean lint bench example fuzz
+.PHONY: all check unit integration deps install uninstall dist deb clean lint bench example fuzz
 
 all: $(BUILD)/isorun
 
@@ -78,7 +85,7 @@ integration: $(BUILD)/isorun $(HELPER_BIN)
 # Every build and test dependency, from Debian's archive.
 DEB_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
 	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3 clang \
-	    debhelper dpkg-dev fakeroot lintian zsh bash-completion \
+	    debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
 	    python3-pytest python3-pytest-xdist golang-go cargo
 deps:
 	@if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
@@ -104,16 +111,72 @@ bench: $(BUILD)/isorun
 	bench/launch.sh $(BUILD)/isorun
 
 install: $(BUILD)/isorun
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man5
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(PKGDATADIR) \
+		$(DESTDIR)$(DOCDIR)
 	install -m 0755 $(BUILD)/isorun $(DESTDIR)$(BINDIR)/isorun
+	install -m 0644 docs/man/isorun.1 $(DESTDIR)$(MANDIR)/man1/isorun.1
 	install -m 0644 docs/man/isorun-policy.5 $(DESTDIR)$(MANDIR)/man5/isorun-policy.5
+	install -m 0644 packaging/completions/isorun.bash $(DESTDIR)$(BASHCOMPDIR)/isorun
+	install -m 0644 packaging/completions/_isorun $(DESTDIR)$(ZSHCOMPDIR)/_isorun
+	install -m 0644 policy/default.policy policy/strict.policy $(DESTDIR)$(PKGDATADIR)/
+	install -m 0644 README.md docs/design.md policy/GRAMMAR.txt $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/isorun $(DESTDIR)$(MANDIR)/man5/isorun-policy.5
+	rm -f $(DESTDIR)$(BINDIR)/isorun $(DESTDIR)$(MANDIR)/man1/isorun.1 \
+		$(DESTDIR)$(MANDIR)/man5/isorun-policy.5 $(DESTDIR)$(BASHCOMPDIR)/isorun \
+		$(DESTDIR)$(ZSHCOMPDIR)/_isorun $(DESTDIR)$(PKGDATADIR)/default.policy \
+		$(DESTDIR)$(PKGDATADIR)/strict.policy $(DESTDIR)$(DOCDIR)/README.md \
+		$(DESTDIR)$(DOCDIR)/design.md $(DESTDIR)$(DOCDIR)/GRAMMAR.txt
+	rmdir $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# The release tarball holds the tracked files as they are in the working tree
+# (`git stash create` snapshots uncommitted edits without touching the index or
+# the stash; the identity it needs is a dummy, since the commit is never kept).
+# Outside a git checkout of this very directory (an unpacked tarball, a copy of
+# `git ls-files`), it holds every file but build/ and $(BUILD).
+DIST	:= isorun-$(VERSION)
+dist:
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/$(DIST).tar.gz
+	@set -e; \
+	if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$$(pwd -P)" ]; then \
+		snap=$$(git -c user.name=isorun -c user.email=dist@isorun.invalid stash create); \
+		git archive --format=tar.gz --prefix=$(DIST)/ -o $(BUILD)/$(DIST).tar.gz \
+			$${snap:-HEAD}; \
+	else \
+		find . \( -path ./.git -o -path ./build -o -path './$(patsubst ./%,%,$(BUILD))' \) \
+			-prune -o \( -type f -o -type l \) -print | LC_ALL=C sort | \
+		tar --no-recursion --owner=0 --group=0 --numeric-owner \
+			--transform 's,^\.,$(DIST),S' -czf $(BUILD)/$(DIST).tar.gz -T -; \
+	fi
+	@echo "$(BUILD)/$(DIST).tar.gz"
+
+# The package is built from the tarball alone, with its packaging/debian as
+# debian/.  `lintian` fails the target on any error; warnings are shown.
+DEB_VERSION = $(shell dpkg-parsechangelog -l packaging/debian/changelog -S Version)
+# make exports command-line variables: the package build must not see ours
+# (BUILD=... would send its `make clean` to our build directory)
+DEB_UNSET := MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES BUILD PREFIX DESTDIR BINDIR DATADIR \
+	     MANDIR DOCDIR PKGDATADIR BASHCOMPDIR ZSHCOMPDIR VERSION SANITIZE WERROR CC CFLAGS \
+	     LDFLAGS FUZZ_SECONDS
+deb: dist
+	@case "$(DEB_VERSION)" in "$(VERSION)"-*) ;; \
+	*) echo "packaging/debian/changelog is at $(DEB_VERSION), VERSION is $(VERSION)" >&2; \
+	   exit 1 ;; esac
+	rm -rf $(BUILD)/deb
+	mkdir -p $(BUILD)/deb
+	tar -xzf $(BUILD)/$(DIST).tar.gz -C $(BUILD)/deb
+	cp $(BUILD)/$(DIST).tar.gz $(BUILD)/deb/isorun_$(VERSION).orig.tar.gz
+	cp -R $(BUILD)/deb/$(DIST)/packaging/debian $(BUILD)/deb/$(DIST)/debian
+	cd $(BUILD)/deb/$(DIST) && env $(addprefix -u ,$(DEB_UNSET)) \
+		dpkg-buildpackage -us -uc -b -Jauto
+	lintian --fail-on error $(BUILD)/deb/isorun_$(DEB_VERSION)_*.changes
 
 lint:
 	clang-format --dry-run --Werror launcher/*.[ch] tests/unit/*.c tests/helpers/*.c bench/*.c
 	shellcheck -x tests/*.sh .ci/run bench/*.sh examples/*.sh examples/leaky-suite/*.sh
+	shellcheck -s bash packaging/completions/isorun.bash
 
 clean:
 	rm -rf $(BUILD)
