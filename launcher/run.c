@@ -546,8 +546,28 @@ static void teardown(struct sup *s, struct iso_tree *t)
 	out->tree_state = ISO_TREE_REMOVED;
 }
 
+/* `path`, under the watched `dir`, is the tree itself or a directory holding it. */
+static bool holds_tree(const char *dir, const char *path, const char *tree)
+{
+	char canon[PATH_MAX], full[PATH_MAX * 2];
+	size_t len;
+
+	if (!tree[0] || !realpath(dir, canon))
+		return false;
+	snprintf(full, sizeof(full), "%s/%s", canon, path);
+	len = strlen(full);
+	if (len && full[len - 1] == '/') /* a new directory is named with a slash */
+		full[--len] = '\0';
+	return strncmp(tree, full, len) == 0 && (tree[len] == '\0' || tree[len] == '/');
+}
+
+/* Residue in the watched directories; isorun's own tree (a --root inside one) is not. */
 static void collect_residue(struct iso_snapshot *before, size_t n, struct iso_outcome *out)
 {
+	char tree[PATH_MAX] = "";
+
+	if (!realpath(out->tree_path, tree))
+		tree[0] = '\0';
 	for (size_t w = 0; w < n; w++) {
 		struct iso_snapshot after;
 		const char **fresh = NULL;
@@ -568,9 +588,11 @@ static void collect_residue(struct iso_snapshot *before, size_t n, struct iso_ou
 			if (v) {
 				out->residue = v;
 				for (size_t i = 0; i < nf; i++)
-					v[out->n_residue++] = (struct iso_residue_entry){
-						.dir = before[w].dir, .path = strdup(fresh[i])
-					};
+					if (!holds_tree(before[w].dir, fresh[i], tree))
+						v[out->n_residue++] = (struct iso_residue_entry){
+							.dir = before[w].dir,
+							.path = strdup(fresh[i])
+						};
 			}
 		}
 		free(fresh);

@@ -23,3 +23,18 @@ load helpers
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 }
+
+@test "isorun's own tree under a watched directory (--root inside the checkout) is not residue" {
+	mkdir -p "$W/checkout/roots"
+	# the root's isorun-UID directory and the tree both appear during the run
+	run --separate-stderr "$ISORUN" --no-config --root "$W/checkout/roots" --keep \
+		--watch "$W/checkout" --residue=fail -- true
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *residue* ]]
+	# control: something the command leaves beside the tree still counts
+	run --separate-stderr "$ISORUN" --no-config --root "$W/checkout/roots" \
+		--watch "$W/checkout" --residue=fail -- touch "$W/checkout/roots/stray"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"residue: 'roots/stray' appeared in $W/checkout"* ]]
+	rm -rf "$W/checkout/roots"
+}
