@@ -78,12 +78,25 @@ static void print_leaks(const struct iso_opts *opts, const struct iso_outcome *o
 	for (size_t i = 0; i < o->n_leaks; i++) {
 		const struct iso_leak *l = &o->leaks[i];
 		_cleanup_free_ char *cwd = iso_shell_quote(l->cwd ? l->cwd : "?");
+		char inner[48] = "", session[48] = "";
+
+		/*
+		 * Under --pidns both pids: the outer one for the host's tools, the
+		 * inner one as the command saw it.  A session begun outside the
+		 * namespace has no number inside it (procfs shows 0).
+		 */
+		if (l->inner_pid)
+			snprintf(inner, sizeof(inner), " (pid %d in the namespace)", l->inner_pid);
+		if (l->sid > 0)
+			snprintf(session, sizeof(session), "session %d, ", l->sid);
+		else if (l->inner_pid)
+			snprintf(session, sizeof(session), "session outside the namespace, ");
 		fprintf(stderr,
-			"%sisorun:%s %s: pid %d `%s` (cwd %s, session %d, alive %s after the "
-			"command); killed\n",
+			"%sisorun:%s %s: pid %d%s `%s` (cwd %s, %salive %s after the command); "
+			"killed\n",
 			colour("\033[1m"), colour("\033[0m"),
-			opts->leaks == ISO_FAIL ? "leaked" : "leaked (warning)", l->pid,
-			l->cmdline ? l->cmdline : "?", cwd ? cwd : "?", l->sid, alive);
+			opts->leaks == ISO_FAIL ? "leaked" : "leaked (warning)", l->pid, inner,
+			l->cmdline ? l->cmdline : "?", cwd ? cwd : "?", session, alive);
 	}
 }
 
