@@ -19,7 +19,7 @@
 struct iso_err {
 	int errnum;	/* positive errno; 0 = no strerror suffix */
 	char msg[256];	/* "verb 'object'", no trailing newline */
-	char hint[160]; /* optional second line, without "hint: " */
+	char hint[256]; /* optional second line, without "hint: " */
 };
 
 __attribute__((format(printf, 3, 4))) static inline int iso_err_set(struct iso_err *e, int errnum,

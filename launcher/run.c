@@ -684,6 +684,35 @@ static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn
 	return 0;
 }
 
+/*
+ * The namespace explanations end in "use --pidns=try", which cannot help an option
+ * that needs the namespace itself: say that instead of a hint that would fail again.
+ */
+static void hint_no_fallback(const struct iso_opts *o, struct iso_err *e)
+{
+	const char *opt = o->protect_home  ? "--protect-home"
+			  : o->private_tmp ? "--private-tmp"
+					   : "--net=isolated";
+	char *cut = strstr(e->hint, "use --pidns=try");
+	char kept[sizeof(e->hint)];
+
+	if (!cut)
+		return;
+	while (cut > e->hint && strchr(" ,;", cut[-1]))
+		cut--;
+	if (cut - e->hint >= 2 && !strncmp(cut - 2, "or", 2))
+		cut -= 2;
+	while (cut > e->hint && strchr(" ,;", cut[-1]))
+		cut--;
+	*cut = '\0';
+	memcpy(kept, e->hint, sizeof(kept));
+	/* a hint cut short still says what to do first */
+	if (snprintf(e->hint, sizeof(e->hint),
+		     "%s%s--pidns=try cannot help: %s needs a namespace of its own", kept,
+		     kept[0] ? "; " : "", opt) >= (int)sizeof(e->hint))
+		e->hint[sizeof(e->hint) - 1] = '\0';
+}
+
 static void print_setup_error(const struct iso_err *e)
 {
 	char buf[512];
@@ -904,6 +933,8 @@ int iso_run(const struct iso_opts *o)
 				e = (struct iso_err){ 0 };
 				r = 1;
 			}
+			if (r < 0 && need_ns)
+				hint_no_fallback(o, &e);
 		} else {
 			r = 1;
 		}

@@ -285,6 +285,19 @@ s.accept()' "$W/port" &
 	assert_no_tree
 }
 
+@test "an option that needs the namespace does not send the user to --pidns=try" {
+	require "user and PID namespaces" userns_ok
+	run --separate-stderr "$H/denyns" "$ISORUN" --root "$R" --protect-home=ro --pidns=try -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"--pidns=try cannot help: --protect-home needs a namespace of its own"* ]]
+	[[ "$stderr" != *"use --pidns=try"* ]]
+	[ ! -e "$U" ] || assert_no_tree
+	# control: a bare --pidns is still pointed at the fallback
+	run --separate-stderr "$H/denyns" "$ISORUN" --root "$R" --pidns -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"use --pidns=try"* ]]
+}
+
 @test "when user.max_user_namespaces is 0, --pidns names the sysctl and fails with 125" {
 	require "user namespaces" unshare -Ur true
 	# a limit of 1 in an outer test namespace: the inner one (where isorun runs as an
