@@ -46,6 +46,7 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_NET] = { "net", ISO_KIND_VALUE, false },
 	[ISO_K_PRIVATE_TMP] = { "private-tmp", ISO_KIND_FLAG, false },
 	[ISO_K_PROTECT_HOME] = { "protect-home", ISO_KIND_VALUE, false },
+	[ISO_K_WRITABLE] = { "writable", ISO_KIND_LIST, true },
 	/* a FILE, not a shipped name: see iso_conf_resolve() */
 	[ISO_K_POLICY] = { "policy", ISO_KIND_VALUE, true },
 	[ISO_K_POLICY_MODE] = { "policy-mode", ISO_KIND_VALUE, false },
@@ -88,6 +89,7 @@ static const struct option long_opts[] = {
 	{ "net", required_argument, NULL, OPT_KEY(ISO_K_NET) },
 	{ "private-tmp", optional_argument, NULL, OPT_KEY(ISO_K_PRIVATE_TMP) },
 	{ "protect-home", required_argument, NULL, OPT_KEY(ISO_K_PROTECT_HOME) },
+	{ "writable", required_argument, NULL, OPT_KEY(ISO_K_WRITABLE) },
 	{ "policy", required_argument, NULL, OPT_KEY(ISO_K_POLICY) },
 	{ "policy-mode", required_argument, NULL, OPT_KEY(ISO_K_POLICY_MODE) },
 	{ 0 },
@@ -137,6 +139,7 @@ void iso_usage(FILE *f)
 	      "  --net=host|isolated    isolated: own network namespace, loopback up\n"
 	      "  --private-tmp          the tree's tmp over /tmp and /var/tmp\n"
 	      "  --protect-home=off|ro|hide  the real home read-only, or hidden\n"
+	      "  --writable DIR         under --protect-home, DIR in the home stays as it is\n"
 	      "  --policy=default|strict|off|FILE  seccomp policy (default)\n"
 	      "  --policy-mode=enforce|log  log: let refused calls through, report them\n"
 	      "  --report FILE          write the JSON report\n"
@@ -173,13 +176,15 @@ void iso_opts_free(struct iso_opts *o)
 	free(o->unsetenv.v);
 	free(o->keep_env.v);
 	free(o->watch.v);
+	free(o->writable.v);
 	free(o->pass_fds);
 	free(o->config_path);
 	free(o->settings);
 	for (size_t i = 0; i < o->n_pool; i++)
 		free(o->pool[i]);
 	free(o->pool);
-	o->env_dirs.v = o->setenv.v = o->unsetenv.v = o->keep_env.v = o->watch.v = NULL;
+	o->env_dirs.v = o->setenv.v = o->unsetenv.v = o->keep_env.v = o->watch.v = o->writable.v =
+		NULL;
 	o->pass_fds = NULL;
 	o->config_path = NULL;
 	o->settings = NULL;
@@ -393,6 +398,10 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		if (!*val)
 			return iso_err_set(e, 0, "%s: empty path", opt);
 		return strv_push(&o->watch, val);
+	case ISO_K_WRITABLE:
+		if (!*val)
+			return iso_err_set(e, 0, "%s: empty path", opt);
+		return strv_push(&o->writable, val);
 	case ISO_K_RESIDUE:
 		return parse_mode(opt, val, false, &o->residue, e);
 	case ISO_K_LEAKS:

@@ -42,6 +42,7 @@ enum iso_key {
 	ISO_K_NET,
 	ISO_K_PRIVATE_TMP,
 	ISO_K_PROTECT_HOME,
+	ISO_K_WRITABLE,
 	ISO_K_POLICY,
 	ISO_K_POLICY_MODE,
 	ISO_K_QUIET,
@@ -89,6 +90,7 @@ struct iso_opts {
 	struct iso_strv unsetenv; /* "VAR" */
 	struct iso_strv keep_env; /* "VAR" */
 	struct iso_strv watch;	  /* directories */
+	struct iso_strv writable; /* kept as they are under --protect-home */
 	int *pass_fds;
 	size_t n_pass_fds;
 	const char *chdir;

@@ -160,7 +160,8 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 			r = iso_err_set(e, errno, "mask '%s'", sock);
 	}
 	if (r == 0 && o->protect_home != NS_HOME_OFF)
-		r = ns_protect_home(p->real_home, (enum ns_home_mode)o->protect_home, empty, e);
+		r = ns_protect_home(p->real_home, (enum ns_home_mode)o->protect_home, empty,
+				    p->keep, p->n_keep, e);
 	return r;
 }
 

@@ -66,10 +66,12 @@ struct iso_ns_plan {
 	bool userns;
 	uid_t inside_uid;
 	gid_t inside_gid;
-	const char *tree;      /* the tree, absolute */
-	const char *tree_tmp;  /* --private-tmp */
-	const char *real_home; /* --protect-home, from the passwd entry */
-	const char *empty_dir; /* --protect-home=hide */
+	const char *tree;	 /* the tree, absolute */
+	const char *tree_tmp;	 /* --private-tmp */
+	const char *real_home;	 /* --protect-home, from the passwd entry */
+	const char *empty_dir;	 /* --protect-home=hide */
+	const char *const *keep; /* canonical paths left as they are inside the home */
+	size_t n_keep;
 };
 
 /* The init role (launcher/init.c); never returns. */

@@ -634,6 +634,33 @@ static void close_write_ends(struct sup *s)
 		}
 }
 
+/*
+ * What --protect-home leaves as it is: the tree (TMPDIR may lie in the home) and each
+ * --writable DIR, canonical.  Reachable from the static plan for the whole run.
+ */
+static int home_keeps(const struct iso_opts *o, const struct iso_tree *t, struct iso_ns_plan *p,
+		      struct iso_err *e)
+{
+	static char **keep;
+	size_t n = 0;
+
+	keep = calloc(o->writable.n + 1, sizeof(*keep));
+	if (!keep)
+		return iso_err_set(e, ENOMEM, "--writable");
+	keep[n] = realpath(t->path, NULL);
+	if (!keep[n])
+		return iso_err_set(e, errno, "resolve '%s'", t->path);
+	n++;
+	for (size_t i = 0; i < o->writable.n; i++, n++) {
+		keep[n] = realpath(o->writable.v[i], NULL);
+		if (!keep[n])
+			return iso_err_set(e, errno, "--writable '%s'", o->writable.v[i]);
+	}
+	p->keep = (const char *const *)keep;
+	p->n_keep = n;
+	return 0;
+}
+
 /* The plan for init, then init itself; on success s->cmd is init, s->nsock its socket. */
 static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn *sp,
 		       struct iso_exec_failure *fail, int *ret_listener, bool *ret_elsewhere,
@@ -668,10 +695,19 @@ static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn
 					   "database",
 					   (unsigned)getuid());
 		p.real_home = pw->pw_dir;
+		r = home_keeps(o, t, &p, e);
+		if (r < 0)
+			return r;
 		if (o->protect_home == NS_HOME_HIDE) {
 			snprintf(empty, sizeof(empty), "%s/empty", t->path);
-			if (mkdirat(t->fd, "empty", 0500) < 0)
+			if (mkdirat(t->fd, "empty", 0700) < 0)
 				return iso_err_set(e, errno, "create '%s'", empty);
+			r = ns_home_skeleton(p.real_home, empty, p.keep, p.n_keep, e);
+			if (r < 0)
+				return r;
+			/* the hidden home takes no files */
+			if (fchmodat(t->fd, "empty", 0500, 0) < 0)
+				return iso_err_set(e, errno, "make '%s' read-only", empty);
 		}
 	}
 	r = iso_pidns_start(&p, &s->cmd, &s->nsock, fail, ret_listener, ret_elsewhere,

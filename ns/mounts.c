@@ -230,9 +230,115 @@ static int reenter_cwd(const char *real_home, const char *home, enum ns_home_mod
 	return r;
 }
 
-int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty, struct iso_err *e)
+/* `path` relative to `dir` when strictly below it (both canonical), else NULL. */
+static const char *below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return path[1] ? path + 1 : NULL;
+	if (strncmp(path, dir, n) != 0 || path[n] != '/')
+		return NULL;
+	return path + n + 1;
+}
+
+int ns_home_skeleton(const char *home, const char *empty, const char *const *keep, size_t n_keep,
+		     struct iso_err *e)
+{
+	_cleanup_free_ char *real_home = realpath(home, NULL);
+
+	if (!real_home)
+		return iso_err_set(e, errno, "resolve '%s'", home);
+	for (size_t i = 0; i < n_keep; i++) {
+		const char *rel = below(keep[i], real_home);
+		char path[PATH_MAX];
+		size_t len;
+
+		if (!rel)
+			continue;
+		len = (size_t)snprintf(path, sizeof(path), "%s/%s", empty, rel);
+		if (len >= sizeof(path))
+			return iso_err_set(e, ENAMETOOLONG, "make a mount point for '%s'", keep[i]);
+		/* each component in turn: mkdir -p without following anything */
+		for (char *p = path + strlen(empty) + 1;; p++) {
+			bool last = *p == '\0';
+			if (*p != '/' && !last)
+				continue;
+			*p = '\0';
+			if (mkdir(path, 0700) < 0 && errno != EEXIST)
+				return iso_err_set(e, errno, "make the mount point '%s'", path);
+			if (last)
+				break;
+			*p = '/';
+		}
+	}
+	/* then read-only like the empty directory itself: the hidden home takes no files */
+	for (size_t i = 0; i < n_keep; i++) {
+		const char *rel = below(keep[i], real_home);
+		char path[PATH_MAX];
+
+		if (!rel)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", empty, rel);
+		for (char *p = path + strlen(path); p > path + strlen(empty); p--) {
+			if (*p != '/' && *p != '\0')
+				continue;
+			*p = '\0';
+			if (chmod(path, 0500) < 0)
+				return iso_err_set(e, errno, "make '%s' read-only", path);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Detached copies of the kept paths' mounts, taken before the home is covered: moved
+ * back on top afterwards, they are the paths as they were (writable, visible).
+ */
+static int clone_keeps(const char *real_home, const char *const *keep, size_t n_keep, int *fds,
+		       struct iso_err *e)
+{
+	for (size_t i = 0; i < n_keep; i++) {
+		fds[i] = -1;
+		if (!strcmp(keep[i], real_home))
+			return iso_err_set(e, EINVAL,
+					   "--writable '%s' is the protected home itself", keep[i]);
+		if (!below(keep[i], real_home))
+			continue;
+		/* AT_RECURSIVE: a mount below it may be locked to the ones above */
+		fds[i] = (int)open_tree(AT_FDCWD, keep[i],
+					OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		if (fds[i] < 0)
+			return iso_err_set(e, errno, "copy the mounts at '%s' (open_tree)",
+					   keep[i]);
+	}
+	return 0;
+}
+
+static int place_keeps(const char *const *keep, size_t n_keep, const int *fds, struct iso_err *e)
+{
+	for (size_t i = 0; i < n_keep; i++)
+		if (fds[i] >= 0 &&
+		    move_mount(fds[i], "", AT_FDCWD, keep[i], MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			return iso_err_set(e, errno,
+					   "keep '%s' writable inside the home (move_mount)",
+					   keep[i]);
+	return 0;
+}
+
+static void close_keeps(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+}
+
+int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty,
+		    const char *const *keep, size_t n_keep, struct iso_err *e)
 {
 	_cleanup_free_ char *real_home = NULL;
+	int *fds = NULL;
 	int r;
 
 	if (mode == NS_HOME_OFF)
@@ -250,6 +356,14 @@ int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty,
 	if (!real_home)
 		return iso_err_set(e, errno, "resolve '%s'", home);
 
+	fds = calloc(n_keep + 1, sizeof(*fds));
+	if (!fds)
+		return iso_err_set(e, ENOMEM, "protect home '%s'", home);
+	r = clone_keeps(real_home, keep, n_keep, fds, e);
+	if (r < 0) {
+		close_keeps(fds, n_keep);
+		return r;
+	}
 	if (mode == NS_HOME_RO) {
 		r = home_read_only(home, e);
 	} else if (mount(empty, home, NULL, MS_BIND | MS_REC, NULL) < 0) {
@@ -257,9 +371,11 @@ int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty,
 	} else {
 		r = 0;
 	}
-	if (r < 0)
-		return r;
-	r = reenter_cwd(real_home, home, mode, e);
+	if (r == 0)
+		r = place_keeps(keep, n_keep, fds, e);
+	close_keeps(fds, n_keep);
+	if (r == 0)
+		r = reenter_cwd(real_home, home, mode, e);
 	if (r < 0)
 		(void)umount2(home, MNT_DETACH);
 	return r;

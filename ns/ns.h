@@ -90,6 +90,15 @@ enum ns_home_mode { NS_HOME_OFF, NS_HOME_RO, NS_HOME_HIDE };
  * AT_RECURSIVE), carrying the locked flags; NS_HOME_HIDE puts the empty directory
  * `empty` over it.
  */
-int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty, struct iso_err *e);
+int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty,
+		    const char *const *keep, size_t n_keep, struct iso_err *e);
+/*
+ * The paths of `keep` (canonical) that lie strictly below the home stay as they
+ * were under either mode: writable and visible (the tree, --writable).  Returns
+ * -EINVAL naming a path that is the home itself.  For NS_HOME_HIDE their mount
+ * points are made beforehand, in the empty directory, by ns_home_skeleton().
+ */
+int ns_home_skeleton(const char *home, const char *empty, const char *const *keep, size_t n_keep,
+		     struct iso_err *e);
 
 #endif

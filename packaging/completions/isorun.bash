@@ -6,7 +6,7 @@
 _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-env
 	--chdir --pass-fd --watch --residue= --timeout --stop-signal --grace --settle
 	--leaks= --report --finding-exit-code --pidns --pidns=try --map-root --cap-keep
-	--net= --private-tmp --protect-home= --policy= --policy-mode= --config --no-config
+	--net= --private-tmp --protect-home= --writable --policy= --policy-mode= --config --no-config
 	--quiet --verbose --help --version'
 _isorun_selftest_opts='--json --policy= --policy-mode= --leaks= --protect-home= --net=
 	--pidns --pidns=try --settle --help'
@@ -26,7 +26,7 @@ _isorun_takes_arg() {
 	case $1 in
 	--root | --env-dir | --setenv | --unsetenv | --keep-env | --chdir | --pass-fd | \
 		--watch | --residue | --timeout | --stop-signal | --grace | --settle | --leaks | \
-		--report | --finding-exit-code | --cap-keep | --net | --protect-home | --policy | \
+		--report | --finding-exit-code | --cap-keep | --net | --protect-home | --writable | --policy | \
 		--policy-mode | --config)
 		return 0
 		;;
@@ -38,7 +38,7 @@ _isorun_takes_arg() {
 _isorun_value() {
 	local opt=$1 cur=$2 prefix
 	case $opt in
-	--root | --chdir | --watch)
+	--root | --chdir | --watch | --writable)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		;;

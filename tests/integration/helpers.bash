@@ -79,4 +79,19 @@ show_last_run() {
 
 teardown() {
 	show_last_run
+	# a scratch directory a test had to make in the real home (home_scratch)
+	if [ -f "$BATS_TEST_TMPDIR/home-scratch" ]; then
+		chmod -R u+rwx "$(cat "$BATS_TEST_TMPDIR/home-scratch")" 2>/dev/null
+		rm -rf "$(cat "$BATS_TEST_TMPDIR/home-scratch")"
+	fi
+}
+
+# A fresh directory in the caller's real home (from passwd), removed by teardown
+# even when the test fails.  Prints its path.
+home_scratch() {
+	local real d
+	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	d=$(mktemp -d "$real/.isorun-bats.XXXXXX") || return 1
+	printf '%s\n' "$d" >"$BATS_TEST_TMPDIR/home-scratch"
+	printf '%s\n' "$d"
 }

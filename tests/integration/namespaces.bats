@@ -174,6 +174,45 @@ PY
 	assert_no_tree
 }
 
+@test "--protect-home leaves the tree and --writable DIRs in the home as they are" {
+	require "user and PID namespaces" userns_ok
+	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	D=$(home_scratch)
+	mkdir "$D/root" "$D/proj"
+	# the tree lies in the home (a TMPDIR there): HOME and TMPDIR still take writes;
+	# the checkout is writable, the rest of the home is not
+	run --separate-stderr "$ISORUN" --no-config --root "$D/root" --protect-home=ro \
+		--writable "$D/proj" --chdir "$D/proj" -- sh -c "
+			echo h >\"\$HOME/h\" && echo t >\"\$TMPDIR/t\" && echo b >built &&
+			! touch '$real/.isorun-bats-stray' 2>/dev/null && echo done"
+	[ "$status" -eq 0 ]
+	[ "$output" = done ]
+	[ "$(cat "$D/proj/built")" = b ]
+	[ ! -e "$real/.isorun-bats-stray" ]
+	# hide: only the way to the kept paths shows, and they work
+	run --separate-stderr "$ISORUN" --no-config --root "$D/root" --protect-home=hide \
+		--writable "$D/proj" --chdir "$D/proj" -- sh -c "
+			cat built && echo h >\"\$HOME/h\" && ls -A '$real'"
+	[ "$status" -eq 0 ]
+	[ "$output" = "b
+$(basename "$D")" ]
+	# control: without --writable the checkout is read-only like the rest
+	run --separate-stderr "$ISORUN" --no-config --root "$D/root" --protect-home=ro \
+		--chdir "$D/proj" -- sh -c 'echo c >built'
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"Read-only file system"* ]]
+	# the home itself cannot be named, a missing DIR is an error; nothing is left
+	run --separate-stderr "$ISORUN" --no-config --root "$D/root" --protect-home=ro \
+		--writable "$real" -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"is the protected home itself"* ]]
+	run --separate-stderr "$ISORUN" --no-config --root "$D/root" --protect-home=ro \
+		--writable "$D/nope" -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"--writable '$D/nope'"* ]]
+	[ -z "$(ls -A "$D/root/isorun-$(id -u)")" ]
+}
+
 @test "--net=isolated: two runs both listen on 127.0.0.1:8080; the host's listener is unreachable" {
 	require "user and network namespaces" unshare -Urn true
 	require "python3" python3 -c 'import socket'

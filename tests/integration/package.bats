@@ -180,7 +180,7 @@ offers_bash() {
 	# every option of --help
 	local opts
 	opts=$(complete_bash "isorun --")
-	for o in $("$ISORUN" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	for o in $("$ISORUN" --help | grep -E '^ +-' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 		grep -qE -- "^$o=?\$" <<<"$opts" || {
 			echo "bash completion does not offer $o" >&2
 			return 1

@@ -586,10 +586,10 @@ static int home_ro_child(struct fx *fx)
 	CHILD_CHECK(home_fixture(fx, 0) == 0);
 	CHILD_CHECK(chdir(fx->home) == 0);
 	if (fx->protect) {
-		CHILD_OK(ns_protect_home(fx->home, NS_HOME_RO, NULL, &e), e);
+		CHILD_OK(ns_protect_home(fx->home, NS_HOME_RO, NULL, NULL, 0, &e), e);
 		return check_home_writes(fx, -EROFS, -EROFS);
 	}
-	CHILD_OK(ns_protect_home(fx->home, NS_HOME_OFF, NULL, &e), e);
+	CHILD_OK(ns_protect_home(fx->home, NS_HOME_OFF, NULL, NULL, 0, &e), e);
 	return check_home_writes(fx, 0, 0);
 }
 
@@ -643,7 +643,7 @@ static int locked_child(struct fx *fx)
 		seccomp_release(ctx);
 		CHILD_CHECK(mount_setattr(AT_FDCWD, "/", 0, NULL, 0) < 0 && errno == ENOSYS);
 	}
-	CHILD_OK(ns_protect_home(fx->home, NS_HOME_RO, NULL, &e), e);
+	CHILD_OK(ns_protect_home(fx->home, NS_HOME_RO, NULL, NULL, 0, &e), e);
 	CHILD_CHECK(statvfs(fx->home, &sv) == 0);
 	CHILD_CHECK(sv.f_flag & ST_RDONLY);
 	CHILD_CHECK((sv.f_flag & (ST_NOSUID | ST_NODEV | ST_NOEXEC)) ==
@@ -682,14 +682,14 @@ static int home_hide_child(struct fx *fx)
 	/* A working directory below the home cannot follow it: refused, and undone. */
 	snprintf(p, sizeof(p), "%s/sub", fx->home);
 	CHILD_CHECK(chdir(p) == 0);
-	CHILD_CHECK(ns_protect_home(fx->home, NS_HOME_HIDE, fx->empty, &e) == -ENOENT);
+	CHILD_CHECK(ns_protect_home(fx->home, NS_HOME_HIDE, fx->empty, NULL, 0, &e) == -ENOENT);
 	CHILD_HAS(e.msg, "again after covering");
 	CHILD_HAS(e.hint, "--chdir");
 	CHILD_CHECK(count_entries(fx->home, false) == 2);
 
 	/* The home itself as working directory: it becomes the empty one. */
 	CHILD_CHECK(chdir(fx->home) == 0);
-	CHILD_OK(ns_protect_home(fx->home, NS_HOME_HIDE, fx->empty, &e), e);
+	CHILD_OK(ns_protect_home(fx->home, NS_HOME_HIDE, fx->empty, NULL, 0, &e), e);
 	CHILD_CHECK(count_entries(fx->home, false) == 0);
 	CHILD_CHECK(count_entries(".", false) == 0);
 	snprintf(p, sizeof(p), "%s/file", fx->home);
@@ -697,9 +697,111 @@ static int home_hide_child(struct fx *fx)
 	snprintf(p, sizeof(p), "%s/sub/inner", fx->home);
 	CHILD_CHECK(access(p, F_OK) < 0 && errno == ENOENT);
 
-	CHILD_CHECK(ns_protect_home(fx->home, NS_HOME_HIDE, NULL, &e) == -EINVAL);
-	CHILD_CHECK(ns_protect_home("relative", NS_HOME_RO, NULL, &e) == -EINVAL);
+	CHILD_CHECK(ns_protect_home(fx->home, NS_HOME_HIDE, NULL, NULL, 0, &e) == -EINVAL);
+	CHILD_CHECK(ns_protect_home("relative", NS_HOME_RO, NULL, NULL, 0, &e) == -EINVAL);
 	return 0;
+}
+
+/* The kept paths of both tests: the sub mount, and a plain directory of the home. */
+static int make_keeps(const struct fx *fx, char keep[2][PATH_MAX], const char *ptrs[2])
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/proj", fx->home);
+	if (mkdir(p, 0755) < 0)
+		return -1;
+	snprintf(p, sizeof(p), "%s/proj/f", fx->home);
+	if (create_file(p, "proj\n") < 0)
+		return -1;
+	snprintf(p, sizeof(p), "%s/sub", fx->home);
+	if (!realpath(p, keep[0]))
+		return -1;
+	snprintf(p, sizeof(p), "%s/proj", fx->home);
+	if (!realpath(p, keep[1]))
+		return -1;
+	ptrs[0] = keep[0];
+	ptrs[1] = keep[1];
+	return 0;
+}
+
+static int home_ro_keep_child(struct fx *fx)
+{
+	struct iso_err e = { 0 };
+	char keep[2][PATH_MAX], p[PATH_MAX], home[PATH_MAX];
+	const char *ptrs[2], *self[1] = { home };
+
+	if (unit_enter_ns(CLONE_NEWNS) < 0)
+		return NO_NAMESPACE;
+	CHILD_OK(ns_mounts_make_private(&e), e);
+	CHILD_CHECK(home_fixture(fx, 0) == 0);
+	CHILD_CHECK(make_keeps(fx, keep, ptrs) == 0);
+	CHILD_CHECK(chdir(keep[1]) == 0);
+	/* the home itself cannot be kept: that is no protection at all */
+	CHILD_CHECK(realpath(fx->home, home) != NULL);
+	CHILD_CHECK(ns_protect_home(fx->home, NS_HOME_RO, NULL, self, 1, &e) == -EINVAL);
+	CHILD_HAS(e.msg, "the protected home itself");
+
+	CHILD_OK(ns_protect_home(fx->home, NS_HOME_RO, NULL, ptrs, 2, &e), e);
+	snprintf(p, sizeof(p), "%s/new", fx->home);
+	CHILD_CHECK(create_file(p, "x") == -EROFS);
+	snprintf(p, sizeof(p), "%s/sub/new", fx->home);
+	CHILD_CHECK(create_file(p, "x") == 0);
+	snprintf(p, sizeof(p), "%s/proj/new", fx->home);
+	CHILD_CHECK(create_file(p, "x") == 0);
+	/* the working directory was inside a kept path: it follows it */
+	CHILD_CHECK(create_file("cwd-new", "x") == 0);
+	return 0;
+}
+
+static void test_protect_home_ro_keep(void **state)
+{
+	run_child(home_ro_keep_child, *state, NEED_MNTNS);
+}
+
+static int home_hide_keep_child(struct fx *fx)
+{
+	struct iso_err e = { 0 };
+	char keep[2][PATH_MAX], p[PATH_MAX], buf[64];
+	const char *ptrs[2];
+	int r;
+
+	if (unit_enter_ns(CLONE_NEWNS) < 0)
+		return NO_NAMESPACE;
+	CHILD_OK(ns_mounts_make_private(&e), e);
+	CHILD_CHECK(home_fixture(fx, 0) == 0);
+	CHILD_CHECK(make_keeps(fx, keep, ptrs) == 0);
+	CHILD_CHECK(chdir(keep[1]) == 0);
+	CHILD_OK(ns_home_skeleton(fx->home, fx->empty, ptrs, 2, &e), e);
+	r = ns_protect_home(fx->home, NS_HOME_HIDE, fx->empty, ptrs, 2, &e);
+	/* the skeleton's modes back, so the fixture can be removed as any user */
+	snprintf(p, sizeof(p), "%s/sub", fx->empty);
+	chmod(p, 0700);
+	snprintf(p, sizeof(p), "%s/proj", fx->empty);
+	chmod(p, 0700);
+	CHILD_OK(r, e);
+	/* only the kept paths show, as they were */
+	CHILD_CHECK(count_entries(fx->home, false) == 2);
+	snprintf(p, sizeof(p), "%s/file", fx->home);
+	CHILD_CHECK(access(p, F_OK) < 0 && errno == ENOENT);
+	snprintf(p, sizeof(p), "%s/sub/inner", fx->home);
+	CHILD_CHECK(read_text(p, buf, sizeof(buf)) == 0 && !strcmp(buf, "inner\n"));
+	CHILD_CHECK(read_text("f", buf, sizeof(buf)) == 0 && !strcmp(buf, "proj\n"));
+	snprintf(p, sizeof(p), "%s/proj/new", fx->home);
+	CHILD_CHECK(create_file(p, "x") == 0);
+	return 0;
+}
+
+static void test_protect_home_hide_keep(void **state)
+{
+	struct fx *fx = *state;
+	char p[PATH_MAX];
+
+	run_child(home_hide_keep_child, fx, NEED_MNTNS);
+	/* the skeleton, once its namespace (where it held mounts) is gone */
+	snprintf(p, sizeof(p), "%s/sub", fx->empty);
+	(void)rmdir(p);
+	snprintf(p, sizeof(p), "%s/proj", fx->empty);
+	(void)rmdir(p);
 }
 
 static void test_protect_home_hide(void **state)
@@ -816,6 +918,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_protect_home_locked_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_protect_home_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_protect_home_hide, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_protect_home_ro_keep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_protect_home_hide_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_private_tmp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mount_proc, setup, teardown),
 	};
