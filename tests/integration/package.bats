@@ -329,7 +329,7 @@ EOF
 			shellcheck -s bash "$s"
 		fi
 	done
-	grep -q 'isorun --pidns=try --protect-home=ro --report "$GITHUB_WORKSPACE/isorun.json"' \
+	grep -q 'isorun --pidns=try --protect-home=ro --writable "$GITHUB_WORKSPACE"' \
 		"$ci/github-actions.yml"
 	grep -q 'sysctl -w kernel.apparmor_restrict_unprivileged_userns=0' "$ci/github-actions.yml"
 	grep -q 'sysctl -w user.max_user_namespaces=' "$ci/github-actions.yml"
