@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "launcher/exit.h"
 #include "launcher/text.h"
 #include "ns/ns.h"
 
@@ -154,6 +155,15 @@ void iso_usage(FILE *f)
 	      "Exit: the command's own code; 122 findings; 124 timeout; 125 isorun failed;\n"
 	      "126/127 cannot execute / not found; 128+N killed by signal N.\n",
 	      f);
+}
+
+int iso_args_refuse(struct iso_opts *o, const struct iso_err *e)
+{
+	fprintf(stderr, "isorun: %s\n", e->msg);
+	fprintf(stderr, "isorun: FAILED (exit %d): bad command line (see isorun --help)\n",
+		ISO_EXIT_SETUP);
+	iso_opts_free(o);
+	return ISO_EXIT_SETUP;
 }
 
 void iso_opts_init(struct iso_opts *o)

@@ -150,5 +150,7 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts *o,
 			 struct iso_err *e);
 void iso_usage(FILE *f);
+/* The two lines of a refused command line; frees o and returns 125. */
+int iso_args_refuse(struct iso_opts *o, const struct iso_err *e);
 
 #endif

@@ -158,13 +158,8 @@ int iso_config_main(int argc, char **argv)
 	iso_opts_init(&o);
 	/* argv[1] = "config" stands where the program name would */
 	action = iso_parse_args_flags(argc - 1, argv + 1, ISO_ARGS_COMMAND_OPTIONAL, &o, &e);
-	if (action < 0) {
-		fprintf(stderr, "isorun: %s\n", e.msg);
-		fprintf(stderr, "isorun: FAILED (exit %d): bad command line (see isorun --help)\n",
-			ISO_EXIT_SETUP);
-		iso_opts_free(&o);
-		return ISO_EXIT_SETUP;
-	}
+	if (action < 0)
+		return iso_args_refuse(&o, &e);
 	if (action != ISO_RUN) {
 		if (action == ISO_SHOW_HELP)
 			iso_usage(stdout);

@@ -69,13 +69,8 @@ int main(int argc, char **argv)
 			return commands[i].main(argc, argv);
 	iso_opts_init(&o);
 	action = iso_parse_args(argc, argv, &o, &e);
-	if (action < 0) {
-		fprintf(stderr, "isorun: %s\n", e.msg);
-		fprintf(stderr, "isorun: FAILED (exit %d): bad command line (see isorun --help)\n",
-			ISO_EXIT_SETUP);
-		iso_opts_free(&o);
-		return ISO_EXIT_SETUP;
-	}
+	if (action < 0)
+		return iso_args_refuse(&o, &e);
 	if (action == ISO_SHOW_HELP) {
 		iso_usage(stdout);
 		iso_opts_free(&o);
