@@ -138,7 +138,7 @@ struct share {
 	struct found f;
 	size_t unreadable;
 	int r;
-	char buf[65536];
+	_Alignas(uint64_t) char buf[65536]; /* getdents64 records hold 64-bit fields */
 };
 
 static void *scan_share(void *arg)
