@@ -138,7 +138,7 @@ struct share {
 	struct found f;
 	size_t unreadable;
 	int r;
-	_Alignas(uint64_t) char buf[65536]; /* getdents64 records hold 64-bit fields */
+	char buf[65536];
 };
 
 static void *scan_share(void *arg)
