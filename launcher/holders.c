@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -129,95 +128,6 @@ static int scan_pid(const struct iso_holder_query *q, struct found *f, int procf
 	return r;
 }
 
-/* One share of the pid list, scanned by one thread into its own buffer and list. */
-struct share {
-	const struct iso_holder_query *q;
-	int procfd;
-	const pid_t *pids;
-	size_t n;
-	struct found f;
-	size_t unreadable;
-	int r;
-	char buf[65536];
-};
-
-static void *scan_share(void *arg)
-{
-	struct share *sh = arg;
-
-	for (size_t i = 0; i < sh->n && sh->r == 0; i++)
-		sh->r = scan_pid(sh->q, &sh->f, sh->procfd, sh->pids[i], sh->buf, sizeof(sh->buf),
-				 &sh->unreadable);
-	return NULL;
-}
-
-/*
- * procfs answers each readlink on one core at a time, and the scan sits on the clean
- * path of every run, so a system with many processes is split between the online
- * CPUs.  A thread costs tens of microseconds: small systems are scanned inline.
- */
-enum { PIDS_PER_THREAD = 32, MAX_THREADS = 4 };
-
-static int scan_all(const struct iso_holder_query *q, int procfd, const pid_t *pids, size_t npids,
-		    struct found *f, size_t *unreadable)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nt = npids / PIDS_PER_THREAD, start = 0;
-	struct share *sh;
-	pthread_t tid[MAX_THREADS];
-	bool started[MAX_THREADS] = { false };
-	int r = 0;
-
-	if (cpus < 1)
-		cpus = 1;
-	if (nt > (size_t)cpus)
-		nt = (size_t)cpus;
-	if (nt > MAX_THREADS)
-		nt = MAX_THREADS;
-	if (nt < 1)
-		nt = 1;
-	sh = calloc(nt, sizeof(*sh));
-	if (!sh)
-		return -ENOMEM;
-	for (size_t i = 0; i < nt; i++) {
-		size_t n = npids / nt + (i < npids % nt);
-		sh[i] = (struct share){ .q = q, .procfd = procfd, .pids = pids + start, .n = n };
-		start += n;
-	}
-	/* share 0 runs on this thread; a thread that cannot start is scanned inline */
-	for (size_t i = 1; i < nt; i++)
-		started[i] = pthread_create(&tid[i], NULL, scan_share, &sh[i]) == 0;
-	scan_share(&sh[0]);
-	for (size_t i = 1; i < nt; i++) {
-		if (started[i])
-			pthread_join(tid[i], NULL);
-		else
-			scan_share(&sh[i]);
-	}
-	/* concatenated in pid order, as a single scan would have found them */
-	for (size_t i = 0; i < nt; i++) {
-		if (r == 0 && sh[i].r < 0)
-			r = sh[i].r;
-		*unreadable += sh[i].unreadable;
-		if (r == 0 && sh[i].f.n) {
-			struct iso_holder *nv = realloc(f->v, (f->n + sh[i].f.n) * sizeof(*nv));
-			if (nv) {
-				/* the entries move, targets and all */
-				memcpy(nv + f->n, sh[i].f.v, sh[i].f.n * sizeof(*nv));
-				f->v = nv;
-				f->n += sh[i].f.n;
-				f->cap = f->n;
-				sh[i].f.n = 0;
-			} else {
-				r = -ENOMEM;
-			}
-		}
-		iso_holders_free(sh[i].f.v, sh[i].f.n);
-	}
-	free(sh);
-	return r;
-}
-
 int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 		     size_t *ret_unreadable)
 {
@@ -226,7 +136,7 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 	_cleanup_free_ char *buf = malloc(65536);
 	_cleanup_free_ pid_t *pids = NULL;
 	_cleanup_close_ int procfd = -1;
-	int r;
+	int r = 0;
 
 	*ret = NULL;
 	if (!buf)
@@ -234,6 +144,7 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 	procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (procfd < 0)
 		return -errno;
+	/* the pid list first: the same buffer then serves every fd directory */
 	for (;;) {
 		long n = syscall(SYS_getdents64, procfd, buf, 65536);
 		if (n < 0)
@@ -258,7 +169,8 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 			pids[npids++] = (pid_t)pid;
 		}
 	}
-	r = scan_all(q, procfd, pids, npids, &f, &unreadable);
+	for (size_t i = 0; i < npids && r == 0; i++)
+		r = scan_pid(q, &f, procfd, pids[i], buf, 65536, &unreadable);
 	if (ret_unreadable)
 		*ret_unreadable = unreadable;
 	if (r < 0) {
