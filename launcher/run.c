@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -778,38 +777,6 @@ static int check_chdir(const struct iso_opts *o, struct iso_err *e)
 	return 0;
 }
 
-/* The policy's filter is built on a second thread while the tree is made. */
-struct prepare {
-	struct pol *pol;
-	bool log_only;
-	bool running;
-	pthread_t thread;
-};
-
-static void *prepare_filter(void *arg)
-{
-	struct prepare *pr = arg;
-
-	pol_filter_prepare(pr->pol, pr->log_only);
-	return NULL;
-}
-
-/*
- * Started only once every signal is blocked (so no signal lands on the helper
- * thread) and joined before anything forks: a fork is then single-threaded.
- */
-static void prepare_start(struct prepare *pr)
-{
-	pr->running = pthread_create(&pr->thread, NULL, prepare_filter, pr) == 0;
-}
-
-static void prepare_join(struct prepare *pr)
-{
-	if (pr->running)
-		pthread_join(pr->thread, NULL);
-	pr->running = false;
-}
-
 int iso_run(const struct iso_opts *o)
 {
 	struct iso_outcome out = { .argv = o->argv, .argc = o->argc };
@@ -817,7 +784,6 @@ int iso_run(const struct iso_opts *o)
 		.o = o, .out = &out, .epfd = -1, .sigfd = -1, .timerfd = -1, .listener = -1
 	};
 	struct pol pol = { 0 };
-	struct prepare prep = { .pol = &pol, .log_only = o->policy_log };
 	bool policy_on = strcmp(o->policy, "off") != 0, elsewhere = false;
 	int listener = -1;
 	struct iso_tree tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 };
@@ -856,8 +822,6 @@ int iso_run(const struct iso_opts *o)
 		iso_err_set(&e, -r, "block signals");
 		goto setup_failed;
 	}
-	if (policy_on)
-		prepare_start(&prep);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0) {
 		out.subreaper = true;
 	} else {
@@ -883,9 +847,7 @@ int iso_run(const struct iso_opts *o)
 			if (iso_snapshot_take(o->watch.v[i], &snaps[i], &e) < 0)
 				goto setup_failed;
 	}
-	r = iso_tree_create(&tree, iso_tree_root(o->root), o->argv, &e);
-	prepare_join(&prep);
-	if (r < 0) {
+	if (iso_tree_create(&tree, iso_tree_root(o->root), o->argv, &e) < 0) {
 		if (e.errnum == EACCES || e.errnum == EROFS)
 			iso_err_hint(&e, "choose a writable place with --root DIR or ISORUN_ROOT");
 		goto setup_failed;
@@ -1044,7 +1006,6 @@ setup_failed_tree:
 		out.tree_state = ISO_TREE_REMOVED;
 	}
 setup_failed:
-	prepare_join(&prep);
 	print_setup_error(&e);
 	out.exit = code = ISO_EXIT_SETUP;
 	fprintf(stderr, "isorun: FAILED (exit %d): setup failed before the command ran\n", code);

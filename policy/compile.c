@@ -175,11 +175,12 @@ static int build(const struct pol *p, bool notify, bool log_only, scmp_filter_ct
  * Export the filter's BPF and install it with seccomp(2).  Returns the
  * listener fd (listener set), 0 (no listener), or -errno as the kernel said.
  */
-static int export_bpf(scmp_filter_ctx ctx, const struct pol *p, struct pol_bpf *ret,
-		      struct iso_err *e)
+static int install(scmp_filter_ctx ctx, bool listener, const struct pol *p, struct iso_err *e)
 {
 	_cleanup_close_ int mfd = memfd_create("isorun-seccomp", MFD_CLOEXEC);
 	_cleanup_free_ struct sock_filter *insns = NULL;
+	struct sock_fprog prog;
+	unsigned long flags = 0;
 	struct stat st;
 	ssize_t n;
 	long r;
@@ -202,16 +203,8 @@ static int export_bpf(scmp_filter_ctx ctx, const struct pol *p, struct pol_bpf *
 	if (n != st.st_size)
 		return iso_err_set(e, n < 0 ? errno : EIO, "export the seccomp policy '%s'",
 				   p->name);
-	ret->len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
-	ret->insns = TAKE_PTR(insns);
-	return 0;
-}
-
-static int load_bpf(const struct pol_bpf *b, bool listener, const struct pol *p, struct iso_err *e)
-{
-	struct sock_fprog prog = { .len = b->len, .filter = b->insns };
-	unsigned long flags = 0;
-	long r;
+	prog.len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
+	prog.filter = insns;
 
 	/* The caller set it already; without it only CAP_SYS_ADMIN may load. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -230,36 +223,6 @@ static int load_bpf(const struct pol_bpf *b, bool listener, const struct pol *p,
 	return listener ? (int)r : 0;
 }
 
-static int install(scmp_filter_ctx ctx, bool listener, const struct pol *p, struct iso_err *e)
-{
-	struct pol_bpf b = { 0 };
-	int r = export_bpf(ctx, p, &b, e);
-
-	if (r == 0)
-		r = load_bpf(&b, listener, p, e);
-	free(b.insns);
-	return r;
-}
-
-void pol_filter_prepare(struct pol *p, bool log_only)
-{
-	scmp_filter_ctx ctx __attribute__((cleanup(release_ctx))) = NULL;
-	struct iso_err e = { 0 };
-	struct pol_bpf *b;
-
-	if (p->prepared || build(p, true, log_only, &ctx, &e) < 0)
-		return;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return;
-	b->log_only = log_only;
-	if (export_bpf(ctx, p, b, &e) < 0) {
-		free(b);
-		return;
-	}
-	p->prepared = b;
-}
-
 int pol_filter_load(const struct pol *p, bool notify, bool log_only, int *ret_listener,
 		    struct iso_err *e)
 {
@@ -272,14 +235,10 @@ int pol_filter_load(const struct pol *p, bool notify, bool log_only, int *ret_li
 	if (!p || !ret_listener)
 		return iso_err_set(e, EINVAL, "load the seccomp policy");
 
-	if (notify && p->prepared && p->prepared->log_only == log_only) {
-		r = load_bpf(p->prepared, true, p, e);
-	} else {
-		r = build(p, notify, log_only, &ctx, e);
-		if (r < 0)
-			return r;
-		r = install(ctx, notify, p, e);
-	}
+	r = build(p, notify, log_only, &ctx, e);
+	if (r < 0)
+		return r;
+	r = install(ctx, notify, p, e);
 	if (r == -EBUSY && notify) {
 		/*
 		 * A filter in our chain already has a listener (an enclosing

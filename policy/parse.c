@@ -1076,9 +1076,6 @@ void pol_free(struct pol *p)
 {
 	if (!p)
 		return;
-	if (p->prepared)
-		free(p->prepared->insns);
-	free(p->prepared);
 	for (size_t i = 0; i < p->n_guard; i++)
 		free_patterns(p->guard[i].patterns);
 	free(p->guard);

@@ -36,26 +36,18 @@ struct pol_deny {
 /* guard PROGRAM ...: an exec of PROGRAM (by basename) is decided on its argv */
 struct pol_guard {
 	char program[64];
-	int verb_index;	    /* which argument is the verb: the Nth non-option (1-based) ... */
-	bool verb_raw;	    /* ... or, when set, argv[verb_index] options included */
-	bool allow_list;    /* true: only `patterns` pass; false: `patterns` are refused */
+	int verb_index;	 /* which argument is the verb: the Nth non-option (1-based) ... */
+	bool verb_raw;	 /* ... or, when set, argv[verb_index] options included */
+	bool allow_list; /* true: only `patterns` pass; false: `patterns` are refused */
 	bool empty_allowed; /* no verb at all (e.g. bare `systemctl`) */
-	char **patterns;    /* fnmatch globs, NULL-terminated */
+	char **patterns; /* fnmatch globs, NULL-terminated */
 	char origin[300];
 };
 
-/* deny-socket PATH: connect() to this AF_UNIX path is refused ($XDG_RUNTIME_DIR expanded at load)
- */
+/* deny-socket PATH: connect() to this AF_UNIX path is refused ($XDG_RUNTIME_DIR expanded at load) */
 struct pol_socket {
 	char path[256];
 	char origin[300];
-};
-
-/* A filter exported ahead of time (pol_filter_prepare) */
-struct pol_bpf {
-	struct sock_filter *insns;
-	unsigned short len;
-	bool log_only;
 };
 
 struct pol {
@@ -66,7 +58,6 @@ struct pol {
 	size_t n_guard;
 	struct pol_socket *socket;
 	size_t n_socket;
-	struct pol_bpf *prepared; /* pol_filter_prepare()'s program, or NULL */
 };
 
 /*
@@ -109,13 +100,6 @@ struct pol_verdict pol_decide_connect(const struct pol *p, const char *path);
  */
 int pol_filter_load(const struct pol *p, bool notify, bool log_only, int *ret_listener,
 		    struct iso_err *e);
-/*
- * Build the notifying filter ahead of the fork, so that pol_filter_load(p, true,
- * log_only, ...) in the child only installs it: the build (libseccomp's rule
- * translation for three ABIs) can then overlap other set-up.  On failure nothing
- * is kept and pol_filter_load() builds (and reports) as before.
- */
-void pol_filter_prepare(struct pol *p, bool log_only);
 
 /* --- the supervisor side (policy/notify.c) -------------------------------- */
 
@@ -124,7 +108,7 @@ struct pol_event {
 	char call[16];	  /* "execve", "connect" */
 	char detail[512]; /* the redactable command line or socket path */
 	const char *origin;
-	bool refused; /* false under log mode: allowed but reported */
+	bool refused;	  /* false under log mode: allowed but reported */
 };
 
 /*

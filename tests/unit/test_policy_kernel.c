@@ -596,56 +596,6 @@ static void test_guard_log_only(void **state)
 	assert_string_equal(rec, "restart\nx\n");
 }
 
-static void drop_prepared(struct test_pol *t)
-{
-	if (t->pol.prepared)
-		free(t->pol.prepared->insns);
-	free(t->pol.prepared);
-	t->pol.prepared = NULL;
-}
-
-/* A filter built ahead of the fork guards exactly as one built in the child. */
-static void test_guard_prepared(void **state)
-{
-	static char *const argv[] = { "systemctl", "restart", "x", NULL };
-	struct exec_case x = { VIA_EXECVE, argv };
-	struct test_pol t;
-	struct sup s;
-	char rec[256];
-
-	make_pol(&t, EPERM, true, NULL);
-	pol_filter_prepare(&t.pol, false);
-	assert_non_null(t.pol.prepared);
-	run_exec(&s, &t, false, &x);
-	assert_int_equal(exit_code(&s), EXEC_FAILED + EPERM);
-	assert_refused_event(&s, "execve", "systemctl restart x", true);
-	read_record(rec, sizeof(rec));
-	assert_string_equal(rec, "");
-	drop_prepared(&t);
-}
-
-/* ... and one prepared for enforce mode is not used for log mode: the deny-list runs. */
-static int prepared_log_scenario(const void *arg)
-{
-	const struct test_pol *t = arg;
-	int listener = -2;
-
-	CHILD_CHECK(load(&t->pol, true, true, &listener) == 0);
-	CHILD_CHECK(listener >= 0);
-	return check_calls(control_ok3, 0) ? 1 : 0;
-}
-
-static void test_guard_prepared_other_mode(void **state)
-{
-	struct test_pol t;
-
-	make_pol(&t, EPERM, true, NULL);
-	pol_filter_prepare(&t.pol, false);
-	assert_non_null(t.pol.prepared);
-	assert_int_equal(fork_child(prepared_log_scenario, &t), 0);
-	drop_prepared(&t);
-}
-
 static void test_guard_execveat(void **state)
 {
 	static char *const argv[] = { "systemctl", "--user", "stop", "x", NULL };
@@ -1047,8 +997,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_guard_refuses_restart),
 		cmocka_unit_test(test_guard_passes_is_active),
 		cmocka_unit_test(test_guard_log_only),
-		cmocka_unit_test(test_guard_prepared),
-		cmocka_unit_test(test_guard_prepared_other_mode),
 		cmocka_unit_test(test_guard_execveat),
 		cmocka_unit_test(test_guard_fexecve),
 		cmocka_unit_test(test_guard_other_program),
