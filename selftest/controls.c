@@ -65,12 +65,8 @@ void st_control_clean(struct st_ctx *c, struct st_control *ctl)
 		return;
 	}
 	st_run_init(&r, c, NULL, mode);
-	if (st_run(&r, why, sizeof(why)) < 0) {
-		st_result(ctl, ST_NOT_OK, "could not start isorun: %s", why);
+	if (st_run_control(&r, ctl, desc, sizeof(desc)) < 0)
 		return;
-	}
-	ctl->exit_code = r.code;
-	st_describe(&r, desc, sizeof(desc));
 	if (r.code == 0 && only_notices(r.err))
 		st_result(ctl, ST_OK, "exit 0, nothing on stderr, tree removed");
 	else
@@ -93,12 +89,8 @@ void st_control_daemon(struct st_ctx *c, struct st_control *ctl)
 		return;
 	}
 	st_run_init(&r, c, opts, mode);
-	if (st_run(&r, why, sizeof(why)) < 0) {
-		st_result(ctl, ST_NOT_OK, "could not start isorun: %s", why);
+	if (st_run_control(&r, ctl, desc, sizeof(desc)) < 0)
 		return;
-	}
-	ctl->exit_code = r.code;
-	st_describe(&r, desc, sizeof(desc));
 	if (sscanf(r.out, "daemon %ld", &daemon) != 1) {
 		st_result(ctl, ST_NOT_OK, "the command did not start its daemon: %s", desc);
 	} else {
@@ -165,12 +157,8 @@ void st_control_holder(struct st_ctx *c, struct st_control *ctl)
 	r.with_stdin = true;
 	r.on_line = hold;
 	r.data = &h;
-	if (st_run(&r, why, sizeof(why)) < 0) {
-		st_result(ctl, ST_NOT_OK, "could not start isorun: %s", why);
+	if (st_run_control(&r, ctl, desc, sizeof(desc)) < 0)
 		return;
-	}
-	ctl->exit_code = r.code;
-	st_describe(&r, desc, sizeof(desc));
 	snprintf(tree, sizeof(tree), "%s", h.home);
 	slash = strrchr(tree, '/');
 	if (slash)

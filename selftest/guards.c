@@ -27,11 +27,6 @@ static bool policy_off(const struct st_ctx *c)
 	return c->fwd.policy && !strcmp(c->fwd.policy, "off");
 }
 
-static void not_started(struct st_control *ctl, const char *why)
-{
-	st_result(ctl, ST_NOT_OK, "could not start isorun: %s", why);
-}
-
 /* --- --protect-home=ro -------------------------------------------------------- */
 
 void st_control_home(struct st_ctx *c, struct st_control *ctl)
@@ -40,7 +35,7 @@ void st_control_home(struct st_ctx *c, struct st_control *ctl)
 	const char *mode = c->fwd.protect_home ? c->fwd.protect_home : "ro";
 	const char *argv[3] = { ST_INTERNAL "create", NULL, NULL };
 	const struct st_probe *mp = &c->probes[SP_MOUNTNS];
-	char path[PATH_MAX + 64], why[512], desc[600];
+	char path[PATH_MAX + 64], desc[600];
 	const struct passwd *pw;
 	unsigned char rnd[6];
 	struct stat st;
@@ -85,12 +80,8 @@ void st_control_home(struct st_ctx *c, struct st_control *ctl)
 	}
 	argv[1] = path;
 	st_run_init(&r, c, opts, argv);
-	if (st_run(&r, why, sizeof(why)) < 0) {
-		not_started(ctl, why);
+	if (st_run_control(&r, ctl, desc, sizeof(desc)) < 0)
 		return;
-	}
-	ctl->exit_code = r.code;
-	st_describe(&r, desc, sizeof(desc));
 	created = lstat(path, &st) == 0;
 	if (created) {
 		st_result(ctl, ST_NOT_OK,
@@ -125,7 +116,7 @@ void st_control_service(struct st_ctx *c, struct st_control *ctl)
 {
 	static const char *const mode[] = { ST_INTERNAL "service", NULL };
 	const struct st_probe *np = &c->probes[SP_NOTIFY];
-	char path_env[8192], ran[PATH_MAX + 32], why[512], desc[600], line[1024];
+	char path_env[8192], ran[PATH_MAX + 32], desc[600], line[1024];
 	_cleanup_free_ char *log = NULL;
 	const char *opts[3] = { "--setenv", path_env, NULL };
 	const char *path = getenv("PATH");
@@ -149,12 +140,8 @@ void st_control_service(struct st_ctx *c, struct st_control *ctl)
 	snprintf(path_env, sizeof(path_env), "PATH=%s/bin:%s", c->dir,
 		 path && *path ? path : "/usr/bin:/bin");
 	st_run_init(&r, c, opts, mode);
-	if (st_run(&r, why, sizeof(why)) < 0) {
-		not_started(ctl, why);
+	if (st_run_control(&r, ctl, desc, sizeof(desc)) < 0)
 		return;
-	}
-	ctl->exit_code = r.code;
-	st_describe(&r, desc, sizeof(desc));
 	/* what the stand-in recorded: the calls that really ran */
 	f = fopen(ran, "re");
 	restart_ran = active_ran = false;
@@ -200,7 +187,7 @@ void st_control_denylist(struct st_ctx *c, struct st_control *ctl)
 {
 	static const char *const mode[] = { ST_INTERNAL "syscalls", NULL };
 	const struct st_probe *sp = &c->probes[SP_SECCOMP];
-	char why[512], desc[600], allowed[256] = "", refused[256] = "", before[256] = "";
+	char desc[600], allowed[256] = "", refused[256] = "", before[256] = "";
 	struct st_run r;
 
 	if (!policy_off(c) && sp->verdict != ST_YES) {
@@ -224,12 +211,8 @@ void st_control_denylist(struct st_ctx *c, struct st_control *ctl)
 		return;
 	}
 	st_run_init(&r, c, NULL, mode);
-	if (st_run(&r, why, sizeof(why)) < 0) {
-		not_started(ctl, why);
+	if (st_run_control(&r, ctl, desc, sizeof(desc)) < 0)
 		return;
-	}
-	ctl->exit_code = r.code;
-	st_describe(&r, desc, sizeof(desc));
 	for (size_t i = 0; i < ST_N_DENY_CALLS; i++) {
 		const char *name = st_deny_calls[i];
 		char key[64], err[32] = "";
@@ -270,7 +253,7 @@ void st_control_net(struct st_ctx *c, struct st_control *ctl)
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sa);
 	_cleanup_close_ int l = -1, s = -1;
-	char why[512], desc[600], port[16];
+	char desc[600], port[16];
 	const char *mode[3] = { ST_INTERNAL "connect", port, NULL };
 	struct st_run r;
 
@@ -292,12 +275,8 @@ void st_control_net(struct st_ctx *c, struct st_control *ctl)
 	}
 	snprintf(port, sizeof(port), "%u", (unsigned)ntohs(sa.sin_port));
 	st_run_init(&r, c, opts, mode);
-	if (st_run(&r, why, sizeof(why)) < 0) {
-		not_started(ctl, why);
+	if (st_run_control(&r, ctl, desc, sizeof(desc)) < 0)
 		return;
-	}
-	ctl->exit_code = r.code;
-	st_describe(&r, desc, sizeof(desc));
 	if (!strncmp(r.out, "connected", 9))
 		st_result(ctl, ST_NOT_OK, "the run reached the host's listener on 127.0.0.1:%s",
 			  port);

@@ -355,3 +355,16 @@ void st_check_trees(const struct st_ctx *c, struct st_control *ctl, const char *
 	}
 	closedir(d);
 }
+
+int st_run_control(struct st_run *r, struct st_control *ctl, char *desc, size_t len)
+{
+	char why[512];
+
+	if (st_run(r, why, sizeof(why)) < 0) {
+		st_result(ctl, ST_NOT_OK, "could not start isorun: %s", why);
+		return -1;
+	}
+	ctl->exit_code = r->code;
+	st_describe(r, desc, len);
+	return 0;
+}

@@ -127,6 +127,11 @@ int st_run(struct st_run *r, char *why, size_t len);
 bool st_err_line(const struct st_run *r, char *buf, size_t len, ...) __attribute__((sentinel));
 /* "exit N; stderr: <last line>" for an unexpected outcome. */
 void st_describe(const struct st_run *r, char *buf, size_t len);
+/*
+ * st_run() for a control: on failure the control is not ok ("could not start
+ * isorun") and -1 comes back; else its exit code is noted and `desc` describes it.
+ */
+int st_run_control(struct st_run *r, struct st_control *ctl, char *desc, size_t len);
 /* Kill and reap whatever descendant is left; describe it into ctl. */
 void st_sweep(struct st_control *ctl);
 /* Trees left under the control root: removed, and named into ctl as a failure. */
