@@ -64,7 +64,7 @@ $(BUILD)/libiso.a: $(LIB_OBJ)
 $(BUILD)/isorun: $(BUILD)/launcher/main.o $(BUILD)/libiso.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libiso.a
+$(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/policy_text.h $(BUILD)/libiso.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libiso.a $(PKG_LIBS) \
 		$(shell pkg-config --libs cmocka)

@@ -15,26 +15,9 @@
 #include <string.h>
 
 #include "policy/policy.h"
+#include "tests/unit/policy_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void strip_from_lines(char *text)
-{
-	char *d = text;
-
-	for (char *s = text; *s;) {
-		size_t n = strcspn(s, "\n");
-
-		if (s[n] == '\n')
-			n++;
-		if (strncmp(s, "# from ", 7) != 0) {
-			memmove(d, s, n);
-			d += n;
-		}
-		s += n;
-	}
-	*d = '\0';
-}
 
 static void decide_some(const struct pol *p)
 {

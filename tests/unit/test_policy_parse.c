@@ -20,6 +20,7 @@
 
 #include "launcher/cleanup.h"
 #include "policy/policy.h"
+#include "tests/unit/policy_text.h"
 
 #define GOLDEN "tests/policy"
 
@@ -225,24 +226,6 @@ static void test_default_contents(void **state)
 	assert_string_equal(p.deny[0].origin, "default.policy:8");
 	assert_int_equal(p.n_socket, 0);
 	pol_free(&p);
-}
-
-static void strip_from_lines(char *text)
-{
-	char *d = text;
-
-	for (char *s = text; *s;) {
-		size_t n = strcspn(s, "\n");
-
-		if (s[n] == '\n')
-			n++;
-		if (strncmp(s, "# from ", 7) != 0) {
-			memmove(d, s, n);
-			d += n;
-		}
-		s += n;
-	}
-	*d = '\0';
 }
 
 /* format -> parse -> format: the canonical form means what the policy means. */
