@@ -545,13 +545,13 @@ static void teardown(struct sup *s, struct iso_tree *t)
 	out->tree_state = ISO_TREE_REMOVED;
 }
 
-/* `path`, under the watched `dir`, is the tree itself or a directory holding it. */
-static bool holds_tree(const char *dir, const char *path, const char *tree)
+/* `path`, under the watched directory `canon` (canonical), is the tree or holds it. */
+static bool holds_tree(const char *canon, const char *path, const char *tree)
 {
-	char canon[PATH_MAX], full[PATH_MAX * 2];
+	char full[PATH_MAX * 2];
 	size_t len;
 
-	if (!tree[0] || !realpath(dir, canon))
+	if (!tree[0] || !canon[0])
 		return false;
 	snprintf(full, sizeof(full), "%s/%s", canon, path);
 	len = strlen(full);
@@ -563,7 +563,7 @@ static bool holds_tree(const char *dir, const char *path, const char *tree)
 /* Residue in the watched directories; isorun's own tree (a --root inside one) is not. */
 static void collect_residue(struct iso_snapshot *before, size_t n, struct iso_outcome *out)
 {
-	char tree[PATH_MAX] = "";
+	char tree[PATH_MAX] = "", canon[PATH_MAX];
 
 	if (!realpath(out->tree_path, tree))
 		tree[0] = '\0';
@@ -581,13 +581,15 @@ static void collect_residue(struct iso_snapshot *before, size_t n, struct iso_ou
 			continue;
 		if (after.truncated)
 			out->residue_unmeasurable = true;
+		if (!realpath(before[w].dir, canon))
+			canon[0] = '\0';
 		if (iso_snapshot_new(&before[w], &after, &fresh, &nf) == 0 && nf) {
 			struct iso_residue_entry *v =
 				realloc(out->residue, (out->n_residue + nf) * sizeof(*v));
 			if (v) {
 				out->residue = v;
 				for (size_t i = 0; i < nf; i++)
-					if (!holds_tree(before[w].dir, fresh[i], tree))
+					if (!holds_tree(canon, fresh[i], tree))
 						v[out->n_residue++] = (struct iso_residue_entry){
 							.dir = before[w].dir,
 							.path = strdup(fresh[i])
