@@ -85,13 +85,27 @@ struct linux_dirent64 {
  * makes as few syscalls as it can: raw getdents64 into one buffer (no DIR, no fstat),
  * no per-process directory fd, and no second getdents when the first one left room
  * (procfs stops filling only at the end or when the buffer is full).
+ *
+ * It starts with the exe link, one call that sorts out most of the system cheaply.
+ * ENOENT: a kernel thread or a zombie, which hold no fd, cwd or root of their own
+ * (a task between exit_mm() and exit_files() is gone within the exit itself).
+ * EACCES/EPERM: ptrace_may_access() refused us, and the cwd, root and every fd link
+ * go through the same check; without this a process isorun may list but not read
+ * (PID 1 here, with a capability our root lacks, holds 258 fds) costs one refused
+ * readlink per fd.
  */
 static int scan_pid(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
 		    char *buf, size_t buflen, size_t *unreadable)
 {
-	char name[40];
+	char name[40], exe[8];
 	int fdfd, r = 0;
 
+	snprintf(name, sizeof(name), "%d/exe", pid);
+	if (readlinkat(procfd, name, exe, sizeof(exe)) < 0) {
+		if (errno == EACCES || errno == EPERM)
+			(*unreadable)++;
+		return 0;
+	}
 	if (q->tree) {
 		snprintf(name, sizeof(name), "%d/cwd", pid);
 		r = check_link(q, f, procfd, pid, name, "cwd");

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The holder scan against real processes: a child whose cwd is in the tree, one
+ * that holds only an fd there, and a zombie (no exe link, so skipped) must each
+ * be judged right.  The scan skips whatever has no exe link; these tests are what
+ * goes red if that shortcut ever skips a live process.
+ */
+#include "tests/unit/unit.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "launcher/holders.h"
+
+struct kid {
+	pid_t pid;
+	int go; /* write end: closing it lets the child exit */
+};
+
+/* A child that enters `how` with `dir` and then waits for EOF on a pipe. */
+static struct kid hold(const char *dir, int how)
+{
+	int ready[2], go[2];
+	struct kid k = { -1, -1 };
+	char c;
+
+	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0)
+		return k;
+	k.pid = fork();
+	if (k.pid == 0) {
+		int fd = -1;
+		close(ready[0]);
+		close(go[1]);
+		if (how == 0 && chdir(dir) < 0)
+			_exit(1);
+		if (how == 1) {
+			fd = open(dir, O_RDONLY | O_DIRECTORY);
+			if (fd < 0)
+				_exit(1);
+		}
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		if (read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (k.pid < 0 || read(ready[0], &c, 1) != 1) {
+		close(ready[0]);
+		close(go[1]);
+		k.pid = -1;
+		return k;
+	}
+	close(ready[0]);
+	k.go = go[1];
+	return k;
+}
+
+static void release(struct kid *k)
+{
+	close(k->go);
+	waitpid(k->pid, NULL, 0);
+}
+
+static bool found(pid_t pid, const char *what_prefix, const char *tree)
+{
+	struct iso_holder_query q = { .tree = tree, .exclude = getpid() };
+	struct iso_holder *h = NULL;
+	int n = iso_find_holders(&q, &h, NULL);
+	bool hit = false;
+
+	assert_true(n >= 0);
+	for (int i = 0; i < n; i++)
+		if (h[i].pid == pid && !strncmp(h[i].what, what_prefix, strlen(what_prefix)))
+			hit = true;
+	iso_holders_free(h, (size_t)n);
+	return hit;
+}
+
+/* canonical, as the scan compares link text with the tree's path */
+static void make_dir(char *dir)
+{
+	char tmpl[PATH_MAX];
+
+	assert_int_equal(unit_mkdtemp(tmpl, sizeof(tmpl), "holders.XXXXXX"), 0);
+	assert_non_null(realpath(tmpl, dir));
+}
+
+static void test_cwd_holder_found(void **state)
+{
+	char dir[PATH_MAX];
+	struct kid k;
+
+	make_dir(dir);
+	k = hold(dir, 0);
+	assert_true(k.pid > 0);
+	assert_true(found(k.pid, "cwd", dir));
+	release(&k);
+	assert_false(found(k.pid, "cwd", dir));
+	rmdir(dir);
+}
+
+static void test_fd_holder_found(void **state)
+{
+	char dir[PATH_MAX];
+	struct kid k;
+
+	make_dir(dir);
+	k = hold(dir, 1);
+	assert_true(k.pid > 0);
+	assert_true(found(k.pid, "fd ", dir));
+	assert_false(found(k.pid, "cwd", dir));
+	release(&k);
+	rmdir(dir);
+}
+
+/* A zombie has given back its files and has no exe link: nothing to report. */
+static void test_zombie_skipped(void **state)
+{
+	char dir[PATH_MAX];
+	struct kid k;
+	siginfo_t si;
+
+	make_dir(dir);
+	k = hold(dir, 0);
+	assert_true(k.pid > 0);
+	close(k.go);
+	assert_int_equal(waitid(P_PID, (id_t)k.pid, &si, WEXITED | WNOWAIT), 0);
+	assert_false(found(k.pid, "cwd", dir));
+	waitpid(k.pid, NULL, 0);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cwd_holder_found),
+		cmocka_unit_test(test_fd_holder_found),
+		cmocka_unit_test(test_zombie_skipped),
+	};
+	return cmocka_run_group_tests_name("holders", tests, NULL, NULL);
+}
