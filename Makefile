@@ -50,8 +50,11 @@ endif
 ALL_CFLAGS += $(HARDEN)
 
 LAUNCHER_SRC := $(filter-out launcher/main.c,$(wildcard launcher/*.c))
-LIB_SRC	:= $(LAUNCHER_SRC) $(wildcard ns/*.c) $(wildcard policy/*.c) $(wildcard selftest/*.c)
-LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_SRC	:= $(LAUNCHER_SRC) $(wildcard ns/*.c) $(filter-out policy/gen_bpf.c,$(wildcard policy/*.c)) \
+	   $(wildcard selftest/*.c)
+# the shipped policies' BPF, generated at build time (policy/gen_bpf.c)
+SHIPPED_BPF := $(BUILD)/gen/shipped_bpf.c
+LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/%.o) $(SHIPPED_BPF:.c=.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
@@ -65,6 +68,16 @@ all: $(BUILD)/isorun
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/gen/gen_bpf: policy/gen_bpf.c $(BUILD)/policy/parse.o $(BUILD)/policy/compile.o
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(SHIPPED_BPF): $(BUILD)/gen/gen_bpf
+	$< >$@.tmp && mv $@.tmp $@
+
+$(SHIPPED_BPF:.c=.o): $(SHIPPED_BPF)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/libiso.a: $(LIB_OBJ)
 	@rm -f $@

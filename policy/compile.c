@@ -171,25 +171,27 @@ static int build(const struct pol *p, bool notify, bool log_only, scmp_filter_ct
 	return 0;
 }
 
-/*
- * Export the filter's BPF and install it with seccomp(2).  Returns the
- * listener fd (listener set), 0 (no listener), or -errno as the kernel said.
- */
-static int install(scmp_filter_ctx ctx, bool listener, const struct pol *p, struct iso_err *e)
+int pol_filter_build(const struct pol *p, bool notify, bool log_only, struct sock_filter **ret,
+		     size_t *ret_len, struct iso_err *e)
 {
-	_cleanup_close_ int mfd = memfd_create("isorun-seccomp", MFD_CLOEXEC);
+	scmp_filter_ctx ctx __attribute__((cleanup(release_ctx))) = NULL;
+	_cleanup_close_ int mfd = -1;
 	_cleanup_free_ struct sock_filter *insns = NULL;
-	struct sock_fprog prog;
-	unsigned long flags = 0;
 	struct stat st;
 	ssize_t n;
-	long r;
+	int r;
 
+	*ret = NULL;
+	*ret_len = 0;
+	r = build(p, notify, log_only, &ctx, e);
+	if (r < 0)
+		return r;
+	mfd = memfd_create("isorun-seccomp", MFD_CLOEXEC);
 	if (mfd < 0)
 		return iso_err_set(e, errno, "create a memfd for the seccomp policy '%s'", p->name);
 	r = seccomp_export_bpf(ctx, mfd);
 	if (r < 0)
-		return iso_err_set(e, (int)r, "export the seccomp policy '%s'", p->name);
+		return iso_err_set(e, r, "export the seccomp policy '%s'", p->name);
 	if (fstat(mfd, &st) < 0)
 		return iso_err_set(e, errno, "export the seccomp policy '%s'", p->name);
 	if (st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) ||
@@ -203,13 +205,23 @@ static int install(scmp_filter_ctx ctx, bool listener, const struct pol *p, stru
 	if (n != st.st_size)
 		return iso_err_set(e, n < 0 ? errno : EIO, "export the seccomp policy '%s'",
 				   p->name);
-	prog.len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
-	prog.filter = insns;
+	*ret_len = (size_t)st.st_size / sizeof(struct sock_filter);
+	*ret = TAKE_PTR(insns);
+	return 0;
+}
+
+/* Install BPF with seccomp(2): the listener fd (listener set), 0, or -errno as the kernel said. */
+int pol_filter_install(const struct sock_filter *insns, size_t len, bool listener, const char *name,
+		       struct iso_err *e)
+{
+	struct sock_fprog prog = { .len = (unsigned short)len,
+				   .filter = (struct sock_filter *)(uintptr_t)insns };
+	unsigned long flags = 0;
+	long r;
 
 	/* The caller set it already; without it only CAP_SYS_ADMIN may load. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return iso_err_set(e, errno, "set no_new_privs for the seccomp policy '%s'",
-				   p->name);
+		return iso_err_set(e, errno, "set no_new_privs for the seccomp policy '%s'", name);
 	if (listener)
 		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
 	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
@@ -219,48 +231,6 @@ static int install(scmp_filter_ctx ctx, bool listener, const struct pol *p, stru
 		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
 	}
 	if (r < 0) /* EBUSY with a listener is no error to the caller: it retries */
-		return iso_err_set(e, errno, "load the seccomp policy '%s'", p->name);
+		return iso_err_set(e, errno, "load the seccomp policy '%s'", name);
 	return listener ? (int)r : 0;
-}
-
-int pol_filter_load(const struct pol *p, bool notify, bool log_only, int *ret_listener,
-		    struct iso_err *e)
-{
-	scmp_filter_ctx ctx __attribute__((cleanup(release_ctx))) = NULL;
-	_cleanup_close_ int fd = -1;
-	int r;
-
-	if (ret_listener)
-		*ret_listener = -1;
-	if (!p || !ret_listener)
-		return iso_err_set(e, EINVAL, "load the seccomp policy");
-
-	r = build(p, notify, log_only, &ctx, e);
-	if (r < 0)
-		return r;
-	r = install(ctx, notify, p, e);
-	if (r == -EBUSY && notify) {
-		/*
-		 * A filter in our chain already has a listener (an enclosing
-		 * isorun, LXD's syscall interception): the kernel allows one per
-		 * chain.  Its owner sees our exec calls; we add the deny-list.
-		 */
-		seccomp_release(TAKE_PTR(ctx));
-		r = build(p, false, log_only, &ctx, e);
-		if (r < 0)
-			return r;
-		r = install(ctx, false, p, e);
-		return r < 0 ? r : 0;
-	}
-	if (r < 0)
-		return r;
-	if (!notify)
-		return 0;
-	fd = r;
-	/* the kernel creates it O_CLOEXEC; a copy in the command would keep it alive */
-	r = fcntl(fd, F_GETFD);
-	if (r < 0 || fcntl(fd, F_SETFD, r | FD_CLOEXEC) < 0)
-		return iso_err_set(e, errno, "set close-on-exec on the seccomp listener");
-	*ret_listener = TAKE_FD(fd);
-	return 0;
 }

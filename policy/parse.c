@@ -146,6 +146,11 @@ struct parser {
 	bool named;
 };
 
+const char *pol_shipped_name(size_t i)
+{
+	return i < ELEMENTSOF(shipped) ? shipped[i].name : NULL;
+}
+
 static const struct shipped *find_shipped(const char *name)
 {
 	for (size_t i = 0; i < ELEMENTSOF(shipped); i++)
@@ -924,7 +929,10 @@ int pol_load(const char *name_or_path, struct pol *ret, struct pol_error *err)
 	id.sh = find_shipped(name_or_path);
 	if (id.sh) {
 		snprintf(id.label, sizeof(id.label), "%s", id.sh->file);
-		return parse_top(id.sh->text, id.sh->len, &id, ret, err);
+		r = parse_top(id.sh->text, id.sh->len, &id, ret, err);
+		if (r == 0)
+			ret->shipped = id.sh->name;
+		return r;
 	}
 
 	snprintf(id.label, sizeof(id.label), "%s", name_or_path);

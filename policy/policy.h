@@ -52,6 +52,8 @@ struct pol_socket {
 
 struct pol {
 	char name[64];
+	/* the shipped policy's name when loaded by it, unchanged; NULL otherwise */
+	const char *shipped;
 	struct pol_deny *deny;
 	size_t n_deny;
 	struct pol_guard *guard;
@@ -67,6 +69,8 @@ struct pol {
  */
 int pol_parse(const char *text, size_t len, const char *file, struct pol *ret,
 	      struct pol_error *err);
+/* The i-th shipped policy's name, NULL past the last. */
+const char *pol_shipped_name(size_t i);
 /* Load a shipped policy by name ("default", "strict") or a file path. */
 int pol_load(const char *name_or_path, struct pol *ret, struct pol_error *err);
 /* The canonical text form (`isorun policy show`), malloc'ed. */
@@ -100,6 +104,27 @@ struct pol_verdict pol_decide_connect(const struct pol *p, const char *path);
  */
 int pol_filter_load(const struct pol *p, bool notify, bool log_only, int *ret_listener,
 		    struct iso_err *e);
+
+struct sock_filter;
+
+/* Build the filter's BPF with libseccomp into a malloc'ed array (no load). */
+int pol_filter_build(const struct pol *p, bool notify, bool log_only, struct sock_filter **ret,
+		     size_t *ret_len, struct iso_err *e);
+/* Install BPF with seccomp(2): the listener fd (`listener`), 0, or -errno. */
+int pol_filter_install(const struct sock_filter *insns, size_t len, bool listener, const char *name,
+		       struct iso_err *e);
+
+/* A shipped policy's BPF, compiled at build time by policy/gen_bpf.c. */
+struct pol_bpf {
+	const char *policy;
+	bool notify, log_only;
+	unsigned short len;
+	const struct sock_filter *insns;
+};
+extern const struct pol_bpf pol_shipped_bpf[];
+extern const size_t pol_n_shipped_bpf;
+/* The build-time BPF for `p` as loaded, or NULL when it must be built. */
+const struct pol_bpf *pol_filter_shipped(const struct pol *p, bool notify, bool log_only);
 
 /* --- the supervisor side (policy/notify.c) -------------------------------- */
 
