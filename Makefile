@@ -20,7 +20,9 @@ PKGS	:= libseccomp libcap libnl-3.0 libnl-route-3.0 jansson inih
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # The six libraries are linked from their archives (glibc stays shared): resolving
 # and relocating six shared objects cost ~0.6 ms of every launch here, more than
-# half of a whole /bin/true (bench/README.md).  STATIC_LIBS=0 links them shared.
+# half of a whole /bin/true (bench/README.md).  STATIC_LIBS=0 links them shared,
+# as the Debian package does (packaging/debian/rules) so that security updates of
+# the libraries reach it.
 STATIC_LIBS ?= 1
 ifeq ($(STATIC_LIBS),1)
 PKG_LIBS   := -Wl,-Bstatic $(shell pkg-config --static --libs-only-l $(PKGS) 2>/dev/null | \
@@ -181,7 +183,7 @@ DEB_VERSION = $(shell dpkg-parsechangelog -l packaging/debian/changelog -S Versi
 # (BUILD=... would send its `make clean` to our build directory)
 DEB_UNSET := MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES BUILD PREFIX DESTDIR BINDIR DATADIR \
 	     MANDIR DOCDIR PKGDATADIR BASHCOMPDIR ZSHCOMPDIR VERSION SANITIZE WERROR CC CFLAGS \
-	     LDFLAGS FUZZ_SECONDS
+	     LDFLAGS FUZZ_SECONDS STATIC_LIBS
 deb: dist
 	@case "$(DEB_VERSION)" in "$(VERSION)"-*) ;; \
 	*) echo "packaging/debian/changelog is at $(DEB_VERSION), VERSION is $(VERSION)" >&2; \
