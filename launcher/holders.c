@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/kcmp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,6 +82,27 @@ struct linux_dirent64 {
 };
 
 /*
+ * Every kernel thread shares one files_struct, kthreadd's (init_files: kthreads
+ * are made with CLONE_FILES); no user process does (init and the usermode
+ * helpers get their own).  kcmp(KCMP_FILES) against kthreadd is one syscall
+ * without a procfs lookup, about half the cost of the exe readlink below, and
+ * most of a machine's pids are kernel threads.  The reference is used only when
+ * pid 2 has no exe link: in a container's PID namespace pid 2 is an ordinary
+ * process, and whatever shares its fd table would be skipped with it.
+ */
+#define KTHREADD 2
+
+static bool kthreadd_is_reference(int procfd)
+{
+	char exe[8];
+	char name[16];
+
+	snprintf(name, sizeof(name), "%d/exe", KTHREADD);
+	return readlinkat(procfd, name, exe, sizeof(exe)) < 0 && errno == ENOENT &&
+	       syscall(SYS_kcmp, KTHREADD, KTHREADD, KCMP_FILES, 0, 0) == 0;
+}
+
+/*
  * The scan is O(every fd on the system) and sits on every run's clean path, so it
  * makes as few syscalls as it can: raw getdents64 into one buffer (no DIR, no fstat),
  * no per-process directory fd, and no second getdents when the first one left room
@@ -95,11 +117,13 @@ struct linux_dirent64 {
  * readlink per fd.
  */
 static int scan_pid(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
-		    char *buf, size_t buflen, size_t *unreadable)
+		    bool kcmp_ref, char *buf, size_t buflen, size_t *unreadable)
 {
 	char name[40], exe[8];
 	int fdfd, r = 0;
 
+	if (kcmp_ref && syscall(SYS_kcmp, KTHREADD, pid, KCMP_FILES, 0, 0) == 0)
+		return 0;
 	snprintf(name, sizeof(name), "%d/exe", pid);
 	if (readlinkat(procfd, name, exe, sizeof(exe)) < 0) {
 		if (errno == EACCES || errno == EPERM)
@@ -147,6 +171,7 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 {
 	struct found f = { 0 };
 	size_t unreadable = 0, npids = 0, cap = 0;
+	bool kcmp_ref;
 	_cleanup_free_ char *buf = malloc(65536);
 	_cleanup_free_ pid_t *pids = NULL;
 	_cleanup_close_ int procfd = -1;
@@ -183,8 +208,9 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 			pids[npids++] = (pid_t)pid;
 		}
 	}
+	kcmp_ref = kthreadd_is_reference(procfd);
 	for (size_t i = 0; i < npids && r == 0; i++)
-		r = scan_pid(q, &f, procfd, pids[i], buf, 65536, &unreadable);
+		r = scan_pid(q, &f, procfd, pids[i], kcmp_ref, buf, 65536, &unreadable);
 	if (ret_unreadable)
 		*ret_unreadable = unreadable;
 	if (r < 0) {
