@@ -86,7 +86,7 @@ static json_t *build(const struct iso_outcome *o)
 
 	for (size_t i = 0; i < o->argc; i++)
 		json_array_append_new(argv, redacted(o->argv[i]));
-	gmtime_r(&o->started.tv_sec, &tm);
+	iso_utc(o->started.tv_sec, &tm);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 
 	json_object_set_new(root, "version", json_string(ISO_VERSION));

@@ -256,3 +256,31 @@ char *iso_join_cmdline(const char *const *argv, size_t argc, size_t max)
 	out[o] = '\0';
 	return out;
 }
+
+void iso_utc(int64_t t, struct tm *tm)
+{
+	int64_t days = t / 86400, secs = t % 86400;
+	int64_t z, era, y;
+	unsigned doe, yoe, doy, mp;
+
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	/* civil_from_days, after Howard Hinnant's date algorithms: March-based years */
+	z = days + 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = (unsigned)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	y = (int64_t)yoe + era * 400 + (mp >= 10);
+	*tm = (struct tm){
+		.tm_year = (int)(y - 1900),
+		.tm_mon = (int)(mp < 10 ? mp + 2 : mp - 10),
+		.tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1),
+		.tm_hour = (int)(secs / 3600),
+		.tm_min = (int)(secs / 60 % 60),
+		.tm_sec = (int)(secs % 60),
+	};
+}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* "90s", "5m", "1h30m", "250ms", "1.5" (seconds, as timeout(1)), "0". */
 int iso_parse_duration(const char *s, uint64_t *ret_ms);
@@ -15,6 +16,12 @@ int iso_parse_signal(const char *s, int *ret_sig);
 const char *iso_signal_name(int sig, char *buf, size_t len);
 /* "1.5s", "3s", "5m", "1h30m" for messages. */
 const char *iso_format_duration(uint64_t ms, char *buf, size_t len);
+/*
+ * gmtime_r() without the time zone: glibc's gmtime_r() loads /etc/localtime on
+ * first use (six system calls on every launch, for a UTC stamp).  Fills the
+ * date and time fields of *tm; years 1970-9999.
+ */
+void iso_utc(int64_t t, struct tm *tm);
 
 /*
  * Shell-quote `s` only if it needs it (anything beyond [A-Za-z0-9_./:@%+=,-]),

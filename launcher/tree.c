@@ -96,7 +96,7 @@ static void make_id(char *buf, size_t len)
 	struct tm tm;
 	time_t now = time(NULL);
 
-	gmtime_r(&now, &tm);
+	iso_utc(now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
 	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
 		/* getrandom before the pool is up: the pid still separates runs */

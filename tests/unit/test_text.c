@@ -126,12 +126,48 @@ static void test_join(void **state)
 	free(j);
 }
 
+/* iso_utc() against glibc's gmtime_r(): leap years, century rules, month ends. */
+static void test_utc(void **state)
+{
+	static const int64_t fixed[] = { 0,	     59,	 86399,	      86400,
+					 951782399,  951782400,	 951868800,   1709164800,
+					 4107542399, 4107542400, 253402300799 };
+	int64_t t;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		struct tm want, got;
+		time_t tt = (time_t)fixed[i];
+
+		assert_non_null(gmtime_r(&tt, &want));
+		iso_utc(fixed[i], &got);
+		assert_int_equal(got.tm_year, want.tm_year);
+		assert_int_equal(got.tm_mon, want.tm_mon);
+		assert_int_equal(got.tm_mday, want.tm_mday);
+		assert_int_equal(got.tm_hour, want.tm_hour);
+		assert_int_equal(got.tm_min, want.tm_min);
+		assert_int_equal(got.tm_sec, want.tm_sec);
+	}
+	/* every day of 1970-2200, at an odd second */
+	for (t = 12345; t < 7289654400; t += 86400 + 1) {
+		struct tm want, got;
+		time_t tt = (time_t)t;
+
+		assert_non_null(gmtime_r(&tt, &want));
+		iso_utc(t, &got);
+		if (got.tm_year != want.tm_year || got.tm_mon != want.tm_mon ||
+		    got.tm_mday != want.tm_mday || got.tm_hour != want.tm_hour ||
+		    got.tm_min != want.tm_min || got.tm_sec != want.tm_sec)
+			fail_msg("iso_utc(%lld) differs from gmtime_r", (long long)t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_durations), cmocka_unit_test(test_format_duration),
 		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_quote),
 		cmocka_unit_test(test_redact),	  cmocka_unit_test(test_join),
+		cmocka_unit_test(test_utc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
