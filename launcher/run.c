@@ -670,7 +670,7 @@ static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn
 	const struct iso_opts *o = s->o;
 	static char tmp[PATH_MAX + 16], empty[PATH_MAX + 16];
 	static struct iso_ns_plan p;
-	struct passwd *pw = getpwuid(getuid());
+	struct passwd *pw;
 	int r;
 
 	p = (struct iso_ns_plan){
@@ -690,6 +690,8 @@ static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn
 	snprintf(tmp, sizeof(tmp), "%s/tmp", t->path);
 	if (o->protect_home) {
 		/* HOME points into the tree by now: the real one is the passwd entry's */
+		errno = 0;
+		pw = getpwuid(getuid());
 		if (!pw || !pw->pw_dir || !*pw->pw_dir)
 			return iso_err_set(e, errno ? errno : ENOENT,
 					   "--protect-home: find the home of uid %u in the passwd "
