@@ -86,3 +86,22 @@ assert own["result"]["exec_failed"] is False and own["result"]["exit_code"] == 1
 PY
 	assert_no_tree
 }
+
+@test "a script without #! runs under sh with its arguments, as execvp() does, the guard still on" {
+	printf 'echo "ran $0 with $1 $2"\nexit 7\n' >"$W/nobang"
+	chmod +x "$W/nobang"
+	run iso -- "$W/nobang" one two
+	[ "$status" -eq 7 ]
+	[ "${lines[0]}" = "ran $W/nobang with one two" ]
+	# the fallback's exec of sh is an exec like any other: a guarded verb inside is refused
+	mkdir "$W/bin"
+	printf '#!/bin/sh\necho "standin ran: $*"\n' >"$W/bin/systemctl"
+	chmod +x "$W/bin/systemctl"
+	printf 'systemctl restart nginx\n' >"$W/restarts"
+	chmod +x "$W/restarts"
+	run env PATH="$W/bin:$PATH" "$ISORUN" --no-config --root "$R" -- "$W/restarts"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"refused: execve \`systemctl restart nginx\`"* ]]
+	[[ "$output" != *"standin ran"* ]]
+	assert_no_tree
+}
