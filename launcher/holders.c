@@ -122,14 +122,26 @@ static int scan_pid(const struct iso_holder_query *q, struct found *f, int procf
 	char name[40], exe[8];
 	int fdfd, r = 0;
 
-	if (kcmp_ref && syscall(SYS_kcmp, KTHREADD, pid, KCMP_FILES, 0, 0) == 0)
-		return 0;
+	if (kcmp_ref) {
+		long k = syscall(SYS_kcmp, KTHREADD, pid, KCMP_FILES, 0, 0);
+
+		if (k == 0 || (k < 0 && errno == ESRCH))
+			return 0;
+		/*
+		 * kcmp passed the ptrace check the links below make too (real
+		 * instead of fs credentials: the same for isorun): no exe probe.
+		 * A zombie gets here and finds no cwd, root or fd.
+		 */
+		if (k > 0)
+			goto links;
+	}
 	snprintf(name, sizeof(name), "%d/exe", pid);
 	if (readlinkat(procfd, name, exe, sizeof(exe)) < 0) {
 		if (errno == EACCES || errno == EPERM)
 			(*unreadable)++;
 		return 0;
 	}
+links:
 	if (q->tree) {
 		snprintf(name, sizeof(name), "%d/cwd", pid);
 		r = check_link(q, f, procfd, pid, name, "cwd");
