@@ -122,6 +122,18 @@ awk '/--policy=off/ { off = $(NF-1) } /--policy=default/ { on = $(NF-1) }
 	END { if (off) printf "  default / off: %.2fx (target <= 1.10)\n", on / off }' "$scratch.table"
 rm -f "$scratch.table"
 
+# Where isorun's own time goes, by its -v timing line: the median of each phase.
+echo
+echo "isorun's phases (-v), median of $rounds runs of isorun -- /bin/true, root on ${shm:-$scratch}:"
+for _ in $(seq "$rounds"); do
+	"$isorun" -v --no-config --root "${shm:-$scratch}" -- /bin/true 2>&1 >/dev/null
+done | sed -n 's/^isorun: timing: //p' | tr ',' '\n' |
+	awk '{ ms = $(NF-1); $NF = ""; $(NF-1) = ""; sub(/^ +/, ""); sub(/ +$/, ""); print $0 "\t" ms }' |
+	sort -t "$(printf '\t')" -k1,1 -k2,2n |
+	awk -F '\t' '{ v[$1, ++n[$1]] = $2 }
+		END { for (k in n) printf "  %-12s %6.2f ms\n", k, v[k, int((n[k] + 1) / 2)] }' |
+	sort
+
 # What the holder scan costs here: it reads every fd of every process.
 procs=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 fds=$(find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)

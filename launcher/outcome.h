@@ -26,6 +26,16 @@ struct iso_policy_event {
 	bool refused; /* false: --policy-mode=log let it through */
 };
 
+/* Where isorun's own time went, in microseconds; ISO_TIMING_NONE: the phase did not run. */
+#define ISO_TIMING_NONE UINT64_MAX
+struct iso_timing {
+	uint64_t setup; /* from isorun's start to starting the command: policy, tree, pipes */
+	uint64_t start; /* starting the child (or the namespace's init) until the command exec'd */
+	uint64_t command; /* the command's run, the settle window and the leak gate, to the join */
+	uint64_t scan;	  /* the holder scan before removal */
+	uint64_t removal; /* removing the tree */
+};
+
 struct iso_outcome {
 	char *const *argv;
 	size_t argc;
@@ -67,6 +77,8 @@ struct iso_outcome {
 
 	struct iso_stream *streams[2]; /* stdout, stderr; NULL when passed through */
 	char **env;		       /* names are reported, never values */
+
+	struct iso_timing timing;
 
 	int exit;
 };

@@ -77,6 +77,11 @@ static const char *state_name(enum iso_tree_state s)
 	}
 }
 
+static json_t *micros(uint64_t us)
+{
+	return us == ISO_TIMING_NONE ? json_null() : json_integer((json_int_t)us);
+}
+
 static json_t *build(const struct iso_outcome *o)
 {
 	json_t *root = json_object(), *argv = json_array(), *leaks = json_array();
@@ -94,6 +99,11 @@ static json_t *build(const struct iso_outcome *o)
 	json_object_set_new(root, "cwd", o->cwd ? redacted(o->cwd) : json_null());
 	json_object_set_new(root, "started_at", json_string(started));
 	json_object_set_new(root, "duration_ms", json_integer((json_int_t)o->duration_ms));
+	json_object_set_new(root, "timing_us",
+			    json_pack("{s:o, s:o, s:o, s:o, s:o}", "setup", micros(o->timing.setup),
+				      "start", micros(o->timing.start), "command",
+				      micros(o->timing.command), "scan", micros(o->timing.scan),
+				      "removal", micros(o->timing.removal)));
 	json_object_set_new(root, "environment", names(o->env));
 
 	json_object_set_new(

@@ -87,6 +87,14 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 static void arm(struct sup *s, uint64_t ms)
 {
 	struct itimerspec its = { 0 };
@@ -517,24 +525,29 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 			 names[0]);
 }
 
-static void teardown(struct sup *s, struct iso_tree *t)
+static void teardown(struct sup *s, struct iso_tree *tree)
 {
 	struct iso_outcome *out = s->out;
 	struct iso_err e = { 0 };
 	char why[sizeof(out->tree_reason)];
+	uint64_t t;
 	int r;
 
 	if (s->o->keep) {
 		out->tree_state = ISO_TREE_KEPT;
 		return;
 	}
+	t = now_us();
 	find_obstacle(s, why, sizeof(why));
+	out->timing.scan = now_us() - t;
 	if (why[0]) {
 		out->tree_state = ISO_TREE_RETAINED;
 		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
 		return;
 	}
-	r = iso_rmtree(t->user_fd, t->id, t->path, NULL, &e);
+	t = now_us();
+	r = iso_rmtree(tree->user_fd, tree->id, tree->path, NULL, &e);
+	out->timing.removal = now_us() - t;
 	if (r < 0) {
 		char buf[400];
 		out->tree_state = ISO_TREE_RETAINED;
@@ -783,7 +796,12 @@ static int check_chdir(const struct iso_opts *o, struct iso_err *e)
 
 int iso_run(const struct iso_opts *o)
 {
-	struct iso_outcome out = { .argv = o->argv, .argc = o->argc };
+	struct iso_outcome out = {
+		.argv = o->argv,
+		.argc = o->argc,
+		.timing = { ISO_TIMING_NONE, ISO_TIMING_NONE, ISO_TIMING_NONE, ISO_TIMING_NONE,
+			    ISO_TIMING_NONE },
+	};
 	struct sup s = {
 		.o = o, .out = &out, .epfd = -1, .sigfd = -1, .timerfd = -1, .listener = -1
 	};
@@ -800,7 +818,7 @@ int iso_run(const struct iso_opts *o)
 	struct termios saved_tty;
 	sigset_t mask;
 	int tty_fd = -1, code, r;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = now_ms(), t_us = now_us();
 
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
@@ -921,6 +939,9 @@ int iso_run(const struct iso_opts *o)
 		};
 		bool need_ns = o->net_isolated || o->private_tmp || o->protect_home;
 
+		out.timing.setup = now_us() - t_us;
+		t_us = now_us();
+
 		if (o->pidns || need_ns) {
 			r = start_pidns(&s, &tree, &sp, &fail, &listener, &elsewhere, &e);
 			if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns) {
@@ -944,6 +965,8 @@ int iso_run(const struct iso_opts *o)
 			r = iso_spawn(&sp, &s.cmd, &fail, &listener, &elsewhere, &e);
 	}
 	close_write_ends(&s);
+	out.timing.start = now_us() - t_us;
+	t_us = now_us();
 	out.guard_elsewhere = elsewhere;
 	if (listener >= 0) {
 		s.listener = listener;
@@ -988,6 +1011,8 @@ exec_failed:
 			arm(&s, o->timeout_ms);
 		loop(&s);
 	}
+	if (!fail.errnum)
+		out.timing.command = now_us() - t_us;
 	if (s.tty_handed) {
 		/* the caller's shell gets its terminal back as it was */
 		(void)tcsetpgrp(tty_fd, getpgrp());

@@ -107,6 +107,30 @@ static void reason_add(char *buf, size_t len, const char *what)
 	snprintf(buf + used, len - used, "%s%s", used ? ", " : "", what);
 }
 
+static void timing_add(char *buf, size_t len, const char *name, uint64_t us)
+{
+	size_t used = strlen(buf);
+
+	if (us == ISO_TIMING_NONE || used >= len)
+		return;
+	snprintf(buf + used, len - used, "%s%s %llu.%02llu ms", used ? ", " : "", name,
+		 (unsigned long long)(us / 1000), (unsigned long long)(us % 1000 / 10));
+}
+
+/* -v: where isorun's own time went, one line. */
+static void print_timing(const struct iso_outcome *o)
+{
+	char line[256] = "";
+
+	timing_add(line, sizeof(line), "setup", o->timing.setup);
+	timing_add(line, sizeof(line), "start", o->timing.start);
+	timing_add(line, sizeof(line), "command", o->timing.command);
+	timing_add(line, sizeof(line), "holder scan", o->timing.scan);
+	timing_add(line, sizeof(line), "removal", o->timing.removal);
+	if (line[0])
+		fprintf(stderr, "isorun: timing: %s\n", line);
+}
+
 int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 {
 	char reason[512] = "", item[256], sig[32], dur[32];
@@ -143,6 +167,8 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 			o->tree_reason);
 	else if (o->tree_state == ISO_TREE_KEPT)
 		fprintf(stderr, "isorun: namespace kept at %s\n", path ? path : "?");
+	if (opts->verbosity > 0)
+		print_timing(o);
 
 	if (code == 0)
 		return 0;

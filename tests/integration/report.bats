@@ -9,8 +9,8 @@ load helpers
 	python3 - "$W/r.json" "$(cat "$W/pid")" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-for k in ["version", "argv", "cwd", "started_at", "duration_ms", "isolation", "policy",
-          "leaks", "tree", "result", "exit", "output_tail"]:
+for k in ["version", "argv", "cwd", "started_at", "duration_ms", "timing_us", "isolation",
+          "policy", "leaks", "tree", "result", "exit", "output_tail"]:
     assert k in r, k
 assert r["isolation"] == {"pidns": False, "pidns_reason": None, "subreaper": True,
                           "leak_check": "subreaper", "reason": None}, r["isolation"]
@@ -22,7 +22,32 @@ assert r["result"] == {"exit_code": 0, "signal": None, "timed_out": False,
 assert r["exit"] == 122
 assert r["output_tail"]["stdout"] == "out\n"
 assert all("=" not in n for n in r["environment"]) and "HOME" in r["environment"]
+t = r["timing_us"]
+assert sorted(t) == ["command", "removal", "scan", "setup", "start"], t
+assert all(isinstance(v, int) and v > 0 for v in t.values()), t
 PY
+}
+
+@test "-v says where isorun's own time went; without it, a clean run says nothing" {
+	run --separate-stderr iso -v --report "$W/v.json" -- true
+	[ "$status" -eq 0 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "${stderr_lines[0]}" =~ ^isorun:\ timing:\ setup\ [0-9]+\.[0-9]{2}\ ms,\ start\ [0-9]+\.[0-9]{2}\ ms,\ command\ [0-9]+\.[0-9]{2}\ ms,\ holder\ scan\ [0-9]+\.[0-9]{2}\ ms,\ removal\ [0-9]+\.[0-9]{2}\ ms$ ]]
+	run --separate-stderr iso -- true
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# a kept tree was neither scanned nor removed: those phases are null, not 0
+	run --separate-stderr iso -v --keep --report "$W/k.json" -- true
+	[ "$status" -eq 0 ]
+	[[ "${stderr_lines[1]}" == "isorun: timing: setup "*", command "*" ms" ]]
+	python3 - "$W/v.json" "$W/k.json" <<'PY'
+import json, sys
+v, k = (json.load(open(p))["timing_us"] for p in sys.argv[1:])
+assert all(isinstance(x, int) for x in v.values()), v
+assert k["scan"] is None and k["removal"] is None and isinstance(k["command"], int), k
+PY
+	force_remove "$(sed -n 's/^isorun: namespace kept at //p' <<<"${stderr_lines[0]}")"
+	assert_no_tree
 }
 
 @test "credential-shaped values never reach stderr or the report" {
