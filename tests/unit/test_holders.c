@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include "launcher/holders.h"
@@ -134,12 +135,70 @@ static void test_zombie_skipped(void **state)
 	rmdir(dir);
 }
 
+/*
+ * In a PID namespace of our own, pid 2 is an ordinary process, not kthreadd: the
+ * scan must not take it as the kernel threads' reference, or kcmp would call pid
+ * 2 itself (and whatever shares its fd table) a kernel thread and skip it.  PID 1
+ * of a new namespace, with its own /proc, scans while pid 2 holds the directory.
+ */
+static int pid2_in_namespace(const char *dir)
+{
+	struct kid k;
+	bool hit;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return NO_NAMESPACE;
+	k = hold(dir, 1);
+	if (k.pid != 2)
+		return 3;
+	{
+		struct iso_holder_query q = { .tree = dir, .exclude = getpid() };
+		struct iso_holder *h = NULL;
+		int n = iso_find_holders(&q, &h, NULL);
+
+		hit = false;
+		for (int i = 0; i < n; i++)
+			if (h[i].pid == 2 && !strncmp(h[i].what, "fd ", 3))
+				hit = true;
+		iso_holders_free(h, n > 0 ? (size_t)n : 0);
+	}
+	close(k.go);
+	waitpid(k.pid, NULL, 0);
+	return hit ? 0 : 1;
+}
+
+static void test_pid2_not_kthreadd_in_a_namespace(void **state)
+{
+	char dir[PATH_MAX];
+	pid_t pid;
+
+	make_dir(dir);
+	pid = unit_fork(60);
+	if (pid == 0) {
+		pid_t init;
+		int status;
+
+		if (unit_enter_ns(CLONE_NEWPID | CLONE_NEWNS) < 0)
+			_exit(NO_NAMESPACE);
+		init = fork();
+		if (init == 0)
+			_exit(pid2_in_namespace(dir));
+		if (init < 0 || waitpid(init, &status, 0) != init || !WIFEXITED(status))
+			_exit(2);
+		_exit(WEXITSTATUS(status));
+	}
+	unit_child_ok(unit_wait(pid), "PID and mount namespaces");
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cwd_holder_found),
 		cmocka_unit_test(test_fd_holder_found),
 		cmocka_unit_test(test_zombie_skipped),
+		cmocka_unit_test(test_pid2_not_kthreadd_in_a_namespace),
 	};
 	return cmocka_run_group_tests_name("holders", tests, NULL, NULL);
 }
