@@ -95,6 +95,15 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* The time since *mark, and *mark moved to now: consecutive phases leave no gap. */
+static uint64_t lap(uint64_t *mark)
+{
+	uint64_t now = now_us(), d = now - *mark;
+
+	*mark = now;
+	return d;
+}
+
 static void arm(struct sup *s, uint64_t ms)
 {
 	struct itimerspec its = { 0 };
@@ -539,15 +548,14 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 	}
 	t = now_us();
 	find_obstacle(s, why, sizeof(why));
-	out->timing.scan = now_us() - t;
+	out->timing.scan = lap(&t);
 	if (why[0]) {
 		out->tree_state = ISO_TREE_RETAINED;
 		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
 		return;
 	}
-	t = now_us();
 	r = iso_rmtree(tree->user_fd, tree->id, tree->path, NULL, &e);
-	out->timing.removal = now_us() - t;
+	out->timing.removal = lap(&t);
 	if (r < 0) {
 		char buf[400];
 		out->tree_state = ISO_TREE_RETAINED;
@@ -818,7 +826,7 @@ int iso_run(const struct iso_opts *o)
 	struct termios saved_tty;
 	sigset_t mask;
 	int tty_fd = -1, code, r;
-	uint64_t t0 = now_ms(), t_us = now_us();
+	uint64_t t_start = now_us(), t_us = t_start;
 
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
@@ -939,8 +947,7 @@ int iso_run(const struct iso_opts *o)
 		};
 		bool need_ns = o->net_isolated || o->private_tmp || o->protect_home;
 
-		out.timing.setup = now_us() - t_us;
-		t_us = now_us();
+		out.timing.setup = lap(&t_us);
 
 		if (o->pidns || need_ns) {
 			r = start_pidns(&s, &tree, &sp, &fail, &listener, &elsewhere, &e);
@@ -965,8 +972,7 @@ int iso_run(const struct iso_opts *o)
 			r = iso_spawn(&sp, &s.cmd, &fail, &listener, &elsewhere, &e);
 	}
 	close_write_ends(&s);
-	out.timing.start = now_us() - t_us;
-	t_us = now_us();
+	out.timing.start = lap(&t_us);
 	out.guard_elsewhere = elsewhere;
 	if (listener >= 0) {
 		s.listener = listener;
@@ -1012,7 +1018,7 @@ exec_failed:
 		loop(&s);
 	}
 	if (!fail.errnum)
-		out.timing.command = now_us() - t_us;
+		out.timing.command = lap(&t_us);
 	if (s.tty_handed) {
 		/* the caller's shell gets its terminal back as it was */
 		(void)tcsetpgrp(tty_fd, getpgrp());
@@ -1023,7 +1029,7 @@ exec_failed:
 		collect_residue(snaps, o->watch.n, &out);
 	teardown(&s, &tree);
 	iso_tree_record_outcome(&tree, &out, o->shell);
-	out.duration_ms = now_ms() - t0;
+	out.duration_ms = (now_us() - t_start) / 1000;
 	code = iso_summarize(o, &out);
 	goto finish;
 
