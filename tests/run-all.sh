@@ -6,6 +6,8 @@
 # test that leaks a process or leaves a tree behind fails the run, as it would
 # fail a user's.
 set -u
+# count_tap runs at the end of a pipeline and must keep its counts
+shopt -s lastpipe
 build=${1:-build}
 only=${2:-all}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -62,9 +64,10 @@ if [ "$only" = all ] || [ "$only" = integration ]; then
 	# each test's own isorun must hold its own seccomp listener (a second one nested
 	# below ours would be refused by the kernel)
 	echo "# integration: bats under '$ISORUN --no-config --settle 2s --policy=off'"
-	"$ISORUN" --no-config --settle 2s --policy=off --report "$report" -- bats --tap "$here/integration" >"$log" 2>&1
-	rc=$?
-	count_tap <"$log"
+	# streamed, so progress shows test by test as each one finishes
+	"$ISORUN" --no-config --settle 2s --policy=off --report "$report" -- bats --tap "$here/integration" 2>&1 |
+		count_tap
+	rc=${PIPESTATUS[0]}
 	if [ "$planned" -le 0 ] || [ "$planned" -ne "$seen" ]; then
 		echo "not ok - the integration suite did not run whole (isorun exit $rc, plan $planned, ran $seen)"
 		failed=$((failed + 1))
