@@ -369,7 +369,8 @@ _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
 	/* only the command holds the relay pipes now, so their EOF means its tree is done */
 	if (p->spawn.out_fd >= 0)
 		close(p->spawn.out_fd);
-	if (p->spawn.err_fd >= 0)
+	/* one pipe for both when they are one stream (`>log 2>&1`) */
+	if (p->spawn.err_fd >= 0 && p->spawn.err_fd != p->spawn.out_fd)
 		close(p->spawn.err_fd);
 	m = (struct iso_ns_msg){ .type = ISO_NS_STARTED, .pid = in.cmd };
 	(void)iso_ns_send(sock, &m);

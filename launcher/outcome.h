@@ -76,6 +76,7 @@ struct iso_outcome {
 	char tree_reason[512];
 
 	struct iso_stream *streams[2]; /* stdout, stderr; NULL when passed through */
+	bool output_merged;	       /* stderr shares the stdout stream (`>log 2>&1`) */
 	char **env;		       /* names are reported, never values */
 
 	struct iso_timing timing;

@@ -29,6 +29,14 @@ struct iso_stream {
 	size_t tail_len, tail_head;
 };
 
+/*
+ * Whether writes to fds a and b land in one ordered stream: one open file
+ * description, one pipe or socket, or one regular file both append to.  The
+ * command then gets one pipe for both, so the order is the order it wrote.
+ * /dev/null is never shared: it keeps no order.
+ */
+bool iso_outputs_shared(int a, int b);
+
 int iso_stream_open(struct iso_stream *s, const char *name, int out, bool capture);
 /* Move what is there now; sets s->eof at end of stream.  Returns 0 or -errno. */
 int iso_stream_pump(struct iso_stream *s);

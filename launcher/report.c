@@ -171,9 +171,10 @@ static json_t *build(const struct iso_outcome *o)
 			  "exec_failed", o->exec_failed, "exec_error",
 			  o->exec_failed ? o->exec_error : NULL));
 	json_object_set_new(root, "exit", json_integer(o->exit));
+	/* merged: the one tail is stdout's, in the order the command wrote */
 	json_object_set_new(root, "output_tail",
-			    json_pack("{s:o, s:o}", "stdout", tail(o->streams[0]), "stderr",
-				      tail(o->streams[1])));
+			    json_pack("{s:o, s:o, s:b}", "stdout", tail(o->streams[0]), "stderr",
+				      tail(o->streams[1]), "merged", o->output_merged));
 	return root;
 }
 

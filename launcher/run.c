@@ -646,6 +646,34 @@ static int setup_signals(sigset_t *mask)
 	return 0;
 }
 
+/*
+ * The command's output pipes.  A terminal passes through untouched, so isatty()
+ * in the command holds.  When fds 1 and 2 are one stream (`>log 2>&1`,
+ * `2>&1 | cat`) the command gets one pipe for both, relayed to fd 1: two pipes
+ * would interleave at the relay's pace, not in the order the command wrote.
+ */
+static int open_streams(struct sup *s, struct iso_err *e)
+{
+	for (int i = 0; i < 2; i++) {
+		int fd = i + 1, r;
+
+		if (isatty(fd))
+			continue;
+		if (i == 1 && s->relayed[0] && iso_outputs_shared(1, 2)) {
+			s->streams[0].name = "stdout and stderr";
+			s->out->output_merged = true;
+			continue;
+		}
+		r = iso_stream_open(&s->streams[i], i ? "stderr" : "stdout", fd,
+				    s->o->report != NULL);
+		if (r < 0)
+			return iso_err_set(e, -r, "create the %s pipe", i ? "stderr" : "stdout");
+		s->relayed[i] = true;
+		s->out->streams[i] = &s->streams[i];
+	}
+	return 0;
+}
+
 /* Our copy of a write end would keep EOF from ever arriving. */
 static void close_write_ends(struct sup *s)
 {
@@ -887,19 +915,8 @@ int iso_run(const struct iso_opts *o)
 		goto setup_failed_tree;
 	out.env = env;
 
-	for (int i = 0; i < 2; i++) {
-		int fd = i + 1;
-		/* a terminal passes through untouched, so isatty() in the command holds */
-		if (isatty(fd))
-			continue;
-		r = iso_stream_open(&s.streams[i], i ? "stderr" : "stdout", fd, o->report != NULL);
-		if (r < 0) {
-			iso_err_set(&e, -r, "create the %s pipe", i ? "stderr" : "stdout");
-			goto setup_failed_tree;
-		}
-		s.relayed[i] = true;
-		out.streams[i] = &s.streams[i];
-	}
+	if (open_streams(&s, &e) < 0)
+		goto setup_failed_tree;
 	s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	s.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	s.epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -933,7 +950,9 @@ int iso_run(const struct iso_opts *o)
 			.envp = env,
 			.cwd = o->chdir,
 			.out_fd = s.relayed[0] ? s.streams[0].wr : -1,
-			.err_fd = s.relayed[1] ? s.streams[1].wr : -1,
+			.err_fd = out.output_merged ? s.streams[0].wr
+				  : s.relayed[1]    ? s.streams[1].wr
+						    : -1,
 			.pass_fds = o->pass_fds,
 			.n_pass_fds = o->n_pass_fds,
 			.tty_fd = tty_fd,

@@ -6,7 +6,9 @@
  * (STREAM 2) and exits 0.  BYTES is a decimal number with an optional suffix
  * k (x1024) or M (x1048576).  Short writes, EINTR and a non-blocking output
  * (EAGAIN: poll() for POLLOUT) are handled; a write error exits 1 (SIGPIPE
- * keeps its default action).
+ * keeps its default action).  STREAM 12 alternates, one write(2) per line:
+ * the even lines go to stdout, the odd ones to stderr, so where both are one
+ * file the order of the lines in it is the order of the writes.
  *
  * The stream is a sequence of 64-byte lines, each numbered so that a lost,
  * duplicated or reordered chunk of any size shows:
@@ -24,7 +26,7 @@
 #include <unistd.h>
 
 #define PROG	 "spew"
-#define USAGE	 PROG " BYTES[k|M] [1|2]"
+#define USAGE	 PROG " BYTES[k|M] [1|2|12]"
 #define LINE_LEN 64
 #define BUF_LEN	 ((size_t)LINE_LEN * 1024)
 #include "common.h"
@@ -62,6 +64,23 @@ static void fill_line(char *dst, uint32_t n)
 	dst[LINE_LEN - 1] = '\n';
 }
 
+/* Line by line, even lines to stdout and odd ones to stderr. */
+static void alternate(uint64_t left)
+{
+	char buf[LINE_LEN];
+	uint32_t line = 0;
+
+	while (left > 0) {
+		size_t len = left < LINE_LEN ? (size_t)left : LINE_LEN;
+		int fd = line % 2 ? STDERR_FILENO : STDOUT_FILENO;
+
+		fill_line(buf, line++);
+		if (write_all(fd, buf, len) < 0)
+			die("write", fd == STDOUT_FILENO ? "stdout" : "stderr");
+		left -= len;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[BUF_LEN];
@@ -77,8 +96,14 @@ int main(int argc, char **argv)
 	if (argc == 3) {
 		if (!strcmp(argv[2], "2"))
 			fd = STDERR_FILENO;
+		else if (!strcmp(argv[2], "12"))
+			fd = -1;
 		else if (strcmp(argv[2], "1") != 0)
 			usage();
+	}
+	if (fd < 0) {
+		alternate(left);
+		return 0;
 	}
 
 	while (left > 0) {

@@ -30,6 +30,75 @@ assert t["stderr"] == "last-err\n", t["stderr"]
 PY
 }
 
+userns_ok() {
+	unshare -Urpf --mount-proc true
+}
+
+# 2,000 lines alternating between stdout and stderr, one write each: where both
+# are one file, the bare command's lines are in the order it wrote them.
+ALT=128000
+
+# One file for both, spelled three ways, and one pipe, spelled two ways: isorun's
+# output is the bare command's, byte for byte.  $@: isorun's options.
+same_order() {
+	"$H/spew" $ALT 12 >"$W/expect" 2>&1
+	iso "$@" -- "$H/spew" $ALT 12 >"$W/log" 2>&1
+	cmp "$W/expect" "$W/log"
+	iso "$@" -- "$H/spew" $ALT 12 2>"$W/log" 1>&2
+	cmp "$W/expect" "$W/log"
+	# two opens that both append: each write lands at the end, in the order written
+	: >"$W/log"
+	iso "$@" -- "$H/spew" $ALT 12 >>"$W/log" 2>>"$W/log"
+	cmp "$W/expect" "$W/log"
+	iso "$@" -- "$H/spew" $ALT 12 2>&1 | cat >"$W/piped"
+	cmp "$W/expect" "$W/piped"
+	# a FIFO opened twice: two descriptions of one pipe
+	rm -f "$W/fifo" && mkfifo "$W/fifo"
+	cat "$W/fifo" >"$W/piped" &
+	iso "$@" -- "$H/spew" $ALT 12 >"$W/fifo" 2>"$W/fifo"
+	wait $!
+	cmp "$W/expect" "$W/piped"
+	assert_no_tree
+}
+
+@test "stdout and stderr into one file or one pipe keep the order the command wrote" {
+	same_order
+}
+
+@test "stdout and stderr into one file or one pipe keep the order under --pidns too" {
+	require "user and PID namespaces" userns_ok
+	same_order --pidns
+}
+
+@test "one stream for both: its tail is stdout's, merged; apart or on /dev/null, two tails" {
+	iso --report "$W/r.json" -- sh -c "$H/spew $ALT 12; echo last-err >&2" >"$W/log" 2>&1
+	# `>log 2>>log`: two descriptions, the order is not defined, so two streams
+	iso --report "$W/apart.json" -- sh -c "echo out; echo err >&2" >"$W/log" 2>>"$W/log"
+	iso --report "$W/null.json" -- sh -c "echo out; echo err >&2" >/dev/null 2>&1
+	python3 - "$W" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1] + "/r.json"))["output_tail"]
+assert t["merged"] is True and t["stderr"] is None, t
+assert len(t["stdout"]) == 4096 and t["stdout"].endswith(" 000007cf\nlast-err\n"), t["stdout"][-80:]
+for name in ("apart", "null"):
+    t = json.load(open(sys.argv[1] + "/" + name + ".json"))["output_tail"]
+    assert t == {"stdout": "out\n", "stderr": "err\n", "merged": False}, (name, t)
+PY
+	assert_no_tree
+}
+
+@test "a holder of the one pipe for both is named as holding stdout and stderr" {
+	"$H/fdpass" hold "$W/sock" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" "$W/holder.pid"
+	run iso --settle 200ms -- "$H/fdpass" send "$W/sock" 2
+	[ "$status" -eq 122 ]
+	holder=$(cat "$W/holder.pid")
+	tree=$(the_tree)
+	[[ "$output" == *"pipe still open (pid $holder "*" holds stdout and stderr)"* ]]
+	kill "$holder"
+	force_remove "$tree"
+}
+
 @test "a terminal is passed through: isatty() holds in the command" {
 	require "script(1) for a pseudo-terminal" script -qec true /dev/null
 	run script -qec "$ISORUN --root $R -- sh -c 'test -t 0 && test -t 1 && test -t 2 && echo all-tty'" /dev/null

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * iso_outputs_shared(): when the caller's stdout and stderr are one ordered stream
+ * (`>log 2>&1`, `2>&1 | cat`, `1>&2`), the command must get one pipe for both, or
+ * the relay reorders its lines.  Each spelling of "the same destination" is built
+ * here from real descriptors, and so are the look-alikes that must stay apart;
+ * then again with kcmp refused, as a container's seccomp profile may.
+ */
+#include "tests/unit/unit.h"
+
+#include <limits.h>
+#include <seccomp.h>
+#include <stdbool.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/kcmp.h>
+
+#include "launcher/relay.h"
+
+struct fx {
+	char dir[PATH_MAX];
+	char file[PATH_MAX + 16];
+	char other[PATH_MAX + 16];
+};
+
+static int setup(void **state)
+{
+	static struct fx fx;
+
+	if (unit_mkdtemp(fx.dir, sizeof(fx.dir), "isorun-relay-XXXXXX") < 0)
+		return -1;
+	snprintf(fx.file, sizeof(fx.file), "%s/log", fx.dir);
+	snprintf(fx.other, sizeof(fx.other), "%s/other", fx.dir);
+	*state = &fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	unlink(fx->file);
+	unlink(fx->other);
+	return rmdir(fx->dir);
+}
+
+static int open_log(const struct fx *fx, int flags)
+{
+	int fd = open(fx->file, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* A second open of what `fd` is, through /proc: a new file description. */
+static int reopen(int fd, int flags)
+{
+	char path[64];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = open(path, flags | O_CLOEXEC);
+	assert_true(r >= 0);
+	return r;
+}
+
+static void expect(int a, int b, bool shared)
+{
+	assert_int_equal(iso_outputs_shared(a, b), shared);
+	assert_int_equal(iso_outputs_shared(b, a), shared);
+	close(a);
+	close(b);
+}
+
+static void test_pipes(void **state)
+{
+	int p[2], q[2];
+
+	(void)state;
+	/* `2>&1 | cat`: one description */
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	expect(p[1], dup(p[1]), true);
+	close(p[0]);
+	/* one pipe opened twice (a FIFO named twice): still one ordered buffer */
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	expect(p[1], reopen(p[1], O_WRONLY), true);
+	close(p[0]);
+	/* `>(cat) 2>(cat)`: two pipes */
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(q, O_CLOEXEC), 0);
+	expect(p[1], q[1], false);
+	close(p[0]);
+	close(q[0]);
+}
+
+static void test_sockets(void **state)
+{
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	expect(sv[0], dup(sv[0]), true);
+	close(sv[1]);
+	/* the two ends are two sockets */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	expect(sv[0], sv[1], false);
+}
+
+static void test_files(void **state)
+{
+	const struct fx *fx = *state;
+	int a, b;
+
+	/* `>log 2>&1` and `2>log 1>&2` */
+	a = open_log(fx, O_TRUNC);
+	expect(a, dup(a), true);
+	/* `>log 2>log`: two offsets, the bare command's lines overwrite each other */
+	a = open_log(fx, O_TRUNC);
+	expect(a, open_log(fx, 0), false);
+	/* `>log 2>>log`: one offset and one append, no order either */
+	a = open_log(fx, O_TRUNC);
+	expect(a, open_log(fx, O_APPEND), false);
+	/* `>>log 2>>log`: every write lands at the end, in the order written */
+	a = open_log(fx, O_APPEND);
+	expect(a, open_log(fx, O_APPEND), true);
+	/* `>log 2>other` */
+	a = open_log(fx, O_APPEND);
+	b = open(fx->other, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	assert_true(b >= 0);
+	expect(a, b, false);
+}
+
+static void test_dev_null(void **state)
+{
+	int a = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	(void)state;
+	assert_true(a >= 0);
+	/* `>/dev/null 2>&1` keeps no order: the report keeps both tails apart */
+	expect(a, dup(a), false);
+}
+
+static int deny_kcmp(void)
+{
+	scmp_filter_ctx ctx;
+	int r = -1;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -1;
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kcmp), 0) == 0 &&
+	    seccomp_load(ctx) == 0)
+		r = 0;
+	seccomp_release(ctx);
+	return r;
+}
+
+static int no_kcmp_child(const struct fx *fx)
+{
+	pid_t self = getpid();
+	int a, b;
+
+	CHILD_CHECK(deny_kcmp() == 0);
+	CHILD_CHECK(syscall(SYS_kcmp, self, self, KCMP_FILE, 0, 0) < 0 && errno == EPERM);
+	a = open(fx->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	CHILD_CHECK(a >= 0);
+	b = dup(a);
+	CHILD_CHECK(b >= 0);
+	CHILD_CHECK(write(a, "x\n", 2) == 2);
+	/* one description: one offset, whichever fd moved it */
+	CHILD_CHECK(iso_outputs_shared(a, b));
+	close(b);
+	b = open(fx->file, O_WRONLY | O_CLOEXEC);
+	CHILD_CHECK(b >= 0);
+	/* a second open, at another offset */
+	CHILD_CHECK(!iso_outputs_shared(a, b));
+	close(b);
+	/* `>>log 2>>log` needs no kcmp */
+	close(a);
+	a = open(fx->file, O_WRONLY | O_APPEND | O_CLOEXEC);
+	b = open(fx->file, O_WRONLY | O_APPEND | O_CLOEXEC);
+	CHILD_CHECK(a >= 0 && b >= 0);
+	CHILD_CHECK(iso_outputs_shared(a, b));
+	close(a);
+	close(b);
+	return 0;
+}
+
+/* Without kcmp, the flags and offset stand in for the description's identity. */
+static void test_without_kcmp(void **state)
+{
+	const struct fx *fx = *state;
+	pid_t pid = unit_fork(30);
+
+	if (pid == 0)
+		_exit(no_kcmp_child(fx));
+	assert_int_equal(unit_wait(pid), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pipes),	     cmocka_unit_test(test_sockets),
+		cmocka_unit_test(test_files),	     cmocka_unit_test(test_dev_null),
+		cmocka_unit_test(test_without_kcmp),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
