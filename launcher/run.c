@@ -996,12 +996,13 @@ int iso_run(const struct iso_opts *o)
 		/* the child never became the command: reap it, keep the reason */
 		(void)waitpid(s.cmd, NULL, 0);
 exec_failed:
-		if (fail.stage == ISO_STAGE_CHDIR) {
-			iso_err_set(&e, fail.errnum, "--chdir '%s'", o->chdir);
-			goto setup_failed_tree;
-		}
-		if (fail.stage == ISO_STAGE_SETUP) {
-			iso_err_set(&e, fail.errnum, "prepare the command");
+		/* only the exec itself is the command's failure; every step before it is ours */
+		if (fail.stage != ISO_STAGE_EXEC) {
+			e = fail.err;
+			if (fail.stage == ISO_STAGE_CHDIR && o->chdir)
+				iso_err_set(&e, fail.errnum, "--chdir '%s'", o->chdir);
+			if (!e.msg[0])
+				iso_err_set(&e, fail.errnum, "prepare the command");
 			goto setup_failed_tree;
 		}
 		out.exec_failed = true;
