@@ -17,6 +17,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "launcher/args.h"
 #include "launcher/cleanup.h"
 #include "launcher/fdpass.h"
 #include "ns/ns.h"
@@ -35,7 +36,7 @@ static int cmp_int(const void *a, const void *b)
 /* Every fd >= 3 close-on-exec, except the ones asked for. */
 static int seal_fds(const int *keep, size_t n)
 {
-	int sorted[64];
+	int sorted[ISO_PASS_FD_MAX];
 	unsigned lo = 3;
 
 	if (n > ELEMENTSOF(sorted))

@@ -77,3 +77,55 @@ assert_setup_step() {
 	[[ "$stderr" == *"cannot run the command"* ]]
 	assert_no_tree
 }
+
+# A refused option value: 125, the one line given, nothing created.
+refused() {
+	local expect=$1
+	shift
+	run --separate-stderr iso "$@"
+	if [ "$status" -ne 125 ] || [ "${stderr_lines[0]}" != "$expect" ]; then
+		echo "for '$*': status $status, stderr: $stderr" >&2
+		return 1
+	fi
+	[ ! -e "$U" ] || assert_no_tree
+}
+
+@test "--env-dir never points at isorun's own records in the tree" {
+	local sub
+	for sub in lock owner outcome outcome.tmp empty lock/x owner/sub/dir; do
+		refused "isorun: --env-dir: 'V=$sub' would point V at isorun's own '${sub%%/*}' in the tree; choose another SUBDIR" \
+			--env-dir "V=$sub" -- true
+	done
+	# the other spellings of a way out or back in stay refused
+	for sub in .. ../x /abs home/../lock ./lock lock/ "" ; do
+		refused "isorun: --env-dir: expected VAR=SUBDIR with a relative SUBDIR inside the tree, got 'V=$sub'" \
+			--env-dir "V=$sub" -- true
+	done
+	# the same from isorun.conf, named by file and line
+	printf '[isorun]\nenv-dir = V=lock\n' >"$W/isorun.conf"
+	run --separate-stderr "$ISORUN" --root "$R" --config "$W/isorun.conf" -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"isorun.conf:2"*"would point V at isorun's own 'lock'"* ]]
+	# a name that only starts like one is the command's own
+	run iso --env-dir V=locks --env-dir W=home/lock -- sh -c 'test -d "$V" && test -d "$W"'
+	[ "$status" -eq 0 ]
+	assert_no_tree
+}
+
+@test "--pass-fd: at most 64 descriptors, said at parse time; bad numbers refused" {
+	local args=() i
+	for i in $(seq 10 74); do args+=(--pass-fd "$i"); done
+	refused "isorun: --pass-fd: at most 64 descriptors, got one more ('74')" "${args[@]}" -- true
+	for i in 0 1 2 -1 -5 x 5x "" " 5" +5 99999999999; do
+		refused "isorun: --pass-fd: expected a descriptor number >= 3, got '$i'" --pass-fd "$i" -- true
+	done
+	# 64 distinct descriptors, one of them given twice, all reach the command
+	run bash -c '
+		args=()
+		for i in $(seq 10 73); do eval "exec $i</dev/null"; args+=(--pass-fd "$i"); done
+		exec "$0" --no-config --root "$1" "${args[@]}" --pass-fd 10 -- "$2/fdlist"' \
+		"$ISORUN" "$R" "$H"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "fds: 0 1 2 $(seq -s ' ' 10 73)"* ]]
+	assert_no_tree
+}
