@@ -129,3 +129,54 @@ refused() {
 	[[ "$output" == "fds: 0 1 2 $(seq -s ' ' 10 73)"* ]]
 	assert_no_tree
 }
+
+# isorun with some of its standard descriptors closed: $1 the redirections.
+iso_closed() {
+	local redir=$1
+	shift
+	eval '"$ISORUN" --no-config --root "$R" "$@" '"$redir"
+}
+
+@test "with fd 0, 1 or 2 closed, the output goes nowhere of isorun's own and the report stays JSON" {
+	local redir tree
+	for redir in '<&-' '>&-' '2>&-' '<&- >&-' '<&- 2>&-' '>&- 2>&-' '<&- >&- 2>&-'; do
+		rm -f "$W/r.json"
+		run iso_closed "$redir" --keep --report "$W/r.json" -- \
+			sh -c 'readlink /proc/self/fd/0; echo out; echo err >&2; exit 3'
+		if [ "$status" -ne 3 ]; then
+			echo "with $redir: status $status" >&2
+			return 1
+		fi
+		python3 -m json.tool "$W/r.json" >/dev/null
+		python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["result"]["exit_code"] == 3 and r["exit"] == 3, r["result"]
+t = r["output_tail"]
+assert t["stdout"].endswith("\nout\n") and t["stderr"] == "err\n", t
+# a closed stdin is the null device for the command too
+if "<&-" in sys.argv[2]:
+    assert t["stdout"] == "/dev/null\nout\n", t
+' "$W/r.json" "$redir"
+		tree=$(the_tree)
+		[ -n "$tree" ]
+		# no file of the tree, isorun's records included, took the output
+		if grep -rlE '^(out|err)$' "$tree"; then
+			echo "with $redir: the output went into the tree" >&2
+			return 1
+		fi
+		force_remove "$tree"
+		# a finding: isorun's own lines go to the null device, not into a file
+		rm -f "$W/r.json"
+		run iso_closed "$redir" --settle 0 --report "$W/r.json" -- \
+			sh -c "$H/daemonize -n $W/pid"
+		[ "$status" -eq 122 ]
+		assert_dead "$(cat "$W/pid")"
+		python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit"] == 122 and len(r["leaks"]) == 1, r
+' "$W/r.json"
+		assert_no_tree
+	done
+}
