@@ -782,6 +782,26 @@ static void print_setup_error(const struct iso_err *e)
 		fprintf(stderr, "  (hint: %s)\n", e->hint);
 }
 
+/*
+ * --report, and its close: a report that is not all there is no evidence, so the
+ * run fails (summary.c), and what was written of it is cut off, never half read.
+ */
+static void write_report(int *fd, const char *path, struct iso_outcome *out)
+{
+	int r = iso_report_write(*fd, out);
+
+	if (r == 0 && close(*fd) < 0 && errno != EINTR)
+		r = -errno;
+	else if (r < 0) {
+		(void)!ftruncate(*fd, 0);
+		close(*fd);
+	}
+	*fd = -1;
+	if (r < 0)
+		snprintf(out->report_error, sizeof(out->report_error), "--report: write '%s': %s",
+			 path, strerror(-r));
+}
+
 static int check_pass_fds(const struct iso_opts *o, struct iso_err *e)
 {
 	for (size_t i = 0; i < o->n_pass_fds; i++)
@@ -1031,6 +1051,10 @@ exec_failed:
 	teardown(&s, &tree);
 	iso_tree_record_outcome(&tree, &out, o->shell);
 	out.duration_ms = (now_us() - t_start) / 1000;
+	/* the report before the verdict: a report that could not be written is part of it */
+	out.exit = iso_exit_code(o, &out, NULL);
+	if (report_fd >= 0)
+		write_report(&report_fd, o->report, &out);
 	code = iso_summarize(o, &out);
 	goto finish;
 
@@ -1045,9 +1069,12 @@ setup_failed:
 	print_setup_error(&e);
 	out.exit = code = ISO_EXIT_SETUP;
 	fprintf(stderr, "isorun: FAILED (exit %d): setup failed before the command ran\n", code);
+	if (report_fd >= 0) {
+		write_report(&report_fd, o->report, &out);
+		if (out.report_error[0])
+			fprintf(stderr, "isorun: %s\n", out.report_error);
+	}
 finish:
-	if (report_fd >= 0 && iso_report_write(report_fd, &out) < 0)
-		fprintf(stderr, "isorun: write report '%s': %s\n", o->report, strerror(errno));
 	for (int i = 0; i < 2; i++)
 		if (s.relayed[i])
 			iso_stream_close(&s.streams[i]);

@@ -130,8 +130,8 @@ refused() {
 	assert_no_tree
 }
 
-# isorun with some of its standard descriptors closed: $1 the redirections.
-iso_closed() {
+# isorun with its standard descriptors redirected (or closed): $1 the redirections.
+iso_redir() {
 	local redir=$1
 	shift
 	eval '"$ISORUN" --no-config --root "$R" "$@" '"$redir"
@@ -141,7 +141,7 @@ iso_closed() {
 	local redir tree
 	for redir in '<&-' '>&-' '2>&-' '<&- >&-' '<&- 2>&-' '>&- 2>&-' '<&- >&- 2>&-'; do
 		rm -f "$W/r.json"
-		run iso_closed "$redir" --keep --report "$W/r.json" -- \
+		run iso_redir "$redir" --keep --report "$W/r.json" -- \
 			sh -c 'readlink /proc/self/fd/0; echo out; echo err >&2; exit 3'
 		if [ "$status" -ne 3 ]; then
 			echo "with $redir: status $status" >&2
@@ -168,7 +168,7 @@ if "<&-" in sys.argv[2]:
 		force_remove "$tree"
 		# a finding: isorun's own lines go to the null device, not into a file
 		rm -f "$W/r.json"
-		run iso_closed "$redir" --settle 0 --report "$W/r.json" -- \
+		run iso_redir "$redir" --settle 0 --report "$W/r.json" -- \
 			sh -c "$H/daemonize -n $W/pid"
 		[ "$status" -eq 122 ]
 		assert_dead "$(cat "$W/pid")"
@@ -179,4 +179,77 @@ assert r["exit"] == 122 and len(r["leaks"]) == 1, r
 ' "$W/r.json"
 		assert_no_tree
 	done
+}
+
+@test "relayed output that cannot be written fails the run: 122, or the command's own failure" {
+	run --separate-stderr iso_redir '>/dev/full' -- echo hi
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun: stdout: write failed: No space left on device (3 bytes lost)"* ]]
+	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 122): stdout lost" ]
+	# stderr itself is the lost one: the code is the only evidence left
+	run iso_redir '2>/dev/full' -- sh -c 'echo hi >&2'
+	[ "$status" -eq 122 ]
+	[ -z "$output" ]
+	# both
+	run iso_redir '>/dev/full 2>&1' -- sh -c 'echo hi; echo ho >&2'
+	[ "$status" -eq 122 ]
+	# a failing command keeps its own code; the loss is named beside it
+	run --separate-stderr iso_redir '>/dev/full' --report "$W/r.json" -- sh -c 'echo hi; exit 3'
+	[ "$status" -eq 3 ]
+	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 3): command exited 3, stdout lost" ]
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["output_lost"] == {"stdout": {"error": "No space left on device", "bytes": 3}, "stderr": None}, r["output_lost"]
+assert r["exit"] == 3, r["exit"]
+' "$W/r.json"
+	# --finding-exit-code is the code of a lost output too
+	run iso_redir '>/dev/full' --finding-exit-code 99 -- echo hi
+	[ "$status" -eq 99 ]
+	# under --pidns the same
+	if userns_ok >/dev/null 2>&1; then
+		run iso_redir '>/dev/full' --pidns -- echo hi
+		[ "$status" -eq 122 ]
+	fi
+	assert_no_tree
+}
+
+@test "a report that cannot be written fails the run and names the report" {
+	run --separate-stderr iso --report /dev/full -- echo hi
+	[ "$status" -eq 122 ]
+	[ "$output" = hi ]
+	[[ "$stderr" == *"isorun: --report: write '/dev/full': No space left on device"* ]]
+	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 122): report not written" ]
+	run --separate-stderr iso --report /dev/full -- sh -c 'exit 4'
+	[ "$status" -eq 4 ]
+	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 4): command exited 4, report not written" ]
+	assert_no_tree
+	# a full file system: nothing half-written is left to be taken for a report
+	require "user and mount namespaces" unshare -rm true
+	mkdir "$W/full"
+	run --separate-stderr unshare -rm sh -c '
+		mount -t tmpfs -o size=8k none "$1" && head -c 8192 /dev/zero >"$1/fill"
+		"$2" --no-config --root "$3" --report "$1/r.json" -- echo hi; echo "rc=$?"
+		wc -c <"$1/r.json"' _ "$W/full" "$ISORUN" "$R"
+	[ "${lines[1]}" = "rc=122" ]
+	[ "${lines[2]}" = 0 ]
+	[[ "$stderr" == *"isorun: --report: write '$W/full/r.json': No space left on device"* ]]
+	assert_no_tree
+}
+
+@test "isorun -- yes | head -1: the reader leaving is not a failure; yes runs on until --timeout" {
+	# as documented: isorun drains and drops what nobody reads, and says nothing of it
+	run --separate-stderr bash -c 'set -o pipefail
+		"$0" --no-config --root "$1" --timeout 1s -- yes | head -1' "$ISORUN" "$R"
+	[ "$status" -eq 124 ]
+	[ "$output" = y ]
+	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 124): timed out" ]
+	[[ "$stderr" != *"write failed"* ]]
+	# a command that ends by itself keeps its own code: more than the pipes hold, unread
+	run --separate-stderr bash -c 'set -o pipefail
+		"$0" --no-config --root "$1" -- seq 1 1000000 | head -1' "$ISORUN" "$R"
+	[ "$status" -eq 0 ]
+	[ "$output" = 1 ]
+	[ -z "$stderr" ]
+	assert_no_tree
 }
