@@ -12,6 +12,7 @@
 
 #include "launcher/exit.h"
 #include "launcher/text.h"
+#include "launcher/tree.h"
 #include "ns/ns.h"
 
 /* getopt's value for a key; the options that are not settings follow */
@@ -258,6 +259,49 @@ static bool valid_subdir(const char *s)
 	return p[-1] != '/';
 }
 
+/*
+ * The names isorun itself keeps at the top of a tree: a --env-dir there would
+ * point the command's variable at isorun's own record (and let it be rewritten).
+ */
+static const char *reserved_subdir(const char *sub)
+{
+	static const char *const own[] = { ISO_TREE_OWNER, ISO_TREE_LOCK, ISO_TREE_OUTCOME,
+					   ISO_TREE_OUTCOME ".tmp", "empty" };
+	size_t l = strcspn(sub, "/");
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (strlen(own[i]) == l && !strncmp(sub, own[i], l))
+			return own[i];
+	return NULL;
+}
+
+static int add_pass_fd(struct iso_opts *o, const char *opt, const char *val, struct iso_err *e)
+{
+	char *end;
+	long n;
+	int *fds;
+
+	errno = 0;
+	n = strtol(val, &end, 10);
+	/* digits only: strtol would take " 5" and "+5" */
+	if (!isdigit((unsigned char)val[0]) || errno || *end || n < 3 || n > INT_MAX)
+		return iso_err_set(e, 0, "%s: expected a descriptor number >= 3, got '%s'", opt,
+				   val);
+	/* the same descriptor twice is passed once */
+	for (size_t i = 0; i < o->n_pass_fds; i++)
+		if (o->pass_fds[i] == (int)n)
+			return 0;
+	if (o->n_pass_fds >= ISO_PASS_FD_MAX)
+		return iso_err_set(e, 0, "%s: at most %d descriptors, got one more ('%s')", opt,
+				   ISO_PASS_FD_MAX, val);
+	fds = realloc(o->pass_fds, (o->n_pass_fds + 1) * sizeof(*fds));
+	if (!fds)
+		return -ENOMEM;
+	fds[o->n_pass_fds++] = (int)n;
+	o->pass_fds = fds;
+	return 0;
+}
+
 static int parse_mode(const char *opt, const char *val, bool allow_ignore,
 		      enum iso_verdict_mode *ret, struct iso_err *e)
 {
@@ -379,6 +423,11 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 					   "%s: expected VAR=SUBDIR with a relative SUBDIR "
 					   "inside the tree, got '%s'",
 					   opt, val);
+		if (reserved_subdir(eq + 1))
+			return iso_err_set(e, 0,
+					   "%s: '%s' would point %.*s at isorun's own '%s' in the "
+					   "tree; choose another SUBDIR",
+					   opt, val, (int)(eq - val), val, reserved_subdir(eq + 1));
 		return strv_push(&o->env_dirs, val);
 	case ISO_K_SETENV:
 		eq = strchr(val, '=');
@@ -390,20 +439,8 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		if (!valid_env_name(val, strlen(val)))
 			return iso_err_set(e, 0, "%s: invalid variable name '%s'", opt, val);
 		return strv_push(key == ISO_K_UNSETENV ? &o->unsetenv : &o->keep_env, val);
-	case ISO_K_PASS_FD: {
-		int *fds;
-		errno = 0;
-		n = strtol(val, &end, 10);
-		if (errno || *end || end == val || n < 3 || n > INT_MAX)
-			return iso_err_set(e, 0, "%s: expected a descriptor number >= 3, got '%s'",
-					   opt, val);
-		fds = realloc(o->pass_fds, (o->n_pass_fds + 1) * sizeof(*fds));
-		if (!fds)
-			return -ENOMEM;
-		fds[o->n_pass_fds++] = (int)n;
-		o->pass_fds = fds;
-		return 0;
-	}
+	case ISO_K_PASS_FD:
+		return add_pass_fd(o, opt, val, e);
 	case ISO_K_WATCH:
 		if (!*val)
 			return iso_err_set(e, 0, "%s: empty path", opt);

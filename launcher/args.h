@@ -14,6 +14,9 @@ struct iso_strv {
 };
 
 enum iso_verdict_mode { ISO_FAIL, ISO_WARN, ISO_IGNORE };
+
+/* --pass-fd: distinct descriptors the command may get (the child sorts them on its stack) */
+#define ISO_PASS_FD_MAX 64
 enum { ISO_PIDNS_OFF, ISO_PIDNS_ON, ISO_PIDNS_TRY };
 
 /* The settings of a run, by their long option name: the keys of isorun.conf too. */

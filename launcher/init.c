@@ -357,13 +357,15 @@ _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
 		}
 	}
 	if (xf.errnum) {
-		struct iso_err fe = { .errnum = xf.errnum };
+		/* the child's own account of what failed, for the outer to print whole */
+		struct iso_err fe = xf.err;
 		(void)waitpid(in.cmd, NULL, 0);
 		if (xf.stage == ISO_STAGE_CHDIR)
 			iso_err_set(
 				&fe, xf.errnum, "enter the working directory '%s'%s", p->spawn.cwd,
 				p->o->protect_home == NS_HOME_HIDE ? " under --protect-home=hide"
 								   : "");
+		fe.errnum = xf.errnum;
 		fail(sock, xf.stage, &fe);
 	}
 	/* only the command holds the relay pipes now, so their EOF means its tree is done */

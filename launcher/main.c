@@ -3,9 +3,12 @@
  * isorun: the command line.  Subcommands dispatch here, before any option is
  * parsed: only a run, `isorun shell` and `isorun config` read isorun.conf.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launcher/args.h"
 #include "launcher/commands.h"
@@ -47,6 +50,32 @@ static int policy_command(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * A standard descriptor the caller closed would be the next file isorun opens (the
+ * report, the tree's lock), and the relayed output and isorun's messages would go
+ * into it.  /dev/null takes its place first, read-write as systemd and tini do.  Not
+ * close-on-exec: the command gets it as its own 0, 1 or 2.  Without /dev/null
+ * isorun cannot run safely, and may not even be able to say so.
+ */
+static int fill_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int nfd;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		nfd = open("/dev/null", O_RDWR);
+		if (nfd != fd) {
+			if (nfd >= 0) {
+				close(nfd);
+				errno = EBADF;
+			}
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct iso_opts o;
@@ -64,6 +93,11 @@ int main(int argc, char **argv)
 		{ "gc", iso_gc_main },
 	};
 
+	if (fill_std_fds() < 0) {
+		fprintf(stderr, "isorun: open '/dev/null' for a closed fd 0, 1 or 2: %s\n",
+			strerror(errno));
+		return ISO_EXIT_SETUP;
+	}
 	for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].main(argc, argv);

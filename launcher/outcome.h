@@ -81,6 +81,7 @@ struct iso_outcome {
 
 	struct iso_timing timing;
 
+	char report_error[400]; /* --report could not be written: what and why */
 	int exit;
 };
 

@@ -159,9 +159,10 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 			*ret_sock = TAKE_FD(outer);
 			return 0;
 		}
+		/* init's message names the step (setup, caps, seccomp, chdir); keep it whole */
 		*e = m.err;
-		if (m.stage == ISO_STAGE_CAPS)
-			iso_err_set(e, m.err.errnum, "drop the command's capabilities");
+		if (!e->msg[0])
+			iso_err_set(e, m.err.errnum, "start the command in the namespace");
 		r = -(m.err.errnum ? m.err.errnum : EIO);
 		goto kill_init;
 	}

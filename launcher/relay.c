@@ -107,8 +107,11 @@ size_t iso_stream_tail(const struct iso_stream *s, char *buf)
 	return s->tail_len;
 }
 
-/* A whole write, waiting when our own output is a non-blocking file description. */
-static int write_all(int fd, const char *buf, size_t n)
+/*
+ * A whole write, waiting when our own output is a non-blocking file description.
+ * Returns the bytes not written: 0, or what was left when a write failed (errno).
+ */
+static size_t write_all(int fd, const char *buf, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, buf, n);
@@ -120,12 +123,29 @@ static int write_all(int fd, const char *buf, size_t n)
 				(void)poll(&p, 1, -1);
 				continue;
 			}
-			return -errno;
+			return n;
 		}
 		buf += w;
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/* Past a failed write the rest is read and dropped, so the command never blocks on it. */
+static void relay_out(struct iso_stream *s, const char *buf, size_t n)
+{
+	size_t left;
+
+	if (s->out_broken) {
+		s->lost += n;
+		return;
+	}
+	left = write_all(s->out, buf, n);
+	if (left) {
+		s->out_broken = true;
+		s->out_err = errno;
+		s->lost += left;
+	}
 }
 
 static int copy_some(struct iso_stream *s, size_t *moved)
@@ -143,8 +163,7 @@ static int copy_some(struct iso_stream *s, size_t *moved)
 	*moved += (size_t)n;
 	if (s->capture)
 		keep_tail(s, buf, (size_t)n);
-	if (!s->out_broken && write_all(s->out, buf, (size_t)n) < 0)
-		s->out_broken = true;
+	relay_out(s, buf, (size_t)n);
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 #ifndef ISO_RELAY_H
 #define ISO_RELAY_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +24,9 @@ struct iso_stream {
 	bool eof;
 	bool capture;
 	bool use_splice;
-	bool out_broken; /* our reader went away; keep draining so the command never blocks */
+	bool out_broken; /* a write failed; keep draining so the command never blocks */
+	int out_err;	 /* that write's errno: EPIPE, our reader left; else output was lost */
+	uint64_t lost;	 /* bytes read from the command but never written */
 	uint64_t bytes;
 	char tail[ISO_TAIL_MAX];
 	size_t tail_len, tail_head;
@@ -43,5 +46,10 @@ int iso_stream_pump(struct iso_stream *s);
 /* The tail in order, into buf (ISO_TAIL_MAX + 1); returns its length. */
 size_t iso_stream_tail(const struct iso_stream *s, char *buf);
 void iso_stream_close(struct iso_stream *s);
+/* The command's output did not all arrive, for a reason other than a reader that left. */
+static inline bool iso_stream_lost(const struct iso_stream *s)
+{
+	return s && s->out_broken && s->out_err != EPIPE;
+}
 
 #endif

@@ -178,18 +178,47 @@ static json_t *build(const struct iso_outcome *o)
 	return root;
 }
 
+/* {"error": strerror, "bytes": N} for a stream whose output did not all arrive */
+static json_t *lost(const struct iso_stream *s)
+{
+	if (!iso_stream_lost(s))
+		return json_null();
+	return json_pack("{s:s, s:I}", "error", strerror(s->out_err), "bytes", (json_int_t)s->lost);
+}
+
+/*
+ * The whole text, then a sync where the file has one: a report that is not on the
+ * disk is no evidence, and ENOSPC, EDQUOT or EIO may surface only at the sync.
+ */
 int iso_report_write(int fd, const struct iso_outcome *o)
 {
 	json_t *root = build(o);
-	int r;
+	_cleanup_free_ char *text = NULL;
+	size_t len, done = 0;
 
 	if (!root)
 		return -ENOMEM;
-	r = json_dumpfd(root, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_object_set_new(root, "output_lost",
+			    json_pack("{s:o, s:o}", "stdout", lost(o->streams[0]), "stderr",
+				      lost(o->streams[1])));
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
-	if (r < 0)
-		return -EIO;
-	if (write(fd, "\n", 1) != 1)
+	if (!text)
+		return -ENOMEM;
+	len = strlen(text);
+	text[len++] = '\n'; /* over the NUL: json_dumps' buffer has room for it */
+	while (done < len) {
+		ssize_t w = write(fd, text + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		done += (size_t)w;
+	}
+	/* a pipe or a device has nothing to sync */
+	if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
 		return -errno;
 	return 0;
 }

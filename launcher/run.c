@@ -810,6 +810,26 @@ static void print_setup_error(const struct iso_err *e)
 		fprintf(stderr, "  (hint: %s)\n", e->hint);
 }
 
+/*
+ * --report, and its close: a report that is not all there is no evidence, so the
+ * run fails (summary.c), and what was written of it is cut off, never half read.
+ */
+static void write_report(int *fd, const char *path, struct iso_outcome *out)
+{
+	int r = iso_report_write(*fd, out);
+
+	if (r == 0 && close(*fd) < 0 && errno != EINTR)
+		r = -errno;
+	else if (r < 0) {
+		(void)!ftruncate(*fd, 0);
+		close(*fd);
+	}
+	*fd = -1;
+	if (r < 0)
+		snprintf(out->report_error, sizeof(out->report_error), "--report: write '%s': %s",
+			 path, strerror(-r));
+}
+
 static int check_pass_fds(const struct iso_opts *o, struct iso_err *e)
 {
 	for (size_t i = 0; i < o->n_pass_fds; i++)
@@ -1015,12 +1035,13 @@ int iso_run(const struct iso_opts *o)
 		/* the child never became the command: reap it, keep the reason */
 		(void)waitpid(s.cmd, NULL, 0);
 exec_failed:
-		if (fail.stage == ISO_STAGE_CHDIR) {
-			iso_err_set(&e, fail.errnum, "--chdir '%s'", o->chdir);
-			goto setup_failed_tree;
-		}
-		if (fail.stage == ISO_STAGE_SETUP) {
-			iso_err_set(&e, fail.errnum, "prepare the command");
+		/* only the exec itself is the command's failure; every step before it is ours */
+		if (fail.stage != ISO_STAGE_EXEC) {
+			e = fail.err;
+			if (fail.stage == ISO_STAGE_CHDIR && o->chdir)
+				iso_err_set(&e, fail.errnum, "--chdir '%s'", o->chdir);
+			if (!e.msg[0])
+				iso_err_set(&e, fail.errnum, "prepare the command");
 			goto setup_failed_tree;
 		}
 		out.exec_failed = true;
@@ -1049,6 +1070,10 @@ exec_failed:
 	teardown(&s, &tree);
 	iso_tree_record_outcome(&tree, &out, o->shell);
 	out.duration_ms = (now_us() - t_start) / 1000;
+	/* the report before the verdict: a report that could not be written is part of it */
+	out.exit = iso_exit_code(o, &out, NULL);
+	if (report_fd >= 0)
+		write_report(&report_fd, o->report, &out);
 	code = iso_summarize(o, &out);
 	goto finish;
 
@@ -1063,9 +1088,12 @@ setup_failed:
 	print_setup_error(&e);
 	out.exit = code = ISO_EXIT_SETUP;
 	fprintf(stderr, "isorun: FAILED (exit %d): setup failed before the command ran\n", code);
+	if (report_fd >= 0) {
+		write_report(&report_fd, o->report, &out);
+		if (out.report_error[0])
+			fprintf(stderr, "isorun: %s\n", out.report_error);
+	}
 finish:
-	if (report_fd >= 0 && iso_report_write(report_fd, &out) < 0)
-		fprintf(stderr, "isorun: write report '%s': %s\n", o->report, strerror(errno));
 	for (int i = 0; i < 2; i++)
 		if (s.relayed[i])
 			iso_stream_close(&s.streams[i]);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "launcher/args.h"
 #include "launcher/cleanup.h"
 #include "launcher/fdpass.h"
 #include "ns/ns.h"
@@ -34,7 +36,7 @@ static int cmp_int(const void *a, const void *b)
 /* Every fd >= 3 close-on-exec, except the ones asked for. */
 static int seal_fds(const int *keep, size_t n)
 {
-	int sorted[64];
+	int sorted[ISO_PASS_FD_MAX];
 	unsigned lo = 3;
 
 	if (n > ELEMENTSOF(sorted))
@@ -74,12 +76,30 @@ static void reset_dispositions(void)
 			(void)syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
 }
 
-static _Noreturn void child_fail(int status_fd, int stage, int errnum)
+/*
+ * The whole error goes to the parent, not just errno: "Operation not permitted"
+ * alone cannot tell a refused seccomp(2) from a command that may not be run.
+ */
+__attribute__((format(printf, 4, 5))) static _Noreturn void
+child_fail(int status_fd, int stage, int errnum, const char *fmt, ...)
 {
-	struct iso_exec_failure f = { .errnum = errnum, .stage = stage };
+	struct iso_exec_failure f = { .errnum = errnum ? errnum : EIO, .stage = stage };
+	va_list ap;
 
+	f.err.errnum = f.errnum;
+	va_start(ap, fmt);
+	vsnprintf(f.err.msg, sizeof(f.err.msg), fmt, ap);
+	va_end(ap);
 	(void)!write(status_fd, &f, sizeof(f));
 	_exit(127);
+}
+
+/* A failure described by a callee: its message, under the step that called it. */
+static _Noreturn void child_fail_err(int status_fd, int stage, const char *step,
+				     const struct iso_err *e)
+{
+	child_fail(status_fd, stage, e->errnum ? e->errnum : EPERM, "%s%s%s", step,
+		   e->msg[0] ? ": " : "", e->msg);
 }
 
 /*
@@ -95,41 +115,50 @@ static _Noreturn void child_fail(int status_fd, int stage, int errnum)
  */
 static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_argv)
 {
+	struct iso_err e = { 0 };
 	sigset_t none;
+	int r;
 
 	if (setpgid(0, 0) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+			   "prepare the command: give it a process group of its own (setpgid)");
 	/* SIGTTOU is still blocked here, so a background group may take the terminal */
 	if (s->tty_fd >= 0 && tcsetpgrp(s->tty_fd, getpid()) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+			   "prepare the command: hand it the terminal (tcsetpgrp)");
 	reset_dispositions();
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+			   "prepare the command: unblock its signals (sigprocmask)");
 	if (s->out_fd >= 0 && dup2(s->out_fd, 1) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+			   "prepare the command: put the stdout pipe on fd 1 (dup2)");
 	if (s->err_fd >= 0 && dup2(s->err_fd, 2) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno);
+		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+			   "prepare the command: put the stderr pipe on fd 2 (dup2)");
 	for (size_t i = 0; i < s->n_pass_fds; i++)
 		if (fcntl(s->pass_fds[i], F_GETFD) < 0)
-			child_fail(status_fd, ISO_STAGE_SETUP, errno);
-	if (seal_fds(s->pass_fds, s->n_pass_fds) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno);
-	{
-		struct iso_err e = { 0 };
-		if (ns_caps_apply((enum ns_caps_mode)s->caps_mode, s->caps_keep, &e) < 0)
-			child_fail(status_fd, ISO_STAGE_CAPS, e.errnum ? e.errnum : EPERM);
-	}
+			child_fail(status_fd, ISO_STAGE_SETUP, errno, "--pass-fd %d",
+				   s->pass_fds[i]);
+	r = seal_fds(s->pass_fds, s->n_pass_fds);
+	if (r < 0)
+		child_fail(status_fd, ISO_STAGE_SETUP, -r,
+			   "prepare the command: close isorun's own descriptors (close_range)");
+	if (ns_caps_apply((enum ns_caps_mode)s->caps_mode, s->caps_keep, &e) < 0)
+		child_fail_err(status_fd, ISO_STAGE_CAPS, "drop the command's privileges", &e);
 	if (s->cwd && chdir(s->cwd) < 0)
-		child_fail(status_fd, ISO_STAGE_CHDIR, errno);
+		child_fail(status_fd, ISO_STAGE_CHDIR, errno, "enter the working directory '%s'",
+			   s->cwd);
 	if (s->pol) {
-		struct iso_err pe = { 0 };
 		struct iso_exec_failure rec = { .stage = ISO_STAGE_LISTENER };
 		int listener = -1;
 
 		/* last: from here on our own execve waits for the supervisor's answer */
-		if (pol_filter_load(s->pol, true, s->pol_log, &listener, &pe) < 0)
-			child_fail(status_fd, ISO_STAGE_POLICY, pe.errnum ? pe.errnum : EINVAL);
+		e = (struct iso_err){ 0 };
+		if (pol_filter_load(s->pol, true, s->pol_log, &listener, &e) < 0)
+			child_fail_err(status_fd, ISO_STAGE_POLICY,
+				       "install the command's seccomp filter", &e);
 		rec.errnum = listener < 0 ? EBUSY : 0;
 		/* the listener is close-on-exec: no copy of it reaches the command */
 		if (iso_send_record(status_fd, &rec, sizeof(rec), listener) < 0)
@@ -141,7 +170,7 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_
 		execve("/bin/sh", sh_argv, s->envp);
 		errno = ENOEXEC;
 	}
-	child_fail(status_fd, ISO_STAGE_EXEC, errno);
+	child_fail(status_fd, ISO_STAGE_EXEC, errno, "execute '%s'", s->path);
 }
 
 /*
@@ -304,6 +333,8 @@ int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure
 		if (n < 0) {
 			f = (struct iso_exec_failure){ .errnum = -n == EPROTO ? EIO : (int)-n,
 						       .stage = ISO_STAGE_SETUP };
+			iso_err_set(&f.err, f.errnum, "wait for the command '%s' to start",
+				    s->argv[0]);
 			break;
 		}
 		if (rec.stage == ISO_STAGE_LISTENER) {

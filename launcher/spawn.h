@@ -30,10 +30,15 @@ struct iso_spawn {
 	void *event_arg;
 };
 
-/* Why the command did not start, when it did not. */
+/*
+ * Why the command did not start, when it did not.  Only ISO_STAGE_EXEC is the
+ * command's own failure (126/127); every other stage is isorun's setup (125),
+ * and `err` says which step on what, as the child saw it.
+ */
 struct iso_exec_failure {
 	int errnum; /* 0: it started */
 	int stage;  /* ISO_STAGE_* */
+	struct iso_err err;
 };
 enum {
 	ISO_STAGE_EXEC = 1,

@@ -27,11 +27,19 @@ static bool leaks_count(const struct iso_opts *opts, const struct iso_outcome *o
 	return o->n_leaks && opts->leaks == ISO_FAIL;
 }
 
+/* What isorun itself could not deliver: relayed output, or the report. */
+static bool delivery_failed(const struct iso_outcome *o)
+{
+	return iso_stream_lost(o->streams[0]) || iso_stream_lost(o->streams[1]) ||
+	       o->report_error[0];
+}
+
 int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool *ret_finding)
 {
 	bool finding = leaks_count(opts, o) || o->tree_state == ISO_TREE_RETAINED ||
 		       refused_count(o) > 0 || (o->n_residue && opts->residue == ISO_FAIL) ||
-		       (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL);
+		       (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL) ||
+		       delivery_failed(o);
 
 	if (ret_finding)
 		*ret_finding = finding;
@@ -162,6 +170,13 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 	if (o->residue_unmeasurable)
 		fprintf(stderr, "isorun: residue check: not measurable (more than %d entries)\n",
 			ISO_RESIDUE_MAX);
+	for (int i = 0; i < 2; i++)
+		if (iso_stream_lost(o->streams[i]))
+			fprintf(stderr, "isorun: %s: write failed: %s (%llu bytes lost)\n",
+				o->streams[i]->name, strerror(o->streams[i]->out_err),
+				(unsigned long long)o->streams[i]->lost);
+	if (o->report_error[0])
+		fprintf(stderr, "isorun: %s\n", o->report_error);
 	if (o->tree_state == ISO_TREE_RETAINED)
 		fprintf(stderr, "isorun: namespace retained at %s: %s\n", path ? path : "?",
 			o->tree_reason);
@@ -208,6 +223,13 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 		reason_add(reason, sizeof(reason), "leak check not measurable");
 	if (o->tree_state == ISO_TREE_RETAINED)
 		reason_add(reason, sizeof(reason), "namespace retained");
+	for (int i = 0; i < 2; i++)
+		if (iso_stream_lost(o->streams[i])) {
+			snprintf(item, sizeof(item), "%s lost", o->streams[i]->name);
+			reason_add(reason, sizeof(reason), item);
+		}
+	if (o->report_error[0])
+		reason_add(reason, sizeof(reason), "report not written");
 	/* -q: a failing command speaks for itself; findings are always named */
 	if (opts->verbosity < 0 && !finding && !o->exec_failed && !o->timed_out && !o->cancelled_by)
 		return code;

@@ -243,6 +243,25 @@ static void test_exit_codes(void **state)
 	assert_true(finding);
 }
 
+/* Output isorun could not deliver is a finding; a reader that left is not. */
+static void test_exit_codes_delivery(void **state)
+{
+	struct iso_opts o;
+	struct iso_outcome out = ok_outcome();
+	struct iso_stream st = { .name = "stdout", .out_broken = true, .out_err = EPIPE };
+
+	iso_opts_init(&o);
+	out.streams[0] = &st;
+	assert_int_equal(iso_exit_code(&o, &out, NULL), 0);
+	st.out_err = ENOSPC;
+	assert_int_equal(iso_exit_code(&o, &out, NULL), ISO_EXIT_FINDING);
+	out.exit_code = 3;
+	assert_int_equal(iso_exit_code(&o, &out, NULL), 3);
+	out = ok_outcome();
+	snprintf(out.report_error, sizeof(out.report_error), "--report: write 'r': EIO");
+	assert_int_equal(iso_exit_code(&o, &out, NULL), ISO_EXIT_FINDING);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_flags_and_config),
 		cmocka_unit_test(test_one_setter_for_both),
 		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_exit_codes_delivery),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
