@@ -64,6 +64,24 @@ loginctl list-sessions" ]
 	[ ! -e "$W/ran" ]
 }
 
+@test "an option's own argument is not the verb: systemctl -p status restart, loginctl -M .host terminate-user" {
+	stand_ins
+	run --separate-stderr iso -- sh -c '
+		systemctl -p status restart nginx
+		systemctl --property status stop nginx
+		systemctl -pstatus restart x
+		systemctl --prop=status kill x
+		loginctl -M .host terminate-user root
+		systemctl --no-such-option status restart
+		systemctl -p Id show x
+		loginctl --no-pager list-sessions'
+	[ "$status" -eq 122 ]
+	[ "$(cat "$W/ran")" = "systemctl -p Id show x
+loginctl --no-pager list-sessions" ]
+	[ "$(grep -c 'isorun: refused: execve' <<<"$stderr")" -eq 6 ]
+	[[ "$stderr" == *"refused: execve \`loginctl -M .host terminate-user root\`"* ]]
+}
+
 @test "the deny-list refuses reboot, module loading, clock and swap calls with EPERM" {
 	run iso -- "$H/callsys" reboot init_module clock_settime swapoff
 	[ "$status" -eq 0 ]
