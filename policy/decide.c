@@ -3,7 +3,9 @@
  * Decisions on a parsed policy: pure functions of the policy and the call's
  * arguments, shared by the notification handler and the unit tests.
  */
+#include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <string.h>
 
 #include "policy/policy.h"
@@ -140,12 +142,56 @@ struct pol_verdict pol_decide_exec(const struct pol *p, const char *path, char *
 	return v;
 }
 
+int pol_path_normalize(const char *path, char *out, size_t len)
+{
+	size_t o = 0;
+
+	if (!path || path[0] != '/' || len < 2)
+		return -EINVAL;
+	out[o++] = '/';
+	for (const char *c = path; *c;) {
+		size_t n;
+
+		while (*c == '/')
+			c++;
+		n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.')) {
+			c += n;
+			continue;
+		}
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			/* back to the last '/', never above the root */
+			while (o > 1 && out[o - 1] != '/')
+				o--;
+			if (o > 1)
+				o--;
+			c += n;
+			continue;
+		}
+		if (o > 1)
+			out[o++] = '/';
+		if (o + n >= len)
+			return -ENAMETOOLONG;
+		memcpy(out + o, c, n);
+		o += n;
+		c += n;
+		if (o + 1 >= len)
+			return -ENAMETOOLONG;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
 struct pol_verdict pol_decide_connect(const struct pol *p, const char *path)
 {
 	struct pol_verdict v = { .refuse = false, .origin = NULL };
+	char norm[PATH_MAX];
 
 	if (!p || !path || !*path)
 		return v;
+	/* the spelling as the kernel would walk it if no name were a symlink */
+	if (pol_path_normalize(path, norm, sizeof(norm)) == 0)
+		path = norm;
 	for (size_t i = 0; i < p->n_socket; i++)
 		if (strcmp(p->socket[i].path, path) == 0) {
 			v.refuse = true;

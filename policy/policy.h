@@ -99,8 +99,14 @@ enum pol_opt pol_option(const char *program, const char *word);
 
 /* An exec of `path` with `argv`: refused when a guard says so. */
 struct pol_verdict pol_decide_exec(const struct pol *p, const char *path, char *const argv[]);
-/* connect() to AF_UNIX `path` ("" for abstract or other families: never refused). */
+/*
+ * connect() to AF_UNIX `path` ("" for abstract or other families: never refused),
+ * compared after pol_path_normalize(); the supervisor also compares the socket's
+ * identity (policy/notify.c).
+ */
 struct pol_verdict pol_decide_connect(const struct pol *p, const char *path);
+/* An absolute path without "//", "." and ".." (lexically, ".." of "/" is "/"); -errno. */
+int pol_path_normalize(const char *path, char *out, size_t len);
 
 /* --- the filter (policy/compile.c) ---------------------------------------- */
 

@@ -696,7 +696,15 @@ static void test_connect(void **state)
 	assert_true(pol_decide_connect(&p, "/run/systemd/private").refuse);
 	assert_true(pol_decide_connect(&p, "/run/dbus/system_bus_socket").refuse);
 	assert_false(pol_decide_connect(&p, "/run/user/4242/bus2").refuse);
-	assert_false(pol_decide_connect(&p, "/run/systemd/private/").refuse);
+	/* any spelling of the same name (issue 11, item 20); a trailing '/' fails ENOTDIR anyway */
+	assert_true(pol_decide_connect(&p, "/run/systemd/private/").refuse);
+	assert_true(pol_decide_connect(&p, "/run//dbus/system_bus_socket").refuse);
+	assert_true(pol_decide_connect(&p, "/run/./dbus/./system_bus_socket").refuse);
+	assert_true(pol_decide_connect(&p, "/tmp/../run/dbus/system_bus_socket").refuse);
+	assert_true(pol_decide_connect(&p, "/../../run/dbus/system_bus_socket").refuse);
+	assert_true(pol_decide_connect(&p, "//run/user/4242/bus").refuse);
+	assert_false(pol_decide_connect(&p, "/run/dbus/system_bus_socket/..").refuse);
+	assert_false(pol_decide_connect(&p, "/run/dbus/../system_bus_socket").refuse);
 	assert_false(pol_decide_connect(&p, "").refuse);
 	assert_false(pol_decide_connect(&p, NULL).refuse);
 	/* shown as written, whatever the environment */
@@ -721,6 +729,29 @@ static void test_connect(void **state)
 	if (saved)
 		setenv("XDG_RUNTIME_DIR", saved, 1);
 	free(saved);
+}
+
+static void test_path_normalize(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "/", "/" },
+		{ "//", "/" },
+		{ "/..", "/" },
+		{ "/a/./b", "/a/b" },
+		{ "/a//b/", "/a/b" },
+		{ "/a/b/../c", "/a/c" },
+		{ "/a/..", "/" },
+		{ "/../a/../../b", "/b" },
+		{ "/a/.b/..c", "/a/.b/..c" },
+	};
+	char out[64];
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		assert_int_equal(pol_path_normalize(cases[i][0], out, sizeof(out)), 0);
+		assert_string_equal(out, cases[i][1]);
+	}
+	assert_int_equal(pol_path_normalize("a/b", out, sizeof(out)), -EINVAL);
+	assert_int_equal(pol_path_normalize("/aaaa/bbbb", out, 8), -ENAMETOOLONG);
 }
 
 static void test_free_and_empty(void **state)
@@ -762,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_origin),
 		cmocka_unit_test(test_verb_modes),
 		cmocka_unit_test(test_connect),
+		cmocka_unit_test(test_path_normalize),
 		cmocka_unit_test(test_free_and_empty),
 	};
 
