@@ -121,6 +121,22 @@ static void forward_event(const struct pol_event *ev, void *arg)
 	(void)iso_ns_send(*(int *)arg, &m);
 }
 
+/* What the command inherits from init: fd 0, fds 1 and 2 unless relayed, --pass-fd. */
+static int home_fds(const struct iso_ns_plan *p, struct iso_err *e)
+{
+	int fds[3 + 64];
+	size_t n = 0;
+
+	fds[n++] = 0;
+	if (p->spawn.out_fd < 0)
+		fds[n++] = 1;
+	if (p->spawn.err_fd < 0)
+		fds[n++] = 2;
+	for (size_t i = 0; i < p->spawn.n_pass_fds && n < ELEMENTSOF(fds); i++)
+		fds[n++] = p->spawn.pass_fds[i];
+	return ns_home_fds(p->real_home, p->keep, p->n_keep, fds, n, e);
+}
+
 static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 {
 	const struct iso_opts *o = p->o;
@@ -159,6 +175,8 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 		if (mount("/dev/null", sock, NULL, MS_BIND, NULL) < 0)
 			r = iso_err_set(e, errno, "mask '%s'", sock);
 	}
+	if (r == 0 && o->protect_home != NS_HOME_OFF)
+		r = home_fds(p, e);
 	if (r == 0 && o->protect_home != NS_HOME_OFF)
 		r = ns_protect_home(p->real_home, (enum ns_home_mode)o->protect_home, empty,
 				    p->keep, p->n_keep, e);

@@ -36,7 +36,12 @@
 	"the working directory is inside the hidden home and would bypass it; run from outside "   \
 	"the home, or pass --chdir"
 
+#define H_HOME_FD                                                                                  \
+	"it would give write access around --protect-home; open it from outside the home, or "     \
+	"for writing if the command may write it"
+
 HINT_FIT(H_PRIVATE);
+HINT_FIT(H_HOME_FD);
 HINT_FIT(H_PROC_MASKED);
 HINT_FIT(H_PROC_EPERM);
 HINT_FIT(H_BUSY);
@@ -379,4 +384,114 @@ int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty,
 	if (r < 0)
 		(void)umount2(home, MNT_DETACH);
 	return r;
+}
+
+/*
+ * One descriptor the command inherits (see ns_home_fds()).  It was opened in the
+ * outer mount namespace, so it stays on the home's writable mount: a write through
+ * /proc/self/fd/N, openat(N, ..., O_CREAT) or fchmod(N) never meets the read-only
+ * cover.  Reopened through a read-only detached copy of its own mount, the new
+ * description carries that mount, and every one of them fails with EROFS.
+ */
+static int home_fd_reopen(int fd, const char *path, int fl, const struct stat *was,
+			  struct iso_err *e)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+	_cleanup_close_ int tree = -1, nfd = -1;
+	int open_fl = O_CLOEXEC | O_NOCTTY;
+	int fdfl = fcntl(fd, F_GETFD);
+	char link[64];
+	struct stat now;
+
+	/* AT_RECURSIVE: a directory's locked submounts come along, read-only too */
+	tree = (int)open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (tree < 0)
+		return iso_err_set(e, errno,
+				   "fd %d ('%s') reaches into the protected home: "
+				   "copy its mount (open_tree)",
+				   fd, path);
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+		return iso_err_set(e, errno, "fd %d ('%s'): make its copy read-only", fd, path);
+	if (fl & O_PATH)
+		open_fl |= O_PATH;
+	else
+		open_fl |= O_RDONLY | (fl & O_NONBLOCK) | (S_ISDIR(was->st_mode) ? O_DIRECTORY : 0);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", tree);
+	nfd = open(link, open_fl);
+	if (nfd < 0)
+		return iso_err_set(e, errno, "fd %d: reopen '%s' read-only", fd, path);
+	if (fstat(nfd, &now) < 0)
+		return iso_err_set(e, errno, "fd %d: stat '%s'", fd, path);
+	/* renamed, replaced or deleted since it was opened: the name is another file */
+	if (now.st_dev != was->st_dev || now.st_ino != was->st_ino)
+		return iso_err_set(e, ESTALE, "fd %d: '%s' is no longer the file it was opened on",
+				   fd, path);
+	if (S_ISREG(was->st_mode) && !(fl & O_PATH)) {
+		off_t off = lseek(fd, 0, SEEK_CUR);
+
+		if (off > 0 && lseek(nfd, off, SEEK_SET) < 0)
+			return iso_err_set(e, errno, "fd %d: keep the offset of '%s'", fd, path);
+	}
+	if (dup3(nfd, fd, fdfl >= 0 && (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+		return iso_err_set(e, errno, "fd %d: put the read-only '%s' in its place", fd,
+				   path);
+	return 0;
+}
+
+/* Whether fd `fd` needs home_fd_reopen(): 1 with its path, 0 if not, or -errno. */
+static int home_fd_reaches(int fd, const char *real_home, const char *const *keep, size_t n_keep,
+			   char *path, size_t len, int *ret_fl, struct stat *st, struct iso_err *e)
+{
+	char link[64];
+	ssize_t n;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return errno == EBADF ? 0 : iso_err_set(e, errno, "fd %d: F_GETFL", fd);
+	if (fstat(fd, st) < 0)
+		return iso_err_set(e, errno, "fd %d: fstat", fd);
+	/*
+	 * A file opened for writing was given to be written: `isorun ... >~/log`.  A
+	 * pipe, socket or device is a channel, not a place in the home.
+	 */
+	if (!S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
+		return 0;
+	if (S_ISREG(st->st_mode) && !(fl & O_PATH) && (fl & O_ACCMODE) != O_RDONLY)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, len - 1);
+	if (n < 0)
+		return iso_err_set(e, errno, "fd %d: readlink '%s'", fd, link);
+	path[n] = '\0';
+	if (!is_below(path, real_home))
+		return 0;
+	for (size_t i = 0; i < n_keep; i++)
+		if (is_below(path, keep[i]))
+			return 0; /* --writable, or the tree: stays as it is */
+	*ret_fl = fl;
+	return 1;
+}
+
+int ns_home_fds(const char *home, const char *const *keep, size_t n_keep, const int *fds,
+		size_t n_fds, struct iso_err *e)
+{
+	_cleanup_free_ char *real_home = realpath(home, NULL);
+
+	if (!real_home)
+		return iso_err_set(e, errno, "resolve '%s'", home);
+	for (size_t i = 0; i < n_fds; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		int fl = 0;
+		int r = home_fd_reaches(fds[i], real_home, keep, n_keep, path, sizeof(path), &fl,
+					&st, e);
+
+		if (r > 0)
+			r = home_fd_reopen(fds[i], path, fl, &st, e);
+		if (r < 0) {
+			iso_err_hint(e, H_HOME_FD);
+			return r;
+		}
+	}
+	return 0;
 }

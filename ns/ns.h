@@ -101,4 +101,15 @@ int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty,
 int ns_home_skeleton(const char *home, const char *empty, const char *const *keep, size_t n_keep,
 		     struct iso_err *e);
 
+/*
+ * Each of `fds` (the command's standard descriptors and --pass-fd) that is a
+ * directory, or a file open read-only or O_PATH, at a path below the home (and not
+ * below a `keep` path) is reopened in place, with the same identity, through a
+ * read-only copy of its mount; called before ns_protect_home() covers the home.  A
+ * file open for writing stays as it was given.  Fails naming the fd and path when
+ * the path no longer leads to the same file.
+ */
+int ns_home_fds(const char *home, const char *const *keep, size_t n_keep, const int *fds,
+		size_t n_fds, struct iso_err *e);
+
 #endif

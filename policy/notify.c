@@ -36,6 +36,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/audit.h>
+#include <linux/openat2.h>
 #include <linux/net.h>
 #include <seccomp.h>
 #include <stddef.h>
@@ -43,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -327,9 +329,82 @@ static int read_exec(struct target *t, const struct seccomp_notif *req, enum cal
 	return 0;
 }
 
-/* connect()'s AF_UNIX path into path ("" for other families and abstract names). */
-static int read_connect(struct target *t, const struct seccomp_notif *req, enum call c, char *path,
-			size_t len)
+struct connect_call {
+	char path[512]; /* absolute: as written, or joined to the target's cwd */
+	struct stat st; /* the socket it leads to for the target ... */
+	bool have_st;	/* ... when there is one */
+};
+
+/* /proc/self and /proc/thread-self are the target's, not ours: NULL or the rest. */
+static const char *proc_self_rest(const char *norm)
+{
+	static const char *const prefixes[] = { "/proc/self", "/proc/thread-self" };
+
+	for (size_t i = 0; i < ELEMENTSOF(prefixes); i++) {
+		size_t n = strlen(prefixes[i]);
+
+		if (!strncmp(norm, prefixes[i], n) && (norm[n] == '/' || norm[n] == '\0'))
+			return norm + n;
+	}
+	return NULL;
+}
+
+/*
+ * What the kernel will connect to, found the way it will walk the path: from the
+ * target's root (/proc/PID/root, so an absolute symlink stays inside it), through
+ * every "..", symlink and mount.  RESOLVE_IN_ROOT refuses magic links, so a path
+ * through /proc/PID/fd/N is walked again without it; /proc/self would be us.
+ */
+static void resolve_socket(pid_t pid, struct connect_call *c)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+	char norm[PATH_MAX], buf[PATH_MAX + 64];
+	const char *rest = NULL;
+	int fd = -1;
+
+	if (pol_path_normalize(c->path, norm, sizeof(norm)) == 0)
+		rest = proc_self_rest(norm);
+	if (rest) {
+		snprintf(buf, sizeof(buf), "/proc/%d%s", (int)pid, rest);
+		fd = open(buf, O_PATH | O_CLOEXEC);
+	} else {
+		snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
+		_cleanup_close_ int root = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (root >= 0)
+			fd = (int)syscall(SYS_openat2, root, c->path, &how, sizeof(how));
+		if (fd < 0 && root >= 0) {
+			snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, c->path);
+			fd = open(buf, O_PATH | O_CLOEXEC);
+		}
+	}
+	if (fd < 0)
+		return; /* nothing there for us: nothing there to connect to either */
+	c->have_st = fstat(fd, &c->st) == 0 && S_ISSOCK(c->st.st_mode);
+	close(fd);
+}
+
+/* A deny-socket rule naming the same socket by any other path. */
+static struct pol_verdict connect_by_identity(const struct pol *p, const struct connect_call *c)
+{
+	struct pol_verdict v = { .refuse = false, .origin = NULL };
+
+	for (size_t i = 0; c->have_st && i < p->n_socket; i++) {
+		struct stat st;
+
+		if (stat(p->socket[i].path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		    st.st_dev == c->st.st_dev && st.st_ino == c->st.st_ino) {
+			v.refuse = true;
+			v.origin = p->socket[i].origin;
+			break;
+		}
+	}
+	return v;
+}
+
+/* connect()'s AF_UNIX path and the socket behind it ("" for other families and abstract names). */
+static int read_connect(struct target *t, const struct seccomp_notif *req, enum call c,
+			struct connect_call *cc)
 {
 	struct sockaddr_un sun;
 	uint64_t addr = req->data.args[1];
@@ -337,7 +412,8 @@ static int read_connect(struct target *t, const struct seccomp_notif *req, enum 
 	size_t n, plen;
 	int r;
 
-	path[0] = '\0';
+	cc->path[0] = '\0';
+	cc->have_st = false;
 	if (c == CALL_SOCKETCALL) {
 		uint32_t words[3];
 
@@ -361,15 +437,18 @@ static int read_connect(struct target *t, const struct seccomp_notif *req, enum 
 		return 0; /* abstract names live in the network namespace */
 	plen = strnlen(sun.sun_path, n - offsetof(struct sockaddr_un, sun_path));
 	if (sun.sun_path[0] == '/') {
-		snprintf(path, len, "%.*s", (int)plen, sun.sun_path);
+		snprintf(cc->path, sizeof(cc->path), "%.*s", (int)plen, sun.sun_path);
 	} else {
 		char cwd[PATH_MAX];
 
 		resolve_link(t->pid, "cwd", cwd, sizeof(cwd));
 		/* longer than any rule (struct pol_socket): cannot match */
-		if (snprintf(path, len, "%s/%.*s", cwd, (int)plen, sun.sun_path) >= (int)len)
-			path[0] = '\0';
+		if (cwd[0] != '/' || snprintf(cc->path, sizeof(cc->path), "%s/%.*s", cwd, (int)plen,
+					      sun.sun_path) >= (int)sizeof(cc->path))
+			cc->path[0] = '\0';
 	}
+	if (cc->path[0])
+		resolve_socket(t->pid, cc);
 	return 0;
 }
 
@@ -437,7 +516,7 @@ int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct p
 	_cleanup_free_ struct exec_call *x = NULL;
 	struct pol_verdict v = { false, NULL };
 	struct pol_event ev;
-	char sock[sizeof(ev.detail)];
+	struct connect_call sock;
 	enum call c;
 	int r;
 
@@ -473,7 +552,7 @@ int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct p
 		if (p->n_socket == 0)
 			return respond(listener, req, resp, false);
 		snprintf(ev.call, sizeof(ev.call), "connect");
-		r = t.pid > 0 ? read_connect(&t, req, c, sock, sizeof(sock)) : -ESRCH;
+		r = t.pid > 0 ? read_connect(&t, req, c, &sock) : -ESRCH;
 	} else {
 		return respond(listener, req, resp, false);
 	}
@@ -488,7 +567,9 @@ int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct p
 		if (x)
 			v = pol_decide_exec(p, x->path, x->argv);
 		else
-			v = pol_decide_connect(p, sock);
+			v = pol_decide_connect(p, sock.path);
+		if (!x && !v.refuse)
+			v = connect_by_identity(p, &sock);
 		break;
 	case -EFAULT: /* a bad pointer: the kernel fails the call the same way */
 		return respond(listener, req, resp, false);
@@ -509,7 +590,7 @@ int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct p
 		if (x)
 			format_detail(ev.detail, sizeof(ev.detail), x);
 		else
-			snprintf(ev.detail, sizeof(ev.detail), "%s", sock);
+			snprintf(ev.detail, sizeof(ev.detail), "%s", sock.path);
 	}
 	ev.origin = v.origin;
 	ev.refused = !log_only;

@@ -36,15 +36,16 @@ struct pol_deny {
 /* guard PROGRAM ...: an exec of PROGRAM (by basename) is decided on its argv */
 struct pol_guard {
 	char program[64];
-	int verb_index;	 /* which argument is the verb: the Nth non-option (1-based) ... */
-	bool verb_raw;	 /* ... or, when set, argv[verb_index] options included */
-	bool allow_list; /* true: only `patterns` pass; false: `patterns` are refused */
+	int verb_index;	    /* which argument is the verb: the Nth non-option (1-based) ... */
+	bool verb_raw;	    /* ... or, when set, argv[verb_index] options included */
+	bool allow_list;    /* true: only `patterns` pass; false: `patterns` are refused */
 	bool empty_allowed; /* no verb at all (e.g. bare `systemctl`) */
-	char **patterns; /* fnmatch globs, NULL-terminated */
+	char **patterns;    /* fnmatch globs, NULL-terminated */
 	char origin[300];
 };
 
-/* deny-socket PATH: connect() to this AF_UNIX path is refused ($XDG_RUNTIME_DIR expanded at load) */
+/* deny-socket PATH: connect() to this AF_UNIX path is refused ($XDG_RUNTIME_DIR expanded at load)
+ */
 struct pol_socket {
 	char path[256];
 	char origin[300];
@@ -86,10 +87,26 @@ struct pol_verdict {
 	const char *origin; /* the rule that decided, when refused */
 };
 
+/* How a guarded program reads one word of its argv (policy/options.c). */
+enum pol_opt {
+	POL_OPT_NONE,	 /* not an option: "x", "-" */
+	POL_OPT_END,	 /* "--": every later word is not an option */
+	POL_OPT_ALONE,	 /* an option complete in itself: "--user", "-q", "-pId", "--p=x" */
+	POL_OPT_NEXT,	 /* an option whose argument is the next word: "-p", "--property" */
+	POL_OPT_UNKNOWN, /* an option not in the program's table: it may take the next word */
+};
+enum pol_opt pol_option(const char *program, const char *word);
+
 /* An exec of `path` with `argv`: refused when a guard says so. */
 struct pol_verdict pol_decide_exec(const struct pol *p, const char *path, char *const argv[]);
-/* connect() to AF_UNIX `path` ("" for abstract or other families: never refused). */
+/*
+ * connect() to AF_UNIX `path` ("" for abstract or other families: never refused),
+ * compared after pol_path_normalize(); the supervisor also compares the socket's
+ * identity (policy/notify.c).
+ */
 struct pol_verdict pol_decide_connect(const struct pol *p, const char *path);
+/* An absolute path without "//", "." and ".." (lexically, ".." of "/" is "/"); -errno. */
+int pol_path_normalize(const char *path, char *out, size_t len);
 
 /* --- the filter (policy/compile.c) ---------------------------------------- */
 
@@ -133,7 +150,7 @@ struct pol_event {
 	char call[16];	  /* "execve", "connect" */
 	char detail[512]; /* the redactable command line or socket path */
 	const char *origin;
-	bool refused;	  /* false under log mode: allowed but reported */
+	bool refused; /* false under log mode: allowed but reported */
 };
 
 /*

@@ -168,6 +168,79 @@ PY
 	rm -f "$real/$probe"
 }
 
+@test "--protect-home=ro: a descriptor into the home is reopened read-only (stdin, --pass-fd)" {
+	require "user and PID namespaces" userns_ok
+	require "python3" python3 -c 'import os'
+	D=$(home_scratch)
+	echo orig >"$D/in"
+	chmod 600 "$D/in"
+	mkdir "$D/dir"
+	# each way around the read-only cover through an inherited descriptor:
+	# reopening it by /proc/self/fd, creating beside it, changing its metadata
+	run --separate-stderr iso --protect-home=ro --pass-fd 3 -- sh -c '
+		read l; echo "read=$l"
+		echo x 2>/dev/null >/proc/self/fd/0 || echo reopen-refused
+		chmod 666 /proc/self/fd/0 2>/dev/null || echo chmod-refused
+		echo y 2>/dev/null >/proc/self/fd/3/new || echo dir-refused
+		python3 -c "import os
+try:
+    os.open(\"new2\", os.O_CREAT | os.O_WRONLY, dir_fd=3); print(\"created\")
+except OSError as e:
+    print(\"openat-refused\", e.strerror)"' <"$D/in" 3<"$D/dir"
+	[ "$status" -eq 0 ]
+	[ "$output" = "read=orig
+reopen-refused
+chmod-refused
+dir-refused
+openat-refused Read-only file system" ]
+	[ "$(cat "$D/in")" = orig ]
+	[ "$(stat -c %a "$D/in")" = 600 ]
+	[ -z "$(ls -A "$D/dir")" ]
+	# the same under hide: the descriptor still reads, and writes nothing
+	run --separate-stderr iso --protect-home=hide --chdir "$W" --pass-fd 3 -- sh -c '
+		read l; echo "read=$l"; ls /proc/self/fd/3/
+		echo x 2>/dev/null >/proc/self/fd/0 || echo reopen-refused
+		echo y 2>/dev/null >/proc/self/fd/3/new || echo dir-refused' <"$D/in" 3<"$D/dir"
+	[ "$status" -eq 0 ]
+	[ "$output" = "read=orig
+reopen-refused
+dir-refused" ]
+	[ "$(cat "$D/in")" = orig ]
+	[ -z "$(ls -A "$D/dir")" ]
+	assert_no_tree
+}
+
+@test "--protect-home=ro: output redirected into the home is still written (fds opened for writing stay)" {
+	require "user and PID namespaces" userns_ok
+	D=$(home_scratch)
+	# the caller's own `>~/log` and a writable --pass-fd: given to be written
+	iso --protect-home=ro --pass-fd 3 -- sh -c 'echo out; echo err >&2; echo app >&3' \
+		>"$D/log" 2>"$D/err" 3>>"$D/app"
+	[ "$(cat "$D/log")" = out ]
+	[ "$(cat "$D/err")" = err ]
+	[ "$(cat "$D/app")" = app ]
+	# the command's stdout not relayed (a file): still the same one file, nothing else
+	iso --protect-home=ro -- sh -c 'echo x >/proc/self/fd/1; touch /proc/self/fd/1/../n 2>/dev/null' \
+		>"$D/log2" 2>/dev/null || true
+	[ ! -e "$D/n" ]
+	assert_no_tree
+}
+
+@test "--protect-home: a descriptor whose home file is gone is refused with 125, naming it" {
+	require "user and PID namespaces" userns_ok
+	D=$(home_scratch)
+	echo orig >"$D/in"
+	exec 7<"$D/in"
+	rm "$D/in"
+	run --separate-stderr iso --protect-home=ro --pass-fd 7 -- touch "$W/ran"
+	exec 7<&-
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"fd 7 ('$D/in (deleted)')"* ]]
+	[[ "$stderr" == *"hint: "*"open it from outside the home"* ]]
+	[ ! -e "$W/ran" ]
+	assert_no_tree
+}
+
 @test "--protect-home=hide: the real home looks empty" {
 	require "user and PID namespaces" userns_ok
 	real=$(getent passwd "$(id -un)" | cut -d: -f6)

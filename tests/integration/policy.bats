@@ -64,6 +64,24 @@ loginctl list-sessions" ]
 	[ ! -e "$W/ran" ]
 }
 
+@test "an option's own argument is not the verb: systemctl -p status restart, loginctl -M .host terminate-user" {
+	stand_ins
+	run --separate-stderr iso -- sh -c '
+		systemctl -p status restart nginx
+		systemctl --property status stop nginx
+		systemctl -pstatus restart x
+		systemctl --prop=status kill x
+		loginctl -M .host terminate-user root
+		systemctl --no-such-option status restart
+		systemctl -p Id show x
+		loginctl --no-pager list-sessions'
+	[ "$status" -eq 122 ]
+	[ "$(cat "$W/ran")" = "systemctl -p Id show x
+loginctl --no-pager list-sessions" ]
+	[ "$(grep -c 'isorun: refused: execve' <<<"$stderr")" -eq 6 ]
+	[[ "$stderr" == *"refused: execve \`loginctl -M .host terminate-user root\`"* ]]
+}
+
 @test "the deny-list refuses reboot, module loading, clock and swap calls with EPERM" {
 	run iso -- "$H/callsys" reboot init_module clock_settime swapoff
 	[ "$status" -eq 0 ]
@@ -162,4 +180,60 @@ except OSError as e:
 	run iso -- python3 -c "$probe"
 	[[ "$output" == *connected* ]]
 	wait "$lp" || true
+}
+
+@test "deny-socket compares the socket, not its spelling: //, ., .., a symlink, /proc/self/fd/N" {
+	require "python3" python3 -c 'import socket'
+	mkdir -p "$W/sub"
+	python3 -c 'import socket, signal, sys
+socks = []
+for p in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(64); socks.append(s)
+open(sys.argv[1] + ".ready", "w").close()
+signal.pause()' "$W/svc.sock" "$W/other.sock" &
+	lp=$!
+	"$H/waitfor" "$W/svc.sock.ready"
+	printf 'include default\ndeny-socket %s\n' "$W/svc.sock" >"$W/sock.policy"
+	# every way to name the denied socket; the same for another socket must connect
+	probe='import errno, os, socket, sys
+w, name = sys.argv[1], sys.argv[2]
+tmp = os.environ["TMPDIR"]
+os.symlink(w + "/" + name, tmp + "/link")
+os.symlink(w, tmp + "/dirlink")
+fd = os.open(w + "/" + name, os.O_PATH)
+os.chdir(w + "/sub")
+for how, path in [("exact", w + "/" + name), ("slashes", w.replace("/", "//") + "//" + name),
+                  ("dot", w + "/./" + name), ("dotdot", w + "/sub/../" + name),
+                  ("root-dotdot", "/.." + w + "/" + name), ("relative", "../" + name),
+                  ("symlink", tmp + "/link"), ("dir-symlink", tmp + "/dirlink/" + name),
+                  ("proc-self-fd", "/proc/self/fd/%d" % fd),
+                  ("proc-thread-self-fd", "/proc/thread-self/fd/%d" % fd),
+                  ("proc-pid-fd", "/proc/%d/fd/%d" % (os.getpid(), fd))]:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path); print(how, "connected")
+    except OSError as e:
+        print(how, errno.errorcode[e.errno])
+    s.close()'
+	run --separate-stderr iso --policy="$W/sock.policy" -- python3 -c "$probe" "$W" svc.sock
+	denied_status=$status denied=$output denied_err=$stderr
+	run --separate-stderr iso --policy="$W/sock.policy" -- python3 -c "$probe" "$W" other.sock
+	kill "$lp"
+	wait "$lp" || true
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' connected$' <<<"$output")" -eq 11 ]
+	output=$denied stderr=$denied_err
+	[ "$denied_status" -eq 122 ]
+	[ "$output" = "exact EPERM
+slashes EPERM
+dot EPERM
+dotdot EPERM
+root-dotdot EPERM
+relative EPERM
+symlink EPERM
+dir-symlink EPERM
+proc-self-fd EPERM
+proc-thread-self-fd EPERM
+proc-pid-fd EPERM" ]
+	[[ "$stderr" == *"refused: connect \`/proc/self/fd/"* ]]
 }

@@ -506,6 +506,44 @@ static void test_default_guards(void **state)
 		{ "/usr/bin/systemctl", { "systemctl", "--version" }, A },
 		{ "/usr/bin/systemctl", { "systemctl", "list-units", "--all" }, A },
 		{ "/usr/bin/systemctl", { "systemctl", "show", "-p", "Id", "x" }, A },
+		/* an option's own argument is not the verb (issue 11, item 19) */
+		{ "/usr/bin/systemctl", { "systemctl", "-p", "status", "restart", "nginx" }, R },
+		{ "/usr/bin/systemctl",
+		  { "systemctl", "--property", "status", "stop", "nginx" },
+		  R },
+		{ "/usr/bin/systemctl", { "systemctl", "--prop", "status", "stop", "nginx" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-P", "status", "restart", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-pstatus", "restart", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-qp", "status", "restart", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-H", "host", "restart", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-Hhost", "restart", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-M", "status", "kill", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "--type", "status", "stop", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "--property=status", "restart", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-p", "--", "restart", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-p", "Id", "--", "restart", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "--signal", "status", "kill", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-pId", "status", "x" }, A },
+		{ "/usr/bin/systemctl", { "systemctl", "-p", "Id", "show", "x" }, A },
+		{ "/usr/bin/systemctl", { "systemctl", "--property=Id", "show", "x" }, A },
+		{ "/usr/bin/systemctl", { "systemctl", "-p", "Id", "--", "show", "x" }, A },
+		{ "/usr/bin/systemctl", { "systemctl", "--no-pager", "status", "x" }, A },
+		{ "/usr/bin/systemctl", { "systemctl", "--user", "-q", "is-active", "x" }, A },
+		{ "/usr/bin/systemctl", { "systemctl", "-aq", "list-units" }, A },
+		{ "/usr/bin/systemctl", { "systemctl", "status", "-p", "restart", "x" }, A },
+		/* an option not in the table: either reading may be the verb, fail closed */
+		{ "/usr/bin/systemctl", { "systemctl", "--no-such", "restart", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "--no-such", "status", "x" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-Z", "status", "restart" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "-qZ", "status", "restart" }, R },
+		{ "/usr/bin/systemctl", { "systemctl", "--no-such", "status" }, A },
+		{ "/usr/bin/loginctl", { "loginctl", "-M", ".host", "terminate-user", "root" }, R },
+		{ "/usr/bin/loginctl", { "loginctl", "--machine", ".host", "kill-user", "x" }, R },
+		{ "/usr/bin/loginctl", { "loginctl", "-Hhost", "terminate-session", "3" }, R },
+		{ "/usr/bin/loginctl", { "loginctl", "--no-such", "terminate-user", "x" }, R },
+		{ "/usr/bin/loginctl", { "loginctl", "-p", "Name", "show-session", "1" }, A },
+		{ "/usr/bin/loginctl", { "loginctl", "--no-pager", "list-sessions" }, A },
+		{ "/usr/bin/loginctl", { "loginctl", "--no-such", "list-sessions" }, A },
 		{ "/bin/systemctl", { "systemctl", "restart", "x" }, R },
 		{ "systemctl", { "systemctl", "restart", "x" }, R },
 		{ NULL, { "/usr/bin/systemctl", "restart", "x" }, R },
@@ -592,6 +630,10 @@ static void test_verb_modes(void **state)
 		{ "/x/tool", { "tool", "a", "--", "-go" }, A },
 		{ "/x/tool", { "tool", "--", "a", "go" }, R },
 		{ "/x/tool", { "tool", "a" }, A }, /* deny-list: a missing verb passes */
+		/* a program without a table: an option may take the next word */
+		{ "/x/tool", { "tool", "-o", "x", "a", "go" }, R },
+		{ "/x/tool", { "tool", "--opt", "a", "go" }, R },
+		{ "/x/tool", { "tool", "--opt=a", "b", "stay" }, A },
 		{ "/x/dash", { "dash", "-" }, R },
 		{ "/x/dash", { "dash", "-v", "x" }, A },
 		/* verb=arg1: argv[1] as written */
@@ -654,7 +696,15 @@ static void test_connect(void **state)
 	assert_true(pol_decide_connect(&p, "/run/systemd/private").refuse);
 	assert_true(pol_decide_connect(&p, "/run/dbus/system_bus_socket").refuse);
 	assert_false(pol_decide_connect(&p, "/run/user/4242/bus2").refuse);
-	assert_false(pol_decide_connect(&p, "/run/systemd/private/").refuse);
+	/* any spelling of the same name (issue 11, item 20); a trailing '/' fails ENOTDIR anyway */
+	assert_true(pol_decide_connect(&p, "/run/systemd/private/").refuse);
+	assert_true(pol_decide_connect(&p, "/run//dbus/system_bus_socket").refuse);
+	assert_true(pol_decide_connect(&p, "/run/./dbus/./system_bus_socket").refuse);
+	assert_true(pol_decide_connect(&p, "/tmp/../run/dbus/system_bus_socket").refuse);
+	assert_true(pol_decide_connect(&p, "/../../run/dbus/system_bus_socket").refuse);
+	assert_true(pol_decide_connect(&p, "//run/user/4242/bus").refuse);
+	assert_false(pol_decide_connect(&p, "/run/dbus/system_bus_socket/..").refuse);
+	assert_false(pol_decide_connect(&p, "/run/dbus/../system_bus_socket").refuse);
 	assert_false(pol_decide_connect(&p, "").refuse);
 	assert_false(pol_decide_connect(&p, NULL).refuse);
 	/* shown as written, whatever the environment */
@@ -679,6 +729,29 @@ static void test_connect(void **state)
 	if (saved)
 		setenv("XDG_RUNTIME_DIR", saved, 1);
 	free(saved);
+}
+
+static void test_path_normalize(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "/", "/" },
+		{ "//", "/" },
+		{ "/..", "/" },
+		{ "/a/./b", "/a/b" },
+		{ "/a//b/", "/a/b" },
+		{ "/a/b/../c", "/a/c" },
+		{ "/a/..", "/" },
+		{ "/../a/../../b", "/b" },
+		{ "/a/.b/..c", "/a/.b/..c" },
+	};
+	char out[64];
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		assert_int_equal(pol_path_normalize(cases[i][0], out, sizeof(out)), 0);
+		assert_string_equal(out, cases[i][1]);
+	}
+	assert_int_equal(pol_path_normalize("a/b", out, sizeof(out)), -EINVAL);
+	assert_int_equal(pol_path_normalize("/aaaa/bbbb", out, 8), -ENAMETOOLONG);
 }
 
 static void test_free_and_empty(void **state)
@@ -720,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_origin),
 		cmocka_unit_test(test_verb_modes),
 		cmocka_unit_test(test_connect),
+		cmocka_unit_test(test_path_normalize),
 		cmocka_unit_test(test_free_and_empty),
 	};
 
