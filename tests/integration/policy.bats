@@ -201,19 +201,23 @@ tmp = os.environ["TMPDIR"]
 os.symlink(w + "/" + name, tmp + "/link")
 os.symlink(w, tmp + "/dirlink")
 fd = os.open(w + "/" + name, os.O_PATH)
-os.chdir(w + "/sub")
-for how, path in [("exact", w + "/" + name), ("slashes", w.replace("/", "//") + "//" + name),
-                  ("dot", w + "/./" + name), ("dotdot", w + "/sub/../" + name),
-                  ("root-dotdot", "/.." + w + "/" + name), ("relative", "../" + name),
-                  ("symlink", tmp + "/link"), ("dir-symlink", tmp + "/dirlink/" + name),
-                  ("proc-self-fd", "/proc/self/fd/%d" % fd),
-                  ("proc-thread-self-fd", "/proc/thread-self/fd/%d" % fd),
-                  ("proc-pid-fd", "/proc/%d/fd/%d" % (os.getpid(), fd))]:
+# sun_path holds 108 bytes and a nested $TMPDIR can be longer: the symlinks
+# are named from their own directory
+sub = w + "/sub"
+for how, cwd, path in [("exact", sub, w + "/" + name),
+                  ("slashes", sub, w.replace("/", "//") + "//" + name),
+                  ("dot", sub, w + "/./" + name), ("dotdot", sub, w + "/sub/../" + name),
+                  ("root-dotdot", sub, "/.." + w + "/" + name), ("relative", sub, "../" + name),
+                  ("symlink", tmp, "link"), ("dir-symlink", tmp, "dirlink/" + name),
+                  ("proc-self-fd", sub, "/proc/self/fd/%d" % fd),
+                  ("proc-thread-self-fd", sub, "/proc/thread-self/fd/%d" % fd),
+                  ("proc-pid-fd", sub, "/proc/%d/fd/%d" % (os.getpid(), fd))]:
+    os.chdir(cwd)
     s = socket.socket(socket.AF_UNIX)
     try:
         s.connect(path); print(how, "connected")
     except OSError as e:
-        print(how, errno.errorcode[e.errno])
+        print(how, errno.errorcode.get(e.errno, str(e)))
     s.close()'
 	run --separate-stderr iso --policy="$W/sock.policy" -- python3 -c "$probe" "$W" svc.sock
 	denied_status=$status denied=$output denied_err=$stderr
