@@ -6,6 +6,11 @@
 
 load helpers
 
+# a socket directory made outside the test's own tree goes with the test
+teardown() {
+	if [ -n "${S:-}" ]; then rm -rf "$S"; fi
+}
+
 stand_ins() {
 	mkdir -p "$W/bin"
 	for p in systemctl crontab service loginctl; do
@@ -158,23 +163,24 @@ except OSError as e:
 @test "deny-socket paths are refused, and under --pidns also masked in the mount namespace" {
 	require "python3" python3 -c 'import socket'
 	require "user and PID namespaces" unshare -Urpf --mount-proc true
+	S=$(mktemp -d /tmp/isorun-sock.XXXXXX)
 	python3 -c 'import socket,sys
 s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()
 open(sys.argv[1] + ".ready", "w").close()
-s.accept()' "$W/svc.sock" &
+s.accept()' "$S/svc.sock" &
 	lp=$!
-	"$H/waitfor" "$W/svc.sock.ready"
-	printf 'include default\ndeny-socket %s\n' "$W/svc.sock" >"$W/sock.policy"
+	"$H/waitfor" "$S/svc.sock.ready"
+	printf 'include default\ndeny-socket %s\n' "$S/svc.sock" >"$W/sock.policy"
 	probe="import socket, errno
 s = socket.socket(socket.AF_UNIX)
 try:
-    s.connect('$W/svc.sock'); print('connected')
+    s.connect('$S/svc.sock'); print('connected')
 except OSError as e:
     print(errno.errorcode[e.errno])"
 	run iso --policy="$W/sock.policy" -- python3 -c "$probe"
 	[[ "$output" == *EPERM* ]]
 	[[ "$output" == *"refused: connect"* ]]
-	run iso --pidns --policy="$W/sock.policy" -- sh -c "test -S '$W/svc.sock' && echo socket || echo masked"
+	run iso --pidns --policy="$W/sock.policy" -- sh -c "test -S '$S/svc.sock' && echo socket || echo masked"
 	[[ "$output" == *masked* ]]
 	# control: without the rule the same connect goes through
 	run iso -- python3 -c "$probe"
@@ -184,16 +190,18 @@ except OSError as e:
 
 @test "deny-socket compares the socket, not its spelling: //, ., .., a symlink, /proc/self/fd/N" {
 	require "python3" python3 -c 'import socket'
-	mkdir -p "$W/sub"
+	# sun_path holds 108 bytes: a deep $TMPDIR cannot hold the sockets
+	S=$(mktemp -d /tmp/isorun-sock.XXXXXX)
+	mkdir -p "$S/sub"
 	python3 -c 'import socket, signal, sys
 socks = []
 for p in sys.argv[1:]:
     s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(64); socks.append(s)
 open(sys.argv[1] + ".ready", "w").close()
-signal.pause()' "$W/svc.sock" "$W/other.sock" &
+signal.pause()' "$S/svc.sock" "$S/other.sock" &
 	lp=$!
-	"$H/waitfor" "$W/svc.sock.ready"
-	printf 'include default\ndeny-socket %s\n' "$W/svc.sock" >"$W/sock.policy"
+	"$H/waitfor" "$S/svc.sock.ready"
+	printf 'include default\ndeny-socket %s\n' "$S/svc.sock" >"$W/sock.policy"
 	# every way to name the denied socket; the same for another socket must connect
 	probe='import errno, os, socket, sys
 w, name = sys.argv[1], sys.argv[2]
@@ -219,9 +227,9 @@ for how, cwd, path in [("exact", sub, w + "/" + name),
     except OSError as e:
         print(how, errno.errorcode.get(e.errno, str(e)))
     s.close()'
-	run --separate-stderr iso --policy="$W/sock.policy" -- python3 -c "$probe" "$W" svc.sock
+	run --separate-stderr iso --policy="$W/sock.policy" -- python3 -c "$probe" "$S" svc.sock
 	denied_status=$status denied=$output denied_err=$stderr
-	run --separate-stderr iso --policy="$W/sock.policy" -- python3 -c "$probe" "$W" other.sock
+	run --separate-stderr iso --policy="$W/sock.policy" -- python3 -c "$probe" "$S" other.sock
 	kill "$lp"
 	wait "$lp" || true
 	[ "$status" -eq 0 ]
