@@ -17,6 +17,16 @@ BUILD	?= build
 VERSION	:= $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 PKGS	:= libseccomp libcap libnl-3.0 libnl-route-3.0 jansson inih
+# A package pkg-config cannot find would silently empty every package's flags
+# and the build would fail later on a header with no hint why: stop here,
+# naming it (goals that build nothing, like deps, go on).
+NOBUILD_GOALS := deps clean lint dist uninstall
+ifneq ($(filter-out $(NOBUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
+ifneq ($(PKG_MISSING),)
+$(error pkg-config cannot find: $(PKG_MISSING); install the build dependencies with `make deps`)
+endif
+endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # The six libraries are linked from their archives (glibc stays shared): resolving
 # and relocating six shared objects cost ~0.6 ms of every launch here, more than
@@ -54,9 +64,12 @@ ALL_CFLAGS += $(HARDEN)
 LAUNCHER_SRC := $(filter-out launcher/main.c,$(wildcard launcher/*.c))
 LIB_SRC	:= $(LAUNCHER_SRC) $(wildcard ns/*.c) $(filter-out policy/gen_bpf.c,$(wildcard policy/*.c)) \
 	   $(wildcard selftest/*.c)
-# the shipped policies' BPF, generated at build time (policy/gen_bpf.c)
+# the shipped policies' text and BPF, generated at build time from
+# policy/*.policy (policy/embed.awk, policy/gen_bpf.c)
+POLICIES := $(sort $(wildcard policy/*.policy))
+SHIPPED_TEXT := $(BUILD)/gen/shipped_text.c
 SHIPPED_BPF := $(BUILD)/gen/shipped_bpf.c
-LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/%.o) $(SHIPPED_BPF:.c=.o)
+LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/%.o) $(SHIPPED_TEXT:.c=.o) $(SHIPPED_BPF:.c=.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
@@ -71,7 +84,15 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/gen/gen_bpf: policy/gen_bpf.c $(BUILD)/policy/parse.o $(BUILD)/policy/compile.o
+$(SHIPPED_TEXT): policy/embed.awk $(POLICIES)
+	@mkdir -p $(@D)
+	awk -f policy/embed.awk $(POLICIES) >$@.tmp && mv $@.tmp $@
+
+$(SHIPPED_TEXT:.c=.o): $(SHIPPED_TEXT)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/gen_bpf: policy/gen_bpf.c $(BUILD)/policy/parse.o $(BUILD)/policy/compile.o \
+		$(SHIPPED_TEXT:.c=.o)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -118,10 +139,11 @@ deps:
 
 # libFuzzer on the policy parser (clang from Debian); FUZZ_SECONDS bounds it.
 FUZZ_SECONDS ?= 60
-fuzz:
+fuzz: $(SHIPPED_TEXT)
 	@mkdir -p $(BUILD)/fuzz
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -I. \
-		-o $(BUILD)/fuzz/fuzz_policy tests/fuzz/fuzz_policy.c policy/parse.c policy/decide.c \
+		-o $(BUILD)/fuzz/fuzz_policy tests/fuzz/fuzz_policy.c policy/parse.c policy/decide.c policy/options.c \
+		$(SHIPPED_TEXT) \
 		$(shell pkg-config --libs libseccomp)
 	@mkdir -p $(BUILD)/fuzz/corpus
 	@$(BUILD)/fuzz/fuzz_policy -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
@@ -197,8 +219,9 @@ deb: dist
 		dpkg-buildpackage -us -uc -b -Jauto
 	lintian --fail-on error $(BUILD)/deb/isorun_$(DEB_VERSION)_*.changes
 
+C_DIRS	:= launcher ns policy selftest bench tests/unit tests/helpers tests/fuzz
 lint:
-	clang-format --dry-run --Werror launcher/*.[ch] tests/unit/*.c tests/helpers/*.c bench/*.c
+	clang-format --dry-run --Werror $(foreach d,$(C_DIRS),$(wildcard $(d)/*.[ch]))
 	shellcheck -x tests/*.sh .ci/run bench/*.sh examples/*.sh examples/leaky-suite/*.sh
 	shellcheck -s bash packaging/completions/isorun.bash
 

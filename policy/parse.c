@@ -26,85 +26,6 @@
 #define POL_MAX_VERB  99	/* verb=N, verb=argN */
 #define XDG_VAR	      "$XDG_RUNTIME_DIR"
 
-/*
- * The shipped policies, compiled in so that `--policy=default` needs no file at
- * run time.  Byte for byte copies of policy/default.policy and strict.policy:
- * tests/unit/test_policy_parse.c fails when they drift apart.
- */
-static const char default_text[] =
-	"# isorun's default policy: a test suite may not reboot the host, load kernel\n"
-	"# modules, set the clock, inject terminal input, or change the host's services.\n"
-	"# Read-only queries (`systemctl status`, `crontab -l`) still work.\n"
-	"# The language is described in policy/GRAMMAR.txt.\n"
-	"policy default\n"
-	"\n"
-	"# Plain seccomp deny-list: these calls fail with EPERM.\n"
-	"deny reboot\n"
-	"deny kexec_load\n"
-	"deny kexec_file_load\n"
-	"deny init_module\n"
-	"deny finit_module\n"
-	"deny delete_module\n"
-	"deny swapon\n"
-	"deny swapoff\n"
-	"deny settimeofday\n"
-	"deny clock_settime\n"
-	"deny clock_adjtime\n"
-	"deny adjtimex\n"
-	"deny acct\n"
-	"deny quotactl\n"
-	"deny ioperm\n"
-	"deny iopl\n"
-	"deny ioctl request=TIOCSTI\n"
-	"\n"
-	"# Service managers, decided on argv at exec.  Options and their arguments are skipped\n"
-	"# to find the verb (`systemctl -p status restart x` is restart; GRAMMAR.txt); a bare\n"
-	"# `systemctl` lists units and `systemctl --version` has no verb at all: both pass.\n"
-	"guard systemctl empty=allow allow status show cat is-active is-enabled is-failed "
-	"is-system-running list-* get-default help\n"
-	"# `service NAME ACTION`: argv[2] as written, so `service NAME --full-restart`\n"
-	"# counts; `service --status-all` has no argv[2] and passes.\n"
-	"guard service verb=arg2 empty=allow allow status\n"
-	"# argv[1] as written: only `crontab -l`; a bare `crontab` installs stdin.\n"
-	"guard crontab verb=arg1 empty=deny allow -l\n"
-	"guard at empty=deny deny *\n"
-	"guard batch empty=deny deny *\n"
-	"guard systemd-run empty=deny deny *\n"
-	"guard loginctl deny enable-linger terminate-* kill-*\n"
-	"guard update-rc.d empty=deny deny *\n"
-	"guard invoke-rc.d empty=deny deny *\n"
-	"guard rc-service empty=deny deny *\n"
-	"guard rc-update empty=deny deny *\n"
-	"guard initctl empty=deny deny *\n"
-	"guard launchctl empty=deny allow list print\n"
-	"# systemctl's own aliases ask PID 1 to go down; the reboot(2) deny above does not\n"
-	"# reach them because PID 1, not the test, makes that call.\n"
-	"guard reboot empty=deny deny *\n"
-	"guard poweroff empty=deny deny *\n"
-	"guard halt empty=deny deny *\n"
-	"guard shutdown empty=deny deny *\n"
-	"guard telinit empty=deny deny *\n";
-
-static const char strict_text[] =
-	"# isorun's strict policy: the default policy, and no talking to the service\n"
-	"# managers over their sockets (systemd's private socket, the D-Bus system bus,\n"
-	"# the user's systemd and D-Bus session sockets).\n"
-	"policy strict\n"
-	"include default\n"
-	"\n"
-	"deny-socket /run/systemd/private\n"
-	"deny-socket /run/dbus/system_bus_socket\n"
-	"deny-socket $XDG_RUNTIME_DIR/systemd/private\n"
-	"deny-socket $XDG_RUNTIME_DIR/bus\n";
-
-static const struct shipped {
-	const char *name, *file, *text;
-	size_t len;
-} shipped[] = {
-	{ "default", "default.policy", default_text, sizeof(default_text) - 1 },
-	{ "strict", "strict.policy", strict_text, sizeof(strict_text) - 1 },
-};
-
 static const struct ioctl_name {
 	const char *name;
 	unsigned long req;
@@ -115,7 +36,7 @@ static const struct ioctl_name {
 
 /* What a file is, for include cycles: a shipped name, or a device and inode. */
 struct ident {
-	const struct shipped *sh;
+	const struct pol_text *sh;
 	dev_t dev;
 	ino_t ino;
 	bool known;
@@ -148,14 +69,14 @@ struct parser {
 
 const char *pol_shipped_name(size_t i)
 {
-	return i < ELEMENTSOF(shipped) ? shipped[i].name : NULL;
+	return i < pol_n_shipped_text ? pol_shipped_text[i].name : NULL;
 }
 
-static const struct shipped *find_shipped(const char *name)
+static const struct pol_text *find_shipped(const char *name)
 {
-	for (size_t i = 0; i < ELEMENTSOF(shipped); i++)
-		if (strcmp(shipped[i].name, name) == 0)
-			return &shipped[i];
+	for (size_t i = 0; i < pol_n_shipped_text; i++)
+		if (strcmp(pol_shipped_text[i].name, name) == 0)
+			return &pol_shipped_text[i];
 	return NULL;
 }
 

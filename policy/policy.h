@@ -131,6 +131,14 @@ int pol_filter_build(const struct pol *p, bool notify, bool log_only, struct soc
 int pol_filter_install(const struct sock_filter *insns, size_t len, bool listener, const char *name,
 		       struct iso_err *e);
 
+/* A shipped policy's text, generated at build time from the policy files by embed.awk. */
+struct pol_text {
+	const char *name, *file, *text;
+	size_t len;
+};
+extern const struct pol_text pol_shipped_text[];
+extern const size_t pol_n_shipped_text;
+
 /* A shipped policy's BPF, compiled at build time by policy/gen_bpf.c. */
 struct pol_bpf {
 	const char *policy;

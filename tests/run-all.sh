@@ -73,7 +73,7 @@ if [ "$only" = all ] || [ "$only" = integration ]; then
 		failed=$((failed + 1))
 	fi
 	# The gate's own verdict on the whole suite: no leak, tree removed.
-	if [ $rc -eq 122 ] || ! grep -q '"state": "removed"' "$report"; then
+	if [ "$rc" -eq 122 ] || ! grep -q '"state": "removed"' "$report"; then
 		echo "not ok - the integration suite itself leaked or left its tree (isorun exit $rc)"
 		failed=$((failed + 1))
 	else

@@ -148,55 +148,20 @@ static void test_shipped_match_files(void **state)
 	}
 }
 
-/*
- * The string literal `static const char NAME[] = "..." "...";` in a C file, with
- * \n, \" and \\ unescaped.
- */
-static char *c_string(const char *csrc, const char *name)
-{
-	char decl[128], *out, *d;
-	const char *s;
-
-	snprintf(decl, sizeof(decl), "static const char %s[] =", name);
-	s = strstr(csrc, decl);
-	if (!s)
-		return NULL;
-	s += strlen(decl);
-	out = d = malloc(strlen(s) + 1);
-	assert_non_null(out);
-	for (; *s && *s != ';'; s++) {
-		if (*s != '"')
-			continue;
-		for (s++; *s != '"'; s++) {
-			assert_true(*s != '\0');
-			if (*s != '\\') {
-				*d++ = *s;
-				continue;
-			}
-			s++;
-			assert_true(*s != '\0' && strchr("n\"\\", *s));
-			*d++ = *s == 'n' ? '\n' : *s;
-		}
-	}
-	*d = '\0';
-	return out;
-}
-
-/* Byte for byte, comments included: the copy in parse.c is the file. */
+/* Byte for byte, comments included: the compiled-in text is the file. */
 static void test_embedded_text(void **state)
 {
-	_cleanup_free_ char *csrc = read_text("policy/parse.c");
-	static const char *pairs[][2] = { { "default_text", "policy/default.policy" },
-					  { "strict_text", "policy/strict.policy" } };
+	assert_true(pol_n_shipped_text >= 2);
+	for (size_t i = 0; i < pol_n_shipped_text; i++) {
+		const struct pol_text *t = &pol_shipped_text[i];
+		char path[64];
 
-	assert_non_null(csrc);
-	for (size_t i = 0; i < ELEMENTSOF(pairs); i++) {
-		_cleanup_free_ char *embedded = c_string(csrc, pairs[i][0]);
-		_cleanup_free_ char *file = read_text(pairs[i][1]);
-
-		assert_non_null(embedded);
+		snprintf(path, sizeof(path), "policy/%s", t->file);
+		_cleanup_free_ char *file = read_text(path);
 		assert_non_null(file);
-		expect_diff(pairs[i][1], file, embedded);
+		assert_int_equal(strlen(t->text), t->len);
+		expect_diff(path, file, t->text);
+		assert_string_equal(pol_shipped_name(i), t->name);
 	}
 }
 
