@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "launcher/cleanup.h"
 #include "launcher/exit.h"
 #include "launcher/text.h"
 #include "launcher/tree.h"
@@ -22,6 +23,8 @@ enum {
 	OPT_NO_CONFIG,
 	OPT_VERSION,
 };
+/* the settings, config, no-config, help, version and the terminator */
+#define ISO_N_LONG_OPTS (ISO_N_KEYS + 5)
 
 const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_ROOT] = { "root", ISO_KIND_VALUE, true },
@@ -42,7 +45,7 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_LEAKS] = { "leaks", ISO_KIND_VALUE, false },
 	[ISO_K_REPORT] = { "report", ISO_KIND_VALUE, true },
 	[ISO_K_FINDING_EXIT] = { "finding-exit-code", ISO_KIND_VALUE, false },
-	[ISO_K_PIDNS] = { "pidns", ISO_KIND_VALUE, false },
+	[ISO_K_PIDNS] = { "pidns", ISO_KIND_VALUE, false, true },
 	[ISO_K_MAP_ROOT] = { "map-root", ISO_KIND_FLAG, false },
 	[ISO_K_CAP_KEEP] = { "cap-keep", ISO_KIND_VALUE, false },
 	[ISO_K_NET] = { "net", ISO_KIND_VALUE, false },
@@ -56,46 +59,34 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_VERBOSE] = { "verbose", ISO_KIND_FLAG, false },
 };
 
-/*
- * Flags take an optional =true/=false, so that the command line can turn off
- * what isorun.conf turned on; a bare --keep is --keep=true.
- */
-static const struct option long_opts[] = {
-	{ "root", required_argument, NULL, OPT_KEY(ISO_K_ROOT) },
-	{ "keep", optional_argument, NULL, OPT_KEY(ISO_K_KEEP) },
-	{ "env-dir", required_argument, NULL, OPT_KEY(ISO_K_ENV_DIR) },
-	{ "clearenv", optional_argument, NULL, OPT_KEY(ISO_K_CLEARENV) },
-	{ "setenv", required_argument, NULL, OPT_KEY(ISO_K_SETENV) },
-	{ "unsetenv", required_argument, NULL, OPT_KEY(ISO_K_UNSETENV) },
-	{ "keep-env", required_argument, NULL, OPT_KEY(ISO_K_KEEP_ENV) },
-	{ "chdir", required_argument, NULL, OPT_KEY(ISO_K_CHDIR) },
-	{ "pass-fd", required_argument, NULL, OPT_KEY(ISO_K_PASS_FD) },
-	{ "watch", required_argument, NULL, OPT_KEY(ISO_K_WATCH) },
-	{ "residue", required_argument, NULL, OPT_KEY(ISO_K_RESIDUE) },
-	{ "timeout", required_argument, NULL, OPT_KEY(ISO_K_TIMEOUT) },
-	{ "stop-signal", required_argument, NULL, OPT_KEY(ISO_K_STOP_SIGNAL) },
-	{ "grace", required_argument, NULL, OPT_KEY(ISO_K_GRACE) },
-	{ "settle", required_argument, NULL, OPT_KEY(ISO_K_SETTLE) },
-	{ "leaks", required_argument, NULL, OPT_KEY(ISO_K_LEAKS) },
-	{ "report", required_argument, NULL, OPT_KEY(ISO_K_REPORT) },
-	{ "finding-exit-code", required_argument, NULL, OPT_KEY(ISO_K_FINDING_EXIT) },
+/* The options that are not settings; the settings' options come from iso_keys[]. */
+static const struct option other_opts[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
-	{ "quiet", optional_argument, NULL, OPT_KEY(ISO_K_QUIET) },
-	{ "verbose", optional_argument, NULL, OPT_KEY(ISO_K_VERBOSE) },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "pidns", optional_argument, NULL, OPT_KEY(ISO_K_PIDNS) },
-	{ "map-root", optional_argument, NULL, OPT_KEY(ISO_K_MAP_ROOT) },
-	{ "cap-keep", required_argument, NULL, OPT_KEY(ISO_K_CAP_KEEP) },
-	{ "net", required_argument, NULL, OPT_KEY(ISO_K_NET) },
-	{ "private-tmp", optional_argument, NULL, OPT_KEY(ISO_K_PRIVATE_TMP) },
-	{ "protect-home", required_argument, NULL, OPT_KEY(ISO_K_PROTECT_HOME) },
-	{ "writable", required_argument, NULL, OPT_KEY(ISO_K_WRITABLE) },
-	{ "policy", required_argument, NULL, OPT_KEY(ISO_K_POLICY) },
-	{ "policy-mode", required_argument, NULL, OPT_KEY(ISO_K_POLICY_MODE) },
-	{ 0 },
 };
+
+/*
+ * getopt's table, generated from the one key table.  Flags take an optional
+ * =true/=false, so that the command line can turn off what isorun.conf turned
+ * on; a bare --keep is --keep=true.
+ */
+static void fill_long_opts(struct option out[static ISO_N_LONG_OPTS])
+{
+	size_t n = 0;
+
+	for (int k = 0; k < ISO_N_KEYS; k++) {
+		bool optional = iso_keys[k].kind == ISO_KIND_FLAG || iso_keys[k].bare;
+
+		out[n++] = (struct option){ iso_keys[k].name,
+					    optional ? optional_argument : required_argument,
+					    NULL, OPT_KEY(k) };
+	}
+	for (size_t i = 0; i < ELEMENTSOF(other_opts); i++)
+		out[n++] = other_opts[i];
+	out[n] = (struct option){ 0 };
+}
 
 int iso_key_lookup(const char *name)
 {
@@ -399,8 +390,7 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 					   cli ? "nothing, =true or =false" : "true or false", val);
 		return set_flag(o, key, b);
 	}
-	/* getopt gives no value only to --pidns among the non-flags */
-	if (!val && key != ISO_K_PIDNS)
+	if (!val && !iso_keys[key].bare)
 		return iso_err_set(e, 0, "%s: missing argument", opt);
 
 	switch (key) {
@@ -564,8 +554,10 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts *o,
 			 struct iso_err *e)
 {
+	struct option long_opts[ISO_N_LONG_OPTS];
 	int c, idx = 0, r;
 
+	fill_long_opts(long_opts);
 	/* `isorun shell [OPTION]... [-- COMMAND]`: the same options as a run */
 	if (argc > 1 && strcmp(argv[1], "shell") == 0) {
 		o->shell = true;

@@ -63,6 +63,7 @@ struct iso_key_info {
 	const char *name; /* "env-dir" */
 	enum iso_key_kind kind;
 	bool path; /* a relative value in isorun.conf is relative to the file's directory */
+	bool bare; /* a VALUE that may stand alone on the command line: --pidns */
 };
 
 extern const struct iso_key_info iso_keys[ISO_N_KEYS];
