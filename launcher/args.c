@@ -80,8 +80,8 @@ static void fill_long_opts(struct option out[static ISO_N_LONG_OPTS])
 		bool optional = iso_keys[k].kind == ISO_KIND_FLAG || iso_keys[k].bare;
 
 		out[n++] = (struct option){ iso_keys[k].name,
-					    optional ? optional_argument : required_argument,
-					    NULL, OPT_KEY(k) };
+					    optional ? optional_argument : required_argument, NULL,
+					    OPT_KEY(k) };
 	}
 	for (size_t i = 0; i < ELEMENTSOF(other_opts); i++)
 		out[n++] = other_opts[i];
