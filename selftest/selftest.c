@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -20,178 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/args.h"
 #include "launcher/cleanup.h"
-#include "launcher/commands.h"
 #include "launcher/rmtree.h"
-#include "policy/policy.h"
 #include "selftest/selftest.h"
 
 static volatile sig_atomic_t cancelled;
-
-static void usage(FILE *f)
-{
-	fputs("Usage: isorun selftest [--json] [OPTION]...\n"
-	      "Probe what this host offers, then run live controls that must fail when a\n"
-	      "guard is broken.  Each control prints ok, not ok, or not measurable (why).\n"
-	      "\n"
-	      "  --json                 one JSON document instead of lines\n"
-	      "Passed to every control's isorun, to see a weakened guard go red:\n"
-	      "  --policy=NAME|FILE, --policy-mode=enforce|log, --leaks=fail|warn|ignore,\n"
-	      "  --protect-home=off|ro|hide, --net=host|isolated, --pidns[=try],\n"
-	      "  --settle=DUR, --map-root\n"
-	      "\n"
-	      "Exit: 0 every control this host supports passed; 1 a control is not ok;\n"
-	      "125 bad usage or setup failure.\n",
-	      f);
-}
-
-enum {
-	O_JSON = 256,
-	O_POLICY,
-	O_POLICY_MODE,
-	O_LEAKS,
-	O_PROTECT_HOME,
-	O_NET,
-	O_PIDNS,
-	O_SETTLE,
-	O_MAP_ROOT,
-};
-
-static int fwd_add(struct st_fwd *f, const char *name, const char *val)
-{
-	char *s;
-
-	if (f->n >= ELEMENTSOF(f->argv))
-		return -E2BIG;
-	if (val ? asprintf(&s, "--%s=%s", name, val) < 0 : !(s = strdup(name)))
-		return -ENOMEM;
-	f->argv[f->n++] = s;
-	return 0;
-}
-
-static void fwd_free(struct st_fwd *f)
-{
-	for (size_t i = 0; i < f->n; i++)
-		free(f->argv[i]);
-	f->n = 0;
-}
-
-/* The values are checked by the run's own parser, so the messages are the same. */
-static int check_fwd(const struct st_fwd *f)
-{
-	char *argv[ELEMENTSOF(f->argv) + 4];
-	struct iso_err e = { 0 };
-	struct iso_opts o;
-	int argc = 0, r;
-
-	argv[argc++] = (char *)"isorun";
-	for (size_t i = 0; i < f->n; i++)
-		argv[argc++] = f->argv[i];
-	argv[argc++] = (char *)"--";
-	argv[argc++] = (char *)"true";
-	argv[argc] = NULL;
-	iso_opts_init(&o);
-	r = iso_parse_args(argc, argv, &o, &e);
-	iso_opts_free(&o);
-	if (r < 0) {
-		fprintf(stderr, "isorun: selftest: %s\n", e.msg);
-		return -1;
-	}
-	/* a bad policy is bad usage here, not seven red controls */
-	if (f->policy && strcmp(f->policy, "off") != 0) {
-		struct pol_error perr = { 0 };
-		struct pol p = { 0 };
-		char buf[1024];
-
-		if (pol_load(f->policy, &p, &perr) < 0) {
-			fprintf(stderr, "isorun: selftest: --policy: %s\n",
-				pol_error_format(&perr, buf, sizeof(buf)));
-			return -1;
-		}
-		pol_free(&p);
-	}
-	return 0;
-}
-
-/* Returns 1 to run, 0 for --help, -1 for bad usage. */
-static int parse(int argc, char **argv, struct st_ctx *c)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, O_JSON },
-		{ "policy", required_argument, NULL, O_POLICY },
-		{ "policy-mode", required_argument, NULL, O_POLICY_MODE },
-		{ "leaks", required_argument, NULL, O_LEAKS },
-		{ "protect-home", required_argument, NULL, O_PROTECT_HOME },
-		{ "net", required_argument, NULL, O_NET },
-		{ "pidns", optional_argument, NULL, O_PIDNS },
-		{ "settle", required_argument, NULL, O_SETTLE },
-		{ "map-root", no_argument, NULL, O_MAP_ROOT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	/* argv[1] is "selftest": parse from there, as if it were argv[0] */
-	char **av = argv + 1;
-	int ac = argc - 1, ch, idx = 0, r = 0;
-
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(ac, av, "+:h", opts, &idx)) != -1) {
-		const char *name = ch >= 256 ? opts[idx].name : NULL;
-
-		switch (ch) {
-		case O_JSON:
-			c->json = true;
-			break;
-		case O_POLICY:
-		case O_POLICY_MODE:
-		case O_LEAKS:
-		case O_PROTECT_HOME:
-		case O_NET:
-		case O_SETTLE:
-			r = fwd_add(&c->fwd, name, optarg);
-			if (ch == O_POLICY)
-				c->fwd.policy = optarg;
-			else if (ch == O_PROTECT_HOME)
-				c->fwd.protect_home = optarg;
-			else if (ch == O_NET)
-				c->fwd.net = optarg;
-			break;
-		case O_PIDNS:
-			r = optarg ? fwd_add(&c->fwd, name, optarg)
-				   : fwd_add(&c->fwd, "--pidns", NULL);
-			c->fwd.pidns = optarg ? optarg : "on";
-			break;
-		case O_MAP_ROOT:
-			r = fwd_add(&c->fwd, "--map-root", NULL);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case ':':
-			fprintf(stderr, "isorun: selftest: %s: missing argument\n", av[optind - 1]);
-			return -1;
-		default:
-			fprintf(stderr,
-				"isorun: selftest: %s: unknown option (see isorun selftest "
-				"--help)\n",
-				av[optind - 1]);
-			return -1;
-		}
-		if (r < 0) {
-			fprintf(stderr, "isorun: selftest: %s: %s\n", av[optind - 1], strerror(-r));
-			return -1;
-		}
-	}
-	if (optind < ac) {
-		fprintf(stderr,
-			"isorun: selftest: unexpected argument '%s' (see isorun selftest "
-			"--help)\n",
-			av[optind]);
-		return -1;
-	}
-	return check_fwd(&c->fwd) < 0 ? -1 : 1;
-}
 
 /*
  * A signal meant for the selftest reaches the control's isorun too: one sent
@@ -205,6 +37,13 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	cancelled = sig;
 	if (pid > 0 && si && si->si_code == SI_USER)
 		kill(pid, sig);
+}
+
+void st_fwd_free(struct st_fwd *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->argv[i]);
+	f->n = 0;
 }
 
 static void handle_signals(void)
@@ -394,26 +233,22 @@ static void run_controls(struct st_ctx *c)
 	}
 }
 
-int iso_selftest_main(int argc, char **argv)
+int st_selftest(bool json, struct st_fwd *fwd)
 {
 	struct st_ctx *c;
 	char clean_err[512] = "";
 	bool cleaned;
-	int r, code;
+	int code;
 
-	if (argc > 2 && !strncmp(argv[2], ST_INTERNAL, strlen(ST_INTERNAL)))
-		return st_internal_main(argc, argv);
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		fprintf(stderr, "isorun: selftest: out of memory\n");
+		st_fwd_free(fwd);
 		return ST_EXIT_USAGE;
 	}
-	r = parse(argc, argv, c);
-	if (r <= 0) {
-		fwd_free(&c->fwd);
-		free(c);
-		return r == 0 ? 0 : ST_EXIT_USAGE;
-	}
+	c->json = json;
+	c->fwd = *fwd;
+	*fwd = (struct st_fwd){ 0 };
 	handle_signals();
 	/* whatever a broken guard lets escape comes back to us, to be named and killed */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
@@ -424,7 +259,7 @@ int iso_selftest_main(int argc, char **argv)
 	if (setup(c) < 0) {
 		cleanup(c, clean_err, sizeof(clean_err));
 		free(c->self);
-		fwd_free(&c->fwd);
+		st_fwd_free(&c->fwd);
 		free(c);
 		return ST_EXIT_USAGE;
 	}
@@ -438,7 +273,7 @@ int iso_selftest_main(int argc, char **argv)
 	cleaned = cleanup(c, clean_err, sizeof(clean_err));
 	code = st_print_verdict(c, cleaned, cleaned ? NULL : clean_err, (int)cancelled);
 	free(c->self);
-	fwd_free(&c->fwd);
+	st_fwd_free(&c->fwd);
 	free(c);
 	return code;
 }

@@ -153,6 +153,10 @@ void st_control_net(struct st_ctx *c, struct st_control *ctl);
 const char *st_gate_unmeasurable(const struct st_ctx *c, char *buf, size_t len);
 
 /* --- the commands the controls run (internal.c) ---------------------------- */
+/* Run the probes and controls with `fwd` (taken over); returns the exit code. */
+int st_selftest(bool json, struct st_fwd *fwd);
+void st_fwd_free(struct st_fwd *f);
+
 #define ST_INTERNAL "--internal-"
 int st_internal_main(int argc, char **argv);
 /* The deny-list calls the deny-list control makes, with harmless invalid arguments. */
