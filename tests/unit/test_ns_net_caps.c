@@ -328,6 +328,11 @@ static void test_caps_parse(void **state)
 	expect_parse("  ", 0);
 	expect_parse(NULL, 0);
 	expect_parse("setpcap", BIT(CAP_SETPCAP));
+	/* every capability the running kernel knows, alone or among names */
+	expect_parse("all", ns_caps_all());
+	expect_parse(" ALL ,net_raw", ns_caps_all());
+	assert_true(ns_caps_all() & BIT(CAP_SYS_ADMIN));
+	assert_false(ns_caps_all() >> cap_max_bits());
 	if (cap_max_bits() > CAP_CHECKPOINT_RESTORE)
 		expect_parse("checkpoint_restore", BIT(CAP_CHECKPOINT_RESTORE));
 
@@ -336,7 +341,7 @@ static void test_caps_parse(void **state)
 	expect_parse_error("net_raw,bogus", "--cap-keep: unknown capability 'bogus'");
 	expect_parse_error("cap_", "--cap-keep: unknown capability 'cap_'");
 	expect_parse_error("12", "--cap-keep: unknown capability '12'");
-	expect_parse_error("all", "--cap-keep: unknown capability 'all'");
+	expect_parse_error("cap_all", "--cap-keep: unknown capability 'cap_all'");
 	expect_parse_error("net_raw;chown", "--cap-keep: unknown capability 'net_raw;chown'");
 	expect_parse_error("net raw", "--cap-keep: unknown capability 'net raw'");
 	expect_parse_error("CAP_NET_RAW_", "--cap-keep: unknown capability 'CAP_NET_RAW_'");
@@ -371,7 +376,7 @@ struct apply_case {
 static int apply_or_report(enum ns_caps_mode mode, uint64_t keep)
 {
 	struct iso_err e = { 0 };
-	int r = ns_caps_apply(mode, keep, &e);
+	int r = ns_caps_apply(mode, keep, 0, &e);
 
 	if (r < 0)
 		fprintf(stderr, "ns_caps_apply(%d, %#llx): %d %s (%s) hint: %s\n", (int)mode,
@@ -555,7 +560,7 @@ static int refused_scenario(const void *arg)
 	/* on a host that already dropped every dangerous cap there is nothing to refuse */
 	if (!(before.bnd & ns_caps_host_dangerous()))
 		return 0;
-	r = ns_caps_apply(c->mode, c->keep, &e);
+	r = ns_caps_apply(c->mode, c->keep, 0, &e);
 	CHILD_CHECK(r == -EPERM);
 	CHILD_CHECK(e.errnum == EPERM);
 	/* "drop 'cap_chown' from the bounding set" */
