@@ -53,16 +53,6 @@ expect_modes() {
 	[ "$(stat -c %a "$U")" = 711 ]
 }
 
-# The test's root lies in bats' 0700 temporary directories: open the way down to it
-# (search only, as /tmp's parents are), so only isorun's own modes decide.
-open_way_to_root() {
-	local d=$R
-	while [ "$d" != / ]; do
-		if [ -O "$d" ]; then chmod o+x "$d"; fi
-		d=$(dirname "$d")
-	done
-}
-
 # Run as root under isorun OPTS: a program copied into a 0755 dir of $TMPDIR, run as
 # uid 65534; then that uid tries to list the per-user dir and the tree.
 uid_drop_checks() {
