@@ -714,7 +714,7 @@ static int home_keeps(const struct iso_opts *o, const struct iso_tree *t, struct
 
 /*
  * The command's capabilities for this start (with or without init): the mode
- * for spawn, the record for the report, and under -v one line saying why.
+ * for spawn and the record for the report (and -v, once the command started).
  */
 static void plan_caps(struct sup *s, struct iso_spawn *sp, bool pidns, bool userns)
 {
@@ -726,8 +726,6 @@ static void plan_caps(struct sup *s, struct iso_spawn *sp, bool pidns, bool user
 	sp->caps_mode = c->mode;
 	sp->caps_keep = c->keep;
 	sp->caps_drop = c->protect;
-	if (s->o->verbosity > 0)
-		iso_caps_say(c, stderr);
 }
 
 /* The plan for init, then init itself; on success s->cmd is init, s->nsock its socket. */
@@ -1040,6 +1038,9 @@ int iso_run(const struct iso_opts *o)
 	}
 	if (elsewhere && o->verbosity >= 0)
 		fprintf(stderr, "isorun: policy: service guard enforced by the enclosing isorun\n");
+	/* after a --pidns=try fallback: the plan the command really started with */
+	if (r >= 0 && o->verbosity > 0)
+		iso_caps_say(&out.caps, stderr);
 	if (r < 0)
 		goto setup_failed_tree;
 	if (tty_fd >= 0) {
