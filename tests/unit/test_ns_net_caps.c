@@ -371,12 +371,13 @@ static void test_caps_host_dangerous(void **state)
 struct apply_case {
 	enum ns_caps_mode mode;
 	uint64_t keep;
+	uint64_t also; /* NS_CAPS_HOST_ROOT: dropped besides the host-wide ones */
 };
 
-static int apply_or_report(enum ns_caps_mode mode, uint64_t keep)
+static int apply_or_report(enum ns_caps_mode mode, uint64_t keep, uint64_t also)
 {
 	struct iso_err e = { 0 };
-	int r = ns_caps_apply(mode, keep, 0, &e);
+	int r = ns_caps_apply(mode, keep, also, &e);
 
 	if (r < 0)
 		fprintf(stderr, "ns_caps_apply(%d, %#llx): %d %s (%s) hint: %s\n", (int)mode,
@@ -420,7 +421,7 @@ static int empty_scenario(const void *arg)
 	/* bounding sets are inherited, a user namespace does not refill one */
 	CHILD_CHECK((st.bnd & c->keep) == c->keep);
 	CHILD_CHECK(seed(SEED_INH, SEED_AMB) == 0);
-	CHILD_CHECK(apply_or_report(NS_CAPS_EMPTY, c->keep) == 0);
+	CHILD_CHECK(apply_or_report(NS_CAPS_EMPTY, c->keep, 0) == 0);
 	CHILD_CHECK(self_status(&st) == 0);
 	CHILD_CHECK(st.bnd == c->keep);
 	CHILD_CHECK(st.inh == c->keep);
@@ -442,7 +443,7 @@ static void test_apply_empty(void **state)
 static int host_root_scenario(const void *arg)
 {
 	const struct apply_case *c = arg;
-	uint64_t gone = ns_caps_host_dangerous() & ~c->keep;
+	uint64_t gone = (ns_caps_host_dangerous() | c->also) & ~c->keep;
 	uint64_t seeded = BIT(CAP_SYS_BOOT) | BIT(CAP_SYS_TIME) | BIT(CAP_NET_BIND_SERVICE);
 	struct caps_status before, st;
 
@@ -456,7 +457,7 @@ static int host_root_scenario(const void *arg)
 	CHILD_CHECK((before.bnd & gone) == gone);
 	CHILD_CHECK(before.inh & BIT(CAP_SYS_BOOT));
 
-	CHILD_CHECK(apply_or_report(NS_CAPS_HOST_ROOT, c->keep) == 0);
+	CHILD_CHECK(apply_or_report(NS_CAPS_HOST_ROOT, c->keep, c->also) == 0);
 	CHILD_CHECK(self_status(&st) == 0);
 	CHILD_CHECK(st.bnd == (before.bnd & ~gone));
 	CHILD_CHECK(st.inh == (before.inh & ~gone));
@@ -472,11 +473,17 @@ static int host_root_scenario(const void *arg)
 
 static void test_apply_host_root(void **state)
 {
-	struct apply_case none = { NS_CAPS_HOST_ROOT, 0 };
-	struct apply_case keep_time = { NS_CAPS_HOST_ROOT, BIT(CAP_SYS_TIME) };
+	struct apply_case none = { NS_CAPS_HOST_ROOT, 0, 0 };
+	struct apply_case keep_time = { NS_CAPS_HOST_ROOT, BIT(CAP_SYS_TIME), 0 };
+	/* a mount protection: the undoers go too, but for a kept one */
+	struct apply_case undo = { NS_CAPS_HOST_ROOT, 0, ns_caps_mount_undoers() };
+	struct apply_case undo_keep = { NS_CAPS_HOST_ROOT, BIT(CAP_SYS_ADMIN),
+					ns_caps_mount_undoers() };
 
 	run_child(USER_ROOT, host_root_scenario, &none);
 	run_child(USER_ROOT, host_root_scenario, &keep_time);
+	run_child(USER_ROOT, host_root_scenario, &undo);
+	run_child(USER_ROOT, host_root_scenario, &undo_keep);
 	/* the real case: host root, no namespace (only this child is changed) */
 	if (geteuid() == 0) {
 		run_child(NONE, host_root_scenario, &none);
@@ -502,7 +509,7 @@ static int unprivileged_scenario(const void *arg)
 	CHILD_CHECK(become_nobody() == 0);
 	CHILD_CHECK(self_status(&before) == 0);
 	CHILD_CHECK(before.prm == 0 && before.eff == 0);
-	CHILD_CHECK(apply_or_report(NS_CAPS_UNPRIVILEGED, 0) == 0);
+	CHILD_CHECK(apply_or_report(NS_CAPS_UNPRIVILEGED, 0, 0) == 0);
 	CHILD_CHECK(self_status(&st) == 0);
 	CHILD_CHECK(st.nnp == 1);
 	CHILD_CHECK(st.amb == 0);
@@ -531,7 +538,7 @@ static int unprivileged_ambient_scenario(const void *arg)
 	CHILD_CHECK(before.amb == BIT(nbs) && before.prm == BIT(nbs));
 	CHILD_CHECK(getuid() == INSIDE_UID);
 
-	CHILD_CHECK(apply_or_report(NS_CAPS_UNPRIVILEGED, 0) == 0);
+	CHILD_CHECK(apply_or_report(NS_CAPS_UNPRIVILEGED, 0, 0) == 0);
 	CHILD_CHECK(self_status(&st) == 0);
 	CHILD_CHECK(st.amb == 0);
 	CHILD_CHECK(st.nnp == 1);
@@ -617,7 +624,7 @@ static int exec_scenario(const void *arg)
 	if (pid == 0) {
 		if (seed(inh, amb) < 0)
 			_exit(2);
-		if (apply_or_report(c->mode, c->keep) < 0)
+		if (apply_or_report(c->mode, c->keep, c->also) < 0)
 			_exit(3);
 		if (dup2(p[1], 1) < 0)
 			_exit(4);
