@@ -128,7 +128,7 @@ void iso_usage(FILE *f)
 	      "  --pidns[=try]          new PID + mount (+ user) namespace, isorun's init as\n"
 	      "                         PID 1; =try falls back to the subreaper gate\n"
 	      "  --map-root             inside the user namespace, be uid 0\n"
-	      "  --cap-keep CAP,...     capabilities the command keeps\n"
+	      "  --cap-keep CAP,...|all capabilities the command keeps\n"
 	      "  --net=host|isolated    isolated: own network namespace, loopback up\n"
 	      "  --private-tmp          the tree's tmp over /tmp and /var/tmp\n"
 	      "  --protect-home=off|ro|hide  the real home read-only, or hidden\n"

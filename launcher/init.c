@@ -81,10 +81,28 @@ static bool under(const char *path, const char *dir)
  * checkout under /tmp.  Each is bound back at its own path inside the private /tmp,
  * from an fd pinned before the cover went on.
  */
+/*
+ * One directory on the way to a re-exposed path, made 0711 whatever the umask:
+ * like the tree's own parents, a command that drops to another uid must still
+ * reach $TMPDIR through them, and they list nothing.
+ */
+static int path_dir(const char *dir, struct iso_err *e)
+{
+	if (mkdir(dir, 0711) < 0) {
+		if (errno == EEXIST)
+			return 0;
+		return iso_err_set(e, errno, "create '%s' in the private /tmp", dir);
+	}
+	if (chmod(dir, 0711) < 0)
+		return iso_err_set(e, errno, "chmod 0711 '%s' in the private /tmp", dir);
+	return 0;
+}
+
 static int reexpose(const char *path, const char *pinned, struct iso_err *e)
 {
 	char dir[PATH_MAX];
 	struct stat want, now;
+	int r;
 
 	if (!under(path, "/tmp") && !under(path, "/var/tmp"))
 		return 0;
@@ -97,12 +115,14 @@ static int reexpose(const char *path, const char *pinned, struct iso_err *e)
 		if (*c != '/')
 			continue;
 		*c = '\0';
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			return iso_err_set(e, errno, "create '%s' in the private /tmp", dir);
+		r = path_dir(dir, e);
+		if (r < 0)
+			return r;
 		*c = '/';
 	}
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return iso_err_set(e, errno, "create '%s' in the private /tmp", dir);
+	r = path_dir(dir, e);
+	if (r < 0)
+		return r;
 	if (mount(pinned, path, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return iso_err_set(e, errno, "bind '%s' back into the private /tmp", path);
 	return 0;

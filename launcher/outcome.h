@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "launcher/capsplan.h"
 #include "launcher/leak.h"
 #include "launcher/relay.h"
 
@@ -80,6 +81,7 @@ struct iso_outcome {
 	char **env;		       /* names are reported, never values */
 
 	struct iso_timing timing;
+	struct iso_caps_plan caps; /* what the command kept and lost, and why */
 
 	char report_error[400]; /* --report could not be written: what and why */
 	int exit;

@@ -144,6 +144,7 @@ static json_t *build(const struct iso_outcome *o)
 					 "killed", 1));
 	}
 	json_object_set_new(root, "leaks", leaks);
+	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
 
 	for (size_t i = 0; i < o->n_residue; i++)
 		json_array_append_new(residue, json_pack("{s:s, s:s}", "dir", o->residue[i].dir,

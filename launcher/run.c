@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/capsplan.h"
 #include "launcher/cleanup.h"
 #include "launcher/env.h"
 #include "launcher/exit.h"
@@ -711,6 +712,22 @@ static int home_keeps(const struct iso_opts *o, const struct iso_tree *t, struct
 	return 0;
 }
 
+/*
+ * The command's capabilities for this start (with or without init): the mode
+ * for spawn and the record for the report (and -v, once the command started).
+ */
+static void plan_caps(struct sup *s, struct iso_spawn *sp, bool pidns, bool userns)
+{
+	struct iso_caps_plan *c = &s->out->caps;
+	/* init covers the deny-socket paths only under --pidns */
+	bool masks = pidns && s->pol && s->pol->n_socket > 0;
+
+	iso_caps_plan(c, s->o, pidns, userns, masks);
+	sp->caps_mode = c->mode;
+	sp->caps_keep = c->keep;
+	sp->caps_drop = c->protect;
+}
+
 /* The plan for init, then init itself; on success s->cmd is init, s->nsock its socket. */
 static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn *sp,
 		       struct iso_exec_failure *fail, int *ret_listener, bool *ret_elsewhere,
@@ -732,7 +749,7 @@ static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn
 		.tree_tmp = tmp,
 		.empty_dir = empty,
 	};
-	p.spawn.caps_mode = NS_CAPS_EMPTY;
+	plan_caps(s, &p.spawn, true, p.userns);
 	/* init leaves for "/" before it mounts: the command names its directory */
 	if (!p.spawn.cwd)
 		p.spawn.cwd = s->out->cwd;
@@ -976,9 +993,6 @@ int iso_run(const struct iso_opts *o)
 			.pass_fds = o->pass_fds,
 			.n_pass_fds = o->n_pass_fds,
 			.tty_fd = tty_fd,
-			.caps_mode = getuid() == 0 && geteuid() == 0 ? NS_CAPS_HOST_ROOT
-								     : NS_CAPS_UNPRIVILEGED,
-			.caps_keep = o->cap_keep,
 			.pol = policy_on ? &pol : NULL,
 			.pol_log = o->policy_log,
 			.on_event = on_policy_event,
@@ -1007,8 +1021,10 @@ int iso_run(const struct iso_opts *o)
 		} else {
 			r = 1;
 		}
-		if (r == 1)
+		if (r == 1) {
+			plan_caps(&s, &sp, false, false);
 			r = iso_spawn(&sp, &s.cmd, &fail, &listener, &elsewhere, &e);
+		}
 	}
 	close_write_ends(&s);
 	out.timing.start = lap(&t_us);
@@ -1022,6 +1038,9 @@ int iso_run(const struct iso_opts *o)
 	}
 	if (elsewhere && o->verbosity >= 0)
 		fprintf(stderr, "isorun: policy: service guard enforced by the enclosing isorun\n");
+	/* after a --pidns=try fallback: the plan the command really started with */
+	if (r >= 0 && o->verbosity > 0)
+		iso_caps_say(&out.caps, stderr);
 	if (r < 0)
 		goto setup_failed_tree;
 	if (tty_fd >= 0) {

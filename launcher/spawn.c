@@ -145,7 +145,7 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_
 	if (r < 0)
 		child_fail(status_fd, ISO_STAGE_SETUP, -r,
 			   "prepare the command: close isorun's own descriptors (close_range)");
-	if (ns_caps_apply((enum ns_caps_mode)s->caps_mode, s->caps_keep, &e) < 0)
+	if (ns_caps_apply((enum ns_caps_mode)s->caps_mode, s->caps_keep, s->caps_drop, &e) < 0)
 		child_fail_err(status_fd, ISO_STAGE_CAPS, "drop the command's privileges", &e);
 	if (s->cwd && chdir(s->cwd) < 0)
 		child_fail(status_fd, ISO_STAGE_CHDIR, errno, "enter the working directory '%s'",

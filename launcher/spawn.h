@@ -23,6 +23,7 @@ struct iso_spawn {
 	int tty_fd;	       /* >= 0: make the command's group the terminal's foreground */
 	int caps_mode;	       /* enum ns_caps_mode, applied last before execve */
 	uint64_t caps_keep;    /* --cap-keep */
+	uint64_t caps_drop;    /* NS_CAPS_HOST_ROOT: dropped besides the host-wide ones */
 	const struct pol *pol; /* NULL: --policy=off */
 	bool pol_log;	       /* --policy-mode=log */
 	/* a notified call decided while the command was still being started */

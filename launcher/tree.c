@@ -33,6 +33,26 @@ const struct iso_tree_dir iso_tree_dirs[] = {
 	{ "run", vars_run },	   { NULL, NULL },
 };
 
+mode_t iso_tree_dir_mode(void)
+{
+	/*
+	 * Root's commands drop to other uids and expect $TMPDIR to work like /tmp, so
+	 * the way down to tmp/ must be searchable by them (never listable).  An
+	 * ordinary user cannot become another uid: its directories stay 0700.
+	 */
+	return geteuid() == 0 ? 0711 : 0700;
+}
+
+/* mkdirat, then the exact mode: the caller's umask must not decide it. */
+static int mkdir_mode(int dirfd, const char *name, mode_t mode)
+{
+	if (mkdirat(dirfd, name, mode) < 0)
+		return -errno;
+	if (fchmodat(dirfd, name, mode, 0) < 0)
+		return -errno;
+	return 0;
+}
+
 const char *iso_tree_root(const char *root)
 {
 	const char *r = root;
@@ -85,26 +105,40 @@ int iso_tree_open_user_dir(const char *given, bool create, char *path, size_t le
 	if (st.st_mode & 022)
 		return iso_err_set(e, 0, "refusing '%s': mode %04o is group or world writable",
 				   path, (unsigned)(st.st_mode & 07777));
+	/* as root, one made 0700 (by an older isorun, or a umask) is opened up to 0711 */
+	if (create && iso_tree_dir_mode() == 0711 && (st.st_mode & 07777) != 0711 &&
+	    fchmod(fd, 0711) < 0)
+		return iso_err_set(e, errno, "chmod 0711 '%s'", path);
 	return TAKE_FD(fd);
 }
 
-static void make_id(char *buf, size_t len)
+/*
+ * A sortable UTC stamp, then 20 random characters (100 bits): the tree dir is
+ * reachable by other uids as root (0711), so its name is what keeps it private.
+ */
+static int make_id(char *buf, size_t len, struct iso_err *e)
 {
-	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	unsigned char rnd[4] = { 0 };
+	/* 32 symbols: a byte's low 5 bits pick one without bias */
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+	unsigned char rnd[ISO_TREE_ID_RANDOM];
 	char stamp[32];
 	struct tm tm;
-	time_t now = time(NULL);
+	size_t n;
+	ssize_t got;
 
-	iso_utc(now, &tm);
+	iso_utc(time(NULL), &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
-		/* getrandom before the pool is up: the pid still separates runs */
-		unsigned v = (unsigned)getpid() ^ (unsigned)now;
-		memcpy(rnd, &v, sizeof(rnd));
-	}
-	snprintf(buf, len, "%s-%c%c%c%c", stamp, alphabet[rnd[0] % 36], alphabet[rnd[1] % 36],
-		 alphabet[rnd[2] % 36], alphabet[rnd[3] % 36]);
+	/* blocking only before the pool is initialised at boot: never a guessable name */
+	do
+		got = getrandom(rnd, sizeof(rnd), 0);
+	while (got < 0 && errno == EINTR);
+	if (got != (ssize_t)sizeof(rnd))
+		return iso_err_set(e, got < 0 ? errno : EIO, "getrandom() for the tree's name");
+	n = (size_t)snprintf(buf, len, "%s-", stamp);
+	for (size_t i = 0; i < sizeof(rnd) && n + 1 < len; i++)
+		buf[n++] = alphabet[rnd[i] & 31];
+	buf[n] = '\0';
+	return 0;
 }
 
 static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
@@ -151,9 +185,13 @@ static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
 
 static int populate(struct iso_tree *t, char *const *argv, struct iso_err *e)
 {
-	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub; d++)
-		if (mkdirat(t->fd, d->sub, 0700) < 0)
-			return iso_err_set(e, errno, "create '%s/%s'", t->path, d->sub);
+	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub; d++) {
+		/* tmp/ is a /tmp: sticky and open to all, reachable below 0711 parents */
+		int r = mkdir_mode(t->fd, d->sub, !strcmp(d->sub, "tmp") ? 01777 : 0700);
+
+		if (r < 0)
+			return iso_err_set(e, -r, "create '%s/%s'", t->path, d->sub);
+	}
 	t->lock_fd = openat(t->fd, ISO_TREE_LOCK,
 			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (t->lock_fd < 0)
@@ -173,9 +211,13 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 		return r;
 	t->user_fd = r;
 	for (int attempt = 0;; attempt++) {
-		make_id(t->id, sizeof(t->id));
-		if (mkdirat(t->user_fd, t->id, 0700) == 0)
+		r = make_id(t->id, sizeof(t->id), e);
+		if (r < 0)
+			return r;
+		r = mkdir_mode(t->user_fd, t->id, iso_tree_dir_mode());
+		if (r == 0)
 			break;
+		errno = -r;
 		if (errno != EEXIST || attempt > 16)
 			return iso_err_set(e, errno, "create '%s/%s'", t->user_path, t->id);
 	}

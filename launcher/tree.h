@@ -25,6 +25,12 @@ struct iso_tree {
 	char user_path[PATH_MAX];
 };
 
+/* Random characters in a tree's name, after its UTC stamp: 100 bits. */
+#define ISO_TREE_ID_RANDOM 20
+
+/* 0711 for root (other uids reach $TMPDIR, list nothing), 0700 otherwise. */
+mode_t iso_tree_dir_mode(void);
+
 /* $ISORUN_ROOT, else $TMPDIR, else /tmp; `root` (from --root) wins. */
 const char *iso_tree_root(const char *root);
 
@@ -42,9 +48,10 @@ int iso_tree_open_user_dir(const char *root, bool create, char *path, size_t len
 #define ISO_TREE_OUTCOME "outcome" /* JSON {"state": "kept"|"retained", "reason": "..."} */
 
 /*
- * Create and verify $root/isorun-$UID (0700, ours, a real directory, not group or
- * world writable), then a fresh <id> with the command's directories, `owner` and a
- * held `lock`.  On failure nothing of <id> is left behind.
+ * Create and verify $root/isorun-$UID (ours, a real directory, not group or world
+ * writable; made iso_tree_dir_mode()), then a fresh <id> (iso_tree_dir_mode(),
+ * named stamp-random) with the command's directories (tmp/ 1777, the rest 0700),
+ * `owner` and a held `lock`.  On failure nothing of <id> is left behind.
  */
 int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e);
 /* Make <id>/SUB (and its parents) for --env-dir. */

@@ -116,7 +116,10 @@ int ns_caps_parse(const char *list, uint64_t *ret_keep, struct iso_err *e)
 			a++;
 		while (b > a && isspace((unsigned char)b[-1]))
 			b--;
-		if (b > a) {
+		if (b - a == 3 && !strncasecmp(a, "all", 3)) {
+			/* every capability the running kernel knows */
+			keep |= ns_caps_all();
+		} else if (b > a) {
 			r = parse_one(a, (size_t)(b - a), &c, e);
 			if (r < 0)
 				return r;
@@ -139,6 +142,30 @@ uint64_t ns_caps_host_dangerous(void)
 	for (size_t i = 0; i < ELEMENTSOF(caps); i++)
 		mask |= UINT64_C(1) << caps[i];
 	return mask;
+}
+
+uint64_t ns_caps_mount_undoers(void)
+{
+	/*
+	 * CAP_SYS_ADMIN: umount, mount, setns, pivot_root undo any mount.
+	 * CAP_SYS_PTRACE: init keeps every capability; a tracer of init could make
+	 * it do the same.  CAP_DAC_READ_SEARCH: open_by_handle_at() opens a file by
+	 * its handle, past whatever covers its path.
+	 */
+	return UINT64_C(1) << CAP_SYS_ADMIN | UINT64_C(1) << CAP_SYS_PTRACE |
+	       UINT64_C(1) << CAP_DAC_READ_SEARCH;
+}
+
+uint64_t ns_caps_all(void)
+{
+	cap_value_t max = max_bits();
+
+	return max >= 64 ? UINT64_MAX : (UINT64_C(1) << max) - 1;
+}
+
+const char *ns_caps_name(int c, char *buf, size_t len)
+{
+	return cap_name((cap_value_t)c, buf, len);
 }
 
 static const char setpcap_hint[] = "removing bounding capabilities needs CAP_SETPCAP: real root, "
@@ -303,9 +330,9 @@ static int verify(uint64_t gone_bound, bool bound_all_but, uint64_t gone_amb, bo
 	return 0;
 }
 
-int ns_caps_apply(enum ns_caps_mode mode, uint64_t keep, struct iso_err *e)
+int ns_caps_apply(enum ns_caps_mode mode, uint64_t keep, uint64_t also_drop, struct iso_err *e)
 {
-	uint64_t drop = ns_caps_host_dangerous() & ~keep;
+	uint64_t drop = (ns_caps_host_dangerous() | also_drop) & ~keep;
 	int r;
 
 	switch (mode) {

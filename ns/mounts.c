@@ -204,6 +204,38 @@ undo:
 	return r;
 }
 
+/*
+ * Hide: the empty directory over the home, and read-only as a mount, not only by
+ * its mode: a root command keeps CAP_DAC_OVERRIDE, which a 0500 mode does not stop.
+ */
+static int home_cover(const char *empty, const char *home, struct iso_err *e)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+	struct statvfs sv;
+	int r;
+
+	if (mount(empty, home, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return iso_err_set(e, errno, "bind-mount '%s' on '%s'", empty, home);
+	if (mount_setattr(AT_FDCWD, home, 0, &attr, sizeof(attr)) == 0)
+		return 0;
+	if (errno != ENOSYS) {
+		r = iso_err_set(e, errno, "make the cover of '%s' read-only (mount_setattr)", home);
+		goto undo;
+	}
+	/* fallback: drop with Linux 5.12; the bind remount repeats the locked flags */
+	if (statvfs(home, &sv) < 0) {
+		r = iso_err_set(e, errno, "statvfs '%s'", home);
+		goto undo;
+	}
+	if (mount(NULL, home, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_flags(&sv), NULL) ==
+	    0)
+		return 0;
+	r = iso_err_set(e, errno, "remount the cover of '%s' read-only", home);
+undo:
+	(void)umount2(home, MNT_DETACH);
+	return r;
+}
+
 /* Whether `path` is `dir` or below it; both canonical. */
 static bool is_below(const char *path, const char *dir)
 {
@@ -369,13 +401,10 @@ int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty,
 		close_keeps(fds, n_keep);
 		return r;
 	}
-	if (mode == NS_HOME_RO) {
+	if (mode == NS_HOME_RO)
 		r = home_read_only(home, e);
-	} else if (mount(empty, home, NULL, MS_BIND | MS_REC, NULL) < 0) {
-		r = iso_err_set(e, errno, "bind-mount '%s' on '%s'", empty, home);
-	} else {
-		r = 0;
-	}
+	else
+		r = home_cover(empty, home, e);
 	if (r == 0)
 		r = place_keeps(keep, n_keep, fds, e);
 	close_keeps(fds, n_keep);

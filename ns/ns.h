@@ -25,18 +25,31 @@ int ns_loopback_up(struct iso_err *e);
 
 /* --- capabilities (ns/caps.c) --------------------------------------------- */
 
-/* "CAP_NET_RAW,sys_ptrace" -> bit mask (bit n = capability n); unknown names are errors. */
+/*
+ * "CAP_NET_RAW,sys_ptrace" -> bit mask (bit n = capability n); unknown names are
+ * errors; "all" is every capability the running kernel knows.
+ */
 int ns_caps_parse(const char *list, uint64_t *ret_keep, struct iso_err *e);
 
 /* The capabilities a real-root command without --pidns loses (CAP_SYS_BOOT, ...). */
 uint64_t ns_caps_host_dangerous(void);
 
+/*
+ * The capabilities that let a root command undo mounts made for it (umount,
+ * ptrace of the namespace's init, open_by_handle_at past a covered path).
+ */
+uint64_t ns_caps_mount_undoers(void);
+/* Every capability the running kernel knows. */
+uint64_t ns_caps_all(void);
+/* libcap's name of capability `c` ("cap_sys_admin"), "?" when unknown. */
+const char *ns_caps_name(int c, char *buf, size_t len);
+
 enum ns_caps_mode {
 	/* empty bounding set but `keep`, ambient cleared (kept caps raised as ambient
 	 * when the process has them), inheritable emptied but `keep` */
 	NS_CAPS_EMPTY,
-	/* real root without a namespace: drop ns_caps_host_dangerous() but `keep`
-	 * from the bounding set; identity and other caps stay */
+	/* real root (without a user namespace): drop ns_caps_host_dangerous() and
+	 * `also_drop` but `keep` from the bounding set; identity and other caps stay */
 	NS_CAPS_HOST_ROOT,
 	/* an ordinary user without a namespace: the bounding set cannot be changed
 	 * without CAP_SETPCAP; only ambient is cleared */
@@ -47,7 +60,7 @@ enum ns_caps_mode {
  * Called in the command's process just before execve: apply the mode, then set
  * no_new_privs.  Verifies the result (libcap's bulk calls ignore single failures).
  */
-int ns_caps_apply(enum ns_caps_mode mode, uint64_t keep, struct iso_err *e);
+int ns_caps_apply(enum ns_caps_mode mode, uint64_t keep, uint64_t also_drop, struct iso_err *e);
 
 /* --- user namespaces (ns/userns.c) ---------------------------------------- */
 

@@ -12,7 +12,7 @@ _isorun_selftest_opts='--json --policy= --policy-mode= --leaks= --protect-home= 
 	--pidns --pidns=try --settle --help'
 _isorun_subcommands='shell selftest config ls gc policy'
 # as in capabilities(7); isorun also takes them lower case and without CAP_
-_isorun_caps='CAP_AUDIT_CONTROL CAP_AUDIT_READ CAP_AUDIT_WRITE CAP_BLOCK_SUSPEND CAP_BPF
+_isorun_caps='all CAP_AUDIT_CONTROL CAP_AUDIT_READ CAP_AUDIT_WRITE CAP_BLOCK_SUSPEND CAP_BPF
 	CAP_CHECKPOINT_RESTORE CAP_CHOWN CAP_DAC_OVERRIDE CAP_DAC_READ_SEARCH CAP_FOWNER
 	CAP_FSETID CAP_IPC_LOCK CAP_IPC_OWNER CAP_KILL CAP_LEASE CAP_LINUX_IMMUTABLE
 	CAP_MAC_ADMIN CAP_MAC_OVERRIDE CAP_MKNOD CAP_NET_ADMIN CAP_NET_BIND_SERVICE

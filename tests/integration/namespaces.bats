@@ -344,7 +344,10 @@ s.accept()' "$W/port" &
 	wait "$lp" || true
 }
 
-@test "capabilities: with --pidns the bounding set is empty and no_new_privs is set; --cap-keep keeps one" {
+@test "capabilities: an ordinary user's --pidns --map-root has an empty bounding set and no_new_privs; --cap-keep keeps one" {
+	if [ "$(id -u)" -eq 0 ]; then
+		skip "root needs no user namespace: its --pidns keeps root's capabilities (tested below)"
+	fi
 	require "user and PID namespaces" userns_ok
 	run iso --pidns --map-root -- grep -E '^(CapBnd|CapAmb|CapEff|NoNewPrivs)' /proc/self/status
 	[[ "$output" == *"CapBnd:	0000000000000000"* ]]
@@ -352,6 +355,107 @@ s.accept()' "$W/port" &
 	[[ "$output" == *"NoNewPrivs:	1"* ]]
 	run iso --pidns --map-root --cap-keep net_bind_service -- grep '^CapBnd' /proc/self/status
 	[ "$output" = "CapBnd:	0000000000000400" ]
+	run --separate-stderr iso -v --pidns --map-root -- true
+	[[ "$stderr" == *"isorun: capabilities: dropped all but --cap-keep (root of a user namespace keeps only --cap-keep)"* ]]
+}
+
+# As root under OPTS: a raw socket, setgroups, chown of a file to another uid and
+# group, a uid drop; each prints its name when it works.
+root_powers() {
+	run --separate-stderr iso "$@" -- python3 -c '
+import os, socket
+def try_(name, f):
+    try:
+        f(); print(name)
+    except OSError as e:
+        print(name, "failed:", e)
+try_("raw", lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).close())
+try_("setgroups", lambda: os.setgroups([65534]))
+p = os.path.join(os.environ["TMPDIR"], "f")
+open(p, "w").close()
+try_("chown", lambda: os.chown(p, 65534, 65534))
+pid = os.fork()
+if pid == 0:
+    try:
+        os.setgid(65534); os.setuid(65534); os._exit(0 if os.getuid() == 65534 else 1)
+    except OSError:
+        os._exit(1)
+print("setuid" if os.waitpid(pid, 0)[1] == 0 else "setuid failed")
+'
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+}
+
+@test "capabilities: as root --pidns keeps root's powers: raw socket, setgroups, chown to another user, uid drop" {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "applies to real root only"
+	fi
+	require "PID namespaces" iso --pidns -- true
+	root_powers --pidns
+	[ "$output" = "$(printf 'raw\nsetgroups\nchown\nsetuid')" ]
+	# control: the same without --pidns
+	root_powers
+	[ "$output" = "$(printf 'raw\nsetgroups\nchown\nsetuid')" ]
+	# and under the full hermetic line: only what could undo a protection goes
+	root_powers --pidns --private-tmp --protect-home=ro --net=isolated
+	[ "$output" = "$(printf 'raw\nsetgroups\nchown\nsetuid')" ]
+}
+
+# As root under OPTS: mount a tmpfs in $TMPDIR and unmount it, then try to unmount
+# the real home (its passwd entry's).
+try_umount() {
+	run --separate-stderr iso "$@" -- python3 -c '
+import ctypes, os, pwd
+libc = ctypes.CDLL(None, use_errno=True)
+m = os.path.join(os.environ["TMPDIR"], "m"); os.mkdir(m)
+r = libc.mount(b"none", m.encode(), b"tmpfs", 0, None)
+print("mount", "ok" if r == 0 else os.strerror(ctypes.get_errno()))
+home = pwd.getpwuid(os.getuid()).pw_dir.encode()
+r = libc.umount2(home, 2)  # MNT_DETACH
+print("umount home", "ok" if r == 0 else os.strerror(ctypes.get_errno()))
+'
+	echo "$output $stderr" >&2
+	[ "$status" -eq 0 ]
+}
+
+@test "capabilities: as root --protect-home=ro drops CAP_SYS_ADMIN (the command cannot unmount it), and -v says why" {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "applies to real root only"
+	fi
+	require "PID namespaces" iso --pidns -- true
+	try_umount -v --pidns --protect-home=ro
+	[ "${lines[0]}" = "mount Operation not permitted" ]
+	[ "${lines[1]}" = "umount home Operation not permitted" ]
+	[[ "$stderr" == *"isorun: capabilities: dropped cap_dac_read_search,cap_sys_ptrace,cap_sys_admin (they could undo --protect-home=ro); "* ]]
+	# control: bare --pidns keeps CAP_SYS_ADMIN, mounts are the command's own business
+	try_umount -v --pidns
+	[ "${lines[0]}" = "mount ok" ]
+	[[ "$stderr" != *"cap_sys_admin"* ]]
+	# control: --cap-keep sys_admin wins over the protection, and the home can be unmounted
+	try_umount --pidns --protect-home=ro --cap-keep sys_admin
+	[ "${lines[1]}" = "umount home ok" ]
+}
+
+@test "capabilities: the report names the kept and the dropped ones with why; --cap-keep all drops none" {
+	if [ "$(id -u)" -ne 0 ]; then
+		run iso --report "$W/r.json" -- true
+		python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["capabilities"] is None' "$W/r.json"
+		skip "the rest applies to real root only"
+	fi
+	require "PID namespaces" iso --pidns -- true
+	run iso --report "$W/r.json" --pidns --private-tmp -- true
+	[ "$status" -eq 0 ]
+	python3 - "$W/r.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["capabilities"]
+why = {d["name"]: d["why"] for d in c["dropped"]}
+assert why["cap_sys_admin"] == "could undo --private-tmp", why
+assert why["cap_sys_boot"] == "acts on the whole host", why
+assert "cap_net_raw" in c["kept"] and "cap_setuid" in c["kept"], c
+PY
+	run iso --report "$W/r.json" --pidns --cap-keep all -- grep '^CapBnd' /proc/self/status
+	[ "$output" = "$(grep '^CapBnd' /proc/self/status)" ]
+	python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["capabilities"]["dropped"] == []' "$W/r.json"
 }
 
 @test "capabilities: as real root without --pidns the dangerous ones leave the bounding set" {

@@ -7,7 +7,7 @@ load helpers
 	run --separate-stderr iso --keep -- sh -c 'for v in HOME USERPROFILE TMPDIR TMP TEMP XDG_CACHE_HOME XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_RUNTIME_DIR ISORUN_NAMESPACE; do eval "echo $v=\$$v"; done'
 	[ "$status" -eq 0 ]
 	tree=$(the_tree)
-	[[ "$tree" == "$U"/2*Z-???? ]]
+	[[ "$tree" =~ ^"$U"/2[0-9]{7}T[0-9]{6}Z-[a-z2-7]{20}$ ]]
 	[ "${lines[0]}" = "HOME=$tree/home" ]
 	[ "${lines[1]}" = "USERPROFILE=$tree/home" ]
 	[ "${lines[2]}" = "TMPDIR=$tree/tmp" ]
@@ -19,9 +19,89 @@ load helpers
 	[ "${lines[8]}" = "XDG_STATE_HOME=$tree/state" ]
 	[ "${lines[9]}" = "XDG_RUNTIME_DIR=$tree/run" ]
 	[ "${lines[10]}" = "ISORUN_NAMESPACE=$tree" ]
-	[ "$(stat -c %a "$U")" = 700 ]
-	[ "$(stat -c %a "$tree/run")" = 700 ]
 	force_remove "$tree"
+}
+
+# The modes: as root the way down to tmp/ is 0711 (searchable, not listable), for an
+# ordinary user 0700; tmp/ is a /tmp (1777) either way, the other dirs 0700.
+expect_modes() {
+	local tree=$1 up=700
+	[ "$(id -u)" -ne 0 ] || up=711
+	[ "$(stat -c %a "$U")" = "$up" ]
+	[ "$(stat -c %a "$tree")" = "$up" ]
+	[ "$(stat -c %a "$tree/tmp")" = 1777 ]
+	for d in home cache config data state run; do
+		[ "$(stat -c %a "$tree/$d")" = 700 ]
+	done
+}
+
+@test "tree modes: the way to tmp/ is searchable by root's other uids only, tmp/ is a /tmp, the rest private" {
+	umask 077 # the caller's umask does not decide them
+	run --separate-stderr iso --keep -- true
+	[ "$status" -eq 0 ]
+	expect_modes "$(the_tree)"
+	force_remove "$(the_tree)"
+}
+
+@test "as root, a per-user directory left 0700 (an older isorun) is opened up to 0711" {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "applies to root only: an ordinary user's stays 0700"
+	fi
+	mkdir -m 0700 "$U"
+	run iso -- true
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %a "$U")" = 711 ]
+}
+
+# Run as root under isorun OPTS: a program copied into a 0755 dir of $TMPDIR, run as
+# uid 65534; then that uid tries to list the per-user dir and the tree.
+uid_drop_checks() {
+	run --separate-stderr iso "$@" -- sh -c '
+		# setpriv keeps its capabilities until its own execve: env runs without them
+		drop() { setpriv --reuid=65534 --regid=65534 --clear-groups env "$@"; }
+		mkdir -m 0755 "$TMPDIR/bin" && cp /bin/echo "$TMPDIR/bin/echo" || exit 9
+		drop "$TMPDIR/bin/echo" ran-as-$(drop id -u)
+		drop ls "$(dirname "$ISORUN_NAMESPACE")" >/dev/null 2>&1 && echo listed-user-dir
+		drop ls "$ISORUN_NAMESPACE" >/dev/null 2>&1 && echo listed-tree
+		drop ls "$ISORUN_NAMESPACE/home" >/dev/null 2>&1 && echo listed-home
+		drop touch "$TMPDIR/by-nobody" && echo wrote-tmp
+		true'
+	echo "$output $stderr" >&2
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'ran-as-65534\nwrote-tmp')" ]
+}
+
+@test "as root, a command that drops to another uid runs a file from \$TMPDIR and lists nothing above it" {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "applies to root only: an ordinary user cannot drop to another uid"
+	fi
+	open_way_to_root
+	uid_drop_checks
+	assert_no_tree
+}
+
+@test "as root under --pidns and --private-tmp, \$TMPDIR is reachable after a uid drop as well" {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "applies to root only: an ordinary user cannot drop to another uid"
+	fi
+	require "PID namespaces" iso --pidns -- true
+	open_way_to_root
+	uid_drop_checks --pidns
+	uid_drop_checks --pidns --private-tmp
+	assert_no_tree
+}
+
+@test "control: with the tree dir 0700 (as before) the uid drop cannot reach \$TMPDIR" {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "applies to root only: an ordinary user cannot drop to another uid"
+	fi
+	open_way_to_root
+	run --separate-stderr iso -- sh -c '
+		chmod 0700 "$ISORUN_NAMESPACE"
+		mkdir -m 0755 "$TMPDIR/bin" && cp /bin/echo "$TMPDIR/bin/echo" || exit 9
+		setpriv --reuid=65534 --regid=65534 --clear-groups env "$TMPDIR/bin/echo" ran || echo refused'
+	[ "$status" -eq 0 ]
+	[ "$output" = refused ]
 }
 
 @test "writes to HOME and TMPDIR land in the tree, not in the caller's home" {

@@ -328,6 +328,11 @@ static void test_caps_parse(void **state)
 	expect_parse("  ", 0);
 	expect_parse(NULL, 0);
 	expect_parse("setpcap", BIT(CAP_SETPCAP));
+	/* every capability the running kernel knows, alone or among names */
+	expect_parse("all", ns_caps_all());
+	expect_parse(" ALL ,net_raw", ns_caps_all());
+	assert_true(ns_caps_all() & BIT(CAP_SYS_ADMIN));
+	assert_false(ns_caps_all() >> cap_max_bits());
 	if (cap_max_bits() > CAP_CHECKPOINT_RESTORE)
 		expect_parse("checkpoint_restore", BIT(CAP_CHECKPOINT_RESTORE));
 
@@ -336,7 +341,7 @@ static void test_caps_parse(void **state)
 	expect_parse_error("net_raw,bogus", "--cap-keep: unknown capability 'bogus'");
 	expect_parse_error("cap_", "--cap-keep: unknown capability 'cap_'");
 	expect_parse_error("12", "--cap-keep: unknown capability '12'");
-	expect_parse_error("all", "--cap-keep: unknown capability 'all'");
+	expect_parse_error("cap_all", "--cap-keep: unknown capability 'cap_all'");
 	expect_parse_error("net_raw;chown", "--cap-keep: unknown capability 'net_raw;chown'");
 	expect_parse_error("net raw", "--cap-keep: unknown capability 'net raw'");
 	expect_parse_error("CAP_NET_RAW_", "--cap-keep: unknown capability 'CAP_NET_RAW_'");
@@ -366,12 +371,13 @@ static void test_caps_host_dangerous(void **state)
 struct apply_case {
 	enum ns_caps_mode mode;
 	uint64_t keep;
+	uint64_t also; /* NS_CAPS_HOST_ROOT: dropped besides the host-wide ones */
 };
 
-static int apply_or_report(enum ns_caps_mode mode, uint64_t keep)
+static int apply_or_report(enum ns_caps_mode mode, uint64_t keep, uint64_t also)
 {
 	struct iso_err e = { 0 };
-	int r = ns_caps_apply(mode, keep, &e);
+	int r = ns_caps_apply(mode, keep, also, &e);
 
 	if (r < 0)
 		fprintf(stderr, "ns_caps_apply(%d, %#llx): %d %s (%s) hint: %s\n", (int)mode,
@@ -415,7 +421,7 @@ static int empty_scenario(const void *arg)
 	/* bounding sets are inherited, a user namespace does not refill one */
 	CHILD_CHECK((st.bnd & c->keep) == c->keep);
 	CHILD_CHECK(seed(SEED_INH, SEED_AMB) == 0);
-	CHILD_CHECK(apply_or_report(NS_CAPS_EMPTY, c->keep) == 0);
+	CHILD_CHECK(apply_or_report(NS_CAPS_EMPTY, c->keep, 0) == 0);
 	CHILD_CHECK(self_status(&st) == 0);
 	CHILD_CHECK(st.bnd == c->keep);
 	CHILD_CHECK(st.inh == c->keep);
@@ -437,7 +443,7 @@ static void test_apply_empty(void **state)
 static int host_root_scenario(const void *arg)
 {
 	const struct apply_case *c = arg;
-	uint64_t gone = ns_caps_host_dangerous() & ~c->keep;
+	uint64_t gone = (ns_caps_host_dangerous() | c->also) & ~c->keep;
 	uint64_t seeded = BIT(CAP_SYS_BOOT) | BIT(CAP_SYS_TIME) | BIT(CAP_NET_BIND_SERVICE);
 	struct caps_status before, st;
 
@@ -451,7 +457,7 @@ static int host_root_scenario(const void *arg)
 	CHILD_CHECK((before.bnd & gone) == gone);
 	CHILD_CHECK(before.inh & BIT(CAP_SYS_BOOT));
 
-	CHILD_CHECK(apply_or_report(NS_CAPS_HOST_ROOT, c->keep) == 0);
+	CHILD_CHECK(apply_or_report(NS_CAPS_HOST_ROOT, c->keep, c->also) == 0);
 	CHILD_CHECK(self_status(&st) == 0);
 	CHILD_CHECK(st.bnd == (before.bnd & ~gone));
 	CHILD_CHECK(st.inh == (before.inh & ~gone));
@@ -467,11 +473,17 @@ static int host_root_scenario(const void *arg)
 
 static void test_apply_host_root(void **state)
 {
-	struct apply_case none = { NS_CAPS_HOST_ROOT, 0 };
-	struct apply_case keep_time = { NS_CAPS_HOST_ROOT, BIT(CAP_SYS_TIME) };
+	struct apply_case none = { NS_CAPS_HOST_ROOT, 0, 0 };
+	struct apply_case keep_time = { NS_CAPS_HOST_ROOT, BIT(CAP_SYS_TIME), 0 };
+	/* a mount protection: the undoers go too, but for a kept one */
+	struct apply_case undo = { NS_CAPS_HOST_ROOT, 0, ns_caps_mount_undoers() };
+	struct apply_case undo_keep = { NS_CAPS_HOST_ROOT, BIT(CAP_SYS_ADMIN),
+					ns_caps_mount_undoers() };
 
 	run_child(USER_ROOT, host_root_scenario, &none);
 	run_child(USER_ROOT, host_root_scenario, &keep_time);
+	run_child(USER_ROOT, host_root_scenario, &undo);
+	run_child(USER_ROOT, host_root_scenario, &undo_keep);
 	/* the real case: host root, no namespace (only this child is changed) */
 	if (geteuid() == 0) {
 		run_child(NONE, host_root_scenario, &none);
@@ -497,7 +509,7 @@ static int unprivileged_scenario(const void *arg)
 	CHILD_CHECK(become_nobody() == 0);
 	CHILD_CHECK(self_status(&before) == 0);
 	CHILD_CHECK(before.prm == 0 && before.eff == 0);
-	CHILD_CHECK(apply_or_report(NS_CAPS_UNPRIVILEGED, 0) == 0);
+	CHILD_CHECK(apply_or_report(NS_CAPS_UNPRIVILEGED, 0, 0) == 0);
 	CHILD_CHECK(self_status(&st) == 0);
 	CHILD_CHECK(st.nnp == 1);
 	CHILD_CHECK(st.amb == 0);
@@ -526,7 +538,7 @@ static int unprivileged_ambient_scenario(const void *arg)
 	CHILD_CHECK(before.amb == BIT(nbs) && before.prm == BIT(nbs));
 	CHILD_CHECK(getuid() == INSIDE_UID);
 
-	CHILD_CHECK(apply_or_report(NS_CAPS_UNPRIVILEGED, 0) == 0);
+	CHILD_CHECK(apply_or_report(NS_CAPS_UNPRIVILEGED, 0, 0) == 0);
 	CHILD_CHECK(self_status(&st) == 0);
 	CHILD_CHECK(st.amb == 0);
 	CHILD_CHECK(st.nnp == 1);
@@ -555,7 +567,7 @@ static int refused_scenario(const void *arg)
 	/* on a host that already dropped every dangerous cap there is nothing to refuse */
 	if (!(before.bnd & ns_caps_host_dangerous()))
 		return 0;
-	r = ns_caps_apply(c->mode, c->keep, &e);
+	r = ns_caps_apply(c->mode, c->keep, 0, &e);
 	CHILD_CHECK(r == -EPERM);
 	CHILD_CHECK(e.errnum == EPERM);
 	/* "drop 'cap_chown' from the bounding set" */
@@ -612,7 +624,7 @@ static int exec_scenario(const void *arg)
 	if (pid == 0) {
 		if (seed(inh, amb) < 0)
 			_exit(2);
-		if (apply_or_report(c->mode, c->keep) < 0)
+		if (apply_or_report(c->mode, c->keep, c->also) < 0)
 			_exit(3);
 		if (dup2(p[1], 1) < 0)
 			_exit(4);

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* Which capabilities the command keeps, which it loses and why: for spawn, -v and the report. */
+#ifndef ISO_CAPSPLAN_H
+#define ISO_CAPSPLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct iso_opts;
+typedef struct json_t json_t;
+
+struct iso_caps_plan {
+	bool root;	       /* the command starts as uid 0: it has capabilities to lose */
+	int mode;	       /* enum ns_caps_mode */
+	uint64_t keep;	       /* --cap-keep */
+	uint64_t host;	       /* dropped: they act on the whole host */
+	uint64_t protect;      /* dropped: they could undo the protections below */
+	uint64_t userns;       /* dropped: root of a user namespace keeps only --cap-keep */
+	char protect_why[160]; /* "--protect-home=ro, --private-tmp" */
+};
+
+/*
+ * Decide for a run: `pidns` when the command starts under isorun's init,
+ * `userns` when that init lives in a user namespace (an ordinary caller),
+ * `socket_masks` when init covers --policy's deny-socket paths.
+ */
+void iso_caps_plan(struct iso_caps_plan *c, const struct iso_opts *o, bool pidns, bool userns,
+		   bool socket_masks);
+/* Every capability the command loses (any reason). */
+uint64_t iso_caps_dropped(const struct iso_caps_plan *c);
+/* -v: one line on stderr naming the dropped ones and why; nothing for a non-root command. */
+void iso_caps_say(const struct iso_caps_plan *c, FILE *f);
+/* {"kept": [...], "dropped": [{"name", "why"}]}, or null for a non-root command. */
+json_t *iso_caps_json(const struct iso_caps_plan *c);
+
+#endif

@@ -1,0 +1,67 @@
+#!/usr/bin/env bats
+# Real test suites that nobody here wrote keep every verdict under isorun: Go's
+# standard library (os/exec, os/signal, syscall, net), bare and wrapped, compared
+# test by test.  As root it exercises uid drops from $TMPDIR (TestDeathSignal), raw
+# sockets (TestIPConn) and setgroups (TestGroupCleanup).
+
+load helpers
+
+GO_PKGS=(os/exec os/signal syscall net)
+
+setup_file() {
+	# one build cache for every variant: it compiles once, and the tree stays small
+	export GOCACHE="$BATS_FILE_TMPDIR/gocache" GOPATH="$BATS_FILE_TMPDIR/gopath"
+	# A short root, as /tmp is: net's tests bind unix sockets at $TMPDIR/NNNN/sock,
+	# and a tree below bats' own directories would exceed sun_path (108 bytes).
+	# 0711 like /tmp's parents: root's tests reach $TMPDIR after a uid drop.
+	SUITES_ROOT=$(mktemp -d /tmp/isorun-suites.XXXXXX)
+	chmod 0711 "$SUITES_ROOT"
+	mkdir -m 1777 "$SUITES_ROOT/bare"
+	export SUITES_ROOT
+}
+
+teardown_file() {
+	rm -rf "$SUITES_ROOT"
+}
+
+# Per-test verdicts of a `go test -json` stream: "package test pass|fail|skip", sorted.
+verdicts() {
+	python3 -c '
+import json, sys
+out = set()
+for line in open(sys.argv[1], errors="replace"):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if e.get("Test") and e.get("Action") in ("pass", "fail", "skip"):
+        out.add((e["Package"], e["Test"], e["Action"]))
+for t in sorted(out):
+    print(*t)
+' "$1"
+}
+
+# go test, its exit status ignored (the verdicts are compared, not the total).
+# isorun hands the command fds 0-2 only; the bare run gets the same, or bats' own
+# open fds make TestExtraFiles skip ("test was run with FDs open").
+go_test() {
+	python3 -c 'import os, sys; os.closerange(3, 65536); os.execvp(sys.argv[1], sys.argv[1:])' \
+		"$@" go test -count=1 -short -json "${GO_PKGS[@]}" || true
+}
+
+@test "go test ${GO_PKGS[*]}: every test's verdict is the same bare, under isorun and under isorun --pidns" {
+	require "go (golang-go, make deps)" command -v go
+	TMPDIR=$SUITES_ROOT/bare go_test env >"$W/bare.json"
+	verdicts "$W/bare.json" >"$W/bare.v"
+	# a run that did not test is no comparison
+	[ "$(grep -c ' pass$' "$W/bare.v")" -gt 100 ]
+	go_test "$ISORUN" --no-config --root "$SUITES_ROOT" -- >"$W/iso.json"
+	verdicts "$W/iso.json" >"$W/iso.v"
+	diff -u "$W/bare.v" "$W/iso.v"
+	require "PID namespaces" iso --pidns -- true
+	go_test "$ISORUN" --no-config --root "$SUITES_ROOT" --pidns -- >"$W/pidns.json"
+	verdicts "$W/pidns.json" >"$W/pidns.v"
+	diff -u "$W/bare.v" "$W/pidns.v"
+	# nothing of either run is left
+	[ -z "$(ls -A "$SUITES_ROOT/isorun-$(id -u)")" ]
+}
