@@ -94,7 +94,10 @@ int iso_ns_send_fd(int sock, const struct iso_ns_msg *m, int fd);
 int iso_ns_recv(int sock, struct iso_ns_msg *m);
 int iso_ns_recv_fd(int sock, struct iso_ns_msg *m, int *ret_fd);
 
-/* The pid in isorun's namespace of the process whose innermost pid is `inner`, below `ancestor`. */
-pid_t iso_pidns_outer_pid(pid_t ancestor, pid_t inner);
+/*
+ * For each inner[j], a pid in init's namespace, the pid in isorun's own namespace
+ * (0: not found), in one pass over init's descendants (they are stopped).
+ */
+void iso_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n);
 
 #endif

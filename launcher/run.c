@@ -389,15 +389,13 @@ static void on_notification(struct sup *s, uint32_t events)
 static int add_leak(struct sup *s, const struct iso_ns_msg *m)
 {
 	struct iso_leak *l = realloc(s->out->leaks, (s->out->n_leaks + 1) * sizeof(*l));
-	pid_t outer;
 
 	if (!l)
 		return -ENOMEM;
 	s->out->leaks = l;
-	/* stopped, so still there to be found by their innermost pid */
-	outer = iso_pidns_outer_pid(s->cmd, m->pid);
+	/* the pid outside is looked up for all at once, at ISO_NS_LEAKS_DONE */
 	l[s->out->n_leaks++] = (struct iso_leak){
-		.pid = outer ? outer : m->pid,
+		.pid = m->pid,
 		.inner_pid = m->pid,
 		.sid = m->sid,
 		.start = m->start,
@@ -406,6 +404,25 @@ static int add_leak(struct sup *s, const struct iso_ns_msg *m)
 	};
 	s->out->leak_alive_ms = now_ms() - s->cmd_exit_ms;
 	return 0;
+}
+
+/* The survivors are stopped, so still there to be found by their pid at init's level. */
+static void map_leaks(struct sup *s)
+{
+	struct iso_outcome *o = s->out;
+	pid_t *inner = calloc(o->n_leaks ? o->n_leaks : 1, sizeof(*inner));
+	pid_t *outer = calloc(o->n_leaks ? o->n_leaks : 1, sizeof(*outer));
+
+	if (inner && outer) {
+		for (size_t i = 0; i < o->n_leaks; i++)
+			inner[i] = o->leaks[i].inner_pid;
+		iso_pidns_outer_pids(s->cmd, inner, outer, o->n_leaks);
+		for (size_t i = 0; i < o->n_leaks; i++)
+			if (outer[i])
+				o->leaks[i].pid = outer[i];
+	}
+	free(inner);
+	free(outer);
 }
 
 static void on_init_message(struct sup *s)
@@ -425,6 +442,7 @@ static void on_init_message(struct sup *s)
 		(void)add_leak(s, &m);
 		break;
 	case ISO_NS_LEAKS_DONE:
+		map_leaks(s);
 		(void)iso_ns_send(s->nsock, &ok);
 		break;
 	case ISO_NS_STOPPED:

@@ -1,0 +1,39 @@
+#!/usr/bin/env bats
+# Reaping, storms and deadlines: what is alive is named by its own pid, whatever its
+# threads or namespaces do, and every phase after the command's exit ends in time.
+
+load helpers
+
+# Start isorun in the background; its pid in $ISOPID, its stderr in $W/err.
+start_iso() {
+	"$ISORUN" --no-config --policy=off --root "$R" "$@" >"$W/out" 2>"$W/err" &
+	ISOPID=$!
+}
+
+finish_iso() {
+	wait "$ISOPID" && rc=0 || rc=$?
+	# shown only if the test fails
+	echo "isorun exited $rc; its stderr:" >&2
+	cat "$W/err" >&2
+}
+
+pidns_ok() {
+	"$ISORUN" --no-config --policy=off --root "$R" --pidns -- true
+}
+
+@test "--pidns: a leak in a nested PID namespace is named by its pid in isorun's namespace" {
+	require "PID namespaces" pidns_ok
+	require "nested user+PID namespaces" unshare -Upf true
+	# the leak's pid as the test (isorun's namespace) sees it is the ground truth
+	start_iso --pidns --settle 1s -- sh -c \
+		"setsid unshare -Upf $H/termignore $W/nested & $H/waitfor -t 600 $W/go"
+	"$H/waitfor" "$W/nested"
+	host=$(pgrep -fx "$H/termignore $W/nested")
+	[ -n "$host" ]
+	touch "$W/go"
+	finish_iso
+	[ "$rc" -eq 122 ]
+	grep -E "leaked: pid $host \(pid [0-9]+ in the namespace\) \`$H/termignore" "$W/err"
+	assert_dead "$host"
+	assert_no_tree
+}
