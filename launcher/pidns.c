@@ -70,8 +70,7 @@ static int nspids(pid_t pid, pid_t *v, int max)
 		return -ENOENT;
 	line += strlen("\nNSpid:");
 	line[strcspn(line, "\n")] = '\0';
-	for (tok = strtok_r(line, " \t", &save); tok && n < max;
-	     tok = strtok_r(NULL, " \t", &save))
+	for (tok = strtok_r(line, " \t", &save); tok && n < max; tok = strtok_r(NULL, " \t", &save))
 		v[n++] = (pid_t)atoi(tok);
 	return n;
 }
