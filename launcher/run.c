@@ -75,6 +75,7 @@ struct sup {
 	bool pidns;
 	int nsock;
 	bool init_gone;
+	bool init_killed; /* by the outer itself: the end of a cancel, not a loss */
 	const struct pol *pol;
 	int listener; /* seccomp notifications, -1 when none */
 };
@@ -135,6 +136,38 @@ static void record_status(struct sup *s, int status)
 		s->out->term_signal = WTERMSIG(status);
 }
 
+/* The outer's last word under --pidns: the kernel kills the namespace with init. */
+static void kill_init(struct sup *s)
+{
+	s->init_killed = true;
+	(void)kill(s->cmd, SIGKILL);
+}
+
+/*
+ * init exits 0 only after it emptied the namespace.  Any other end not of our doing
+ * killed the command and every survivor unseen: the run cannot pass.
+ */
+static void init_ended(struct sup *s, int status)
+{
+	struct iso_outcome *o = s->out;
+	char sig[32];
+
+	s->init_gone = true;
+	if (s->init_killed || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		return;
+	o->init_lost = true;
+	if (WIFSIGNALED(status)) {
+		o->init_signal = WTERMSIG(status);
+		snprintf(o->gate_unmeasurable, sizeof(o->gate_unmeasurable),
+			 "the namespace's init (pid %d) was killed by %s", s->cmd,
+			 iso_signal_name(o->init_signal, sig, sizeof(sig)));
+	} else {
+		o->init_status = WEXITSTATUS(status);
+		snprintf(o->gate_unmeasurable, sizeof(o->gate_unmeasurable),
+			 "the namespace's init (pid %d) exited %d", s->cmd, o->init_status);
+	}
+}
+
 static void on_reaped(pid_t pid, int status, void *arg)
 {
 	struct sup *s = arg;
@@ -142,7 +175,7 @@ static void on_reaped(pid_t pid, int status, void *arg)
 	if (pid != s->cmd)
 		return;
 	if (s->pidns) {
-		s->init_gone = true;
+		init_ended(s, status);
 		return;
 	}
 	record_status(s, status);
@@ -203,7 +236,7 @@ static void cancel_pidns(struct sup *s, int sig)
 	struct iso_ns_msg m = { .type = sig ? ISO_NS_CANCEL : ISO_NS_TIMEOUT, .sig = sig };
 
 	if (s->phase == CANCEL) {
-		(void)kill(s->cmd, SIGKILL);
+		kill_init(s);
 		return;
 	}
 	if (sig)
@@ -328,7 +361,7 @@ static void on_timer(struct sup *s)
 		break;
 	case CANCEL:
 		if (s->pidns) {
-			(void)kill(s->cmd, SIGKILL);
+			kill_init(s);
 			break;
 		}
 		kill_all(s, false);

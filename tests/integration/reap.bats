@@ -37,3 +37,23 @@ pidns_ok() {
 	assert_dead "$host"
 	assert_no_tree
 }
+
+@test "--pidns: init killed from outside fails the run with 137 and says so" {
+	require "PID namespaces" pidns_ok
+	start_iso --pidns --report "$W/r.json" -- sh -c "touch $W/ready; exec $H/waitfor -t 600 $W/never"
+	"$H/waitfor" "$W/ready"
+	init=$(pgrep -P "$ISOPID")
+	[ -n "$init" ]
+	kill -KILL "$init"
+	finish_iso
+	[ "$rc" -eq 137 ]
+	grep -F "the namespace's init (pid $init) was killed by SIGKILL" "$W/err"
+	grep -F "FAILED (exit 137): namespace's init killed by SIGKILL" "$W/err"
+	python3 - "$W/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["result"]["init_lost"] == {"signal": "SIGKILL"}, r["result"]
+assert r["exit"] == 137 and r["isolation"]["leak_check"] == "not-measurable", r
+PY
+	assert_no_tree
+}
