@@ -261,8 +261,7 @@ static _Noreturn void sweep(struct init *in)
 		long pid = strtol(de->d_name, NULL, 10);
 		_cleanup_free_ char *cmd = NULL, *cwd = NULL;
 
-		if (pid <= 1 || iso_proc_stat((pid_t)pid, &p) < 0 || p.state == 'Z' ||
-		    p.state == 'X')
+		if (pid <= 1 || iso_proc_stat((pid_t)pid, &p) < 0 || !iso_proc_alive(&p))
 			continue;
 		cmd = iso_proc_cmdline((pid_t)pid, sizeof(m.cmdline) - 1);
 		cwd = iso_proc_cwd((pid_t)pid);

@@ -34,7 +34,7 @@ bool iso_no_children(void)
 
 static bool is_dead(const struct iso_proc *p)
 {
-	return p->state == 'Z' || p->state == 'X';
+	return !iso_proc_alive(p);
 }
 
 int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp)

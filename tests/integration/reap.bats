@@ -57,3 +57,26 @@ assert r["exit"] == 137 and r["isolation"]["leak_check"] == "not-measurable", r
 PY
 	assert_no_tree
 }
+
+# A leader gone by pthread_exit() shows `Z` while its other thread runs on.
+leader_leak() {
+	# the command ends once the leader is gone, so the gate meets the zombie leader
+	run timeout 60 "$ISORUN" --no-config --policy=off --root "$R" --settle 200ms "$@" -- \
+		sh -c "$H/leaderexit $W/pid && $H/waitfor $W/pid"
+	[ "$status" -eq 122 ]
+	pid=$(cat "$W/pid")
+	[[ "$output" == *"leaked: pid $pid"*"\`$H/leaderexit $W/pid\`"* ]] ||
+		[[ "$output" == *"leaked: pid "*"(pid $pid in the namespace) \`$H/leaderexit $W/pid\`"* ]]
+	[[ "$output" == *"FAILED (exit 122): 1 process outlived the command"* ]]
+	assert_no_tree
+}
+
+@test "a survivor whose main thread has exited is named, killed and fails the run" {
+	leader_leak
+	assert_dead "$(cat "$W/pid")"
+}
+
+@test "--pidns: a survivor whose main thread has exited is named, killed and fails the run" {
+	require "PID namespaces" pidns_ok
+	leader_leak --pidns
+}
