@@ -71,6 +71,10 @@ struct sup {
 	bool tty_handed;
 	int tty_fd;
 	uint64_t cmd_exit_ms; /* monotonic, when the command's status came in */
+	uint64_t started_ms;  /* monotonic, when the command started: --timeout counts from it */
+	bool reap_more;	      /* the last reap hit its bound: more may wait without a new SIGCHLD */
+	bool join_unproven;   /* the kill did not converge by its deadline */
+	bool sweep_sent;      /* --pidns: init was told to end its settle (or does so itself) */
 	/* --pidns: s->cmd is the namespace's init, the command's status comes by message */
 	bool pidns;
 	int nsock;
@@ -205,8 +209,21 @@ static void kill_all(struct sup *s, bool as_leaks)
 {
 	struct iso_leak *leaks = NULL;
 	size_t n = 0;
-	(void)iso_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
-			      on_reaped, s);
+	char dur[32];
+	int r = iso_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
+				on_reaped, s, now_ms() + ISO_KILL_DEADLINE_MS);
+
+	if (r < 0) {
+		/* what could not be stopped may still run: the join is not proven */
+		s->join_unproven = true;
+		iso_format_duration(ISO_KILL_DEADLINE_MS, dur, sizeof(dur));
+		if (r == -ETIME)
+			snprintf(s->out->gate_unmeasurable, sizeof(s->out->gate_unmeasurable),
+				 "the tree was still changing %s after the kill began", dur);
+		else
+			snprintf(s->out->gate_unmeasurable, sizeof(s->out->gate_unmeasurable),
+				 "stopping the tree failed: %s", strerror(-r));
+	}
 	if (as_leaks && n) {
 		s->out->leaks = leaks;
 		s->out->n_leaks = n;
@@ -214,6 +231,22 @@ static void kill_all(struct sup *s, bool as_leaks)
 	} else {
 		iso_leaks_free(leaks, n);
 	}
+}
+
+/*
+ * The settle window: --settle, cut short by --timeout, which covers the whole run up
+ * to the leak gate (survivors of a command that ended in time are leaks, not a timeout).
+ */
+static uint64_t settle_left(const struct sup *s)
+{
+	uint64_t now = now_ms(), end;
+
+	if (!s->o->timeout_ms)
+		return s->o->settle_ms;
+	end = s->started_ms + s->o->timeout_ms;
+	if (end <= now)
+		return 0;
+	return end - now < s->o->settle_ms ? end - now : s->o->settle_ms;
 }
 
 /* The command's status is in: survivors get --settle to go by themselves. */
@@ -224,7 +257,40 @@ static void after_command(struct sup *s)
 		return;
 	}
 	s->phase = SETTLE;
-	arm(s, s->o->settle_ms);
+	arm(s, settle_left(s));
+}
+
+/*
+ * --pidns: init runs the settle and the sweep itself.  The outer tells it to end the
+ * settle early when --timeout comes first, and keeps a watchdog for the rest: past the
+ * settle plus the kill deadline, it kills init and with it the namespace.
+ */
+static void after_command_pidns(struct sup *s)
+{
+	uint64_t left = settle_left(s);
+
+	s->phase = SETTLE;
+	s->sweep_sent = left >= s->o->settle_ms;
+	arm(s, s->sweep_sent ? left + ISO_KILL_DEADLINE_MS : left);
+}
+
+static void settle_timer_pidns(struct sup *s)
+{
+	struct iso_ns_msg m = { .type = ISO_NS_SWEEP };
+	char dur[32];
+
+	if (!s->sweep_sent) {
+		s->sweep_sent = true;
+		(void)iso_ns_send(s->nsock, &m);
+		arm(s, ISO_KILL_DEADLINE_MS);
+		return;
+	}
+	iso_format_duration(ISO_KILL_DEADLINE_MS, dur, sizeof(dur));
+	snprintf(s->out->gate_unmeasurable, sizeof(s->out->gate_unmeasurable),
+		 "the namespace's init did not finish the leak gate within %s of the settle; "
+		 "killed it and the namespace with it",
+		 dur);
+	kill_init(s);
 }
 
 /*
@@ -316,20 +382,10 @@ static void follow_stop(struct sup *s)
 	(void)kill(-s->cmd, SIGCONT);
 }
 
-static void on_signal(struct sup *s)
+/* Reap a batch, then see what the tree's state means for the phase. */
+static void on_children(struct sup *s)
 {
-	struct signalfd_siginfo si;
-
-	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD) {
-			follow_stop(s);
-			continue;
-		}
-		if (si.ssi_signo == SIGCONT)
-			continue; /* only job control's business, handled in follow_stop() */
-		cancel(s, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
-	}
-	(void)iso_reap_ready(on_reaped, s);
+	s->reap_more = iso_reap_ready(on_reaped, s) == ISO_REAP_BATCH;
 	if (s->pidns) {
 		/* init's end is the kernel's proof that the namespace is empty */
 		if (s->init_gone && s->phase != JOINED && s->phase != DONE)
@@ -344,6 +400,22 @@ static void on_signal(struct sup *s)
 		enter_joined(s);
 }
 
+static void on_signal(struct sup *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			follow_stop(s);
+			continue;
+		}
+		if (si.ssi_signo == SIGCONT)
+			continue; /* only job control's business, handled in follow_stop() */
+		cancel(s, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
+	}
+	on_children(s);
+}
+
 static void on_timer(struct sup *s)
 {
 	uint64_t ticks;
@@ -356,6 +428,10 @@ static void on_timer(struct sup *s)
 		cancel(s, 0, false);
 		break;
 	case SETTLE:
+		if (s->pidns) {
+			settle_timer_pidns(s);
+			break;
+		}
 		kill_all(s, true);
 		enter_joined(s);
 		break;
@@ -470,6 +546,8 @@ static void on_init_message(struct sup *s)
 	switch (m.type) {
 	case ISO_NS_EXITED:
 		record_status(s, m.status);
+		if (s->phase == RUNNING)
+			after_command_pidns(s);
 		break;
 	case ISO_NS_LEAK:
 		(void)add_leak(s, &m);
@@ -504,7 +582,8 @@ static void loop(struct sup *s)
 	struct epoll_event evs[8];
 
 	while (s->phase != DONE) {
-		int n = epoll_wait(s->epfd, evs, ELEMENTSOF(evs), -1);
+		/* zombies left by a bounded reap: look again once the other events had a turn */
+		int n = epoll_wait(s->epfd, evs, ELEMENTSOF(evs), s->reap_more ? 0 : -1);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -531,6 +610,8 @@ static void loop(struct sup *s)
 				}
 			}
 		}
+		if (s->reap_more && s->phase != DONE)
+			on_children(s);
 	}
 	/* what is still buffered in a pipe belongs to the output, even past the deadline */
 	for (int i = 0; i < 2; i++)
@@ -548,6 +629,11 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 	int n;
 
 	why[0] = '\0';
+	if (s->join_unproven) {
+		snprintf(why, len, "leak check not measurable, so the join cannot be proven (%s)",
+			 s->out->gate_unmeasurable);
+		return;
+	}
 	if (!s->out->subreaper && !s->pidns) {
 		snprintf(why, len, "leak check not measurable, so the join cannot be proven (%s)",
 			 s->out->subreaper_why);
@@ -1104,6 +1190,7 @@ exec_failed:
 		loop(&s);
 	} else {
 		out.started_cmd = true;
+		s.started_ms = now_ms();
 		if (o->timeout_ms)
 			arm(&s, o->timeout_ms);
 		loop(&s);

@@ -80,3 +80,45 @@ leader_leak() {
 	require "PID namespaces" pidns_ok
 	leader_leak --pidns
 }
+
+# Fork-and-exit chains (each step forks, its parent exits, the child calls setsid())
+# that would run for a minute: the gate must stop them long before they end.
+storm() {
+	run timeout 40 "$ISORUN" --no-config --policy=off --root "$R" --settle 1s "$@" -- \
+		sh -c "for c in a b c d; do $H/forkloop -s -t 60 $W/\$c; done"
+	[ "$status" -eq 122 ]
+	[[ "$output" == *"leaked: pid "*"forkloop"* ]]
+	[[ "$output" == *"FAILED (exit 122): "*" outlived the command"* ]]
+	! pgrep -f "forkloop -s -t 60 $W/"
+}
+
+@test "fork-and-exit chains are stopped, named and killed in bounded time" {
+	storm
+	assert_no_tree
+}
+
+@test "--pidns: fork-and-exit chains are stopped, named and killed in bounded time" {
+	require "PID namespaces" pidns_ok
+	storm --pidns
+	assert_no_tree
+}
+
+# --timeout covers the whole run up to the gate: it cuts a long --settle short, and
+# the survivors of a command that ended in time are leaks (122), not a timeout (124).
+timeout_cuts_settle() {
+	run timeout 40 "$ISORUN" --no-config --policy=off --root "$R" --settle 1h --timeout 1s \
+		"$@" -- sh -c "setsid $H/termignore $W/pid & $H/waitfor $W/pid"
+	[ "$status" -eq 122 ]
+	[[ "$output" == *"leaked: pid "*"termignore"* ]]
+	[[ "$output" != *"timed out"* ]]
+	assert_no_tree
+}
+
+@test "--timeout still applies once the command has exited: the settle ends there" {
+	timeout_cuts_settle
+}
+
+@test "--pidns: --timeout still applies once the command has exited: the settle ends there" {
+	require "PID namespaces" pidns_ok
+	timeout_cuts_settle --pidns
+}
