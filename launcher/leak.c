@@ -66,6 +66,9 @@ int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp)
 	return n < 0 ? n : hit;
 }
 
+/* /proc/self/task/TID/children read at most this far: 64 KiB is some 9,000 pids */
+#define CHILDREN_MAX 65536
+
 struct member {
 	struct iso_proc p;
 	int fd;
@@ -100,21 +103,27 @@ static bool group_is_ours(const struct set *s, pid_t pgrp, pid_t cmd_pgid)
  * SIGSTOP isorun's own children, from /proc/self/task/TID/children: one read, so a
  * fork-and-exit chain (each step reparented to isorun) is hit before it moves on,
  * where a whole /proc scan is slower than a step.  A child cannot be reaped
- * meanwhile (only isorun reaps it), so its pid cannot be reused: kill() is safe.
+ * meanwhile (only isorun reaps it, and not between this read and the kill), so its
+ * pid cannot be reused: kill() is safe.  Zombies are reaped first, so the list is
+ * the live children, not a storm's dead.
  */
-static void stop_children(pid_t self)
+static void stop_children(pid_t self, iso_reap_fn fn, void *arg)
 {
-	char path[64], buf[8192], *p, *end;
+	char path[64], *p, *end;
+	_cleanup_free_ char *buf = malloc(CHILDREN_MAX);
 	_cleanup_close_ int fd = -1;
-	ssize_t len;
+	size_t len = 0;
+	ssize_t r;
 
+	while (iso_reap_ready(fn, arg) == ISO_REAP_BATCH)
+		;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", self, self);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return; /* CONFIG_PROC_CHILDREN missing: the scan below still finds them */
-	len = read(fd, buf, sizeof(buf) - 1);
-	if (len <= 0)
-		return;
+	if (!buf || fd < 0)
+		return; /* CONFIG_PROC_CHILDREN missing: the scan after this finds them */
+	while (len < CHILDREN_MAX - 1 &&
+	       ((r = read(fd, buf + len, CHILDREN_MAX - 1 - len)) > 0 || (r < 0 && errno == EINTR)))
+		len += r > 0 ? (size_t)r : 0;
 	buf[len] = '\0';
 	for (p = buf;; p = end) {
 		long pid = strtol(p, &end, 10);
@@ -126,12 +135,12 @@ static void stop_children(pid_t self)
 }
 
 /* One stop pass: returns how many new members were found and stopped. */
-static int stop_pass(pid_t self, pid_t cmd_pgid, struct set *s)
+static int stop_pass(pid_t self, pid_t cmd_pgid, struct set *s, iso_reap_fn fn, void *arg)
 {
 	struct iso_proc *list = NULL;
 	int n, added = 0;
 
-	stop_children(self);
+	stop_children(self, fn, arg);
 	n = iso_proc_descendants(self, &list);
 
 	if (n < 0)
@@ -236,7 +245,7 @@ int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, siz
 		int added;
 
 		do
-			added = stop_pass(self, cmd_pgid, &s);
+			added = stop_pass(self, cmd_pgid, &s, fn, arg);
 		while (added > 0 && mono_ms() < deadline);
 		if (added < 0) {
 			r = added;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * forkloop [-s] [-t SECONDS] [-w WIDTH] PIDFILE [MAX]
+ * forkloop [-s] [-t SECONDS] [-n CHAINS] [-w WIDTH] PIDFILE [MAX]
  *
  * A process that keeps moving, for tests that must catch a target whose pid
  * changes under them.  The first process writes its pid to PIDFILE atomically
@@ -28,6 +28,8 @@
  * process group of its own (a fork-and-exit chain no group signal can catch).
  * -t SECONDS: the lineage ends (exit 0, no pause) once SECONDS have passed
  * since the start, so a chain that nothing stops still ends by itself.
+ * -n CHAINS (1..64): the first process starts CHAINS lineages at once (a
+ * storm), each one the loop above.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -35,19 +37,22 @@
 #include <unistd.h>
 
 #define PROG	   "forkloop"
-#define USAGE	   PROG " [-s] [-t SECONDS] [-w WIDTH] PIDFILE [MAX]"
+#define USAGE	   PROG " [-s] [-t SECONDS] [-n CHAINS] [-w WIDTH] PIDFILE [MAX]"
 #define MAX_LEAVES 64
 #include "common.h"
 
 int main(int argc, char **argv)
 {
-	unsigned long width = 1, max = 1000000, gen, seconds = 0;
+	unsigned long width = 1, max = 1000000, gen, seconds = 0, chains = 1;
 	bool new_session = false;
 	struct timespec now, end = { 0 };
 	int opt;
 
-	while ((opt = getopt(argc, argv, "st:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:st:w:")) != -1) {
 		switch (opt) {
+		case 'n':
+			chains = parse_ulong(optarg, 1, MAX_LEAVES);
+			break;
 		case 's':
 			new_session = true;
 			break;
@@ -81,6 +86,15 @@ int main(int argc, char **argv)
 	if (seconds) {
 		clock_gettime(CLOCK_MONOTONIC, &end);
 		end.tv_sec += (time_t)seconds;
+	}
+	/* the first process starts the other lineages and then runs one itself */
+	for (unsigned long c = 1; c < chains; c++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork", NULL);
+		if (pid == 0)
+			break;
 	}
 
 	for (gen = 0; gen < max; gen++) {
