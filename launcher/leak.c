@@ -115,7 +115,8 @@ static void stop_children(pid_t self, iso_reap_fn fn, void *arg)
 	size_t len = 0;
 	ssize_t r;
 
-	while (iso_reap_ready(fn, arg) == ISO_REAP_BATCH)
+	/* bounded too: what a storm adds meanwhile waits for the next pass */
+	for (int i = 0; i < 16 && iso_reap_ready(fn, arg) == ISO_REAP_BATCH; i++)
 		;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", self, self);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
