@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
+#include "launcher/leak.h"
 #include "launcher/pidns.h"
 #include "launcher/proc.h"
 #include "ns/ns.h"
@@ -43,6 +44,7 @@ struct init {
 	pid_t cmd;
 	bool cmd_done;
 	bool settling;
+	bool reap_more; /* the last reap hit its bound: zombies may wait without a SIGCHLD */
 };
 
 static _Noreturn void fail(int sock, int stage, const struct iso_err *e)
@@ -232,12 +234,14 @@ static void signal_others(int sig, pid_t skip_pgrp)
 
 static void reap(struct init *in, bool block)
 {
-	int status;
+	int status, n = 0;
 	pid_t pid;
 
 	/* with a terminal, a stop of the command is news for the outer (job control) */
 	int flags = (block ? 0 : WNOHANG) | (in->p->spawn.tty_fd >= 0 ? WUNTRACED : 0);
 
+	/* bounded, as the outer's: a fork storm must not keep the settle timer from firing */
+	in->reap_more = false;
 	while ((pid = waitpid(-1, &status, flags)) > 0 || (pid < 0 && errno == EINTR)) {
 		if (pid > 0 && WIFSTOPPED(status)) {
 			if (pid == in->cmd)
@@ -249,6 +253,10 @@ static void reap(struct init *in, bool block)
 		if (pid == in->cmd && !in->cmd_done) {
 			in->cmd_done = true;
 			send_status(in, ISO_NS_EXITED, status);
+		}
+		if (!block && pid > 0 && ++n == ISO_REAP_BATCH) {
+			in->reap_more = true;
+			break;
 		}
 	}
 }
@@ -281,8 +289,7 @@ static _Noreturn void sweep(struct init *in)
 		long pid = strtol(de->d_name, NULL, 10);
 		_cleanup_free_ char *cmd = NULL, *cwd = NULL;
 
-		if (pid <= 1 || iso_proc_stat((pid_t)pid, &p) < 0 || p.state == 'Z' ||
-		    p.state == 'X')
+		if (pid <= 1 || iso_proc_stat((pid_t)pid, &p) < 0 || !iso_proc_alive(&p))
 			continue;
 		cmd = iso_proc_cmdline((pid_t)pid, sizeof(m.cmdline) - 1);
 		cwd = iso_proc_cwd((pid_t)pid);
@@ -325,6 +332,10 @@ static void on_control(struct init *in)
 			(void)kill(-in->cmd, m.sig);
 		signal_others(in->p->o->stop_signal, in->cmd_done ? 0 : in->cmd);
 		break;
+	case ISO_NS_SWEEP:
+		if (in->cmd_done)
+			sweep(in);
+		break;
 	case ISO_NS_TIMEOUT:
 		(void)kill(-1, in->p->o->stop_signal);
 		break;
@@ -336,6 +347,20 @@ static void on_control(struct init *in)
 		break;
 	default:
 		break;
+	}
+}
+
+static void arm(int timerfd, uint64_t ms);
+
+/* Reap a batch; the command's end starts the settle, an empty namespace ends init. */
+static void on_children(struct init *in)
+{
+	reap(in, false);
+	if (in->cmd_done && empty())
+		done(in);
+	if (in->cmd_done && !in->settling) {
+		in->settling = true;
+		arm(in->timerfd, in->p->o->settle_ms);
 	}
 }
 
@@ -434,20 +459,15 @@ _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
 	}
 	for (;;) {
 		struct epoll_event ev[4];
-		int n = epoll_wait(in.epfd, ev, 4, -1);
+		/* zombies left by a bounded reap: again once the timer and socket had a turn */
+		int n = epoll_wait(in.epfd, ev, 4, in.reap_more ? 0 : -1);
 
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.u32 == 0) {
 				struct signalfd_siginfo si;
 				while (read(in.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 					;
-				reap(&in, false);
-				if (in.cmd_done && empty())
-					done(&in);
-				if (in.cmd_done && !in.settling) {
-					in.settling = true;
-					arm(in.timerfd, p->o->settle_ms);
-				}
+				on_children(&in);
 			} else if (ev[i].data.u32 == 1) {
 				uint64_t t;
 				(void)!read(in.timerfd, &t, sizeof(t));
@@ -456,5 +476,7 @@ _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
 				on_control(&in);
 			}
 		}
+		if (in.reap_more)
+			on_children(&in);
 	}
 }

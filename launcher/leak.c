@@ -2,21 +2,33 @@
 #include "launcher/leak.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
 #include "launcher/proc.h"
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 int iso_reap_ready(iso_reap_fn fn, void *arg)
 {
 	int n = 0, status;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+	/* bounded: a fork storm never drains, and the timers must still get their turn */
+	while (n < ISO_REAP_BATCH && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (fn)
 			fn(pid, status, arg);
 		n++;
@@ -34,7 +46,7 @@ bool iso_no_children(void)
 
 static bool is_dead(const struct iso_proc *p)
 {
-	return p->state == 'Z' || p->state == 'X';
+	return !iso_proc_alive(p);
 }
 
 int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp)
@@ -53,6 +65,9 @@ int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp)
 	free(list);
 	return n < 0 ? n : hit;
 }
+
+/* /proc/self/task/TID/children read at most this far: 64 KiB is some 9,000 pids */
+#define CHILDREN_MAX 65536
 
 struct member {
 	struct iso_proc p;
@@ -84,11 +99,50 @@ static bool group_is_ours(const struct set *s, pid_t pgrp, pid_t cmd_pgid)
 	return false;
 }
 
+/*
+ * SIGSTOP isorun's own children, from /proc/self/task/TID/children: one read, so a
+ * fork-and-exit chain (each step reparented to isorun) is hit before it moves on,
+ * where a whole /proc scan is slower than a step.  A child cannot be reaped
+ * meanwhile (only isorun reaps it, and not between this read and the kill), so its
+ * pid cannot be reused: kill() is safe.  Zombies are reaped first, so the list is
+ * the live children, not a storm's dead.
+ */
+static void stop_children(pid_t self, iso_reap_fn fn, void *arg)
+{
+	char path[64], *p, *end;
+	_cleanup_free_ char *buf = malloc(CHILDREN_MAX);
+	_cleanup_close_ int fd = -1;
+	size_t len = 0;
+	ssize_t r;
+
+	/* bounded too: what a storm adds meanwhile waits for the next pass */
+	for (int i = 0; i < 16 && iso_reap_ready(fn, arg) == ISO_REAP_BATCH; i++)
+		;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", self, self);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!buf || fd < 0)
+		return; /* CONFIG_PROC_CHILDREN missing: the scan after this finds them */
+	while (len < CHILDREN_MAX - 1 &&
+	       ((r = read(fd, buf + len, CHILDREN_MAX - 1 - len)) > 0 || (r < 0 && errno == EINTR)))
+		len += r > 0 ? (size_t)r : 0;
+	buf[len] = '\0';
+	for (p = buf;; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pid > 0)
+			(void)kill((pid_t)pid, SIGSTOP);
+	}
+}
+
 /* One stop pass: returns how many new members were found and stopped. */
-static int stop_pass(pid_t self, pid_t cmd_pgid, struct set *s)
+static int stop_pass(pid_t self, pid_t cmd_pgid, struct set *s, iso_reap_fn fn, void *arg)
 {
 	struct iso_proc *list = NULL;
-	int n = iso_proc_descendants(self, &list), added = 0;
+	int n, added = 0;
+
+	stop_children(self, fn, arg);
+	n = iso_proc_descendants(self, &list);
 
 	if (n < 0)
 		return n;
@@ -142,8 +196,42 @@ static int describe(const struct set *s, size_t from, struct iso_leak **ret, siz
 	return 0;
 }
 
+/* Anything alive below isorun that the set does not hold yet. */
+static bool fresh_descendant(pid_t self, const struct set *s)
+{
+	struct iso_proc *list = NULL;
+	int n = iso_proc_descendants(self, &list);
+	bool fresh = false;
+
+	for (int i = 0; i < n && !fresh; i++)
+		fresh = !is_dead(&list[i]) && !known(s, &list[i]);
+	free(list);
+	return fresh;
+}
+
+/*
+ * Until a child changes state or the deadline passes.  SIGCHLD is blocked in
+ * isorun (it is read from a signalfd), so it stays pending for this wait.
+ */
+static int wait_child(uint64_t deadline, iso_reap_fn fn, void *arg)
+{
+	uint64_t now = mono_ms(), left = deadline > now ? deadline - now : 0;
+	struct timespec ts = { .tv_sec = (time_t)(left / 1000),
+			       .tv_nsec = (long)(left % 1000) * 1000000 };
+	sigset_t chld;
+
+	if (!left)
+		return -ETIME;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (sigtimedwait(&chld, NULL, &ts) < 0 && errno != EAGAIN && errno != EINTR)
+		return -errno;
+	(void)iso_reap_ready(fn, arg);
+	return 0;
+}
+
 int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, size_t *ret_n,
-		    iso_reap_fn fn, void *arg)
+		    iso_reap_fn fn, void *arg, uint64_t deadline)
 {
 	struct set s = { 0 };
 	size_t killed = 0;
@@ -158,8 +246,8 @@ int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, siz
 		int added;
 
 		do
-			added = stop_pass(self, cmd_pgid, &s);
-		while (added > 0);
+			added = stop_pass(self, cmd_pgid, &s, fn, arg);
+		while (added > 0 && mono_ms() < deadline);
 		if (added < 0) {
 			r = added;
 			break;
@@ -182,26 +270,15 @@ int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, siz
 		(void)iso_reap_ready(fn, arg);
 		if (iso_no_children())
 			break;
-		{
-			struct iso_proc *list = NULL;
-			int n = iso_proc_descendants(self, &list);
-			bool fresh = false;
-			for (int i = 0; i < n && !fresh; i++)
-				fresh = !is_dead(&list[i]) && !known(&s, &list[i]);
-			free(list);
-			if (fresh)
-				continue;
+		if (mono_ms() >= deadline) {
+			r = -ETIME;
+			break;
 		}
-		{
-			int status;
-			pid_t pid = waitpid(-1, &status, 0);
-			if (pid > 0 && fn)
-				fn(pid, status, arg);
-			if (pid < 0 && errno != EINTR && errno != ECHILD) {
-				r = -errno;
-				break;
-			}
-		}
+		if (fresh_descendant(self, &s))
+			continue;
+		r = wait_child(deadline, fn, arg);
+		if (r < 0)
+			break;
 	}
 	for (size_t i = 0; i < s.n; i++)
 		if (s.v[i].fd >= 0)

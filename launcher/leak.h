@@ -25,7 +25,12 @@ struct iso_leak {
 /* Called for every child isorun reaps, so the command's status is never lost. */
 typedef void (*iso_reap_fn)(pid_t pid, int status, void *arg);
 
-/* Reap whatever has exited, without blocking.  Returns how many. */
+/* At most this many children are reaped per call: a storm must not starve the timers. */
+#define ISO_REAP_BATCH 64
+/* How long the freeze and kill may take before the gate gives up (not measurable). */
+#define ISO_KILL_DEADLINE_MS 10000
+
+/* Reap what has exited, at most ISO_REAP_BATCH, without blocking.  Returns how many. */
 int iso_reap_ready(iso_reap_fn fn, void *arg);
 /* True when isorun has no child left: then the tree below it is empty. */
 bool iso_no_children(void);
@@ -39,10 +44,12 @@ int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp);
  * chain cannot outpace it; a pgid cannot be reused while its group lives), again and again until a
  * pass finds none new (a stopped process cannot fork, so the set is then closed), describe the
  * stopped set when ret_leaks is given, SIGKILL it, and reap until isorun has no child left,
- * repeating for anything that slipped through.  Returns the number killed or -errno.
+ * repeating for anything that slipped through.  Returns the number killed or -errno;
+ * -ETIME when the tree was still changing, or not yet reaped, at `deadline` (CLOCK_MONOTONIC
+ * ms): what was found by then is in *ret_leaks, the rest may still run.
  */
 int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, size_t *ret_n,
-		    iso_reap_fn fn, void *arg);
+		    iso_reap_fn fn, void *arg, uint64_t deadline);
 void iso_leaks_free(struct iso_leak *l, size_t n);
 
 #endif

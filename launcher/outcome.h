@@ -67,6 +67,12 @@ struct iso_outcome {
 	struct iso_leak *leaks;
 	size_t n_leaks;
 	uint64_t leak_alive_ms;
+	/* --pidns: init ended without the outer's doing (the OOM killer, an administrator) */
+	bool init_lost;
+	int init_signal; /* it was killed by this signal, else 0 ... */
+	int init_status; /* ... and it exited with this */
+	/* the leak gate could not finish (init lost, a storm past the kill deadline): why */
+	char gate_unmeasurable[200];
 
 	struct iso_residue_entry *residue;
 	size_t n_residue;

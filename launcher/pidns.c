@@ -48,37 +48,57 @@ int iso_ns_recv(int sock, struct iso_ns_msg *m)
 	return iso_ns_recv_fd(sock, m, NULL);
 }
 
-pid_t iso_pidns_outer_pid(pid_t ancestor, pid_t inner)
+/* The NSpid fields of pid as isorun reads them: one per namespace, outermost first. */
+static int nspids(pid_t pid, pid_t *v, int max)
+{
+	char path[64], buf[4096];
+	_cleanup_close_ int fd = -1;
+	ssize_t len;
+	char *line, *tok, *save = NULL;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	if (len <= 0)
+		return len < 0 ? -errno : -EIO;
+	buf[len] = '\0';
+	line = strstr(buf, "\nNSpid:");
+	if (!line)
+		return -ENOENT;
+	line += strlen("\nNSpid:");
+	line[strcspn(line, "\n")] = '\0';
+	for (tok = strtok_r(line, " \t", &save); tok && n < max; tok = strtok_r(NULL, " \t", &save))
+		v[n++] = (pid_t)atoi(tok);
+	return n;
+}
+
+void iso_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n)
 {
 	struct iso_proc *list = NULL;
-	int n = iso_proc_descendants(ancestor, &list);
-	pid_t found = 0;
+	pid_t v[32];
+	int level = nspids(init, v, (int)ELEMENTSOF(v)), count;
 
-	for (int i = 0; i < n && !found; i++) {
-		char path[64], buf[4096];
-		_cleanup_close_ int fd = -1;
-		ssize_t len;
-		char *line, *last;
-
-		snprintf(path, sizeof(path), "/proc/%d/status", list[i].pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+	for (size_t j = 0; j < n; j++)
+		outer[j] = 0;
+	/*
+	 * init's own NSpid ends at its namespace: that field's index is the level a
+	 * survivor's pid was read at by init, whatever nested namespaces lie below.
+	 */
+	if (level < 2)
+		return;
+	count = iso_proc_descendants(init, &list);
+	for (int i = 0; i < count; i++) {
+		int k = nspids(list[i].pid, v, (int)ELEMENTSOF(v));
+		if (k < level)
 			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		line = strstr(buf, "\nNSpid:");
-		if (!line)
-			continue;
-		line[strcspn(line + 1, "\n") + 1] = '\0';
-		/* "NSpid:\t4242\t7": the last field is the pid in the innermost namespace */
-		last = strrchr(line, '\t');
-		if (last && atoi(last + 1) == inner && last != strchr(line, '\t'))
-			found = list[i].pid;
+		for (size_t j = 0; j < n; j++)
+			if (!outer[j] && v[level - 1] == inner[j])
+				outer[j] = list[i].pid;
 	}
 	free(list);
-	return found;
 }
 
 int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,

@@ -33,6 +33,7 @@ enum iso_ns_msg_type {
 	ISO_NS_TIMEOUT,	 /* --stop-signal to everything */
 	ISO_NS_KILL_OK,	 /* survivors were recorded: kill them */
 	ISO_NS_CONTINUE, /* the caller's shell continued us: hand back the terminal */
+	ISO_NS_SWEEP,	 /* --timeout cut the settle short: stop, name and kill now */
 	/* init -> outer */
 	ISO_NS_FAILED,	/* setup or exec failed: stage, err */
 	ISO_NS_STARTED, /* the command runs: pid (inside) */
@@ -94,7 +95,10 @@ int iso_ns_send_fd(int sock, const struct iso_ns_msg *m, int fd);
 int iso_ns_recv(int sock, struct iso_ns_msg *m);
 int iso_ns_recv_fd(int sock, struct iso_ns_msg *m, int *ret_fd);
 
-/* The pid in isorun's namespace of the process whose innermost pid is `inner`, below `ancestor`. */
-pid_t iso_pidns_outer_pid(pid_t ancestor, pid_t inner);
+/*
+ * For each inner[j], a pid in init's namespace, the pid in isorun's own namespace
+ * (0: not found), in one pass over init's descendants (they are stopped).
+ */
+void iso_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n);
 
 #endif

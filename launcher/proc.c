@@ -65,6 +65,45 @@ int iso_proc_stat(pid_t pid, struct iso_proc *ret)
 	return 0;
 }
 
+/*
+ * A live thread of pid, or 0.  A leader that called pthread_exit() is a zombie in
+ * /proc while its other threads run: the process lives as long as any of them.
+ */
+pid_t iso_proc_live_thread(pid_t pid)
+{
+	char path[64], buf[512];
+	struct dirent *de;
+	pid_t found = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+		const char *p;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat", pid, tid);
+		if (read_small(path, buf, sizeof(buf)) <= 0)
+			continue;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' && p[2] != '\0')
+			found = (pid_t)tid;
+	}
+	closedir(d);
+	return found;
+}
+
+bool iso_proc_alive(const struct iso_proc *p)
+{
+	if (p->state == 'X')
+		return false;
+	return p->state != 'Z' || iso_proc_live_thread(p->pid) > 0;
+}
+
 static int cmp_pid(const void *a, const void *b)
 {
 	const struct iso_proc *x = a, *y = b;
@@ -179,12 +218,18 @@ char *iso_proc_cmdline(pid_t pid, size_t max)
 	_cleanup_free_ char *buf = malloc(8192);
 	const char *args[256];
 	size_t argc = 0;
+	pid_t tid;
 	ssize_t n;
 
 	if (!buf)
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	n = read_small(path, buf, 8192);
+	if (n <= 0 && (tid = iso_proc_live_thread(pid)) > 0) {
+		/* a leader gone by pthread_exit() left its memory to the live threads */
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/cmdline", pid, tid);
+		n = read_small(path, buf, 8192);
+	}
 	if (n <= 0) {
 		char comm[64];
 		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
@@ -209,11 +254,17 @@ char *iso_proc_cwd(pid_t pid)
 	char path[64];
 	char *buf = malloc(PATH_MAX);
 	ssize_t n;
+	pid_t tid;
 
 	if (!buf)
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
 	n = readlink(path, buf, PATH_MAX - 1);
+	if (n < 0 && (tid = iso_proc_live_thread(pid)) > 0) {
+		/* as for the command line: a zombie leader's live threads keep the cwd */
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/cwd", pid, tid);
+		n = readlink(path, buf, PATH_MAX - 1);
+	}
 	if (n < 0) {
 		free(buf);
 		return NULL;

@@ -18,6 +18,10 @@ struct iso_proc {
 };
 
 int iso_proc_stat(pid_t pid, struct iso_proc *ret);
+/* Alive: not a zombie, or a zombie leader (pthread_exit()) with a live thread. */
+bool iso_proc_alive(const struct iso_proc *p);
+/* A live thread of pid (its tid), or 0. */
+pid_t iso_proc_live_thread(pid_t pid);
 
 /*
  * Every living process whose parent chain leads to `ancestor` (excluded),

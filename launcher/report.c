@@ -82,6 +82,19 @@ static json_t *micros(uint64_t us)
 	return us == ISO_TIMING_NONE ? json_null() : json_integer((json_int_t)us);
 }
 
+/* --pidns: how init ended when it was not the outer's doing; null otherwise. */
+static json_t *init_lost(const struct iso_outcome *o)
+{
+	char sig[32];
+
+	if (!o->init_lost)
+		return json_null();
+	if (o->init_signal)
+		return json_pack("{s:s}", "signal",
+				 iso_signal_name(o->init_signal, sig, sizeof(sig)));
+	return json_pack("{s:i}", "exit_code", o->init_status);
+}
+
 static json_t *build(const struct iso_outcome *o)
 {
 	json_t *root = json_object(), *argv = json_array(), *leaks = json_array();
@@ -106,13 +119,18 @@ static json_t *build(const struct iso_outcome *o)
 				      "removal", micros(o->timing.removal)));
 	json_object_set_new(root, "environment", names(o->env));
 
-	json_object_set_new(
-		root, "isolation",
-		json_pack("{s:b, s:s?, s:b, s:s, s:s?}", "pidns", o->pidns, "pidns_reason",
-			  o->pidns_why[0] ? o->pidns_why : NULL, "subreaper", o->subreaper,
-			  "leak_check",
-			  o->pidns ? "pidns" : (o->subreaper ? "subreaper" : "not-measurable"),
-			  "reason", o->subreaper || o->pidns ? NULL : o->subreaper_why));
+	json_object_set_new(root, "isolation",
+			    json_pack("{s:b, s:s?, s:b, s:s, s:s?}", "pidns", o->pidns,
+				      "pidns_reason", o->pidns_why[0] ? o->pidns_why : NULL,
+				      "subreaper", o->subreaper, "leak_check",
+				      o->gate_unmeasurable[0] ? "not-measurable"
+				      : o->pidns	      ? "pidns"
+				      : o->subreaper	      ? "subreaper"
+							      : "not-measurable",
+				      "reason",
+				      o->gate_unmeasurable[0]	 ? o->gate_unmeasurable
+				      : o->subreaper || o->pidns ? NULL
+								 : o->subreaper_why));
 	{
 		json_t *refused = json_array();
 		for (size_t i = 0; i < o->n_policy_events; i++) {
@@ -159,7 +177,7 @@ static json_t *build(const struct iso_outcome *o)
 
 	json_object_set_new(
 		root, "result",
-		json_pack("{s:o, s:o, s:b, s:o, s:b, s:s?}", "exit_code",
+		json_pack("{s:o, s:o, s:b, s:o, s:b, s:s?, s:o}", "exit_code",
 			  o->exited && !o->term_signal ? json_integer(o->exit_code) : json_null(),
 			  "signal",
 			  o->term_signal ? json_string(iso_signal_name(o->term_signal, signame,
@@ -170,7 +188,7 @@ static json_t *build(const struct iso_outcome *o)
 									sizeof(signame)))
 					  : json_null(),
 			  "exec_failed", o->exec_failed, "exec_error",
-			  o->exec_failed ? o->exec_error : NULL));
+			  o->exec_failed ? o->exec_error : NULL, "init_lost", init_lost(o)));
 	json_object_set_new(root, "exit", json_integer(o->exit));
 	/* merged: the one tail is stdout's, in the order the command wrote */
 	json_object_set_new(root, "output_tail",

@@ -72,10 +72,15 @@ struct sup {
 	bool tty_handed;
 	int tty_fd;
 	uint64_t cmd_exit_ms; /* monotonic, when the command's status came in */
+	uint64_t started_ms;  /* monotonic, when the command started: --timeout counts from it */
+	bool reap_more;	      /* the last reap hit its bound: more may wait without a new SIGCHLD */
+	bool join_unproven;   /* the kill did not converge by its deadline */
+	bool sweep_sent;      /* --pidns: init was told to end its settle (or does so itself) */
 	/* --pidns: s->cmd is the namespace's init, the command's status comes by message */
 	bool pidns;
 	int nsock;
 	bool init_gone;
+	bool init_killed; /* by the outer itself: the end of a cancel, not a loss */
 	const struct pol *pol;
 	int listener; /* seccomp notifications, -1 when none */
 };
@@ -136,6 +141,38 @@ static void record_status(struct sup *s, int status)
 		s->out->term_signal = WTERMSIG(status);
 }
 
+/* The outer's last word under --pidns: the kernel kills the namespace with init. */
+static void kill_init(struct sup *s)
+{
+	s->init_killed = true;
+	(void)kill(s->cmd, SIGKILL);
+}
+
+/*
+ * init exits 0 only after it emptied the namespace.  Any other end not of our doing
+ * killed the command and every survivor unseen: the run cannot pass.
+ */
+static void init_ended(struct sup *s, int status)
+{
+	struct iso_outcome *o = s->out;
+	char sig[32];
+
+	s->init_gone = true;
+	if (s->init_killed || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		return;
+	o->init_lost = true;
+	if (WIFSIGNALED(status)) {
+		o->init_signal = WTERMSIG(status);
+		snprintf(o->gate_unmeasurable, sizeof(o->gate_unmeasurable),
+			 "the namespace's init (pid %d) was killed by %s", s->cmd,
+			 iso_signal_name(o->init_signal, sig, sizeof(sig)));
+	} else {
+		o->init_status = WEXITSTATUS(status);
+		snprintf(o->gate_unmeasurable, sizeof(o->gate_unmeasurable),
+			 "the namespace's init (pid %d) exited %d", s->cmd, o->init_status);
+	}
+}
+
 static void on_reaped(pid_t pid, int status, void *arg)
 {
 	struct sup *s = arg;
@@ -143,7 +180,7 @@ static void on_reaped(pid_t pid, int status, void *arg)
 	if (pid != s->cmd)
 		return;
 	if (s->pidns) {
-		s->init_gone = true;
+		init_ended(s, status);
 		return;
 	}
 	record_status(s, status);
@@ -173,8 +210,21 @@ static void kill_all(struct sup *s, bool as_leaks)
 {
 	struct iso_leak *leaks = NULL;
 	size_t n = 0;
-	(void)iso_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
-			      on_reaped, s);
+	char dur[32];
+	int r = iso_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
+				on_reaped, s, now_ms() + ISO_KILL_DEADLINE_MS);
+
+	if (r < 0) {
+		/* what could not be stopped may still run: the join is not proven */
+		s->join_unproven = true;
+		iso_format_duration(ISO_KILL_DEADLINE_MS, dur, sizeof(dur));
+		if (r == -ETIME)
+			snprintf(s->out->gate_unmeasurable, sizeof(s->out->gate_unmeasurable),
+				 "the tree was still changing %s after the kill began", dur);
+		else
+			snprintf(s->out->gate_unmeasurable, sizeof(s->out->gate_unmeasurable),
+				 "stopping the tree failed: %s", strerror(-r));
+	}
 	if (as_leaks && n) {
 		s->out->leaks = leaks;
 		s->out->n_leaks = n;
@@ -182,6 +232,22 @@ static void kill_all(struct sup *s, bool as_leaks)
 	} else {
 		iso_leaks_free(leaks, n);
 	}
+}
+
+/*
+ * The settle window: --settle, cut short by --timeout, which covers the whole run up
+ * to the leak gate (survivors of a command that ended in time are leaks, not a timeout).
+ */
+static uint64_t settle_left(const struct sup *s)
+{
+	uint64_t now = now_ms(), end;
+
+	if (!s->o->timeout_ms)
+		return s->o->settle_ms;
+	end = s->started_ms + s->o->timeout_ms;
+	if (end <= now)
+		return 0;
+	return end - now < s->o->settle_ms ? end - now : s->o->settle_ms;
 }
 
 /* The command's status is in: survivors get --settle to go by themselves. */
@@ -192,7 +258,40 @@ static void after_command(struct sup *s)
 		return;
 	}
 	s->phase = SETTLE;
-	arm(s, s->o->settle_ms);
+	arm(s, settle_left(s));
+}
+
+/*
+ * --pidns: init runs the settle and the sweep itself.  The outer tells it to end the
+ * settle early when --timeout comes first, and keeps a watchdog for the rest: past the
+ * settle plus the kill deadline, it kills init and with it the namespace.
+ */
+static void after_command_pidns(struct sup *s)
+{
+	uint64_t left = settle_left(s);
+
+	s->phase = SETTLE;
+	s->sweep_sent = left >= s->o->settle_ms;
+	arm(s, s->sweep_sent ? left + ISO_KILL_DEADLINE_MS : left);
+}
+
+static void settle_timer_pidns(struct sup *s)
+{
+	struct iso_ns_msg m = { .type = ISO_NS_SWEEP };
+	char dur[32];
+
+	if (!s->sweep_sent) {
+		s->sweep_sent = true;
+		(void)iso_ns_send(s->nsock, &m);
+		arm(s, ISO_KILL_DEADLINE_MS);
+		return;
+	}
+	iso_format_duration(ISO_KILL_DEADLINE_MS, dur, sizeof(dur));
+	snprintf(s->out->gate_unmeasurable, sizeof(s->out->gate_unmeasurable),
+		 "the namespace's init did not finish the leak gate within %s of the settle; "
+		 "killed it and the namespace with it",
+		 dur);
+	kill_init(s);
 }
 
 /*
@@ -204,7 +303,7 @@ static void cancel_pidns(struct sup *s, int sig)
 	struct iso_ns_msg m = { .type = sig ? ISO_NS_CANCEL : ISO_NS_TIMEOUT, .sig = sig };
 
 	if (s->phase == CANCEL) {
-		(void)kill(s->cmd, SIGKILL);
+		kill_init(s);
 		return;
 	}
 	if (sig)
@@ -284,20 +383,10 @@ static void follow_stop(struct sup *s)
 	(void)kill(-s->cmd, SIGCONT);
 }
 
-static void on_signal(struct sup *s)
+/* Reap a batch, then see what the tree's state means for the phase. */
+static void on_children(struct sup *s)
 {
-	struct signalfd_siginfo si;
-
-	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD) {
-			follow_stop(s);
-			continue;
-		}
-		if (si.ssi_signo == SIGCONT)
-			continue; /* only job control's business, handled in follow_stop() */
-		cancel(s, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
-	}
-	(void)iso_reap_ready(on_reaped, s);
+	s->reap_more = iso_reap_ready(on_reaped, s) == ISO_REAP_BATCH;
 	if (s->pidns) {
 		/* init's end is the kernel's proof that the namespace is empty */
 		if (s->init_gone && s->phase != JOINED && s->phase != DONE)
@@ -312,6 +401,22 @@ static void on_signal(struct sup *s)
 		enter_joined(s);
 }
 
+static void on_signal(struct sup *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			follow_stop(s);
+			continue;
+		}
+		if (si.ssi_signo == SIGCONT)
+			continue; /* only job control's business, handled in follow_stop() */
+		cancel(s, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
+	}
+	on_children(s);
+}
+
 static void on_timer(struct sup *s)
 {
 	uint64_t ticks;
@@ -324,12 +429,16 @@ static void on_timer(struct sup *s)
 		cancel(s, 0, false);
 		break;
 	case SETTLE:
+		if (s->pidns) {
+			settle_timer_pidns(s);
+			break;
+		}
 		kill_all(s, true);
 		enter_joined(s);
 		break;
 	case CANCEL:
 		if (s->pidns) {
-			(void)kill(s->cmd, SIGKILL);
+			kill_init(s);
 			break;
 		}
 		kill_all(s, false);
@@ -390,15 +499,13 @@ static void on_notification(struct sup *s, uint32_t events)
 static int add_leak(struct sup *s, const struct iso_ns_msg *m)
 {
 	struct iso_leak *l = realloc(s->out->leaks, (s->out->n_leaks + 1) * sizeof(*l));
-	pid_t outer;
 
 	if (!l)
 		return -ENOMEM;
 	s->out->leaks = l;
-	/* stopped, so still there to be found by their innermost pid */
-	outer = iso_pidns_outer_pid(s->cmd, m->pid);
+	/* the pid outside is looked up for all at once, at ISO_NS_LEAKS_DONE */
 	l[s->out->n_leaks++] = (struct iso_leak){
-		.pid = outer ? outer : m->pid,
+		.pid = m->pid,
 		.inner_pid = m->pid,
 		.sid = m->sid,
 		.start = m->start,
@@ -407,6 +514,25 @@ static int add_leak(struct sup *s, const struct iso_ns_msg *m)
 	};
 	s->out->leak_alive_ms = now_ms() - s->cmd_exit_ms;
 	return 0;
+}
+
+/* The survivors are stopped, so still there to be found by their pid at init's level. */
+static void map_leaks(struct sup *s)
+{
+	struct iso_outcome *o = s->out;
+	pid_t *inner = calloc(o->n_leaks ? o->n_leaks : 1, sizeof(*inner));
+	pid_t *outer = calloc(o->n_leaks ? o->n_leaks : 1, sizeof(*outer));
+
+	if (inner && outer) {
+		for (size_t i = 0; i < o->n_leaks; i++)
+			inner[i] = o->leaks[i].inner_pid;
+		iso_pidns_outer_pids(s->cmd, inner, outer, o->n_leaks);
+		for (size_t i = 0; i < o->n_leaks; i++)
+			if (outer[i])
+				o->leaks[i].pid = outer[i];
+	}
+	free(inner);
+	free(outer);
 }
 
 static void on_init_message(struct sup *s)
@@ -421,11 +547,14 @@ static void on_init_message(struct sup *s)
 	switch (m.type) {
 	case ISO_NS_EXITED:
 		record_status(s, m.status);
+		if (s->phase == RUNNING)
+			after_command_pidns(s);
 		break;
 	case ISO_NS_LEAK:
 		(void)add_leak(s, &m);
 		break;
 	case ISO_NS_LEAKS_DONE:
+		map_leaks(s);
 		(void)iso_ns_send(s->nsock, &ok);
 		break;
 	case ISO_NS_STOPPED:
@@ -454,7 +583,8 @@ static void loop(struct sup *s)
 	struct epoll_event evs[8];
 
 	while (s->phase != DONE) {
-		int n = epoll_wait(s->epfd, evs, ELEMENTSOF(evs), -1);
+		/* zombies left by a bounded reap: look again once the other events had a turn */
+		int n = epoll_wait(s->epfd, evs, ELEMENTSOF(evs), s->reap_more ? 0 : -1);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -481,6 +611,8 @@ static void loop(struct sup *s)
 				}
 			}
 		}
+		if (s->reap_more && s->phase != DONE)
+			on_children(s);
 	}
 	/* what is still buffered in a pipe belongs to the output, even past the deadline */
 	for (int i = 0; i < 2; i++)
@@ -498,6 +630,11 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 	int n;
 
 	why[0] = '\0';
+	if (s->join_unproven) {
+		snprintf(why, len, "leak check not measurable, so the join cannot be proven (%s)",
+			 s->out->gate_unmeasurable);
+		return;
+	}
 	if (!s->out->subreaper && !s->pidns) {
 		snprintf(why, len, "leak check not measurable, so the join cannot be proven (%s)",
 			 s->out->subreaper_why);
@@ -1072,6 +1209,7 @@ exec_failed:
 		loop(&s);
 	} else {
 		out.started_cmd = true;
+		s.started_ms = now_ms();
 		if (o->timeout_ms)
 			arm(&s, o->timeout_ms);
 		loop(&s);

@@ -39,7 +39,7 @@ int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool
 	bool finding = leaks_count(opts, o) || o->tree_state == ISO_TREE_RETAINED ||
 		       refused_count(o) > 0 || (o->n_residue && opts->residue == ISO_FAIL) ||
 		       (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL) ||
-		       delivery_failed(o);
+		       o->gate_unmeasurable[0] || delivery_failed(o);
 
 	if (ret_finding)
 		*ret_finding = finding;
@@ -49,6 +49,9 @@ int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool
 		return ISO_EXIT_TIMEOUT;
 	if (o->cancelled_by)
 		return ISO_EXIT_SIGNAL_BASE + o->cancelled_by;
+	/* the command died with its namespace, whatever it had said before */
+	if (o->init_signal)
+		return ISO_EXIT_SIGNAL_BASE + o->init_signal;
 	if (o->term_signal)
 		return ISO_EXIT_SIGNAL_BASE + o->term_signal;
 	if (o->exit_code)
@@ -155,6 +158,11 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 		iso_format_duration(opts->timeout_ms, dur, sizeof(dur));
 		fprintf(stderr, "isorun: timed out after %s; stopped the whole tree\n", dur);
 	}
+	if (o->init_lost)
+		say("%s; the command and everything in its namespace died with it",
+		    o->gate_unmeasurable);
+	if (o->gate_unmeasurable[0])
+		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->gate_unmeasurable);
 	print_leaks(opts, o);
 	for (size_t i = 0; i < o->n_policy_events; i++) {
 		const struct iso_policy_event *ev = &o->policy_events[i];
@@ -196,6 +204,10 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 		snprintf(item, sizeof(item), "cancelled by %s",
 			 iso_signal_name(o->cancelled_by, sig, sizeof(sig)));
 		reason_add(reason, sizeof(reason), item);
+	} else if (o->init_signal) {
+		snprintf(item, sizeof(item), "namespace's init killed by %s",
+			 iso_signal_name(o->init_signal, sig, sizeof(sig)));
+		reason_add(reason, sizeof(reason), item);
 	} else if (o->term_signal) {
 		snprintf(item, sizeof(item), "command killed by %s",
 			 iso_signal_name(o->term_signal, sig, sizeof(sig)));
@@ -219,7 +231,7 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 			 o->n_residue == 1 ? "y" : "ies");
 		reason_add(reason, sizeof(reason), item);
 	}
-	if (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL)
+	if ((!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL) || o->gate_unmeasurable[0])
 		reason_add(reason, sizeof(reason), "leak check not measurable");
 	if (o->tree_state == ISO_TREE_RETAINED)
 		reason_add(reason, sizeof(reason), "namespace retained");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * forkloop [-w WIDTH] PIDFILE [MAX]
+ * forkloop [-s] [-t SECONDS] [-n CHAINS] [-w WIDTH] PIDFILE [MAX]
  *
  * A process that keeps moving, for tests that must catch a target whose pid
  * changes under them.  The first process writes its pid to PIDFILE atomically
@@ -23,23 +23,42 @@
  * are made in all (WIDTH 2: 2 + 4 + ... + 64 = 126, leaving 64 leaves;
  * WIDTH 3: 3 + 9 + 27, 27 leaves; WIDTH 64: 64 leaves).  WIDTH 1 is the chain
  * above: one live process at a time, MAX generations.
+ *
+ * -s: every new process calls setsid() first, so each step is a session and
+ * process group of its own (a fork-and-exit chain no group signal can catch).
+ * -t SECONDS: the lineage ends (exit 0, no pause) once SECONDS have passed
+ * since the start, so a chain that nothing stops still ends by itself.
+ * -n CHAINS (1..64): the first process starts CHAINS lineages at once (a
+ * storm), each one the loop above.
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROG	   "forkloop"
-#define USAGE	   PROG " [-w WIDTH] PIDFILE [MAX]"
+#define USAGE	   PROG " [-s] [-t SECONDS] [-n CHAINS] [-w WIDTH] PIDFILE [MAX]"
 #define MAX_LEAVES 64
 #include "common.h"
 
 int main(int argc, char **argv)
 {
-	unsigned long width = 1, max = 1000000, gen;
+	unsigned long width = 1, max = 1000000, gen, seconds = 0, chains = 1;
+	bool new_session = false;
+	struct timespec now, end = { 0 };
 	int opt;
 
-	while ((opt = getopt(argc, argv, "w:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:st:w:")) != -1) {
 		switch (opt) {
+		case 'n':
+			chains = parse_ulong(optarg, 1, MAX_LEAVES);
+			break;
+		case 's':
+			new_session = true;
+			break;
+		case 't':
+			seconds = parse_ulong(optarg, 1, 86400);
+			break;
 		case 'w':
 			width = parse_ulong(optarg, 1, MAX_LEAVES);
 			break;
@@ -64,8 +83,26 @@ int main(int argc, char **argv)
 	}
 
 	write_pidfile(AT_FDCWD, argv[optind], die);
+	if (seconds) {
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		end.tv_sec += (time_t)seconds;
+	}
+	/* the first process starts the other lineages and then runs one itself */
+	for (unsigned long c = 1; c < chains; c++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork", NULL);
+		if (pid == 0)
+			break;
+	}
 
 	for (gen = 0; gen < max; gen++) {
+		if (seconds) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec >= end.tv_sec)
+				_exit(0);
+		}
 		for (unsigned long i = 0; i < width; i++) {
 			pid_t pid = fork();
 
@@ -75,9 +112,13 @@ int main(int argc, char **argv)
 				goto next; /* the child carries on */
 		}
 		_exit(0);
-next:;
+next:
+		if (new_session && setsid() < 0)
+			die("setsid", NULL);
 	}
 
+	if (seconds)
+		_exit(0);
 	for (;;)
 		pause();
 }
