@@ -433,8 +433,8 @@ static int empty_scenario(const void *arg)
 
 static void test_apply_empty(void **state)
 {
-	struct apply_case none = { NS_CAPS_EMPTY, 0 };
-	struct apply_case nbs = { NS_CAPS_EMPTY, BIT(CAP_NET_BIND_SERVICE) };
+	struct apply_case none = { NS_CAPS_EMPTY, 0, 0 };
+	struct apply_case nbs = { NS_CAPS_EMPTY, BIT(CAP_NET_BIND_SERVICE), 0 };
 
 	run_child(USER_ROOT, empty_scenario, &none);
 	run_child(USER_ROOT, empty_scenario, &nbs);
@@ -583,8 +583,8 @@ static int refused_scenario(const void *arg)
 
 static void test_apply_refused_without_setpcap(void **state)
 {
-	struct apply_case empty = { NS_CAPS_EMPTY, 0 };
-	struct apply_case host = { NS_CAPS_HOST_ROOT, 0 };
+	struct apply_case empty = { NS_CAPS_EMPTY, 0, 0 };
+	struct apply_case host = { NS_CAPS_HOST_ROOT, 0, 0 };
 
 	run_child(NONE, refused_scenario, &empty);
 	run_child(NONE, refused_scenario, &host);
@@ -649,8 +649,8 @@ static int exec_scenario(const void *arg)
 
 static void test_exec_after_empty(void **state)
 {
-	struct apply_case none = { NS_CAPS_EMPTY, 0 };
-	struct apply_case nbs = { NS_CAPS_EMPTY, BIT(CAP_NET_BIND_SERVICE) };
+	struct apply_case none = { NS_CAPS_EMPTY, 0, 0 };
+	struct apply_case nbs = { NS_CAPS_EMPTY, BIT(CAP_NET_BIND_SERVICE), 0 };
 
 	run_child(USER_ROOT, exec_scenario, &none);
 	run_child(USER_ROOT, exec_scenario, &nbs);
@@ -660,8 +660,8 @@ static void test_exec_after_empty(void **state)
 
 static void test_exec_after_host_root(void **state)
 {
-	struct apply_case none = { NS_CAPS_HOST_ROOT, 0 };
-	struct apply_case keep_time = { NS_CAPS_HOST_ROOT, BIT(CAP_SYS_TIME) };
+	struct apply_case none = { NS_CAPS_HOST_ROOT, 0, 0 };
+	struct apply_case keep_time = { NS_CAPS_HOST_ROOT, BIT(CAP_SYS_TIME), 0 };
 
 	run_child(USER_ROOT, exec_scenario, &none);
 	run_child(USER_ROOT, exec_scenario, &keep_time);
