@@ -479,13 +479,12 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 	case ISO_K_CAP_KEEP: {
 		struct iso_err ce = { 0 };
 		uint64_t keep;
-		const char *why = ce.msg;
-		/* ns_caps_parse() says which name is wrong, as "--cap-keep: ..."; ours
-		 * says which setting, which in isorun.conf has no "--" */
+
+		/* ns_caps_parse() says which name is wrong; ours, which setting */
 		if (ns_caps_parse(val, &keep, &ce) < 0) {
-			if (strncmp(why, "--cap-keep: ", 12) == 0)
-				why += 12;
-			return iso_err_set(e, 0, "%s: %s", opt, why);
+			iso_err_set(e, 0, "%s: %s", opt, ce.msg);
+			iso_err_hint(e, ce.hint);
+			return -EINVAL;
 		}
 		o->cap_keep = keep;
 		return 0;

@@ -86,6 +86,8 @@ struct iso_setting {
  * argv or into `pool`, which lives as long as the opts.
  */
 struct iso_opts {
+	/* the command line's advice for a module's cause code (an option to use), or NULL */
+	void (*advise)(const struct iso_opts *o, int cause, char *buf, size_t len);
 	const char *root;
 	bool keep;
 	bool clearenv;

@@ -18,8 +18,9 @@
 
 struct iso_err {
 	int errnum;	/* positive errno; 0 = no strerror suffix */
+	int cause;	/* the module's own cause code (enum ns_cause, ...); 0 = none */
 	char msg[256];	/* "verb 'object'", no trailing newline */
-	char hint[256]; /* optional second line, without "hint: " */
+	char hint[256]; /* optional second line, without "hint: "; names no option */
 };
 
 __attribute__((format(printf, 3, 4))) static inline int iso_err_set(struct iso_err *e, int errnum,
@@ -33,6 +34,7 @@ __attribute__((format(printf, 3, 4))) static inline int iso_err_set(struct iso_e
 		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 		va_end(ap);
 		e->hint[0] = '\0';
+		e->cause = 0;
 	}
 	return errnum > 0 ? -errnum : (errnum < 0 ? errnum : -EINVAL);
 }
@@ -41,6 +43,13 @@ static inline void iso_err_hint(struct iso_err *e, const char *hint)
 {
 	if (e)
 		snprintf(e->hint, sizeof(e->hint), "%s", hint);
+}
+
+/* A cause the caller can phrase advice for (an option to use); keeps msg and hint. */
+static inline void iso_err_cause(struct iso_err *e, int cause)
+{
+	if (e)
+		e->cause = cause;
 }
 
 /* "msg: strerror" into buf; returns buf. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launcher/advice.h"
 #include "launcher/args.h"
 #include "launcher/commands.h"
 #include "launcher/conf.h"
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
 		iso_opts_free(&o);
 		return iso_conf_fail(&e);
 	}
+	o.advise = iso_advise;
 	code = iso_run(&o);
 	iso_opts_free(&o);
 	return code;

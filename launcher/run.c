@@ -930,38 +930,17 @@ static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn
  * The namespace explanations end in "use --pidns=try", which cannot help an option
  * that needs the namespace itself: say that instead of a hint that would fail again.
  */
-static void hint_no_fallback(const struct iso_opts *o, struct iso_err *e)
+/* The module's hint, then the command line's advice for its cause (the options to use). */
+static void print_setup_error(const struct iso_opts *o, const struct iso_err *e)
 {
-	const char *opt = o->protect_home  ? "--protect-home"
-			  : o->private_tmp ? "--private-tmp"
-					   : "--net=isolated";
-	char *cut = strstr(e->hint, "use --pidns=try");
-	char kept[sizeof(e->hint)];
-
-	if (!cut)
-		return;
-	while (cut > e->hint && strchr(" ,;", cut[-1]))
-		cut--;
-	if (cut - e->hint >= 2 && !strncmp(cut - 2, "or", 2))
-		cut -= 2;
-	while (cut > e->hint && strchr(" ,;", cut[-1]))
-		cut--;
-	*cut = '\0';
-	memcpy(kept, e->hint, sizeof(kept));
-	/* a hint cut short still says what to do first */
-	if (snprintf(e->hint, sizeof(e->hint),
-		     "%s%s--pidns=try cannot help: %s needs a namespace of its own", kept,
-		     kept[0] ? "; " : "", opt) >= (int)sizeof(e->hint))
-		e->hint[sizeof(e->hint) - 1] = '\0';
-}
-
-static void print_setup_error(const struct iso_err *e)
-{
-	char buf[512];
+	char buf[512], advice[256] = "";
 
 	fprintf(stderr, "isorun: %s\n", iso_err_format(e, buf, sizeof(buf)));
-	if (e->hint[0])
-		fprintf(stderr, "  (hint: %s)\n", e->hint);
+	if (e->cause && o->advise)
+		o->advise(o, e->cause, advice, sizeof(advice));
+	if (e->hint[0] || advice[0])
+		fprintf(stderr, "  (hint: %s%s%s)\n", e->hint, e->hint[0] && advice[0] ? "; " : "",
+			advice);
 }
 
 /*
@@ -1153,8 +1132,6 @@ int iso_run(const struct iso_opts *o)
 				e = (struct iso_err){ 0 };
 				r = 1;
 			}
-			if (r < 0 && need_ns)
-				hint_no_fallback(o, &e);
 		} else {
 			r = 1;
 		}
@@ -1242,7 +1219,7 @@ setup_failed_tree:
 		out.tree_state = ISO_TREE_REMOVED;
 	}
 setup_failed:
-	print_setup_error(&e);
+	print_setup_error(o, &e);
 	out.exit = code = ISO_EXIT_SETUP;
 	fprintf(stderr, "isorun: FAILED (exit %d): setup failed before the command ran\n", code);
 	if (report_fd >= 0) {

@@ -22,8 +22,6 @@
 
 #include "launcher/cleanup.h"
 
-#define CAP_KEEP_OPT "--cap-keep"
-
 static bool in_mask(uint64_t mask, cap_value_t c)
 {
 	return c >= 0 && c < 64 && ((mask >> c) & 1);
@@ -65,7 +63,7 @@ static int parse_one(const char *tok, size_t len, cap_value_t *ret, struct iso_e
 	bool digits_only = true;
 
 	if (len > sizeof(name) - sizeof("cap_"))
-		return iso_err_set(e, 0, CAP_KEEP_OPT ": unknown capability '%.*s'", 40, tok);
+		return iso_err_set(e, 0, "unknown capability '%.*s'", 40, tok);
 	if (!(len >= 4 && !strncasecmp(tok, "cap_", 4))) {
 		memcpy(name, "cap_", 4);
 		n = 4;
@@ -74,8 +72,7 @@ static int parse_one(const char *tok, size_t len, cap_value_t *ret, struct iso_e
 		unsigned char ch = (unsigned char)tok[i];
 
 		if (!isalnum(ch) && ch != '_')
-			return iso_err_set(e, 0, CAP_KEEP_OPT ": unknown capability '%.*s'",
-					   (int)len, tok);
+			return iso_err_set(e, 0, "unknown capability '%.*s'", (int)len, tok);
 		if (!isdigit(ch))
 			digits_only = false;
 		name[n++] = (char)tolower(ch);
@@ -85,16 +82,15 @@ static int parse_one(const char *tok, size_t len, cap_value_t *ret, struct iso_e
 	if (digits_only || cap_from_name(name, &c) < 0 || c < 0)
 		goto unknown;
 	if (c >= max_bits() || c >= 64) {
-		iso_err_set(e, 0,
-			    CAP_KEEP_OPT ": capability '%.*s' is unknown to the running kernel",
-			    (int)len, tok);
+		iso_err_set(e, 0, "capability '%.*s' is unknown to the running kernel", (int)len,
+			    tok);
 		iso_err_hint(e, "it is newer than this kernel; leave it out of the list");
 		return -EINVAL;
 	}
 	*ret = c;
 	return 0;
 unknown:
-	iso_err_set(e, 0, CAP_KEEP_OPT ": unknown capability '%.*s'", (int)len, tok);
+	iso_err_set(e, 0, "unknown capability '%.*s'", (int)len, tok);
 	iso_err_hint(e,
 		     "names as in capabilities(7), e.g. CAP_NET_RAW or net_raw, separated by ','");
 	return -EINVAL;

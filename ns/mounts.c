@@ -27,17 +27,18 @@
 	"it"
 #define H_PROC_MASKED                                                                              \
 	"/proc is partially masked (over-mounted, as in containers), so the kernel refuses a new " \
-	"procfs; use --pidns=try"
+	"procfs"
 #define H_PROC_EPERM                                                                               \
 	"a new procfs needs a mount namespace owned by the PID namespace's user namespace, and a " \
 	"/proc not partially masked as in containers"
 #define H_BUSY "a file is open for writing below it; protect the home before starting anything"
 #define H_HIDE_CWD                                                                                 \
 	"the working directory is inside the hidden home and would bypass it; run from outside "   \
-	"the home, or pass --chdir"
+	"the home"
 
 #define H_HOME_FD                                                                                  \
-	"it would give write access around --protect-home; open it from outside the home, or "     \
+	"it would give write access around the home's protection; open it from outside the home, " \
+	"or "                                                                                      \
 	"for writing if the command may write it"
 
 HINT_FIT(H_PRIVATE);
@@ -99,8 +100,12 @@ int ns_mount_proc(struct iso_err *e)
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0)
 		return 0;
 	r = iso_err_set(e, errno, "mount 'proc' on '/proc'");
-	if (r == -EPERM)
-		iso_err_hint(e, proc_is_masked() ? H_PROC_MASKED : H_PROC_EPERM);
+	if (r == -EPERM && proc_is_masked()) {
+		iso_err_hint(e, H_PROC_MASKED);
+		iso_err_cause(e, NS_CAUSE_PROC_MASKED);
+	} else if (r == -EPERM) {
+		iso_err_hint(e, H_PROC_EPERM);
+	}
 	return r;
 }
 
@@ -262,8 +267,10 @@ static int reenter_cwd(const char *real_home, const char *home, enum ns_home_mod
 	if (chdir(cwd) == 0)
 		return 0;
 	r = iso_err_set(e, errno, "enter '%s' again after covering '%s'", cwd, home);
-	if (mode == NS_HOME_HIDE)
+	if (mode == NS_HOME_HIDE) {
 		iso_err_hint(e, H_HIDE_CWD);
+		iso_err_cause(e, NS_CAUSE_CWD_HIDDEN);
+	}
 	return r;
 }
 
@@ -337,9 +344,15 @@ static int clone_keeps(const char *real_home, const char *const *keep, size_t n_
 {
 	for (size_t i = 0; i < n_keep; i++) {
 		fds[i] = -1;
-		if (!strcmp(keep[i], real_home))
-			return iso_err_set(e, EINVAL,
-					   "--writable '%s' is the protected home itself", keep[i]);
+		if (!strcmp(keep[i], real_home)) {
+			int r = iso_err_set(e, EINVAL,
+					    "keep '%s' writable: it is the protected home "
+					    "itself",
+					    keep[i]);
+
+			iso_err_cause(e, NS_CAUSE_HOME_KEPT);
+			return r;
+		}
 		if (!below(keep[i], real_home))
 			continue;
 		/* AT_RECURSIVE: a mount below it may be locked to the ones above */
@@ -519,6 +532,7 @@ int ns_home_fds(const char *home, const char *const *keep, size_t n_keep, const 
 			r = home_fd_reopen(fds[i], path, fl, &st, e);
 		if (r < 0) {
 			iso_err_hint(e, H_HOME_FD);
+			iso_err_cause(e, NS_CAUSE_HOME_FD);
 			return r;
 		}
 	}

@@ -44,6 +44,19 @@ uint64_t ns_caps_all(void);
 /* libcap's name of capability `c` ("cap_sys_admin"), "?" when unknown. */
 const char *ns_caps_name(int c, char *buf, size_t len);
 
+/*
+ * Why a namespace step failed, where the command line has advice that names an
+ * option (ns/ names none): the cause travels in iso_err.cause.
+ */
+enum ns_cause {
+	NS_CAUSE_NONE,
+	NS_CAUSE_NO_USERNS,   /* no user namespace to be had: running without one is the way */
+	NS_CAUSE_PROC_MASKED, /* no new procfs here: the same */
+	NS_CAUSE_CWD_HIDDEN,  /* the working directory lies in the home being hidden */
+	NS_CAUSE_HOME_FD,     /* an inherited descriptor writes into the protected home */
+	NS_CAUSE_HOME_KEPT,   /* a path kept writable is the protected home itself */
+};
+
 enum ns_caps_mode {
 	/* empty bounding set but `keep`, ambient cleared (kept caps raised as ambient
 	 * when the process has them), inheritable emptied but `keep` */

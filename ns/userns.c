@@ -38,30 +38,29 @@
 
 #define H_MAX_ZERO                                                                                 \
 	"unprivileged user namespaces are disabled: sysctl user.max_user_namespaces=0; ask an "    \
-	"admin for a non-zero value, or use --pidns=try"
+	"admin for a non-zero value"
 #define H_MAX_REACHED                                                                              \
 	"too many user namespaces for this user, or nested deeper than 32; ask an admin to raise " \
-	"sysctl user.max_user_namespaces, or use --pidns=try"
-#define H_DEPTH                                                                                    \
-	"user namespaces nest at most 32 deep; run isorun less deeply nested, or use --pidns=try"
+	"sysctl user.max_user_namespaces"
+#define H_DEPTH "user namespaces nest at most 32 deep; run isorun less deeply nested"
 #define H_DEBIAN                                                                                   \
 	"Debian's kernel disables unprivileged user namespaces: ask an admin for sysctl "          \
-	"kernel.unprivileged_userns_clone=1, or use --pidns=try"
+	"kernel.unprivileged_userns_clone=1"
 #define H_SECCOMP                                                                                  \
 	"a seccomp filter (e.g. a container's default profile) denies unshare/clone with "         \
-	"CLONE_NEWUSER; allow them in that profile, or use --pidns=try"
+	"CLONE_NEWUSER; allow them in that profile"
 #define H_APPARMOR                                                                                 \
 	"AppArmor leaves unprivileged user namespaces powerless: install a profile with a "        \
-	"'userns,' rule for isorun, or ask for the sysctl =0, or use --pidns=try"
+	"'userns,' rule for isorun, or ask for the sysctl =0"
 #define H_EPERM                                                                                    \
 	"no sysctl or seccomp filter explains this: a chrooted caller or a security module "       \
-	"(SELinux, AppArmor) is likely; or use --pidns=try"
+	"(SELinux, AppArmor) is likely"
 #define H_THREADS                                                                                  \
 	"unshare(CLONE_NEWUSER) needs a single-threaded caller: create the namespace in a "        \
 	"freshly "                                                                                 \
 	"forked child, or with clone()"
-#define H_NO_USERNS "this kernel has no user namespaces (CONFIG_USER_NS=n); use --pidns=try"
-#define H_GENERIC   "the kernel refused a new user namespace; use --pidns=try to run without one"
+#define H_NO_USERNS "this kernel has no user namespaces (CONFIG_USER_NS=n)"
+#define H_GENERIC   "the kernel refused a new user namespace"
 #define H_MAP                                                                                      \
 	"an unprivileged writer may map only its own effective id, once, with the euid of the "    \
 	"namespace's creator; wider maps need newuidmap/newgidmap"
@@ -69,7 +68,7 @@
 #define H_GONE	    "the child exited before its maps were written"
 #define H_POWERLESS                                                                                \
 	"the user namespace was created but cannot mount: a security module (AppArmor, SELinux) "  \
-	"is likely; or use --pidns=try"
+	"is likely"
 
 HINT_FIT(H_MAX_ZERO);
 HINT_FIT(H_MAX_REACHED);
@@ -85,6 +84,14 @@ HINT_FIT(H_MAP);
 HINT_FIT(H_SETGROUPS);
 HINT_FIT(H_GONE);
 HINT_FIT(H_POWERLESS);
+
+/* No user namespace can be had here: the hint says why, the cause lets the caller
+ * offer running without one. */
+static void refused(struct iso_err *e, const char *hint)
+{
+	iso_err_hint(e, hint);
+	iso_err_cause(e, NS_CAUSE_NO_USERNS);
+}
 
 /*
  * Async-signal-safe: the probe child after fork() uses it too.  A map must be
@@ -220,22 +227,22 @@ static void explain_create(int errnum, long threads, struct iso_err *e)
 				e, errnum,
 				"create a user namespace (limit user.max_user_namespaces reached, "
 				"or nested deeper than 32)");
-			iso_err_hint(e, H_MAX_REACHED);
+			refused(e, H_MAX_REACHED);
 		} else if (max == 0) {
 			iso_err_set(e, errnum,
 				    "create a user namespace (sysctl user.max_user_namespaces=0)");
-			iso_err_hint(e, H_MAX_ZERO);
+			refused(e, H_MAX_ZERO);
 		} else {
 			iso_err_set(e, errnum,
 				    "create a user namespace (limit user.max_user_namespaces=%ld "
 				    "reached, or nested deeper than 32)",
 				    max);
-			iso_err_hint(e, H_MAX_REACHED);
+			refused(e, H_MAX_REACHED);
 		}
 		return;
 	case EUSERS: /* before Linux 4.9, nesting too deep */
 		iso_err_set(e, errnum, "create a user namespace (nested deeper than 32)");
-		iso_err_hint(e, H_DEPTH);
+		refused(e, H_DEPTH);
 		return;
 	case EPERM:
 	case EACCES:
@@ -243,22 +250,22 @@ static void explain_create(int errnum, long threads, struct iso_err *e)
 			iso_err_set(e, errnum,
 				    "create a user namespace (sysctl "
 				    "kernel.unprivileged_userns_clone=0)");
-			iso_err_hint(e, H_DEBIAN);
+			refused(e, H_DEBIAN);
 		} else if (seccomp == 2) {
 			iso_err_set(e, errnum,
 				    "create a user namespace (denied by a seccomp filter: Seccomp: "
 				    "2 in "
 				    "/proc/self/status)");
-			iso_err_hint(e, H_SECCOMP);
+			refused(e, H_SECCOMP);
 		} else if (sysctl_is(SYSCTL_APPARMOR, 1)) {
 			iso_err_set(e, errnum,
 				    "create a user namespace (AppArmor: "
 				    "kernel.apparmor_restrict_unprivileged_userns=1)");
-			iso_err_hint(e, H_APPARMOR);
+			refused(e, H_APPARMOR);
 		} else {
 			iso_err_set(e, errnum,
 				    "create a user namespace (chroot or security module?)");
-			iso_err_hint(e, H_EPERM);
+			refused(e, H_EPERM);
 		}
 		return;
 	case EINVAL:
@@ -272,10 +279,10 @@ static void explain_create(int errnum, long threads, struct iso_err *e)
 			iso_err_set(
 				e, errnum,
 				"create a user namespace (kernel built without CONFIG_USER_NS)");
-			iso_err_hint(e, H_NO_USERNS);
+			refused(e, H_NO_USERNS);
 		} else {
 			iso_err_set(e, errnum, "create a user namespace");
-			iso_err_hint(e, H_GENERIC);
+			refused(e, H_GENERIC);
 		}
 		return;
 	case ENOSYS:
@@ -284,7 +291,7 @@ static void explain_create(int errnum, long threads, struct iso_err *e)
 				e, errnum,
 				"create a user namespace (hidden by a seccomp filter: Seccomp: 2 "
 				"in /proc/self/status)");
-			iso_err_hint(e, H_SECCOMP);
+			refused(e, H_SECCOMP);
 			return;
 		}
 		break;
@@ -292,7 +299,7 @@ static void explain_create(int errnum, long threads, struct iso_err *e)
 		break;
 	}
 	iso_err_set(e, errnum, "create a user namespace");
-	iso_err_hint(e, H_GENERIC);
+	refused(e, H_GENERIC);
 }
 
 void ns_userns_explain(int errnum, struct iso_err *e)
@@ -320,7 +327,7 @@ static int explain_map(const char *path, int errnum, bool at_open, pid_t pid, st
 				"%s '%s' (restricted by AppArmor: "
 				"kernel.apparmor_restrict_unprivileged_userns=1)",
 				verb, path);
-		iso_err_hint(e, H_APPARMOR);
+		refused(e, H_APPARMOR);
 		return r;
 	}
 	r = iso_err_set(e, errnum, "%s '%s'", verb, path);
@@ -431,11 +438,11 @@ static int explain_powerless(const struct probe_report *rep, struct iso_err *e)
 				"user namespace created, but %s (restricted by AppArmor: "
 				"kernel.apparmor_restrict_unprivileged_userns=1)",
 				what);
-		iso_err_hint(e, H_APPARMOR);
+		refused(e, H_APPARMOR);
 		return r;
 	}
 	r = iso_err_set(e, rep->err, "user namespace created, but %s", what);
-	iso_err_hint(e, H_POWERLESS);
+	refused(e, H_POWERLESS);
 	return r;
 }
 

@@ -336,15 +336,15 @@ static void test_caps_parse(void **state)
 	if (cap_max_bits() > CAP_CHECKPOINT_RESTORE)
 		expect_parse("checkpoint_restore", BIT(CAP_CHECKPOINT_RESTORE));
 
-	expect_parse_error("x", "--cap-keep: unknown capability 'x'");
-	expect_parse_error("net_rwa", "--cap-keep: unknown capability 'net_rwa'");
-	expect_parse_error("net_raw,bogus", "--cap-keep: unknown capability 'bogus'");
-	expect_parse_error("cap_", "--cap-keep: unknown capability 'cap_'");
-	expect_parse_error("12", "--cap-keep: unknown capability '12'");
-	expect_parse_error("cap_all", "--cap-keep: unknown capability 'cap_all'");
-	expect_parse_error("net_raw;chown", "--cap-keep: unknown capability 'net_raw;chown'");
-	expect_parse_error("net raw", "--cap-keep: unknown capability 'net raw'");
-	expect_parse_error("CAP_NET_RAW_", "--cap-keep: unknown capability 'CAP_NET_RAW_'");
+	expect_parse_error("x", "unknown capability 'x'");
+	expect_parse_error("net_rwa", "unknown capability 'net_rwa'");
+	expect_parse_error("net_raw,bogus", "unknown capability 'bogus'");
+	expect_parse_error("cap_", "unknown capability 'cap_'");
+	expect_parse_error("12", "unknown capability '12'");
+	expect_parse_error("cap_all", "unknown capability 'cap_all'");
+	expect_parse_error("net_raw;chown", "unknown capability 'net_raw;chown'");
+	expect_parse_error("net raw", "unknown capability 'net raw'");
+	expect_parse_error("CAP_NET_RAW_", "unknown capability 'CAP_NET_RAW_'");
 	{
 		char longname[200];
 		struct iso_err e = { 0 };

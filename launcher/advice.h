@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ISO_ADVICE_H
+#define ISO_ADVICE_H
+
+#include <stddef.h>
+
+#include "launcher/args.h"
+
+/* The advice for a module's cause code, naming the options that help; "" when none. */
+void iso_advise(const struct iso_opts *o, int cause, char *buf, size_t len);
+
+#endif
