@@ -110,13 +110,13 @@ static int cmp_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret)
+/* Every process in /proc, sorted by pid, into *ret; returns how many, or -errno. */
+static ssize_t proc_table(struct iso_proc **ret)
 {
 	DIR *d = opendir("/proc");
-	struct iso_proc *all = NULL, *out = NULL;
-	size_t n = 0, cap = 0, nout = 0;
+	struct iso_proc *all = NULL;
+	size_t n = 0, cap = 0;
 	struct dirent *de;
-	unsigned char *in;
 
 	*ret = NULL;
 	if (!d)
@@ -126,87 +126,90 @@ int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret)
 		long pid = strtol(de->d_name, &end, 10);
 		struct iso_proc p;
 
-		if (*end || pid <= 0)
-			continue;
-		if (iso_proc_stat((pid_t)pid, &p) < 0)
-			continue; /* gone meanwhile */
+		if (*end || pid <= 0 || iso_proc_stat((pid_t)pid, &p) < 0)
+			continue; /* not a process, or gone meanwhile */
 		if (n == cap) {
-			struct iso_proc *na;
-			cap = cap ? cap * 2 : 256;
-			na = realloc(all, cap * sizeof(*na));
+			struct iso_proc *na = reallocarray(all, cap ? cap * 2 : 256, sizeof(*na));
+
 			if (!na) {
 				free(all);
 				closedir(d);
 				return -ENOMEM;
 			}
 			all = na;
+			cap = cap ? cap * 2 : 256;
 		}
 		all[n++] = p;
 	}
 	closedir(d);
-
-	/* Membership by walking up each parent chain; memo: 0 unknown, 1 in, 2 out. */
 	if (n)
 		qsort(all, n, sizeof(*all), cmp_pid);
-	in = calloc(n ? n : 1, sizeof(*in));
-	out = malloc((n ? n : 1) * sizeof(*out));
-	if (!in || !out) {
+	*ret = all;
+	return (ssize_t)n;
+}
+
+enum { UNKNOWN, INSIDE, OUTSIDE };
+
+/*
+ * Whether all[i] descends from `ancestor`, by climbing its parent chain until a
+ * process already judged (memo `in`), the ancestor, or the top; every process
+ * climbed through gets the same verdict.  A chain longer than the table is a
+ * cycle of pids reused between two reads: outside.
+ */
+static void judge(const struct iso_proc *all, size_t n, pid_t ancestor, unsigned char *in,
+		  size_t *chain, size_t i)
+{
+	unsigned char verdict = OUTSIDE;
+	size_t depth = 0, k = i;
+
+	while (in[k] == UNKNOWN && depth < n) {
+		struct iso_proc key = { .pid = all[k].ppid };
+		const struct iso_proc *parent;
+
+		chain[depth++] = k;
+		if (all[k].ppid == ancestor) {
+			verdict = INSIDE;
+			break;
+		}
+		parent = all[k].ppid > 0 ? bsearch(&key, all, n, sizeof(*all), cmp_pid) : NULL;
+		if (!parent)
+			break;
+		k = (size_t)(parent - all);
+		if (in[k] != UNKNOWN)
+			verdict = in[k];
+	}
+	for (size_t c = 0; c < depth; c++)
+		in[chain[c]] = verdict;
+}
+
+int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret)
+{
+	struct iso_proc *all, *out;
+	unsigned char *in;
+	size_t *chain, nout = 0;
+	ssize_t n = proc_table(&all);
+
+	*ret = NULL;
+	if (n < 0)
+		return (int)n;
+	in = calloc((size_t)n + 1, sizeof(*in));
+	chain = calloc((size_t)n + 1, sizeof(*chain));
+	out = calloc((size_t)n + 1, sizeof(*out));
+	if (!in || !chain || !out) {
 		free(in);
+		free(chain);
 		free(out);
 		free(all);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct iso_proc key = { 0 };
-		size_t chain[64], depth = 0, k = i;
-		unsigned char verdict = 2;
-
-		/* climb until a known node, the ancestor, or the top */
-		while (in[k] == 0 && depth < ELEMENTSOF(chain)) {
-			struct iso_proc *parent;
-			chain[depth++] = k;
-			if (all[k].ppid == ancestor) {
-				verdict = 1;
-				break;
-			}
-			key.pid = all[k].ppid;
-			parent = bsearch(&key, all, n, sizeof(*all), cmp_pid);
-			if (!parent || all[k].ppid <= 0) {
-				verdict = 2;
-				break;
-			}
-			k = (size_t)(parent - all);
-			if (in[k])
-				verdict = in[k];
-		}
-		if (depth == ELEMENTSOF(chain) && in[k] == 0) {
-			/* deeper than the chain buffer: finish this one slowly */
-			pid_t pp = all[k].ppid;
-			verdict = 2;
-			for (size_t guard = 0; guard < n && pp > 0; guard++) {
-				struct iso_proc *parent;
-				if (pp == ancestor) {
-					verdict = 1;
-					break;
-				}
-				key.pid = pp;
-				parent = bsearch(&key, all, n, sizeof(*all), cmp_pid);
-				if (!parent)
-					break;
-				if (in[parent - all]) {
-					verdict = in[parent - all];
-					break;
-				}
-				pp = parent->ppid;
-			}
-		}
-		for (size_t c = 0; c < depth; c++)
-			in[chain[c]] = verdict;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (in[i] == 1)
+	for (size_t i = 0; i < (size_t)n; i++) {
+		if (in[i] == UNKNOWN)
+			judge(all, (size_t)n, ancestor, in, chain, i);
+		if (in[i] == INSIDE)
 			out[nout++] = all[i];
+	}
 	free(in);
+	free(chain);
 	free(all);
 	*ret = out;
 	return (int)nout;
