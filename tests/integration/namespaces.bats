@@ -69,7 +69,7 @@ PY
 
 @test "--pidns: SIGKILL of the outer isorun leaves nothing of the namespace alive" {
 	require "user and PID namespaces" userns_ok
-	"$ISORUN" --root "$R" --pidns -- sh -c "$H/daemonize -n $W/pid $H/termignore; $H/waitfor -t 600 $W/never" &
+	"$ISORUN" --root "$R" --pidns -- sh -c "$H/daemonize -n $W/dpid $H/termignore $W/pid; $H/waitfor -t 600 $W/never" &
 	isopid=$!
 	"$H/waitfor" "$W/pid"
 	kill -KILL "$isopid"
@@ -83,7 +83,9 @@ PY
 }
 
 @test "control: without --pidns a daemon does survive SIGKILL of isorun" {
-	"$ISORUN" --root "$R" -- sh -c "$H/daemonize -n $W/pid $H/termignore; $H/waitfor -t 600 $W/never" &
+	# the pid file of termignore itself: written after its exec, which the seccomp
+	# listener of the isorun about to be killed must have let through
+	"$ISORUN" --root "$R" -- sh -c "$H/daemonize -n $W/dpid $H/termignore $W/pid; $H/waitfor -t 600 $W/never" &
 	isopid=$!
 	"$H/waitfor" "$W/pid"
 	kill -KILL "$isopid"
