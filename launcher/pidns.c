@@ -101,27 +101,49 @@ void iso_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n
 	free(list);
 }
 
-int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
-		    struct iso_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
-		    void (*on_event)(const struct iso_ns_event_wire *w, void *arg), void *arg,
-		    struct iso_err *e)
+/*
+ * Init's messages until the command started or failed: the seccomp listener (and
+ * whether an enclosing isorun guards instead) and policy events on the way.
+ * Returns 0 with *m the final message, or -EIO when init died meanwhile.
+ */
+static int await_start(int sock, struct iso_ns_msg *m, int *ret_listener, bool *ret_guard_elsewhere,
+		       void (*on_event)(const struct iso_ns_event_wire *w, void *arg), void *arg,
+		       struct iso_err *e)
 {
-	_cleanup_close_ int outer = -1, inner = -1;
+	*ret_listener = -1;
+	*ret_guard_elsewhere = false;
+	for (;;) {
+		int fd = -1, r = iso_ns_recv_fd(sock, m, &fd);
+
+		if (r <= 0) {
+			iso_err_set(e, r < 0 ? -r : 0,
+				    "the namespace's init died while setting up");
+			return -EIO;
+		}
+		if (m->type == ISO_NS_LISTENER) {
+			*ret_listener = fd;
+			*ret_guard_elsewhere = m->sig == EBUSY;
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (m->type != ISO_NS_POLICY_EVENT)
+			return 0;
+		if (on_event)
+			on_event((const struct iso_ns_event_wire *)m->event, arg);
+	}
+}
+
+/* A fork with namespace flags: the child is PID 1 of the new PID namespace. */
+static pid_t clone_init(struct iso_ns_plan *p, int inner, int outer, struct iso_err *e)
+{
 	unsigned long flags = CLONE_NEWPID | CLONE_NEWNS;
-	struct iso_ns_msg m = { .type = ISO_NS_GO };
-	int sv[2], r;
 	pid_t pid;
 
-	*ret_fail = (struct iso_exec_failure){ 0 };
 	if (p->userns)
 		flags |= CLONE_NEWUSER;
 	if (p->o->net_isolated)
 		flags |= CLONE_NEWNET;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return iso_err_set(e, errno, "create the namespace control socket");
-	outer = sv[0];
-	inner = sv[1];
-	/* a fork with namespace flags: the child is PID 1 of the new PID namespace */
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
 	if (pid < 0) {
 		int err = errno;
@@ -135,6 +157,27 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 		close(outer);
 		iso_init_main(p, inner);
 	}
+	return pid;
+}
+
+int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
+		    struct iso_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
+		    void (*on_event)(const struct iso_ns_event_wire *w, void *arg), void *arg,
+		    struct iso_err *e)
+{
+	_cleanup_close_ int outer = -1, inner = -1;
+	struct iso_ns_msg m = { .type = ISO_NS_GO };
+	int sv[2], r;
+	pid_t pid;
+
+	*ret_fail = (struct iso_exec_failure){ 0 };
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return iso_err_set(e, errno, "create the namespace control socket");
+	outer = sv[0];
+	inner = sv[1];
+	pid = clone_init(p, inner, outer, e);
+	if (pid < 0)
+		return pid;
 	close(TAKE_FD(inner));
 	*ret_pid = pid;
 	if (p->userns) {
@@ -147,38 +190,12 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 		iso_err_set(e, -r, "start the namespace's init");
 		goto kill_init;
 	}
-	*ret_listener = -1;
-	*ret_guard_elsewhere = false;
-	for (;;) {
-		int fd = -1;
-		r = iso_ns_recv_fd(outer, &m, &fd);
-		if (r <= 0) {
-			iso_err_set(e, r < 0 ? -r : 0,
-				    "the namespace's init died while setting up");
-			r = -EIO;
-			goto kill_init;
-		}
-		if (m.type == ISO_NS_LISTENER) {
-			*ret_listener = fd;
-			*ret_guard_elsewhere = m.sig == EBUSY;
-			continue;
-		}
-		if (fd >= 0)
-			close(fd);
-		if (m.type == ISO_NS_POLICY_EVENT) {
-			if (on_event)
-				on_event((const struct iso_ns_event_wire *)m.event, arg);
-			continue;
-		}
-		break;
-	}
-	if (m.type == ISO_NS_FAILED) {
-		if (m.stage == ISO_STAGE_EXEC) {
-			*ret_fail = (struct iso_exec_failure){ .errnum = m.err.errnum,
-							       .stage = m.stage };
-			*ret_sock = TAKE_FD(outer);
-			return 0;
-		}
+	r = await_start(outer, &m, ret_listener, ret_guard_elsewhere, on_event, arg, e);
+	if (r < 0)
+		goto kill_init;
+	if (m.type == ISO_NS_FAILED && m.stage == ISO_STAGE_EXEC) {
+		*ret_fail = (struct iso_exec_failure){ .errnum = m.err.errnum, .stage = m.stage };
+	} else if (m.type == ISO_NS_FAILED) {
 		/* init's message names the step (setup, caps, seccomp, chdir); keep it whole */
 		*e = m.err;
 		if (!e->msg[0])

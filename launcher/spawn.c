@@ -270,57 +270,47 @@ int iso_resolve_command(const char *name, char **envp, char **ret_path)
 	return -ENOENT;
 }
 
-int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure *ret_fail,
-	      int *ret_listener, bool *ret_guard_elsewhere, struct iso_err *e)
+/* sh SCRIPT ARG...: the fallback for a script without #!, made before the child. */
+static char **sh_fallback_argv(const struct iso_spawn *s)
 {
-	_cleanup_close_ int rd = -1, wr = -1;
-	_cleanup_free_ char **sh_argv = NULL;
-	struct iso_exec_failure f = { 0 };
-	struct child_arg arg = { .s = s };
-	int listener = -1, sv[2];
 	size_t argc = 0;
-	pid_t pid;
+	char **v;
 
-	*ret_listener = -1;
-	*ret_guard_elsewhere = false;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return iso_err_set(e, errno, "create the exec status socket");
-	rd = sv[0];
-	wr = sv[1];
 	while (s->argv[argc])
 		argc++;
-	/* sh SCRIPT ARG...: the fallback for a script without #!, made before the child */
-	sh_argv = calloc(argc + 2, sizeof(char *));
-	if (sh_argv) {
-		sh_argv[0] = (char *)"sh";
-		sh_argv[1] = (char *)(uintptr_t)s->path;
-		memcpy(&sh_argv[2], &s->argv[1], argc * sizeof(char *));
+	v = calloc(argc + 2, sizeof(char *));
+	if (v) {
+		v[0] = (char *)"sh";
+		v[1] = (char *)(uintptr_t)s->path;
+		memcpy(&v[2], &s->argv[1], argc * sizeof(char *));
 	}
-	/* the read end is close-on-exec and the child never reads it */
-	arg.status_fd = wr;
-	arg.sh_argv = sh_argv;
-	pid = start_child(&arg);
-	if (pid < 0)
-		return iso_err_set(e, errno, "start the command '%s'", s->argv[0]);
-	close(TAKE_FD(wr));
-	*ret_pid = pid;
+	return v;
+}
+
+/*
+ * The child's records until it exec'd (the socket closes with the exec) or
+ * failed: its seccomp listener on the way, whose notifications are answered
+ * meanwhile, since the child may be waiting on one to exec at all.
+ */
+static int await_exec(const struct iso_spawn *s, int rd, struct iso_exec_failure *f, int *listener,
+		      bool *guard_elsewhere, struct iso_err *e)
+{
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = rd, .events = POLLIN },
-					 { .fd = listener, .events = POLLIN } };
+					 { .fd = *listener, .events = POLLIN } };
 		struct iso_exec_failure rec;
 		int fd = -1;
 		ssize_t n;
 
-		if (poll(pfd, listener >= 0 ? 2 : 1, -1) < 0) {
+		if (poll(pfd, *listener >= 0 ? 2 : 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return iso_err_set(e, errno, "wait for the command '%s' to start",
 					   s->argv[0]);
 		}
-		/* a notification first: the child may be waiting on it to exec at all */
-		if (listener >= 0 && (pfd[1].revents & POLLIN)) {
+		if (*listener >= 0 && (pfd[1].revents & POLLIN)) {
 			struct pol_event ev;
-			if (pol_notify_handle(listener, s->pol, s->pol_log, &ev) == 1 &&
+			if (pol_notify_handle(*listener, s->pol, s->pol_log, &ev) == 1 &&
 			    s->on_event)
 				s->on_event(&ev, s->event_arg);
 			continue;
@@ -329,24 +319,53 @@ int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure
 			continue;
 		n = iso_recv_record(rd, &rec, sizeof(rec), &fd);
 		if (n == 0)
-			break; /* exec'd: the socket closed with it */
+			return 0;
 		if (n < 0) {
-			f = (struct iso_exec_failure){ .errnum = -n == EPROTO ? EIO : (int)-n,
-						       .stage = ISO_STAGE_SETUP };
-			iso_err_set(&f.err, f.errnum, "wait for the command '%s' to start",
+			*f = (struct iso_exec_failure){ .errnum = -n == EPROTO ? EIO : (int)-n,
+							.stage = ISO_STAGE_SETUP };
+			iso_err_set(&f->err, f->errnum, "wait for the command '%s' to start",
 				    s->argv[0]);
-			break;
+			return 0;
 		}
 		if (rec.stage == ISO_STAGE_LISTENER) {
-			listener = fd;
-			*ret_guard_elsewhere = rec.errnum == EBUSY;
+			*listener = fd;
+			*guard_elsewhere = rec.errnum == EBUSY;
 			continue;
 		}
 		if (fd >= 0)
 			close(fd);
-		f = rec;
-		break;
+		*f = rec;
+		return 0;
 	}
+}
+
+int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure *ret_fail,
+	      int *ret_listener, bool *ret_guard_elsewhere, struct iso_err *e)
+{
+	_cleanup_close_ int rd = -1, wr = -1;
+	_cleanup_free_ char **sh_argv = sh_fallback_argv(s);
+	struct iso_exec_failure f = { 0 };
+	struct child_arg arg = { .s = s };
+	int listener = -1, sv[2], r;
+	pid_t pid;
+
+	*ret_listener = -1;
+	*ret_guard_elsewhere = false;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return iso_err_set(e, errno, "create the exec status socket");
+	rd = sv[0];
+	wr = sv[1];
+	/* the read end is close-on-exec and the child never reads it */
+	arg.status_fd = wr;
+	arg.sh_argv = sh_argv;
+	pid = start_child(&arg);
+	if (pid < 0)
+		return iso_err_set(e, errno, "start the command '%s'", s->argv[0]);
+	close(TAKE_FD(wr));
+	*ret_pid = pid;
+	r = await_exec(s, rd, &f, &listener, ret_guard_elsewhere, e);
+	if (r < 0)
+		return r;
 	/*
 	 * The child set its group before anything it reports; ours is for the
 	 * record only (it fails with EACCES once the child has exec'd).
