@@ -95,11 +95,89 @@ static json_t *init_lost(const struct iso_outcome *o)
 	return json_pack("{s:i}", "exit_code", o->init_status);
 }
 
+static json_t *isolation(const struct iso_outcome *o)
+{
+	const char *check = o->gate_unmeasurable[0] ? "not-measurable"
+			    : o->pidns		    ? "pidns"
+			    : o->subreaper	    ? "subreaper"
+						    : "not-measurable";
+	const char *why = o->gate_unmeasurable[0]    ? o->gate_unmeasurable
+			  : o->subreaper || o->pidns ? NULL
+						     : o->subreaper_why;
+
+	return json_pack("{s:b, s:s?, s:b, s:s, s:s?}", "pidns", o->pidns, "pidns_reason",
+			 o->pidns_why[0] ? o->pidns_why : NULL, "subreaper", o->subreaper,
+			 "leak_check", check, "reason", why);
+}
+
+static json_t *policy(const struct iso_outcome *o)
+{
+	json_t *refused = json_array();
+
+	for (size_t i = 0; i < o->n_policy_events; i++) {
+		const struct iso_policy_event *ev = &o->policy_events[i];
+		json_array_append_new(refused,
+				      json_pack("{s:i, s:s, s:o, s:s, s:s}", "pid", ev->pid, "call",
+						ev->call, "detail", redacted(ev->detail), "rule",
+						ev->origin ? ev->origin : "", "action",
+						ev->refused ? "refused" : "logged"));
+	}
+	return json_pack("{s:s, s:s, s:s, s:o}", "name", o->policy_name ? o->policy_name : "off",
+			 "mode", o->policy_log ? "log" : "enforce", "service_guard",
+			 !o->policy_name      ? "off"
+			 : o->guard_elsewhere ? "enclosing isorun"
+					      : "this isorun",
+			 "refused", refused);
+}
+
+static json_t *leaks(const struct iso_outcome *o)
+{
+	json_t *v = json_array();
+
+	for (size_t i = 0; i < o->n_leaks; i++) {
+		const struct iso_leak *l = &o->leaks[i];
+		json_array_append_new(
+			v, json_pack("{s:i, s:o, s:o, s:o, s:i, s:b}", "pid", l->pid,
+				     "pid_in_namespace",
+				     l->inner_pid ? json_integer(l->inner_pid) : json_null(),
+				     "cmdline", redacted(l->cmdline), "cwd",
+				     l->cwd ? redacted(l->cwd) : json_null(), "session", l->sid,
+				     "killed", 1));
+	}
+	return v;
+}
+
+static json_t *residue(const struct iso_outcome *o)
+{
+	json_t *v = json_array();
+
+	for (size_t i = 0; i < o->n_residue; i++)
+		json_array_append_new(v, json_pack("{s:s, s:s}", "dir", o->residue[i].dir, "path",
+						   o->residue[i].path));
+	return v;
+}
+
+static json_t *signal_or_null(int sig)
+{
+	char name[32];
+
+	return sig ? json_string(iso_signal_name(sig, name, sizeof(name))) : json_null();
+}
+
+static json_t *result(const struct iso_outcome *o)
+{
+	return json_pack("{s:o, s:o, s:b, s:o, s:b, s:s?, s:o}", "exit_code",
+			 o->exited && !o->term_signal ? json_integer(o->exit_code) : json_null(),
+			 "signal", signal_or_null(o->term_signal), "timed_out", o->timed_out,
+			 "cancelled_by", signal_or_null(o->cancelled_by), "exec_failed",
+			 o->exec_failed, "exec_error", o->exec_failed ? o->exec_error : NULL,
+			 "init_lost", init_lost(o));
+}
+
 static json_t *build(const struct iso_outcome *o)
 {
-	json_t *root = json_object(), *argv = json_array(), *leaks = json_array();
-	json_t *residue = json_array();
-	char started[64], signame[32];
+	json_t *root = json_object(), *argv = json_array();
+	char started[64];
 	struct tm tm;
 
 	for (size_t i = 0; i < o->argc; i++)
@@ -118,77 +196,17 @@ static json_t *build(const struct iso_outcome *o)
 				      micros(o->timing.command), "scan", micros(o->timing.scan),
 				      "removal", micros(o->timing.removal)));
 	json_object_set_new(root, "environment", names(o->env));
-
-	json_object_set_new(root, "isolation",
-			    json_pack("{s:b, s:s?, s:b, s:s, s:s?}", "pidns", o->pidns,
-				      "pidns_reason", o->pidns_why[0] ? o->pidns_why : NULL,
-				      "subreaper", o->subreaper, "leak_check",
-				      o->gate_unmeasurable[0] ? "not-measurable"
-				      : o->pidns	      ? "pidns"
-				      : o->subreaper	      ? "subreaper"
-							      : "not-measurable",
-				      "reason",
-				      o->gate_unmeasurable[0]	 ? o->gate_unmeasurable
-				      : o->subreaper || o->pidns ? NULL
-								 : o->subreaper_why));
-	{
-		json_t *refused = json_array();
-		for (size_t i = 0; i < o->n_policy_events; i++) {
-			const struct iso_policy_event *ev = &o->policy_events[i];
-			json_array_append_new(
-				refused, json_pack("{s:i, s:s, s:o, s:s, s:s}", "pid", ev->pid,
-						   "call", ev->call, "detail", redacted(ev->detail),
-						   "rule", ev->origin ? ev->origin : "", "action",
-						   ev->refused ? "refused" : "logged"));
-		}
-		json_object_set_new(root, "policy",
-				    json_pack("{s:s, s:s, s:s, s:o}", "name",
-					      o->policy_name ? o->policy_name : "off", "mode",
-					      o->policy_log ? "log" : "enforce", "service_guard",
-					      !o->policy_name	   ? "off"
-					      : o->guard_elsewhere ? "enclosing isorun"
-								   : "this isorun",
-					      "refused", refused));
-	}
-
-	for (size_t i = 0; i < o->n_leaks; i++) {
-		const struct iso_leak *l = &o->leaks[i];
-		json_array_append_new(
-			leaks, json_pack("{s:i, s:o, s:o, s:o, s:i, s:b}", "pid", l->pid,
-					 "pid_in_namespace",
-					 l->inner_pid ? json_integer(l->inner_pid) : json_null(),
-					 "cmdline", redacted(l->cmdline), "cwd",
-					 l->cwd ? redacted(l->cwd) : json_null(), "session", l->sid,
-					 "killed", 1));
-	}
-	json_object_set_new(root, "leaks", leaks);
+	json_object_set_new(root, "isolation", isolation(o));
+	json_object_set_new(root, "policy", policy(o));
+	json_object_set_new(root, "leaks", leaks(o));
 	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
-
-	for (size_t i = 0; i < o->n_residue; i++)
-		json_array_append_new(residue, json_pack("{s:s, s:s}", "dir", o->residue[i].dir,
-							 "path", o->residue[i].path));
-	json_object_set_new(root, "residue", residue);
-
+	json_object_set_new(root, "residue", residue(o));
 	json_object_set_new(root, "tree",
 			    json_pack("{s:s?, s:s, s:s?}", "path",
 				      o->tree_path[0] ? o->tree_path : NULL, "state",
 				      state_name(o->tree_state), "reason",
 				      o->tree_reason[0] ? o->tree_reason : NULL));
-
-	json_object_set_new(
-		root, "result",
-		json_pack("{s:o, s:o, s:b, s:o, s:b, s:s?, s:o}", "exit_code",
-			  o->exited && !o->term_signal ? json_integer(o->exit_code) : json_null(),
-			  "signal",
-			  o->term_signal ? json_string(iso_signal_name(o->term_signal, signame,
-								       sizeof(signame)))
-					 : json_null(),
-			  "timed_out", o->timed_out, "cancelled_by",
-			  o->cancelled_by ? json_string(iso_signal_name(o->cancelled_by, signame,
-									sizeof(signame)))
-					  : json_null(),
-			  "exec_failed", o->exec_failed, "exec_error",
-			  o->exec_failed ? o->exec_error : NULL, "init_lost", init_lost(o)));
+	json_object_set_new(root, "result", result(o));
 	json_object_set_new(root, "exit", json_integer(o->exit));
 	/* merged: the one tail is stdout's, in the order the command wrote */
 	json_object_set_new(root, "output_tail",

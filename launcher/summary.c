@@ -142,14 +142,34 @@ static void print_timing(const struct iso_outcome *o)
 		fprintf(stderr, "isorun: timing: %s\n", line);
 }
 
-int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
+static void print_policy_events(const struct iso_outcome *o)
 {
-	char reason[512] = "", item[256], sig[32], dur[32];
-	_cleanup_free_ char *path = iso_shell_quote(o->tree_path);
-	bool finding;
-	int code = iso_exit_code(opts, o, &finding);
+	for (size_t i = 0; i < o->n_policy_events; i++) {
+		const struct iso_policy_event *ev = &o->policy_events[i];
+		_cleanup_free_ char *detail = iso_redact(ev->detail ? ev->detail : "");
+		fprintf(stderr, "isorun: %s: %s `%s` (pid %d, rule %s)\n",
+			ev->refused ? "refused" : "logged", ev->call, detail ? detail : "?",
+			ev->pid, ev->origin ? ev->origin : "?");
+	}
+}
 
-	o->exit = code;
+static void print_residue(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	for (size_t i = 0; i < o->n_residue; i++)
+		fprintf(stderr, "isorun: residue%s: '%s' appeared in %s\n",
+			opts->residue == ISO_FAIL ? "" : " (warning)", o->residue[i].path,
+			o->residue[i].dir);
+	if (o->residue_unmeasurable)
+		fprintf(stderr, "isorun: residue check: not measurable (more than %d entries)\n",
+			ISO_RESIDUE_MAX);
+}
+
+/* One line per finding and per state worth knowing, before the verdict. */
+static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	_cleanup_free_ char *path = iso_shell_quote(o->tree_path);
+	char dur[32];
+
 	if (!o->subreaper && !o->pidns)
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->subreaper_why);
 	if (o->exec_failed)
@@ -164,20 +184,8 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 	if (o->gate_unmeasurable[0])
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->gate_unmeasurable);
 	print_leaks(opts, o);
-	for (size_t i = 0; i < o->n_policy_events; i++) {
-		const struct iso_policy_event *ev = &o->policy_events[i];
-		_cleanup_free_ char *detail = iso_redact(ev->detail ? ev->detail : "");
-		fprintf(stderr, "isorun: %s: %s `%s` (pid %d, rule %s)\n",
-			ev->refused ? "refused" : "logged", ev->call, detail ? detail : "?",
-			ev->pid, ev->origin ? ev->origin : "?");
-	}
-	for (size_t i = 0; i < o->n_residue; i++)
-		fprintf(stderr, "isorun: residue%s: '%s' appeared in %s\n",
-			opts->residue == ISO_FAIL ? "" : " (warning)", o->residue[i].path,
-			o->residue[i].dir);
-	if (o->residue_unmeasurable)
-		fprintf(stderr, "isorun: residue check: not measurable (more than %d entries)\n",
-			ISO_RESIDUE_MAX);
+	print_policy_events(o);
+	print_residue(opts, o);
 	for (int i = 0; i < 2; i++)
 		if (iso_stream_lost(o->streams[i]))
 			fprintf(stderr, "isorun: %s: write failed: %s (%llu bytes lost)\n",
@@ -192,56 +200,82 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 		fprintf(stderr, "isorun: namespace kept at %s\n", path ? path : "?");
 	if (opts->verbosity > 0)
 		print_timing(o);
+}
 
-	if (code == 0)
-		return 0;
+/* How the command ended, as the verdict's first words ("command exited 1"). */
+static void how_it_ended(const struct iso_outcome *o, int code, char *reason, size_t len)
+{
+	char item[256], sig[32];
+
 	if (o->exec_failed)
-		reason_add(reason, sizeof(reason),
+		reason_add(reason, len,
 			   code == 127 ? "command not found" : "command could not be executed");
 	else if (o->timed_out)
-		reason_add(reason, sizeof(reason), "timed out");
+		reason_add(reason, len, "timed out");
 	else if (o->cancelled_by) {
 		snprintf(item, sizeof(item), "cancelled by %s",
 			 iso_signal_name(o->cancelled_by, sig, sizeof(sig)));
-		reason_add(reason, sizeof(reason), item);
+		reason_add(reason, len, item);
 	} else if (o->init_signal) {
 		snprintf(item, sizeof(item), "namespace's init killed by %s",
 			 iso_signal_name(o->init_signal, sig, sizeof(sig)));
-		reason_add(reason, sizeof(reason), item);
+		reason_add(reason, len, item);
 	} else if (o->term_signal) {
 		snprintf(item, sizeof(item), "command killed by %s",
 			 iso_signal_name(o->term_signal, sig, sizeof(sig)));
-		reason_add(reason, sizeof(reason), item);
+		reason_add(reason, len, item);
 	} else if (o->exit_code) {
 		snprintf(item, sizeof(item), "command exited %d", o->exit_code);
-		reason_add(reason, sizeof(reason), item);
+		reason_add(reason, len, item);
 	}
+}
+
+/* What isorun found, as the verdict's other words. */
+static void what_was_found(const struct iso_opts *opts, const struct iso_outcome *o, char *reason,
+			   size_t len)
+{
+	char item[256];
+
 	if (leaks_count(opts, o)) {
 		snprintf(item, sizeof(item), "%zu process%s outlived the command", o->n_leaks,
 			 o->n_leaks == 1 ? "" : "es");
-		reason_add(reason, sizeof(reason), item);
+		reason_add(reason, len, item);
 	}
 	if (refused_count(o)) {
 		snprintf(item, sizeof(item), "%zu call%s refused", refused_count(o),
 			 refused_count(o) == 1 ? "" : "s");
-		reason_add(reason, sizeof(reason), item);
+		reason_add(reason, len, item);
 	}
 	if (o->n_residue && opts->residue == ISO_FAIL) {
 		snprintf(item, sizeof(item), "%zu new entr%s in watched directories", o->n_residue,
 			 o->n_residue == 1 ? "y" : "ies");
-		reason_add(reason, sizeof(reason), item);
+		reason_add(reason, len, item);
 	}
 	if ((!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL) || o->gate_unmeasurable[0])
-		reason_add(reason, sizeof(reason), "leak check not measurable");
+		reason_add(reason, len, "leak check not measurable");
 	if (o->tree_state == ISO_TREE_RETAINED)
-		reason_add(reason, sizeof(reason), "namespace retained");
+		reason_add(reason, len, "namespace retained");
 	for (int i = 0; i < 2; i++)
 		if (iso_stream_lost(o->streams[i])) {
 			snprintf(item, sizeof(item), "%s lost", o->streams[i]->name);
-			reason_add(reason, sizeof(reason), item);
+			reason_add(reason, len, item);
 		}
 	if (o->report_error[0])
-		reason_add(reason, sizeof(reason), "report not written");
+		reason_add(reason, len, "report not written");
+}
+
+int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
+{
+	char reason[512] = "";
+	bool finding;
+	int code = iso_exit_code(opts, o, &finding);
+
+	o->exit = code;
+	print_lines(opts, o);
+	if (code == 0)
+		return 0;
+	how_it_ended(o, code, reason, sizeof(reason));
+	what_was_found(opts, o, reason, sizeof(reason));
 	/* -q: a failing command speaks for itself; findings are always named */
 	if (opts->verbosity < 0 && !finding && !o->exec_failed && !o->timed_out && !o->cancelled_by)
 		return code;
