@@ -26,21 +26,25 @@
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <poll.h>
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
+#include "launcher/evloop.h"
 #include "launcher/leak.h"
 #include "launcher/pidns.h"
 #include "launcher/proc.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
 
+/* init's event sources, the tags of its epoll set */
+enum init_source { INIT_SIGCHLD, INIT_TIMER, INIT_CONTROL };
+
 struct init {
 	const struct iso_ns_plan *p;
-	int sock, sigfd, timerfd, epfd;
+	int sock;
+	struct iso_evloop loop;
 	pid_t cmd;
 	bool cmd_done;
 	bool settling;
@@ -350,8 +354,6 @@ static void on_control(struct init *in)
 	}
 }
 
-static void arm(int timerfd, uint64_t ms);
-
 /* Reap a batch; the command's end starts the settle, an empty namespace ends init. */
 static void on_children(struct init *in)
 {
@@ -360,24 +362,32 @@ static void on_children(struct init *in)
 		done(in);
 	if (in->cmd_done && !in->settling) {
 		in->settling = true;
-		arm(in->timerfd, in->p->o->settle_ms);
+		iso_evloop_arm(&in->loop, in->p->o->settle_ms);
 	}
 }
 
-static void arm(int timerfd, uint64_t ms)
+static void dispatch(struct init *in, enum init_source src)
 {
-	struct itimerspec its = { 0 };
+	struct signalfd_siginfo si;
 
-	if (ms == 0)
-		ms = 1;
-	its.it_value.tv_sec = (time_t)(ms / 1000);
-	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000;
-	(void)timerfd_settime(timerfd, 0, &its, NULL);
+	switch (src) {
+	case INIT_SIGCHLD:
+		(void)iso_evloop_signals(&in->loop, &si);
+		on_children(in);
+		break;
+	case INIT_TIMER:
+		if (iso_evloop_expired(&in->loop))
+			sweep(in);
+		break;
+	case INIT_CONTROL:
+		on_control(in);
+		break;
+	}
 }
 
 _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
 {
-	struct init in = { .p = p, .sock = sock };
+	struct init in = { .p = p, .sock = sock, .loop = ISO_EVLOOP_INIT };
 	struct iso_exec_failure xf = { 0 };
 	struct iso_ns_msg m;
 	struct iso_err e = { 0 };
@@ -443,39 +453,16 @@ _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
 	/* the outer's mask is inherited: SIGCHLD and the cancel signals are blocked */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
-	in.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	in.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	in.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (in.sigfd < 0 || in.timerfd < 0 || in.epfd < 0)
+	if (iso_evloop_open(&in.loop, &mask, INIT_SIGCHLD, INIT_TIMER, NULL) < 0 ||
+	    iso_evloop_add(&in.loop, sock, INIT_CONTROL) < 0)
 		_exit(1);
-	{
-		struct epoll_event a = { .events = EPOLLIN, .data.u32 = 0 };
-		struct epoll_event b = { .events = EPOLLIN, .data.u32 = 1 };
-		struct epoll_event c = { .events = EPOLLIN, .data.u32 = 2 };
-		if (epoll_ctl(in.epfd, EPOLL_CTL_ADD, in.sigfd, &a) < 0 ||
-		    epoll_ctl(in.epfd, EPOLL_CTL_ADD, in.timerfd, &b) < 0 ||
-		    epoll_ctl(in.epfd, EPOLL_CTL_ADD, sock, &c) < 0)
-			_exit(1);
-	}
 	for (;;) {
 		struct epoll_event ev[4];
 		/* zombies left by a bounded reap: again once the timer and socket had a turn */
-		int n = epoll_wait(in.epfd, ev, 4, in.reap_more ? 0 : -1);
+		int n = iso_evloop_wait(&in.loop, ev, 4, in.reap_more ? 0 : -1);
 
-		for (int i = 0; i < n; i++) {
-			if (ev[i].data.u32 == 0) {
-				struct signalfd_siginfo si;
-				while (read(in.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-					;
-				on_children(&in);
-			} else if (ev[i].data.u32 == 1) {
-				uint64_t t;
-				(void)!read(in.timerfd, &t, sizeof(t));
-				sweep(&in);
-			} else {
-				on_control(&in);
-			}
-		}
+		for (int i = 0; i < n; i++)
+			dispatch(&in, (enum init_source)ev[i].data.u64);
 		if (in.reap_more)
 			on_children(&in);
 	}

@@ -29,7 +29,6 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <pwd.h>
 #include <termios.h>
@@ -39,6 +38,7 @@
 #include "launcher/capsplan.h"
 #include "launcher/cleanup.h"
 #include "launcher/env.h"
+#include "launcher/evloop.h"
 #include "launcher/exit.h"
 #include "launcher/holders.h"
 #include "launcher/leak.h"
@@ -60,12 +60,15 @@ extern char **environ;
 
 enum phase { RUNNING, SETTLE, CANCEL, JOINED, DONE };
 
+/* The supervisor's event sources, the tags of its epoll set. */
+enum sup_source { SRC_SIGNAL, SRC_TIMER, SRC_STDOUT, SRC_STDERR, SRC_INIT, SRC_LISTENER };
+
 struct sup {
 	const struct iso_opts *o;
 	struct iso_outcome *out;
 	pid_t self;
 	pid_t cmd;
-	int epfd, sigfd, timerfd;
+	struct iso_evloop loop;
 	enum phase phase;
 	struct iso_stream streams[2];
 	bool relayed[2];
@@ -112,21 +115,7 @@ static uint64_t lap(uint64_t *mark)
 
 static void arm(struct sup *s, uint64_t ms)
 {
-	struct itimerspec its = { 0 };
-
-	/* 0 would disarm: a zero-length window still has to fire */
-	if (ms == 0)
-		ms = 1;
-	its.it_value.tv_sec = (time_t)(ms / 1000);
-	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000;
-	(void)timerfd_settime(s->timerfd, 0, &its, NULL);
-}
-
-static void disarm(struct sup *s)
-{
-	struct itimerspec its = { 0 };
-
-	(void)timerfd_settime(s->timerfd, 0, &its, NULL);
+	iso_evloop_arm(&s->loop, ms);
 }
 
 static void record_status(struct sup *s, int status)
@@ -196,7 +185,7 @@ static bool streams_done(const struct sup *s)
 
 static void enter_joined(struct sup *s)
 {
-	disarm(s);
+	iso_evloop_disarm(&s->loop);
 	if (streams_done(s)) {
 		s->phase = DONE;
 		return;
@@ -405,7 +394,7 @@ static void on_signal(struct sup *s)
 {
 	struct signalfd_siginfo si;
 
-	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+	while (read(s->loop.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
 			follow_stop(s);
 			continue;
@@ -419,9 +408,7 @@ static void on_signal(struct sup *s)
 
 static void on_timer(struct sup *s)
 {
-	uint64_t ticks;
-
-	if (read(s->timerfd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks))
+	if (!iso_evloop_expired(&s->loop))
 		return;
 	switch (s->phase) {
 	case RUNNING:
@@ -493,7 +480,7 @@ static void on_notification(struct sup *s, uint32_t events)
 		on_policy_event(&ev, s);
 	else if (events & (EPOLLHUP | EPOLLERR))
 		/* no process uses the filter any more */
-		(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->listener, NULL);
+		iso_evloop_del(&s->loop, s->listener);
 }
 
 static int add_leak(struct sup *s, const struct iso_ns_msg *m)
@@ -541,7 +528,7 @@ static void on_init_message(struct sup *s)
 	int r = iso_ns_recv(s->nsock, &m);
 
 	if (r <= 0) {
-		(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->nsock, NULL);
+		iso_evloop_del(&s->loop, s->nsock);
 		return;
 	}
 	switch (m.type) {
@@ -571,11 +558,36 @@ static void on_init_message(struct sup *s)
 	}
 }
 
-static int add_fd(int epfd, int fd, uint64_t tag)
+static void on_output(struct sup *s, struct iso_stream *st)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+	(void)iso_stream_pump(st);
+	if (st->eof) {
+		iso_evloop_del(&s->loop, st->rd);
+		if (s->phase == JOINED && streams_done(s))
+			s->phase = DONE;
+	}
+}
 
-	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+static void dispatch(struct sup *s, enum sup_source src, uint32_t events)
+{
+	switch (src) {
+	case SRC_SIGNAL:
+		on_signal(s);
+		break;
+	case SRC_TIMER:
+		on_timer(s);
+		break;
+	case SRC_STDOUT:
+	case SRC_STDERR:
+		on_output(s, &s->streams[src - SRC_STDOUT]);
+		break;
+	case SRC_INIT:
+		on_init_message(s);
+		break;
+	case SRC_LISTENER:
+		on_notification(s, events);
+		break;
+	}
 }
 
 static void loop(struct sup *s)
@@ -584,33 +596,12 @@ static void loop(struct sup *s)
 
 	while (s->phase != DONE) {
 		/* zombies left by a bounded reap: look again once the other events had a turn */
-		int n = epoll_wait(s->epfd, evs, ELEMENTSOF(evs), s->reap_more ? 0 : -1);
+		int n = iso_evloop_wait(&s->loop, evs, ELEMENTSOF(evs), s->reap_more ? 0 : -1);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		if (n < 0)
 			break;
-		}
-		for (int i = 0; i < n && s->phase != DONE; i++) {
-			uint64_t tag = evs[i].data.u64;
-			if (tag == 0)
-				on_signal(s);
-			else if (tag == 1)
-				on_timer(s);
-			else if (tag == 4)
-				on_init_message(s);
-			else if (tag == 5)
-				on_notification(s, evs[i].events);
-			else {
-				struct iso_stream *st = &s->streams[tag - 2];
-				(void)iso_stream_pump(st);
-				if (st->eof) {
-					(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, st->rd, NULL);
-					if (s->phase == JOINED && streams_done(s))
-						s->phase = DONE;
-				}
-			}
-		}
+		for (int i = 0; i < n && s->phase != DONE; i++)
+			dispatch(s, (enum sup_source)evs[i].data.u64, evs[i].events);
 		if (s->reap_more && s->phase != DONE)
 			on_children(s);
 	}
@@ -921,7 +912,7 @@ static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn
 	if (r < 0)
 		return r;
 	s->pidns = true;
-	if (add_fd(s->epfd, s->nsock, 4) < 0)
+	if (iso_evloop_add(&s->loop, s->nsock, SRC_INIT) < 0)
 		return iso_err_set(e, errno, "watch the namespace control socket");
 	return 0;
 }
@@ -991,9 +982,7 @@ int iso_run(const struct iso_opts *o)
 		.timing = { ISO_TIMING_NONE, ISO_TIMING_NONE, ISO_TIMING_NONE, ISO_TIMING_NONE,
 			    ISO_TIMING_NONE },
 	};
-	struct sup s = {
-		.o = o, .out = &out, .epfd = -1, .sigfd = -1, .timerfd = -1, .listener = -1
-	};
+	struct sup s = { .o = o, .out = &out, .loop = ISO_EVLOOP_INIT, .listener = -1 };
 	struct pol pol = { 0 };
 	bool policy_on = strcmp(o->policy, "off") != 0, elsewhere = false;
 	int listener = -1;
@@ -1070,16 +1059,10 @@ int iso_run(const struct iso_opts *o)
 
 	if (open_streams(&s, &e) < 0)
 		goto setup_failed_tree;
-	s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	s.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	s.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s.sigfd < 0 || s.timerfd < 0 || s.epfd < 0 || add_fd(s.epfd, s.sigfd, 0) < 0 ||
-	    add_fd(s.epfd, s.timerfd, 1) < 0) {
-		iso_err_set(&e, errno, "set up the event loop");
+	if (iso_evloop_open(&s.loop, &mask, SRC_SIGNAL, SRC_TIMER, &e) < 0)
 		goto setup_failed_tree;
-	}
 	for (int i = 0; i < 2; i++)
-		if (s.relayed[i] && add_fd(s.epfd, s.streams[i].rd, (uint64_t)(2 + i)) < 0) {
+		if (s.relayed[i] && iso_evloop_add(&s.loop, s.streams[i].rd, SRC_STDOUT + i) < 0) {
 			iso_err_set(&e, errno, "watch the %s pipe", s.streams[i].name);
 			goto setup_failed_tree;
 		}
@@ -1145,7 +1128,7 @@ int iso_run(const struct iso_opts *o)
 	out.guard_elsewhere = elsewhere;
 	if (listener >= 0) {
 		s.listener = listener;
-		if (add_fd(s.epfd, listener, 5) < 0) {
+		if (iso_evloop_add(&s.loop, listener, SRC_LISTENER) < 0) {
 			iso_err_set(&e, errno, "watch the seccomp listener");
 			goto setup_failed_tree;
 		}
@@ -1249,12 +1232,7 @@ finish:
 		free(out.policy_events[i].origin);
 	}
 	free(out.policy_events);
-	if (s.epfd >= 0)
-		close(s.epfd);
-	if (s.sigfd >= 0)
-		close(s.sigfd);
-	if (s.timerfd >= 0)
-		close(s.timerfd);
+	iso_evloop_close(&s.loop);
 	iso_tree_close(&tree);
 	if (policy_on)
 		pol_free(&pol);

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One epoll set with its signalfd and its timerfd: the event loop of the
+ * supervisor (run.c) and of the PID-namespace init (init.c).  Each loop names
+ * its event sources with an enum of its own; the source is the epoll tag.
+ */
+#ifndef ISO_EVLOOP_H
+#define ISO_EVLOOP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+
+#include "launcher/err.h"
+
+struct iso_evloop {
+	int epfd, sigfd, timerfd;
+};
+
+#define ISO_EVLOOP_INIT                                                                            \
+	{                                                                                          \
+		.epfd = -1, .sigfd = -1, .timerfd = -1                                             \
+	}
+
+/* The set, a signalfd for `mask` tagged sig_src and a timerfd tagged timer_src. */
+int iso_evloop_open(struct iso_evloop *l, const sigset_t *mask, int sig_src, int timer_src,
+		    struct iso_err *e);
+/* Watch fd for input, tagged src. */
+int iso_evloop_add(struct iso_evloop *l, int fd, int src);
+void iso_evloop_del(struct iso_evloop *l, int fd);
+/* One shot after ms (0 counts as 1 ms: "now, after the other events"). */
+void iso_evloop_arm(struct iso_evloop *l, uint64_t ms);
+void iso_evloop_disarm(struct iso_evloop *l);
+/* Consume the timer's expiry; false when it had not expired (a stale wakeup). */
+bool iso_evloop_expired(struct iso_evloop *l);
+/* Drain the signalfd into *last (the last signal read, 0 if none); returns how many. */
+int iso_evloop_signals(struct iso_evloop *l, struct signalfd_siginfo *last);
+/* Wait for up to max events (timeout_ms -1: forever); EINTR is 0 events. */
+int iso_evloop_wait(struct iso_evloop *l, struct epoll_event *ev, int max, int timeout_ms);
+void iso_evloop_close(struct iso_evloop *l);
+
+#endif
