@@ -50,6 +50,9 @@ struct iso_outcome {
 	char pidns_why[320];	 /* --pidns=try fell back: why */
 
 	bool started_cmd; /* exec succeeded */
+	/* a step after the command's start failed: it was stopped and reaped, exit 125 */
+	bool setup_failed;
+	char setup_error[320];
 	bool exec_failed;
 	char exec_error[300];
 	bool exited;	 /* the command's own status is known */

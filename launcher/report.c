@@ -166,12 +166,13 @@ static json_t *signal_or_null(int sig)
 
 static json_t *result(const struct iso_outcome *o)
 {
-	return json_pack("{s:o, s:o, s:b, s:o, s:b, s:s?, s:o}", "exit_code",
+	return json_pack("{s:o, s:o, s:b, s:o, s:b, s:s?, s:o, s:s?}", "exit_code",
 			 o->exited && !o->term_signal ? json_integer(o->exit_code) : json_null(),
 			 "signal", signal_or_null(o->term_signal), "timed_out", o->timed_out,
 			 "cancelled_by", signal_or_null(o->cancelled_by), "exec_failed",
 			 o->exec_failed, "exec_error", o->exec_failed ? o->exec_error : NULL,
-			 "init_lost", init_lost(o));
+			 "init_lost", init_lost(o), "setup_error",
+			 o->setup_failed ? o->setup_error : NULL);
 }
 
 static json_t *build(const struct iso_outcome *o)

@@ -86,6 +86,25 @@ struct sup {
 	bool init_killed; /* by the outer itself: the end of a cancel, not a loss */
 	const struct pol *pol;
 	int listener; /* seccomp notifications, -1 when none */
+
+	/* what a run sets up and frees: every piece of state of iso_run() lives here */
+	struct pol policy; /* loaded when --policy is not off; s->pol points at it */
+	struct iso_tree tree;
+	struct iso_snapshot *snaps; /* --watch, one per directory */
+	char **env;
+	char *cmd_path;
+	int report_fd;
+	sigset_t mask;
+	struct termios saved_tty;
+	struct iso_exec_failure fail;
+	struct iso_err err; /* the setup failure, printed once */
+	bool guard_elsewhere;
+	uint64_t t_start, t_us; /* monotonic µs: the run's start, the last lap */
+	/* --pidns: init's plan, its paths and the --writable list live as long as the run */
+	struct iso_ns_plan plan;
+	char tree_tmp[PATH_MAX + 16], empty_dir[PATH_MAX + 16];
+	char **keep;
+	size_t n_keep;
 };
 
 static uint64_t now_ms(void)
@@ -817,26 +836,24 @@ static void close_write_ends(struct sup *s)
  * What --protect-home leaves as it is: the tree (TMPDIR may lie in the home) and each
  * --writable DIR, canonical.  Reachable from the static plan for the whole run.
  */
-static int home_keeps(const struct iso_opts *o, const struct iso_tree *t, struct iso_ns_plan *p,
-		      struct iso_err *e)
+static int home_keeps(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 {
-	static char **keep;
-	size_t n = 0;
+	const struct iso_opts *o = s->o;
 
-	keep = calloc(o->writable.n + 1, sizeof(*keep));
-	if (!keep)
+	s->keep = calloc(o->writable.n + 1, sizeof(*s->keep));
+	if (!s->keep)
 		return iso_err_set(e, ENOMEM, "--writable");
-	keep[n] = realpath(t->path, NULL);
-	if (!keep[n])
-		return iso_err_set(e, errno, "resolve '%s'", t->path);
-	n++;
-	for (size_t i = 0; i < o->writable.n; i++, n++) {
-		keep[n] = realpath(o->writable.v[i], NULL);
-		if (!keep[n])
+	s->keep[0] = realpath(s->tree.path, NULL);
+	if (!s->keep[0])
+		return iso_err_set(e, errno, "resolve '%s'", s->tree.path);
+	s->n_keep = 1;
+	for (size_t i = 0; i < o->writable.n; i++, s->n_keep++) {
+		s->keep[s->n_keep] = realpath(o->writable.v[i], NULL);
+		if (!s->keep[s->n_keep])
 			return iso_err_set(e, errno, "--writable '%s'", o->writable.v[i]);
 	}
-	p->keep = (const char *const *)keep;
-	p->n_keep = n;
+	p->keep = (const char *const *)s->keep;
+	p->n_keep = s->n_keep;
 	return 0;
 }
 
@@ -856,58 +873,65 @@ static void plan_caps(struct sup *s, struct iso_spawn *sp, bool pidns, bool user
 	sp->caps_drop = c->protect;
 }
 
-/* The plan for init, then init itself; on success s->cmd is init, s->nsock its socket. */
-static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn *sp,
-		       struct iso_exec_failure *fail, int *ret_listener, bool *ret_elsewhere,
-		       struct iso_err *e)
+/* --protect-home: the real home from the passwd entry, and what stays writable. */
+static int plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 {
-	const struct iso_opts *o = s->o;
-	static char tmp[PATH_MAX + 16], empty[PATH_MAX + 16];
-	static struct iso_ns_plan p;
+	struct iso_tree *t = &s->tree;
 	struct passwd *pw;
 	int r;
 
-	p = (struct iso_ns_plan){
+	/* HOME points into the tree by now: the real one is the passwd entry's */
+	errno = 0;
+	pw = getpwuid(getuid());
+	if (!pw || !pw->pw_dir || !*pw->pw_dir)
+		return iso_err_set(e, errno ? errno : ENOENT,
+				   "--protect-home: find the home of uid %u in the passwd database",
+				   (unsigned)getuid());
+	p->real_home = pw->pw_dir;
+	r = home_keeps(s, p, e);
+	if (r < 0 || s->o->protect_home != NS_HOME_HIDE)
+		return r;
+	snprintf(s->empty_dir, sizeof(s->empty_dir), "%s/empty", t->path);
+	if (mkdirat(t->fd, "empty", 0700) < 0)
+		return iso_err_set(e, errno, "create '%s'", s->empty_dir);
+	r = ns_home_skeleton(p->real_home, s->empty_dir, p->keep, p->n_keep, e);
+	if (r < 0)
+		return r;
+	/* the hidden home takes no files */
+	if (fchmodat(t->fd, "empty", 0500, 0) < 0)
+		return iso_err_set(e, errno, "make '%s' read-only", s->empty_dir);
+	return 0;
+}
+
+/* The plan for init, then init itself; on success s->cmd is init, s->nsock its socket. */
+static int start_pidns(struct sup *s, const struct iso_spawn *sp, int *ret_listener,
+		       struct iso_err *e)
+{
+	const struct iso_opts *o = s->o;
+	struct iso_ns_plan *p = &s->plan;
+	int r;
+
+	*p = (struct iso_ns_plan){
 		.o = o,
 		.spawn = *sp,
 		.userns = getuid() != 0 || geteuid() != 0,
 		.inside_uid = o->map_root ? 0 : getuid(),
 		.inside_gid = o->map_root ? 0 : getgid(),
-		.tree = t->path,
-		.tree_tmp = tmp,
-		.empty_dir = empty,
+		.tree = s->tree.path,
+		.tree_tmp = s->tree_tmp,
+		.empty_dir = s->empty_dir,
 	};
-	plan_caps(s, &p.spawn, true, p.userns);
+	plan_caps(s, &p->spawn, true, p->userns);
 	/* init leaves for "/" before it mounts: the command names its directory */
-	if (!p.spawn.cwd)
-		p.spawn.cwd = s->out->cwd;
-	snprintf(tmp, sizeof(tmp), "%s/tmp", t->path);
+	if (!p->spawn.cwd)
+		p->spawn.cwd = s->out->cwd;
+	snprintf(s->tree_tmp, sizeof(s->tree_tmp), "%s/tmp", s->tree.path);
 	if (o->protect_home) {
-		/* HOME points into the tree by now: the real one is the passwd entry's */
-		errno = 0;
-		pw = getpwuid(getuid());
-		if (!pw || !pw->pw_dir || !*pw->pw_dir)
-			return iso_err_set(e, errno ? errno : ENOENT,
-					   "--protect-home: find the home of uid %u in the passwd "
-					   "database",
-					   (unsigned)getuid());
-		p.real_home = pw->pw_dir;
-		r = home_keeps(o, t, &p, e);
+		r = plan_home(s, p, e);
 		if (r < 0)
 			return r;
-		if (o->protect_home == NS_HOME_HIDE) {
-			snprintf(empty, sizeof(empty), "%s/empty", t->path);
-			if (mkdirat(t->fd, "empty", 0700) < 0)
-				return iso_err_set(e, errno, "create '%s'", empty);
-			r = ns_home_skeleton(p.real_home, empty, p.keep, p.n_keep, e);
-			if (r < 0)
-				return r;
-			/* the hidden home takes no files */
-			if (fchmodat(t->fd, "empty", 0500, 0) < 0)
-				return iso_err_set(e, errno, "make '%s' read-only", empty);
-		}
 	}
-	r = iso_pidns_start(&p, &s->cmd, &s->nsock, fail, ret_listener, ret_elsewhere,
+	r = iso_pidns_start(p, &s->cmd, &s->nsock, &s->fail, ret_listener, &s->guard_elsewhere,
 			    on_wire_event, s, e);
 	if (r < 0)
 		return r;
@@ -917,10 +941,6 @@ static int start_pidns(struct sup *s, struct iso_tree *t, const struct iso_spawn
 	return 0;
 }
 
-/*
- * The namespace explanations end in "use --pidns=try", which cannot help an option
- * that needs the namespace itself: say that instead of a hint that would fail again.
- */
 /* The module's hint, then the command line's advice for its cause (the options to use). */
 static void print_setup_error(const struct iso_opts *o, const struct iso_err *e)
 {
@@ -974,6 +994,350 @@ static int check_chdir(const struct iso_opts *o, struct iso_err *e)
 	return 0;
 }
 
+/* A policy mistake is reported before anything exists. */
+static int load_policy(struct sup *s)
+{
+	struct pol_error perr = { 0 };
+	char buf[1024];
+
+	if (strcmp(s->o->policy, "off") == 0)
+		return 0;
+	if (pol_load(s->o->policy, &s->policy, &perr) < 0) {
+		fprintf(stderr, "isorun: --policy: %s\n",
+			pol_error_format(&perr, buf, sizeof(buf)));
+		fprintf(stderr, "isorun: FAILED (exit %d): bad policy\n", ISO_EXIT_SETUP);
+		return -EINVAL;
+	}
+	s->pol = &s->policy;
+	s->out->policy_name = s->policy.name[0] ? s->policy.name : s->o->policy;
+	s->out->policy_log = s->o->policy_log;
+	return 0;
+}
+
+/* Before the tree: signals, the subreaper, the report file, the checks, --watch. */
+static int prepare(struct sup *s, struct iso_err *e)
+{
+	const struct iso_opts *o = s->o;
+	int r = setup_signals(&s->mask);
+
+	if (r < 0)
+		return iso_err_set(e, -r, "block signals");
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+		s->out->subreaper = true;
+	else
+		snprintf(s->out->subreaper_why, sizeof(s->out->subreaper_why),
+			 "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+	if (o->report) {
+		s->report_fd = open(o->report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (s->report_fd < 0)
+			return iso_err_set(e, errno, "--report: open '%s'", o->report);
+	}
+	if (check_chdir(o, e) < 0 || check_pass_fds(o, e) < 0)
+		return -EINVAL;
+	if (!o->watch.n)
+		return 0;
+	s->snaps = calloc(o->watch.n, sizeof(*s->snaps));
+	if (!s->snaps)
+		return iso_err_set(e, ENOMEM, "--watch");
+	for (size_t i = 0; i < o->watch.n; i++)
+		if (iso_snapshot_take(o->watch.v[i], &s->snaps[i], e) < 0)
+			return -EINVAL;
+	return 0;
+}
+
+/* The tree, the command's environment, its pipes and the event loop. */
+static int make_tree(struct sup *s, struct iso_err *e)
+{
+	const struct iso_opts *o = s->o;
+	int r = iso_tree_create(&s->tree, iso_tree_root(o->root), o->argv, e);
+
+	if (r < 0) {
+		if (e->errnum == EACCES || e->errnum == EROFS)
+			iso_err_hint(e, "choose a writable place with --root DIR or ISORUN_ROOT");
+		return r;
+	}
+	snprintf(s->out->tree_path, sizeof(s->out->tree_path), "%s", s->tree.path);
+	if (iso_env_build(o, &s->tree, environ, &s->env, e) < 0)
+		return -EINVAL;
+	s->out->env = s->env;
+	if (open_streams(s, e) < 0 ||
+	    iso_evloop_open(&s->loop, &s->mask, SRC_SIGNAL, SRC_TIMER, e) < 0)
+		return -EINVAL;
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i] && iso_evloop_add(&s->loop, s->streams[i].rd, SRC_STDOUT + i) < 0)
+			return iso_err_set(e, errno, "watch the %s pipe", s->streams[i].name);
+	if (isatty(0) && tcgetpgrp(0) == getpgrp() && tcgetattr(0, &s->saved_tty) == 0)
+		s->tty_fd = 0;
+	return 0;
+}
+
+static struct iso_spawn spawn_request(struct sup *s)
+{
+	const struct iso_opts *o = s->o;
+
+	return (struct iso_spawn){
+		.path = s->cmd_path,
+		.argv = o->argv,
+		.envp = s->env,
+		.cwd = o->chdir,
+		.out_fd = s->relayed[0] ? s->streams[0].wr : -1,
+		.err_fd = s->out->output_merged ? s->streams[0].wr
+			  : s->relayed[1]	? s->streams[1].wr
+						: -1,
+		.pass_fds = o->pass_fds,
+		.n_pass_fds = o->n_pass_fds,
+		.tty_fd = s->tty_fd,
+		.pol = s->pol,
+		.pol_log = o->policy_log,
+		.on_event = on_policy_event,
+		.event_arg = s,
+	};
+}
+
+/*
+ * The command under init when a namespace is asked for (--pidns=try falls back, and
+ * says so; the report carries the reason), else directly.  Returns 0 when started
+ * (s->fail says whether it exec'd), or -errno with nothing left running.
+ */
+static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
+{
+	const struct iso_opts *o = s->o;
+	bool need_ns = o->net_isolated || o->private_tmp || o->protect_home;
+	struct iso_spawn sp = spawn_request(s);
+	char buf[300];
+	int r = 1;
+
+	s->out->timing.setup = lap(&s->t_us);
+	if (o->pidns || need_ns) {
+		r = start_pidns(s, &sp, listener, e);
+		if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns) {
+			snprintf(s->out->pidns_why, sizeof(s->out->pidns_why), "%s",
+				 iso_err_format(e, buf, sizeof(buf)));
+			fprintf(stderr,
+				"isorun: pidns: not available (%s); using the subreaper gate\n",
+				s->out->pidns_why);
+			*e = (struct iso_err){ 0 };
+			r = 1;
+		}
+	}
+	if (r == 1) {
+		/* after a --pidns=try fallback: the plan the command really started with */
+		plan_caps(s, &sp, false, false);
+		r = iso_spawn(&sp, &s->cmd, &s->fail, listener, &s->guard_elsewhere, e);
+	}
+	return r;
+}
+enum start { STARTED, EXEC_FAILED, FAILED_BEFORE, FAILED_AFTER };
+
+/* A failure after the start, on purpose: the only way to test that path (design.md). */
+static int test_fault(void)
+{
+	const char *f = getenv("ISORUN_TEST_FAULT");
+
+	return f && strcmp(f, "after-start") == 0 ? -EMFILE : 0;
+}
+
+/* The child never became the command: only the exec itself is the command's failure. */
+static enum start child_failed(struct sup *s, struct iso_err *e)
+{
+	const struct iso_opts *o = s->o;
+	struct iso_exec_failure *f = &s->fail;
+
+	if (f->stage != ISO_STAGE_EXEC) {
+		*e = f->err;
+		if (f->stage == ISO_STAGE_CHDIR && o->chdir)
+			iso_err_set(e, f->errnum, "--chdir '%s'", o->chdir);
+		if (!e->msg[0])
+			iso_err_set(e, f->errnum, "prepare the command");
+		return FAILED_BEFORE;
+	}
+	s->out->exec_failed = true;
+	snprintf(s->out->exec_error, sizeof(s->out->exec_error), "%s: %s", o->argv[0],
+		 strerror(f->errnum));
+	s->out->exit = f->errnum == ENOENT ? ISO_EXIT_NOT_FOUND : ISO_EXIT_CANNOT_EXEC;
+	return EXEC_FAILED;
+}
+
+/* Everything the supervisor watches once the command runs; a failure here is after the start. */
+static int watch_command(struct sup *s, int listener, struct iso_err *e)
+{
+	int r = 0;
+
+	s->out->guard_elsewhere = s->guard_elsewhere;
+	if (listener >= 0) {
+		s->listener = listener;
+		r = iso_evloop_add(&s->loop, listener, SRC_LISTENER);
+		if (r < 0)
+			return iso_err_set(e, -r, "watch the seccomp listener");
+	}
+	r = test_fault();
+	if (r < 0)
+		return iso_err_set(e, -r, "supervise the command (ISORUN_TEST_FAULT)");
+	return 0;
+}
+
+static enum start start(struct sup *s, struct iso_err *e)
+{
+	const struct iso_opts *o = s->o;
+	int listener = -1, r = iso_resolve_command(o->argv[0], s->env, &s->cmd_path);
+
+	if (r == -ENOENT) {
+		close_write_ends(s);
+		s->fail = (struct iso_exec_failure){ .errnum = ENOENT, .stage = ISO_STAGE_EXEC };
+		return child_failed(s, e);
+	}
+	if (r < 0) {
+		iso_err_set(e, -r, "look up the command '%s'", o->argv[0]);
+		return FAILED_BEFORE;
+	}
+	r = spawn_command(s, &listener, e);
+	close_write_ends(s);
+	s->out->timing.start = lap(&s->t_us);
+	if (r < 0)
+		return s->cmd > 0 ? FAILED_AFTER : FAILED_BEFORE;
+	if (watch_command(s, listener, e) < 0)
+		return FAILED_AFTER;
+	if (s->guard_elsewhere && o->verbosity >= 0)
+		fprintf(stderr, "isorun: policy: service guard enforced by the enclosing isorun\n");
+	if (o->verbosity > 0)
+		iso_caps_say(&s->out->caps, stderr);
+	if (s->fail.errnum) {
+		(void)waitpid(s->cmd, NULL, 0);
+		s->cmd = 0;
+		return child_failed(s, e);
+	}
+	if (s->tty_fd >= 0) {
+		/* with --pidns the command took the terminal itself: s->cmd is init */
+		if (!s->pidns)
+			(void)tcsetpgrp(s->tty_fd, s->cmd);
+		s->tty_handed = true;
+	}
+	return STARTED;
+}
+
+static void supervise(struct sup *s, enum start how)
+{
+	if (how == EXEC_FAILED) {
+		/* the pipes' only writer is gone: their EOF is at hand */
+		enter_joined(s);
+		loop(s);
+		return;
+	}
+	s->out->started_cmd = true;
+	s->started_ms = now_ms();
+	if (s->o->timeout_ms)
+		arm(s, s->o->timeout_ms);
+	loop(s);
+	s->out->timing.command = lap(&s->t_us);
+}
+
+/*
+ * A step after the start failed: what runs is stopped and reaped before anything is
+ * removed, and the tree then goes by the usual rules.  The exit is 125.
+ */
+static void stop_after_failure(struct sup *s, const struct iso_err *e)
+{
+	char buf[sizeof(s->out->setup_error)];
+
+	print_setup_error(s->o, e);
+	s->out->setup_failed = true;
+	snprintf(s->out->setup_error, sizeof(s->out->setup_error), "%s",
+		 iso_err_format(e, buf, sizeof(buf)));
+	s->phase = CANCEL;
+	if (s->pidns) {
+		kill_init(s);
+	} else {
+		kill_all(s, false);
+		enter_joined(s);
+	}
+	loop(s);
+}
+
+/* The tree by the usual rules, then the report and the verdict. */
+static int finish(struct sup *s)
+{
+	const struct iso_opts *o = s->o;
+	struct iso_outcome *out = s->out;
+
+	if (s->tty_handed) {
+		/* the caller's shell gets its terminal back as it was */
+		(void)tcsetpgrp(s->tty_fd, getpgrp());
+		(void)tcsetattr(s->tty_fd, TCSADRAIN, &s->saved_tty);
+	}
+	out->pidns = s->pidns;
+	if (s->snaps)
+		collect_residue(s->snaps, o->watch.n, out);
+	teardown(s, &s->tree);
+	iso_tree_record_outcome(&s->tree, out, o->shell);
+	out->duration_ms = (now_us() - s->t_start) / 1000;
+	/* the report before the verdict: a report that could not be written is part of it */
+	out->exit = iso_exit_code(o, out, NULL);
+	if (s->report_fd >= 0)
+		write_report(&s->report_fd, o->report, out);
+	return iso_summarize(o, out);
+}
+
+/* A setup that failed before the command ran leaves nothing behind. */
+static int fail_before_start(struct sup *s, const struct iso_err *e)
+{
+	struct iso_outcome *out = s->out;
+
+	if (s->tree.fd >= 0) {
+		struct iso_err ignored = { 0 };
+		(void)iso_rmtree(s->tree.user_fd, s->tree.id, s->tree.path, NULL, &ignored);
+		out->tree_state = ISO_TREE_REMOVED;
+	}
+	print_setup_error(s->o, e);
+	out->exit = ISO_EXIT_SETUP;
+	fprintf(stderr, "isorun: FAILED (exit %d): setup failed before the command ran\n",
+		ISO_EXIT_SETUP);
+	if (s->report_fd >= 0) {
+		write_report(&s->report_fd, s->o->report, out);
+		if (out->report_error[0])
+			fprintf(stderr, "isorun: %s\n", out->report_error);
+	}
+	return ISO_EXIT_SETUP;
+}
+
+static void free_outcome(struct iso_outcome *out)
+{
+	for (size_t i = 0; i < out->n_residue; i++)
+		free(out->residue[i].path);
+	free(out->residue);
+	iso_leaks_free(out->leaks, out->n_leaks);
+	free(out->cwd);
+	for (size_t i = 0; i < out->n_policy_events; i++) {
+		free(out->policy_events[i].detail);
+		free(out->policy_events[i].origin);
+	}
+	free(out->policy_events);
+}
+
+static void free_sup(struct sup *s)
+{
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i])
+			iso_stream_close(&s->streams[i]);
+	for (size_t i = 0; s->snaps && i < s->o->watch.n; i++)
+		iso_snapshot_free(&s->snaps[i]);
+	free(s->snaps);
+	iso_env_free(s->env);
+	free(s->cmd_path);
+	for (size_t i = 0; i < s->n_keep; i++)
+		free(s->keep[i]);
+	free(s->keep);
+	if (s->pidns && s->nsock >= 0)
+		close(s->nsock);
+	if (s->listener >= 0)
+		close(s->listener);
+	if (s->report_fd >= 0)
+		close(s->report_fd);
+	iso_evloop_close(&s->loop);
+	iso_tree_close(&s->tree);
+	if (s->pol)
+		pol_free(&s->policy);
+}
+
 int iso_run(const struct iso_opts *o)
 {
 	struct iso_outcome out = {
@@ -982,259 +1346,41 @@ int iso_run(const struct iso_opts *o)
 		.timing = { ISO_TIMING_NONE, ISO_TIMING_NONE, ISO_TIMING_NONE, ISO_TIMING_NONE,
 			    ISO_TIMING_NONE },
 	};
-	struct sup s = { .o = o, .out = &out, .loop = ISO_EVLOOP_INIT, .listener = -1 };
-	struct pol pol = { 0 };
-	bool policy_on = strcmp(o->policy, "off") != 0, elsewhere = false;
-	int listener = -1;
-	struct iso_tree tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 };
-	struct iso_snapshot *snaps = NULL;
-	struct iso_exec_failure fail = { 0 };
+	struct sup s = {
+		.o = o,
+		.out = &out,
+		.self = getpid(),
+		.loop = ISO_EVLOOP_INIT,
+		.listener = -1,
+		.tty_fd = -1,
+		.report_fd = -1,
+		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
+		.t_start = now_us(),
+	};
 	struct iso_err e = { 0 };
-	_cleanup_close_ int report_fd = -1;
-	char **env = NULL;
-	_cleanup_free_ char *cmd_path = NULL;
-	struct termios saved_tty;
-	sigset_t mask;
-	int tty_fd = -1, code, r;
-	uint64_t t_start = now_us(), t_us = t_start;
+	enum start how;
+	int code;
 
+	s.t_us = s.t_start;
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
-	s.self = getpid();
-
-	/* a policy mistake is reported before anything exists */
-	if (policy_on) {
-		struct pol_error perr = { 0 };
-		char buf[1024];
-		if (pol_load(o->policy, &pol, &perr) < 0) {
-			fprintf(stderr, "isorun: --policy: %s\n",
-				pol_error_format(&perr, buf, sizeof(buf)));
-			fprintf(stderr, "isorun: FAILED (exit %d): bad policy\n", ISO_EXIT_SETUP);
-			free(out.cwd);
-			return ISO_EXIT_SETUP;
-		}
-		s.pol = &pol;
-		out.policy_name = pol.name[0] ? pol.name : o->policy;
-		out.policy_log = o->policy_log;
-	}
-	r = setup_signals(&mask);
-	if (r < 0) {
-		iso_err_set(&e, -r, "block signals");
-		goto setup_failed;
-	}
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0) {
-		out.subreaper = true;
+	if (load_policy(&s) < 0) {
+		code = ISO_EXIT_SETUP;
+	} else if (prepare(&s, &e) < 0 || make_tree(&s, &e) < 0) {
+		code = fail_before_start(&s, &e);
 	} else {
-		snprintf(out.subreaper_why, sizeof(out.subreaper_why),
-			 "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
-	}
-	if (o->report) {
-		report_fd = open(o->report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (report_fd < 0) {
-			iso_err_set(&e, errno, "--report: open '%s'", o->report);
-			goto setup_failed;
-		}
-	}
-	if (check_chdir(o, &e) < 0 || check_pass_fds(o, &e) < 0)
-		goto setup_failed;
-	if (o->watch.n) {
-		snaps = calloc(o->watch.n, sizeof(*snaps));
-		if (!snaps) {
-			iso_err_set(&e, ENOMEM, "--watch");
-			goto setup_failed;
-		}
-		for (size_t i = 0; i < o->watch.n; i++)
-			if (iso_snapshot_take(o->watch.v[i], &snaps[i], &e) < 0)
-				goto setup_failed;
-	}
-	if (iso_tree_create(&tree, iso_tree_root(o->root), o->argv, &e) < 0) {
-		if (e.errnum == EACCES || e.errnum == EROFS)
-			iso_err_hint(&e, "choose a writable place with --root DIR or ISORUN_ROOT");
-		goto setup_failed;
-	}
-	snprintf(out.tree_path, sizeof(out.tree_path), "%s", tree.path);
-	if (iso_env_build(o, &tree, environ, &env, &e) < 0)
-		goto setup_failed_tree;
-	out.env = env;
-
-	if (open_streams(&s, &e) < 0)
-		goto setup_failed_tree;
-	if (iso_evloop_open(&s.loop, &mask, SRC_SIGNAL, SRC_TIMER, &e) < 0)
-		goto setup_failed_tree;
-	for (int i = 0; i < 2; i++)
-		if (s.relayed[i] && iso_evloop_add(&s.loop, s.streams[i].rd, SRC_STDOUT + i) < 0) {
-			iso_err_set(&e, errno, "watch the %s pipe", s.streams[i].name);
-			goto setup_failed_tree;
-		}
-	if (isatty(0) && tcgetpgrp(0) == getpgrp() && tcgetattr(0, &saved_tty) == 0)
-		tty_fd = 0;
-
-	r = iso_resolve_command(o->argv[0], env, &cmd_path);
-	if (r == -ENOENT) {
-		close_write_ends(&s);
-		fail = (struct iso_exec_failure){ .errnum = ENOENT, .stage = ISO_STAGE_EXEC };
-		goto exec_failed;
-	}
-	if (r < 0) {
-		iso_err_set(&e, -r, "look up the command '%s'", o->argv[0]);
-		goto setup_failed_tree;
-	}
-	{
-		struct iso_spawn sp = {
-			.path = cmd_path,
-			.argv = o->argv,
-			.envp = env,
-			.cwd = o->chdir,
-			.out_fd = s.relayed[0] ? s.streams[0].wr : -1,
-			.err_fd = out.output_merged ? s.streams[0].wr
-				  : s.relayed[1]    ? s.streams[1].wr
-						    : -1,
-			.pass_fds = o->pass_fds,
-			.n_pass_fds = o->n_pass_fds,
-			.tty_fd = tty_fd,
-			.pol = policy_on ? &pol : NULL,
-			.pol_log = o->policy_log,
-			.on_event = on_policy_event,
-			.event_arg = &s,
-		};
-		bool need_ns = o->net_isolated || o->private_tmp || o->protect_home;
-
-		out.timing.setup = lap(&t_us);
-
-		if (o->pidns || need_ns) {
-			r = start_pidns(&s, &tree, &sp, &fail, &listener, &elsewhere, &e);
-			if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns) {
-				/* fall back, and say so: the report carries the reason */
-				char buf[300];
-				snprintf(out.pidns_why, sizeof(out.pidns_why), "%s",
-					 iso_err_format(&e, buf, sizeof(buf)));
-				fprintf(stderr,
-					"isorun: pidns: not available (%s); using the subreaper "
-					"gate\n",
-					out.pidns_why);
-				e = (struct iso_err){ 0 };
-				r = 1;
-			}
+		how = start(&s, &e);
+		if (how == FAILED_BEFORE) {
+			code = fail_before_start(&s, &e);
 		} else {
-			r = 1;
-		}
-		if (r == 1) {
-			plan_caps(&s, &sp, false, false);
-			r = iso_spawn(&sp, &s.cmd, &fail, &listener, &elsewhere, &e);
-		}
-	}
-	close_write_ends(&s);
-	out.timing.start = lap(&t_us);
-	out.guard_elsewhere = elsewhere;
-	if (listener >= 0) {
-		s.listener = listener;
-		if (iso_evloop_add(&s.loop, listener, SRC_LISTENER) < 0) {
-			iso_err_set(&e, errno, "watch the seccomp listener");
-			goto setup_failed_tree;
+			if (how == FAILED_AFTER)
+				stop_after_failure(&s, &e);
+			else
+				supervise(&s, how);
+			code = finish(&s);
 		}
 	}
-	if (elsewhere && o->verbosity >= 0)
-		fprintf(stderr, "isorun: policy: service guard enforced by the enclosing isorun\n");
-	/* after a --pidns=try fallback: the plan the command really started with */
-	if (r >= 0 && o->verbosity > 0)
-		iso_caps_say(&out.caps, stderr);
-	if (r < 0)
-		goto setup_failed_tree;
-	if (tty_fd >= 0) {
-		/* with --pidns the command took the terminal itself: s.cmd is init */
-		if (!s.pidns)
-			(void)tcsetpgrp(tty_fd, s.cmd);
-		s.tty_handed = true;
-		s.tty_fd = tty_fd;
-	}
-	if (fail.errnum) {
-		/* the child never became the command: reap it, keep the reason */
-		(void)waitpid(s.cmd, NULL, 0);
-exec_failed:
-		/* only the exec itself is the command's failure; every step before it is ours */
-		if (fail.stage != ISO_STAGE_EXEC) {
-			e = fail.err;
-			if (fail.stage == ISO_STAGE_CHDIR && o->chdir)
-				iso_err_set(&e, fail.errnum, "--chdir '%s'", o->chdir);
-			if (!e.msg[0])
-				iso_err_set(&e, fail.errnum, "prepare the command");
-			goto setup_failed_tree;
-		}
-		out.exec_failed = true;
-		snprintf(out.exec_error, sizeof(out.exec_error), "%s: %s", o->argv[0],
-			 strerror(fail.errnum));
-		out.exit = fail.errnum == ENOENT ? ISO_EXIT_NOT_FOUND : ISO_EXIT_CANNOT_EXEC;
-		/* the pipes' only writer is gone: their EOF is at hand */
-		enter_joined(&s);
-		loop(&s);
-	} else {
-		out.started_cmd = true;
-		s.started_ms = now_ms();
-		if (o->timeout_ms)
-			arm(&s, o->timeout_ms);
-		loop(&s);
-	}
-	if (!fail.errnum)
-		out.timing.command = lap(&t_us);
-	if (s.tty_handed) {
-		/* the caller's shell gets its terminal back as it was */
-		(void)tcsetpgrp(tty_fd, getpgrp());
-		(void)tcsetattr(tty_fd, TCSADRAIN, &saved_tty);
-	}
-	out.pidns = s.pidns;
-	if (snaps)
-		collect_residue(snaps, o->watch.n, &out);
-	teardown(&s, &tree);
-	iso_tree_record_outcome(&tree, &out, o->shell);
-	out.duration_ms = (now_us() - t_start) / 1000;
-	/* the report before the verdict: a report that could not be written is part of it */
-	out.exit = iso_exit_code(o, &out, NULL);
-	if (report_fd >= 0)
-		write_report(&report_fd, o->report, &out);
-	code = iso_summarize(o, &out);
-	goto finish;
-
-setup_failed_tree:
-	/* nothing of a failed setup stays behind */
-	if (tree.fd >= 0) {
-		struct iso_err ignored = { 0 };
-		(void)iso_rmtree(tree.user_fd, tree.id, tree.path, NULL, &ignored);
-		out.tree_state = ISO_TREE_REMOVED;
-	}
-setup_failed:
-	print_setup_error(o, &e);
-	out.exit = code = ISO_EXIT_SETUP;
-	fprintf(stderr, "isorun: FAILED (exit %d): setup failed before the command ran\n", code);
-	if (report_fd >= 0) {
-		write_report(&report_fd, o->report, &out);
-		if (out.report_error[0])
-			fprintf(stderr, "isorun: %s\n", out.report_error);
-	}
-finish:
-	for (int i = 0; i < 2; i++)
-		if (s.relayed[i])
-			iso_stream_close(&s.streams[i]);
-	for (size_t i = 0; snaps && i < o->watch.n; i++)
-		iso_snapshot_free(&snaps[i]);
-	free(snaps);
-	for (size_t i = 0; i < out.n_residue; i++)
-		free(out.residue[i].path);
-	free(out.residue);
-	iso_leaks_free(out.leaks, out.n_leaks);
-	iso_env_free(env);
-	free(out.cwd);
-	if (s.pidns && s.nsock >= 0)
-		close(s.nsock);
-	if (s.listener >= 0)
-		close(s.listener);
-	for (size_t i = 0; i < out.n_policy_events; i++) {
-		free(out.policy_events[i].detail);
-		free(out.policy_events[i].origin);
-	}
-	free(out.policy_events);
-	iso_evloop_close(&s.loop);
-	iso_tree_close(&tree);
-	if (policy_on)
-		pol_free(&pol);
+	free_sup(&s);
+	free_outcome(&out);
 	return code;
 }

@@ -43,6 +43,8 @@ int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool
 
 	if (ret_finding)
 		*ret_finding = finding;
+	if (o->setup_failed)
+		return ISO_EXIT_SETUP;
 	if (o->exec_failed)
 		return o->exit;
 	if (o->timed_out)
@@ -207,7 +209,9 @@ static void how_it_ended(const struct iso_outcome *o, int code, char *reason, si
 {
 	char item[256], sig[32];
 
-	if (o->exec_failed)
+	if (o->setup_failed)
+		reason_add(reason, len, "setup failed after the command started; it was stopped");
+	else if (o->exec_failed)
 		reason_add(reason, len,
 			   code == 127 ? "command not found" : "command could not be executed");
 	else if (o->timed_out)

@@ -19,7 +19,7 @@ assert [l["pid"] for l in r["leaks"]] == [int(sys.argv[2])] and r["leaks"][0]["k
 assert r["tree"]["state"] == "removed" and r["tree"]["path"].startswith("/")
 assert r["result"] == {"exit_code": 0, "signal": None, "timed_out": False,
                        "cancelled_by": None, "exec_failed": False, "exec_error": None,
-                       "init_lost": None}, r["result"]
+                       "init_lost": None, "setup_error": None}, r["result"]
 assert r["exit"] == 122
 assert r["output_tail"]["stdout"] == "out\n"
 assert all("=" not in n for n in r["environment"]) and "HOME" in r["environment"]

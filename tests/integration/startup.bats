@@ -263,3 +263,36 @@ assert r["exit"] == 3, r["exit"]
 	[ -z "$stderr" ]
 	assert_no_tree
 }
+
+# A step of isorun's that fails after the command started (ISORUN_TEST_FAULT stands in
+# for a failure to watch the seccomp listener): what runs is stopped and reaped before
+# anything is removed, the tree goes by the usual rules, and the run is a 125.
+after_start_failure() {
+	ISORUN_TEST_FAULT=after-start run --separate-stderr "$ISORUN" --root "$R" --no-config \
+		--report "$W/r.json" "$@" -- sh -c "$H/termignore $W/pid & exec $H/waitfor -t 600 $W/never"
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"supervise the command (ISORUN_TEST_FAULT)"* ]]
+	[[ "$stderr" == *"FAILED (exit 125): setup failed after the command started; it was stopped"* ]]
+	run pgrep -f "$W/never"
+	[ "$status" -eq 1 ]
+	run pgrep -f "$H/termignore $W/pid"
+	[ "$status" -eq 1 ]
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit"] == 125, r
+assert "ISORUN_TEST_FAULT" in r["result"]["setup_error"], r["result"]
+assert r["tree"]["state"] == sys.argv[2], r["tree"]' "$W/r.json" "$TREE_STATE"
+}
+
+@test "a failure after the command started stops and reaps it before the tree goes (125)" {
+	TREE_STATE=removed after_start_failure
+	assert_no_tree
+	TREE_STATE=kept after_start_failure --keep
+	[ -n "$(ls -A "$U")" ]
+}
+
+@test "--pidns: a failure after the command started stops and reaps it before the tree goes (125)" {
+	require "user and PID namespaces" userns_ok
+	TREE_STATE=removed after_start_failure --pidns
+	assert_no_tree
+}
