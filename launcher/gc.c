@@ -201,7 +201,8 @@ int iso_ls_main(int argc, char **argv)
 		iso_tree_view(c.user_fd, c.user_path, c.names[i], &c.host, false, &v);
 		rows[i].path = iso_shell_quote(v.path);
 		format_age(v.created, rows[i].age, sizeof(rows[i].age));
-		if (v.fd >= 0) {
+		/* a running tree is the command's: not opened, not walked */
+		if (v.fd >= 0 && v.seen != ISO_SEEN_RUNNING) {
 			bytes = iso_tree_size(v.fd, &partial);
 			format_size(bytes, partial, rows[i].size, sizeof(rows[i].size));
 		} else {

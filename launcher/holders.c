@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/holders.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
+#include "launcher/tree.h"
 #include "launcher/treeid.h"
 
 static void fclosep(FILE **fp)
@@ -65,6 +67,37 @@ static int add(struct found *f, pid_t pid, const char *what, const char *target,
  * but still open is no longer in the set; its readlink still names the tree, so
  * an unlinked file on the tree's device is judged by its text.
  */
+/*
+ * An O_PATH descriptor of the tree's top directory is how `isorun ls` and `gc`
+ * look at a tree: it can neither read, write nor list, and it pins nothing
+ * rmtree cares about.  Read from fdinfo, only for a match.
+ */
+static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *name,
+		      const struct stat *st)
+{
+	char path[64], info[256];
+	unsigned int flags;
+	ssize_t n;
+	int fd;
+
+	if (!q->ids || st->st_dev != q->ids->root_dev || st->st_ino != q->ids->root_ino ||
+	    !isdigit((unsigned char)name[0]))
+		return false;
+	snprintf(path, sizeof(path), "../fdinfo/%s", name);
+	fd = openat(fdfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, info, sizeof(info) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	info[n] = '\0';
+	{
+		const char *fl = strstr(info, "flags:");
+		return fl && sscanf(fl, "flags: %o", &flags) == 1 && (flags & O_PATH);
+	}
+}
+
 static int check_link(const struct iso_holder_query *q, struct found *f, int dirfd, pid_t pid,
 		      const char *name, const char *what)
 {
@@ -82,7 +115,7 @@ static int check_link(const struct iso_holder_query *q, struct found *f, int dir
 	} else if (q->ids && (iso_treeid_has(q->ids, st.st_dev, st.st_ino) ||
 			      (st.st_nlink == 0 && st.st_dev == q->ids->root_dev)))
 		m = -1;
-	if (m == -2)
+	if (m == -2 || (m == -1 && top_opath(q, dirfd, name, &st)))
 		return 0;
 	n = readlinkat(dirfd, name, target, sizeof(target) - 1);
 	if (n < 0)
@@ -368,6 +401,12 @@ links:
 	return scan_fds(q, f, procfd, pid, buf, buflen, unreadable);
 }
 
+/*
+ * isorun's own records: `ls` and `gc` open them beside a live run, and a
+ * process holding only them holds nothing of the command's.
+ */
+static const char *const records[] = { ISO_TREE_OWNER, ISO_TREE_LOCK, ISO_TREE_OUTCOME, NULL };
+
 static int scan_all(const struct iso_holder_query *q, struct found *f, char *buf,
 		    size_t *unreadable)
 {
@@ -424,7 +463,7 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 	if (!buf)
 		return -ENOMEM;
 	if (q->tree) {
-		r = iso_treeid_build(&ids, q->tree);
+		r = iso_treeid_build(&ids, q->tree, records);
 		if (r < 0)
 			return r;
 		qq.ids = &ids;

@@ -32,7 +32,15 @@ static int push(struct iso_treeid *t, const struct stat *st)
  * not d_ino: d_ino is the covered inode at a mount point and may differ from
  * st_ino on overlayfs.  An entry that vanished meanwhile is simply not in the set.
  */
-static int walk(struct iso_treeid *t, int dfd)
+static bool skipped(const char *const *skip, const char *name)
+{
+	for (; skip && *skip; skip++)
+		if (!strcmp(*skip, name))
+			return true;
+	return false;
+}
+
+static int walk(struct iso_treeid *t, int dfd, const char *const *skip)
 {
 	DIR *d = fdopendir(dfd);
 	struct dirent *e;
@@ -46,7 +54,7 @@ static int walk(struct iso_treeid *t, int dfd)
 	while (r == 0 && (e = readdir(d))) {
 		struct stat st;
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || skipped(skip, e->d_name))
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
@@ -56,7 +64,7 @@ static int walk(struct iso_treeid *t, int dfd)
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			/* unreadable subdirectory: its entries cannot be opened by a holder of ours either */
 			if (sub >= 0)
-				r = walk(t, sub);
+				r = walk(t, sub, NULL);
 		}
 	}
 	closedir(d);
@@ -72,7 +80,7 @@ static int cmp(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-int iso_treeid_build(struct iso_treeid *t, const char *path)
+int iso_treeid_build(struct iso_treeid *t, const char *path, const char *const *skip)
 {
 	struct stat st;
 	int fd, r;
@@ -87,9 +95,10 @@ int iso_treeid_build(struct iso_treeid *t, const char *path)
 		return r;
 	}
 	t->root_dev = st.st_dev;
+	t->root_ino = st.st_ino;
 	r = push(t, &st);
 	if (r == 0)
-		r = walk(t, fd);
+		r = walk(t, fd, skip);
 	else
 		close(fd);
 	if (r < 0) {

@@ -21,10 +21,15 @@ struct iso_treeid {
 	} *v;
 	size_t n, cap;
 	dev_t root_dev; /* the tree's own device: cheap prefilter for mounts */
+	ino_t root_ino;
 };
 
-/* Walk `path` (not following symlinks) into *t; 0, -E2BIG past the bound, or -errno. */
-int iso_treeid_build(struct iso_treeid *t, const char *path);
+/*
+ * Walk `path` (not following symlinks) into *t; 0, -E2BIG past the bound, or
+ * -errno.  The top-level entries named in `skip` (NULL-terminated, or NULL) are
+ * left out: isorun's own records, which ls and gc open beside a live run.
+ */
+int iso_treeid_build(struct iso_treeid *t, const char *path, const char *const *skip);
 bool iso_treeid_has(const struct iso_treeid *t, dev_t dev, ino_t ino);
 void iso_treeid_free(struct iso_treeid *t);
 

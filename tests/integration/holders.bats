@@ -91,3 +91,22 @@ userns_ok() {
 		assert_retained "holders not measurable: pid $holder (mapholder) is the caller's"
 	fi
 }
+
+@test "isorun ls and gc beside 60 clean runs are never holders: every run exits 0" {
+	# ls and gc in a loop until the runs are done (bounded by timeout)
+	timeout 300 sh -c 'while [ ! -e "$1/stop" ]; do
+		"$2" ls --root "$3" >/dev/null 2>&1
+		"$2" gc --root "$3" >/dev/null 2>&1
+	done' sh "$W" "$ISORUN" "$R" <&- 3>&- &
+	inspector=$!
+	echo "$inspector" >"$W/inspector.kill"
+	fails=0
+	for i in $(seq 60); do
+		timeout 60 "$ISORUN" --no-config --root "$R" -- sh -c 'echo x >"$HOME/f"' >"$W/run.out" 2>&1 3>&- ||
+			{ fails=$((fails + 1)); cat "$W/run.out"; }
+	done
+	touch "$W/stop"
+	wait "$inspector" || true
+	[ "$fails" -eq 0 ]
+	assert_no_tree
+}
