@@ -76,6 +76,7 @@ static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *na
 		      const struct stat *st)
 {
 	char path[64], info[256];
+	const char *fl;
 	unsigned int flags;
 	ssize_t n;
 	int fd;
@@ -92,10 +93,8 @@ static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *na
 	if (n <= 0)
 		return false;
 	info[n] = '\0';
-	{
-		const char *fl = strstr(info, "flags:");
-		return fl && sscanf(fl, "flags: %o", &flags) == 1 && (flags & O_PATH);
-	}
+	fl = strstr(info, "flags:");
+	return fl && sscanf(fl, "flags: %o", &flags) == 1 && (flags & O_PATH);
 }
 
 static int check_link(const struct iso_holder_query *q, struct found *f, int dirfd, pid_t pid,
