@@ -64,8 +64,9 @@ static int add(struct found *f, pid_t pid, const char *what, const char *target,
 /*
  * Whether the object behind a magic link is in the tree: by identity, so any path
  * to it counts (a bind mount, a symlink).  A file already unlinked from the tree
- * but still open is no longer in the set; its readlink still names the tree, so
- * an unlinked file on the tree's device is judged by its text.
+ * but still open is no longer in the set, nor is what lies below a subdirectory
+ * the walk could not read; such an object on the tree's device is judged by its
+ * link text, as before.
  */
 /*
  * An O_PATH descriptor of the tree's top directory is how `isorun ls` and `gc`
@@ -111,8 +112,11 @@ static int check_link(const struct iso_holder_query *q, struct found *f, int dir
 		for (size_t i = 0; i < q->n_pipes; i++)
 			if (st.st_ino == q->pipes[i])
 				m = (int)i;
-	} else if (q->ids && (iso_treeid_has(q->ids, st.st_dev, st.st_ino) ||
-			      (st.st_nlink == 0 && st.st_dev == q->ids->root_dev)))
+	}
+	/* a named FIFO in the tree is a tree file like any other */
+	if (m == -2 && q->ids && (iso_treeid_has(q->ids, st.st_dev, st.st_ino) ||
+			      ((st.st_nlink == 0 || q->ids->partial) &&
+			       st.st_dev == q->ids->root_dev)))
 		m = -1;
 	if (m == -2 || (m == -1 && top_opath(q, dirfd, name, &st)))
 		return 0;
@@ -122,8 +126,7 @@ static int check_link(const struct iso_holder_query *q, struct found *f, int dir
 	target[n] = '\0';
 	if (m >= 0 && strncmp(target, "pipe:[", 6))
 		return 0; /* a named FIFO with a pipe's inode number */
-	if (m == -1 && st.st_nlink == 0 && !iso_treeid_has(q->ids, st.st_dev, st.st_ino) &&
-	    !inside(q->tree, target))
+	if (m == -1 && !iso_treeid_has(q->ids, st.st_dev, st.st_ino) && !inside(q->tree, target))
 		return 0;
 	return add(f, pid, what, target, m);
 }

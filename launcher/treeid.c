@@ -60,12 +60,13 @@ static int walk(struct iso_treeid *t, int dfd, const char *const *skip)
 			continue;
 		r = push(t, &st);
 		if (r == 0 && S_ISDIR(st.st_mode)) {
-			/* an unreadable subdirectory's entries are not reachable by name either */
 			int sub = openat(dirfd(d), e->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub >= 0)
 				r = walk(t, sub, NULL);
+			else
+				t->partial = true;
 		}
 	}
 	closedir(d);

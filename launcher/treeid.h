@@ -22,6 +22,7 @@ struct iso_treeid {
 	size_t n, cap;
 	dev_t root_dev; /* the tree's own device: cheap prefilter for mounts */
 	ino_t root_ino;
+	bool partial; /* a subdirectory could not be read: its entries are not in v */
 };
 
 /*
