@@ -515,8 +515,8 @@ void iso_holder_describe(const struct iso_holder *h, const char *cmd, char *why,
 	else if (!strcmp(h->what, "mapping"))
 		snprintf(why, len, "pid %d `%s` has %s mapped", h->pid, cmd, h->target);
 	else if (!strcmp(h->what, "mount"))
-		snprintf(why, len, "pid %d `%s` sees part of it mounted at %s", h->pid, cmd,
-			 h->target);
+		snprintf(why, len, "part of it is mounted at %s (mount namespace of pid %d `%s`)",
+			 h->target, h->pid, cmd);
 	else
 		snprintf(why, len, "pid %d `%s` holds %s open (%s)", h->pid, cmd, h->target,
 			 h->what);

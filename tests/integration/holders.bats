@@ -77,7 +77,16 @@ userns_ok() {
 	unshare -rm sh -c 'mount --bind "$1" "$2" && exec "$3/holdcwd" / "$4"' sh \
 		"$home" "$W/mnt" "$H" "$W/holder.pid" <&- 3>&- &
 	holder_started
-	assert_retained "sees part of it mounted at $W/mnt"
+	assert_retained "part of it is mounted at $W/mnt (mount namespace of pid $holder "
+}
+
+@test "as root, a bind mount the command makes of its own tree elsewhere keeps the tree" {
+	[ "$(id -u)" -eq 0 ] || skip "only root can mount in the host's mount namespace"
+	mkdir "$W/mnt"
+	run iso -- sh -c 'echo data >"$TMPDIR/data"; mount --bind "$TMPDIR" "$1"' sh "$W/mnt"
+	[ "$status" -eq 122 ]
+	[[ "$output" == *"namespace retained at "*": part of it is mounted at $W/mnt (mount namespace of pid "* ]]
+	[ "$(cat "$W/mnt/data")" = data ]
 }
 
 @test "a non-dumpable holder of the caller's own makes the holders not measurable (root: named)" {
