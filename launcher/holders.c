@@ -253,12 +253,20 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 	return r;
 }
 
-/* The real uid from /proc/PID/status (readable even when the fds are not). */
-static bool same_uid(int procfd, pid_t pid, uid_t uid)
+/*
+ * From /proc/PID/status (readable even when the fds are not): whether the
+ * process runs as `uid` (real or effective) with no effective capability.
+ * An ordinary user's process with capabilities holds them in a user namespace
+ * of its own (bwrap, a rootless container, another isorun being set up): it is
+ * unreadable because of that namespace, not because it hid itself.
+ */
+static bool own_and_hidden(int procfd, pid_t pid, uid_t uid)
 {
 	char name[40], line[256];
 	_cleanup_fclose_ FILE *fp = NULL;
 	unsigned int ruid, euid;
+	unsigned long long capeff;
+	bool own = false;
 	int fd;
 
 	snprintf(name, sizeof(name), "%d/status", pid);
@@ -270,19 +278,15 @@ static bool same_uid(int procfd, pid_t pid, uid_t uid)
 		close(fd);
 		return false;
 	}
-	while (fgets(line, sizeof(line), fp))
+	while (fgets(line, sizeof(line), fp)) {
 		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
-			return ruid == uid || euid == uid;
+			own = ruid == uid || euid == uid;
+		else if (sscanf(line, "CapEff: %llx", &capeff) == 1)
+			return own && capeff == 0;
+	}
 	return false;
 }
 
-/*
- * A process whose fds we may not read.  Only the caller's own (non-dumpable, as
- * ssh-agent and gpg-agent make themselves) could plausibly hold a 0700 tree of
- * the caller's; for an ordinary user it is recorded as not measurable, naming
- * pid and comm.  Root is refused only by processes with capabilities root lacks
- * (PID 1 of a container): counted, not a holder (see docs/design.md).
- */
 static int refused(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
 		   size_t *unreadable)
 {
@@ -290,7 +294,7 @@ static int refused(const struct iso_holder_query *q, struct found *f, int procfd
 	int fd;
 
 	(*unreadable)++;
-	if (!q->ids || f->uid == 0 || !same_uid(procfd, pid, f->uid))
+	if (!q->ids || f->uid == 0 || !own_and_hidden(procfd, pid, f->uid))
 		return 0;
 	snprintf(name, sizeof(name), "%d/comm", pid);
 	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
@@ -497,16 +501,35 @@ const struct iso_holder *iso_holder_first(const struct iso_holder *h, size_t n)
 	return n ? &h[0] : NULL;
 }
 
-void iso_holder_describe(const struct iso_holder *h, const char *cmd, char *why, size_t len)
+/* Every unreadable process from h on, "pid N (comm), ..." (all of them are, after the first). */
+static void list_unreadable(const struct iso_holder *h, size_t n, char *buf, size_t len)
 {
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		int w = snprintf(buf + used, len - used, "%spid %d (%s)", i ? ", " : "", h[i].pid,
+				 h[i].target);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, char *why,
+			 size_t len)
+{
+	char list[400];
+
 	if (!cmd)
 		cmd = "?";
-	if (h->pipe_index == ISO_HOLDER_UNREADABLE)
+	if (h->pipe_index == ISO_HOLDER_UNREADABLE) {
+		list_unreadable(h, n, list, sizeof(list));
 		snprintf(why, len,
-			 "holders not measurable: pid %d (%s) is the caller's but its fds, cwd "
-			 "and mappings cannot be read (not dumpable)",
-			 h->pid, h->target);
-	else if (!strcmp(h->what, "cwd") || !strcmp(h->what, "root"))
+			 "holders not measurable: %s %s the caller's but cannot be inspected (not "
+			 "dumpable: fds, cwd and mappings unreadable)",
+			 list, n > 1 ? "are" : "is");
+	} else if (!strcmp(h->what, "cwd") || !strcmp(h->what, "root"))
 		snprintf(why, len, "pid %d `%s` has its %s in it (%s)", h->pid, cmd, h->what,
 			 h->target);
 	else if (!strcmp(h->what, "exe"))

@@ -42,8 +42,12 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 		     size_t *ret_unreadable);
 /* The holder to name: the first that is not merely unreadable. */
 const struct iso_holder *iso_holder_first(const struct iso_holder *h, size_t n);
-/* A tree holder in teardown's words; `cmd` is its command line, or NULL. */
-void iso_holder_describe(const struct iso_holder *h, const char *cmd, char *why, size_t len);
+/*
+ * A tree holder in teardown's words; `cmd` is its command line, or NULL; `n`
+ * counts the entries from h on (an unreadable first one lists them all).
+ */
+void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, char *why,
+			 size_t len);
 void iso_holders_free(struct iso_holder *h, size_t n);
 
 #endif

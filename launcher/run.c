@@ -527,7 +527,7 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 			snprintf(why, len, "pipe still open (pid %d `%s` holds %s)", first->pid,
 				 cmd ? cmd : "?", names[first->pipe_index]);
 		else
-			iso_holder_describe(first, cmd, why, len);
+			iso_holder_describe(first, (size_t)n - (size_t)(first - h), cmd, why, len);
 		iso_holders_free(h, (size_t)n);
 		return;
 	}

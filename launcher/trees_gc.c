@@ -39,7 +39,7 @@ static int scan_holders(const char *tree, char *why, size_t len, size_t *unreada
 	}
 	first = iso_holder_first(h, (size_t)n);
 	cmd = iso_proc_cmdline(first->pid, 80);
-	iso_holder_describe(first, cmd, why, len);
+	iso_holder_describe(first, (size_t)n - (size_t)(first - h), cmd, why, len);
 	iso_holders_free(h, (size_t)n);
 	return n;
 }
