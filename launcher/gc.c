@@ -201,7 +201,13 @@ int iso_ls_main(int argc, char **argv)
 		iso_tree_view(c.user_fd, c.user_path, c.names[i], &c.host, false, &v);
 		rows[i].path = iso_shell_quote(v.path);
 		format_age(v.created, rows[i].age, sizeof(rows[i].age));
-		if (v.fd >= 0) {
+		/*
+		 * A tree is opened and walked only once its lock was found free: a
+		 * running tree, or one still being created (no owner record, so no
+		 * lock probe), is the command's, and a live run's holder scan must not
+		 * find ls in it.
+		 */
+		if (v.fd >= 0 && v.lock_probed && v.lock != ISO_LOCK_HELD) {
 			bytes = iso_tree_size(v.fd, &partial);
 			format_size(bytes, partial, rows[i].size, sizeof(rows[i].size));
 		} else {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/holders.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,34 +11,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
+#include "launcher/tree.h"
+#include "launcher/treeid.h"
+
+static void fclosep(FILE **fp)
+{
+	if (*fp)
+		fclose(*fp);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
 
 struct found {
 	struct iso_holder *v;
 	size_t n, cap;
+	ino_t mntns[64]; /* mount namespaces whose mountinfo was read */
+	size_t n_mntns;
+	uid_t uid;	 /* the caller's: its refused processes are not measurable */
 };
 
-static bool inside(const char *tree, size_t tlen, const char *target)
+static bool inside(const char *tree, const char *target)
 {
+	size_t tlen = strlen(tree);
+
 	return strncmp(target, tree, tlen) == 0 && (target[tlen] == '\0' || target[tlen] == '/');
-}
-
-static int match(const struct iso_holder_query *q, const char *target)
-{
-	unsigned long ino;
-
-	if (q->n_pipes && sscanf(target, "pipe:[%lu]", &ino) == 1) {
-		for (size_t i = 0; i < q->n_pipes; i++)
-			if ((ino_t)ino == q->pipes[i])
-				return (int)i;
-		return -2;
-	}
-	if (q->tree && inside(q->tree, strlen(q->tree), target))
-		return -1;
-	return -2;
 }
 
 static int add(struct found *f, pid_t pid, const char *what, const char *target, int pipe_index)
@@ -59,18 +61,74 @@ static int add(struct found *f, pid_t pid, const char *what, const char *target,
 	return 0;
 }
 
+/*
+ * Whether the object behind a magic link is in the tree: by identity, so any path
+ * to it counts (a bind mount, a symlink).  A file already unlinked from the tree
+ * but still open is no longer in the set, nor is what lies below a subdirectory
+ * the walk could not read; such an object on the tree's device is judged by its
+ * link text, as before.
+ */
+/*
+ * An O_PATH descriptor of the tree's top directory is how `isorun ls` and `gc`
+ * look at a tree: it can neither read, write nor list, and it pins nothing
+ * rmtree cares about.  Read from fdinfo, only for a match.
+ */
+static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *name,
+		      const struct stat *st)
+{
+	char path[64], info[256];
+	const char *fl;
+	unsigned int flags;
+	ssize_t n;
+	int fd;
+
+	if (!q->ids || st->st_dev != q->ids->root_dev || st->st_ino != q->ids->root_ino ||
+	    !isdigit((unsigned char)name[0]))
+		return false;
+	snprintf(path, sizeof(path), "../fdinfo/%s", name);
+	fd = openat(fdfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, info, sizeof(info) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	info[n] = '\0';
+	fl = strstr(info, "flags:");
+	return fl && sscanf(fl, "flags: %o", &flags) == 1 && (flags & O_PATH);
+}
+
 static int check_link(const struct iso_holder_query *q, struct found *f, int dirfd, pid_t pid,
 		      const char *name, const char *what)
 {
 	char target[PATH_MAX];
-	ssize_t n = readlinkat(dirfd, name, target, sizeof(target) - 1);
-	int m;
+	struct stat st;
+	ssize_t n;
+	int m = -2;
 
+	if (fstatat(dirfd, name, &st, 0) < 0)
+		return 0;
+	if (S_ISFIFO(st.st_mode)) {
+		for (size_t i = 0; i < q->n_pipes; i++)
+			if (st.st_ino == q->pipes[i])
+				m = (int)i;
+	}
+	/* a named FIFO in the tree is a tree file like any other */
+	if (m == -2 && q->ids && (iso_treeid_has(q->ids, st.st_dev, st.st_ino) ||
+			      ((st.st_nlink == 0 || q->ids->partial) &&
+			       st.st_dev == q->ids->root_dev)))
+		m = -1;
+	if (m == -2 || (m == -1 && top_opath(q, dirfd, name, &st)))
+		return 0;
+	n = readlinkat(dirfd, name, target, sizeof(target) - 1);
 	if (n < 0)
 		return 0;
 	target[n] = '\0';
-	m = match(q, target);
-	return m == -2 ? 0 : add(f, pid, what, target, m);
+	if (m >= 0 && strncmp(target, "pipe:[", 6))
+		return 0; /* a named FIFO with a pipe's inode number */
+	if (m == -1 && !iso_treeid_has(q->ids, st.st_dev, st.st_ino) && !inside(q->tree, target))
+		return 0;
+	return add(f, pid, what, target, m);
 }
 
 struct linux_dirent64 {
@@ -102,62 +160,164 @@ static bool kthreadd_is_reference(int procfd)
 	       syscall(SYS_kcmp, KTHREADD, KTHREADD, KCMP_FILES, 0, 0) == 0;
 }
 
-/*
- * The scan is O(every fd on the system) and sits on every run's clean path, so it
- * makes as few syscalls as it can: raw getdents64 into one buffer (no DIR, no fstat),
- * no per-process directory fd, and no second getdents when the first one left room
- * (procfs stops filling only at the end or when the buffer is full).
- *
- * It starts with the exe link, one call that sorts out most of the system cheaply.
- * ENOENT: a kernel thread or a zombie, which hold no fd, cwd or root of their own
- * (a task between exit_mm() and exit_files() is gone within the exit itself).
- * EACCES/EPERM: ptrace_may_access() refused us, and the cwd, root and every fd link
- * go through the same check; without this a process isorun may list but not read
- * (PID 1 here, with a capability our root lacks, holds 258 fds) costs one refused
- * readlink per fd.
- */
-static int scan_pid(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
-		    bool kcmp_ref, char *buf, size_t buflen, size_t *unreadable)
+/* A mapping of a tree file, the descriptor closed or not (ld.so closes it). */
+static int scan_maps(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid)
 {
-	char name[40], exe[8];
+	char name[40], line[PATH_MAX + 128];
+	_cleanup_fclose_ FILE *fp = NULL;
+	int fd, r = 0;
+
+	snprintf(name, sizeof(name), "%d/maps", pid);
+	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	fp = fdopen(fd, "r");
+	if (!fp) {
+		close(fd);
+		return 0;
+	}
+	while (r == 0 && fgets(line, sizeof(line), fp)) {
+		unsigned int maj, min;
+		unsigned long ino;
+		int path = 0;
+
+		if (sscanf(line, "%*s %*s %*s %x:%x %lu %n", &maj, &min, &ino, &path) < 3 || !ino)
+			continue;
+		if (!iso_treeid_has(q->ids, makedev(maj, min), (ino_t)ino))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		r = add(f, pid, "mapping", path ? line + path : "?", -1);
+		break; /* one mapping names the holder; a library maps several */
+	}
+	return r;
+}
+
+static char *unescape(char *s)
+{
+	char *w = s;
+
+	for (char *p = s; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] && p[3]) {
+			*w++ = (char)(((p[1] - '0') << 6) | ((p[2] - '0') << 3) | (p[3] - '0'));
+			p += 3;
+		} else
+			*w++ = *p;
+	}
+	*w = '\0';
+	return s;
+}
+
+/*
+ * A mount whose root is a tree directory (a bind mount elsewhere) keeps the data
+ * reachable: rmtree would delete what the mount shows.  Each mount namespace is
+ * read once; only mounts of the tree's device with a root other than the
+ * filesystem's are looked at, through the process's own root.
+ */
+static int scan_mounts(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid)
+{
+	char name[40], line[2 * PATH_MAX];
+	_cleanup_fclose_ FILE *fp = NULL;
+	struct stat st;
+	int fd, r = 0;
+
+	snprintf(name, sizeof(name), "%d/ns/mnt", pid);
+	if (fstatat(procfd, name, &st, 0) < 0)
+		return 0;
+	for (size_t i = 0; i < f->n_mntns; i++)
+		if (f->mntns[i] == st.st_ino)
+			return 0;
+	if (f->n_mntns < ELEMENTSOF(f->mntns))
+		f->mntns[f->n_mntns++] = st.st_ino;
+	snprintf(name, sizeof(name), "%d/mountinfo", pid);
+	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	fp = fdopen(fd, "r");
+	if (!fp) {
+		close(fd);
+		return 0;
+	}
+	while (r == 0 && fgets(line, sizeof(line), fp)) {
+		char root[PATH_MAX], mp[PATH_MAX], at[PATH_MAX + 40];
+		unsigned int maj, min;
+
+		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s", &maj, &min, root, mp) != 4 ||
+		    makedev(maj, min) != q->ids->root_dev || !strcmp(root, "/"))
+			continue;
+		snprintf(at, sizeof(at), "%d/root%s", pid, unescape(mp));
+		if (fstatat(procfd, at, &st, 0) < 0 ||
+		    !iso_treeid_has(q->ids, st.st_dev, st.st_ino))
+			continue;
+		r = add(f, pid, "mount", mp, -1);
+	}
+	return r;
+}
+
+/*
+ * From /proc/PID/status (readable even when the fds are not): whether the
+ * process runs as `uid` (real or effective) with no effective capability.
+ * An ordinary user's process with capabilities holds them in a user namespace
+ * of its own (bwrap, a rootless container, another isorun being set up): it is
+ * unreadable because of that namespace, not because it hid itself.
+ */
+static bool own_and_hidden(int procfd, pid_t pid, uid_t uid)
+{
+	char name[40], line[256];
+	_cleanup_fclose_ FILE *fp = NULL;
+	unsigned int ruid, euid;
+	unsigned long long capeff;
+	bool own = false;
+	int fd;
+
+	snprintf(name, sizeof(name), "%d/status", pid);
+	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	fp = fdopen(fd, "r");
+	if (!fp) {
+		close(fd);
+		return false;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
+			own = ruid == uid || euid == uid;
+		else if (sscanf(line, "CapEff: %llx", &capeff) == 1)
+			return own && capeff == 0;
+	}
+	return false;
+}
+
+static int refused(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
+		   size_t *unreadable)
+{
+	char name[40], comm[64] = "?";
+	int fd;
+
+	(*unreadable)++;
+	if (!q->ids || f->uid == 0 || !own_and_hidden(procfd, pid, f->uid))
+		return 0;
+	snprintf(name, sizeof(name), "%d/comm", pid);
+	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, comm, sizeof(comm) - 1);
+		comm[n > 0 ? n : 0] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		close(fd);
+	}
+	return add(f, pid, "not measurable", comm, ISO_HOLDER_UNREADABLE);
+}
+
+static int scan_fds(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
+		    char *buf, size_t buflen, size_t *unreadable)
+{
+	char name[40];
 	int fdfd, r = 0;
 
-	if (kcmp_ref) {
-		long k = syscall(SYS_kcmp, KTHREADD, pid, KCMP_FILES, 0, 0);
-
-		if (k == 0 || (k < 0 && errno == ESRCH))
-			return 0;
-		/*
-		 * kcmp passed the ptrace check the links below make too (real
-		 * instead of fs credentials: the same for isorun): no exe probe.
-		 * A zombie gets here and finds no cwd, root or fd.
-		 */
-		if (k > 0)
-			goto links;
-	}
-	snprintf(name, sizeof(name), "%d/exe", pid);
-	if (readlinkat(procfd, name, exe, sizeof(exe)) < 0) {
-		if (errno == EACCES || errno == EPERM)
-			(*unreadable)++;
-		return 0;
-	}
-links:
-	if (q->tree) {
-		snprintf(name, sizeof(name), "%d/cwd", pid);
-		r = check_link(q, f, procfd, pid, name, "cwd");
-		snprintf(name, sizeof(name), "%d/root", pid);
-		if (r == 0)
-			r = check_link(q, f, procfd, pid, name, "root");
-		if (r < 0)
-			return r;
-	}
 	snprintf(name, sizeof(name), "%d/fd", pid);
 	fdfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fdfd < 0) {
-		if (errno == EACCES || errno == EPERM)
-			(*unreadable)++;
-		return 0;
-	}
+	if (fdfd < 0)
+		return errno == EACCES || errno == EPERM ? refused(q, f, procfd, pid, unreadable) :
+							   0;
 	for (;;) {
 		long n = syscall(SYS_getdents64, fdfd, buf, buflen);
 		if (n <= 0)
@@ -178,21 +338,90 @@ links:
 	return r;
 }
 
-int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
-		     size_t *ret_unreadable)
+static const char *const tree_links[] = { "cwd", "root", "exe" };
+
+static int scan_tree_links(const struct iso_holder_query *q, struct found *f, int procfd,
+			   pid_t pid)
 {
-	struct found f = { 0 };
-	size_t unreadable = 0, npids = 0, cap = 0;
-	bool kcmp_ref;
-	_cleanup_free_ char *buf = malloc(65536);
-	_cleanup_free_ pid_t *pids = NULL;
-	_cleanup_close_ int procfd = -1;
+	char name[40];
 	int r = 0;
 
-	*ret = NULL;
-	if (!buf)
-		return -ENOMEM;
-	procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (size_t i = 0; i < ELEMENTSOF(tree_links) && r == 0; i++) {
+		snprintf(name, sizeof(name), "%d/%s", pid, tree_links[i]);
+		r = check_link(q, f, procfd, pid, name, tree_links[i]);
+	}
+	if (r == 0)
+		r = scan_maps(q, f, procfd, pid);
+	if (r == 0)
+		r = scan_mounts(q, f, procfd, pid);
+	return r;
+}
+
+/*
+ * The scan is O(every fd on the system) and sits on every run's clean path, so it
+ * makes as few syscalls as it can: raw getdents64 into one buffer (no DIR), no
+ * per-process directory fd, and no second getdents when the first one left room
+ * (procfs stops filling only at the end or when the buffer is full).  Each link is
+ * one fstatat (identity), with a readlink only for a match, to name it.
+ *
+ * It starts with the exe link, one call that sorts out most of the system cheaply.
+ * ENOENT: a kernel thread or a zombie, which hold no fd, cwd or root of their own
+ * (a task between exit_mm() and exit_files() is gone within the exit itself).
+ * EACCES/EPERM: ptrace_may_access() refused us, and the cwd, root and every fd link
+ * go through the same check; without this a process isorun may list but not read
+ * (PID 1 here, with a capability our root lacks, holds 258 fds) costs one refused
+ * readlink per fd.
+ */
+static int scan_pid(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
+		    bool kcmp_ref, char *buf, size_t buflen, size_t *unreadable)
+{
+	char name[40], exe[8];
+	int r = 0;
+
+	if (kcmp_ref) {
+		long k = syscall(SYS_kcmp, KTHREADD, pid, KCMP_FILES, 0, 0);
+
+		if (k == 0 || (k < 0 && errno == ESRCH))
+			return 0;
+		/*
+		 * kcmp passed the ptrace check the links below make too (real
+		 * instead of fs credentials: the same for isorun): no exe probe.
+		 * A zombie gets here and finds no cwd, root or fd.
+		 */
+		if (k > 0)
+			goto links;
+		if (errno == EACCES || errno == EPERM)
+			return refused(q, f, procfd, pid, unreadable);
+	}
+	snprintf(name, sizeof(name), "%d/exe", pid);
+	if (readlinkat(procfd, name, exe, sizeof(exe)) < 0) {
+		if (errno == EACCES || errno == EPERM)
+			return refused(q, f, procfd, pid, unreadable);
+		return 0;
+	}
+links:
+	if (q->ids)
+		r = scan_tree_links(q, f, procfd, pid);
+	if (r < 0)
+		return r;
+	return scan_fds(q, f, procfd, pid, buf, buflen, unreadable);
+}
+
+/*
+ * isorun's own records: `ls` and `gc` open them beside a live run, and a
+ * process holding only them holds nothing of the command's.
+ */
+static const char *const records[] = { ISO_TREE_OWNER, ISO_TREE_LOCK, ISO_TREE_OUTCOME, NULL };
+
+static int scan_all(const struct iso_holder_query *q, struct found *f, char *buf,
+		    size_t *unreadable)
+{
+	size_t npids = 0, cap = 0;
+	_cleanup_free_ pid_t *pids = NULL;
+	_cleanup_close_ int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool kcmp_ref;
+	int r = 0;
+
 	if (procfd < 0)
 		return -errno;
 	/* the pid list first: the same buffer then serves every fd directory */
@@ -222,7 +451,31 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 	}
 	kcmp_ref = kthreadd_is_reference(procfd);
 	for (size_t i = 0; i < npids && r == 0; i++)
-		r = scan_pid(q, &f, procfd, pids[i], kcmp_ref, buf, 65536, &unreadable);
+		r = scan_pid(q, f, procfd, pids[i], kcmp_ref, buf, 65536, unreadable);
+	return r;
+}
+
+int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
+		     size_t *ret_unreadable)
+{
+	struct found f = { .uid = geteuid() };
+	struct iso_holder_query qq = *q;
+	struct iso_treeid ids = { 0 };
+	size_t unreadable = 0;
+	_cleanup_free_ char *buf = malloc(65536);
+	int r = 0;
+
+	*ret = NULL;
+	if (!buf)
+		return -ENOMEM;
+	if (q->tree) {
+		r = iso_treeid_build(&ids, q->tree, records);
+		if (r < 0)
+			return r;
+		qq.ids = &ids;
+	}
+	r = scan_all(&qq, &f, buf, &unreadable);
+	iso_treeid_free(&ids);
 	if (ret_unreadable)
 		*ret_unreadable = unreadable;
 	if (r < 0) {
@@ -238,4 +491,56 @@ void iso_holders_free(struct iso_holder *h, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(h[i].target);
 	free(h);
+}
+
+const struct iso_holder *iso_holder_first(const struct iso_holder *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (h[i].pipe_index != ISO_HOLDER_UNREADABLE)
+			return &h[i];
+	return n ? &h[0] : NULL;
+}
+
+/* Every unreadable process from h on, "pid N (comm), ..." (all of them are, after the first). */
+static void list_unreadable(const struct iso_holder *h, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		int w = snprintf(buf + used, len - used, "%spid %d (%s)", i ? ", " : "", h[i].pid,
+				 h[i].target);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, char *why,
+			 size_t len)
+{
+	char list[400];
+
+	if (!cmd)
+		cmd = "?";
+	if (h->pipe_index == ISO_HOLDER_UNREADABLE) {
+		list_unreadable(h, n, list, sizeof(list));
+		snprintf(why, len,
+			 "holders not measurable: %s %s the caller's but cannot be inspected (not "
+			 "dumpable: fds, cwd and mappings unreadable)",
+			 list, n > 1 ? "are" : "is");
+	} else if (!strcmp(h->what, "cwd") || !strcmp(h->what, "root"))
+		snprintf(why, len, "pid %d `%s` has its %s in it (%s)", h->pid, cmd, h->what,
+			 h->target);
+	else if (!strcmp(h->what, "exe"))
+		snprintf(why, len, "pid %d `%s` runs a program from it (%s)", h->pid, cmd,
+			 h->target);
+	else if (!strcmp(h->what, "mapping"))
+		snprintf(why, len, "pid %d `%s` has %s mapped", h->pid, cmd, h->target);
+	else if (!strcmp(h->what, "mount"))
+		snprintf(why, len, "part of it is mounted at %s (mount namespace of pid %d `%s`)",
+			 h->target, h->pid, cmd);
+	else
+		snprintf(why, len, "pid %d `%s` holds %s open (%s)", h->pid, cmd, h->target,
+			 h->what);
 }

@@ -11,24 +11,43 @@
 
 struct iso_holder {
 	pid_t pid;
-	char what[24];	/* "cwd", "root", "fd 5" */
+	char what[24];	/* "cwd", "root", "exe", "fd 5", "mapping", "mount", "not measurable" */
 	char *target;	/* the link's text; a pipe shows as "pipe:[ino]" */
 	int pipe_index; /* which pipe of the query, or -1 */
 };
+
+/* pipe_index of a process whose fds could not be read: `target` is its comm */
+#define ISO_HOLDER_UNREADABLE (-3)
+
+struct iso_treeid;
 
 struct iso_holder_query {
 	const char *tree; /* absolute, canonical; NULL: do not look for it */
 	const ino_t *pipes;
 	size_t n_pipes;
 	pid_t exclude; /* isorun itself: it holds the lock and the read ends */
+	const struct iso_treeid *ids; /* filled in by iso_find_holders from `tree` */
 };
 
 /*
+ * Holders of the tree are matched by identity (device and inode of everything in
+ * it): an fd, cwd, root, exe, a file mapping, or a mount whose root is in it.
+ * A process of the caller's own uid (not root) whose fds cannot be read is
+ * returned as a holder with pipe_index ISO_HOLDER_UNREADABLE: not measurable.
+ * -E2BIG: the tree has more than ISO_TREEID_MAX entries.
  * Returns the number of holders found (*ret malloc'ed, free with iso_holders_free)
  * or -errno; *ret_unreadable counts processes whose fds could not be read.
  */
 int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 		     size_t *ret_unreadable);
+/* The holder to name: the first that is not merely unreadable. */
+const struct iso_holder *iso_holder_first(const struct iso_holder *h, size_t n);
+/*
+ * A tree holder in teardown's words; `cmd` is its command line, or NULL; `n`
+ * counts the entries from h on (an unreadable first one lists them all).
+ */
+void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, char *why,
+			 size_t len);
 void iso_holders_free(struct iso_holder *h, size_t n);
 
 #endif

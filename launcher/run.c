@@ -41,6 +41,7 @@
 #include "launcher/evloop.h"
 #include "launcher/exit.h"
 #include "launcher/holders.h"
+#include "launcher/treeid.h"
 #include "launcher/leak.h"
 #include "launcher/outcome.h"
 #include "launcher/pidns.h"
@@ -659,20 +660,22 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 	q.tree = s->out->tree_path;
 	n = iso_find_holders(&q, &h, NULL);
 	if (n < 0) {
-		snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
+		if (n == -E2BIG)
+			snprintf(why, len,
+				 "holders not measurable: more than %u entries to match by identity",
+				 ISO_TREEID_MAX);
+		else
+			snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
 		return;
 	}
 	if (n > 0) {
-		_cleanup_free_ char *cmd = iso_proc_cmdline(h[0].pid, 80);
-		if (h[0].pipe_index >= 0)
-			snprintf(why, len, "pipe still open (pid %d `%s` holds %s)", h[0].pid,
-				 cmd ? cmd : "?", names[h[0].pipe_index]);
-		else if (!strcmp(h[0].what, "cwd") || !strcmp(h[0].what, "root"))
-			snprintf(why, len, "pid %d `%s` has its %s in it (%s)", h[0].pid,
-				 cmd ? cmd : "?", h[0].what, h[0].target);
+		const struct iso_holder *first = iso_holder_first(h, (size_t)n);
+		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
+		if (first->pipe_index >= 0)
+			snprintf(why, len, "pipe still open (pid %d `%s` holds %s)", first->pid,
+				 cmd ? cmd : "?", names[first->pipe_index]);
 		else
-			snprintf(why, len, "pid %d `%s` holds %s open (%s)", h[0].pid,
-				 cmd ? cmd : "?", h[0].target, h[0].what);
+			iso_holder_describe(first, (size_t)n - (size_t)(first - h), cmd, why, len);
 		iso_holders_free(h, (size_t)n);
 		return;
 	}

@@ -218,7 +218,11 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 		unreadable(v, "path too long", "");
 		return;
 	}
-	v->fd = openat(user_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	/*
+	 * O_PATH: a live run's holder scan must not take ls or gc for a holder;
+	 * records are opened relative to it, and only sizing opens the directory.
+	 */
+	v->fd = openat(user_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (v->fd < 0) {
 		if (errno == ENOTDIR || errno == ELOOP) {
 			unreadable(v, "not a directory", "");

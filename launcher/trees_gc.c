@@ -9,6 +9,7 @@
 
 #include "launcher/cleanup.h"
 #include "launcher/holders.h"
+#include "launcher/treeid.h"
 #include "launcher/proc.h"
 #include "launcher/rmtree.h"
 #include "launcher/trees.h"
@@ -20,23 +21,25 @@ static int scan_holders(const char *tree, char *why, size_t len, size_t *unreada
 	struct iso_holder_query q = { .tree = tree, .exclude = getpid() };
 	struct iso_holder *h = NULL;
 	_cleanup_free_ char *cmd = NULL;
+	const struct iso_holder *first;
 	int n = iso_find_holders(&q, &h, unreadable);
 
 	if (n < 0) {
-		snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
+		if (n == -E2BIG)
+			snprintf(why, len,
+				 "holders not measurable: more than %u entries to match by identity",
+				 ISO_TREEID_MAX);
+		else
+			snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
 		return n;
 	}
 	if (n == 0) {
 		iso_holders_free(h, 0);
 		return 0;
 	}
-	cmd = iso_proc_cmdline(h[0].pid, 80);
-	if (!strcmp(h[0].what, "cwd") || !strcmp(h[0].what, "root"))
-		snprintf(why, len, "pid %d `%s` has its %s in it (%s)", h[0].pid, cmd ? cmd : "?",
-			 h[0].what, h[0].target);
-	else
-		snprintf(why, len, "pid %d `%s` holds %s open (%s)", h[0].pid, cmd ? cmd : "?",
-			 h[0].target, h[0].what);
+	first = iso_holder_first(h, (size_t)n);
+	cmd = iso_proc_cmdline(first->pid, 80);
+	iso_holder_describe(first, (size_t)n - (size_t)(first - h), cmd, why, len);
 	iso_holders_free(h, (size_t)n);
 	return n;
 }

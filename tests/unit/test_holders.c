@@ -36,8 +36,15 @@ static struct kid hold(const char *dir, int how)
 		close(go[1]);
 		if (how == 0 && chdir(dir) < 0)
 			_exit(1);
-		if (how == 1) {
-			fd = open(dir, O_RDONLY | O_DIRECTORY);
+		if (how == 1 || how == 2) {
+			fd = open(dir, how == 1 ? O_RDONLY | O_DIRECTORY : O_PATH | O_DIRECTORY);
+			if (fd < 0)
+				_exit(1);
+		}
+		if (how == 3) {
+			char lock[PATH_MAX];
+			snprintf(lock, sizeof(lock), "%s/lock", dir);
+			fd = open(lock, O_RDONLY);
 			if (fd < 0)
 				_exit(1);
 		}
@@ -115,6 +122,34 @@ static void test_fd_holder_found(void **state)
 	assert_true(found(k.pid, "fd ", dir));
 	assert_false(found(k.pid, "cwd", dir));
 	release(&k);
+	rmdir(dir);
+}
+
+/*
+ * How isorun ls and gc look at a live run's tree: an O_PATH fd on its top
+ * directory and its records.  Neither may be taken for a holder (issue 11
+ * item 8); the same directory opened for reading is one.
+ */
+static void test_own_inspection_not_a_holder(void **state)
+{
+	char dir[PATH_MAX], lock[PATH_MAX + 8];
+	struct kid k;
+	int fd;
+
+	make_dir(dir);
+	snprintf(lock, sizeof(lock), "%s/lock", dir);
+	fd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	k = hold(dir, 2);
+	assert_true(k.pid > 0);
+	assert_false(found(k.pid, "fd ", dir));
+	release(&k);
+	k = hold(dir, 3);
+	assert_true(k.pid > 0);
+	assert_false(found(k.pid, "fd ", dir));
+	release(&k);
+	unlink(lock);
 	rmdir(dir);
 }
 
@@ -198,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_cwd_holder_found),
 		cmocka_unit_test(test_fd_holder_found),
 		cmocka_unit_test(test_zombie_skipped),
+		cmocka_unit_test(test_own_inspection_not_a_holder),
 		cmocka_unit_test(test_pid2_not_kthreadd_in_a_namespace),
 	};
 	return cmocka_run_group_tests_name("holders", tests, NULL, NULL);

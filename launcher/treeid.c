@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/treeid.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int push(struct iso_treeid *t, const struct stat *st)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct iso_devino *nv;
+
+		if (t->n >= ISO_TREEID_MAX)
+			return -E2BIG;
+		nv = realloc(t->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->v = nv;
+		t->cap = cap;
+	}
+	t->v[t->n++] = (struct iso_devino){ st->st_dev, st->st_ino };
+	return 0;
+}
+
+/*
+ * Depth-first with one fd per level; `dfd` is consumed.  fstatat per entry and
+ * not d_ino: d_ino is the covered inode at a mount point and may differ from
+ * st_ino on overlayfs.  An entry that vanished meanwhile is simply not in the set.
+ */
+static bool skipped(const char *const *skip, const char *name)
+{
+	for (; skip && *skip; skip++)
+		if (!strcmp(*skip, name))
+			return true;
+	return false;
+}
+
+static int walk(struct iso_treeid *t, int dfd, const char *const *skip)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+	int r = 0;
+
+	if (!d) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
+	while (r == 0 && (e = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || skipped(skip, e->d_name))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		r = push(t, &st);
+		if (r == 0 && S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0)
+				r = walk(t, sub, NULL);
+			else
+				t->partial = true;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	const struct iso_devino *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+int iso_treeid_build(struct iso_treeid *t, const char *path, const char *const *skip)
+{
+	struct stat st;
+	int fd, r;
+
+	*t = (struct iso_treeid){ 0 };
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	t->root_dev = st.st_dev;
+	t->root_ino = st.st_ino;
+	r = push(t, &st);
+	if (r == 0)
+		r = walk(t, fd, skip);
+	else
+		close(fd);
+	if (r < 0) {
+		iso_treeid_free(t);
+		return r;
+	}
+	qsort(t->v, t->n, sizeof(*t->v), cmp);
+	return 0;
+}
+
+bool iso_treeid_has(const struct iso_treeid *t, dev_t dev, ino_t ino)
+{
+	struct iso_devino k = { dev, ino };
+
+	return t->n && bsearch(&k, t->v, t->n, sizeof(*t->v), cmp);
+}
+
+void iso_treeid_free(struct iso_treeid *t)
+{
+	free(t->v);
+	*t = (struct iso_treeid){ 0 };
+}

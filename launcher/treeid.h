@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The identity of everything in a tree: the (st_dev, st_ino) of each entry, so
+ * that a holder is recognised whatever path reached the object (a bind mount,
+ * a symlink, /proc/PID/cwd), not by the spelling of a readlink.
+ */
+#ifndef ISO_TREEID_H
+#define ISO_TREEID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Beyond this many entries the set is not built: holders are then not measurable. */
+#define ISO_TREEID_MAX (1u << 20)
+
+struct iso_treeid {
+	struct iso_devino {
+		dev_t dev;
+		ino_t ino;
+	} *v;
+	size_t n, cap;
+	dev_t root_dev; /* the tree's own device: cheap prefilter for mounts */
+	ino_t root_ino;
+	bool partial; /* a subdirectory could not be read: its entries are not in v */
+};
+
+/*
+ * Walk `path` (not following symlinks) into *t; 0, -E2BIG past the bound, or
+ * -errno.  The top-level entries named in `skip` (NULL-terminated, or NULL) are
+ * left out: isorun's own records, which ls and gc open beside a live run.
+ */
+int iso_treeid_build(struct iso_treeid *t, const char *path, const char *const *skip);
+bool iso_treeid_has(const struct iso_treeid *t, dev_t dev, ino_t ino);
+void iso_treeid_free(struct iso_treeid *t);
+
+#endif

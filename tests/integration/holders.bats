@@ -1,0 +1,123 @@
+#!/usr/bin/env bats
+# A tree is kept while anything outside holds it, whatever path reached it:
+# holders are matched by identity (device and inode), a file mapping counts
+# with its fd closed, a bind mount of a tree directory counts, and a process
+# of the caller's own that cannot be inspected makes the holders not
+# measurable rather than absent (issue 11 items 5-7).
+
+load helpers
+
+teardown() {
+	show_last_run
+	for f in "$W"/*.kill; do
+		[ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
+	done
+	[ -d "$W/mnt" ] && umount "$W/mnt" 2>/dev/null
+	for t in "$U"/*; do
+		[ -d "$t" ] && force_remove "$t"
+	done
+	return 0
+}
+
+# Start a run whose command writes a file in its home, announces the home on
+# $W/path and exits once $W/holder.pid exists.  Sets isopid and home.
+start_run() {
+	mkfifo "$W/path"
+	"$ISORUN" --no-config --root "$R" -- sh -c \
+		"echo data > \"\$HOME/data\"; echo \"\$HOME\" > $W/path; exec $H/waitfor -t 600 $W/holder.pid" \
+		>"$W/out" 2>&1 3>&- &
+	isopid=$!
+	home=$(cat "$W/path")
+}
+
+# The holder started by the test: its pid is the one in $W/holder.pid.
+holder_started() {
+	"$H/waitfor" -t 60 "$W/holder.pid"
+	holder=$(cat "$W/holder.pid")
+	echo "$holder" >"$W/holder.kill"
+}
+
+# isorun ended 122 naming the tree retained with `$1` in its reason, data intact.
+assert_retained() {
+	wait "$isopid" && rc=0 || rc=$?
+	cat "$W/out"
+	[ "$rc" -eq 122 ]
+	grep -F "namespace retained at " "$W/out"
+	grep -F -- "$1" "$W/out"
+	[ "$(cat "$home/data")" = data ]
+}
+
+userns_ok() {
+	unshare -rm true
+}
+
+@test "a MAP_SHARED mapping of a tree file with its fd closed holds the tree" {
+	start_run
+	"$H/mapholder" "$home/lib.so" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	assert_retained "pid $holder \`$H/mapholder "
+	grep -F "\` has $home/lib.so mapped" "$W/out"
+}
+
+@test "a cwd reached through a bind mount of a tree directory (another mount namespace) holds the tree" {
+	require "user namespaces" userns_ok
+	mkdir "$W/mnt"
+	start_run
+	unshare -rm sh -c 'mount --bind "$1" "$2" && exec "$3/holdcwd" "$2" "$4"' sh \
+		"$home" "$W/mnt" "$H" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	assert_retained "pid $holder \`"
+	grep -F "has its cwd in it ($W/mnt)" "$W/out"
+}
+
+@test "a bind mount of a tree directory alone holds the tree, and what it shows is not deleted" {
+	require "user namespaces" userns_ok
+	mkdir "$W/mnt"
+	start_run
+	unshare -rm sh -c 'mount --bind "$1" "$2" && exec "$3/holdcwd" / "$4"' sh \
+		"$home" "$W/mnt" "$H" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	assert_retained "part of it is mounted at $W/mnt (mount namespace of pid $holder "
+}
+
+@test "as root, a bind mount the command makes of its own tree elsewhere keeps the tree" {
+	[ "$(id -u)" -eq 0 ] || skip "only root can mount in the host's mount namespace"
+	mkdir "$W/mnt"
+	run iso -- sh -c 'echo data >"$TMPDIR/data"; mount --bind "$TMPDIR" "$1"' sh "$W/mnt"
+	[ "$status" -eq 122 ]
+	[[ "$output" == *"namespace retained at "*": part of it is mounted at $W/mnt (mount namespace of pid "* ]]
+	[ "$(cat "$W/mnt/data")" = data ]
+}
+
+@test "a non-dumpable holder of the caller's own makes the holders not measurable (root: named)" {
+	start_run
+	"$H/mapholder" -n "$home/agent.sock" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	if [ "$(id -u)" -eq 0 ]; then
+		assert_retained "pid $holder \`$H/mapholder -n "
+		grep -F "\` has $home/agent.sock mapped" "$W/out"
+	else
+		assert_retained "holders not measurable: "
+		grep -F "pid $holder (mapholder)" "$W/out"
+		grep -F "the caller's but cannot be inspected" "$W/out"
+	fi
+}
+
+@test "isorun ls and gc beside 60 clean runs are never holders: every run exits 0" {
+	# ls and gc in a loop until the runs are done (bounded by timeout)
+	timeout 300 sh -c 'while [ ! -e "$1/stop" ]; do
+		"$2" ls --root "$3" >/dev/null 2>&1
+		"$2" gc --root "$3" >/dev/null 2>&1
+	done' sh "$W" "$ISORUN" "$R" <&- 3>&- &
+	inspector=$!
+	echo "$inspector" >"$W/inspector.kill"
+	fails=0
+	for i in $(seq 60); do
+		timeout 60 "$ISORUN" --no-config --root "$R" -- sh -c 'echo x >"$HOME/f"' >"$W/run.out" 2>&1 3>&- ||
+			{ fails=$((fails + 1)); cat "$W/run.out"; }
+	done
+	touch "$W/stop"
+	wait "$inspector" || true
+	[ "$fails" -eq 0 ]
+	assert_no_tree
+}
