@@ -32,7 +32,7 @@ struct found {
 	size_t n, cap;
 	ino_t mntns[64]; /* mount namespaces whose mountinfo was read */
 	size_t n_mntns;
-	uid_t uid;	 /* the caller's: its refused processes are not measurable */
+	uid_t uid; /* the caller's: its refused processes are not measurable */
 };
 
 static bool inside(const char *tree, const char *target)
@@ -114,9 +114,9 @@ static int check_link(const struct iso_holder_query *q, struct found *f, int dir
 				m = (int)i;
 	}
 	/* a named FIFO in the tree is a tree file like any other */
-	if (m == -2 && q->ids && (iso_treeid_has(q->ids, st.st_dev, st.st_ino) ||
-			      ((st.st_nlink == 0 || q->ids->partial) &&
-			       st.st_dev == q->ids->root_dev)))
+	if (m == -2 && q->ids &&
+	    (iso_treeid_has(q->ids, st.st_dev, st.st_ino) ||
+	     ((st.st_nlink == 0 || q->ids->partial) && st.st_dev == q->ids->root_dev)))
 		m = -1;
 	if (m == -2 || (m == -1 && top_opath(q, dirfd, name, &st)))
 		return 0;
@@ -316,8 +316,8 @@ static int scan_fds(const struct iso_holder_query *q, struct found *f, int procf
 	snprintf(name, sizeof(name), "%d/fd", pid);
 	fdfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fdfd < 0)
-		return errno == EACCES || errno == EPERM ? refused(q, f, procfd, pid, unreadable) :
-							   0;
+		return errno == EACCES || errno == EPERM ? refused(q, f, procfd, pid, unreadable)
+							 : 0;
 	for (;;) {
 		long n = syscall(SYS_getdents64, fdfd, buf, buflen);
 		if (n <= 0)
@@ -340,8 +340,7 @@ static int scan_fds(const struct iso_holder_query *q, struct found *f, int procf
 
 static const char *const tree_links[] = { "cwd", "root", "exe" };
 
-static int scan_tree_links(const struct iso_holder_query *q, struct found *f, int procfd,
-			   pid_t pid)
+static int scan_tree_links(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid)
 {
 	char name[40];
 	int r = 0;

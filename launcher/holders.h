@@ -25,7 +25,7 @@ struct iso_holder_query {
 	const char *tree; /* absolute, canonical; NULL: do not look for it */
 	const ino_t *pipes;
 	size_t n_pipes;
-	pid_t exclude; /* isorun itself: it holds the lock and the read ends */
+	pid_t exclude;		      /* isorun itself: it holds the lock and the read ends */
 	const struct iso_treeid *ids; /* filled in by iso_find_holders from `tree` */
 };
 

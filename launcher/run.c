@@ -661,9 +661,10 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 	n = iso_find_holders(&q, &h, NULL);
 	if (n < 0) {
 		if (n == -E2BIG)
-			snprintf(why, len,
-				 "holders not measurable: more than %u entries to match by identity",
-				 ISO_TREEID_MAX);
+			snprintf(
+				why, len,
+				"holders not measurable: more than %u entries to match by identity",
+				ISO_TREEID_MAX);
 		else
 			snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
 		return;

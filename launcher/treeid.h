@@ -18,7 +18,7 @@ struct iso_treeid {
 	struct iso_devino {
 		dev_t dev;
 		ino_t ino;
-	} *v;
+	} * v;
 	size_t n, cap;
 	dev_t root_dev; /* the tree's own device: cheap prefilter for mounts */
 	ino_t root_ino;

@@ -26,9 +26,10 @@ static int scan_holders(const char *tree, char *why, size_t len, size_t *unreada
 
 	if (n < 0) {
 		if (n == -E2BIG)
-			snprintf(why, len,
-				 "holders not measurable: more than %u entries to match by identity",
-				 ISO_TREEID_MAX);
+			snprintf(
+				why, len,
+				"holders not measurable: more than %u entries to match by identity",
+				ISO_TREEID_MAX);
 		else
 			snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
 		return n;
