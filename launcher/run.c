@@ -534,6 +534,70 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 			 names[0]);
 }
 
+enum tree_whereabouts { TREE_HERE, TREE_GONE, TREE_MOVED, TREE_REPLACED };
+
+/*
+ * Is the tree still the directory isorun made, at its path?  The command may
+ * have deleted it (gone is gone: nothing left to remove), renamed it, or put
+ * something else at its path; those two are not ours to remove.  Identity is
+ * the (dev, ino) of the directory fd held since creation, not the path.
+ */
+static enum tree_whereabouts tree_whereabouts(const struct iso_tree *tree)
+{
+	struct stat held, at_path;
+
+	if (fstat(tree->fd, &held) < 0)
+		return TREE_HERE; /* cannot tell: let the removal find out and say why */
+	if (fstatat(tree->user_fd, tree->id, &at_path, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return TREE_HERE;
+		/* a deleted directory has no links left; a renamed one still has its own */
+		return held.st_nlink == 0 ? TREE_GONE : TREE_MOVED;
+	}
+	if (at_path.st_dev != held.st_dev || at_path.st_ino != held.st_ino)
+		return TREE_REPLACED; /* even if ours is gone: what is there now is not ours */
+	return TREE_HERE;
+}
+
+/*
+ * Settles the outcome when the tree is no longer isorun's to remove: gone is
+ * removed (exit unchanged); moved or replaced is retained, a finding, with
+ * where it went when that can be told.  Returns false when the tree is here.
+ */
+static bool tree_gone_or_foreign(const struct iso_tree *tree, struct iso_outcome *out)
+{
+	char fdpath[64], where[PATH_MAX];
+	ssize_t n;
+
+	switch (tree_whereabouts(tree)) {
+	case TREE_HERE:
+		return false;
+	case TREE_GONE:
+		out->tree_state = ISO_TREE_REMOVED;
+		return true;
+	case TREE_REPLACED:
+		out->tree_state = ISO_TREE_RETAINED;
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "the tree was replaced by something else at its path; "
+			 "not removed, not isorun's");
+		return true;
+	case TREE_MOVED:
+		break;
+	}
+	out->tree_state = ISO_TREE_RETAINED;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", tree->fd);
+	n = readlink(fdpath, where, sizeof(where) - 1);
+	if (n > 0) {
+		where[n] = '\0';
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "the tree was moved away (now at %.400s); not removed", where);
+	} else {
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "the tree was moved away; not removed");
+	}
+	return true;
+}
+
 static void teardown(struct sup *s, struct iso_tree *tree)
 {
 	struct iso_outcome *out = s->out;
@@ -546,6 +610,8 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 		out->tree_state = ISO_TREE_KEPT;
 		return;
 	}
+	if (tree_gone_or_foreign(tree, out))
+		return;
 	t = now_us();
 	find_obstacle(s, why, sizeof(why));
 	out->timing.scan = lap(&t);
@@ -556,6 +622,9 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 	}
 	r = iso_rmtree(tree->user_fd, tree->id, tree->path, NULL, &e);
 	out->timing.removal = lap(&t);
+	/* deleted or moved by someone else while we removed it: say so, not the failure */
+	if (r < 0 && tree_gone_or_foreign(tree, out))
+		return;
 	if (r < 0) {
 		char buf[400];
 		out->tree_state = ISO_TREE_RETAINED;

@@ -264,7 +264,10 @@ void iso_tree_record_outcome(struct iso_tree *t, const struct iso_outcome *out, 
 	char buf[400];
 	int r;
 
-	if (t->fd < 0)
+	struct stat st;
+
+	/* a tree the command deleted (or replaced) has no place for a record */
+	if (t->fd < 0 || (fstat(t->fd, &st) == 0 && st.st_nlink == 0))
 		return;
 	if (out->tree_state == ISO_TREE_KEPT)
 		r = write_state(t, "kept", shell ? "isorun shell" : "--keep", &e);

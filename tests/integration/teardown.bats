@@ -108,3 +108,37 @@ open("leaf", "w").write("x")'
 	[ "$(cat "$tree/home/f")" = hi ]
 	force_remove "$tree"
 }
+
+@test "a command that deletes its own tree ends 0, the tree counted as removed" {
+	run --separate-stderr iso --report "$W/r.json" -- sh -c 'rm -rf "$ISORUN_NAMESPACE"'
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"retained"* ]]
+	grep -q '"state": "removed"' "$W/r.json"
+	assert_no_tree
+}
+
+@test "a command that deletes only part of its tree (its owner record, tmp) still gets it removed" {
+	run iso -- sh -c 'rm -f "$ISORUN_NAMESPACE/owner" && rm -rf "$ISORUN_NAMESPACE/tmp" && ln -s / "$ISORUN_NAMESPACE/tmp"'
+	[ "$status" -eq 0 ]
+	assert_no_tree
+	# the symlink was removed, not followed
+	[ -d /etc ]
+}
+
+@test "a tree moved away by the command is retained where it went, not removed, exit 122" {
+	run --separate-stderr iso --report "$W/r.json" -- sh -c "mv \"\$ISORUN_NAMESPACE\" $W/moved"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"namespace retained at $U/"*": the tree was moved away (now at $W/moved); not removed"* ]]
+	grep -q '"state": "retained"' "$W/r.json"
+	[ -f "$W/moved/owner" ]
+	force_remove "$W/moved"
+}
+
+@test "a directory put at the tree's path by the command is not removed, exit 122" {
+	run --separate-stderr iso -- sh -c 'rm -rf "$ISORUN_NAMESPACE" && mkdir "$ISORUN_NAMESPACE" && touch "$ISORUN_NAMESPACE/theirs"'
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"the tree was replaced by something else at its path; not removed"* ]]
+	tree=$(the_tree)
+	[ -f "$tree/theirs" ]
+	force_remove "$tree"
+}
