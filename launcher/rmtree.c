@@ -20,9 +20,12 @@
 #include "launcher/cleanup.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -714,4 +717,81 @@ int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_s
 	if (ret_stats)
 		*ret_stats = rm.st;
 	return rm.first;
+}
+
+/* Remove one entry of the top directory: a directory through iso_rmtree, else unlink. */
+static int remove_top_entry(int top_fd, const char *name, const char *display, struct iso_err *e)
+{
+	char path[PATH_MAX + 256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", display, name);
+	if (fstatat(top_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : iso_err_set(e, errno, "stat '%s'", path);
+	if (S_ISDIR(st.st_mode))
+		return iso_rmtree(top_fd, name, path, NULL, e);
+	if (unlinkat(top_fd, name, 0) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "unlink '%s'", path);
+	return 0;
+}
+
+static bool is_last(const char *name, const char *const *last)
+{
+	for (; *last; last++)
+		if (!strcmp(name, *last))
+			return true;
+	return false;
+}
+
+/* Every entry of top_fd except `last`; keeps going, returns the first failure. */
+static int remove_all_but(int top_fd, const char *const *last, const char *display,
+			  struct iso_err *e)
+{
+	struct iso_err mine = { 0 };
+	struct dirent *d;
+	DIR *dir;
+	int fd, first = 0;
+
+	fd = openat(top_fd, ".", DIR_OPEN_FLAGS);
+	if (fd < 0)
+		return iso_err_set(e, errno, "open '%s'", display);
+	dir = fdopendir(fd);
+	if (!dir) {
+		int r = iso_err_set(e, errno, "open '%s'", display);
+		close(fd);
+		return r;
+	}
+	/* the command is gone and nothing holds the tree: nobody adds entries meanwhile */
+	while ((errno = 0, d = readdir(dir))) {
+		int r;
+
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") || is_last(d->d_name, last))
+			continue;
+		r = remove_top_entry(top_fd, d->d_name, display, first ? &mine : e);
+		if (r < 0 && !first)
+			first = r;
+	}
+	if (errno && !first)
+		first = iso_err_set(e, errno, "read '%s'", display);
+	closedir(dir);
+	return first;
+}
+
+int iso_rmtree_last(int dirfd, const char *name, int top_fd, const char *const *last,
+		    const char *display, struct iso_err *e)
+{
+	int r;
+
+	/* ours: the command may have taken away our own write or search permission */
+	if (fchmod(top_fd, 0700) < 0)
+		return iso_err_set(e, errno, "chmod '%s'", display);
+	r = remove_all_but(top_fd, last, display, e);
+	if (r < 0)
+		return r; /* the records stay: the tree can be judged and collected later */
+	for (; *last; last++)
+		if (unlinkat(top_fd, *last, 0) < 0 && errno != ENOENT)
+			return iso_err_set(e, errno, "unlink '%s/%s'", display, *last);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "rmdir '%s'", display);
+	return 0;
 }

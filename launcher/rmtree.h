@@ -45,4 +45,13 @@ struct iso_rm_stats {
 int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_stats *ret_stats,
 	       struct iso_err *e);
 
+/*
+ * Remove the directory `name` (relative to dirfd), already open as top_fd, with
+ * the NULL-terminated names `last` removed last: when anything else fails, they
+ * are all still there (isorun's own records: a tree that stays can then still
+ * be judged and collected).  Same conventions as iso_rmtree otherwise.
+ */
+int iso_rmtree_last(int dirfd, const char *name, int top_fd, const char *const *last,
+		    const char *display, struct iso_err *e);
+
 #endif

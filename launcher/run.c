@@ -620,7 +620,7 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
 		return;
 	}
-	r = iso_rmtree(tree->user_fd, tree->id, tree->path, NULL, &e);
+	r = iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, &e);
 	out->timing.removal = lap(&t);
 	/* deleted or moved by someone else while we removed it: say so, not the failure */
 	if (r < 0 && tree_gone_or_foreign(tree, out))

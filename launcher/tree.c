@@ -19,6 +19,9 @@
 #include "launcher/rmtree.h"
 #include "launcher/text.h"
 
+/* the lock last: whoever finds the owner record finds it locked or takeable */
+const char *const iso_tree_records[] = { ISO_TREE_OUTCOME, ISO_TREE_OWNER, ISO_TREE_LOCK, NULL };
+
 static const char *const vars_home[] = { "HOME", "USERPROFILE", NULL };
 static const char *const vars_tmp[] = { "TMPDIR", "TMP", "TEMP", NULL };
 static const char *const vars_cache[] = { "XDG_CACHE_HOME", NULL };

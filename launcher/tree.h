@@ -40,6 +40,8 @@ int iso_tree_open_user_dir(const char *root, bool create, char *path, size_t len
 #define ISO_TREE_OWNER	 "owner"
 #define ISO_TREE_LOCK	 "lock"
 #define ISO_TREE_OUTCOME "outcome" /* JSON {"state": "kept"|"retained", "reason": "..."} */
+/* isorun's own records, in the order a removal deletes them, after everything else. */
+extern const char *const iso_tree_records[];
 
 /*
  * Create and verify $root/isorun-$UID (0700, ours, a real directory, not group or

@@ -142,3 +142,29 @@ open("leaf", "w").write("x")'
 	[ -f "$tree/theirs" ]
 	force_remove "$tree"
 }
+
+@test "a tree retained after a failed removal keeps its records, and gc removes it once the obstacle is gone" {
+	require "user+mount namespaces" unshare -Urm true
+	# the obstacle is a mount inside the tree, made and later lifted in one mount namespace
+	run --separate-stderr unshare -Urm sh -c "
+		mount --make-rprivate / || exit 90
+		$ISORUN --no-config --root $R -- sh -c 'mkdir \"\$HOME/mnt\" && mount -t tmpfs none \"\$HOME/mnt\" && touch \"\$HOME/other\"'
+		echo rc=\$?
+		tree=\$(find $R -mindepth 2 -maxdepth 2 -type d)
+		echo tree=\$tree
+		ls \"\$tree\" | tr '\n' ' '; echo
+		$ISORUN ls --root $R
+		umount \"\$tree/home/mnt\" || exit 91
+		$ISORUN gc --root $R
+		echo gc=\$?
+		[ -e \"\$tree\" ] && echo still-there || echo gone"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rc=122"* ]]
+	# isorun's own records are what stays, so the tree can be judged later
+	[[ "$output" == *"lock"*"outcome"*"owner"* ]]
+	[[ "$output" != *"owner record: missing"* ]]
+	[[ "$output" == *"retained"* ]]
+	[[ "$output" == *"gc=0"* ]]
+	[[ "$output" == *"gone"* ]]
+	[[ "$output" != *"still-there"* ]]
+}
