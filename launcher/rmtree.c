@@ -102,7 +102,12 @@ struct rm {
 	struct names noted_names;
 	struct idset failed;
 	struct iso_rm_stats st;
+	const struct iso_rm_stop *stop; /* may be NULL */
+	unsigned long seen;		/* entries looked at, to ask `stop` now and then */
 };
+
+/* Asking costs a system call: once per STOP_EVERY entries is prompt enough. */
+#define STOP_EVERY 64
 
 /* The current directory. */
 struct cur {
@@ -428,6 +433,15 @@ do_unlink:
  * and noting directories with contents.  Returns how many were noted (0:
  * nothing is left here but failures), or -FATAL.
  */
+static bool stop_asked(struct rm *rm)
+{
+	if (!rm->stop || !rm->stop->fn || ++rm->seen % STOP_EVERY || !rm->stop->fn(rm->stop->arg))
+		return false;
+	rm->first = 0; /* the stop is what the caller must hear about */
+	fail(rm, ECANCELED, "remove", rm->depth, NULL, ": stopped");
+	return true;
+}
+
 static int pass(struct rm *rm, struct cur *c)
 {
 	struct dirent *de;
@@ -465,6 +479,10 @@ static int pass(struct rm *rm, struct cur *c)
 			continue;
 		if (idset_has(&rm->failed, rm->dev, de->d_ino))
 			continue;
+		if (stop_asked(rm)) {
+			noted = -FATAL;
+			break;
+		}
 		r = remove_entry(rm, c, de->d_name, de->d_ino, de->d_type, &stx);
 		if (r == FATAL) {
 			noted = -FATAL;
@@ -698,10 +716,11 @@ stop:
 	close(c.fd);
 }
 
-int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_stats *ret_stats,
-	       struct iso_err *e)
+static int rmtree_stoppable(int dirfd, const char *name, const char *display,
+			    struct iso_rm_stats *ret_stats, const struct iso_rm_stop *stop,
+			    struct iso_err *e)
 {
-	struct rm rm = { .display = display ? display : name, .e = e };
+	struct rm rm = { .display = display ? display : name, .e = e, .stop = stop };
 
 	if (ret_stats)
 		*ret_stats = (struct iso_rm_stats){ 0 };
@@ -719,8 +738,15 @@ int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_s
 	return rm.first;
 }
 
+int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_stats *ret_stats,
+	       struct iso_err *e)
+{
+	return rmtree_stoppable(dirfd, name, display, ret_stats, NULL, e);
+}
+
 /* Remove one entry of the top directory: a directory through iso_rmtree, else unlink. */
-static int remove_top_entry(int top_fd, const char *name, const char *display, struct iso_err *e)
+static int remove_top_entry(int top_fd, const char *name, const char *display,
+			    const struct iso_rm_stop *stop, struct iso_err *e)
 {
 	char path[PATH_MAX + 256];
 	struct stat st;
@@ -729,7 +755,7 @@ static int remove_top_entry(int top_fd, const char *name, const char *display, s
 	if (fstatat(top_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : iso_err_set(e, errno, "stat '%s'", path);
 	if (S_ISDIR(st.st_mode))
-		return iso_rmtree(top_fd, name, path, NULL, e);
+		return rmtree_stoppable(top_fd, name, path, NULL, stop, e);
 	if (unlinkat(top_fd, name, 0) < 0 && errno != ENOENT)
 		return iso_err_set(e, errno, "unlink '%s'", path);
 	return 0;
@@ -745,7 +771,7 @@ static bool is_last(const char *name, const char *const *last)
 
 /* Every entry of top_fd except `last`; keeps going, returns the first failure. */
 static int remove_all_but(int top_fd, const char *const *last, const char *display,
-			  struct iso_err *e)
+			  const struct iso_rm_stop *stop, struct iso_err *e)
 {
 	struct iso_err mine = { 0 };
 	struct dirent *d;
@@ -767,7 +793,16 @@ static int remove_all_but(int top_fd, const char *const *last, const char *displ
 
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") || is_last(d->d_name, last))
 			continue;
-		r = remove_top_entry(top_fd, d->d_name, display, first ? &mine : e);
+		r = remove_top_entry(top_fd, d->d_name, display, stop, first ? &mine : e);
+		if (r == -ECANCELED || (stop && stop->fn && stop->fn(stop->arg))) {
+			if (r != -ECANCELED)
+				r = iso_err_set(e, ECANCELED, "remove '%s': stopped", display);
+			else if (first)
+				*e = mine;
+			e->errnum = 0;
+			first = -ECANCELED;
+			break;
+		}
 		if (r < 0 && !first)
 			first = r;
 	}
@@ -778,14 +813,14 @@ static int remove_all_but(int top_fd, const char *const *last, const char *displ
 }
 
 int iso_rmtree_last(int dirfd, const char *name, int top_fd, const char *const *last,
-		    const char *display, struct iso_err *e)
+		    const char *display, const struct iso_rm_stop *stop, struct iso_err *e)
 {
 	int r;
 
 	/* ours: the command may have taken away our own write or search permission */
 	if (fchmod(top_fd, 0700) < 0)
 		return iso_err_set(e, errno, "chmod '%s'", display);
-	r = remove_all_but(top_fd, last, display, e);
+	r = remove_all_but(top_fd, last, display, stop, e);
 	if (r < 0)
 		return r; /* the records stay: the tree can be judged and collected later */
 	for (; *last; last++)

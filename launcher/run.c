@@ -598,10 +598,33 @@ static bool tree_gone_or_foreign(const struct iso_tree *tree, struct iso_outcome
 	return true;
 }
 
+/*
+ * Asked now and then while the tree is removed: a SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT then cancels the run (128+N, as at any other time) and stops the
+ * removal; the rest of the tree is retained with its records, for gc.
+ */
+static bool teardown_cancelled(void *arg)
+{
+	struct sup *s = arg;
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
+			if (!s->out->cancelled_by)
+				s->out->cancelled_by = sig;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void teardown(struct sup *s, struct iso_tree *tree)
 {
 	struct iso_outcome *out = s->out;
 	struct iso_err e = { 0 };
+	struct iso_rm_stop stop = { teardown_cancelled, s };
 	char why[sizeof(out->tree_reason)];
 	uint64_t t;
 	int r;
@@ -620,11 +643,22 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
 		return;
 	}
-	r = iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, &e);
+	if (s->o->verbosity > 0)
+		fprintf(stderr, "isorun: removing %s\n", tree->path);
+	r = iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, &stop,
+			    &e);
 	out->timing.removal = lap(&t);
 	/* deleted or moved by someone else while we removed it: say so, not the failure */
 	if (r < 0 && tree_gone_or_foreign(tree, out))
 		return;
+	if (r == -ECANCELED) {
+		char sig[32];
+		out->tree_state = ISO_TREE_RETAINED;
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "removal stopped by %s; the rest of the tree stays",
+			 iso_signal_name(out->cancelled_by, sig, sizeof(sig)));
+		return;
+	}
 	if (r < 0) {
 		char buf[400];
 		out->tree_state = ISO_TREE_RETAINED;
@@ -633,6 +667,8 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 		return;
 	}
 	out->tree_state = ISO_TREE_REMOVED;
+	/* a signal in the last stretch of the removal still cancels: 128+N, never swallowed */
+	(void)teardown_cancelled(s);
 }
 
 /* `path`, under the watched directory `canon` (canonical), is the tree or holds it. */

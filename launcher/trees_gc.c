@@ -77,5 +77,5 @@ int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *
 	if (held.st_dev != now.st_dev || held.st_ino != now.st_ino)
 		return iso_err_set(e, 0, "'%s' was replaced while gc examined it", v->path);
 	/* a gc that fails midway leaves a tree the next gc can still judge */
-	return iso_rmtree_last(user_fd, v->name, v->fd, iso_tree_records, v->path, e);
+	return iso_rmtree_last(user_fd, v->name, v->fd, iso_tree_records, v->path, NULL, e);
 }

@@ -168,3 +168,35 @@ open("leaf", "w").write("x")'
 	[[ "$output" == *"gone"* ]]
 	[[ "$output" != *"still-there"* ]]
 }
+
+@test "SIGTERM while a large tree is removed stops the removal: 143, cancelled_by, the rest retained and collectable" {
+	require python3 python3 -c 'pass'
+	# isorun -v says when removal starts: the signal is sent on that line, not after a delay
+	{
+		"$ISORUN" --no-config --root "$R" -v --report "$W/r.json" -- python3 -c '
+import os
+d = os.environ["TMPDIR"]
+for i in range(100000):
+    os.close(os.open("%s/f%d" % (d, i), os.O_CREAT | os.O_WRONLY, 0o600))
+' 2>&1 >/dev/null &
+		echo $! >"$W/iso.pid"
+		rc=0
+		wait $! || rc=$?
+		echo "$rc" >"$W/rc"
+	} | while IFS= read -r line; do
+		echo "$line"
+		case $line in
+		"isorun: removing "*) kill -TERM "$(cat "$W/iso.pid")" ;;
+		esac
+	done >"$W/err"
+	cat "$W/err"
+	[ "$(cat "$W/rc")" -eq 143 ]
+	grep -q '"cancelled_by": "SIGTERM"' "$W/r.json"
+	grep -q '"state": "retained"' "$W/r.json"
+	tree=$(the_tree)
+	grep -q "namespace retained at $tree: removal stopped by SIGTERM; the rest of the tree stays" "$W/err"
+	[ -f "$tree/owner" ]
+	run "$ISORUN" gc --root "$R"
+	[ "$status" -eq 0 ]
+	assert_no_tree
+}
