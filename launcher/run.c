@@ -620,6 +620,28 @@ static bool teardown_cancelled(void *arg)
 	return false;
 }
 
+/*
+ * A setup that failed after the tree was made: remove it with the descriptors
+ * set aside for this, and say `removed` only when it is.  What stays keeps its
+ * records, so gc can take it.
+ */
+static void remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome *out)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	iso_tree_release_reserve(tree);
+	if (iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, NULL,
+			    &e) == 0) {
+		out->tree_state = ISO_TREE_REMOVED;
+		return;
+	}
+	out->tree_state = ISO_TREE_RETAINED;
+	snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
+		 iso_err_format(&e, buf, sizeof(buf)));
+	fprintf(stderr, "isorun: namespace retained at %s: %s\n", tree->path, out->tree_reason);
+}
+
 static void teardown(struct sup *s, struct iso_tree *tree)
 {
 	struct iso_outcome *out = s->out;
@@ -643,6 +665,7 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
 		return;
 	}
+	iso_tree_release_reserve(tree);
 	if (s->o->verbosity > 0)
 		fprintf(stderr, "isorun: removing %s\n", tree->path);
 	r = iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, &stop,
@@ -1184,11 +1207,8 @@ exec_failed:
 
 setup_failed_tree:
 	/* nothing of a failed setup stays behind */
-	if (tree.fd >= 0) {
-		struct iso_err ignored = { 0 };
-		(void)iso_rmtree(tree.user_fd, tree.id, tree.path, NULL, &ignored);
-		out.tree_state = ISO_TREE_REMOVED;
-	}
+	if (tree.fd >= 0)
+		remove_after_setup_failure(&tree, &out);
 setup_failed:
 	print_setup_error(&e);
 	out.exit = code = ISO_EXIT_SETUP;

@@ -200,3 +200,32 @@ for i in range(100000):
 	[ "$status" -eq 0 ]
 	assert_no_tree
 }
+
+@test "a low descriptor limit at setup: the run works or fails 125 naming the cause, and nothing stays behind" {
+	require prlimit prlimit --nofile=64:64 true
+	local n mode rc left
+	for mode in "" --pidns; do
+		for n in $(seq 4 40); do
+			rm -f "$W/r.json"
+			rc=0
+			prlimit --nofile="$n:$n" "$ISORUN" --no-config --root "$R" $mode --report "$W/r.json" -- true >/dev/null 2>"$W/err" || rc=$?
+			left=$(find "$U" -mindepth 1 -maxdepth 1 2>/dev/null || true)
+			# the dynamic loader failing before isorun runs (bats holds a few fds too)
+			if [ "$rc" -eq 127 ] && grep -q 'error while loading shared libraries' "$W/err"; then
+				continue
+			fi
+			if [ "$rc" -ne 0 ] && [ "$rc" -ne 125 ] || [ -n "$left" ]; then
+				echo "limit $n $mode: exit $rc, left: $left" >&2
+				cat "$W/err" >&2
+				return 1
+			fi
+			if [ "$rc" -eq 125 ]; then
+				# the cause, then the verdict: nothing else
+				[ "$(wc -l <"$W/err")" -eq 2 ]
+				grep -q 'Too many open files\|descriptor limit' "$W/err"
+				# never `removed` for a tree that is still there (checked above: none is)
+				! grep -q '"state": "retained"' "$W/r.json"
+			fi
+		done
+	done
+}
