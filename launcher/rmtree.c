@@ -20,9 +20,12 @@
 #include "launcher/cleanup.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -99,7 +102,12 @@ struct rm {
 	struct names noted_names;
 	struct idset failed;
 	struct iso_rm_stats st;
+	const struct iso_rm_stop *stop; /* may be NULL */
+	unsigned long seen;		/* entries looked at, to ask `stop` now and then */
 };
+
+/* Asking costs a system call: once per STOP_EVERY entries is prompt enough. */
+#define STOP_EVERY 64
 
 /* The current directory. */
 struct cur {
@@ -425,6 +433,15 @@ do_unlink:
  * and noting directories with contents.  Returns how many were noted (0:
  * nothing is left here but failures), or -FATAL.
  */
+static bool stop_asked(struct rm *rm)
+{
+	if (!rm->stop || !rm->stop->fn || ++rm->seen % STOP_EVERY || !rm->stop->fn(rm->stop->arg))
+		return false;
+	rm->first = 0; /* the stop is what the caller must hear about */
+	fail(rm, ECANCELED, "remove", rm->depth, NULL, ": stopped");
+	return true;
+}
+
 static int pass(struct rm *rm, struct cur *c)
 {
 	struct dirent *de;
@@ -462,6 +479,10 @@ static int pass(struct rm *rm, struct cur *c)
 			continue;
 		if (idset_has(&rm->failed, rm->dev, de->d_ino))
 			continue;
+		if (stop_asked(rm)) {
+			noted = -FATAL;
+			break;
+		}
 		r = remove_entry(rm, c, de->d_name, de->d_ino, de->d_type, &stx);
 		if (r == FATAL) {
 			noted = -FATAL;
@@ -695,10 +716,11 @@ stop:
 	close(c.fd);
 }
 
-int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_stats *ret_stats,
-	       struct iso_err *e)
+static int rmtree_stoppable(int dirfd, const char *name, const char *display,
+			    struct iso_rm_stats *ret_stats, const struct iso_rm_stop *stop,
+			    struct iso_err *e)
 {
-	struct rm rm = { .display = display ? display : name, .e = e };
+	struct rm rm = { .display = display ? display : name, .e = e, .stop = stop };
 
 	if (ret_stats)
 		*ret_stats = (struct iso_rm_stats){ 0 };
@@ -714,4 +736,97 @@ int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_s
 	if (ret_stats)
 		*ret_stats = rm.st;
 	return rm.first;
+}
+
+int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_stats *ret_stats,
+	       struct iso_err *e)
+{
+	return rmtree_stoppable(dirfd, name, display, ret_stats, NULL, e);
+}
+
+/* Remove one entry of the top directory: a directory through iso_rmtree, else unlink. */
+static int remove_top_entry(int top_fd, const char *name, const char *display,
+			    const struct iso_rm_stop *stop, struct iso_err *e)
+{
+	char path[PATH_MAX + 256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", display, name);
+	if (fstatat(top_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : iso_err_set(e, errno, "stat '%s'", path);
+	if (S_ISDIR(st.st_mode))
+		return rmtree_stoppable(top_fd, name, path, NULL, stop, e);
+	if (unlinkat(top_fd, name, 0) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "unlink '%s'", path);
+	return 0;
+}
+
+static bool is_last(const char *name, const char *const *last)
+{
+	for (; *last; last++)
+		if (!strcmp(name, *last))
+			return true;
+	return false;
+}
+
+/* Every entry of top_fd except `last`; keeps going, returns the first failure. */
+static int remove_all_but(int top_fd, const char *const *last, const char *display,
+			  const struct iso_rm_stop *stop, struct iso_err *e)
+{
+	struct iso_err mine = { 0 };
+	struct dirent *d;
+	DIR *dir;
+	int fd, first = 0;
+
+	fd = openat(top_fd, ".", DIR_OPEN_FLAGS);
+	if (fd < 0)
+		return iso_err_set(e, errno, "open '%s'", display);
+	dir = fdopendir(fd);
+	if (!dir) {
+		int r = iso_err_set(e, errno, "open '%s'", display);
+		close(fd);
+		return r;
+	}
+	/* the command is gone and nothing holds the tree: nobody adds entries meanwhile */
+	while ((errno = 0, d = readdir(dir))) {
+		int r;
+
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") || is_last(d->d_name, last))
+			continue;
+		r = remove_top_entry(top_fd, d->d_name, display, stop, first ? &mine : e);
+		if (r == -ECANCELED || (stop && stop->fn && stop->fn(stop->arg))) {
+			if (r != -ECANCELED)
+				r = iso_err_set(e, ECANCELED, "remove '%s': stopped", display);
+			else if (first)
+				*e = mine;
+			e->errnum = 0;
+			first = -ECANCELED;
+			break;
+		}
+		if (r < 0 && !first)
+			first = r;
+	}
+	if (errno && !first)
+		first = iso_err_set(e, errno, "read '%s'", display);
+	closedir(dir);
+	return first;
+}
+
+int iso_rmtree_last(int dirfd, const char *name, int top_fd, const char *const *last,
+		    const char *display, const struct iso_rm_stop *stop, struct iso_err *e)
+{
+	int r;
+
+	/* ours: the command may have taken away our own write or search permission */
+	if (fchmod(top_fd, 0700) < 0)
+		return iso_err_set(e, errno, "chmod '%s'", display);
+	r = remove_all_but(top_fd, last, display, stop, e);
+	if (r < 0)
+		return r; /* the records stay: the tree can be judged and collected later */
+	for (; *last; last++)
+		if (unlinkat(top_fd, *last, 0) < 0 && errno != ENOENT)
+			return iso_err_set(e, errno, "unlink '%s/%s'", display, *last);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "rmdir '%s'", display);
+	return 0;
 }

@@ -9,6 +9,8 @@
 #ifndef ISO_RMTREE_H
 #define ISO_RMTREE_H
 
+#include <stdbool.h>
+
 #include "launcher/err.h"
 
 struct iso_rm_stats {
@@ -44,5 +46,25 @@ struct iso_rm_stats {
  */
 int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_stats *ret_stats,
 	       struct iso_err *e);
+
+/*
+ * Asked between entries (every few dozen) during removal: true stops it at once,
+ * leaving the rest in place; the removal then fails with -ECANCELED and the
+ * message "remove '<dir>': stopped".
+ */
+struct iso_rm_stop {
+	bool (*fn)(void *arg);
+	void *arg;
+};
+
+/*
+ * Remove the directory `name` (relative to dirfd), already open as top_fd, with
+ * the NULL-terminated names `last` removed last: when anything else fails, they
+ * are all still there (isorun's own records: a tree that stays can then still
+ * be judged and collected).  `stop` may be NULL.  Same conventions as
+ * iso_rmtree otherwise.
+ */
+int iso_rmtree_last(int dirfd, const char *name, int top_fd, const char *const *last,
+		    const char *display, const struct iso_rm_stop *stop, struct iso_err *e);
 
 #endif

@@ -686,10 +686,119 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 			 names[0]);
 }
 
+enum tree_whereabouts { TREE_HERE, TREE_GONE, TREE_MOVED, TREE_REPLACED };
+
+/*
+ * Is the tree still the directory isorun made, at its path?  The command may
+ * have deleted it (gone is gone: nothing left to remove), renamed it, or put
+ * something else at its path; those two are not ours to remove.  Identity is
+ * the (dev, ino) of the directory fd held since creation, not the path.
+ */
+static enum tree_whereabouts tree_whereabouts(const struct iso_tree *tree)
+{
+	struct stat held, at_path;
+
+	if (fstat(tree->fd, &held) < 0)
+		return TREE_HERE; /* cannot tell: let the removal find out and say why */
+	if (fstatat(tree->user_fd, tree->id, &at_path, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return TREE_HERE;
+		/* a deleted directory has no links left; a renamed one still has its own */
+		return held.st_nlink == 0 ? TREE_GONE : TREE_MOVED;
+	}
+	if (at_path.st_dev != held.st_dev || at_path.st_ino != held.st_ino)
+		return TREE_REPLACED; /* even if ours is gone: what is there now is not ours */
+	return TREE_HERE;
+}
+
+/*
+ * Settles the outcome when the tree is no longer isorun's to remove: gone is
+ * removed (exit unchanged); moved or replaced is retained, a finding, with
+ * where it went when that can be told.  Returns false when the tree is here.
+ */
+static bool tree_gone_or_foreign(const struct iso_tree *tree, struct iso_outcome *out)
+{
+	char fdpath[64], where[PATH_MAX];
+	ssize_t n;
+
+	switch (tree_whereabouts(tree)) {
+	case TREE_HERE:
+		return false;
+	case TREE_GONE:
+		out->tree_state = ISO_TREE_REMOVED;
+		return true;
+	case TREE_REPLACED:
+		out->tree_state = ISO_TREE_RETAINED;
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "the tree was replaced by something else at its path; "
+			 "not removed, not isorun's");
+		return true;
+	case TREE_MOVED:
+		break;
+	}
+	out->tree_state = ISO_TREE_RETAINED;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", tree->fd);
+	n = readlink(fdpath, where, sizeof(where) - 1);
+	if (n > 0) {
+		where[n] = '\0';
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "the tree was moved away (now at %.400s); not removed", where);
+	} else {
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "the tree was moved away; not removed");
+	}
+	return true;
+}
+
+/*
+ * Asked now and then while the tree is removed: a SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT then cancels the run (128+N, as at any other time) and stops the
+ * removal; the rest of the tree is retained with its records, for gc.
+ */
+static bool teardown_cancelled(void *arg)
+{
+	struct sup *s = arg;
+	struct signalfd_siginfo si;
+
+	while (read(s->loop.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
+			if (!s->out->cancelled_by)
+				s->out->cancelled_by = sig;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A setup that failed after the tree was made: remove it with the descriptors
+ * set aside for this, and say `removed` only when it is.  What stays keeps its
+ * records, so gc can take it.
+ */
+static void remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome *out)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	iso_tree_release_reserve(tree);
+	if (iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, NULL,
+			    &e) == 0) {
+		out->tree_state = ISO_TREE_REMOVED;
+		return;
+	}
+	out->tree_state = ISO_TREE_RETAINED;
+	snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
+		 iso_err_format(&e, buf, sizeof(buf)));
+	fprintf(stderr, "isorun: namespace retained at %s: %s\n", tree->path, out->tree_reason);
+}
+
 static void teardown(struct sup *s, struct iso_tree *tree)
 {
 	struct iso_outcome *out = s->out;
 	struct iso_err e = { 0 };
+	struct iso_rm_stop stop = { teardown_cancelled, s };
 	char why[sizeof(out->tree_reason)];
 	uint64_t t;
 	int r;
@@ -698,6 +807,8 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 		out->tree_state = ISO_TREE_KEPT;
 		return;
 	}
+	if (tree_gone_or_foreign(tree, out))
+		return;
 	t = now_us();
 	find_obstacle(s, why, sizeof(why));
 	out->timing.scan = lap(&t);
@@ -706,8 +817,23 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
 		return;
 	}
-	r = iso_rmtree(tree->user_fd, tree->id, tree->path, NULL, &e);
+	iso_tree_release_reserve(tree);
+	if (s->o->verbosity > 0)
+		fprintf(stderr, "isorun: removing %s\n", tree->path);
+	r = iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, &stop,
+			    &e);
 	out->timing.removal = lap(&t);
+	/* deleted or moved by someone else while we removed it: say so, not the failure */
+	if (r < 0 && tree_gone_or_foreign(tree, out))
+		return;
+	if (r == -ECANCELED) {
+		char sig[32];
+		out->tree_state = ISO_TREE_RETAINED;
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "removal stopped by %s; the rest of the tree stays",
+			 iso_signal_name(out->cancelled_by, sig, sizeof(sig)));
+		return;
+	}
 	if (r < 0) {
 		char buf[400];
 		out->tree_state = ISO_TREE_RETAINED;
@@ -716,6 +842,8 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 		return;
 	}
 	out->tree_state = ISO_TREE_REMOVED;
+	/* a signal in the last stretch of the removal still cancels: 128+N, never swallowed */
+	(void)teardown_cancelled(s);
 }
 
 /* `path`, under the watched directory `canon` (canonical), is the tree or holds it. */
@@ -1286,11 +1414,8 @@ static int fail_before_start(struct sup *s, const struct iso_err *e)
 {
 	struct iso_outcome *out = s->out;
 
-	if (s->tree.fd >= 0) {
-		struct iso_err ignored = { 0 };
-		(void)iso_rmtree(s->tree.user_fd, s->tree.id, s->tree.path, NULL, &ignored);
-		out->tree_state = ISO_TREE_REMOVED;
-	}
+	if (s->tree.fd >= 0)
+		remove_after_setup_failure(&s->tree, out);
 	print_setup_error(s->o, e);
 	out->exit = ISO_EXIT_SETUP;
 	fprintf(stderr, "isorun: FAILED (exit %d): setup failed before the command ran\n",

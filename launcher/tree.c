@@ -19,6 +19,9 @@
 #include "launcher/rmtree.h"
 #include "launcher/text.h"
 
+/* the lock last: whoever finds the owner record finds it locked or takeable */
+const char *const iso_tree_records[] = { ISO_TREE_OUTCOME, ISO_TREE_OWNER, ISO_TREE_LOCK, NULL };
+
 static const char *const vars_home[] = { "HOME", "USERPROFILE", NULL };
 static const char *const vars_tmp[] = { "TMPDIR", "TMP", "TEMP", NULL };
 static const char *const vars_cache[] = { "XDG_CACHE_HOME", NULL };
@@ -201,14 +204,47 @@ static int populate(struct iso_tree *t, char *const *argv, struct iso_err *e)
 	return write_owner(t, argv, e);
 }
 
+void iso_tree_release_reserve(struct iso_tree *t)
+{
+	for (int i = 0; i < ISO_TREE_RESERVE; i++) {
+		if (t->reserve[i] > 0)
+			close(t->reserve[i]);
+		t->reserve[i] = 0;
+	}
+}
+
+/* Before anything exists: a limit too low to remove a tree refuses to make one. */
+static int take_reserve(struct iso_tree *t, struct iso_err *e)
+{
+	for (int i = 0; i < ISO_TREE_RESERVE; i++) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			int r = iso_err_set(e, errno,
+					    "set aside descriptors to remove the tree with "
+					    "(the descriptor limit is too low)");
+			iso_tree_release_reserve(t);
+			return r;
+		}
+		t->reserve[i] = fd;
+	}
+	return 0;
+}
+
 int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e)
 {
 	int r;
 
 	t->user_fd = t->fd = t->lock_fd = -1;
-	r = iso_tree_open_user_dir(root, true, t->user_path, sizeof(t->user_path), e);
+	memset(t->reserve, 0, sizeof(t->reserve));
+	r = take_reserve(t, e);
 	if (r < 0)
 		return r;
+	r = iso_tree_open_user_dir(root, true, t->user_path, sizeof(t->user_path), e);
+	if (r < 0) {
+		iso_tree_release_reserve(t);
+		return r;
+	}
 	t->user_fd = r;
 	for (int attempt = 0;; attempt++) {
 		r = make_id(t->id, sizeof(t->id), e);
@@ -238,6 +274,7 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 		if (t->fd >= 0)
 			close(t->fd);
 		t->lock_fd = t->fd = -1;
+		iso_tree_release_reserve(t);
 		(void)iso_rmtree(t->user_fd, t->id, t->path, NULL, NULL);
 	}
 	return r;
@@ -306,7 +343,10 @@ void iso_tree_record_outcome(struct iso_tree *t, const struct iso_outcome *out, 
 	char buf[400];
 	int r;
 
-	if (t->fd < 0)
+	struct stat st;
+
+	/* a tree the command deleted (or replaced) has no place for a record */
+	if (t->fd < 0 || (fstat(t->fd, &st) == 0 && st.st_nlink == 0))
 		return;
 	if (out->tree_state == ISO_TREE_KEPT)
 		r = write_state(t, "kept", shell ? "isorun shell" : "--keep", &e);
@@ -322,6 +362,7 @@ void iso_tree_record_outcome(struct iso_tree *t, const struct iso_outcome *out, 
 
 void iso_tree_close(struct iso_tree *t)
 {
+	iso_tree_release_reserve(t);
 	if (t->lock_fd >= 0)
 		close(t->lock_fd);
 	if (t->fd >= 0)

@@ -9,6 +9,9 @@
 
 #include "launcher/err.h"
 
+/* Descriptors a removal needs beyond the tree's own (a listing, a level, its dup, the next). */
+#define ISO_TREE_RESERVE 4
+
 /* The directories the command sees, and the variables that point at them. */
 struct iso_tree_dir {
 	const char *sub;
@@ -20,6 +23,12 @@ struct iso_tree {
 	int user_fd; /* $ROOT/isorun-$UID, verified */
 	int fd;	     /* the invocation's directory */
 	int lock_fd; /* flock'ed for the whole run */
+	/*
+	 * Descriptors set aside at creation (on /dev/null) and given back just
+	 * before removal: a run that hit the descriptor limit can still remove its
+	 * tree.  0 when not held (fd 0 is always taken).
+	 */
+	int reserve[ISO_TREE_RESERVE];
 	char id[64];
 	char path[PATH_MAX]; /* absolute */
 	char user_path[PATH_MAX];
@@ -46,6 +55,8 @@ int iso_tree_open_user_dir(const char *root, bool create, char *path, size_t len
 #define ISO_TREE_OWNER	 "owner"
 #define ISO_TREE_LOCK	 "lock"
 #define ISO_TREE_OUTCOME "outcome" /* JSON {"state": "kept"|"retained", "reason": "..."} */
+/* isorun's own records, in the order a removal deletes them, after everything else. */
+extern const char *const iso_tree_records[];
 
 /*
  * Create and verify $root/isorun-$UID (ours, a real directory, not group or world
@@ -63,6 +74,8 @@ int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e);
  */
 struct iso_outcome;
 void iso_tree_record_outcome(struct iso_tree *t, const struct iso_outcome *out, bool shell);
+/* Give back the reserved descriptors, so that the removal that follows has them. */
+void iso_tree_release_reserve(struct iso_tree *t);
 void iso_tree_close(struct iso_tree *t);
 
 #endif

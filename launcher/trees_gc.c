@@ -12,6 +12,7 @@
 #include "launcher/treeid.h"
 #include "launcher/proc.h"
 #include "launcher/rmtree.h"
+#include "launcher/tree.h"
 #include "launcher/trees.h"
 
 /* The first holder, in teardown's words; or why holders could not be ruled out. */
@@ -79,5 +80,6 @@ int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *
 		return iso_err_set(e, errno, "stat '%s'", v->path);
 	if (held.st_dev != now.st_dev || held.st_ino != now.st_ino)
 		return iso_err_set(e, 0, "'%s' was replaced while gc examined it", v->path);
-	return iso_rmtree(user_fd, v->name, v->path, NULL, e);
+	/* a gc that fails midway leaves a tree the next gc can still judge */
+	return iso_rmtree_last(user_fd, v->name, v->fd, iso_tree_records, v->path, NULL, e);
 }

@@ -108,3 +108,124 @@ open("leaf", "w").write("x")'
 	[ "$(cat "$tree/home/f")" = hi ]
 	force_remove "$tree"
 }
+
+@test "a command that deletes its own tree ends 0, the tree counted as removed" {
+	run --separate-stderr iso --report "$W/r.json" -- sh -c 'rm -rf "$ISORUN_NAMESPACE"'
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"retained"* ]]
+	grep -q '"state": "removed"' "$W/r.json"
+	assert_no_tree
+}
+
+@test "a command that deletes only part of its tree (its owner record, tmp) still gets it removed" {
+	run iso -- sh -c 'rm -f "$ISORUN_NAMESPACE/owner" && rm -rf "$ISORUN_NAMESPACE/tmp" && ln -s / "$ISORUN_NAMESPACE/tmp"'
+	[ "$status" -eq 0 ]
+	assert_no_tree
+	# the symlink was removed, not followed
+	[ -d /etc ]
+}
+
+@test "a tree moved away by the command is retained where it went, not removed, exit 122" {
+	run --separate-stderr iso --report "$W/r.json" -- sh -c "mv \"\$ISORUN_NAMESPACE\" $W/moved"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"namespace retained at $U/"*": the tree was moved away (now at $W/moved); not removed"* ]]
+	grep -q '"state": "retained"' "$W/r.json"
+	[ -f "$W/moved/owner" ]
+	force_remove "$W/moved"
+}
+
+@test "a directory put at the tree's path by the command is not removed, exit 122" {
+	run --separate-stderr iso -- sh -c 'rm -rf "$ISORUN_NAMESPACE" && mkdir "$ISORUN_NAMESPACE" && touch "$ISORUN_NAMESPACE/theirs"'
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"the tree was replaced by something else at its path; not removed"* ]]
+	tree=$(the_tree)
+	[ -f "$tree/theirs" ]
+	force_remove "$tree"
+}
+
+@test "a tree retained after a failed removal keeps its records, and gc removes it once the obstacle is gone" {
+	require "user+mount namespaces" unshare -Urm true
+	# the obstacle is a mount inside the tree, made and later lifted in one mount namespace
+	run --separate-stderr unshare -Urm sh -c "
+		mount --make-rprivate / || exit 90
+		$ISORUN --no-config --root $R -- sh -c 'mkdir \"\$HOME/mnt\" && mount -t tmpfs none \"\$HOME/mnt\" && touch \"\$HOME/other\"'
+		echo rc=\$?
+		tree=\$(find $R -mindepth 2 -maxdepth 2 -type d)
+		echo tree=\$tree
+		ls \"\$tree\" | tr '\n' ' '; echo
+		$ISORUN ls --root $R
+		umount \"\$tree/home/mnt\" || exit 91
+		$ISORUN gc --root $R
+		echo gc=\$?
+		[ -e \"\$tree\" ] && echo still-there || echo gone"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rc=122"* ]]
+	# isorun's own records are what stays, so the tree can be judged later
+	[[ "$output" == *"lock"*"outcome"*"owner"* ]]
+	[[ "$output" != *"owner record: missing"* ]]
+	[[ "$output" == *"retained"* ]]
+	[[ "$output" == *"gc=0"* ]]
+	[[ "$output" == *"gone"* ]]
+	[[ "$output" != *"still-there"* ]]
+}
+
+@test "SIGTERM while a large tree is removed stops the removal: 143, cancelled_by, the rest retained and collectable" {
+	require python3 python3 -c 'pass'
+	# isorun -v says when removal starts: the signal is sent on that line, not after a delay
+	{
+		"$ISORUN" --no-config --root "$R" -v --report "$W/r.json" -- python3 -c '
+import os
+d = os.environ["TMPDIR"]
+for i in range(100000):
+    os.close(os.open("%s/f%d" % (d, i), os.O_CREAT | os.O_WRONLY, 0o600))
+' 2>&1 >/dev/null &
+		echo $! >"$W/iso.pid"
+		rc=0
+		wait $! || rc=$?
+		echo "$rc" >"$W/rc"
+	} | while IFS= read -r line; do
+		echo "$line"
+		case $line in
+		"isorun: removing "*) kill -TERM "$(cat "$W/iso.pid")" ;;
+		esac
+	done >"$W/err"
+	cat "$W/err"
+	[ "$(cat "$W/rc")" -eq 143 ]
+	grep -q '"cancelled_by": "SIGTERM"' "$W/r.json"
+	grep -q '"state": "retained"' "$W/r.json"
+	tree=$(the_tree)
+	grep -q "namespace retained at $tree: removal stopped by SIGTERM; the rest of the tree stays" "$W/err"
+	[ -f "$tree/owner" ]
+	run "$ISORUN" gc --root "$R"
+	[ "$status" -eq 0 ]
+	assert_no_tree
+}
+
+@test "a low descriptor limit at setup: the run works or fails 125 naming the cause, and nothing stays behind" {
+	require prlimit prlimit --nofile=64:64 true
+	local n mode rc left
+	for mode in "" --pidns; do
+		for n in $(seq 4 40); do
+			rm -f "$W/r.json"
+			rc=0
+			prlimit --nofile="$n:$n" "$ISORUN" --no-config --root "$R" $mode --report "$W/r.json" -- true >/dev/null 2>"$W/err" || rc=$?
+			left=$(find "$U" -mindepth 1 -maxdepth 1 2>/dev/null || true)
+			# the dynamic loader failing before isorun runs (bats holds a few fds too)
+			if [ "$rc" -eq 127 ] && grep -q 'error while loading shared libraries' "$W/err"; then
+				continue
+			fi
+			if [ "$rc" -ne 0 ] && [ "$rc" -ne 125 ] || [ -n "$left" ]; then
+				echo "limit $n $mode: exit $rc, left: $left" >&2
+				cat "$W/err" >&2
+				return 1
+			fi
+			if [ "$rc" -eq 125 ]; then
+				# the cause, then the verdict: nothing else
+				[ "$(wc -l <"$W/err")" -eq 2 ]
+				grep -q 'Too many open files\|descriptor limit' "$W/err"
+				# never `removed` for a tree that is still there (checked above: none is)
+				! grep -q '"state": "retained"' "$W/r.json"
+			fi
+		done
+	done
+}

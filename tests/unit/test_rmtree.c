@@ -614,6 +614,42 @@ static void test_keeps_going_reports_first(void **state)
 	cleanup_after_child(fx);
 }
 
+static const char *const records[] = { "outcome", "owner", "lock", NULL };
+
+static bool always_stop(void *arg)
+{
+	(*(int *)arg)++;
+	return true;
+}
+
+/* Records go last: a removal that stops (or fails) midway leaves them all. */
+static void test_last_names_stay_when_stopped(void **state)
+{
+	struct fx *fx = *state;
+	struct iso_err e = { 0 };
+	int asked = 0;
+	struct iso_rm_stop stop = { always_stop, &asked };
+	int t = mk_dir(fx->fd, "t"), d = mk_dir(t, "home");
+	char name[16];
+
+	for (int i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		mk_file(d, name);
+	}
+	close(d);
+	for (const char *const *r = records; *r; r++)
+		mk_file(t, *r);
+	assert_int_equal(iso_rmtree_last(fx->fd, "t", t, records, "T", &stop, &e), -ECANCELED);
+	assert_true(asked > 0);
+	assert_non_null(strstr(e.msg, "stopped"));
+	for (const char *const *r = records; *r; r++)
+		assert_true(exists(t, *r));
+	/* what is left is removed by a later call without a stop */
+	assert_int_equal(iso_rmtree_last(fx->fd, "t", t, records, "T", NULL, &e), 0);
+	assert_false(exists(fx->fd, "t"));
+	close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -627,6 +663,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mount_point_not_entered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_mount_not_entered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keeps_going_reports_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_last_names_stay_when_stopped, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
