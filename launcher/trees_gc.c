@@ -69,6 +69,7 @@ bool iso_tree_judge(const struct iso_tree_view *v, char *why, size_t len)
 
 int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *e)
 {
+	_cleanup_close_ int top = -1;
 	struct stat held, now;
 
 	if (v->fd < 0 || v->lock_fd < 0 || v->lock != ISO_LOCK_TAKEN)
@@ -80,6 +81,21 @@ int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *
 		return iso_err_set(e, errno, "stat '%s'", v->path);
 	if (held.st_dev != now.st_dev || held.st_ino != now.st_ino)
 		return iso_err_set(e, 0, "'%s' was replaced while gc examined it", v->path);
+	/*
+	 * ls and gc hold the tree O_PATH only (never a holder of a live run); the removal
+	 * needs a directory it can read and chmod: the same one, reopened through it.
+	 */
+	top = openat(v->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (top < 0 && errno == EACCES) {
+		/* ours, its search permission taken away by the command: give it back */
+		char self[64];
+
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", v->fd);
+		if (chmod(self, 0700) == 0)
+			top = openat(v->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (top < 0)
+		return iso_err_set(e, errno, "open '%s'", v->path);
 	/* a gc that fails midway leaves a tree the next gc can still judge */
-	return iso_rmtree_last(user_fd, v->name, v->fd, iso_tree_records, v->path, NULL, e);
+	return iso_rmtree_last(user_fd, v->name, top, iso_tree_records, v->path, NULL, e);
 }
