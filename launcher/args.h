@@ -7,51 +7,7 @@
 #include <stdint.h>
 
 #include "launcher/err.h"
-
-struct iso_strv {
-	char **v;
-	size_t n;
-};
-
-enum iso_verdict_mode { ISO_FAIL, ISO_WARN, ISO_IGNORE };
-
-/* --pass-fd: distinct descriptors the command may get (the child sorts them on its stack) */
-#define ISO_PASS_FD_MAX 64
-enum { ISO_PIDNS_OFF, ISO_PIDNS_ON, ISO_PIDNS_TRY };
-
-/* The settings of a run, by their long option name: the keys of isorun.conf too. */
-enum iso_key {
-	ISO_K_ROOT,
-	ISO_K_KEEP,
-	ISO_K_ENV_DIR,
-	ISO_K_CLEARENV,
-	ISO_K_SETENV,
-	ISO_K_UNSETENV,
-	ISO_K_KEEP_ENV,
-	ISO_K_CHDIR,
-	ISO_K_PASS_FD,
-	ISO_K_WATCH,
-	ISO_K_RESIDUE,
-	ISO_K_TIMEOUT,
-	ISO_K_STOP_SIGNAL,
-	ISO_K_GRACE,
-	ISO_K_SETTLE,
-	ISO_K_LEAKS,
-	ISO_K_REPORT,
-	ISO_K_FINDING_EXIT,
-	ISO_K_PIDNS,
-	ISO_K_MAP_ROOT,
-	ISO_K_CAP_KEEP,
-	ISO_K_NET,
-	ISO_K_PRIVATE_TMP,
-	ISO_K_PROTECT_HOME,
-	ISO_K_WRITABLE,
-	ISO_K_POLICY,
-	ISO_K_POLICY_MODE,
-	ISO_K_QUIET,
-	ISO_K_VERBOSE,
-	ISO_N_KEYS,
-};
+#include "launcher/opts.h"
 
 enum iso_key_kind {
 	ISO_KIND_VALUE, /* replaced by a later setting */
@@ -70,74 +26,7 @@ extern const struct iso_key_info iso_keys[ISO_N_KEYS];
 /* The key named `name`, or -1. */
 int iso_key_lookup(const char *name);
 
-/* Where a setting came from: the command line, or a line of opts->config_path. */
-#define ISO_FROM_CLI 0
-
-/* One setting as it was applied, in order; val is NULL for a bare flag. */
-struct iso_setting {
-	enum iso_key key;
-	unsigned line; /* ISO_FROM_CLI or the line in config_path */
-	char *val;
-};
-
-/*
- * How a run was asked for.  Filled by iso_parse_args() from the command line and
- * then by iso_conf_load() (launcher/conf.h) from isorun.conf.  Strings point into
- * argv or into `pool`, which lives as long as the opts.
- */
-struct iso_opts {
-	/* the command line's advice for a module's cause code (an option to use), or NULL */
-	void (*advise)(const struct iso_opts *o, int cause, char *buf, size_t len);
-	const char *root;
-	bool keep;
-	bool clearenv;
-	struct iso_strv env_dirs; /* "VAR=SUB" */
-	struct iso_strv setenv;	  /* "VAR=VAL" */
-	struct iso_strv unsetenv; /* "VAR" */
-	struct iso_strv keep_env; /* "VAR" */
-	struct iso_strv watch;	  /* directories */
-	struct iso_strv writable; /* kept as they are under --protect-home */
-	int *pass_fds;
-	size_t n_pass_fds;
-	const char *chdir;
-	enum iso_verdict_mode residue; /* ISO_FAIL or ISO_WARN */
-	enum iso_verdict_mode leaks;
-	uint64_t timeout_ms; /* 0: none */
-	uint64_t grace_ms;
-	uint64_t settle_ms;
-	int stop_signal;
-	const char *report;
-	int finding_exit;
-	int verbosity;	    /* -1 quiet, 0 normal, 1 verbose */
-	bool shell;	    /* `isorun shell`: interactive, tree kept */
-	const char *policy; /* default|strict|off|FILE */
-	bool policy_log;    /* --policy-mode=log */
-	int pidns;	    /* ISO_PIDNS_* */
-	bool map_root;
-	uint64_t cap_keep; /* bit n: capability n */
-	bool net_isolated;
-	bool private_tmp;
-	int protect_home; /* enum ns_home_mode */
-	char **argv;	  /* the command, NULL-terminated */
-	size_t argc;
-
-	/* isorun.conf: --config FILE (argv), --no-config, the file read (malloc'ed) */
-	const char *config_arg;
-	bool no_config;
-	char *config_path;
-	/* every setting applied, in order: the command line's are replayed over the file */
-	struct iso_setting *settings;
-	size_t n_settings;
-	char **pool; /* strings owned by the opts */
-	size_t n_pool;
-};
-
 enum iso_action { ISO_RUN, ISO_SHOW_HELP, ISO_SHOW_VERSION };
-
-void iso_opts_init(struct iso_opts *o);
-void iso_opts_free(struct iso_opts *o);
-/* Keep `s` (malloc'ed) until iso_opts_free(); returns s, or NULL (and frees it) on ENOMEM. */
-char *iso_opts_keep(struct iso_opts *o, char *s);
 
 /*
  * Apply one setting by its key: the one place that validates a value, for the

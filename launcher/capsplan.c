@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/args.h"
+#include "launcher/opts.h"
 #include "ns/ns.h"
 
 static const char why_host[] = "acts on the whole host";

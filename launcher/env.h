@@ -2,7 +2,7 @@
 #ifndef ISO_ENV_H
 #define ISO_ENV_H
 
-#include "launcher/args.h"
+#include "launcher/opts.h"
 #include "launcher/tree.h"
 
 /*

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "launcher/args.h"
+#include "launcher/opts.h"
 #include "launcher/err.h"
 #include "launcher/spawn.h"
 

@@ -1400,7 +1400,10 @@ static int finish(struct sup *s)
 	if (s->snaps)
 		collect_residue(s->snaps, o->watch.n, out);
 	teardown(s, &s->tree);
-	iso_tree_record_outcome(&s->tree, out, o->shell);
+	if (out->tree_state == ISO_TREE_KEPT)
+		iso_tree_record_state(&s->tree, true, o->shell ? "isorun shell" : "--keep");
+	else if (out->tree_state == ISO_TREE_RETAINED)
+		iso_tree_record_state(&s->tree, false, out->tree_reason);
 	out->duration_ms = (now_us() - s->t_start) / 1000;
 	/* the report before the verdict: a report that could not be written is part of it */
 	out->exit = iso_exit_code(o, out, NULL);

@@ -17,7 +17,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "launcher/args.h"
+#include "launcher/opts.h"
 #include "launcher/cleanup.h"
 #include "launcher/fdpass.h"
 #include "ns/ns.h"

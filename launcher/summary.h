@@ -2,7 +2,7 @@
 #ifndef ISO_SUMMARY_H
 #define ISO_SUMMARY_H
 
-#include "launcher/args.h"
+#include "launcher/opts.h"
 #include "launcher/outcome.h"
 
 /*

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
-#include "launcher/outcome.h"
 #include "launcher/proc.h"
 #include "launcher/rmtree.h"
 #include "launcher/text.h"
@@ -337,24 +336,16 @@ static int write_state(struct iso_tree *t, const char *state, const char *reason
 	return 0;
 }
 
-void iso_tree_record_outcome(struct iso_tree *t, const struct iso_outcome *out, bool shell)
+void iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason)
 {
 	struct iso_err e = { 0 };
-	char buf[400];
-	int r;
-
 	struct stat st;
+	char buf[400];
 
 	/* a tree the command deleted (or replaced) has no place for a record */
 	if (t->fd < 0 || (fstat(t->fd, &st) == 0 && st.st_nlink == 0))
 		return;
-	if (out->tree_state == ISO_TREE_KEPT)
-		r = write_state(t, "kept", shell ? "isorun shell" : "--keep", &e);
-	else if (out->tree_state == ISO_TREE_RETAINED)
-		r = write_state(t, "retained", out->tree_reason, &e);
-	else
-		return;
-	if (r < 0)
+	if (write_state(t, kept ? "kept" : "retained", reason, &e) < 0)
 		fprintf(stderr,
 			"isorun: warning: %s (isorun ls will not show why the tree stayed)\n",
 			iso_err_format(&e, buf, sizeof(buf)));

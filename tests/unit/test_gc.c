@@ -572,8 +572,7 @@ static void test_real_tree(void **state)
 	assert_false(iso_tree_judge(&v, why, sizeof(why)));
 	iso_tree_view_close(&v);
 
-	out->tree_state = ISO_TREE_KEPT;
-	iso_tree_record_outcome(&t, out, true);
+	iso_tree_record_state(&t, true, "isorun shell");
 	close(t.lock_fd);
 	t.lock_fd = -1;
 	iso_tree_view(fx->user_fd, fx->user, t.id, &here, true, &v);
@@ -585,9 +584,7 @@ static void test_real_tree(void **state)
 	assert_string_equal(why, v.reason);
 	iso_tree_view_close(&v);
 
-	out->tree_state = ISO_TREE_RETAINED;
-	snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: x");
-	iso_tree_record_outcome(&t, out, false);
+	iso_tree_record_state(&t, false, "removal failed: x");
 	iso_tree_view(fx->user_fd, fx->user, t.id, &here, false, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "retained");
 	assert_string_equal(v.reason, "removal failed: x");

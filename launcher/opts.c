@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#include <signal.h>
+#include <stdlib.h>
+
+#include "launcher/opts.h"
+
+void iso_opts_init(struct iso_opts *o)
+{
+	*o = (struct iso_opts){
+		.residue = ISO_WARN,
+		.leaks = ISO_FAIL,
+		.grace_ms = 5000,
+		.settle_ms = 3000,
+		.stop_signal = SIGTERM,
+		.finding_exit = 122,
+		.policy = "default",
+	};
+}
+
+void iso_opts_free(struct iso_opts *o)
+{
+	free(o->env_dirs.v);
+	free(o->setenv.v);
+	free(o->unsetenv.v);
+	free(o->keep_env.v);
+	free(o->watch.v);
+	free(o->writable.v);
+	free(o->pass_fds);
+	free(o->config_path);
+	free(o->settings);
+	for (size_t i = 0; i < o->n_pool; i++)
+		free(o->pool[i]);
+	free(o->pool);
+	o->env_dirs.v = o->setenv.v = o->unsetenv.v = o->keep_env.v = o->watch.v = o->writable.v =
+		NULL;
+	o->pass_fds = NULL;
+	o->config_path = NULL;
+	o->settings = NULL;
+	o->pool = NULL;
+	o->n_pool = o->n_settings = 0;
+}
+
+char *iso_opts_keep(struct iso_opts *o, char *s)
+{
+	char **n;
+
+	if (!s)
+		return NULL;
+	n = realloc(o->pool, (o->n_pool + 1) * sizeof(*n));
+	if (!n) {
+		free(s);
+		return NULL;
+	}
+	n[o->n_pool++] = s;
+	o->pool = n;
+	return s;
+}
