@@ -61,9 +61,11 @@ ALL_CFLAGS += -Werror
 endif
 ALL_CFLAGS += $(HARDEN)
 
-LAUNCHER_SRC := $(filter-out launcher/main.c,$(wildcard launcher/*.c))
-LIB_SRC	:= $(LAUNCHER_SRC) $(wildcard ns/*.c) $(filter-out policy/gen_bpf.c,$(wildcard policy/*.c)) \
-	   $(wildcard selftest/*.c)
+# One module per folder (docs/design.md, "Layout"): common/ below all, then ns/,
+# policy/ and tree/, launcher/ (the supervisor) and selftest/, cli/ on top.
+LIB_SRC	:= $(wildcard common/*.c ns/*.c tree/*.c launcher/*.c selftest/*.c) \
+	   $(filter-out policy/gen_bpf.c,$(wildcard policy/*.c)) \
+	   $(filter-out cli/main.c,$(wildcard cli/*.c))
 # the shipped policies' text and BPF, generated at build time from
 # policy/*.policy (policy/embed.awk, policy/gen_bpf.c)
 POLICIES := $(sort $(wildcard policy/*.policy))
@@ -106,7 +108,7 @@ $(BUILD)/libiso.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/isorun: $(BUILD)/launcher/main.o $(BUILD)/libiso.a
+$(BUILD)/isorun: $(BUILD)/cli/main.o $(BUILD)/libiso.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/policy_text.h $(BUILD)/libiso.a
@@ -219,7 +221,7 @@ deb: dist
 		dpkg-buildpackage -us -uc -b -Jauto
 	lintian --fail-on error $(BUILD)/deb/isorun_$(DEB_VERSION)_*.changes
 
-C_DIRS	:= launcher ns policy selftest bench tests/unit tests/helpers tests/fuzz
+C_DIRS	:= common ns policy tree launcher selftest cli bench tests/unit tests/helpers tests/fuzz
 lint:
 	clang-format --dry-run --Werror $(foreach d,$(C_DIRS),$(wildcard $(d)/*.[ch]))
 	shellcheck -x tests/*.sh .ci/run bench/*.sh examples/*.sh examples/leaky-suite/*.sh
@@ -228,4 +230,4 @@ lint:
 clean:
 	rm -rf $(BUILD)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/launcher/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/cli/main.d

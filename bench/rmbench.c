@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/err.h"
-#include "launcher/rmtree.h"
+#include "common/err.h"
+#include "tree/rmtree.h"
 
 static double now_s(void)
 {

@@ -3,7 +3,7 @@
 #define ISO_ENV_H
 
 #include "launcher/opts.h"
-#include "launcher/tree.h"
+#include "tree/tree.h"
 
 /*
  * The command's environment, in this order: the caller's (only the --keep-env names

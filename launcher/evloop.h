@@ -13,7 +13,7 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 
-#include "launcher/err.h"
+#include "common/err.h"
 
 struct iso_evloop {
 	int epfd, sigfd, timerfd;

@@ -30,11 +30,11 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 #include "launcher/evloop.h"
 #include "launcher/leak.h"
 #include "launcher/pidns.h"
-#include "launcher/proc.h"
+#include "common/proc.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
 

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/proc.h"
+#include "common/cleanup.h"
+#include "common/proc.h"
 
 static uint64_t mono_ms(void)
 {

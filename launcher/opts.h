@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "launcher/err.h"
+#include "common/err.h"
 
 struct iso_strv {
 	char **v;
@@ -105,8 +105,9 @@ struct iso_opts {
 	uint64_t cap_keep; /* bit n: capability n */
 	bool net_isolated;
 	bool private_tmp;
-	int protect_home; /* enum ns_home_mode */
-	char **argv;	  /* the command, NULL-terminated */
+	int protect_home;    /* enum ns_home_mode */
+	char **argv;	     /* the command, NULL-terminated */
+	char *shell_argv[3]; /* `isorun shell`: $SHELL -i, in the pool; argv points here */
 	size_t argc;
 
 	/* isorun.conf: --config FILE (argv), --no-config, the file read (malloc'ed) */

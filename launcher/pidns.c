@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/fdpass.h"
-#include "launcher/proc.h"
+#include "common/cleanup.h"
+#include "common/fdpass.h"
+#include "common/proc.h"
 #include "ns/ns.h"
 
 int iso_ns_send(int sock, const struct iso_ns_msg *m)

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 
 #include "launcher/opts.h"
-#include "launcher/err.h"
+#include "common/err.h"
 #include "launcher/spawn.h"
 
 /* struct pol_event as it crosses the socket (its origin pointer cannot) */

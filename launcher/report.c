@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/text.h"
+#include "common/cleanup.h"
+#include "common/text.h"
 
 /* A JSON string from any bytes: valid UTF-8 as is, other bytes as \xNN. */
 static json_t *text(const char *s, size_t n)

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "launcher/err.h"
+#include "common/err.h"
 
 /* Entries are walked recursively, without following symlinks or entering .git. */
 #define ISO_RESIDUE_MAX 200000

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "launcher/opts.h"
-#include "launcher/cleanup.h"
-#include "launcher/fdpass.h"
+#include "common/cleanup.h"
+#include "common/fdpass.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
 

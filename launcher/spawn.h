@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "launcher/err.h"
+#include "common/err.h"
 
 struct pol;
 struct pol_event;

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/exit.h"
+#include "common/cleanup.h"
+#include "common/exit.h"
 #include "launcher/residue.h"
-#include "launcher/text.h"
+#include "common/text.h"
 
 static size_t refused_count(const struct iso_outcome *o)
 {
@@ -61,13 +61,10 @@ int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool
 	return finding ? opts->finding_exit : 0;
 }
 
+/* Asked each time (a few lines per run): no state kept between calls. */
 static const char *colour(const char *code)
 {
-	static int on = -1;
-
-	if (on < 0)
-		on = isatty(2) && !getenv("NO_COLOR");
-	return on ? code : "";
+	return isatty(2) && !getenv("NO_COLOR") ? code : "";
 }
 
 __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)

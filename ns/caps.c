@@ -20,7 +20,7 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 
 static bool in_mask(uint64_t mask, cap_value_t c)
 {

@@ -18,7 +18,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 
 #define HINT_FIT(h) _Static_assert(sizeof(h) <= sizeof(((struct iso_err *)0)->hint), #h " too long")
 

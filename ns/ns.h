@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "launcher/err.h"
+#include "common/err.h"
 
 /* --- network (ns/netlo.c) ------------------------------------------------- */
 

@@ -27,7 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 
 #define SYSCTL_MAX_USERNS "/proc/sys/user/max_user_namespaces"
 #define SYSCTL_DEBIAN	  "/proc/sys/kernel/unprivileged_userns_clone"

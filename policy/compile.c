@@ -38,7 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 
 #define BADARCH_ACTION SCMP_ACT_ERRNO(ENOSYS)
 /* The kernel's MAX_ERRNO: larger ERRNO() data is clamped by the kernel. */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 
 const struct pol_bpf *pol_filter_shipped(const struct pol *p, bool notify, bool log_only)
 {

@@ -50,7 +50,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 
 #define ARGS_MAX       256
 #define ARG_LEN_MAX    4096

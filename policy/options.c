@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 #include "policy/policy.h"
 
 struct tool {

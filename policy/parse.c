@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 #include "policy/policy.h"
 
 #define POL_MAX_DEPTH 16	/* include nesting */

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "launcher/err.h"
+#include "common/err.h"
 
 /* A parse error: "file:line:col: message", and the offending line with a caret. */
 struct pol_error {

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/text.h"
+#include "common/cleanup.h"
+#include "common/text.h"
 #include "selftest/selftest.h"
 
 const char *st_gate_unmeasurable(const struct st_ctx *c, char *buf, size_t len)

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 #include "selftest/selftest.h"
 
 static bool policy_off(const struct st_ctx *c)

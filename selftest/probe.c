@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 #include "selftest/selftest.h"
 
 #ifndef CGROUP2_SUPER_MAGIC

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher/err.h"
+#include "common/err.h"
 #include "ns/ns.h"
 #include "selftest/selftest.h"
 

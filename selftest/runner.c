@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/proc.h"
-#include "launcher/rmtree.h"
-#include "launcher/text.h"
+#include "common/cleanup.h"
+#include "common/proc.h"
+#include "tree/rmtree.h"
+#include "common/text.h"
 #include "selftest/selftest.h"
 
 volatile int st_child_pid;

@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/rmtree.h"
+#include "common/cleanup.h"
+#include "tree/rmtree.h"
 #include "selftest/selftest.h"
 
 static volatile sig_atomic_t cancelled;

@@ -264,7 +264,7 @@ zsh_matches() {
 	! grep -v "^isorun-$v/" "$BATS_TEST_TMPDIR/list"
 	! grep -q "^isorun-$v/build/" "$BATS_TEST_TMPDIR/list"
 	for f in Makefile VERSION LICENSE docs/man/isorun.1 packaging/debian/rules \
-		packaging/completions/_isorun launcher/main.c; do
+		packaging/completions/_isorun cli/main.c; do
 		grep -qx "isorun-$v/$f" "$BATS_TEST_TMPDIR/list"
 	done
 	if [ "$(git -C "$TOP" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$TOP" && pwd -P)" ]; then

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "launcher/args.h"
-#include "launcher/exit.h"
+#include "cli/args.h"
+#include "common/exit.h"
 #include "launcher/summary.h"
 
 static int parse(struct iso_opts *o, struct iso_err *e, char **argv)

@@ -5,8 +5,8 @@
 
 #include "tests/unit/unit.h"
 
-#include "launcher/args.h"
-#include "launcher/conf.h"
+#include "cli/args.h"
+#include "cli/conf.h"
 #include "ns/ns.h"
 
 #define P "/proj/isorun.conf"

@@ -5,12 +5,12 @@
  * broken in turn, and the view of real tree directories (records, lock,
  * holders).  Must pass as root and as an ordinary user.
  */
-#include "launcher/cleanup.h"
-#include "launcher/evidence.h"
+#include "common/cleanup.h"
+#include "tree/evidence.h"
 #include "launcher/outcome.h"
-#include "launcher/rmtree.h"
-#include "launcher/tree.h"
-#include "launcher/trees.h"
+#include "tree/rmtree.h"
+#include "tree/tree.h"
+#include "tree/trees.h"
 
 #include <fcntl.h>
 #include <libgen.h>
@@ -549,7 +549,7 @@ static void test_judge_holders_and_remove(void **state)
 	assert_int_equal(faccessat(fx->user_fd, "t", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 }
 
-/* The records launcher/tree.c writes, read back: running, then kept with a live owner. */
+/* The records tree/tree.c writes, read back: running, then kept with a live owner. */
 static void test_real_tree(void **state)
 {
 	struct fx *fx = *state;

@@ -13,7 +13,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#include "launcher/holders.h"
+#include "tree/holders.h"
 
 struct kid {
 	pid_t pid;

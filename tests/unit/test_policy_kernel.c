@@ -17,7 +17,7 @@
  * not exercised here.  x32 numbering is (the kernel has no x32, but the filter
  * still sees the numbers).
  */
-#include "launcher/fdpass.h"
+#include "common/fdpass.h"
 #include "policy/policy.h"
 
 #include <errno.h>

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 #include "policy/policy.h"
 #include "tests/unit/policy_text.h"
 

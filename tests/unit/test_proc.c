@@ -8,7 +8,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "launcher/proc.h"
+#include "common/proc.h"
 
 static bool has(const struct iso_proc *v, int n, pid_t pid)
 {

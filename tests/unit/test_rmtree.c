@@ -4,7 +4,7 @@
  * as root and as an ordinary user: the mount tests enter a user namespace when
  * not root, the permission tests rely only on owning the files.
  */
-#include "launcher/rmtree.h"
+#include "tree/rmtree.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "launcher/text.h"
+#include "common/text.h"
 
 static void test_durations(void **state)
 {

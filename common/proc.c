@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/proc.h"
+#include "common/proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/text.h"
+#include "common/cleanup.h"
+#include "common/text.h"
 
 static ssize_t read_small(const char *path, char *buf, size_t len)
 {

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/args.h"
-#include "launcher/commands.h"
-#include "launcher/conf.h"
-#include "launcher/exit.h"
-#include "launcher/text.h"
-#include "launcher/tree.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/conf.h"
+#include "common/exit.h"
+#include "common/text.h"
+#include "tree/tree.h"
 #include "ns/ns.h"
 
 static void print_line(const struct iso_opts *o, const char *name, const char *val,

@@ -7,13 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/holders.h"
-#include "launcher/treeid.h"
-#include "launcher/proc.h"
-#include "launcher/rmtree.h"
-#include "launcher/tree.h"
-#include "launcher/trees.h"
+#include "common/cleanup.h"
+#include "tree/holders.h"
+#include "tree/treeid.h"
+#include "common/proc.h"
+#include "tree/rmtree.h"
+#include "tree/tree.h"
+#include "tree/trees.h"
 
 /* The first holder, in teardown's words; or why holders could not be ruled out. */
 static int scan_holders(const char *tree, char *why, size_t len, size_t *unreadable)

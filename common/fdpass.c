@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/fdpass.h"
+#include "common/fdpass.h"
 
 #include <errno.h>
 #include <stdint.h>

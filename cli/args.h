@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "launcher/err.h"
+#include "common/err.h"
 #include "launcher/opts.h"
 
 enum iso_key_kind {

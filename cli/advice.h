@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "launcher/args.h"
+#include "cli/args.h"
 
 /* The advice for a module's cause code, naming the options that help; "" when none. */
 void iso_advise(const struct iso_opts *o, int cause, char *buf, size_t len);

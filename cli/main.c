@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launcher/advice.h"
-#include "launcher/args.h"
-#include "launcher/commands.h"
-#include "launcher/conf.h"
-#include "launcher/exit.h"
+#include "cli/advice.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/conf.h"
+#include "common/exit.h"
 #include "launcher/run.h"
 #include "policy/policy.h"
 

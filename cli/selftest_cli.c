@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launcher/args.h"
-#include "launcher/cleanup.h"
-#include "launcher/commands.h"
+#include "cli/args.h"
+#include "common/cleanup.h"
+#include "cli/commands.h"
 #include "policy/policy.h"
 #include "selftest/selftest.h"
 

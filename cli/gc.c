@@ -11,12 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/commands.h"
-#include "launcher/exit.h"
-#include "launcher/text.h"
-#include "launcher/tree.h"
-#include "launcher/trees.h"
+#include "common/cleanup.h"
+#include "cli/commands.h"
+#include "common/exit.h"
+#include "common/text.h"
+#include "tree/tree.h"
+#include "tree/trees.h"
 
 struct cmd {
 	const char *name; /* "ls" or "gc" */

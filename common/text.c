@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/text.h"
+#include "common/text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "launcher/cleanup.h"
+#include "common/cleanup.h"
 
 int iso_parse_duration(const char *s, uint64_t *ret_ms)
 {

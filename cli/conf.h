@@ -7,8 +7,8 @@
 #ifndef ISO_CONF_H
 #define ISO_CONF_H
 
-#include "launcher/args.h"
-#include "launcher/err.h"
+#include "cli/args.h"
+#include "common/err.h"
 
 #define ISO_CONF_NAME	  "isorun.conf"
 #define ISO_CONF_MAX_SIZE (64 * 1024)

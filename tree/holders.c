@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/holders.h"
+#include "tree/holders.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,9 +16,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/tree.h"
-#include "launcher/treeid.h"
+#include "common/cleanup.h"
+#include "tree/tree.h"
+#include "tree/treeid.h"
 
 static void fclosep(FILE **fp)
 {

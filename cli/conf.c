@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* isorun.conf: find it, refuse it unless only its owner can change it, map it onto iso_opts. */
-#include "launcher/conf.h"
+#include "cli/conf.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -12,8 +12,8 @@
 
 #include <ini.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/exit.h"
+#include "common/cleanup.h"
+#include "common/exit.h"
 
 static const char conf_hint[] = "--no-config reads no isorun.conf; --config FILE names another";
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/args.h"
+#include "cli/args.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -10,10 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/exit.h"
-#include "launcher/text.h"
-#include "launcher/tree.h"
+#include "common/cleanup.h"
+#include "common/exit.h"
+#include "common/text.h"
+#include "tree/tree.h"
 #include "ns/ns.h"
 
 /* getopt's value for a key; the options that are not settings follow */
@@ -558,11 +558,13 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 	if (o->shell)
 		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
 	if (optind >= argc && o->shell) {
-		static char sh_path[PATH_MAX], dash_i[] = "-i";
-		static char *shell_argv[3] = { sh_path, dash_i, NULL };
 		const char *sh = getenv("SHELL");
-		snprintf(sh_path, sizeof(sh_path), "%s", sh && *sh ? sh : "/bin/sh");
-		o->argv = shell_argv;
+
+		o->shell_argv[0] = iso_opts_keep(o, strdup(sh && *sh ? sh : "/bin/sh"));
+		o->shell_argv[1] = iso_opts_keep(o, strdup("-i"));
+		if (!o->shell_argv[0] || !o->shell_argv[1])
+			return iso_err_set(e, ENOMEM, "isorun shell");
+		o->argv = o->shell_argv;
 		o->argc = 2;
 		return ISO_RUN;
 	}

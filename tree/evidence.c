@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/evidence.h"
+#include "tree/evidence.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/proc.h"
+#include "common/cleanup.h"
+#include "common/proc.h"
 
 static int get_uint(json_t *o, const char *key, uint64_t max, bool required, uint64_t *ret,
 		    char *why, size_t len)

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "launcher/err.h"
+#include "common/err.h"
 
 /* Descriptors a removal needs beyond the tree's own (a listing, a level, its dup, the next). */
 #define ISO_TREE_RESERVE 4

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/trees.h"
+#include "tree/trees.h"
 
 /* a listing must not take as long as a removal */
 #define SIZE_MAX_ENTRIES 200000UL

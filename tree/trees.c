@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/trees.h"
+#include "tree/trees.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/tree.h"
+#include "common/cleanup.h"
+#include "tree/tree.h"
 
 /* isorun's own records are a few hundred bytes; anything far larger is not one */
 #define RECORD_MAX (64 * 1024)

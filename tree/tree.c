@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/tree.h"
+#include "tree/tree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/proc.h"
-#include "launcher/rmtree.h"
-#include "launcher/text.h"
+#include "common/cleanup.h"
+#include "common/proc.h"
+#include "tree/rmtree.h"
+#include "common/text.h"
 
 /* the lock last: whoever finds the owner record finds it locked or takeable */
 const char *const iso_tree_records[] = { ISO_TREE_OUTCOME, ISO_TREE_OWNER, ISO_TREE_LOCK, NULL };

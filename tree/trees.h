@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "launcher/err.h"
-#include "launcher/evidence.h"
+#include "common/err.h"
+#include "tree/evidence.h"
 
 /* What ls shows in its STATE column. */
 enum iso_tree_seen {

@@ -16,8 +16,8 @@
  * entering the first one found and listing again on return, keeps wide trees
  * linear: every new listing costs a full getdents buffer.
  */
-#include "launcher/rmtree.h"
-#include "launcher/cleanup.h"
+#include "tree/rmtree.h"
+#include "common/cleanup.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/treeid.h"
+#include "tree/treeid.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "launcher/err.h"
+#include "common/err.h"
 
 struct iso_rm_stats {
 	unsigned long files;

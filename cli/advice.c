@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "launcher/advice.h"
+#include "cli/advice.h"
 #include "ns/ns.h"
 
 /* A protection that needs a mount namespace of its own, or NULL. */
