@@ -660,13 +660,7 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 	q.tree = s->out->tree_path;
 	n = iso_find_holders(&q, &h, NULL);
 	if (n < 0) {
-		if (n == -E2BIG)
-			snprintf(
-				why, len,
-				"holders not measurable: more than %u entries to match by identity",
-				ISO_TREEID_MAX);
-		else
-			snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
+		iso_holders_strerror(n, why, len);
 		return;
 	}
 	if (n > 0) {

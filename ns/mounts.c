@@ -172,41 +172,45 @@ static unsigned long locked_flags(const struct statvfs *sv)
 	return flags;
 }
 
-static int home_read_only(const char *home, struct iso_err *e)
+/*
+ * The bind mount just made at `path` becomes read-only; on failure it is undone.
+ * mount_setattr() sets RDONLY only (the locked nosuid/nodev/noexec/atime flags
+ * stay), with AT_RECURSIVE for the submounts too.  The fallback, to drop with
+ * Linux 5.12, is a bind remount, which must repeat the locked flags (EPERM
+ * otherwise) and changes the top mount only, so submounts stay writable.
+ */
+static int bind_read_only(const char *path, unsigned int at_flags, const char *what,
+			  struct iso_err *e)
 {
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
 	struct statvfs sv;
 	int r;
 
-	if (mount(home, home, NULL, MS_BIND | MS_REC, NULL) < 0)
-		return iso_err_set(e, errno, "bind-mount '%s' on itself", home);
-
-	/* Only sets RDONLY: the locked nosuid/nodev/noexec/atime flags stay as they are. */
-	if (mount_setattr(AT_FDCWD, home, AT_RECURSIVE, &attr, sizeof(attr)) == 0)
+	if (mount_setattr(AT_FDCWD, path, at_flags, &attr, sizeof(attr)) == 0)
 		return 0;
-	if (errno != ENOSYS) {
-		r = iso_err_set(e, errno, "make '%s' read-only (mount_setattr AT_RECURSIVE)", home);
-		goto undo;
-	}
-
-	/*
-	 * fallback: drop with Linux 5.12.  No mount_setattr(): a bind remount, which
-	 * must repeat the locked flags (EPERM otherwise) and changes the top mount
-	 * only, so submounts of the home stay writable.
-	 */
-	if (statvfs(home, &sv) < 0) {
-		r = iso_err_set(e, errno, "statvfs '%s'", home);
-		goto undo;
-	}
-	if (mount(NULL, home, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_flags(&sv), NULL) ==
-	    0)
+	if (errno != ENOSYS)
+		r = iso_err_set(e, errno, "make %s read-only (mount_setattr)", what);
+	else if (statvfs(path, &sv) < 0)
+		r = iso_err_set(e, errno, "statvfs '%s'", path);
+	else if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_flags(&sv),
+		       NULL) == 0)
 		return 0;
-	r = iso_err_set(e, errno, "remount '%s' read-only", home);
-undo:
+	else
+		r = iso_err_set(e, errno, "remount %s read-only", what);
 	if (r == -EBUSY)
 		iso_err_hint(e, H_BUSY);
-	(void)umount2(home, MNT_DETACH);
+	(void)umount2(path, MNT_DETACH);
 	return r;
+}
+
+static int home_read_only(const char *home, struct iso_err *e)
+{
+	char what[PATH_MAX + 8];
+
+	if (mount(home, home, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return iso_err_set(e, errno, "bind-mount '%s' on itself", home);
+	snprintf(what, sizeof(what), "'%s'", home);
+	return bind_read_only(home, AT_RECURSIVE, what, e);
 }
 
 /*
@@ -215,30 +219,12 @@ undo:
  */
 static int home_cover(const char *empty, const char *home, struct iso_err *e)
 {
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
-	struct statvfs sv;
-	int r;
+	char what[PATH_MAX + 24];
 
 	if (mount(empty, home, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return iso_err_set(e, errno, "bind-mount '%s' on '%s'", empty, home);
-	if (mount_setattr(AT_FDCWD, home, 0, &attr, sizeof(attr)) == 0)
-		return 0;
-	if (errno != ENOSYS) {
-		r = iso_err_set(e, errno, "make the cover of '%s' read-only (mount_setattr)", home);
-		goto undo;
-	}
-	/* fallback: drop with Linux 5.12; the bind remount repeats the locked flags */
-	if (statvfs(home, &sv) < 0) {
-		r = iso_err_set(e, errno, "statvfs '%s'", home);
-		goto undo;
-	}
-	if (mount(NULL, home, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_flags(&sv), NULL) ==
-	    0)
-		return 0;
-	r = iso_err_set(e, errno, "remount the cover of '%s' read-only", home);
-undo:
-	(void)umount2(home, MNT_DETACH);
-	return r;
+	snprintf(what, sizeof(what), "the cover of '%s'", home);
+	return bind_read_only(home, 0, what, e);
 }
 
 /* Whether `path` is `dir` or below it; both canonical. */

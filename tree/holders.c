@@ -160,22 +160,32 @@ static bool kthreadd_is_reference(int procfd)
 	       syscall(SYS_kcmp, KTHREADD, KTHREADD, KCMP_FILES, 0, 0) == 0;
 }
 
+/* /proc/PID/WHAT as a stream, or NULL when it cannot be read (gone, not ours). */
+static FILE *open_proc_file(int procfd, pid_t pid, const char *what)
+{
+	char name[64];
+	FILE *fp;
+	int fd;
+
+	snprintf(name, sizeof(name), "%d/%s", pid, what);
+	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	fp = fdopen(fd, "r");
+	if (!fp)
+		close(fd);
+	return fp;
+}
+
 /* A mapping of a tree file, the descriptor closed or not (ld.so closes it). */
 static int scan_maps(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid)
 {
-	char name[40], line[PATH_MAX + 128];
-	_cleanup_fclose_ FILE *fp = NULL;
-	int fd, r = 0;
+	_cleanup_fclose_ FILE *fp = open_proc_file(procfd, pid, "maps");
+	char line[PATH_MAX + 128];
+	int r = 0;
 
-	snprintf(name, sizeof(name), "%d/maps", pid);
-	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!fp)
 		return 0;
-	fp = fdopen(fd, "r");
-	if (!fp) {
-		close(fd);
-		return 0;
-	}
 	while (r == 0 && fgets(line, sizeof(line), fp)) {
 		unsigned int maj, min;
 		unsigned long ino;
@@ -218,7 +228,7 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 	char name[40], line[2 * PATH_MAX];
 	_cleanup_fclose_ FILE *fp = NULL;
 	struct stat st;
-	int fd, r = 0;
+	int r = 0;
 
 	snprintf(name, sizeof(name), "%d/ns/mnt", pid);
 	if (fstatat(procfd, name, &st, 0) < 0)
@@ -228,15 +238,9 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 			return 0;
 	if (f->n_mntns < ELEMENTSOF(f->mntns))
 		f->mntns[f->n_mntns++] = st.st_ino;
-	snprintf(name, sizeof(name), "%d/mountinfo", pid);
-	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	fp = open_proc_file(procfd, pid, "mountinfo");
+	if (!fp)
 		return 0;
-	fp = fdopen(fd, "r");
-	if (!fp) {
-		close(fd);
-		return 0;
-	}
 	while (r == 0 && fgets(line, sizeof(line), fp)) {
 		char root[PATH_MAX], mp[PATH_MAX], at[PATH_MAX + 40];
 		unsigned int maj, min;
@@ -542,4 +546,14 @@ void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, 
 	else
 		snprintf(why, len, "pid %d `%s` holds %s open (%s)", h->pid, cmd, h->target,
 			 h->what);
+}
+
+void iso_holders_strerror(int n, char *why, size_t len)
+{
+	if (n == -E2BIG)
+		snprintf(why, len,
+			 "holders not measurable: more than %u entries to match by identity",
+			 ISO_TREEID_MAX);
+	else
+		snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
 }

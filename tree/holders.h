@@ -50,4 +50,7 @@ void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, 
 			 size_t len);
 void iso_holders_free(struct iso_holder *h, size_t n);
 
+/* Why iso_find_holders() failed with n (-errno), as the reason a tree is kept. */
+void iso_holders_strerror(int n, char *why, size_t len);
+
 #endif

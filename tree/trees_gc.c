@@ -26,13 +26,7 @@ static int scan_holders(const char *tree, char *why, size_t len, size_t *unreada
 	int n = iso_find_holders(&q, &h, unreadable);
 
 	if (n < 0) {
-		if (n == -E2BIG)
-			snprintf(
-				why, len,
-				"holders not measurable: more than %u entries to match by identity",
-				ISO_TREEID_MAX);
-		else
-			snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
+		iso_holders_strerror(n, why, len);
 		return n;
 	}
 	if (n == 0) {
