@@ -5,7 +5,8 @@
  * in a fixed-size record the caller owns.  Fixed size because a child after
  * fork() sends the record whole over a pipe; no pointers inside.
  *
- * Only launcher/ prints.  A message says what was done on which object:
+ * Only the supervisor (launcher/) and the command line (cli/) print; the
+ * modules below them describe.  A message says what was done on which object:
  * "open '/tmp/isorun-1000'"; iso_err_format() appends strerror(errnum).
  */
 #ifndef ISO_ERR_H

@@ -1379,6 +1379,25 @@ static void stop_after_failure(struct sup *s, const struct iso_err *e)
 	loop(s);
 }
 
+/* Why a kept or retained tree stayed, for `isorun ls`; a failure only warns. */
+static void record_state(struct sup *s)
+{
+	struct iso_outcome *out = s->out;
+	struct iso_err e = { 0 };
+	char buf[400];
+	int r = 0;
+
+	if (out->tree_state == ISO_TREE_KEPT)
+		r = iso_tree_record_state(&s->tree, true, s->o->shell ? "isorun shell" : "--keep",
+					  &e);
+	else if (out->tree_state == ISO_TREE_RETAINED)
+		r = iso_tree_record_state(&s->tree, false, out->tree_reason, &e);
+	if (r < 0)
+		fprintf(stderr,
+			"isorun: warning: %s (isorun ls will not show why the tree stayed)\n",
+			iso_err_format(&e, buf, sizeof(buf)));
+}
+
 /* The tree by the usual rules, then the report and the verdict. */
 static int finish(struct sup *s)
 {
@@ -1394,10 +1413,7 @@ static int finish(struct sup *s)
 	if (s->snaps)
 		collect_residue(s->snaps, o->watch.n, out);
 	teardown(s, &s->tree);
-	if (out->tree_state == ISO_TREE_KEPT)
-		iso_tree_record_state(&s->tree, true, o->shell ? "isorun shell" : "--keep");
-	else if (out->tree_state == ISO_TREE_RETAINED)
-		iso_tree_record_state(&s->tree, false, out->tree_reason);
+	record_state(s);
 	out->duration_ms = (now_us() - s->t_start) / 1000;
 	/* the report before the verdict: a report that could not be written is part of it */
 	out->exit = iso_exit_code(o, out, NULL);

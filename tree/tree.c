@@ -336,19 +336,14 @@ static int write_state(struct iso_tree *t, const char *state, const char *reason
 	return 0;
 }
 
-void iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason)
+int iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason, struct iso_err *e)
 {
-	struct iso_err e = { 0 };
 	struct stat st;
-	char buf[400];
 
 	/* a tree the command deleted (or replaced) has no place for a record */
 	if (t->fd < 0 || (fstat(t->fd, &st) == 0 && st.st_nlink == 0))
-		return;
-	if (write_state(t, kept ? "kept" : "retained", reason, &e) < 0)
-		fprintf(stderr,
-			"isorun: warning: %s (isorun ls will not show why the tree stayed)\n",
-			iso_err_format(&e, buf, sizeof(buf)));
+		return 0;
+	return write_state(t, kept ? "kept" : "retained", reason, e);
 }
 
 void iso_tree_close(struct iso_tree *t)

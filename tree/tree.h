@@ -69,10 +69,9 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e);
 /*
  * At teardown, while the lock is still held: a kept or retained tree records
- * why in <id>/outcome, for `isorun ls`.  A failure is a warning on stderr; the
- * run's outcome stands.
+ * why in <id>/outcome, for `isorun ls`.  Nothing for a tree that no longer exists.
  */
-void iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason);
+int iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason, struct iso_err *e);
 /* Give back the reserved descriptors, so that the removal that follows has them. */
 void iso_tree_release_reserve(struct iso_tree *t);
 void iso_tree_close(struct iso_tree *t);

@@ -572,7 +572,7 @@ static void test_real_tree(void **state)
 	assert_false(iso_tree_judge(&v, why, sizeof(why)));
 	iso_tree_view_close(&v);
 
-	iso_tree_record_state(&t, true, "isorun shell");
+	assert_int_equal(iso_tree_record_state(&t, true, "isorun shell", &e), 0);
 	close(t.lock_fd);
 	t.lock_fd = -1;
 	iso_tree_view(fx->user_fd, fx->user, t.id, &here, true, &v);
@@ -584,7 +584,7 @@ static void test_real_tree(void **state)
 	assert_string_equal(why, v.reason);
 	iso_tree_view_close(&v);
 
-	iso_tree_record_state(&t, false, "removal failed: x");
+	assert_int_equal(iso_tree_record_state(&t, false, "removal failed: x", &e), 0);
 	iso_tree_view(fx->user_fd, fx->user, t.id, &here, false, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "retained");
 	assert_string_equal(v.reason, "removal failed: x");
