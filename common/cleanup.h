@@ -8,6 +8,7 @@
 #define ISO_CLEANUP_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -27,8 +28,15 @@ static inline void iso_closep(int *fd)
 	}
 }
 
-#define _cleanup_free_	_cleanup_(iso_freep)
-#define _cleanup_close_ _cleanup_(iso_closep)
+static inline void iso_fclosep(FILE **f)
+{
+	if (*f)
+		(void)fclose(*f);
+}
+
+#define _cleanup_free_	 _cleanup_(iso_freep)
+#define _cleanup_fclose_ _cleanup_(iso_fclosep)
+#define _cleanup_close_	 _cleanup_(iso_closep)
 
 #define TAKE_FD(fd)                                                                                \
 	({                                                                                         \

@@ -325,3 +325,31 @@ int iso_boot_id(char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
+
+int iso_proc_status(pid_t pid, const char *field, char *buf, size_t len)
+{
+	size_t flen = strlen(field);
+	_cleanup_free_ char *line = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	char path[64];
+	size_t cap = 0;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		char *v = line + flen + 1;
+
+		if (strncmp(line, field, flen) || line[flen] != ':')
+			continue;
+		v += strspn(v, " \t");
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, len, "%s", v);
+		return 0;
+	}
+	return -ENOENT;
+}

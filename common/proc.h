@@ -43,6 +43,12 @@ int iso_pidfd_signal(int pidfd, int sig);
 uint64_t iso_proc_now_ticks(void);
 long iso_proc_ticks_per_sec(void);
 
+/*
+ * The value of "FIELD:" in /proc/PID/status (pid 0: our own), blanks around it
+ * dropped, into buf.  0, -ENOENT when the field is absent, or -errno.
+ */
+int iso_proc_status(pid_t pid, const char *field, char *buf, size_t len);
+
 /* /proc/sys/kernel/random/boot_id without the newline; into buf. */
 int iso_boot_id(char *buf, size_t len);
 

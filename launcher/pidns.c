@@ -51,26 +51,12 @@ int iso_ns_recv(int sock, struct iso_ns_msg *m)
 /* The NSpid fields of pid as isorun reads them: one per namespace, outermost first. */
 static int nspids(pid_t pid, pid_t *v, int max)
 {
-	char path[64], buf[4096];
-	_cleanup_close_ int fd = -1;
-	ssize_t len;
-	char *line, *tok, *save = NULL;
-	int n = 0;
+	char buf[512], *tok, *save = NULL;
+	int n = 0, r = iso_proc_status(pid, "NSpid", buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	if (len <= 0)
-		return len < 0 ? -errno : -EIO;
-	buf[len] = '\0';
-	line = strstr(buf, "\nNSpid:");
-	if (!line)
-		return -ENOENT;
-	line += strlen("\nNSpid:");
-	line[strcspn(line, "\n")] = '\0';
-	for (tok = strtok_r(line, " \t", &save); tok && n < max; tok = strtok_r(NULL, " \t", &save))
+	if (r < 0)
+		return r;
+	for (tok = strtok_r(buf, " \t", &save); tok && n < max; tok = strtok_r(NULL, " \t", &save))
 		v[n++] = (pid_t)atoi(tok);
 	return n;
 }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/proc.h"
 
 #define SYSCTL_MAX_USERNS "/proc/sys/user/max_user_namespaces"
 #define SYSCTL_DEBIAN	  "/proc/sys/kernel/unprivileged_userns_clone"
@@ -147,28 +148,7 @@ static bool sysctl_is(const char *path, long want)
 /* The value of "Name:" in /proc/self/status, copied into buf; false if absent. */
 static bool status_field(const char *name, char *buf, size_t len)
 {
-	size_t nlen = strlen(name);
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-	bool found = false;
-	FILE *f;
-
-	f = fopen("/proc/self/status", "re");
-	if (!f)
-		return false;
-	while (getline(&line, &cap, f) > 0) {
-		char *v = line + nlen + 1;
-
-		if (strncmp(line, name, nlen) || line[nlen] != ':')
-			continue;
-		v += strspn(v, " \t");
-		v[strcspn(v, "\n")] = '\0';
-		snprintf(buf, len, "%s", v);
-		found = true;
-		break;
-	}
-	fclose(f);
-	return found;
+	return iso_proc_status(0, name, buf, len) == 0;
 }
 
 static long status_long(const char *name, int base, long dflt)

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/proc.h"
 #include "selftest/selftest.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -140,18 +141,11 @@ static long load_filter(unsigned int action, unsigned int flags)
 
 const char *st_already_filtered(void)
 {
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-	const char *s = "";
+	char mode[16];
 
-	if (!f)
-		return s;
-	while (getline(&line, &cap, f) > 0)
-		if (strncmp(line, "Seccomp:", 8) == 0 && atoi(line + 8) == 2)
-			s = "; this process is already under a filter (Seccomp: 2)";
-	fclose(f);
-	return s;
+	if (iso_proc_status(0, "Seccomp", mode, sizeof(mode)) == 0 && atoi(mode) == 2)
+		return "; this process is already under a filter (Seccomp: 2)";
+	return "";
 }
 
 static void seccomp_filters(struct st_probe *p, void *arg)

@@ -17,15 +17,9 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/proc.h"
 #include "tree/tree.h"
 #include "tree/treeid.h"
-
-static void fclosep(FILE **fp)
-{
-	if (*fp)
-		fclose(*fp);
-}
-#define _cleanup_fclose_ _cleanup_(fclosep)
 
 struct found {
 	struct iso_holder *v;
@@ -264,31 +258,17 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
  * of its own (bwrap, a rootless container, another isorun being set up): it is
  * unreadable because of that namespace, not because it hid itself.
  */
-static bool own_and_hidden(int procfd, pid_t pid, uid_t uid)
+static bool own_and_hidden(pid_t pid, uid_t uid)
 {
-	char name[40], line[256];
-	_cleanup_fclose_ FILE *fp = NULL;
 	unsigned int ruid, euid;
 	unsigned long long capeff;
-	bool own = false;
-	int fd;
+	char uids[128], caps[64];
 
-	snprintf(name, sizeof(name), "%d/status", pid);
-	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (iso_proc_status(pid, "Uid", uids, sizeof(uids)) < 0 ||
+	    iso_proc_status(pid, "CapEff", caps, sizeof(caps)) < 0 ||
+	    sscanf(uids, "%u %u", &ruid, &euid) != 2 || sscanf(caps, "%llx", &capeff) != 1)
 		return false;
-	fp = fdopen(fd, "r");
-	if (!fp) {
-		close(fd);
-		return false;
-	}
-	while (fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
-			own = ruid == uid || euid == uid;
-		else if (sscanf(line, "CapEff: %llx", &capeff) == 1)
-			return own && capeff == 0;
-	}
-	return false;
+	return (ruid == uid || euid == uid) && capeff == 0;
 }
 
 static int refused(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
@@ -298,7 +278,7 @@ static int refused(const struct iso_holder_query *q, struct found *f, int procfd
 	int fd;
 
 	(*unreadable)++;
-	if (!q->ids || f->uid == 0 || !own_and_hidden(procfd, pid, f->uid))
+	if (!q->ids || f->uid == 0 || !own_and_hidden(pid, f->uid))
 		return 0;
 	snprintf(name, sizeof(name), "%d/comm", pid);
 	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
