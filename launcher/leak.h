@@ -29,6 +29,8 @@ typedef void (*iso_reap_fn)(pid_t pid, int status, void *arg);
 #define ISO_REAP_BATCH 64
 /* How long the freeze and kill may take before the gate gives up (not measurable). */
 #define ISO_KILL_DEADLINE_MS 10000
+/* The tree's removal: past it the rest stays, retained with its records, for gc. */
+#define ISO_REMOVE_DEADLINE_MS 120000
 
 /* Reap what has exited, at most ISO_REAP_BATCH, without blocking.  Returns how many. */
 int iso_reap_ready(iso_reap_fn fn, void *arg);

@@ -100,7 +100,9 @@ struct sup {
 	struct iso_exec_failure fail;
 	struct iso_err err; /* the setup failure, printed once */
 	bool guard_elsewhere;
-	uint64_t t_start, t_us; /* monotonic µs: the run's start, the last lap */
+	uint64_t t_start, t_us;	     /* monotonic µs: the run's start, the last lap */
+	uint64_t remove_deadline_ms; /* monotonic; 0 while no removal runs */
+	bool remove_overdue;
 	/* --pidns: init's plan, its paths and the --writable list live as long as the run */
 	struct iso_ns_plan plan;
 	char tree_tmp[PATH_MAX + 16], empty_dir[PATH_MAX + 16];
@@ -745,14 +747,31 @@ static bool tree_gone_or_foreign(const struct iso_tree *tree, struct iso_outcome
 }
 
 /*
+ * A failure or a slow phase on purpose, for the paths no real run reaches on
+ * demand (design.md, "Architecture"): "after-start", "slow-removal".
+ */
+static bool test_fault(const char *name)
+{
+	const char *f = getenv("ISORUN_TEST_FAULT");
+
+	return f && strcmp(f, name) == 0;
+}
+
+/*
  * Asked now and then while the tree is removed: a SIGINT, SIGTERM, SIGHUP or
  * SIGQUIT then cancels the run (128+N, as at any other time) and stops the
- * removal; the rest of the tree is retained with its records, for gc.
+ * removal; so does the removal's deadline.  The rest of the tree is retained
+ * with its records, for gc.
  */
 static bool teardown_cancelled(void *arg)
 {
 	struct sup *s = arg;
 	struct signalfd_siginfo si;
+
+	if (s->remove_deadline_ms && now_ms() >= s->remove_deadline_ms) {
+		s->remove_overdue = true;
+		return true;
+	}
 
 	while (read(s->loop.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		int sig = (int)si.ssi_signo;
@@ -814,18 +833,28 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 	iso_tree_release_reserve(tree);
 	if (s->o->verbosity > 0)
 		fprintf(stderr, "isorun: removing %s\n", tree->path);
+	s->remove_deadline_ms =
+		now_ms() + (test_fault("slow-removal") ? 0 : ISO_REMOVE_DEADLINE_MS);
 	r = iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, &stop,
 			    &e);
+	s->remove_deadline_ms = 0;
 	out->timing.removal = lap(&t);
 	/* deleted or moved by someone else while we removed it: say so, not the failure */
 	if (r < 0 && tree_gone_or_foreign(tree, out))
 		return;
 	if (r == -ECANCELED) {
-		char sig[32];
+		char sig[32], dur[32];
 		out->tree_state = ISO_TREE_RETAINED;
-		snprintf(out->tree_reason, sizeof(out->tree_reason),
-			 "removal stopped by %s; the rest of the tree stays",
-			 iso_signal_name(out->cancelled_by, sig, sizeof(sig)));
+		iso_format_duration(ISO_REMOVE_DEADLINE_MS, dur, sizeof(dur));
+		if (s->remove_overdue)
+			snprintf(out->tree_reason, sizeof(out->tree_reason),
+				 "removal still running after %s; the rest of the tree stays for "
+				 "isorun gc",
+				 dur);
+		else
+			snprintf(out->tree_reason, sizeof(out->tree_reason),
+				 "removal stopped by %s; the rest of the tree stays",
+				 iso_signal_name(out->cancelled_by, sig, sizeof(sig)));
 		return;
 	}
 	if (r < 0) {
@@ -1255,14 +1284,6 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 }
 enum start { STARTED, EXEC_FAILED, FAILED_BEFORE, FAILED_AFTER };
 
-/* A failure after the start, on purpose: the only way to test that path (design.md). */
-static int test_fault(void)
-{
-	const char *f = getenv("ISORUN_TEST_FAULT");
-
-	return f && strcmp(f, "after-start") == 0 ? -EMFILE : 0;
-}
-
 /* The child never became the command: only the exec itself is the command's failure. */
 static enum start child_failed(struct sup *s, struct iso_err *e)
 {
@@ -1296,7 +1317,7 @@ static int watch_command(struct sup *s, int listener, struct iso_err *e)
 		if (r < 0)
 			return iso_err_set(e, -r, "watch the seccomp listener");
 	}
-	r = test_fault();
+	r = test_fault("after-start") ? -EMFILE : 0;
 	if (r < 0)
 		return iso_err_set(e, -r, "supervise the command (ISORUN_TEST_FAULT)");
 	return 0;

@@ -201,6 +201,26 @@ for i in range(100000):
 	assert_no_tree
 }
 
+# The removal has a deadline (2 minutes), like every phase after the command: past it
+# the rest of the tree stays, with its records, for gc.  ISORUN_TEST_FAULT=slow-removal
+# puts the deadline at the start of the removal, the only way to reach it on demand.
+@test "a removal past its deadline stops: the rest is retained with its records, 122, and gc finishes it" {
+	ISORUN_TEST_FAULT=slow-removal run --separate-stderr "$ISORUN" --no-config --root "$R" \
+		--report "$W/r.json" -- sh -c 'i=0; while [ $i -lt 300 ]; do : >"$TMPDIR/f$i"; i=$((i + 1)); done'
+	[ "$status" -eq 122 ]
+	tree=$(the_tree)
+	[[ "$stderr" == *"namespace retained at $tree: removal still running after 2m; the rest of the tree stays for isorun gc"* ]]
+	grep -q '"state": "retained"' "$W/r.json"
+	[ -f "$tree/owner" ]
+	# control: without the fault the same run removes its tree
+	run "$ISORUN" gc --root "$R"
+	[ "$status" -eq 0 ]
+	assert_no_tree
+	run "$ISORUN" --no-config --root "$R" -- sh -c 'i=0; while [ $i -lt 300 ]; do : >"$TMPDIR/f$i"; i=$((i + 1)); done'
+	[ "$status" -eq 0 ]
+	assert_no_tree
+}
+
 @test "a low descriptor limit at setup: the run works or fails 125 naming the cause, and nothing stays behind" {
 	require prlimit prlimit --nofile=64:64 true
 	local n mode rc left
