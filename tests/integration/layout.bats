@@ -80,3 +80,12 @@ local_statics() {
 	printf 'int f(void)\n{\n\tstatic int n;\n\treturn n++;\n}\n' >"$W/t/launcher/x.c"
 	[ -n "$(local_statics "$W/t")" ]
 }
+
+@test "build: a package pkg-config cannot find stops make at once, naming it and the fix" {
+	run make -n -C "$TOP" BUILD="$W/b" PKGS="libseccomp isorun-no-such-package" all
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"pkg-config cannot find: isorun-no-such-package; install the build dependencies with \`make deps\`"* ]]
+	# control: with the real list the same dry run goes through
+	run make -n -C "$TOP" BUILD="$W/b" all
+	[ "$status" -eq 0 ]
+}
