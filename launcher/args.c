@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "launcher/cleanup.h"
 #include "launcher/exit.h"
+#include "launcher/suggest.h"
 #include "launcher/text.h"
 #include "launcher/tree.h"
 #include "ns/ns.h"
+#include "policy/policy.h"
 
 /* getopt's value for a key; the options that are not settings follow */
 #define OPT_KEY(k) (256 + (k))
@@ -146,6 +149,25 @@ void iso_usage(FILE *f)
 	      "\n"
 	      "Exit: the command's own code; 122 findings; 124 timeout; 125 isorun failed;\n"
 	      "126/127 cannot execute / not found; 128+N killed by signal N.\n",
+	      f);
+}
+
+void iso_shell_usage(FILE *f)
+{
+	fputs("Usage: isorun shell [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "Start an interactive $SHELL (or COMMAND) in a fresh isorun tree, with the\n"
+	      "options and guards of a run (isorun --help lists them) and isorun.conf.\n"
+	      "The tree is kept when the shell exits: isorun prints its path and the\n"
+	      "command that removes it.  Leave with exit or Ctrl-D.\n",
+	      f);
+}
+
+void iso_config_usage(FILE *f)
+{
+	fputs("Usage: isorun config [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "Print every setting that `isorun OPTION... -- COMMAND` would run with, one\n"
+	      "per line as `name = value    (source)`: default, FILE:LINE of isorun.conf,\n"
+	      "or command line.  The options are a run's (isorun --help lists them).\n",
 	      f);
 }
 
@@ -308,6 +330,22 @@ static int parse_mode(const char *opt, const char *val, bool allow_ignore,
 	return 0;
 }
 
+/* "--stop-signal: unknown signal 'TREM'; did you mean TERM?" */
+static int unknown_signal(const char *opt, const char *val, struct iso_err *e)
+{
+	const char *names[NSIG] = { 0 }, *near;
+	bool sig = strncasecmp(val, "SIG", 3) == 0;
+
+	for (int i = 1; i < NSIG; i++)
+		names[i] = sigabbrev_np(i);
+	near = iso_suggest(sig ? val + 3 : val, names, NSIG);
+	if (near)
+		return iso_err_set(e, 0, "%s: unknown signal '%s'; did you mean %s%s?", opt, val,
+				   sig ? "SIG" : "", near);
+	return iso_err_set(e, 0, "%s: unknown signal '%s' (examples: TERM, SIGINT, 9)", opt,
+			   val);
+}
+
 static int parse_dur(const char *opt, const char *val, uint64_t *ret, struct iso_err *e)
 {
 	if (iso_parse_duration(val, ret) < 0)
@@ -329,6 +367,32 @@ static int parse_bool(const char *val)
 			return 0;
 	}
 	return -1;
+}
+
+/* A word after a bare --pidns that was meant as its value */
+static bool looks_like_pidns_value(const char *w)
+{
+	return strcmp(w, "try") == 0 || parse_bool(w) >= 0;
+}
+
+/*
+ * `--policy=stric`: a bare name (no '/' or '.': isorun.conf resolves no path for
+ * it) that is neither shipped nor a file here, near a shipped one.
+ */
+static const char *near_policy_name(const char *val)
+{
+	const char *names[9] = { "off" };
+	struct stat st;
+	size_t n = 1;
+
+	if (strpbrk(val, "/.") || stat(val, &st) == 0 || errno != ENOENT)
+		return NULL;
+	for (; n < ELEMENTSOF(names) && pol_shipped_name(n - 1); n++)
+		names[n] = pol_shipped_name(n - 1);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(val, names[i]) == 0)
+			return NULL;
+	return iso_suggest(val, names, n);
 }
 
 static int set_flag(struct iso_opts *o, enum iso_key key, bool on)
@@ -458,9 +522,7 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		return parse_dur(opt, val, &o->settle_ms, e);
 	case ISO_K_STOP_SIGNAL:
 		if (iso_parse_signal(val, &o->stop_signal) < 0)
-			return iso_err_set(e, 0,
-					   "%s: unknown signal '%s' (examples: TERM, SIGINT, 9)",
-					   opt, val);
+			return unknown_signal(opt, val, e);
 		return 0;
 	case ISO_K_FINDING_EXIT:
 		errno = 0;
@@ -514,6 +576,12 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		if (!*val)
 			return iso_err_set(e, 0, "%s: expected default, strict, off or a file",
 					   opt);
+		if (near_policy_name(val))
+			return iso_err_set(e, 0,
+					   "%s: '%s' is no shipped policy and no file; did you mean "
+					   "%s%s%s?",
+					   opt, val, cli ? opt : "", cli ? "=" : "",
+					   near_policy_name(val));
 		o->policy = val;
 		return 0;
 	case ISO_K_POLICY_MODE:
@@ -546,6 +614,20 @@ int iso_opt_set(struct iso_opts *o, enum iso_key key, char *val, unsigned line, 
 	return r < 0 ? r : 0;
 }
 
+/* "--tmieout: unknown option; did you mean --timeout?", or the candidates of "--p" */
+static int unknown_long(const struct option *long_opts, const char *word, struct iso_err *e)
+{
+	const char *names[ISO_N_LONG_OPTS];
+	size_t n = 0;
+
+	for (; long_opts[n].name; n++)
+		names[n] = long_opts[n].name;
+	iso_unknown_option(word, names, n, e->msg, sizeof(e->msg));
+	e->errnum = 0;
+	e->hint[0] = '\0';
+	return -EINVAL;
+}
+
 int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 {
 	return iso_parse_args_flags(argc, argv, 0, o, e);
@@ -555,7 +637,7 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 			 struct iso_err *e)
 {
 	struct option long_opts[ISO_N_LONG_OPTS];
-	int c, idx = 0, r;
+	int c, idx = 0, r, pidns_bare_end = -1;
 
 	fill_long_opts(long_opts);
 	/* `isorun shell [OPTION]... [-- COMMAND]`: the same options as a run */
@@ -598,7 +680,7 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		case '?':
 			if (optopt && optopt < 256)
 				return iso_err_set(e, 0, "-%c: unknown option", optopt);
-			return iso_err_set(e, 0, "%s: unknown option", argv[optind - 1]);
+			return unknown_long(long_opts, argv[optind - 1], e);
 		default:
 			break;
 		}
@@ -607,7 +689,14 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		r = iso_opt_set(o, (enum iso_key)(c - OPT_KEY(0)), val, ISO_FROM_CLI, e);
 		if (r < 0)
 			return r;
+		pidns_bare_end = c == OPT_KEY(ISO_K_PIDNS) && !val ? optind : -1;
 	}
+	/* `--pidns try -- make`: getopt reads "try" as the command; no "--" came between */
+	if (pidns_bare_end == optind && optind < argc && looks_like_pidns_value(argv[optind]))
+		return iso_err_set(e, 0,
+				   "--pidns %s: the value of --pidns goes after '=': did you mean "
+				   "--pidns=%s? (a command named %s: --pidns -- %s)",
+				   argv[optind], argv[optind], argv[optind], argv[optind]);
 	if (o->shell)
 		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
 	if (optind >= argc && o->shell) {

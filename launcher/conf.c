@@ -14,6 +14,7 @@
 
 #include "launcher/cleanup.h"
 #include "launcher/exit.h"
+#include "launcher/suggest.h"
 
 static const char conf_hint[] = "--no-config reads no isorun.conf; --config FILE names another";
 
@@ -124,6 +125,16 @@ char *iso_conf_resolve(const char *dir, const char *val)
 	return r;
 }
 
+/* "tiemout = 5m": the setting that was meant, or NULL */
+static const char *suggest_key(const char *name)
+{
+	const char *names[ISO_N_KEYS];
+
+	for (int k = 0; k < ISO_N_KEYS; k++)
+		names[k] = iso_keys[k].name;
+	return iso_suggest(name, names, ISO_N_KEYS);
+}
+
 /* --policy names a shipped policy (default, strict, off) or a file: a name has no '/' or '.'. */
 static bool is_path_value(enum iso_key key, const char *val)
 {
@@ -157,6 +168,10 @@ static int on_setting(void *user, const char *section, const char *name, const c
 			return 0;
 		}
 	key = iso_key_lookup(name);
+	if (key < 0 && suggest_key(name)) {
+		fail_at(cp, "%s: unknown setting; did you mean %s?", name, suggest_key(name));
+		return 0;
+	}
 	if (key < 0) {
 		fail_at(cp,
 			"%s: unknown setting (the settings are the long options of a run, "

@@ -162,7 +162,7 @@ int iso_config_main(int argc, char **argv)
 		return iso_args_refuse(&o, &e);
 	if (action != ISO_RUN) {
 		if (action == ISO_SHOW_HELP)
-			iso_usage(stdout);
+			iso_config_usage(stdout);
 		else
 			printf("isorun %s\n", ISO_VERSION);
 		iso_opts_free(&o);

@@ -14,6 +14,7 @@
 #include "launcher/cleanup.h"
 #include "launcher/commands.h"
 #include "launcher/exit.h"
+#include "launcher/suggest.h"
 #include "launcher/text.h"
 #include "launcher/tree.h"
 #include "launcher/trees.h"
@@ -42,6 +43,30 @@ static void usage(FILE *f, const char *name)
 		      "  lock is free and in which no process has a file, cwd or root\n"
 		      "  --dry-run  only say what would be removed or kept, and why\n",
 		      f);
+}
+
+/*
+ * An option ls or gc does not take.  getopt leaves optind on a short option that
+ * is not the last of its group ("-la"), so the word is rebuilt from optopt.
+ */
+static int refuse_option(int argc, char **argv, const char *word, const struct option *opts)
+{
+	const char *longs[8] = { 0 };
+	char buf[300], shortw[3] = { '-', (char)optopt, 0 };
+	size_t n = 0;
+
+	for (; opts[n].name && n < ELEMENTSOF(longs); n++)
+		longs[n] = opts[n].name;
+	if (optopt)
+		word = shortw;
+	iso_unknown_option(word, longs, n, buf, sizeof(buf));
+	/* a near or ambiguous option is a typo of ours, not another program's option */
+	if (strstr(buf, "did you mean") || strstr(buf, "ambiguous")) {
+		fprintf(stderr, "isorun: %s: %s\n", argv[1], buf);
+		return ISO_EXIT_SETUP;
+	}
+	snprintf(buf, sizeof(buf), "unknown option '%s'", word);
+	return iso_subcommand_refuse(argc, argv, buf);
 }
 
 /* 0 to go on, 1 when done (help), or ISO_EXIT_SETUP after one line on stderr. */
@@ -85,15 +110,14 @@ static int parse(struct cmd *c, int argc, char **argv)
 				av[optind - 1]);
 			return ISO_EXIT_SETUP;
 		default:
-			fprintf(stderr, "isorun: %s: unknown option '%s' (see isorun %s --help)\n",
-				c->name, av[optind - 1], c->name);
-			return ISO_EXIT_SETUP;
+			return refuse_option(argc, argv, av[optind - 1], gc ? gc_opts : ls_opts);
 		}
 	}
 	if (optind < ac) {
-		fprintf(stderr, "isorun: %s: unexpected argument '%s' (see isorun %s --help)\n",
-			c->name, av[optind], c->name);
-		return ISO_EXIT_SETUP;
+		char why[PATH_MAX + 64];
+
+		snprintf(why, sizeof(why), "unexpected argument '%s'", av[optind]);
+		return iso_subcommand_refuse(argc, argv, why);
 	}
 	return 0;
 }

@@ -52,3 +52,68 @@ bad() {
 	[ "$output" = "--keep -n" ]
 	assert_no_tree
 }
+
+@test "a subcommand given a command's words says how to run that command, exit 125" {
+	run --separate-stderr "$ISORUN" ls -la
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: 'ls' is a subcommand here; to run the command: isorun -- ls -la" ]
+	run --separate-stderr "$ISORUN" ls /tmp
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: 'ls' is a subcommand here; to run the command: isorun -- ls /tmp" ]
+	# no program of that name: the word that was wrong is named (not the subcommand)
+	run --separate-stderr env PATH="$W" "$ISORUN" gc -lx
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: gc: unknown option '-l' (see isorun gc --help)" ]
+	run --separate-stderr env PATH="$W" "$ISORUN" ls -la
+	[ "$stderr" = "isorun: ls: unknown option '-l' (see isorun ls --help)" ]
+	# a near option of its own is a typo, whatever PATH holds
+	run --separate-stderr "$ISORUN" ls --hepl
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: ls: --hepl: unknown option; did you mean --help?" ]
+}
+
+@test "every subcommand has its own --help, exit 0" {
+	for sub in ls gc policy config shell selftest; do
+		run --separate-stderr "$ISORUN" $sub --help
+		echo "$sub: $status ${lines[0]}" >&2
+		[ "$status" -eq 0 ]
+		[[ "${lines[0],,}" == "usage: isorun $sub"* ]]
+	done
+	run "$ISORUN" policy show --help
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "Usage: isorun policy"* ]]
+}
+
+@test "did you mean: options, signals, policy names, policy verbs, isorun.conf keys" {
+	bad "isorun: --tmieout: unknown option; did you mean --timeout?" --tmieout 5m -- true
+	bad "isorun: --tmieout: unknown option; did you mean --timeout?" --tmieout=5m -- true
+	bad "isorun: --stop-signal: unknown signal 'TREM'; did you mean TERM?" --stop-signal TREM -- true
+	bad "isorun: --stop-signal: unknown signal 'SIGINTT'; did you mean SIGINT?" --stop-signal SIGINTT -- true
+	cd "$W"
+	bad "isorun: --policy: 'stric' is no shipped policy and no file; did you mean --policy=strict?" --policy=stric -- true
+	# a file of that name is a file
+	printf 'deny ptrace\n' >stric
+	run --separate-stderr iso --policy=stric -- true
+	[[ "$stderr" != *"did you mean"* ]]
+	run --separate-stderr "$ISORUN" policy shw
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: policy: unknown verb 'shw'; did you mean show?" ]
+	printf 'tmieout = 5m\n' >"$W/typo.conf"
+	run --separate-stderr "$ISORUN" --config "$W/typo.conf" --root "$R" -- true
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: $W/typo.conf:1: tmieout: unknown setting; did you mean timeout?" ]
+	assert_no_tree
+}
+
+@test "an ambiguous abbreviation lists the options it could be" {
+	local p="isorun: --p: ambiguous option: could be --pass-fd, --pidns, --private-tmp, --protect-home, --policy, --policy-mode"
+	bad "$p" --p -- true
+	run --separate-stderr "$ISORUN" config --no-config --p
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "$p" ]
+}
+
+@test "--pidns try -- CMD: the word meant as a value gets the = form suggested" {
+	bad "isorun: --pidns try: the value of --pidns goes after '=': did you mean --pidns=try? (a command named try: --pidns -- try)" --pidns try -- true
+	bad "isorun: --pidns on: the value of --pidns goes after '=': did you mean --pidns=on? (a command named on: --pidns -- on)" --pidns on true
+}

@@ -58,8 +58,8 @@ start_blocked() {
 	[ ! -e "$U" ]
 	run --separate-stderr isols --bogus
 	[ "$status" -eq 125 ]
-	[ "$stderr" = "isorun: ls: unknown option '--bogus' (see isorun ls --help)" ]
-	run --separate-stderr isogc extra
+	[ "$stderr" = "isorun: 'ls' is a subcommand here; to run the command: isorun -- ls --root $R --bogus" ]
+	run --separate-stderr env PATH="$W" "$ISORUN" gc --root "$R" extra
 	[ "$status" -eq 125 ]
 	[ "$stderr" = "isorun: gc: unexpected argument 'extra' (see isorun gc --help)" ]
 	run --separate-stderr "$ISORUN" gc --root
