@@ -342,8 +342,7 @@ static int unknown_signal(const char *opt, const char *val, struct iso_err *e)
 	if (near)
 		return iso_err_set(e, 0, "%s: unknown signal '%s'; did you mean %s%s?", opt, val,
 				   sig ? "SIG" : "", near);
-	return iso_err_set(e, 0, "%s: unknown signal '%s' (examples: TERM, SIGINT, 9)", opt,
-			   val);
+	return iso_err_set(e, 0, "%s: unknown signal '%s' (examples: TERM, SIGINT, 9)", opt, val);
 }
 
 static int parse_dur(const char *opt, const char *val, uint64_t *ret, struct iso_err *e)
@@ -577,11 +576,11 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 			return iso_err_set(e, 0, "%s: expected default, strict, off or a file",
 					   opt);
 		if (near_policy_name(val))
-			return iso_err_set(e, 0,
-					   "%s: '%s' is no shipped policy and no file; did you mean "
-					   "%s%s%s?",
-					   opt, val, cli ? opt : "", cli ? "=" : "",
-					   near_policy_name(val));
+			return iso_err_set(
+				e, 0,
+				"%s: '%s' is no shipped policy and no file; did you mean "
+				"%s%s%s?",
+				opt, val, cli ? opt : "", cli ? "=" : "", near_policy_name(val));
 		o->policy = val;
 		return 0;
 	case ISO_K_POLICY_MODE:

@@ -53,16 +53,18 @@ static int policy_refuse(int argc, char **argv)
 			fprintf(stderr, "isorun: policy: unknown verb '%s'; did you mean %s?\n",
 				verb, near);
 		else
-			fprintf(stderr, "isorun: policy: unknown verb '%s': show or check (see "
-					"isorun policy --help)\n",
+			fprintf(stderr,
+				"isorun: policy: unknown verb '%s': show or check (see "
+				"isorun policy --help)\n",
 				verb);
 		return ISO_EXIT_SETUP;
 	}
 	if (argc < 4)
 		fprintf(stderr, "isorun: policy check: missing FILE (see isorun policy --help)\n");
 	else
-		fprintf(stderr, "isorun: policy %s: unexpected argument '%s' (see isorun policy "
-				"--help)\n",
+		fprintf(stderr,
+			"isorun: policy %s: unexpected argument '%s' (see isorun policy "
+			"--help)\n",
 			verb, argv[4]);
 	return ISO_EXIT_SETUP;
 }
