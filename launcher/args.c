@@ -171,6 +171,29 @@ void iso_config_usage(FILE *f)
 	      f);
 }
 
+/*
+ * A setting that does nothing without another is a mistake the user cannot see:
+ * one line each on stderr, naming the one it needs; -q silences them.
+ */
+void iso_warn_inert(const struct iso_opts *o)
+{
+	static const char *const fmt = "isorun: warning: %s has no effect without %s\n";
+
+	if (o->verbosity < 0)
+		return;
+	if (o->map_root && o->pidns == ISO_PIDNS_OFF)
+		fprintf(stderr, fmt, "--map-root", "--pidns");
+	if (o->residue == ISO_FAIL && !o->watch.n)
+		fprintf(stderr, fmt, "--residue=fail", "--watch");
+	if (o->writable.n && o->protect_home == NS_HOME_OFF)
+		fprintf(stderr, fmt, "--writable", "--protect-home=ro|hide");
+	if (o->keep_env.n && !o->clearenv)
+		fprintf(stderr, fmt, "--keep-env", "--clearenv");
+	if (o->policy_log && strcmp(o->policy, "off") == 0)
+		fputs("isorun: warning: --policy-mode=log has no effect with --policy=off\n",
+		      stderr);
+}
+
 int iso_args_refuse(struct iso_opts *o, const struct iso_err *e)
 {
 	fprintf(stderr, "isorun: %s\n", e->msg);

@@ -157,6 +157,8 @@ void iso_usage(FILE *f);
 /* The --help of `isorun shell` and `isorun config`. */
 void iso_shell_usage(FILE *f);
 void iso_config_usage(FILE *f);
+/* One warning line for each setting that does nothing without another (not with -q). */
+void iso_warn_inert(const struct iso_opts *o);
 /* The two lines of a refused command line; frees o and returns 125. */
 int iso_args_refuse(struct iso_opts *o, const struct iso_err *e);
 

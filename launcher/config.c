@@ -173,6 +173,7 @@ int iso_config_main(int argc, char **argv)
 		iso_opts_free(&o);
 		return iso_conf_fail(&e);
 	}
+	iso_warn_inert(&o);
 	print_settings(&o);
 	iso_opts_free(&o);
 	if (fflush(stdout) != 0) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,8 +132,15 @@ static int open_trees(struct cmd *c)
 
 	c->user_fd = iso_tree_open_user_dir(iso_tree_root(c->root), false, c->user_path,
 					    sizeof(c->user_path), &e);
-	if (c->user_fd == -ENOENT)
+	if (c->user_fd == -ENOENT) {
+		struct stat st;
+		const char *root = iso_tree_root(c->root);
+		/* a mistyped --root is not "no trees": say so, but nothing failed */
+		if (stat(root, &st) < 0 && errno == ENOENT)
+			fprintf(stderr, "isorun: %s: root '%s' does not exist: no trees there\n",
+				c->name, root);
 		return 1;
+	}
 	if (c->user_fd < 0) {
 		fprintf(stderr, "isorun: %s: %s\n", c->name, iso_err_format(&e, buf, sizeof(buf)));
 		return ISO_EXIT_SETUP;

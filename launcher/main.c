@@ -176,6 +176,7 @@ int main(int argc, char **argv)
 		iso_opts_free(&o);
 		return iso_conf_fail(&e);
 	}
+	iso_warn_inert(&o);
 	code = iso_run(&o);
 	iso_opts_free(&o);
 	return code;

@@ -117,3 +117,27 @@ bad() {
 	bad "isorun: --pidns try: the value of --pidns goes after '=': did you mean --pidns=try? (a command named try: --pidns -- try)" --pidns try -- true
 	bad "isorun: --pidns on: the value of --pidns goes after '=': did you mean --pidns=on? (a command named on: --pidns -- on)" --pidns on true
 }
+
+@test "an option with no effect alone is warned about, naming the one it needs; -q silences it" {
+	run --separate-stderr iso --map-root -- true
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "isorun: warning: --map-root has no effect without --pidns" ]
+	run --separate-stderr iso --residue=fail -- true
+	[ "$stderr" = "isorun: warning: --residue=fail has no effect without --watch" ]
+	run --separate-stderr iso --writable "$W" -- true
+	[ "$stderr" = "isorun: warning: --writable has no effect without --protect-home=ro|hide" ]
+	run --separate-stderr iso --keep-env PATH -- true
+	[ "$stderr" = "isorun: warning: --keep-env has no effect without --clearenv" ]
+	run --separate-stderr iso -q --map-root --residue=fail --writable "$W" -- true
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# with what they need, no warning
+	run --separate-stderr iso --watch "$W" --residue=fail --clearenv --keep-env PATH -- true
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# isorun config says it too, without running anything
+	run --separate-stderr "$ISORUN" config --no-config --map-root
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "isorun: warning: --map-root has no effect without --pidns" ]
+	assert_no_tree
+}

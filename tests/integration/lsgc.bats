@@ -219,3 +219,16 @@ start_blocked() {
 	rm "$U/a-link"
 	assert_no_tree
 }
+
+@test "ls and gc on a root that does not exist say so on stderr, exit 0" {
+	for sub in ls gc; do
+		run --separate-stderr "$ISORUN" $sub --root "$W/nope"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		[ "$stderr" = "isorun: $sub: root '$W/nope' does not exist: no trees there" ]
+	done
+	# an existing root without trees: nothing to say
+	run --separate-stderr "$ISORUN" ls --root "$W"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
