@@ -60,6 +60,8 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_POLICY_MODE] = { "policy-mode", ISO_KIND_VALUE, false },
 	[ISO_K_QUIET] = { "quiet", ISO_KIND_FLAG, false },
 	[ISO_K_VERBOSE] = { "verbose", ISO_KIND_FLAG, false },
+	/* a bare --color is always, as ls(1) and grep(1) read it */
+	[ISO_K_COLOR] = { "color", ISO_KIND_VALUE, false, true },
 };
 
 /* The options that are not settings; the settings' options come from iso_keys[]. */
@@ -123,7 +125,7 @@ void iso_usage(FILE *f)
 	      "  --pass-fd N            let fd N reach the command\n"
 	      "  --watch DIR            report entries that appear in DIR during the run\n"
 	      "  --residue=warn|fail    what such an entry does to the verdict (warn)\n"
-	      "  --timeout DUR          stop the whole tree after DUR (exit 124)\n"
+	      "  --timeout DUR          stop the whole tree after DUR (exit 124); 0: no limit\n"
 	      "  --stop-signal SIG      signal sent on timeout or cancel (SIGTERM)\n"
 	      "  --grace DUR            then SIGKILL after DUR (5s)\n"
 	      "  --settle DUR           time survivors get to exit on their own (3s)\n"
@@ -134,7 +136,7 @@ void iso_usage(FILE *f)
 	      "  --cap-keep CAP,...|all capabilities the command keeps\n"
 	      "  --net=host|isolated    isolated: own network namespace, loopback up\n"
 	      "  --private-tmp          the tree's tmp over /tmp and /var/tmp\n"
-	      "  --protect-home=off|ro|hide  the real home read-only, or hidden\n"
+	      "  --protect-home=off|ro|hide  the real home read-only (ro, read-only), or hidden\n"
 	      "  --writable DIR         under --protect-home, DIR in the home stays as it is\n"
 	      "  --policy=default|strict|off|FILE  seccomp policy (default)\n"
 	      "  --policy-mode=enforce|log  log: let refused calls through, report them\n"
@@ -143,6 +145,8 @@ void iso_usage(FILE *f)
 	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
 	      "  --no-config            read no isorun.conf\n"
 	      "  -q, --quiet / -v, --verbose\n"
+	      "  --color=auto|always|never  colour isorun's lines (auto: stderr is a terminal\n"
+	      "                         and NO_COLOR is unset)\n"
 	      "  --FLAG=false           turn off a flag (--keep, --private-tmp, ...) that\n"
 	      "                         isorun.conf turned on\n"
 	      "  --help, --version\n"
@@ -392,8 +396,10 @@ static int parse_bool(const char *val)
 }
 
 /* A word after a bare --pidns that was meant as its value */
-static bool looks_like_pidns_value(const char *w)
+static bool looks_like_bare_value(enum iso_key key, const char *w)
 {
+	if (key == ISO_K_COLOR)
+		return !strcmp(w, "auto") || !strcmp(w, "always") || !strcmp(w, "never");
 	return strcmp(w, "try") == 0 || parse_bool(w) >= 0;
 }
 
@@ -533,8 +539,7 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		uint64_t ms;
 		if (parse_dur(opt, val, &ms, e) < 0)
 			return -EINVAL;
-		if (ms == 0)
-			return iso_err_set(e, 0, "%s: must be more than 0, got '%s'", opt, val);
+		/* 0 is no limit, as timeout(1) reads it: a later 0 undoes isorun.conf's */
 		o->timeout_ms = ms;
 		return 0;
 	}
@@ -586,13 +591,15 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 	case ISO_K_PROTECT_HOME:
 		if (strcmp(val, "off") == 0)
 			o->protect_home = NS_HOME_OFF;
-		else if (strcmp(val, "ro") == 0)
-			o->protect_home = NS_HOME_RO;
+		else if (strcmp(val, "ro") == 0 || strcmp(val, "read-only") == 0)
+			o->protect_home =
+				NS_HOME_RO; /* read-only: systemd's ProtectHome= spelling */
 		else if (strcmp(val, "hide") == 0)
 			o->protect_home = NS_HOME_HIDE;
 		else
-			return iso_err_set(e, 0, "%s: expected off, ro or hide, got '%s'", opt,
-					   val);
+			return iso_err_set(e, 0,
+					   "%s: expected off, ro (read-only) or hide, got '%s'",
+					   opt, val);
 		return 0;
 	case ISO_K_POLICY:
 		if (!*val)
@@ -605,6 +612,17 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 				"%s%s%s?",
 				opt, val, cli ? opt : "", cli ? "=" : "", near_policy_name(val));
 		o->policy = val;
+		return 0;
+	case ISO_K_COLOR:
+		if (!val || strcmp(val, "always") == 0)
+			o->color = ISO_COLOR_ALWAYS;
+		else if (strcmp(val, "auto") == 0)
+			o->color = ISO_COLOR_AUTO;
+		else if (strcmp(val, "never") == 0)
+			o->color = ISO_COLOR_NEVER;
+		else
+			return iso_err_set(e, 0, "%s: expected auto, always or never, got '%s'",
+					   opt, val);
 		return 0;
 	case ISO_K_POLICY_MODE:
 		if (strcmp(val, "enforce") == 0)
@@ -659,7 +677,8 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 			 struct iso_err *e)
 {
 	struct option long_opts[ISO_N_LONG_OPTS];
-	int c, idx = 0, r, pidns_bare_end = -1;
+	int c, idx = 0, r, bare_end = -1;
+	enum iso_key bare_key = ISO_K_PIDNS;
 
 	fill_long_opts(long_opts);
 	/* `isorun shell [OPTION]... [-- COMMAND]`: the same options as a run */
@@ -711,14 +730,17 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		r = iso_opt_set(o, (enum iso_key)(c - OPT_KEY(0)), val, ISO_FROM_CLI, e);
 		if (r < 0)
 			return r;
-		pidns_bare_end = c == OPT_KEY(ISO_K_PIDNS) && !val ? optind : -1;
+		bare_key = (enum iso_key)(c - OPT_KEY(0));
+		bare_end = iso_keys[bare_key].bare && !val ? optind : -1;
 	}
 	/* `--pidns try -- make`: getopt reads "try" as the command; no "--" came between */
-	if (pidns_bare_end == optind && optind < argc && looks_like_pidns_value(argv[optind]))
+	if (bare_end == optind && optind < argc && looks_like_bare_value(bare_key, argv[optind]))
 		return iso_err_set(e, 0,
-				   "--pidns %s: the value of --pidns goes after '=': did you mean "
-				   "--pidns=%s? (a command named %s: --pidns -- %s)",
-				   argv[optind], argv[optind], argv[optind], argv[optind]);
+				   "--%s %s: the value of --%s goes after '=': did you mean "
+				   "--%s=%s? (a command named %s: --%s -- %s)",
+				   iso_keys[bare_key].name, argv[optind], iso_keys[bare_key].name,
+				   iso_keys[bare_key].name, argv[optind], argv[optind],
+				   iso_keys[bare_key].name, argv[optind]);
 	if (o->shell)
 		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
 	if (optind >= argc && o->shell) {

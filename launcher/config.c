@@ -105,6 +105,10 @@ static const char *value(const struct iso_opts *o, enum iso_key key, char *buf, 
 		return yes(o->verbosity < 0);
 	case ISO_K_VERBOSE:
 		return yes(o->verbosity > 0);
+	case ISO_K_COLOR:
+		return o->color == ISO_COLOR_ALWAYS  ? "always"
+		       : o->color == ISO_COLOR_NEVER ? "never"
+						     : "auto";
 	default:
 		return "?";
 	}

@@ -112,6 +112,14 @@ bool iso_on_path(const char *name)
 	}
 }
 
+static bool iso_exact(const char *name, const char *const *longs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (longs[i] && strcmp(longs[i], name) == 0)
+			return true;
+	return false;
+}
+
 const char *iso_unknown_option(const char *word, const char *const *longs, size_t n, char *buf,
 			       size_t len)
 {
@@ -128,6 +136,11 @@ const char *iso_unknown_option(const char *word, const char *const *longs, size_
 		return buf;
 	}
 	found = iso_prefix_matches(name + 2, longs, n, idx, ELEMENTSOF(idx));
+	/* "--no-config=x": the option is known, the value is what it does not take */
+	if (word[l] == '=' && (found == 1 || iso_exact(name + 2, longs, n))) {
+		snprintf(buf, len, "%s: takes no value, got '%s'", name, word + l + 1);
+		return buf;
+	}
 	if (found > 1) {
 		off = snprintf(buf, len, "%s: ambiguous option: could be", name);
 		for (size_t i = 0; i < found && i < ELEMENTSOF(idx) && off > 0 && (size_t)off < len;

@@ -18,7 +18,6 @@ bad() {
 	bad "isorun: --bogus: unknown option" --bogus -- true
 	bad "isorun: --timeout: missing argument" --timeout
 	bad "isorun: --grace: invalid duration '5 s' (examples: 90s, 5m, 1h30m)" --grace "5 s" -- true
-	bad "isorun: --timeout: must be more than 0, got '0'" --timeout 0 -- true
 	bad "isorun: --stop-signal: unknown signal 'SIGNOPE' (examples: TERM, SIGINT, 9)" --stop-signal SIGNOPE -- true
 	bad "isorun: --leaks: expected fail, warn or ignore, got 'maybe'" --leaks=maybe -- true
 	bad "isorun: --residue: expected fail or warn, got 'ignore'" --residue=ignore -- true
@@ -139,5 +138,33 @@ bad() {
 	run --separate-stderr "$ISORUN" config --no-config --map-root
 	[ "$status" -eq 0 ]
 	[ "$stderr" = "isorun: warning: --map-root has no effect without --pidns" ]
+	assert_no_tree
+}
+
+@test "--timeout 0 is no limit, as timeout(1) reads it; --protect-home=read-only is ro" {
+	run --separate-stderr iso --timeout 0 -- true
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	run --separate-stderr "$ISORUN" config --no-config --timeout 5m --timeout 0 --protect-home=read-only
+	[ "$status" -eq 0 ]
+	grep -qx "timeout = none    (command line)" <<<"$output"
+	grep -qx "protect-home = ro    (command line)" <<<"$output"
+	bad "isorun: --protect-home: expected off, ro (read-only) or hide, got 'readonly'" --protect-home=readonly -- true
+}
+
+@test "--color=always|never|auto: always colours even with NO_COLOR; auto does not colour a pipe" {
+	local esc=$'\033['
+	run --separate-stderr env NO_COLOR=1 "$ISORUN" --no-config --root "$R" --color=always -- false
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"${esc}1;31misorun: FAILED (exit 1)"* ]]
+	run --separate-stderr "$ISORUN" --no-config --root "$R" --color -- false
+	[[ "$stderr" == *"$esc"* ]]
+	for mode in never auto; do
+		run --separate-stderr iso --color=$mode -- false
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "isorun: FAILED (exit 1): command exited 1" ]
+	done
+	bad "isorun: --color: expected auto, always or never, got 'blue'" --color=blue -- true
+	bad "isorun: --color never: the value of --color goes after '=': did you mean --color=never? (a command named never: --color -- never)" --color never -- true
 	assert_no_tree
 }

@@ -146,7 +146,10 @@ static void test_values(void **state)
 	/* the command line's wording, without "--", after file:line */
 	expect_conf_error("# a comment\n[isorun]\nsettle = soon\n",
 			  P ":3: settle: invalid duration 'soon' (examples: 90s, 5m, 1h30m)");
-	expect_conf_error("timeout = 0\n", P ":1: timeout: must be more than 0, got '0'");
+	/* 0 is no limit, as timeout(1) reads it: it undoes an earlier timeout */
+	assert_int_equal(conf(&o, &e, "timeout = 5m\ntimeout = 0\n"), 0);
+	assert_int_equal(o.timeout_ms, 0);
+	iso_opts_free(&o);
 	expect_conf_error("env-dir = A=/abs\n",
 			  P ":1: env-dir: expected VAR=SUBDIR with a relative SUBDIR inside the "
 			    "tree, got 'A=/abs'");
