@@ -163,6 +163,7 @@ offers_bash() {
 	[ "$(complete_bash "isorun --net=i")" = isolated ]
 	offers_bash "isorun --protect-home " off ro hide
 	offers_bash "isorun --protect-home=" off ro hide
+	offers_bash "isorun --color=" auto always never
 	offers_bash "isorun --leaks=" fail warn ignore
 	offers_bash "isorun --residue=" warn fail
 	offers_bash "isorun --policy-mode=" enforce log
@@ -241,7 +242,7 @@ zsh_matches() {
 	[ "$status" -eq 0 ]
 	local all=$output
 	[ "$(zsh_matches "isorun --net=" "$all" | tr '\n' ' ')" = "host isolated " ]
-	[ "$(zsh_matches "isorun --protect-home=" "$all" | tr '\n' ' ')" = "hide off ro " ]
+	[ "$(zsh_matches "isorun --protect-home=" "$all" | tr '\n' ' ')" = "hide off read-only ro " ]
 	[ "$(zsh_matches "isorun --pidns=" "$all")" = try ]
 	zsh_matches "isorun sel" "$all" | grep -qx selftest
 	[ "$(zsh_matches "isorun policy " "$all" | tr '\n' ' ')" = "check show " ]
