@@ -101,8 +101,8 @@ _isorun() {
 	case ${words[1]-} in
 	shell | config) sub=${words[1]} first=2 ;;
 	selftest) sub=selftest first=2 opts=$_isorun_selftest_opts ;;
-	ls) sub=ls first=2 opts='--root --help' ;;
-	gc) sub=gc first=2 opts='--dry-run --root --help' ;;
+	ls) sub=ls first=2 opts='--json --root --help' ;;
+	gc) sub=gc first=2 opts='--dry-run --kept --all --verbose --root --help' ;;
 	policy) sub=policy first=2 ;;
 	esac
 
