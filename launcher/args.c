@@ -105,9 +105,9 @@ void iso_usage(FILE *f)
 {
 	fputs("Usage: isorun [OPTION]... [--] COMMAND [ARG]...\n"
 	      "       isorun shell [OPTION]... [-- COMMAND [ARG]...]\n"
-	      "       isorun config [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "       isorun config [--json] [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "       isorun selftest [--json] [OPTION]...\n"
-	      "       isorun ls [--root DIR] | isorun gc [--dry-run] [--root DIR]\n"
+	      "       isorun ls [--json] [--root DIR] | isorun gc [--dry-run] [--kept] [--root DIR]\n"
 	      "       isorun policy show [NAME|FILE] | isorun policy check FILE\n"
 	      "Run COMMAND with a private HOME/TMPDIR tree; fail if anything it started\n"
 	      "outlives it; remove the tree only when nothing can still use it.\n"
@@ -168,10 +168,12 @@ void iso_shell_usage(FILE *f)
 
 void iso_config_usage(FILE *f)
 {
-	fputs("Usage: isorun config [OPTION]... [-- COMMAND [ARG]...]\n"
+	fputs("Usage: isorun config [--json] [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "Print every setting that `isorun OPTION... -- COMMAND` would run with, one\n"
 	      "per line as `name = value    (source)`: default, FILE:LINE of isorun.conf,\n"
-	      "or command line.  The options are a run's (isorun --help lists them).\n",
+	      "or command line.  The options are a run's (isorun --help lists them).\n"
+	      "  --json   one JSON object: config, settings (name: {value, source}, a list\n"
+	      "           for the repeatable ones), command\n",
 	      f);
 }
 

@@ -99,7 +99,8 @@ _isorun() {
 
 	local sub='' first=1 opts=$_isorun_run_opts
 	case ${words[1]-} in
-	shell | config) sub=${words[1]} first=2 ;;
+	shell) sub=shell first=2 ;;
+	config) sub=config first=2 opts="--json $_isorun_run_opts" ;;
 	selftest) sub=selftest first=2 opts=$_isorun_selftest_opts ;;
 	ls) sub=ls first=2 opts='--json --root --help' ;;
 	gc) sub=gc first=2 opts='--dry-run --kept --all --verbose --root --help' ;;
