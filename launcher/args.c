@@ -753,6 +753,7 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		snprintf(sh_path, sizeof(sh_path), "%s", sh && *sh ? sh : "/bin/sh");
 		o->argv = shell_argv;
 		o->argc = 2;
+		o->shell_own = true;
 		return ISO_RUN;
 	}
 	if (optind >= argc && (flags & ISO_ARGS_COMMAND_OPTIONAL))

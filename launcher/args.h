@@ -112,6 +112,7 @@ struct iso_opts {
 	int verbosity;	    /* -1 quiet, 0 normal, 1 verbose */
 	int color;	    /* ISO_COLOR_* */
 	bool shell;	    /* `isorun shell`: interactive, tree kept */
+	bool shell_own;	    /* ... running $SHELL -i, no command given */
 	const char *policy; /* default|strict|off|FILE */
 	bool policy_log;    /* --policy-mode=log */
 	int pidns;	    /* ISO_PIDNS_* */

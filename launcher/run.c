@@ -49,6 +49,7 @@
 #include "launcher/report.h"
 #include "launcher/residue.h"
 #include "launcher/rmtree.h"
+#include "launcher/shell.h"
 #include "launcher/spawn.h"
 #include "launcher/summary.h"
 #include "launcher/text.h"
@@ -951,6 +952,8 @@ int iso_run(const struct iso_opts *o)
 	if (iso_env_build(o, &tree, environ, &env, &e) < 0)
 		goto setup_failed_tree;
 	out.env = env;
+	if (o->shell)
+		iso_shell_banner(stderr, o, tree.path);
 
 	if (open_streams(&s, &e) < 0)
 		goto setup_failed_tree;

@@ -11,6 +11,7 @@
 #include "launcher/cleanup.h"
 #include "launcher/exit.h"
 #include "launcher/residue.h"
+#include "launcher/shell.h"
 #include "launcher/text.h"
 
 static size_t refused_count(const struct iso_outcome *o)
@@ -181,6 +182,8 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 	if (o->tree_state == ISO_TREE_RETAINED)
 		fprintf(stderr, "isorun: namespace retained at %s: %s\n", path ? path : "?",
 			o->tree_reason);
+	else if (o->tree_state == ISO_TREE_KEPT && opts->shell)
+		iso_shell_kept(stderr, path ? path : "?");
 	else if (o->tree_state == ISO_TREE_KEPT)
 		fprintf(stderr, "isorun: namespace kept at %s\n", path ? path : "?");
 	if (opts->verbosity > 0)
