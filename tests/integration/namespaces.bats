@@ -529,3 +529,17 @@ PY
 	[[ "$stderr" == *"max_user_namespaces"* ]]
 	[ -z "$(find "$W" -mindepth 2 -maxdepth 2 -path '*/isorun-*/*')" ]
 }
+
+@test "isorun --pidns inside isorun --pidns: the nested run gets namespaces of its own, as root and as an ordinary user" {
+	require "user and PID namespaces" userns_ok
+	local opts
+	for opts in "--pidns" "--pidns --protect-home=ro --private-tmp --net=isolated"; do
+		# shellcheck disable=SC2086 # the options are words
+		run --separate-stderr iso --pidns -- "$ISORUN" --no-config $opts -- \
+			sh -c 'echo "pid=$$ ns=$ISORUN_NAMESPACE"'
+		[ "$status" -eq 0 ]
+		[[ "$output" == "pid=2 ns=$U/"*"/tmp/isorun-"* ]]
+		[[ "$stderr" != *"seccomp"* && "$stderr" != *"FAILED"* ]]
+	done
+	assert_no_tree
+}
