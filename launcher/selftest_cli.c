@@ -14,6 +14,7 @@
 #include "launcher/args.h"
 #include "launcher/cleanup.h"
 #include "launcher/commands.h"
+#include "launcher/suggest.h"
 #include "policy/policy.h"
 #include "selftest/selftest.h"
 
@@ -45,6 +46,19 @@ enum {
 	O_SETTLE,
 	O_MAP_ROOT,
 };
+
+/* "--jsn: unknown option; did you mean --json?"; a short one by its letter */
+static void unknown(const struct option *opts, const char *word)
+{
+	const char *names[16] = { 0 };
+	char buf[300], shortw[3] = { '-', (char)optopt, 0 };
+	size_t n = 0;
+
+	for (; opts[n].name && n < ELEMENTSOF(names); n++)
+		names[n] = opts[n].name;
+	iso_unknown_option(word ? word : shortw, names, n, buf, sizeof(buf));
+	fprintf(stderr, "isorun: selftest: %s (see isorun selftest --help)\n", buf);
+}
 
 static int fwd_add(struct st_fwd *f, const char *name, const char *val)
 {
@@ -152,10 +166,7 @@ static int parse(int argc, char **argv, bool *json, struct st_fwd *fwd)
 			fprintf(stderr, "isorun: selftest: %s: missing argument\n", av[optind - 1]);
 			return -1;
 		default:
-			fprintf(stderr,
-				"isorun: selftest: %s: unknown option (see isorun selftest "
-				"--help)\n",
-				av[optind - 1]);
+			unknown(opts, optopt ? NULL : av[optind - 1]);
 			return -1;
 		}
 		if (r < 0) {

@@ -97,6 +97,9 @@ bad() {
 	run --separate-stderr "$ISORUN" policy shw
 	[ "$status" -eq 125 ]
 	[ "$stderr" = "isorun: policy: unknown verb 'shw'; did you mean show?" ]
+	run --separate-stderr "$ISORUN" selftest --jsn
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: selftest: --jsn: unknown option; did you mean --json? (see isorun selftest --help)" ]
 	printf 'tmieout = 5m\n' >"$W/typo.conf"
 	run --separate-stderr "$ISORUN" --config "$W/typo.conf" --root "$R" -- true
 	[ "$status" -eq 125 ]
