@@ -680,7 +680,7 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 			 struct iso_err *e)
 {
 	struct option long_opts[ISO_N_LONG_OPTS];
-	int c, idx = 0, r, bare_end = -1;
+	int c, idx = 0, r, bare_end = -1, at;
 	enum iso_key bare_key = ISO_K_PIDNS;
 
 	fill_long_opts(long_opts);
@@ -694,7 +694,8 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, so the command's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:qvh", long_opts, &idx)) != -1) {
+	/* at: the word getopt is in, for a message ("-la" stays one word until its end) */
+	while ((at = optind, c = getopt_long(argc, argv, "+:qvh", long_opts, &idx)) != -1) {
 		char *val = optarg;
 
 		switch (c) {
@@ -722,9 +723,9 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		case ':':
 			return iso_err_set(e, 0, "%s: missing argument", argv[optind - 1]);
 		case '?':
-			if (optopt && optopt < 256)
+			if (strncmp(argv[at], "--", 2) != 0)
 				return iso_err_set(e, 0, "-%c: unknown option", optopt);
-			return unknown_long(long_opts, argv[optind - 1], e);
+			return unknown_long(long_opts, argv[at], e);
 		default:
 			break;
 		}

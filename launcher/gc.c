@@ -57,10 +57,7 @@ static void usage(FILE *f, const char *name)
 		      f);
 }
 
-/*
- * An option ls or gc does not take.  getopt leaves optind on a short option that
- * is not the last of its group ("-la"), so the word is rebuilt from optopt.
- */
+/* An option ls or gc does not take: a long one as given, a short one by its letter. */
 static int refuse_option(int argc, char **argv, const char *word, const struct option *opts)
 {
 	const char *longs[8] = { 0 };
@@ -69,11 +66,11 @@ static int refuse_option(int argc, char **argv, const char *word, const struct o
 
 	for (; opts[n].name && n < ELEMENTSOF(longs); n++)
 		longs[n] = opts[n].name;
-	if (optopt)
+	if (strncmp(word, "--", 2) != 0)
 		word = shortw;
 	iso_unknown_option(word, longs, n, buf, sizeof(buf));
-	/* a near or ambiguous option is a typo of ours, not another program's option */
-	if (strstr(buf, "did you mean") || strstr(buf, "ambiguous")) {
+	/* near, ambiguous or given a value: ours, mistyped, not another program's option */
+	if (!strstr(buf, ": unknown option") || strstr(buf, "did you mean")) {
 		fprintf(stderr, "isorun: %s: %s\n", argv[1], buf);
 		return ISO_EXIT_SETUP;
 	}
@@ -102,11 +99,13 @@ static int parse(struct cmd *c, int argc, char **argv)
 	bool gc = !strcmp(c->name, "gc");
 	/* argv[0] is "isorun", argv[1] the subcommand: getopt starts after it */
 	char **av = argv + 1;
-	int ac = argc - 1, opt;
+	int ac = argc - 1, opt, at;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(ac, av, gc ? ":hv" : ":h", gc ? gc_opts : ls_opts, NULL)) != -1) {
+	/* at: the word getopt is in ("-la" stays one word until its last letter) */
+	while ((at = optind,
+		opt = getopt_long(ac, av, gc ? ":hv" : ":h", gc ? gc_opts : ls_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (!*optarg) {
@@ -135,7 +134,7 @@ static int parse(struct cmd *c, int argc, char **argv)
 				av[optind - 1]);
 			return ISO_EXIT_SETUP;
 		default:
-			return refuse_option(argc, argv, av[optind - 1], gc ? gc_opts : ls_opts);
+			return refuse_option(argc, argv, av[at], gc ? gc_opts : ls_opts);
 		}
 	}
 	if (optind < ac) {

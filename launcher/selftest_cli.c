@@ -127,11 +127,12 @@ static int parse(int argc, char **argv, bool *json, struct st_fwd *fwd)
 	};
 	/* argv[1] is "selftest": parse from there, as if it were argv[0] */
 	char **av = argv + 1;
-	int ac = argc - 1, ch, idx = 0, r = 0;
+	int ac = argc - 1, ch, idx = 0, r = 0, at;
 
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(ac, av, "+:h", opts, &idx)) != -1) {
+	/* at: the word getopt is in ("-hx" stays one word until its last letter) */
+	while ((at = optind, ch = getopt_long(ac, av, "+:h", opts, &idx)) != -1) {
 		const char *name = ch >= 256 ? opts[idx].name : NULL;
 
 		switch (ch) {
@@ -166,7 +167,7 @@ static int parse(int argc, char **argv, bool *json, struct st_fwd *fwd)
 			fprintf(stderr, "isorun: selftest: %s: missing argument\n", av[optind - 1]);
 			return -1;
 		default:
-			unknown(opts, optopt ? NULL : av[optind - 1]);
+			unknown(opts, strncmp(av[at], "--", 2) ? NULL : av[at]);
 			return -1;
 		}
 		if (r < 0) {

@@ -69,6 +69,11 @@ bad() {
 	run --separate-stderr "$ISORUN" ls --hepl
 	[ "$status" -eq 125 ]
 	[ "$stderr" = "isorun: ls: --hepl: unknown option; did you mean --help?" ]
+	# a value given to an option that takes none is named as such
+	run --separate-stderr "$ISORUN" gc --root "$R" --dry-run=x
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: gc: --dry-run: takes no value, got 'x'" ]
+	bad "isorun: --help: takes no value, got '1'" --help=1 -- true
 }
 
 @test "every subcommand has its own --help, exit 0" {
