@@ -484,7 +484,7 @@ PY
 	run --separate-stderr iso --net=none -- true
 	[ "${stderr_lines[0]}" = "isorun: --net: expected host or isolated, got 'none'" ]
 	run --separate-stderr iso --protect-home=yes -- true
-	[ "${stderr_lines[0]}" = "isorun: --protect-home: expected off, ro or hide, got 'yes'" ]
+	[ "${stderr_lines[0]}" = "isorun: --protect-home: expected off, ro (read-only) or hide, got 'yes'" ]
 	run --separate-stderr iso --cap-keep cap_nope -- true
 	[ "$status" -eq 125 ]
 	[[ "${stderr_lines[0]}" == "isorun: --cap-keep: unknown capability 'cap_nope'"* ]]
