@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "common/cleanup.h"
 #include "common/exit.h"
+#include "cli/suggest.h"
 #include "common/text.h"
 #include "tree/tree.h"
 #include "ns/ns.h"
+#include "policy/policy.h"
 
 /* getopt's value for a key; the options that are not settings follow */
 #define OPT_KEY(k) (256 + (k))
@@ -57,6 +60,8 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_POLICY_MODE] = { "policy-mode", ISO_KIND_VALUE, false },
 	[ISO_K_QUIET] = { "quiet", ISO_KIND_FLAG, false },
 	[ISO_K_VERBOSE] = { "verbose", ISO_KIND_FLAG, false },
+	/* a bare --color is always, as ls(1) and grep(1) read it */
+	[ISO_K_COLOR] = { "color", ISO_KIND_VALUE, false, true },
 };
 
 /* The options that are not settings; the settings' options come from iso_keys[]. */
@@ -100,9 +105,10 @@ void iso_usage(FILE *f)
 {
 	fputs("Usage: isorun [OPTION]... [--] COMMAND [ARG]...\n"
 	      "       isorun shell [OPTION]... [-- COMMAND [ARG]...]\n"
-	      "       isorun config [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "       isorun config [--json] [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "       isorun selftest [--json] [OPTION]...\n"
-	      "       isorun ls [--root DIR] | isorun gc [--dry-run] [--root DIR]\n"
+	      "       isorun ls [--json] [--root DIR]\n"
+	      "       isorun gc [--dry-run] [--kept] [-v] [--root DIR]\n"
 	      "       isorun policy show [NAME|FILE] | isorun policy check FILE\n"
 	      "Run COMMAND with a private HOME/TMPDIR tree; fail if anything it started\n"
 	      "outlives it; remove the tree only when nothing can still use it.\n"
@@ -120,7 +126,7 @@ void iso_usage(FILE *f)
 	      "  --pass-fd N            let fd N reach the command\n"
 	      "  --watch DIR            report entries that appear in DIR during the run\n"
 	      "  --residue=warn|fail    what such an entry does to the verdict (warn)\n"
-	      "  --timeout DUR          stop the whole tree after DUR (exit 124)\n"
+	      "  --timeout DUR          stop the whole tree after DUR (exit 124); 0: no limit\n"
 	      "  --stop-signal SIG      signal sent on timeout or cancel (SIGTERM)\n"
 	      "  --grace DUR            then SIGKILL after DUR (5s)\n"
 	      "  --settle DUR           time survivors get to exit on their own (3s)\n"
@@ -131,7 +137,7 @@ void iso_usage(FILE *f)
 	      "  --cap-keep CAP,...|all capabilities the command keeps\n"
 	      "  --net=host|isolated    isolated: own network namespace, loopback up\n"
 	      "  --private-tmp          the tree's tmp over /tmp and /var/tmp\n"
-	      "  --protect-home=off|ro|hide  the real home read-only, or hidden\n"
+	      "  --protect-home=off|ro|hide  the real home read-only (ro, read-only), or hidden\n"
 	      "  --writable DIR         under --protect-home, DIR in the home stays as it is\n"
 	      "  --policy=default|strict|off|FILE  seccomp policy (default)\n"
 	      "  --policy-mode=enforce|log  log: let refused calls through, report them\n"
@@ -140,6 +146,8 @@ void iso_usage(FILE *f)
 	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
 	      "  --no-config            read no isorun.conf\n"
 	      "  -q, --quiet / -v, --verbose\n"
+	      "  --color=auto|always|never  colour isorun's lines (auto: stderr is a terminal\n"
+	      "                         and NO_COLOR is unset)\n"
 	      "  --FLAG=false           turn off a flag (--keep, --private-tmp, ...) that\n"
 	      "                         isorun.conf turned on\n"
 	      "  --help, --version\n"
@@ -147,6 +155,50 @@ void iso_usage(FILE *f)
 	      "Exit: the command's own code; 122 findings; 124 timeout; 125 isorun failed;\n"
 	      "126/127 cannot execute / not found; 128+N killed by signal N.\n",
 	      f);
+}
+
+void iso_shell_usage(FILE *f)
+{
+	fputs("Usage: isorun shell [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "Start an interactive $SHELL (or COMMAND) in a fresh isorun tree, with the\n"
+	      "options and guards of a run (isorun --help lists them) and isorun.conf.\n"
+	      "The tree is kept when the shell exits: isorun prints its path and the\n"
+	      "command that removes it.  Leave with exit or Ctrl-D.\n",
+	      f);
+}
+
+void iso_config_usage(FILE *f)
+{
+	fputs("Usage: isorun config [--json] [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "Print every setting that `isorun OPTION... -- COMMAND` would run with, one\n"
+	      "per line as `name = value    (source)`: default, FILE:LINE of isorun.conf,\n"
+	      "or command line.  The options are a run's (isorun --help lists them).\n"
+	      "  --json   one JSON object: config, settings (name: {value, source}, a list\n"
+	      "           for the repeatable ones), command\n",
+	      f);
+}
+
+/*
+ * A setting that does nothing without another is a mistake the user cannot see:
+ * one line each on stderr, naming the one it needs; -q silences them.
+ */
+void iso_warn_inert(const struct iso_opts *o)
+{
+	static const char *const fmt = "isorun: warning: %s has no effect without %s\n";
+
+	if (o->verbosity < 0)
+		return;
+	if (o->map_root && o->pidns == ISO_PIDNS_OFF)
+		fprintf(stderr, fmt, "--map-root", "--pidns");
+	if (o->residue == ISO_FAIL && !o->watch.n)
+		fprintf(stderr, fmt, "--residue=fail", "--watch");
+	if (o->writable.n && o->protect_home == NS_HOME_OFF)
+		fprintf(stderr, fmt, "--writable", "--protect-home=ro|hide");
+	if (o->keep_env.n && !o->clearenv)
+		fprintf(stderr, fmt, "--keep-env", "--clearenv");
+	if (o->policy_log && strcmp(o->policy, "off") == 0)
+		fputs("isorun: warning: --policy-mode=log has no effect with --policy=off\n",
+		      stderr);
 }
 
 int iso_args_refuse(struct iso_opts *o, const struct iso_err *e)
@@ -256,6 +308,21 @@ static int parse_mode(const char *opt, const char *val, bool allow_ignore,
 	return 0;
 }
 
+/* "--stop-signal: unknown signal 'TREM'; did you mean TERM?" */
+static int unknown_signal(const char *opt, const char *val, struct iso_err *e)
+{
+	const char *names[NSIG] = { 0 }, *near;
+	bool sig = strncasecmp(val, "SIG", 3) == 0;
+
+	for (int i = 1; i < NSIG; i++)
+		names[i] = sigabbrev_np(i);
+	near = iso_suggest(sig ? val + 3 : val, names, NSIG);
+	if (near)
+		return iso_err_set(e, 0, "%s: unknown signal '%s'; did you mean %s%s?", opt, val,
+				   sig ? "SIG" : "", near);
+	return iso_err_set(e, 0, "%s: unknown signal '%s' (examples: TERM, SIGINT, 9)", opt, val);
+}
+
 static int parse_dur(const char *opt, const char *val, uint64_t *ret, struct iso_err *e)
 {
 	if (iso_parse_duration(val, ret) < 0)
@@ -277,6 +344,34 @@ static int parse_bool(const char *val)
 			return 0;
 	}
 	return -1;
+}
+
+/* A word after a bare --pidns that was meant as its value */
+static bool looks_like_bare_value(enum iso_key key, const char *w)
+{
+	if (key == ISO_K_COLOR)
+		return !strcmp(w, "auto") || !strcmp(w, "always") || !strcmp(w, "never");
+	return strcmp(w, "try") == 0 || parse_bool(w) >= 0;
+}
+
+/*
+ * `--policy=stric`: a bare name (no '/' or '.': isorun.conf resolves no path for
+ * it) that is neither shipped nor a file here, near a shipped one.
+ */
+static const char *near_policy_name(const char *val)
+{
+	const char *names[9] = { "off" };
+	struct stat st;
+	size_t n = 1;
+
+	if (strpbrk(val, "/.") || stat(val, &st) == 0 || errno != ENOENT)
+		return NULL;
+	for (; n < ELEMENTSOF(names) && pol_shipped_name(n - 1); n++)
+		names[n] = pol_shipped_name(n - 1);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(val, names[i]) == 0)
+			return NULL;
+	return iso_suggest(val, names, n);
 }
 
 static int set_flag(struct iso_opts *o, enum iso_key key, bool on)
@@ -395,8 +490,7 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		uint64_t ms;
 		if (parse_dur(opt, val, &ms, e) < 0)
 			return -EINVAL;
-		if (ms == 0)
-			return iso_err_set(e, 0, "%s: must be more than 0, got '%s'", opt, val);
+		/* 0 is no limit, as timeout(1) reads it: a later 0 undoes isorun.conf's */
 		o->timeout_ms = ms;
 		return 0;
 	}
@@ -406,9 +500,7 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		return parse_dur(opt, val, &o->settle_ms, e);
 	case ISO_K_STOP_SIGNAL:
 		if (iso_parse_signal(val, &o->stop_signal) < 0)
-			return iso_err_set(e, 0,
-					   "%s: unknown signal '%s' (examples: TERM, SIGINT, 9)",
-					   opt, val);
+			return unknown_signal(opt, val, e);
 		return 0;
 	case ISO_K_FINDING_EXIT:
 		errno = 0;
@@ -449,19 +541,38 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 	case ISO_K_PROTECT_HOME:
 		if (strcmp(val, "off") == 0)
 			o->protect_home = NS_HOME_OFF;
-		else if (strcmp(val, "ro") == 0)
-			o->protect_home = NS_HOME_RO;
+		else if (strcmp(val, "ro") == 0 || strcmp(val, "read-only") == 0)
+			o->protect_home =
+				NS_HOME_RO; /* read-only: systemd's ProtectHome= spelling */
 		else if (strcmp(val, "hide") == 0)
 			o->protect_home = NS_HOME_HIDE;
 		else
-			return iso_err_set(e, 0, "%s: expected off, ro or hide, got '%s'", opt,
-					   val);
+			return iso_err_set(e, 0,
+					   "%s: expected off, ro (read-only) or hide, got '%s'",
+					   opt, val);
 		return 0;
 	case ISO_K_POLICY:
 		if (!*val)
 			return iso_err_set(e, 0, "%s: expected default, strict, off or a file",
 					   opt);
+		if (near_policy_name(val))
+			return iso_err_set(
+				e, 0,
+				"%s: '%s' is no shipped policy and no file; did you mean "
+				"%s%s%s?",
+				opt, val, cli ? opt : "", cli ? "=" : "", near_policy_name(val));
 		o->policy = val;
+		return 0;
+	case ISO_K_COLOR:
+		if (!val || strcmp(val, "always") == 0)
+			o->color = ISO_COLOR_ALWAYS;
+		else if (strcmp(val, "auto") == 0)
+			o->color = ISO_COLOR_AUTO;
+		else if (strcmp(val, "never") == 0)
+			o->color = ISO_COLOR_NEVER;
+		else
+			return iso_err_set(e, 0, "%s: expected auto, always or never, got '%s'",
+					   opt, val);
 		return 0;
 	case ISO_K_POLICY_MODE:
 		if (strcmp(val, "enforce") == 0)
@@ -493,6 +604,20 @@ int iso_opt_set(struct iso_opts *o, enum iso_key key, char *val, unsigned line, 
 	return r < 0 ? r : 0;
 }
 
+/* "--tmieout: unknown option; did you mean --timeout?", or the candidates of "--p" */
+static int unknown_long(const struct option *long_opts, const char *word, struct iso_err *e)
+{
+	const char *names[ISO_N_LONG_OPTS];
+	size_t n = 0;
+
+	for (; long_opts[n].name; n++)
+		names[n] = long_opts[n].name;
+	iso_unknown_option(word, names, n, e->msg, sizeof(e->msg));
+	e->errnum = 0;
+	e->hint[0] = '\0';
+	return -EINVAL;
+}
+
 int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 {
 	return iso_parse_args_flags(argc, argv, 0, o, e);
@@ -502,7 +627,8 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 			 struct iso_err *e)
 {
 	struct option long_opts[ISO_N_LONG_OPTS];
-	int c, idx = 0, r;
+	int c, idx = 0, r, bare_end = -1, at;
+	enum iso_key bare_key = ISO_K_PIDNS;
 
 	fill_long_opts(long_opts);
 	/* `isorun shell [OPTION]... [-- COMMAND]`: the same options as a run */
@@ -515,7 +641,8 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, so the command's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:qvh", long_opts, &idx)) != -1) {
+	/* at: the word getopt is in, for a message ("-la" stays one word until its end) */
+	while ((at = optind, c = getopt_long(argc, argv, "+:qvh", long_opts, &idx)) != -1) {
 		char *val = optarg;
 
 		switch (c) {
@@ -543,9 +670,9 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		case ':':
 			return iso_err_set(e, 0, "%s: missing argument", argv[optind - 1]);
 		case '?':
-			if (optopt && optopt < 256)
+			if (strncmp(argv[at], "--", 2) != 0)
 				return iso_err_set(e, 0, "-%c: unknown option", optopt);
-			return iso_err_set(e, 0, "%s: unknown option", argv[optind - 1]);
+			return unknown_long(long_opts, argv[at], e);
 		default:
 			break;
 		}
@@ -554,7 +681,17 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		r = iso_opt_set(o, (enum iso_key)(c - OPT_KEY(0)), val, ISO_FROM_CLI, e);
 		if (r < 0)
 			return r;
+		bare_key = (enum iso_key)(c - OPT_KEY(0));
+		bare_end = iso_keys[bare_key].bare && !val ? optind : -1;
 	}
+	/* `--pidns try -- make`: getopt reads "try" as the command; no "--" came between */
+	if (bare_end == optind && optind < argc && looks_like_bare_value(bare_key, argv[optind]))
+		return iso_err_set(e, 0,
+				   "--%s %s: the value of --%s goes after '=': did you mean "
+				   "--%s=%s? (a command named %s: --%s -- %s)",
+				   iso_keys[bare_key].name, argv[optind], iso_keys[bare_key].name,
+				   iso_keys[bare_key].name, argv[optind], argv[optind],
+				   iso_keys[bare_key].name, argv[optind]);
 	if (o->shell)
 		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
 	if (optind >= argc && o->shell) {
@@ -566,6 +703,7 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 			return iso_err_set(e, ENOMEM, "isorun shell");
 		o->argv = o->shell_argv;
 		o->argc = 2;
+		o->shell_own = true;
 		return ISO_RUN;
 	}
 	if (optind >= argc && (flags & ISO_ARGS_COMMAND_OPTIONAL))

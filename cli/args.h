@@ -45,6 +45,11 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts *o,
 			 struct iso_err *e);
 void iso_usage(FILE *f);
+/* The --help of `isorun shell` and `isorun config`. */
+void iso_shell_usage(FILE *f);
+void iso_config_usage(FILE *f);
+/* One warning line for each setting that does nothing without another (not with -q). */
+void iso_warn_inert(const struct iso_opts *o);
 /* The two lines of a refused command line; frees o and returns 125. */
 int iso_args_refuse(struct iso_opts *o, const struct iso_err *e);
 

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 
 #include "common/cleanup.h"
 #include "common/exit.h"
+#include "cli/expand.h"
+#include "cli/suggest.h"
 
 static const char conf_hint[] = "--no-config reads no isorun.conf; --config FILE names another";
 
@@ -124,6 +127,16 @@ char *iso_conf_resolve(const char *dir, const char *val)
 	return r;
 }
 
+/* "tiemout = 5m": the setting that was meant, or NULL */
+static const char *suggest_key(const char *name)
+{
+	const char *names[ISO_N_KEYS];
+
+	for (int k = 0; k < ISO_N_KEYS; k++)
+		names[k] = iso_keys[k].name;
+	return iso_suggest(name, names, ISO_N_KEYS);
+}
+
 /* --policy names a shipped policy (default, strict, off) or a file: a name has no '/' or '.'. */
 static bool is_path_value(enum iso_key key, const char *val)
 {
@@ -132,6 +145,55 @@ static bool is_path_value(enum iso_key key, const char *val)
 	if (key == ISO_K_POLICY)
 		return strpbrk(val, "/.") != NULL;
 	return true;
+}
+
+/* The caller's real home for ~: $HOME as the caller has it, else the password database's. */
+static const char *caller_home(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (h && h[0] == '/')
+		return h;
+	pw = getpwuid(geteuid());
+	return pw && pw->pw_dir ? pw->pw_dir : "/";
+}
+
+static const char *caller_var(const char *name)
+{
+	return getenv(name);
+}
+
+/*
+ * `setenv = RUSTUP_HOME=${HOME}/.rustup`: the value expanded from the caller's
+ * environment now, before the command's HOME replaces it (launcher/expand.h).
+ */
+static int setenv_value(struct conf_parse *cp, const char *value)
+{
+	struct iso_err sub = { 0 };
+	char why[300], buf[sizeof(sub.msg) + 64];
+	const char *eq = strchr(value, '=');
+	char *exp, *val = NULL;
+
+	exp = iso_expand(eq ? eq + 1 : "", caller_var, caller_home(), why, sizeof(why));
+	if (!exp) {
+		fail_at(cp, "setenv: %s", why);
+		return 0;
+	}
+	if (eq && asprintf(&val, "%.*s=%s", (int)(eq - value), value, exp) < 0)
+		val = NULL;
+	else if (!eq)
+		val = strdup(value);
+	free(exp);
+	if (!iso_opts_keep(cp->o, val)) {
+		fail_at(cp, "setenv: out of memory");
+		return 0;
+	}
+	if (iso_opt_set(cp->o, ISO_K_SETENV, val, cp->line, &sub) < 0) {
+		fail_at(cp, "%s", iso_err_format(&sub, buf, sizeof(buf)));
+		return 0;
+	}
+	return 1;
 }
 
 static int on_setting(void *user, const char *section, const char *name, const char *value)
@@ -157,6 +219,10 @@ static int on_setting(void *user, const char *section, const char *name, const c
 			return 0;
 		}
 	key = iso_key_lookup(name);
+	if (key < 0 && suggest_key(name)) {
+		fail_at(cp, "%s: unknown setting; did you mean %s?", name, suggest_key(name));
+		return 0;
+	}
 	if (key < 0) {
 		fail_at(cp,
 			"%s: unknown setting (the settings are the long options of a run, "
@@ -164,6 +230,8 @@ static int on_setting(void *user, const char *section, const char *name, const c
 			name);
 		return 0;
 	}
+	if (key == ISO_K_SETENV)
+		return setenv_value(cp, value);
 	val = is_path_value(key, value) ? iso_conf_resolve(cp->dir, value) : strdup(value);
 	if (!iso_opts_keep(cp->o, val)) {
 		fail_at(cp, "%s: out of memory", name);

@@ -5,11 +5,15 @@
  * the source is `default`, `FILE:LINE` or `command line`.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cli/args.h"
+#include "common/cleanup.h"
 #include "cli/commands.h"
 #include "cli/conf.h"
 #include "common/exit.h"
@@ -105,6 +109,10 @@ static const char *value(const struct iso_opts *o, enum iso_key key, char *buf, 
 		return yes(o->verbosity < 0);
 	case ISO_K_VERBOSE:
 		return yes(o->verbosity > 0);
+	case ISO_K_COLOR:
+		return o->color == ISO_COLOR_ALWAYS  ? "always"
+		       : o->color == ISO_COLOR_NEVER ? "never"
+						     : "auto";
 	default:
 		return "?";
 	}
@@ -149,11 +157,125 @@ static void print_settings(const struct iso_opts *o)
 	}
 }
 
+/* "default", "command line" or "FILE:LINE", malloc'ed */
+static char *source(const struct iso_opts *o, const struct iso_setting *from)
+{
+	char *r;
+
+	if (!from)
+		return strdup("default");
+	if (from->line == ISO_FROM_CLI)
+		return strdup("command line");
+	return asprintf(&r, "%s:%u", o->config_path, from->line) < 0 ? NULL : r;
+}
+
+static json_t *entry(const struct iso_opts *o, const char *val, const struct iso_setting *from)
+{
+	_cleanup_free_ char *src = source(o, from);
+
+	return json_pack("{s:s, s:s}", "value", val, "source", src ? src : "?");
+}
+
+/* isorun config --json: the same facts as the lines, as one object */
+static json_t *settings_json(const struct iso_opts *o)
+{
+	json_t *root = json_object(), *set = json_object(), *cmd;
+	char buf[64];
+
+	if (!root || !set) {
+		json_decref(root);
+		json_decref(set);
+		return NULL;
+	}
+	json_object_set_new(root, "config",
+			    json_pack("{s:o, s:s}", "path",
+				      o->config_path ? json_string(o->config_path) : json_null(),
+				      "source",
+				      o->config_path ? (o->config_arg ? "command line" : "found")
+				      : o->no_config ? "--no-config"
+						     : "not found"));
+	for (int k = 0; k < ISO_N_KEYS; k++) {
+		json_t *list;
+
+		if (iso_keys[k].kind != ISO_KIND_LIST) {
+			json_object_set_new(set, iso_keys[k].name,
+					    entry(o, value(o, k, buf, sizeof(buf)), last(o, k)));
+			continue;
+		}
+		list = json_array();
+		for (size_t i = 0; list && i < o->n_settings; i++) {
+			const struct iso_setting *st = &o->settings[i];
+			_cleanup_free_ char *shown = NULL;
+
+			if ((int)st->key != k)
+				continue;
+			shown = k == ISO_K_SETENV ? iso_redact(st->val) : NULL;
+			json_array_append_new(list, entry(o, shown ? shown : st->val, st));
+		}
+		json_object_set_new(set, iso_keys[k].name, list ? list : json_null());
+	}
+	json_object_set_new(root, "settings", set);
+	cmd = o->argc ? json_array() : json_null();
+	for (size_t i = 0; o->argc && cmd && i < o->argc; i++) {
+		_cleanup_free_ char *red = iso_redact(o->argv[i]);
+		json_array_append_new(cmd, json_string(red ? red : "?"));
+	}
+	json_object_set_new(root, "command", cmd);
+	return root;
+}
+
+static int print_json(const struct iso_opts *o)
+{
+	json_t *j = settings_json(o);
+	char *text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+
+	json_decref(j);
+	if (!text) {
+		fprintf(stderr, "isorun: config: out of memory\n");
+		return ISO_EXIT_SETUP;
+	}
+	printf("%s\n", text);
+	free(text);
+	return 0;
+}
+
+/* True when the option `w` ("--name", no '=') takes the next word as its value. */
+static bool takes_next(const char *w)
+{
+	int k;
+
+	if (strncmp(w, "--", 2) != 0 || strchr(w, '='))
+		return false;
+	if (!strcmp(w, "--config"))
+		return true;
+	k = iso_key_lookup(w + 2);
+	return k >= 0 && iso_keys[k].kind != ISO_KIND_FLAG && !iso_keys[k].bare;
+}
+
+/*
+ * `--json` is config's own: taken out before the run's parser sees the options,
+ * among the options only (a command's own --json stays its own).
+ */
+static bool take_json(int *argc, char **argv)
+{
+	for (int i = 2; i < *argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--json") != 0) {
+			i += takes_next(argv[i]);
+			continue;
+		}
+		memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i) * sizeof(*argv));
+		(*argc)--;
+		return true;
+	}
+	return false;
+}
+
 int iso_config_main(int argc, char **argv)
 {
 	struct iso_opts o;
 	struct iso_err e = { 0 };
 	int action, r;
+	bool json = take_json(&argc, argv);
 
 	iso_opts_init(&o);
 	/* argv[1] = "config" stands where the program name would */
@@ -162,7 +284,7 @@ int iso_config_main(int argc, char **argv)
 		return iso_args_refuse(&o, &e);
 	if (action != ISO_RUN) {
 		if (action == ISO_SHOW_HELP)
-			iso_usage(stdout);
+			iso_config_usage(stdout);
 		else
 			printf("isorun %s\n", ISO_VERSION);
 		iso_opts_free(&o);
@@ -173,8 +295,16 @@ int iso_config_main(int argc, char **argv)
 		iso_opts_free(&o);
 		return iso_conf_fail(&e);
 	}
-	print_settings(&o);
-	iso_opts_free(&o);
+	iso_warn_inert(&o);
+	if (json) {
+		r = print_json(&o);
+		iso_opts_free(&o);
+		if (r)
+			return r;
+	} else {
+		print_settings(&o);
+		iso_opts_free(&o);
+	}
 	if (fflush(stdout) != 0) {
 		perror("isorun: config: write the settings");
 		return ISO_EXIT_SETUP;

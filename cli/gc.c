@@ -4,16 +4,21 @@
  * those proven orphaned (launcher/evidence.h has the rules).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "common/cleanup.h"
 #include "cli/commands.h"
 #include "common/exit.h"
+#include "cli/suggest.h"
 #include "common/text.h"
 #include "tree/tree.h"
 #include "tree/trees.h"
@@ -22,6 +27,9 @@ struct cmd {
 	const char *name; /* "ls" or "gc" */
 	const char *root;
 	bool dry_run;
+	bool kept;    /* gc --kept: also the trees kept on purpose */
+	bool verbose; /* gc -v: what the holder scan could not read */
+	bool json;    /* ls --json */
 	int user_fd;
 	char user_path[PATH_MAX];
 	struct iso_host host;
@@ -32,16 +40,42 @@ struct cmd {
 static void usage(FILE *f, const char *name)
 {
 	if (!strcmp(name, "ls"))
-		fputs("usage: isorun ls [--root DIR]\n"
+		fputs("usage: isorun ls [--json] [--root DIR]\n"
 		      "  list the trees under DIR/isorun-UID: path, age, size, owner pid, state,\n"
-		      "  reason (states: running, kept, retained, orphaned, unknown, unreadable)\n",
+		      "  command, the directory isorun was started in, reason (states: running,\n"
+		      "  kept, retained, orphaned, unknown, unreadable)\n"
+		      "  --json     one JSON array of objects instead of the table\n",
 		      f);
 	else
-		fputs("usage: isorun gc [--dry-run] [--root DIR]\n"
+		fputs("usage: isorun gc [--dry-run] [--kept] [-v] [--root DIR]\n"
 		      "  remove the trees under DIR/isorun-UID whose owner is proven gone, whose\n"
-		      "  lock is free and in which no process has a file, cwd or root\n"
-		      "  --dry-run  only say what would be removed or kept, and why\n",
+		      "  lock is free and in which no process has a file, cwd or root; a tree\n"
+		      "  kept on purpose (--keep, isorun shell) only with --kept\n"
+		      "  --dry-run      only say what would be removed or kept, and why\n"
+		      "  --kept, --all  also remove the trees kept on purpose\n"
+		      "  -v, --verbose  also say how many processes' fds could not be read\n",
 		      f);
+}
+
+/* An option ls or gc does not take: a long one as given, a short one by its letter. */
+static int refuse_option(int argc, char **argv, const char *word, const struct option *opts)
+{
+	const char *longs[8] = { 0 };
+	char buf[300], shortw[3] = { '-', (char)optopt, 0 };
+	size_t n = 0;
+
+	for (; opts[n].name && n < ELEMENTSOF(longs); n++)
+		longs[n] = opts[n].name;
+	if (strncmp(word, "--", 2) != 0)
+		word = shortw;
+	iso_unknown_option(word, longs, n, buf, sizeof(buf));
+	/* near, ambiguous or given a value: ours, mistyped, not another program's option */
+	if (!strstr(buf, ": unknown option") || strstr(buf, "did you mean")) {
+		fprintf(stderr, "isorun: %s: %s\n", argv[1], buf);
+		return ISO_EXIT_SETUP;
+	}
+	snprintf(buf, sizeof(buf), "unknown option '%s'", word);
+	return iso_subcommand_refuse(argc, argv, buf);
 }
 
 /* 0 to go on, 1 when done (help), or ISO_EXIT_SETUP after one line on stderr. */
@@ -49,23 +83,29 @@ static int parse(struct cmd *c, int argc, char **argv)
 {
 	static const struct option ls_opts[] = {
 		{ "root", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct option gc_opts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "kept", no_argument, NULL, 'k' },
+		{ "all", no_argument, NULL, 'k' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool gc = !strcmp(c->name, "gc");
 	/* argv[0] is "isorun", argv[1] the subcommand: getopt starts after it */
 	char **av = argv + 1;
-	int ac = argc - 1, opt;
+	int ac = argc - 1, opt, at;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(ac, av, ":h", gc ? gc_opts : ls_opts, NULL)) != -1) {
+	/* at: the word getopt is in ("-la" stays one word until its last letter) */
+	while ((at = optind,
+		opt = getopt_long(ac, av, gc ? ":hv" : ":h", gc ? gc_opts : ls_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (!*optarg) {
@@ -77,6 +117,15 @@ static int parse(struct cmd *c, int argc, char **argv)
 		case 'n':
 			c->dry_run = true;
 			break;
+		case 'k':
+			c->kept = true;
+			break;
+		case 'v':
+			c->verbose = true;
+			break;
+		case 'j':
+			c->json = true;
+			break;
 		case 'h':
 			usage(stdout, c->name);
 			return 1;
@@ -85,15 +134,14 @@ static int parse(struct cmd *c, int argc, char **argv)
 				av[optind - 1]);
 			return ISO_EXIT_SETUP;
 		default:
-			fprintf(stderr, "isorun: %s: unknown option '%s' (see isorun %s --help)\n",
-				c->name, av[optind - 1], c->name);
-			return ISO_EXIT_SETUP;
+			return refuse_option(argc, argv, av[at], gc ? gc_opts : ls_opts);
 		}
 	}
 	if (optind < ac) {
-		fprintf(stderr, "isorun: %s: unexpected argument '%s' (see isorun %s --help)\n",
-			c->name, av[optind], c->name);
-		return ISO_EXIT_SETUP;
+		char why[PATH_MAX + 64];
+
+		snprintf(why, sizeof(why), "unexpected argument '%s'", av[optind]);
+		return iso_subcommand_refuse(argc, argv, why);
 	}
 	return 0;
 }
@@ -107,8 +155,15 @@ static int open_trees(struct cmd *c)
 
 	c->user_fd = iso_tree_open_user_dir(iso_tree_root(c->root), false, c->user_path,
 					    sizeof(c->user_path), &e);
-	if (c->user_fd == -ENOENT)
+	if (c->user_fd == -ENOENT) {
+		struct stat st;
+		const char *root = iso_tree_root(c->root);
+		/* a mistyped --root is not "no trees": say so, but nothing failed */
+		if (stat(root, &st) < 0 && errno == ENOENT)
+			fprintf(stderr, "isorun: %s: root '%s' does not exist: no trees there\n",
+				c->name, root);
 		return 1;
+	}
 	if (c->user_fd < 0) {
 		fprintf(stderr, "isorun: %s: %s\n", c->name, iso_err_format(&e, buf, sizeof(buf)));
 		return ISO_EXIT_SETUP;
@@ -169,22 +224,185 @@ static const char *format_size(uint64_t bytes, bool partial, char *buf, size_t l
 }
 
 struct row {
-	char *path;
+	char *path; /* shell-quoted */
 	char age[24], size[24], pid[16];
 	const char *state;
 	char reason[600];
+	char *cmd;   /* the owner record's argv, joined; NULL in an older record */
+	char *cwd;   /* where isorun was started, shell-quoted; NULL in an older record */
+	json_t *obj; /* ls --json */
 };
+
+/*
+ * The owner record as JSON, for what ls shows besides the evidence (argv, cwd).
+ * Opened as trees.c opens records: relative to the tree, no symlink, no FIFO.
+ */
+static json_t *owner_json(int tree_fd)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	json_t *o;
+
+	if (tree_fd < 0)
+		return NULL;
+	fd = openat(tree_fd, ISO_TREE_OWNER, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > 65536)
+		return NULL;
+	o = json_loadfd(fd, JSON_REJECT_DUPLICATES, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* COMMAND and CWD from the owner record; absent fields stay NULL ("-"). */
+static void row_owner(struct row *r, json_t *owner)
+{
+	json_t *av = json_object_get(owner, "argv");
+	const char *cwd = json_string_value(json_object_get(owner, "cwd"));
+	size_t n = json_array_size(av);
+	const char **words;
+
+	if (cwd)
+		r->cwd = iso_shell_quote(cwd);
+	if (!n)
+		return;
+	words = calloc(n, sizeof(*words));
+	if (!words)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		words[i] = json_string_value(json_array_get(av, i));
+		if (!words[i])
+			words[i] = "?";
+	}
+	r->cmd = iso_join_cmdline(words, n, 4096);
+	free(words);
+}
+
+static json_t *row_json(const struct iso_tree_view *v, const struct row *r, uint64_t bytes,
+			bool sized, bool partial, json_t *owner)
+{
+	json_t *o = json_object();
+	json_t *av = json_object_get(owner, "argv");
+	json_t *cwd = json_object_get(owner, "cwd");
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "path", json_string(v->path));
+	json_object_set_new(o, "state", json_string(r->state));
+	json_object_set_new(o, "reason", json_string(r->reason));
+	json_object_set_new(o, "created", v->created ? json_integer(v->created) : json_null());
+	json_object_set_new(o, "size_bytes", sized ? json_integer((json_int_t)bytes) : json_null());
+	json_object_set_new(o, "size_partial", json_boolean(partial));
+	json_object_set_new(o, "pid", v->owner_ok ? json_integer(v->owner.pid) : json_null());
+	json_object_set_new(o, "argv", json_is_array(av) ? json_incref(av) : json_null());
+	json_object_set_new(o, "cwd", json_is_string(cwd) ? json_incref(cwd) : json_null());
+	return o;
+}
+
+static void row_fill(struct cmd *c, size_t i, struct row *r)
+{
+	struct iso_tree_view v;
+	bool partial = false, sized = false;
+	uint64_t bytes = 0;
+	json_t *owner;
+
+	iso_tree_view(c->user_fd, c->user_path, c->names[i], &c->host, false, &v);
+	owner = owner_json(v.fd);
+	r->path = iso_shell_quote(v.path);
+	format_age(v.created, r->age, sizeof(r->age));
+	/*
+	 * A tree is opened and walked only once its lock was found free: a running
+	 * tree, or one still being created (no owner record, so no lock probe), is
+	 * the command's, and a live run's holder scan must not find ls in it.
+	 */
+	if (v.fd >= 0 && v.lock_probed && v.lock != ISO_LOCK_HELD) {
+		bytes = iso_tree_size(v.fd, &partial);
+		sized = true;
+		format_size(bytes, partial, r->size, sizeof(r->size));
+	} else {
+		snprintf(r->size, sizeof(r->size), "-");
+	}
+	if (v.owner_ok)
+		snprintf(r->pid, sizeof(r->pid), "%d", (int)v.owner.pid);
+	else
+		snprintf(r->pid, sizeof(r->pid), "-");
+	r->state = iso_tree_seen_name(v.seen);
+	snprintf(r->reason, sizeof(r->reason), "%s", v.reason);
+	row_owner(r, owner);
+	if (c->json)
+		r->obj = row_json(&v, r, bytes, sized, partial, owner);
+	json_decref(owner);
+	iso_tree_view_close(&v);
+}
+
+/* the table's widths: the longest value, a command cut at CMD_MAX */
+#define CMD_MAX 40
+
+static void print_table(const struct row *rows, size_t n)
+{
+	int wpath = 4, wcmd = 7, wcwd = 3;
+
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].path && (int)strlen(rows[i].path) > wpath)
+			wpath = (int)strlen(rows[i].path);
+		if (rows[i].cmd && (int)strlen(rows[i].cmd) > wcmd)
+			wcmd = (int)strlen(rows[i].cmd) > CMD_MAX ? CMD_MAX
+								  : (int)strlen(rows[i].cmd);
+		if (rows[i].cwd && (int)strlen(rows[i].cwd) > wcwd)
+			wcwd = (int)strlen(rows[i].cwd);
+	}
+	/* STATE and REASON stay last, next to each other: REASON is free text */
+	if (n)
+		printf("%-*s  %5s  %6s  %-*s  %-*s  %7s  %-10s  %s\n", wpath, "PATH", "AGE", "SIZE",
+		       wcwd, "CWD", wcmd, "COMMAND", "PID", "STATE", "REASON");
+	for (size_t i = 0; i < n; i++) {
+		const char *cmd = rows[i].cmd ? rows[i].cmd : "-";
+		bool cut = strlen(cmd) > CMD_MAX;
+
+		/* a cut command ends in "..." within the column */
+		printf("%-*s  %5s  %6s  %-*s  %-*.*s%s  %7s  %-10s  %s\n", wpath,
+		       rows[i].path ? rows[i].path : "?", rows[i].age, rows[i].size, wcwd,
+		       rows[i].cwd ? rows[i].cwd : "-", cut ? wcmd - 3 : wcmd,
+		       cut ? CMD_MAX - 3 : CMD_MAX, cmd, cut ? "..." : "", rows[i].pid,
+		       rows[i].state, rows[i].reason);
+	}
+}
+
+static int print_json(struct row *rows, size_t n)
+{
+	json_t *arr = json_array();
+	char *text;
+	int r = 0;
+
+	for (size_t i = 0; arr && i < n; i++) {
+		if (!rows[i].obj || json_array_append(arr, rows[i].obj) < 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	}
+	text = arr ? json_dumps(arr, JSON_INDENT(2)) : NULL;
+	if (!text)
+		r = -ENOMEM;
+	else
+		printf("%s\n", text);
+	free(text);
+	json_decref(arr);
+	return r;
+}
 
 int iso_ls_main(int argc, char **argv)
 {
 	struct cmd c = { .name = "ls", .user_fd = -1 };
 	struct row *rows;
-	size_t width = 4;
 	int r = parse(&c, argc, argv);
 
 	if (r)
 		return r == 1 ? 0 : r;
 	r = open_trees(&c);
+	if (r == 1 && c.json)
+		printf("[]\n");
 	if (r)
 		return r == 1 ? 0 : r;
 	rows = calloc(c.n ? c.n : 1, sizeof(*rows));
@@ -193,44 +411,17 @@ int iso_ls_main(int argc, char **argv)
 		close_trees(&c);
 		return ISO_EXIT_SETUP;
 	}
+	for (size_t i = 0; i < c.n; i++)
+		row_fill(&c, i, &rows[i]);
+	if (!c.json)
+		print_table(rows, c.n);
+	else if (print_json(rows, c.n) < 0)
+		fprintf(stderr, "isorun: ls: out of memory\n");
 	for (size_t i = 0; i < c.n; i++) {
-		struct iso_tree_view v;
-		bool partial = false;
-		uint64_t bytes;
-
-		iso_tree_view(c.user_fd, c.user_path, c.names[i], &c.host, false, &v);
-		rows[i].path = iso_shell_quote(v.path);
-		format_age(v.created, rows[i].age, sizeof(rows[i].age));
-		/*
-		 * A tree is opened and walked only once its lock was found free: a
-		 * running tree, or one still being created (no owner record, so no
-		 * lock probe), is the command's, and a live run's holder scan must not
-		 * find ls in it.
-		 */
-		if (v.fd >= 0 && v.lock_probed && v.lock != ISO_LOCK_HELD) {
-			bytes = iso_tree_size(v.fd, &partial);
-			format_size(bytes, partial, rows[i].size, sizeof(rows[i].size));
-		} else {
-			snprintf(rows[i].size, sizeof(rows[i].size), "-");
-		}
-		if (v.owner_ok)
-			snprintf(rows[i].pid, sizeof(rows[i].pid), "%d", (int)v.owner.pid);
-		else
-			snprintf(rows[i].pid, sizeof(rows[i].pid), "-");
-		rows[i].state = iso_tree_seen_name(v.seen);
-		snprintf(rows[i].reason, sizeof(rows[i].reason), "%s", v.reason);
-		if (rows[i].path && strlen(rows[i].path) > width)
-			width = strlen(rows[i].path);
-		iso_tree_view_close(&v);
-	}
-	if (c.n)
-		printf("%-*s  %5s  %6s  %7s  %-10s  %s\n", (int)width, "PATH", "AGE", "SIZE", "PID",
-		       "STATE", "REASON");
-	for (size_t i = 0; i < c.n; i++) {
-		printf("%-*s  %5s  %6s  %7s  %-10s  %s\n", (int)width,
-		       rows[i].path ? rows[i].path : "?", rows[i].age, rows[i].size, rows[i].pid,
-		       rows[i].state, rows[i].reason);
 		free(rows[i].path);
+		free(rows[i].cmd);
+		free(rows[i].cwd);
+		json_decref(rows[i].obj);
 	}
 	free(rows);
 	close_trees(&c);
@@ -260,9 +451,13 @@ int iso_gc_main(int argc, char **argv)
 
 		/* the lock, once taken, is held through the removal: no owner can start */
 		iso_tree_view(c.user_fd, c.user_path, c.names[i], &c.host, true, &v);
-		removable = iso_tree_judge(&v, why, sizeof(why));
+		removable = iso_tree_judge(&v, c.verbose, why, sizeof(why));
 		shown = iso_shell_quote(v.path);
-		if (!removable) {
+		/* kept on purpose: removable, but not the user's garbage unless asked */
+		if (removable && v.seen == ISO_SEEN_KEPT && !c.kept) {
+			printf("%s %s: kept on purpose (%s); isorun gc --kept removes it\n",
+			       c.dry_run ? "keep" : "kept", shown ? shown : v.path, v.reason);
+		} else if (!removable) {
 			printf("%s %s: %s\n", c.dry_run ? "keep" : "kept", shown ? shown : v.path,
 			       why);
 		} else if (c.dry_run) {

@@ -16,7 +16,59 @@
 #include "cli/conf.h"
 #include "common/exit.h"
 #include "launcher/run.h"
+#include "cli/suggest.h"
 #include "policy/policy.h"
+
+static void policy_usage(FILE *f)
+{
+	fputs("Usage: isorun policy show [NAME|FILE]\n"
+	      "       isorun policy check FILE\n"
+	      "  show   print a policy (default: the default one) as isorun reads it\n"
+	      "  check  parse FILE and say how many calls, programs and sockets it guards\n"
+	      "NAME is a shipped policy: default, strict or off.\n",
+	      f);
+}
+
+/* `isorun policy shw`: the verb that was meant, or the usage */
+static int policy_refuse(int argc, char **argv)
+{
+	static const char *const verbs[] = { "show", "check" };
+	const char *verb = argc > 2 ? argv[2] : NULL, *near;
+
+	if (!verb) {
+		fprintf(stderr, "isorun: policy: missing verb: show or check (see isorun "
+				"policy --help)\n");
+		return ISO_EXIT_SETUP;
+	}
+	if (verb[0] == '-') {
+		char buf[300];
+		/* "--hlep": the nearest of policy's own options */
+		static const char *const longs[] = { "help" };
+		iso_unknown_option(verb, longs, 1, buf, sizeof(buf));
+		fprintf(stderr, "isorun: policy: %s (see isorun policy --help)\n", buf);
+		return ISO_EXIT_SETUP;
+	}
+	if (strcmp(verb, "show") != 0 && strcmp(verb, "check") != 0) {
+		near = iso_suggest(verb, verbs, 2);
+		if (near)
+			fprintf(stderr, "isorun: policy: unknown verb '%s'; did you mean %s?\n",
+				verb, near);
+		else
+			fprintf(stderr,
+				"isorun: policy: unknown verb '%s': show or check (see "
+				"isorun policy --help)\n",
+				verb);
+		return ISO_EXIT_SETUP;
+	}
+	if (argc < 4)
+		fprintf(stderr, "isorun: policy check: missing FILE (see isorun policy --help)\n");
+	else
+		fprintf(stderr,
+			"isorun: policy %s: unexpected argument '%s' (see isorun policy "
+			"--help)\n",
+			verb, argv[4]);
+	return ISO_EXIT_SETUP;
+}
 
 /* isorun policy show [NAME|FILE] | isorun policy check FILE */
 static int policy_command(int argc, char **argv)
@@ -28,12 +80,13 @@ static int policy_command(int argc, char **argv)
 	char buf[1024];
 	char *text;
 
-	if ((strcmp(verb, "show") != 0 && strcmp(verb, "check") != 0) || !what || argc > 4) {
-		fprintf(stderr,
-			"isorun: usage: isorun policy show [NAME|FILE] | isorun policy check "
-			"FILE\n");
-		return ISO_EXIT_SETUP;
+	if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 ||
+	    (argc > 3 && (strcmp(argv[3], "--help") == 0 || strcmp(argv[3], "-h") == 0))) {
+		policy_usage(stdout);
+		return 0;
 	}
+	if ((strcmp(verb, "show") != 0 && strcmp(verb, "check") != 0) || !what || argc > 4)
+		return policy_refuse(argc, argv);
 	if (pol_load(what, &p, &err) < 0) {
 		fprintf(stderr, "isorun: %s\n", pol_error_format(&err, buf, sizeof(buf)));
 		return ISO_EXIT_SETUP;
@@ -107,7 +160,10 @@ int main(int argc, char **argv)
 	if (action < 0)
 		return iso_args_refuse(&o, &e);
 	if (action == ISO_SHOW_HELP) {
-		iso_usage(stdout);
+		if (o.shell)
+			iso_shell_usage(stdout);
+		else
+			iso_usage(stdout);
 		iso_opts_free(&o);
 		return 0;
 	}
@@ -122,6 +178,7 @@ int main(int argc, char **argv)
 		return iso_conf_fail(&e);
 	}
 	o.advise = iso_advise;
+	iso_warn_inert(&o);
 	code = iso_run(&o);
 	iso_opts_free(&o);
 	return code;

@@ -14,6 +14,7 @@
 #include "cli/args.h"
 #include "common/cleanup.h"
 #include "cli/commands.h"
+#include "cli/suggest.h"
 #include "policy/policy.h"
 #include "selftest/selftest.h"
 
@@ -45,6 +46,19 @@ enum {
 	O_SETTLE,
 	O_MAP_ROOT,
 };
+
+/* "--jsn: unknown option; did you mean --json?"; a short one by its letter */
+static void unknown(const struct option *opts, const char *word)
+{
+	const char *names[16] = { 0 };
+	char buf[300], shortw[3] = { '-', (char)optopt, 0 };
+	size_t n = 0;
+
+	for (; opts[n].name && n < ELEMENTSOF(names); n++)
+		names[n] = opts[n].name;
+	iso_unknown_option(word ? word : shortw, names, n, buf, sizeof(buf));
+	fprintf(stderr, "isorun: selftest: %s (see isorun selftest --help)\n", buf);
+}
 
 static int fwd_add(struct st_fwd *f, const char *name, const char *val)
 {
@@ -113,11 +127,12 @@ static int parse(int argc, char **argv, bool *json, struct st_fwd *fwd)
 	};
 	/* argv[1] is "selftest": parse from there, as if it were argv[0] */
 	char **av = argv + 1;
-	int ac = argc - 1, ch, idx = 0, r = 0;
+	int ac = argc - 1, ch, idx = 0, r = 0, at;
 
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(ac, av, "+:h", opts, &idx)) != -1) {
+	/* at: the word getopt is in ("-hx" stays one word until its last letter) */
+	while ((at = optind, ch = getopt_long(ac, av, "+:h", opts, &idx)) != -1) {
 		const char *name = ch >= 256 ? opts[idx].name : NULL;
 
 		switch (ch) {
@@ -152,10 +167,7 @@ static int parse(int argc, char **argv, bool *json, struct st_fwd *fwd)
 			fprintf(stderr, "isorun: selftest: %s: missing argument\n", av[optind - 1]);
 			return -1;
 		default:
-			fprintf(stderr,
-				"isorun: selftest: %s: unknown option (see isorun selftest "
-				"--help)\n",
-				av[optind - 1]);
+			unknown(opts, strncmp(av[at], "--", 2) ? NULL : av[at]);
 			return -1;
 		}
 		if (r < 0) {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/shell.h"
+
 struct envv {
 	char **v;
 	size_t n, cap;
@@ -96,6 +98,9 @@ int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *bas
 			r = put(&env, join(*v, t->path, d->sub));
 	if (r == 0)
 		r = put(&env, join("ISORUN_NAMESPACE", t->path, NULL));
+	/* for a prompt; before --setenv, which may change it */
+	if (r == 0 && o->shell)
+		r = put(&env, strdup(ISO_SHELL_VAR "=1"));
 	for (size_t i = 0; i < o->env_dirs.n && r == 0; i++) {
 		const char *kv = o->env_dirs.v[i];
 		const char *sub = strchr(kv, '=') + 1;

@@ -23,6 +23,8 @@ enum iso_verdict_mode { ISO_FAIL, ISO_WARN, ISO_IGNORE };
 /* --pass-fd: distinct descriptors the command may get (the child sorts them on its stack) */
 #define ISO_PASS_FD_MAX 64
 enum { ISO_PIDNS_OFF, ISO_PIDNS_ON, ISO_PIDNS_TRY };
+/* --color: auto is a terminal on stderr and no NO_COLOR */
+enum { ISO_COLOR_AUTO, ISO_COLOR_ALWAYS, ISO_COLOR_NEVER };
 
 /* The settings of a run, by their long option name: the keys of isorun.conf too. */
 enum iso_key {
@@ -55,6 +57,7 @@ enum iso_key {
 	ISO_K_POLICY_MODE,
 	ISO_K_QUIET,
 	ISO_K_VERBOSE,
+	ISO_K_COLOR,
 	ISO_N_KEYS,
 };
 
@@ -97,7 +100,9 @@ struct iso_opts {
 	const char *report;
 	int finding_exit;
 	int verbosity;	    /* -1 quiet, 0 normal, 1 verbose */
+	int color;	    /* ISO_COLOR_* */
 	bool shell;	    /* `isorun shell`: interactive, tree kept */
+	bool shell_own;	    /* ... running $SHELL -i, no command given */
 	const char *policy; /* default|strict|off|FILE */
 	bool policy_log;    /* --policy-mode=log */
 	int pidns;	    /* ISO_PIDNS_* */

@@ -50,6 +50,7 @@
 #include "launcher/report.h"
 #include "launcher/residue.h"
 #include "tree/rmtree.h"
+#include "launcher/shell.h"
 #include "launcher/spawn.h"
 #include "launcher/summary.h"
 #include "common/text.h"
@@ -1215,6 +1216,8 @@ static int make_tree(struct sup *s, struct iso_err *e)
 	if (iso_env_build(o, &s->tree, environ, &s->env, e) < 0)
 		return -EINVAL;
 	s->out->env = s->env;
+	if (o->shell)
+		iso_shell_banner(stderr, o, s->tree.path);
 	if (open_streams(s, e) < 0 ||
 	    iso_evloop_open(&s->loop, &s->mask, SRC_SIGNAL, SRC_TIMER, e) < 0)
 		return -EINVAL;

@@ -11,6 +11,7 @@
 #include "common/cleanup.h"
 #include "common/exit.h"
 #include "launcher/residue.h"
+#include "launcher/shell.h"
 #include "common/text.h"
 
 static size_t refused_count(const struct iso_outcome *o)
@@ -61,17 +62,21 @@ int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool
 	return finding ? opts->finding_exit : 0;
 }
 
-/* Asked each time (a few lines per run): no state kept between calls. */
-static const char *colour(const char *code)
+/* --color: always wins over NO_COLOR, as no-color.org asks of an explicit option */
+static const char *colour(const struct iso_opts *opts, const char *code)
 {
-	return isatty(2) && !getenv("NO_COLOR") ? code : "";
+	bool on = opts->color == ISO_COLOR_ALWAYS ||
+		  (opts->color == ISO_COLOR_AUTO && isatty(2) && !getenv("NO_COLOR"));
+
+	return on ? code : "";
 }
 
-__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void say(const struct iso_opts *opts, const char *fmt,
+						      ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%sisorun:%s ", colour("\033[1m"), colour("\033[0m"));
+	fprintf(stderr, "%sisorun:%s ", colour(opts, "\033[1m"), colour(opts, "\033[0m"));
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -104,7 +109,7 @@ static void print_leaks(const struct iso_opts *opts, const struct iso_outcome *o
 		fprintf(stderr,
 			"%sisorun:%s %s: pid %d%s `%s` (cwd %s, %salive %s after the command); "
 			"killed\n",
-			colour("\033[1m"), colour("\033[0m"),
+			colour(opts, "\033[1m"), colour(opts, "\033[0m"),
 			opts->leaks == ISO_FAIL ? "leaked" : "leaked (warning)", l->pid, inner,
 			l->cmdline ? l->cmdline : "?", cwd ? cwd : "?", session, alive);
 	}
@@ -172,13 +177,13 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 	if (!o->subreaper && !o->pidns)
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->subreaper_why);
 	if (o->exec_failed)
-		say("cannot run the command: %s", o->exec_error);
+		say(opts, "cannot run the command: %s", o->exec_error);
 	if (o->timed_out) {
 		iso_format_duration(opts->timeout_ms, dur, sizeof(dur));
 		fprintf(stderr, "isorun: timed out after %s; stopped the whole tree\n", dur);
 	}
 	if (o->init_lost)
-		say("%s; the command and everything in its namespace died with it",
+		say(opts, "%s; the command and everything in its namespace died with it",
 		    o->gate_unmeasurable);
 	if (o->gate_unmeasurable[0])
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->gate_unmeasurable);
@@ -195,6 +200,8 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 	if (o->tree_state == ISO_TREE_RETAINED)
 		fprintf(stderr, "isorun: namespace retained at %s: %s\n", path ? path : "?",
 			o->tree_reason);
+	else if (o->tree_state == ISO_TREE_KEPT && opts->shell)
+		iso_shell_kept(stderr, path ? path : "?");
 	else if (o->tree_state == ISO_TREE_KEPT)
 		fprintf(stderr, "isorun: namespace kept at %s\n", path ? path : "?");
 	if (opts->verbosity > 0)
@@ -280,7 +287,7 @@ int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 	/* -q: a failing command speaks for itself; findings are always named */
 	if (opts->verbosity < 0 && !finding && !o->exec_failed && !o->timed_out && !o->cancelled_by)
 		return code;
-	fprintf(stderr, "%sisorun: FAILED (exit %d): %s%s\n", colour("\033[1;31m"), code, reason,
-		colour("\033[0m"));
+	fprintf(stderr, "%sisorun: FAILED (exit %d): %s%s\n", colour(opts, "\033[1;31m"), code,
+		reason, colour(opts, "\033[0m"));
 	return code;
 }

@@ -206,7 +206,7 @@ bool iso_gc_verdict(const struct iso_gc_facts *f, char *why, size_t len)
 			 f->holder_why ? f->holder_why : "holders could not be ruled out");
 		return false;
 	}
-	if (f->unreadable)
+	if (f->unreadable && f->note_unreadable)
 		snprintf(why, len,
 			 "%s; its lock is free; no process has a file, cwd or root in it (%zu "
 			 "processes' fds could not be read)",

@@ -69,6 +69,7 @@ struct iso_gc_facts {
 	int holders;		/* count, or -errno when the scan failed */
 	const char *holder_why; /* the first holder, or the scan's error */
 	size_t unreadable;	/* processes whose fds could not be read */
+	bool note_unreadable;	/* name that count in `why` (gc -v): it never changes the verdict */
 };
 
 /*

@@ -148,6 +148,7 @@ static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
 	_cleanup_close_ int fd = -1;
 	json_t *o = json_object(), *av = json_array();
 	struct iso_proc self;
+	_cleanup_free_ char *cwd = NULL;
 	char boot[64] = "";
 	struct stat ns;
 	char *text = NULL;
@@ -169,6 +170,10 @@ static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
 	json_object_set_new(o, "boot_id", json_string(boot));
 	json_object_set_new(o, "uid", json_integer(geteuid()));
 	json_object_set_new(o, "argv", av);
+	/* where isorun was started, for `isorun ls` (which checkout left this tree) */
+	cwd = getcwd(NULL, 0);
+	if (cwd)
+		json_object_set_new(o, "cwd", json_string(cwd));
 	if (stat("/proc/self/ns/pid", &ns) == 0)
 		json_object_set_new(o, "pidns", json_integer((json_int_t)ns.st_ino));
 	text = json_dumps(o, JSON_COMPACT);

@@ -61,7 +61,7 @@ void iso_tree_view_close(struct iso_tree_view *v);
  * lock held) only when the owner is proven gone.  True when removable, `why`
  * then being the evidence; otherwise why not.
  */
-bool iso_tree_judge(const struct iso_tree_view *v, char *why, size_t len);
+bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, char *why, size_t len);
 /* Remove a judged tree, its lock still held, unless the name now means another directory. */
 int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *e);
 

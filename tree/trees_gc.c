@@ -40,7 +40,7 @@ static int scan_holders(const char *tree, char *why, size_t len, size_t *unreada
 	return n;
 }
 
-bool iso_tree_judge(const struct iso_tree_view *v, char *why, size_t len)
+bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, char *why, size_t len)
 {
 	char holder_why[600] = "";
 	struct iso_gc_facts f = {
@@ -51,6 +51,7 @@ bool iso_tree_judge(const struct iso_tree_view *v, char *why, size_t len)
 		.lock_why = v->lock_why,
 		.holders = -EAGAIN,
 		.holder_why = "holders not looked for",
+		.note_unreadable = verbose,
 	};
 
 	/* the scan is a pass over every process: only once it can decide */

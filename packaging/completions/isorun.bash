@@ -7,7 +7,7 @@ _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-
 	--chdir --pass-fd --watch --residue= --timeout --stop-signal --grace --settle
 	--leaks= --report --finding-exit-code --pidns --pidns=try --map-root --cap-keep
 	--net= --private-tmp --protect-home= --writable --policy= --policy-mode= --config --no-config
-	--quiet --verbose --help --version'
+	--quiet --verbose --color --color= --help --version'
 _isorun_selftest_opts='--json --policy= --policy-mode= --leaks= --protect-home= --net=
 	--pidns --pidns=try --settle --help'
 _isorun_subcommands='shell selftest config ls gc policy'
@@ -53,7 +53,8 @@ _isorun_value() {
 	--residue) mapfile -t COMPREPLY < <(compgen -W 'warn fail' -- "$cur") ;;
 	--leaks) mapfile -t COMPREPLY < <(compgen -W 'fail warn ignore' -- "$cur") ;;
 	--net) mapfile -t COMPREPLY < <(compgen -W 'host isolated' -- "$cur") ;;
-	--protect-home) mapfile -t COMPREPLY < <(compgen -W 'off ro hide' -- "$cur") ;;
+	--protect-home) mapfile -t COMPREPLY < <(compgen -W 'off ro read-only hide' -- "$cur") ;;
+	--color) mapfile -t COMPREPLY < <(compgen -W 'auto always never' -- "$cur") ;;
 	--policy-mode) mapfile -t COMPREPLY < <(compgen -W 'enforce log' -- "$cur") ;;
 	--pidns) mapfile -t COMPREPLY < <(compgen -W 'try' -- "$cur") ;;
 	--stop-signal)
@@ -98,10 +99,11 @@ _isorun() {
 
 	local sub='' first=1 opts=$_isorun_run_opts
 	case ${words[1]-} in
-	shell | config) sub=${words[1]} first=2 ;;
+	shell) sub=shell first=2 ;;
+	config) sub=config first=2 opts="--json $_isorun_run_opts" ;;
 	selftest) sub=selftest first=2 opts=$_isorun_selftest_opts ;;
-	ls) sub=ls first=2 opts='--root --help' ;;
-	gc) sub=gc first=2 opts='--dry-run --root --help' ;;
+	ls) sub=ls first=2 opts='--json --root --help' ;;
+	gc) sub=gc first=2 opts='--dry-run --kept --all --verbose --root --help' ;;
 	policy) sub=policy first=2 ;;
 	esac
 

@@ -18,7 +18,6 @@ bad() {
 	bad "isorun: --bogus: unknown option" --bogus -- true
 	bad "isorun: --timeout: missing argument" --timeout
 	bad "isorun: --grace: invalid duration '5 s' (examples: 90s, 5m, 1h30m)" --grace "5 s" -- true
-	bad "isorun: --timeout: must be more than 0, got '0'" --timeout 0 -- true
 	bad "isorun: --stop-signal: unknown signal 'SIGNOPE' (examples: TERM, SIGINT, 9)" --stop-signal SIGNOPE -- true
 	bad "isorun: --leaks: expected fail, warn or ignore, got 'maybe'" --leaks=maybe -- true
 	bad "isorun: --residue: expected fail or warn, got 'ignore'" --residue=ignore -- true
@@ -50,5 +49,130 @@ bad() {
 	[[ "$output" == "isorun "* ]]
 	run iso echo --keep -n
 	[ "$output" = "--keep -n" ]
+	assert_no_tree
+}
+
+@test "a subcommand given a command's words says how to run that command, exit 125" {
+	run --separate-stderr "$ISORUN" ls -la
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: 'ls' is a subcommand here; to run the command: isorun -- ls -la" ]
+	run --separate-stderr "$ISORUN" ls /tmp
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: 'ls' is a subcommand here; to run the command: isorun -- ls /tmp" ]
+	# no program of that name: the word that was wrong is named (not the subcommand)
+	run --separate-stderr env PATH="$W" "$ISORUN" gc -lx
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: gc: unknown option '-l' (see isorun gc --help)" ]
+	run --separate-stderr env PATH="$W" "$ISORUN" ls -la
+	[ "$stderr" = "isorun: ls: unknown option '-l' (see isorun ls --help)" ]
+	# a near option of its own is a typo, whatever PATH holds
+	run --separate-stderr "$ISORUN" ls --hepl
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: ls: --hepl: unknown option; did you mean --help?" ]
+	# a value given to an option that takes none is named as such
+	run --separate-stderr "$ISORUN" gc --root "$R" --dry-run=x
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: gc: --dry-run: takes no value, got 'x'" ]
+	bad "isorun: --help: takes no value, got '1'" --help=1 -- true
+}
+
+@test "every subcommand has its own --help, exit 0" {
+	for sub in ls gc policy config shell selftest; do
+		run --separate-stderr "$ISORUN" $sub --help
+		echo "$sub: $status ${lines[0]}" >&2
+		[ "$status" -eq 0 ]
+		[[ "${lines[0],,}" == "usage: isorun $sub"* ]]
+	done
+	run "$ISORUN" policy show --help
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "Usage: isorun policy"* ]]
+}
+
+@test "did you mean: options, signals, policy names, policy verbs, isorun.conf keys" {
+	bad "isorun: --tmieout: unknown option; did you mean --timeout?" --tmieout 5m -- true
+	bad "isorun: --tmieout: unknown option; did you mean --timeout?" --tmieout=5m -- true
+	bad "isorun: --stop-signal: unknown signal 'TREM'; did you mean TERM?" --stop-signal TREM -- true
+	bad "isorun: --stop-signal: unknown signal 'SIGINTT'; did you mean SIGINT?" --stop-signal SIGINTT -- true
+	cd "$W"
+	bad "isorun: --policy: 'stric' is no shipped policy and no file; did you mean --policy=strict?" --policy=stric -- true
+	# a file of that name is a file
+	printf 'deny ptrace\n' >stric
+	run --separate-stderr iso --policy=stric -- true
+	[[ "$stderr" != *"did you mean"* ]]
+	run --separate-stderr "$ISORUN" policy shw
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: policy: unknown verb 'shw'; did you mean show?" ]
+	run --separate-stderr "$ISORUN" selftest --jsn
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: selftest: --jsn: unknown option; did you mean --json? (see isorun selftest --help)" ]
+	printf 'tmieout = 5m\n' >"$W/typo.conf"
+	run --separate-stderr "$ISORUN" --config "$W/typo.conf" --root "$R" -- true
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: $W/typo.conf:1: tmieout: unknown setting; did you mean timeout?" ]
+	assert_no_tree
+}
+
+@test "an ambiguous abbreviation lists the options it could be" {
+	local p="isorun: --p: ambiguous option: could be --pass-fd, --pidns, --private-tmp, --protect-home, --policy, --policy-mode"
+	bad "$p" --p -- true
+	run --separate-stderr "$ISORUN" config --no-config --p
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "$p" ]
+}
+
+@test "--pidns try -- CMD: the word meant as a value gets the = form suggested" {
+	bad "isorun: --pidns try: the value of --pidns goes after '=': did you mean --pidns=try? (a command named try: --pidns -- try)" --pidns try -- true
+	bad "isorun: --pidns on: the value of --pidns goes after '=': did you mean --pidns=on? (a command named on: --pidns -- on)" --pidns on true
+}
+
+@test "an option with no effect alone is warned about, naming the one it needs; -q silences it" {
+	run --separate-stderr iso --map-root -- true
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "isorun: warning: --map-root has no effect without --pidns" ]
+	run --separate-stderr iso --residue=fail -- true
+	[ "$stderr" = "isorun: warning: --residue=fail has no effect without --watch" ]
+	run --separate-stderr iso --writable "$W" -- true
+	[ "$stderr" = "isorun: warning: --writable has no effect without --protect-home=ro|hide" ]
+	run --separate-stderr iso --keep-env PATH -- true
+	[ "$stderr" = "isorun: warning: --keep-env has no effect without --clearenv" ]
+	run --separate-stderr iso -q --map-root --residue=fail --writable "$W" -- true
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# with what they need, no warning
+	run --separate-stderr iso --watch "$W" --residue=fail --clearenv --keep-env PATH -- true
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# isorun config says it too, without running anything
+	run --separate-stderr "$ISORUN" config --no-config --map-root
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "isorun: warning: --map-root has no effect without --pidns" ]
+	assert_no_tree
+}
+
+@test "--timeout 0 is no limit, as timeout(1) reads it; --protect-home=read-only is ro" {
+	run --separate-stderr iso --timeout 0 -- true
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	run --separate-stderr "$ISORUN" config --no-config --timeout 5m --timeout 0 --protect-home=read-only
+	[ "$status" -eq 0 ]
+	grep -qx "timeout = none    (command line)" <<<"$output"
+	grep -qx "protect-home = ro    (command line)" <<<"$output"
+	bad "isorun: --protect-home: expected off, ro (read-only) or hide, got 'readonly'" --protect-home=readonly -- true
+}
+
+@test "--color=always|never|auto: always colours even with NO_COLOR; auto does not colour a pipe" {
+	local esc=$'\033['
+	run --separate-stderr env NO_COLOR=1 "$ISORUN" --no-config --root "$R" --color=always -- false
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"${esc}1;31misorun: FAILED (exit 1)"* ]]
+	run --separate-stderr "$ISORUN" --no-config --root "$R" --color -- false
+	[[ "$stderr" == *"$esc"* ]]
+	for mode in never auto; do
+		run --separate-stderr iso --color=$mode -- false
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "isorun: FAILED (exit 1): command exited 1" ]
+	done
+	bad "isorun: --color: expected auto, always or never, got 'blue'" --color=blue -- true
+	bad "isorun: --color never: the value of --color goes after '=': did you mean --color=never? (a command named never: --color -- never)" --color never -- true
 	assert_no_tree
 }

@@ -244,11 +244,40 @@ EOF
 	cd "$P"
 	run "$ISORUN" --help
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"isorun config [OPTION]..."* ]]
+	[[ "$output" == *"isorun config [--json] [OPTION]..."* ]]
 	[[ "$output" == *"--no-config"* ]]
 	run "$ISORUN" policy show strict
 	[ "$status" -eq 0 ]
 	# control: a run does read it
 	run iso -- true
 	[ "$status" -eq 125 ]
+}
+
+@test "isorun config --json: the same settings and sources as one object; a command's own --json stays its own" {
+	project <<'EOF2'
+[isorun]
+settle = 5s
+setenv = API_TOKEN=hunter2
+setenv = PLAIN=1
+EOF2
+	cd "$P/sub/deeper"
+	run --separate-stderr "$ISORUN" config --json --timeout 0 -- make --json
+	[ "$status" -eq 0 ]
+	[[ "$output" != *hunter2* ]]
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); conf = sys.argv[2]
+assert d["config"] == {"path": conf, "source": "found"}, d["config"]
+s = d["settings"]
+assert s["settle"] == {"value": "5s", "source": conf + ":2"}, s["settle"]
+assert s["timeout"] == {"value": "none", "source": "command line"}, s["timeout"]
+assert s["grace"] == {"value": "5s", "source": "default"}, s["grace"]
+assert s["setenv"] == [{"value": "API_TOKEN=***", "source": conf + ":3"},
+                       {"value": "PLAIN=1", "source": conf + ":4"}], s["setenv"]
+assert s["watch"] == [], s["watch"]
+assert d["command"] == ["make", "--json"], d["command"]
+' "$output" "$P/isorun.conf"
+	run --separate-stderr "$ISORUN" config --no-config --root "$P" --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["command"] is None and d["config"]["source"] == "--no-config"' "$output"
 }

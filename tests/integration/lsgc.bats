@@ -58,8 +58,8 @@ start_blocked() {
 	[ ! -e "$U" ]
 	run --separate-stderr isols --bogus
 	[ "$status" -eq 125 ]
-	[ "$stderr" = "isorun: ls: unknown option '--bogus' (see isorun ls --help)" ]
-	run --separate-stderr isogc extra
+	[ "$stderr" = "isorun: 'ls' is a subcommand here; to run the command: isorun -- ls --root $R --bogus" ]
+	run --separate-stderr env PATH="$W" "$ISORUN" gc --root "$R" extra
 	[ "$status" -eq 125 ]
 	[ "$stderr" = "isorun: gc: unexpected argument 'extra' (see isorun gc --help)" ]
 	run --separate-stderr "$ISORUN" gc --root
@@ -144,7 +144,7 @@ start_blocked() {
 	assert_no_tree
 }
 
-@test "--keep and isorun shell: listed as kept with why, and removable once the owner is gone" {
+@test "--keep and isorun shell: listed as kept with why; gc leaves them alone unless --kept (--all)" {
 	run --separate-stderr iso --keep -- true
 	[ "$status" -eq 0 ]
 	kept=$(the_tree)
@@ -157,13 +157,56 @@ start_blocked() {
 	[[ "$(ls_line "$shell")" =~ \ kept\ +isorun\ shell$ ]]
 	run isogc --dry-run
 	[ "${#lines[@]}" -eq 2 ]
+	[[ "$output" == *"keep $kept: kept on purpose (--keep); isorun gc --kept removes it"* ]]
+	[[ "$output" == *"keep $shell: kept on purpose (isorun shell); isorun gc --kept removes it"* ]]
+	run isogc
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"kept $kept: kept on purpose (--keep)"* ]]
+	[ -d "$kept" ] && [ -d "$shell" ]
+	run isogc --kept --dry-run
 	[[ "$output" == *"would remove $kept: owner pid "*" is gone; its lock is free;"* ]]
 	[[ "$output" == *"would remove $shell: owner pid "*" is gone; its lock is free;"* ]]
-	run isogc
+	# the count of processes gc could not look into changes nothing: only with -v
+	[[ "$output" != *"could not be read"* ]]
+	run isogc --all
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"removed $kept: "* ]]
 	[[ "$output" == *"removed $shell: "* ]]
 	assert_no_tree
+}
+
+@test "ls: COMMAND and CWD columns from the owner record, - for an older record; ls --json" {
+	mkdir -p "$W/proj"
+	cd "$W/proj"
+	run --separate-stderr iso --keep -- sh -c 'exit 0' make-believe
+	[ "$status" -eq 0 ]
+	tree=$(the_tree)
+	run isols
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "PATH "*" CWD "*" COMMAND "*" PID "*" STATE "*" REASON" ]]
+	[[ "$(ls_line "$tree")" =~ \ $W/proj\ +sh\ -c\ exit\ 0\ make-believe\ +[0-9]+\ +kept\ +--keep$ ]]
+	run isols --json
+	[ "$status" -eq 0 ]
+	python3 -c '
+import json, sys
+rows = json.loads(sys.argv[1])
+assert len(rows) == 1, rows
+r = rows[0]
+assert r["path"] == sys.argv[2] and r["state"] == "kept" and r["reason"] == "--keep", r
+assert r["argv"] == ["sh", "-c", "exit 0", "make-believe"] and r["cwd"] == sys.argv[3], r
+assert isinstance(r["size_bytes"], int) and isinstance(r["pid"], int), r
+' "$output" "$tree" "$W/proj"
+	# a record written before the cwd was: "-"
+	python3 -c '
+import json, sys
+p = sys.argv[1] + "/owner"
+o = json.load(open(p)); del o["cwd"]; del o["argv"]
+open(p, "w").write(json.dumps(o))' "$tree"
+	run isols
+	[[ "$(ls_line "$tree")" =~ \ -\ +-\ +[0-9]+\ +kept\ +--keep$ ]]
+	run --separate-stderr "$ISORUN" ls --json --root "$W/nope"
+	[ "$output" = "[]" ]
+	force_remove "$tree"
 }
 
 @test "a retained tree is listed with the reason its run gave, and removed once the holder is gone" {
@@ -207,15 +250,29 @@ start_blocked() {
 	# ... unless the record is from another boot, when no pid of it lives
 	sed 's/"pidns":[0-9]*/"pidns":1/; s/"boot_id":"[^"]*"/"boot_id":"an-earlier-boot"/' "$W/owner" >"$tree/owner"
 	ln -s / "$U/a-link"
-	run isogc --dry-run
+	# a --keep tree: gc --kept, the proof is what is tested
+	run isogc --kept --dry-run
 	[[ "$output" == *"keep $U/a-link: not a directory"* ]]
 	[[ "$output" == *"would remove $tree: the owner ran in another boot (boot id an-earlier-boot, now "* ]]
 	# the control: the untouched record, from this boot, proves it too
 	cp "$W/owner" "$tree/owner"
-	run isogc
+	run isogc --kept
 	[[ "$output" == *"kept $U/a-link: not a directory"* ]]
 	[[ "$output" == *"removed $tree: owner pid "*" is gone; its lock is free; no process has a file, cwd or root in it"* ]]
 	[ -L "$U/a-link" ]
 	rm "$U/a-link"
 	assert_no_tree
+}
+
+@test "ls and gc on a root that does not exist say so on stderr, exit 0" {
+	for sub in ls gc; do
+		run --separate-stderr "$ISORUN" $sub --root "$W/nope"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		[ "$stderr" = "isorun: $sub: root '$W/nope' does not exist: no trees there" ]
+	done
+	# an existing root without trees: nothing to say
+	run --separate-stderr "$ISORUN" ls --root "$W"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 }

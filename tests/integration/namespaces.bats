@@ -486,7 +486,7 @@ PY
 	run --separate-stderr iso --net=none -- true
 	[ "${stderr_lines[0]}" = "isorun: --net: expected host or isolated, got 'none'" ]
 	run --separate-stderr iso --protect-home=yes -- true
-	[ "${stderr_lines[0]}" = "isorun: --protect-home: expected off, ro or hide, got 'yes'" ]
+	[ "${stderr_lines[0]}" = "isorun: --protect-home: expected off, ro (read-only) or hide, got 'yes'" ]
 	run --separate-stderr iso --cap-keep cap_nope -- true
 	[ "$status" -eq 125 ]
 	[[ "${stderr_lines[0]}" == "isorun: --cap-keep: unknown capability 'cap_nope'"* ]]
@@ -530,4 +530,18 @@ PY
 	[ "$status" -eq 125 ]
 	[[ "$stderr" == *"max_user_namespaces"* ]]
 	[ -z "$(find "$W" -mindepth 2 -maxdepth 2 -path '*/isorun-*/*')" ]
+}
+
+@test "isorun --pidns inside isorun --pidns: the nested run gets namespaces of its own, as root and as an ordinary user" {
+	require "user and PID namespaces" userns_ok
+	local opts
+	for opts in "--pidns" "--pidns --protect-home=ro --private-tmp --net=isolated"; do
+		# shellcheck disable=SC2086 # the options are words
+		run --separate-stderr iso --pidns -- "$ISORUN" --no-config $opts -- \
+			sh -c 'echo "pid=$$ ns=$ISORUN_NAMESPACE"'
+		[ "$status" -eq 0 ]
+		[[ "$output" == "pid=2 ns=$U/"*"/tmp/isorun-"* ]]
+		[[ "$stderr" != *"seccomp"* && "$stderr" != *"FAILED"* ]]
+	done
+	assert_no_tree
 }

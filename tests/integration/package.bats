@@ -163,6 +163,7 @@ offers_bash() {
 	[ "$(complete_bash "isorun --net=i")" = isolated ]
 	offers_bash "isorun --protect-home " off ro hide
 	offers_bash "isorun --protect-home=" off ro hide
+	offers_bash "isorun --color=" auto always never
 	offers_bash "isorun --leaks=" fail warn ignore
 	offers_bash "isorun --residue=" warn fail
 	offers_bash "isorun --policy-mode=" enforce log
@@ -241,7 +242,7 @@ zsh_matches() {
 	[ "$status" -eq 0 ]
 	local all=$output
 	[ "$(zsh_matches "isorun --net=" "$all" | tr '\n' ' ')" = "host isolated " ]
-	[ "$(zsh_matches "isorun --protect-home=" "$all" | tr '\n' ' ')" = "hide off ro " ]
+	[ "$(zsh_matches "isorun --protect-home=" "$all" | tr '\n' ' ')" = "hide off read-only ro " ]
 	[ "$(zsh_matches "isorun --pidns=" "$all")" = try ]
 	zsh_matches "isorun sel" "$all" | grep -qx selftest
 	[ "$(zsh_matches "isorun policy " "$all" | tr '\n' ' ')" = "check show " ]
@@ -335,4 +336,55 @@ EOF
 	grep -q 'sysctl -w user.max_user_namespaces=' "$ci/github-actions.yml"
 	grep -q 'isorun --pidns=try ${protect:+"$protect"} --report isorun.json -- make check' \
 		"$ci/gitlab-ci.yml"
+}
+
+@test "package: the CI snippets' install steps build the pinned kind of revision from a local clone; the placeholder URL is refused" {
+	require python3-yaml python3 -c 'import yaml'
+	require "git" command -v git
+	local ci="$TOP/packaging/ci" t="$BATS_TEST_TMPDIR" ref
+	# the pinned revision, as shipped, is a full commit id (or a tag) of this repository
+	ref=$(sed -n 's/^ *ISORUN_REF: *//p' "$ci/github-actions.yml")
+	[ "$ref" = "$(sed -n 's/^ *ISORUN_REF: *//p' "$ci/gitlab-ci.yml")" ]
+	[[ "$ref" =~ ^[0-9a-f]{40}$ ]]
+	if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
+		git -C "$TOP" cat-file -e "$ref^{commit}"
+	fi
+	# a repository of this tree, to fetch from as the snippets do (by commit id)
+	make -C "$TOP" BUILD="$t/dist" dist >/dev/null
+	mkdir "$t/repo"
+	tar -xzf "$t"/dist/isorun-*.tar.gz -C "$t/repo" --strip-components=1
+	git -C "$t/repo" init -q
+	git -C "$t/repo" add -A
+	git -C "$t/repo" -c user.name=t -c user.email=t@t.invalid commit -qm snapshot
+	local head
+	head=$(git -C "$t/repo" rev-parse HEAD)
+	python3 - "$ci/github-actions.yml" "$ci/gitlab-ci.yml" "$t" <<'PY'
+import sys, yaml
+gh, gl, out = sys.argv[1:4]
+steps = yaml.safe_load(open(gh))["jobs"]["test"]["steps"]
+install = [s["run"] for s in steps if s.get("name") == "Install isorun"][0]
+open(f"{out}/gh-install.sh", "w").write(install)
+job = yaml.safe_load(open(gl))["test:isorun"]
+open(f"{out}/gl-install.sh", "w").write([s for s in job["before_script"] if "ISORUN_DEB" in s][0])
+PY
+	# root's tools stay as they are; apt-get and sudo are the runner's
+	mkdir "$t/bin"
+	printf '#!/bin/sh\nexit 0\n' >"$t/bin/apt-get"
+	printf '#!/bin/sh\nexec "$@"\n' >"$t/bin/sudo"
+	chmod +x "$t/bin/apt-get" "$t/bin/sudo"
+	local s
+	for s in gh gl; do
+		mkdir -p "$t/runner-$s"
+		run env PATH="$t/bin:$t/dest-$s/usr/local/bin:$PATH" DESTDIR="$t/dest-$s" \
+			RUNNER_TEMP="$t/runner-$s" TMPDIR="$t/runner-$s" ISORUN_DEB= \
+			ISORUN_GIT="file://$t/repo" ISORUN_REF="$head" bash -e "$t/$s-install.sh"
+		[ "$status" -eq 0 ]
+		[ -x "$t/dest-$s/usr/local/bin/isorun" ]
+		[[ "$output" == *"isorun "* ]]
+	done
+	# as shipped, the URL says what to change instead of failing in git
+	run env PATH="$t/bin:$PATH" RUNNER_TEMP="$t/r2" ISORUN_DEB= \
+		ISORUN_GIT=https://git.example.org/isorun.git ISORUN_REF="$ref" bash -e "$t/gh-install.sh"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"set ISORUN_GIT (and ISORUN_REF) to your isorun repository"* ]]
 }

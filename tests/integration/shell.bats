@@ -17,9 +17,10 @@ shell_session() { # extra isorun options
 	cat >"$W/script" <<EOS
 expect PROMPT> 
 send SHELL=/bin/bash @ISORUN@ shell --root @R@ $*\\n
+expect isorun: shell in @U@/.*leave with exit or Ctrl-D, the tree is kept; .ISORUN_SHELL is set
 expect [\$#] \$
-send PS1='INNER''\$ '\\n
-expect INNER\\\$ 
+send PS1='\${ISORUN_SHELL:+(isorun) }INNER''\$ '\\n
+expect \\(isorun\\) INNER\\\$ 
 send sh -c 'echo sta''rted; exec cat'\\n
 expect started
 send \\x1a
@@ -35,7 +36,7 @@ expect hello\\r\\nhello
 send \\x03
 expect INNER\\\$ 
 send exit 3\\n
-expect namespace kept at @U@/
+expect namespace kept at @U@/.*; remove it with: rm -rf @U@/.* \\(or every kept tree: isorun gc --kept\\)
 expect PROMPT> 
 send echo status=\$?\\n
 expect status=3
@@ -77,4 +78,22 @@ expect status=0
 EOS
 	drive
 	assert_no_tree
+}
+
+@test "isorun shell -- CMD: one line on entry, ISORUN_SHELL=1 for a prompt, the kept path with how to remove it; -q: no entry line" {
+	run --separate-stderr "$ISORUN" shell --no-config --root "$R" --private-tmp -- sh -c 'echo "ISORUN_SHELL=$ISORUN_SHELL"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "ISORUN_SHELL=1" ]
+	tree=$(the_tree)
+	[ "${stderr_lines[0]}" = "isorun: shell in $tree (private-tmp, policy=default); the tree is kept; \$ISORUN_SHELL is set" ]
+	[ "${stderr_lines[1]}" = "isorun: namespace kept at $tree; remove it with: rm -rf $tree (or every kept tree: isorun gc --kept)" ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	force_remove "$tree"
+	# a plain run does not claim to be a shell
+	run --separate-stderr iso -- sh -c 'echo "ISORUN_SHELL=${ISORUN_SHELL-unset}"'
+	[ "$output" = "ISORUN_SHELL=unset" ]
+	run --separate-stderr "$ISORUN" shell -q --no-config --root "$R" -- true
+	[ "$status" -eq 0 ]
+	[[ "${stderr_lines[0]}" == "isorun: namespace kept at "* ]]
+	force_remove "$(the_tree)"
 }

@@ -11,6 +11,7 @@
 
 #include "cli/args.h"
 #include "common/exit.h"
+#include "cli/suggest.h"
 #include "launcher/summary.h"
 
 static int parse(struct iso_opts *o, struct iso_err *e, char **argv)
@@ -80,6 +81,29 @@ static void expect_error(char **argv, const char *msg)
 	assert_true(parse(&o, &e, argv) < 0);
 	assert_string_equal(e.msg, msg);
 	iso_opts_free(&o);
+}
+
+static void test_did_you_mean(void **state)
+{
+	static const char *const words[] = { "timeout", "pidns", "policy", "policy-mode", NULL };
+
+	assert_int_equal(iso_edit_distance("tmieout", "timeout"), 1); /* a transposition */
+	assert_int_equal(iso_edit_distance("", "abc"), 3);
+	assert_int_equal(iso_edit_distance("KILL", "kill"), 0);
+	assert_string_equal(iso_suggest("tmieout", words, 5), "timeout");
+	assert_string_equal(iso_suggest("polcy", words, 5), "policy");
+	assert_null(iso_suggest("bogus", words, 5));
+	/* a short word: one edit at most */
+	assert_null(iso_suggest("px", words, 5));
+	expect_error((char *[]){ "isorun", "--tmieout=5m", "--", "x", NULL },
+		     "--tmieout: unknown option; did you mean --timeout?");
+	expect_error((char *[]){ "isorun", "--polcy-mode", "log", "--", "x", NULL },
+		     "--polcy-mode: unknown option; did you mean --policy-mode?");
+	expect_error((char *[]){ "isorun", "--pol", "--", "x", NULL },
+		     "--pol: ambiguous option: could be --policy, --policy-mode");
+	expect_error((char *[]){ "isorun", "--pidns", "try", "--", "x", NULL },
+		     "--pidns try: the value of --pidns goes after '=': did you mean --pidns=try? "
+		     "(a command named try: --pidns -- try)");
 }
 
 static void test_errors_name_the_option(void **state)
@@ -157,7 +181,7 @@ static void test_flags_and_config(void **state)
 	expect_error((char *[]){ "isorun", "--config", "", "--", "x", NULL },
 		     "--config: empty path");
 	expect_error((char *[]){ "isorun", "--no-config=x", "--", "x", NULL },
-		     "--no-config=x: unknown option");
+		     "--no-config: takes no value, got 'x'");
 }
 
 /* One function validates for both: only the name in the message differs. */
@@ -283,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_command_options_stay_its_own),
 		cmocka_unit_test(test_repeatable),
 		cmocka_unit_test(test_errors_name_the_option),
+		cmocka_unit_test(test_did_you_mean),
 		cmocka_unit_test(test_flags_and_config),
 		cmocka_unit_test(test_one_setter_for_both),
 		cmocka_unit_test(test_every_key_is_an_option),

@@ -7,6 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/conf.h"
+#include "cli/expand.h"
 #include "ns/ns.h"
 
 #define P "/proj/isorun.conf"
@@ -116,6 +117,42 @@ static void test_pidns(void **state)
 			  P ":1: pidns: expected true, false or try, got 'maybe'");
 }
 
+static const char *fake_var(const char *name)
+{
+	if (!strcmp(name, "HOME"))
+		return "/home/me";
+	if (!strcmp(name, "EMPTY"))
+		return "";
+	return NULL;
+}
+
+static void expect_expand(const char *in, const char *out)
+{
+	char why[200] = "";
+	char *r = iso_expand(in, fake_var, "/home/pw", why, sizeof(why));
+
+	assert_non_null(r);
+	assert_string_equal(r, out);
+	free(r);
+}
+
+static void test_setenv_expansion(void **state)
+{
+	char why[200];
+
+	expect_expand("${HOME}/.rustup", "/home/me/.rustup");
+	expect_expand("$HOME/.rustup", "/home/me/.rustup");
+	expect_expand("~/bin:~/x:a~b:~", "/home/pw/bin:/home/pw/x:a~b:/home/pw");
+	expect_expand("~user/x", "~user/x");
+	expect_expand("$$HOME costs $5 and $", "$HOME costs $5 and $");
+	expect_expand("[${EMPTY}]", "[]");
+	assert_null(iso_expand("${NOPE}", fake_var, "/", why, sizeof(why)));
+	assert_string_equal(why,
+			    "${NOPE} is not set in the caller's environment ($$ is a literal $)");
+	assert_null(iso_expand("${HOME", fake_var, "/", why, sizeof(why)));
+	assert_null(iso_expand("${}", fake_var, "/", why, sizeof(why)));
+}
+
 static void test_values(void **state)
 {
 	struct iso_opts o;
@@ -146,7 +183,10 @@ static void test_values(void **state)
 	/* the command line's wording, without "--", after file:line */
 	expect_conf_error("# a comment\n[isorun]\nsettle = soon\n",
 			  P ":3: settle: invalid duration 'soon' (examples: 90s, 5m, 1h30m)");
-	expect_conf_error("timeout = 0\n", P ":1: timeout: must be more than 0, got '0'");
+	/* 0 is no limit, as timeout(1) reads it: it undoes an earlier timeout */
+	assert_int_equal(conf(&o, &e, "timeout = 5m\ntimeout = 0\n"), 0);
+	assert_int_equal(o.timeout_ms, 0);
+	iso_opts_free(&o);
 	expect_conf_error("env-dir = A=/abs\n",
 			  P ":1: env-dir: expected VAR=SUBDIR with a relative SUBDIR inside the "
 			    "tree, got 'A=/abs'");
@@ -491,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_pidns),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_setenv_expansion),
 		cmocka_unit_test(test_keys_and_sections),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_relative_paths),

@@ -291,7 +291,11 @@ static void test_verdict_each_rule(void **state)
 	assert_true(iso_gc_verdict(&f, why, sizeof(why)));
 	assert_string_equal(why, "owner pid 4242 is gone; its lock is free; no process has a "
 				 "file, cwd or root in it");
+	/* the count never changes the verdict: named only when asked (gc -v) */
 	f.unreadable = 3;
+	assert_true(iso_gc_verdict(&f, why, sizeof(why)));
+	assert_null(strstr(why, "could not be read"));
+	f.note_unreadable = true;
 	assert_true(iso_gc_verdict(&f, why, sizeof(why)));
 	assert_non_null(strstr(why, "(3 processes' fds could not be read)"));
 
@@ -384,7 +388,7 @@ static void test_view_states(void **state)
 	fake_proc(fx, OWNER, 'S', STARTED);
 	view(fx, "t", true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "unknown");
-	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
 	assert_string_equal(why, "owner pid 4242 is alive");
 	iso_tree_view_close(&v);
 
@@ -403,7 +407,7 @@ static void test_view_states(void **state)
 	snprintf(fx->host.boot_id, sizeof(fx->host.boot_id), "a-later-boot");
 	view(fx, "t", true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "running");
-	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
 	assert_non_null(strstr(why, "its lock is held"));
 	iso_tree_view_close(&v);
 	close(fd);
@@ -439,7 +443,7 @@ static void test_view_unreadable(void **state)
 	assert_string_equal(iso_tree_seen_name(v.seen), "unreadable");
 	assert_string_equal(v.reason, "owner record: missing");
 	assert_false(v.lock_probed);
-	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
 	assert_string_equal(why, "owner record: missing");
 	iso_tree_view_close(&v);
 	/* a removal that failed halfway can take the owner record and leave the outcome */
@@ -447,13 +451,13 @@ static void test_view_unreadable(void **state)
 	view(fx, "no-owner", true, &v);
 	assert_string_equal(v.reason,
 			    "owner record: missing; its run recorded retained: removal failed: x");
-	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
 	iso_tree_view_close(&v);
 
 	close(make_tree(fx, "corrupt", "{\"pid\":4242,", true));
 	view(fx, "corrupt", true, &v);
 	assert_non_null(strstr(v.reason, "owner record: not JSON"));
-	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
 	iso_tree_view_close(&v);
 
 	/* a symbolic link where the owner record belongs is not isorun's */
@@ -473,7 +477,7 @@ static void test_view_unreadable(void **state)
 	view(fx, "no-lock", true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "unreadable");
 	assert_string_equal(v.reason, "lock: missing");
-	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
 	assert_string_equal(why, "lock: missing");
 	iso_tree_view_close(&v);
 	snprintf(path, sizeof(path), "%s/no-lock/lock", fx->user);
@@ -487,7 +491,7 @@ static void test_view_unreadable(void **state)
 	put(path, "x");
 	view(fx, "a-file", true, &v);
 	assert_string_equal(v.reason, "not a directory");
-	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
 	iso_tree_view_close(&v);
 	snprintf(path, sizeof(path), "%s/a-link", fx->user);
 	assert_int_equal(symlink(fx->dir, path), 0);
@@ -525,7 +529,7 @@ static void test_judge_holders_and_remove(void **state)
 	/* the owner is gone and the lock free, but a process has its cwd inside */
 	view(fx, "t", true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "orphaned");
-	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
 	snprintf(expect, sizeof(expect), "pid %d `", (int)pid);
 	assert_non_null(strstr(why, expect));
 	snprintf(expect, sizeof(expect), "has its cwd in it (%s)", home);
@@ -542,7 +546,7 @@ static void test_judge_holders_and_remove(void **state)
 	iso_tree_view_close(&v);
 
 	view(fx, "t", true, &v);
-	assert_true(iso_tree_judge(&v, why, sizeof(why)));
+	assert_true(iso_tree_judge(&v, false, why, sizeof(why)));
 	assert_non_null(strstr(why, "owner pid 4242 is gone; its lock is free"));
 	assert_int_equal(iso_tree_remove(fx->user_fd, &v, NULL), 0);
 	iso_tree_view_close(&v);
@@ -569,7 +573,7 @@ static void test_real_tree(void **state)
 	iso_tree_view(fx->user_fd, fx->user, t.id, &here, true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "running");
 	assert_int_equal(v.owner.pid, getpid());
-	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
 	iso_tree_view_close(&v);
 
 	assert_int_equal(iso_tree_record_state(&t, true, "isorun shell", &e), 0);
@@ -579,7 +583,7 @@ static void test_real_tree(void **state)
 	assert_string_equal(iso_tree_seen_name(v.seen), "kept");
 	assert_string_equal(v.reason, "isorun shell");
 	/* the lock is free, but its owner (this process) lives: not garbage */
-	assert_false(iso_tree_judge(&v, why, sizeof(why)));
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
 	snprintf(v.reason, sizeof(v.reason), "owner pid %d is alive", (int)getpid());
 	assert_string_equal(why, v.reason);
 	iso_tree_view_close(&v);
