@@ -5,6 +5,7 @@
  * what the user asked for, which only this layer knows.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/advice.h"
 #include "ns/ns.h"
@@ -24,16 +25,25 @@ static const char *needs_ns(const struct iso_opts *o)
 void iso_advise(const struct iso_opts *o, int cause, char *buf, size_t len)
 {
 	const char *prot = needs_ns(o);
+	int n;
 
 	buf[0] = '\0';
 	switch ((enum ns_cause)cause) {
 	case NS_CAUSE_NO_USERNS:
 	case NS_CAUSE_PROC_MASKED:
+		/* an enclosing isorun is the likelier cause than a container's profile */
+		n = getenv("ISORUN_NAMESPACE")
+			    ? snprintf(buf, len,
+				       "this isorun runs inside another one (ISORUN_NAMESPACE is "
+				       "set), whose namespaces or filter may refuse it; ")
+			    : 0;
+		if (n < 0 || (size_t)n >= len)
+			n = 0;
 		if (prot)
-			snprintf(buf, len,
+			snprintf(buf + n, len - (size_t)n,
 				 "--pidns=try cannot help: %s needs a namespace of its own", prot);
 		else
-			snprintf(buf, len, "or use --pidns=try to run without one");
+			snprintf(buf + n, len - (size_t)n, "or use --pidns=try to run without one");
 		break;
 	case NS_CAUSE_CWD_HIDDEN:
 		snprintf(buf, len, "or pass --chdir DIR outside the home");

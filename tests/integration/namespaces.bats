@@ -513,10 +513,20 @@ PY
 	[[ "$stderr" == *"--pidns=try cannot help: --protect-home needs a namespace of its own"* ]]
 	[[ "$stderr" != *"use --pidns=try"* ]]
 	[ ! -e "$U" ] || assert_no_tree
-	# control: a bare --pidns is still pointed at the fallback
-	run --separate-stderr "$H/denyns" "$ISORUN" --root "$R" --pidns -- true
+	# control: a bare --pidns is still pointed at the fallback; outside any isorun
+	# (the suite runs under one) no enclosing isorun is blamed
+	run --separate-stderr env -u ISORUN_NAMESPACE "$H/denyns" "$ISORUN" --root "$R" --pidns -- true
 	[ "$status" -eq 125 ]
 	[[ "$stderr" == *"use --pidns=try"* ]]
+	[[ "$stderr" != *"inside another one"* ]]
+}
+
+@test "a namespace refused inside another isorun names the enclosing isorun as the likely cause" {
+	require "user and PID namespaces" userns_ok
+	ISORUN_NAMESPACE=/outer run --separate-stderr "$H/denyns" "$ISORUN" --root "$R" --pidns -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"this isorun runs inside another one (ISORUN_NAMESPACE is set), whose namespaces or filter may refuse it; or use --pidns=try"* ]]
+	[ ! -e "$U" ] || assert_no_tree
 }
 
 @test "when user.max_user_namespaces is 0, --pidns names the sysctl and fails with 125" {
