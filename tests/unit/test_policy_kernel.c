@@ -335,7 +335,7 @@ static void test_deny_unknown_syscall(void **state)
 
 /* --- the supervisor ------------------------------------------------------- */
 
-/* The listener crosses with launcher/fdpass.c, as it does in isorun itself. */
+/* The listener crosses with common/fdpass.c, as it does in isorun itself. */
 static int send_fd(int sock, int fd)
 {
 	return iso_send_record(sock, "L", 1, fd) == 0 ? 0 : -1;
