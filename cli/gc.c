@@ -20,6 +20,7 @@
 #include "common/exit.h"
 #include "cli/suggest.h"
 #include "common/text.h"
+#include "tree/orphans.h"
 #include "tree/tree.h"
 #include "tree/trees.h"
 
@@ -231,7 +232,107 @@ struct row {
 	char *cmd;   /* the owner record's argv, joined; NULL in an older record */
 	char *cwd;   /* where isorun was started, shell-quoted; NULL in an older record */
 	json_t *obj; /* ls --json */
+	struct iso_orphan_scan orphans; /* an orphaned tree's live processes, by environment */
 };
+
+/* Said wherever processes were found by their environment (tree/orphans.h). */
+#define ENV_EVIDENCE                                                                               \
+	"found by " ISO_NAMESPACE_VAR " in their environment: weaker evidence than --pidns or a "  \
+	"cgroup, a process that cleared its environment is not found"
+
+static struct iso_orphan_query orphan_query(const struct cmd *c, const struct iso_tree_view *v)
+{
+	return (struct iso_orphan_query){
+		.proc = "/proc", .tree = v->path, .uid = c->host.uid, .exclude = getpid()
+	};
+}
+
+/* "; N processes of this user ..." when unreadable environments could hide some of the run's. */
+static void note_unreadable(size_t n, char *buf, size_t len)
+{
+	if (n)
+		snprintf(buf, len,
+			 "; %zu process%s of this user could not be examined (environment "
+			 "unreadable, e.g. not dumpable): some may be the run's",
+			 n, n == 1 ? "" : "es");
+	else
+		buf[0] = '\0';
+}
+
+/* ls: an orphaned tree's processes, found by their environment, into the row and its reason. */
+static void row_orphans(const struct cmd *c, const struct iso_tree_view *v, struct row *r)
+{
+	struct iso_orphan_query q = orphan_query(c, v);
+	size_t at = strlen(r->reason);
+	char unread[200];
+	int n = iso_orphans_find(&q, &r->orphans);
+
+	if (n < 0) {
+		snprintf(r->reason + at, sizeof(r->reason) - at,
+			 "; its processes could not be looked for: %s", strerror(-n));
+		return;
+	}
+	note_unreadable(r->orphans.unreadable, unread, sizeof(unread));
+	if (n > 0)
+		snprintf(r->reason + at, sizeof(r->reason) - at,
+			 "; %d of its processes still run (%s; isorun gc stops them)%s", n,
+			 ENV_EVIDENCE, unread);
+	else
+		snprintf(r->reason + at, sizeof(r->reason) - at, "%s", unread);
+}
+
+static json_t *orphans_json(const struct iso_orphan_scan *s)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < s->n; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "pid", json_integer(s->v[i].pid));
+		json_object_set_new(o, "cmd", json_string(s->v[i].cmd ? s->v[i].cmd : "?"));
+		json_object_set_new(o, "found_by", json_string("environment"));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/*
+ * gc: stop an orphaned tree's processes found by their environment (or with
+ * --dry-run say which it would stop), naming each.  True to go on and judge
+ * the tree, `note` then saying what was done; false when they could not all
+ * be stopped (`note` says why).
+ */
+static bool gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const char *shown,
+		       char *note, size_t len)
+{
+	struct iso_orphan_query q = orphan_query(c, v);
+	struct iso_orphan_scan s = { 0 };
+	char why[600] = "", unread[200];
+	int r = c->dry_run ? iso_orphans_find(&q, &s)
+			   : iso_orphans_stop(&q, &s, 10000, why, sizeof(why));
+	size_t killed = 0;
+
+	if (r < 0 && c->dry_run)
+		snprintf(why, sizeof(why), "list /proc: %s", strerror(-r));
+	for (size_t i = 0; i < s.n; i++) {
+		if (!c->dry_run && !s.v[i].gone)
+			continue; /* not proven stopped: named in `why` */
+		killed++;
+		printf("%s pid %d `%s`: its environment names %s\n",
+		       c->dry_run ? "would stop" : "stopped", (int)s.v[i].pid,
+		       s.v[i].cmd ? s.v[i].cmd : "?", shown);
+	}
+	note_unreadable(s.unreadable, unread, sizeof(unread));
+	if (r < 0)
+		snprintf(note, len, "could not stop the run's processes (%s)%s", why, unread);
+	else if (killed)
+		snprintf(note, len, "; %s %zu of its processes (%s)%s",
+			 c->dry_run ? "would stop" : "stopped", killed, ENV_EVIDENCE, unread);
+	else
+		snprintf(note, len, "%s", unread);
+	iso_orphans_free(&s);
+	return r >= 0;
+}
 
 /*
  * The owner record as JSON, for what ls shows besides the evidence (argv, cwd).
@@ -330,9 +431,13 @@ static void row_fill(struct cmd *c, size_t i, struct row *r)
 		snprintf(r->pid, sizeof(r->pid), "-");
 	r->state = iso_tree_seen_name(v.seen);
 	snprintf(r->reason, sizeof(r->reason), "%s", v.reason);
+	if (v.seen == ISO_SEEN_ORPHANED)
+		row_orphans(c, &v, r);
 	row_owner(r, owner);
-	if (c->json)
+	if (c->json) {
 		r->obj = row_json(&v, r, bytes, sized, partial, owner);
+		json_object_set_new(r->obj, "processes", orphans_json(&r->orphans));
+	}
 	json_decref(owner);
 	iso_tree_view_close(&v);
 }
@@ -367,6 +472,10 @@ static void print_table(const struct row *rows, size_t n)
 		       rows[i].cwd ? rows[i].cwd : "-", cut ? wcmd - 3 : wcmd,
 		       cut ? CMD_MAX - 3 : CMD_MAX, cmd, cut ? "..." : "", rows[i].pid,
 		       rows[i].state, rows[i].reason);
+		/* an orphaned run's live processes, one indented line each */
+		for (size_t j = 0; j < rows[i].orphans.n; j++)
+			printf("    pid %d `%s`\n", (int)rows[i].orphans.v[j].pid,
+			       rows[i].orphans.v[j].cmd ? rows[i].orphans.v[j].cmd : "?");
 	}
 }
 
@@ -422,6 +531,7 @@ int iso_ls_main(int argc, char **argv)
 		free(rows[i].cmd);
 		free(rows[i].cwd);
 		json_decref(rows[i].obj);
+		iso_orphans_free(&rows[i].orphans);
 	}
 	free(rows);
 	close_trees(&c);
@@ -445,14 +555,23 @@ int iso_gc_main(int argc, char **argv)
 		return r == 1 ? 0 : r;
 	for (size_t i = 0; i < c.n; i++) {
 		struct iso_tree_view v;
-		char why[1200];
+		char why[1200], note[900] = "";
 		_cleanup_free_ char *shown = NULL;
 		bool removable;
 
 		/* the lock, once taken, is held through the removal: no owner can start */
 		iso_tree_view(c.user_fd, c.user_path, c.names[i], &c.host, true, &v);
-		removable = iso_tree_judge(&v, c.verbose, why, sizeof(why));
 		shown = iso_shell_quote(v.path);
+		/* owner gone, lock ours: what the run left running goes first */
+		if (v.seen == ISO_SEEN_ORPHANED && v.lock == ISO_LOCK_TAKEN &&
+		    !gc_orphans(&c, &v, shown ? shown : v.path, note, sizeof(note))) {
+			printf("kept %s: %s\n", shown ? shown : v.path, note);
+			code = 1;
+			iso_tree_view_close(&v);
+			continue;
+		}
+		removable = iso_tree_judge(&v, c.verbose, why, sizeof(why));
+		strncat(why, note, sizeof(why) - strlen(why) - 1);
 		/* kept on purpose: removable, but not the user's garbage unless asked */
 		if (removable && v.seen == ISO_SEEN_KEPT && !c.kept) {
 			printf("%s %s: kept on purpose (%s); isorun gc --kept removes it\n",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "launcher/shell.h"
+#include "tree/orphans.h"
 
 struct envv {
 	char **v;
@@ -97,7 +98,7 @@ int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *bas
 		for (const char *const *v = d->vars; *v && r == 0; v++)
 			r = put(&env, join(*v, t->path, d->sub));
 	if (r == 0)
-		r = put(&env, join("ISORUN_NAMESPACE", t->path, NULL));
+		r = put(&env, join(ISO_NAMESPACE_VAR, t->path, NULL));
 	/* for a prompt; before --setenv, which may change it */
 	if (r == 0 && o->shell)
 		r = put(&env, strdup(ISO_SHELL_VAR "=1"));

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+#include "tree/orphans.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/proc.h"
+
+/* Rounds of SIGSTOP and rescan before giving up on a tree that keeps forking. */
+#define FREEZE_ROUNDS 1000
+
+/* Matching state while an environment streams by. */
+struct env_match {
+	const char *entry;
+	size_t len, at; /* bytes of the current variable matched so far */
+	bool ok;	/* the current variable still matches */
+	bool found;
+};
+
+static void env_feed(struct env_match *m, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n && !m->found; i++) {
+		if (buf[i] == '\0') {
+			m->found = m->ok && m->at == m->len;
+			m->ok = true;
+			m->at = 0;
+		} else if (m->ok && m->at < m->len && buf[i] == m->entry[m->at]) {
+			m->at++;
+		} else {
+			m->ok = false;
+		}
+	}
+}
+
+/* 1 when found, 0 when not, -errno when the environment cannot be read. */
+static int environ_match(int fd, const char *entry)
+{
+	struct env_match m = { .entry = entry, .len = strlen(entry), .ok = true };
+	char buf[8192];
+
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		env_feed(&m, buf, (size_t)n);
+		if (m.found)
+			return 1;
+	}
+	/* the last variable may lack its NUL */
+	return m.ok && m.at == m.len && m.len > 0;
+}
+
+bool iso_environ_has(int fd, const char *entry)
+{
+	return environ_match(fd, entry) == 1;
+}
+
+/* State and start time from PROC/PID/stat: 0, or -errno. */
+static int read_stat(const char *proc, pid_t pid, char *state, uint64_t *start)
+{
+	char path[PATH_MAX], buf[1024];
+	unsigned long long st = 0;
+	_cleanup_close_ int fd = -1;
+	const char *p;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc, (int)pid);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: the fields start after the LAST ')' */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1,
+			 " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+			 "%*d %llu",
+			 state, &st) != 2)
+		return -EIO;
+	*start = st;
+	return 0;
+}
+
+/* Whether the real or effective uid in PROC/PID/status is uid (readable for any process). */
+static bool of_user(const char *proc, pid_t pid, uid_t uid)
+{
+	char path[PATH_MAX], line[256];
+	unsigned long ruid, euid;
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/status", proc, (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %lu %lu", &ruid, &euid) == 2) {
+			yes = ruid == uid || euid == uid;
+			break;
+		}
+	fclose(f);
+	return yes;
+}
+
+static bool held(const struct iso_orphan_scan *s, pid_t pid, uint64_t start)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].pid == pid && s->v[i].start == start)
+			return true;
+	return false;
+}
+
+static int add(struct iso_orphan_scan *s, const struct iso_orphan_query *q, pid_t pid,
+	       uint64_t start)
+{
+	struct iso_orphan *o;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		struct iso_orphan *nv = reallocarray(s->v, cap, sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = cap;
+	}
+	o = &s->v[s->n++];
+	*o = (struct iso_orphan){ .pid = pid, .start = start, .pidfd = -1 };
+	/* the real /proc only: a fake one has no command lines to show */
+	o->cmd = strcmp(q->proc, "/proc") ? strdup("?") : iso_proc_cmdline(pid, 80);
+	return 0;
+}
+
+/*
+ * One process: 1 when it is added, 0 when not the tree's (or already held, or
+ * gone), -ENOMEM.  Unreadable environments of this user's processes are counted.
+ */
+static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pid,
+		   struct iso_orphan_scan *s)
+{
+	char path[PATH_MAX], state = 0;
+	_cleanup_close_ int fd = -1;
+	uint64_t start = 0;
+	int r;
+
+	/* pid 1, init, is never started by a run (and its environment is often closed) */
+	if (pid == q->exclude || pid == 1 || read_stat(q->proc, pid, &state, &start) < 0)
+		return 0;
+	/* a zombie is already dead (its environment reads empty); held: known */
+	if (state == 'Z' || state == 'X' || held(s, pid, start))
+		return 0;
+	snprintf(path, sizeof(path), "%s/%d/environ", q->proc, (int)pid);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	r = fd < 0 ? -errno : environ_match(fd, entry);
+	if (r == -EACCES || r == -EPERM) {
+		/* another user's (not ours to judge), or ours and not dumpable: counted */
+		if (q->uid == 0 || of_user(q->proc, pid, q->uid))
+			s->unreadable++;
+		return 0;
+	}
+	if (r <= 0)
+		return 0; /* gone meanwhile, or not the tree's */
+	r = add(s, q, pid, start);
+	return r < 0 ? r : 1;
+}
+
+int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s)
+{
+	_cleanup_free_ char *entry = NULL;
+	struct dirent *de;
+	int added = 0, r = 0;
+	DIR *d;
+
+	if (asprintf(&entry, "%s=%s", ISO_NAMESPACE_VAR, q->tree) < 0) {
+		entry = NULL;
+		return -ENOMEM;
+	}
+	d = opendir(q->proc);
+	if (!d)
+		return -errno;
+	s->unreadable = 0;
+	while (r >= 0 && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		r = examine(q, entry, (pid_t)pid, s);
+		added += r > 0;
+	}
+	closedir(d);
+	return r < 0 ? r : added;
+}
+
+static int signal_one(struct iso_orphan *o, int sig, char *why, size_t len)
+{
+	const char *name = sig == SIGKILL ? "SIGKILL" : "SIGSTOP";
+	int r;
+
+	if (o->gone)
+		return 0;
+	if (o->pidfd < 0) {
+		struct iso_proc p = { .pid = o->pid, .start = o->start };
+
+		r = iso_pidfd_open_checked(&p);
+		if (r == -ESRCH) {
+			o->gone = true; /* exited, or its pid now names another process */
+			return 0;
+		}
+		if (r < 0) {
+			snprintf(why, len, "pidfd_open pid %d `%s`: %s", (int)o->pid, o->cmd,
+				 strerror(-r));
+			return r;
+		}
+		o->pidfd = r;
+	}
+	r = iso_pidfd_signal(o->pidfd, sig);
+	if (r == -ESRCH) {
+		o->gone = true;
+		return 0;
+	}
+	if (r < 0)
+		snprintf(why, len, "send %s to pid %d `%s`: %s", name, (int)o->pid, o->cmd,
+			 strerror(-r));
+	return r;
+}
+
+/* SIGSTOP what is found until a scan finds nothing new. */
+static int freeze(const struct iso_orphan_query *q, struct iso_orphan_scan *s, char *why,
+		  size_t len)
+{
+	size_t done = 0;
+
+	for (int round = 0; round < FREEZE_ROUNDS; round++) {
+		int r = iso_orphans_find(q, s);
+
+		if (r < 0) {
+			snprintf(why, len, "list '%s': %s", q->proc, strerror(-r));
+			return r;
+		}
+		if (r == 0)
+			return 0;
+		for (; done < s->n; done++) {
+			r = signal_one(&s->v[done], SIGSTOP, why, len);
+			if (r < 0)
+				return r;
+		}
+	}
+	snprintf(why, len, "new processes kept appearing after %d rounds of SIGSTOP",
+		 FREEZE_ROUNDS);
+	return -EAGAIN;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait on the pidfds (readable once the process has exited) until all are gone. */
+static int wait_gone(struct iso_orphan_scan *s, int timeout_ms, char *why, size_t len)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	_cleanup_free_ struct pollfd *pfd = calloc(s->n ? s->n : 1, sizeof(*pfd));
+
+	if (!pfd) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	for (;;) {
+		size_t n = 0, first = 0;
+		int64_t left = deadline - now_ms();
+		int r;
+
+		for (size_t i = 0; i < s->n; i++)
+			if (!s->v[i].gone && s->v[i].pidfd >= 0)
+				pfd[n++] = (struct pollfd){ .fd = s->v[i].pidfd, .events = POLLIN };
+		if (n == 0)
+			return 0;
+		for (size_t i = 0; i < s->n; i++)
+			if (!s->v[i].gone && s->v[i].pidfd >= 0) {
+				first = i;
+				break;
+			}
+		if (left <= 0) {
+			snprintf(why, len, "pid %d `%s` still alive %d ms after SIGKILL",
+				 (int)s->v[first].pid, s->v[first].cmd, timeout_ms);
+			return -ETIMEDOUT;
+		}
+		r = poll(pfd, n, (int)left);
+		if (r < 0 && errno != EINTR) {
+			snprintf(why, len, "poll on pidfds: %s", strerror(errno));
+			return -errno;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (pfd[i].revents)
+				for (size_t j = 0; j < s->n; j++)
+					if (s->v[j].pidfd == pfd[i].fd)
+						s->v[j].gone = true;
+	}
+}
+
+int iso_orphans_stop(const struct iso_orphan_query *q, struct iso_orphan_scan *s, int timeout_ms,
+		     char *why, size_t len)
+{
+	size_t before;
+	int r = freeze(q, s, why, len);
+
+	for (size_t i = 0; i < s->n && r == 0; i++)
+		r = signal_one(&s->v[i], SIGKILL, why, len);
+	if (r == 0)
+		r = wait_gone(s, timeout_ms, why, len);
+	if (r < 0)
+		return r;
+	/* frozen before the kill, none can have forked since: a new one means a bug or a race */
+	before = s->n;
+	r = iso_orphans_find(q, s);
+	if (r > 0) {
+		snprintf(why, len, "pid %d `%s` appeared after the others were killed",
+			 (int)s->v[before].pid, s->v[before].cmd);
+		return -EAGAIN;
+	}
+	return r < 0 ? r : 0;
+}
+
+void iso_orphans_free(struct iso_orphan_scan *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].cmd);
+		if (s->v[i].pidfd >= 0)
+			close(s->v[i].pidfd);
+	}
+	free(s->v);
+	*s = (struct iso_orphan_scan){ 0 };
+}

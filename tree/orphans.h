@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The live processes of a tree whose owner is gone, found by their environment:
+ * every process a run starts carries ISORUN_NAMESPACE=<tree> (launcher/env.c),
+ * so after a kill -9 of an isorun without a PID namespace, `ls` and `gc` find
+ * what is left by scanning /proc for that exact entry.  This is weaker evidence
+ * than a PID namespace or a cgroup: a process that exec'd with another
+ * environment is not found, and one whose environment cannot be read is only
+ * counted.  A process is never signalled unless its environment names the tree.
+ *
+ * A cgroup-based finder, where the run had a cgroup, is separate and comes first.
+ */
+#ifndef ISO_ORPHANS_H
+#define ISO_ORPHANS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The variable launcher/env.c sets to the tree's path. */
+#define ISO_NAMESPACE_VAR "ISORUN_NAMESPACE"
+
+struct iso_orphan_query {
+	const char *proc; /* "/proc", or a fake one (find only) */
+	const char *tree; /* the tree's absolute path */
+	uid_t uid;	  /* only processes whose real or effective uid is this; 0: all */
+	pid_t exclude;	  /* ourselves */
+};
+
+struct iso_orphan {
+	pid_t pid;
+	uint64_t start; /* /proc/PID/stat field 22: (pid, start) names it */
+	char *cmd;	/* redacted command line, for messages */
+	int pidfd;	/* -1 until stopped */
+	bool gone;	/* exited (or was gone before it could be signalled) */
+};
+
+struct iso_orphan_scan {
+	struct iso_orphan *v;
+	size_t n, cap;
+	/* processes of this user whose environment could not be read: they could be the run's */
+	size_t unreadable;
+};
+
+/*
+ * True when the NUL-separated environment on fd has the exact entry NAME=VALUE
+ * (ISORUN_NAMESPACE=<tree>); read as a stream, whatever its size.
+ */
+bool iso_environ_has(int fd, const char *entry);
+
+/*
+ * Add to s every live process whose environment names q->tree and that s does
+ * not hold yet; s->unreadable is recounted.  Returns how many were added, or
+ * -errno when /proc cannot be listed.
+ */
+int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s);
+
+/*
+ * Stop every process of q->tree: SIGSTOP each one found (through a pidfd that is
+ * checked to name the process that was read), rescan until a scan finds nothing
+ * new (they may fork meanwhile), then SIGKILL them all and wait, on their
+ * pidfds, until each is gone or timeout_ms passed; a last scan must find
+ * nothing.  s lists the processes found.  Returns 0, or -errno with `why`
+ * naming what failed and which process.
+ */
+int iso_orphans_stop(const struct iso_orphan_query *q, struct iso_orphan_scan *s, int timeout_ms,
+		     char *why, size_t len);
+
+void iso_orphans_free(struct iso_orphan_scan *s);
+
+#endif
