@@ -126,9 +126,16 @@ start_controls() {
 	else
 		[[ "$output" == *"2 of its processes still run"*"process"*" of this user could not be examined (environment unreadable, e.g. not dumpable): some may be the run's"* ]]
 		run isogc
-		[[ "$output" == *"removed $tree: "*"could not be examined (environment unreadable, e.g. not dumpable): some may be the run's"* ]]
+		# not touched; and its fds cannot be read either, so the holder rule keeps the tree
+		[[ "$output" == *"kept $tree: holders not measurable: pid $nodump (nodump) "*"; stopped 2 of its processes "*"could not be examined (environment unreadable, e.g. not dumpable): some may be the run's"* ]]
 		kill -0 "$nodump"
+		kill -KILL "$nodump"
+		# gone (reaped) before gc looks again: tail returns once kill -0 fails
+		timeout 60 tail --pid="$nodump" -f /dev/null
+		run isogc
+		[[ "$output" == *"removed $tree: "* ]]
 	fi
+	assert_no_tree
 	assert_dead "$shpid"
 	assert_dead "$kidpid"
 }
