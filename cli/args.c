@@ -62,6 +62,9 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_VERBOSE] = { "verbose", ISO_KIND_FLAG, false },
 	/* a bare --color is always, as ls(1) and grep(1) read it */
 	[ISO_K_COLOR] = { "color", ISO_KIND_VALUE, false, true },
+	[ISO_K_RLIMIT_NOFILE] = { "rlimit-nofile", ISO_KIND_VALUE, false },
+	[ISO_K_RLIMIT_CORE] = { "rlimit-core", ISO_KIND_VALUE, false },
+	[ISO_K_RLIMIT_FSIZE] = { "rlimit-fsize", ISO_KIND_VALUE, false },
 };
 
 /* The options that are not settings; the settings' options come from iso_keys[]. */
@@ -141,6 +144,9 @@ void iso_usage(FILE *f)
 	      "  --writable DIR         under --protect-home, DIR in the home stays as it is\n"
 	      "  --policy=default|strict|off|FILE  seccomp policy (default)\n"
 	      "  --policy-mode=enforce|log  log: let refused calls through, report them\n"
+	      "  --rlimit-nofile N      the command's descriptor limit (soft and hard)\n"
+	      "  --rlimit-core SIZE, --rlimit-fsize SIZE  its core dump and file size limits\n"
+	      "                         (bytes, K/M/G/T suffixes, or unlimited)\n"
 	      "  --report FILE          write the JSON report\n"
 	      "  --finding-exit-code N  exit code for a finding (122)\n"
 	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
@@ -419,6 +425,67 @@ static int record(struct iso_opts *o, enum iso_key key, char *val, unsigned line
 	return 0;
 }
 
+/* A byte count: digits, then K, M, G or T (powers of 1024, "KiB" and "KB" alike). */
+static int parse_size(const char *val, uint64_t *ret)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *end;
+	uint64_t n;
+
+	if (!isdigit((unsigned char)*val))
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(val, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
+		for (long i = 0; i <= u - units; i++) {
+			if (n > UINT64_MAX / 1024)
+				return -EINVAL;
+			n *= 1024;
+		}
+		end++;
+		if (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0)
+			end += strlen(end);
+	}
+	if (*end || n == UINT64_MAX)
+		return -EINVAL;
+	*ret = n;
+	return 0;
+}
+
+/* --rlimit-nofile N; --rlimit-core, --rlimit-fsize SIZE or unlimited. */
+static int apply_rlimit(struct iso_opts *o, enum iso_key key, const char *val, const char *opt,
+			struct iso_err *e)
+{
+	int i = key == ISO_K_RLIMIT_NOFILE ? ISO_RLIM_NOFILE
+		: key == ISO_K_RLIMIT_CORE ? ISO_RLIM_CORE
+					   : ISO_RLIM_FSIZE;
+	uint64_t n;
+	char *end;
+
+	if (i != ISO_RLIM_NOFILE &&
+	    (strcmp(val, "unlimited") == 0 || strcmp(val, "infinity") == 0)) {
+		n = ISO_RLIM_UNLIMITED;
+	} else if (i == ISO_RLIM_NOFILE) {
+		errno = 0;
+		n = isdigit((unsigned char)*val) ? strtoull(val, &end, 10) : 0;
+		/* the kernel's own ceiling (fs.nr_open) is at most 2^30 */
+		if (!isdigit((unsigned char)*val) || errno || *end || n > INT_MAX)
+			return iso_err_set(e, 0, "%s: expected a number of descriptors, got '%s'",
+					   opt, val);
+	} else if (parse_size(val, &n) < 0) {
+		return iso_err_set(e, 0,
+				   "%s: expected a size in bytes (K, M, G, T suffixes) or "
+				   "unlimited, got '%s'",
+				   opt, val);
+	}
+	o->rlimits.set[i] = true;
+	o->rlimits.value[i] = n;
+	return 0;
+}
+
 static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, const char *opt,
 		 struct iso_err *e)
 {
@@ -582,6 +649,10 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		else
 			return iso_err_set(e, 0, "%s: expected enforce or log, got '%s'", opt, val);
 		return 0;
+	case ISO_K_RLIMIT_NOFILE:
+	case ISO_K_RLIMIT_CORE:
+	case ISO_K_RLIMIT_FSIZE:
+		return apply_rlimit(o, key, val, opt, e);
 	default:
 		return iso_err_set(e, 0, "%s: not a setting", opt);
 	}

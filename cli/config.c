@@ -113,6 +113,20 @@ static const char *value(const struct iso_opts *o, enum iso_key key, char *buf, 
 		return o->color == ISO_COLOR_ALWAYS  ? "always"
 		       : o->color == ISO_COLOR_NEVER ? "never"
 						     : "auto";
+	case ISO_K_RLIMIT_NOFILE:
+	case ISO_K_RLIMIT_CORE:
+	case ISO_K_RLIMIT_FSIZE: {
+		int i = key == ISO_K_RLIMIT_NOFILE ? ISO_RLIM_NOFILE
+			: key == ISO_K_RLIMIT_CORE ? ISO_RLIM_CORE
+						   : ISO_RLIM_FSIZE;
+
+		if (!o->rlimits.set[i])
+			return "inherited";
+		if (o->rlimits.value[i] == ISO_RLIM_UNLIMITED)
+			return "unlimited";
+		snprintf(buf, len, "%llu", (unsigned long long)o->rlimits.value[i]);
+		return buf;
+	}
 	default:
 		return "?";
 	}

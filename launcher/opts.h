@@ -26,6 +26,24 @@ enum { ISO_PIDNS_OFF, ISO_PIDNS_ON, ISO_PIDNS_TRY };
 /* --color: auto is a terminal on stderr and no NO_COLOR */
 enum { ISO_COLOR_AUTO, ISO_COLOR_ALWAYS, ISO_COLOR_NEVER };
 
+/*
+ * --rlimit-nofile, --rlimit-core, --rlimit-fsize: set as both the soft and the hard
+ * limit of the command (as prlimit(1) with one value, firejail and nsjail do), so
+ * the command cannot raise them back; inherited by everything it starts.
+ */
+enum { ISO_RLIM_NOFILE, ISO_RLIM_CORE, ISO_RLIM_FSIZE, ISO_N_RLIMS };
+#define ISO_RLIM_UNLIMITED UINT64_MAX
+struct iso_rlimits {
+	bool set[ISO_N_RLIMS];
+	uint64_t value[ISO_N_RLIMS]; /* ISO_RLIM_UNLIMITED: RLIM_INFINITY */
+};
+
+/* "nofile", "core", "fsize": the report's name of an ISO_RLIM_* */
+static inline const char *iso_rlimit_name(int i)
+{
+	return i == ISO_RLIM_NOFILE ? "nofile" : i == ISO_RLIM_CORE ? "core" : "fsize";
+}
+
 /* The settings of a run, by their long option name: the keys of isorun.conf too. */
 enum iso_key {
 	ISO_K_ROOT,
@@ -58,6 +76,9 @@ enum iso_key {
 	ISO_K_QUIET,
 	ISO_K_VERBOSE,
 	ISO_K_COLOR,
+	ISO_K_RLIMIT_NOFILE,
+	ISO_K_RLIMIT_CORE,
+	ISO_K_RLIMIT_FSIZE,
 	ISO_N_KEYS,
 };
 
@@ -110,7 +131,8 @@ struct iso_opts {
 	uint64_t cap_keep; /* bit n: capability n */
 	bool net_isolated;
 	bool private_tmp;
-	int protect_home;    /* enum ns_home_mode */
+	int protect_home; /* enum ns_home_mode */
+	struct iso_rlimits rlimits;
 	char **argv;	     /* the command, NULL-terminated */
 	char *shell_argv[3]; /* `isorun shell`: $SHELL -i, in the pool; argv points here */
 	size_t argc;

@@ -10,6 +10,7 @@
 
 #include "launcher/capsplan.h"
 #include "launcher/leak.h"
+#include "launcher/opts.h"
 #include "launcher/relay.h"
 
 enum iso_tree_state { ISO_TREE_NONE, ISO_TREE_REMOVED, ISO_TREE_KEPT, ISO_TREE_RETAINED };
@@ -61,7 +62,8 @@ struct iso_outcome {
 	bool timed_out;
 	int cancelled_by; /* signal caught by isorun, 0 if none */
 
-	const char *policy_name; /* NULL: off */
+	struct iso_rlimits rlimits; /* --rlimit-*, for the report */
+	const char *policy_name;    /* NULL: off */
 	bool policy_log;
 	bool guard_elsewhere; /* an enclosing isorun holds the notifications */
 	struct iso_policy_event *policy_events;

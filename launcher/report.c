@@ -110,6 +110,41 @@ static json_t *isolation(const struct iso_outcome *o)
 			 "leak_check", check, "reason", why);
 }
 
+/* What a limit counts, for the report's note. */
+static const char *rlimit_note(int i)
+{
+	switch (i) {
+	case ISO_RLIM_NOFILE:
+		return "soft and hard; open descriptors per process, inherited by every process "
+		       "the command starts (not a total for the run)";
+	case ISO_RLIM_CORE:
+		return "soft and hard; bytes of each core dump, per process";
+	default:
+		return "soft and hard; bytes per file a process writes; a write past it gets "
+		       "SIGXFSZ (EFBIG when that is ignored)";
+	}
+}
+
+/* "resources": {"limits": [...]}: every limit asked for, and how it was enforced. */
+static json_t *resources(const struct iso_outcome *o)
+{
+	json_t *limits = json_array();
+
+	for (int i = 0; i < ISO_N_RLIMS; i++) {
+		uint64_t v = o->rlimits.value[i];
+
+		if (!o->rlimits.set[i])
+			continue;
+		json_array_append_new(
+			limits,
+			json_pack("{s:s, s:o, s:s, s:s}", "name", iso_rlimit_name(i), "value",
+				  v == ISO_RLIM_UNLIMITED ? json_string("unlimited")
+							  : json_integer((json_int_t)v),
+				  "enforced_by", "rlimit", "note", rlimit_note(i)));
+	}
+	return json_pack("{s:o}", "limits", limits);
+}
+
 static json_t *policy(const struct iso_outcome *o)
 {
 	json_t *refused = json_array();
@@ -199,6 +234,7 @@ static json_t *build(const struct iso_outcome *o)
 	json_object_set_new(root, "environment", names(o->env));
 	json_object_set_new(root, "isolation", isolation(o));
 	json_object_set_new(root, "policy", policy(o));
+	json_object_set_new(root, "resources", resources(o));
 	json_object_set_new(root, "leaks", leaks(o));
 	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
 	json_object_set_new(root, "residue", residue(o));

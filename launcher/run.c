@@ -1167,6 +1167,7 @@ static int load_policy(struct sup *s)
 	s->pol = &s->policy;
 	s->out->policy_name = s->policy.name[0] ? s->policy.name : s->o->policy;
 	s->out->policy_log = s->o->policy_log;
+	s->out->rlimits = s->o->rlimits;
 	return 0;
 }
 
@@ -1247,6 +1248,7 @@ static struct iso_spawn spawn_request(struct sup *s)
 		.tty_fd = s->tty_fd,
 		.pol = s->pol,
 		.pol_log = o->policy_log,
+		.rlimits = o->rlimits,
 		.on_event = on_policy_event,
 		.event_arg = s,
 	};

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -102,6 +103,62 @@ static _Noreturn void child_fail_err(int status_fd, int stage, const char *step,
 		   e->msg[0] ? ": " : "", e->msg);
 }
 
+static const int rlimit_resource[ISO_N_RLIMS] = {
+	[ISO_RLIM_NOFILE] = RLIMIT_NOFILE,
+	[ISO_RLIM_CORE] = RLIMIT_CORE,
+	[ISO_RLIM_FSIZE] = RLIMIT_FSIZE,
+};
+
+static rlim_t rlimit_value(const struct iso_rlimits *l, int i)
+{
+	return l->value[i] == ISO_RLIM_UNLIMITED ? RLIM_INFINITY : (rlim_t)l->value[i];
+}
+
+static _Noreturn void rlimit_fail(int status_fd, int i, rlim_t v)
+{
+	child_fail(status_fd, ISO_STAGE_SETUP, errno,
+		   "prepare the command: set its %s limit to %llu (setrlimit)", iso_rlimit_name(i),
+		   (unsigned long long)v);
+}
+
+/*
+ * A hard limit above the current one, while the capabilities are still there:
+ * raising it needs CAP_SYS_RESOURCE, which the command may not keep.
+ */
+static void raise_rlimits(const struct iso_rlimits *l, int status_fd)
+{
+	for (int i = 0; i < ISO_N_RLIMS; i++) {
+		rlim_t v = rlimit_value(l, i);
+		struct rlimit rl;
+
+		if (!l->set[i])
+			continue;
+		if (getrlimit(rlimit_resource[i], &rl) < 0)
+			rlimit_fail(status_fd, i, v);
+		if (rl.rlim_max != RLIM_INFINITY && (v == RLIM_INFINITY || v > rl.rlim_max)) {
+			rl.rlim_max = v;
+			if (setrlimit(rlimit_resource[i], &rl) < 0)
+				rlimit_fail(status_fd, i, v);
+		}
+	}
+}
+
+/*
+ * Soft and hard alike, just before execve: after the seccomp filter is loaded,
+ * whose listener needs a descriptor of its own.  Only lowering is left, which
+ * does not fail.
+ */
+static void set_rlimits(const struct iso_rlimits *l, int status_fd)
+{
+	for (int i = 0; i < ISO_N_RLIMS; i++) {
+		rlim_t v = rlimit_value(l, i);
+		struct rlimit rl = { .rlim_cur = v, .rlim_max = v };
+
+		if (l->set[i] && setrlimit(rlimit_resource[i], &rl) < 0)
+			rlimit_fail(status_fd, i, v);
+	}
+}
+
 /*
  * The command, between clone() and execve(): a process group of its own, a clean
  * signal state (isorun blocks and ignores signals the command must not inherit:
@@ -145,6 +202,7 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_
 	if (r < 0)
 		child_fail(status_fd, ISO_STAGE_SETUP, -r,
 			   "prepare the command: close isorun's own descriptors (close_range)");
+	raise_rlimits(&s->rlimits, status_fd);
 	if (ns_caps_apply((enum ns_caps_mode)s->caps_mode, s->caps_keep, s->caps_drop, &e) < 0)
 		child_fail_err(status_fd, ISO_STAGE_CAPS, "drop the command's privileges", &e);
 	if (s->cwd && chdir(s->cwd) < 0)
@@ -164,6 +222,7 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_
 		if (iso_send_record(status_fd, &rec, sizeof(rec), listener) < 0)
 			_exit(127);
 	}
+	set_rlimits(&s->rlimits, status_fd);
 	execve(s->path, s->argv, s->envp);
 	if (errno == ENOEXEC && sh_argv) {
 		/* a script without #!: run it with sh, as execvp() and the shells do */

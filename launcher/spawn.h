@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "common/err.h"
+#include "launcher/opts.h"
 
 struct pol;
 struct pol_event;
@@ -20,12 +21,13 @@ struct iso_spawn {
 	int out_fd, err_fd; /* -1: inherit isorun's own 1 / 2 */
 	const int *pass_fds;
 	size_t n_pass_fds;
-	int tty_fd;	       /* >= 0: make the command's group the terminal's foreground */
-	int caps_mode;	       /* enum ns_caps_mode, applied last before execve */
-	uint64_t caps_keep;    /* --cap-keep */
-	uint64_t caps_drop;    /* NS_CAPS_HOST_ROOT: dropped besides the host-wide ones */
-	const struct pol *pol; /* NULL: --policy=off */
-	bool pol_log;	       /* --policy-mode=log */
+	int tty_fd;		    /* >= 0: make the command's group the terminal's foreground */
+	int caps_mode;		    /* enum ns_caps_mode, applied last before execve */
+	uint64_t caps_keep;	    /* --cap-keep */
+	uint64_t caps_drop;	    /* NS_CAPS_HOST_ROOT: dropped besides the host-wide ones */
+	const struct pol *pol;	    /* NULL: --policy=off */
+	bool pol_log;		    /* --policy-mode=log */
+	struct iso_rlimits rlimits; /* set before privileges are dropped */
 	/* a notified call decided while the command was still being started */
 	void (*on_event)(const struct pol_event *ev, void *arg);
 	void *event_arg;
