@@ -1029,6 +1029,56 @@ static void plan_caps(struct sup *s, struct iso_spawn *sp, bool pidns, bool user
 	sp->caps_drop = c->protect;
 }
 
+enum covered { COVERED_NONE, COVERED_CWD, COVERED_CHDIR, COVERED_WATCH };
+
+/*
+ * The first directory the command works in (--chdir or the working directory,
+ * then each --watch) that the covered home makes read-only, canonical into buf.
+ */
+static enum covered home_covered_dir(const struct sup *s, const struct iso_ns_plan *p, char *buf)
+{
+	const struct iso_opts *o = s->o;
+	const char *cwd = o->chdir ? o->chdir : s->out->cwd;
+
+	if (cwd && realpath(cwd, buf) && ns_home_covers(p->real_home, p->keep, p->n_keep, buf))
+		return o->chdir ? COVERED_CHDIR : COVERED_CWD;
+	for (size_t i = 0; i < o->watch.n; i++)
+		if (realpath(o->watch.v[i], buf) &&
+		    ns_home_covers(p->real_home, p->keep, p->n_keep, buf))
+			return COVERED_WATCH;
+	return COVERED_NONE;
+}
+
+/*
+ * Where isorun knows the fix, it says so before the start: the kernel refuses a
+ * write to the covered home before anything isorun could watch sees it
+ * (docs/use/guard-home.md), so the suite's own "Read-only file system" would be
+ * all the user gets.  One line, not with -q.
+ */
+static const char *const covered_what[] = {
+	[COVERED_CWD] = "the working directory",
+	[COVERED_CHDIR] = "the --chdir directory",
+	[COVERED_WATCH] = "the --watch directory",
+};
+
+static void home_hint(const struct sup *s, const struct iso_ns_plan *p)
+{
+	const struct iso_opts *o = s->o;
+	char dir[PATH_MAX];
+	enum covered c = o->verbosity < 0 ? COVERED_NONE : home_covered_dir(s, p, dir);
+	_cleanup_free_ char *q = NULL;
+
+	if (c == COVERED_NONE)
+		return;
+	q = iso_shell_quote(dir);
+	fprintf(stderr, "isorun: %s %s lies under the %s; add --writable %s%s\n", covered_what[c],
+		q ? q : dir,
+		o->protect_home == NS_HOME_HIDE
+			? "hidden home; the command can neither see nor write it"
+			: "protected home; writes there will fail with \"Read-only file system\"",
+		q ? q : dir, c == COVERED_CWD ? " (or --writable .)" : "");
+}
+
 /* --protect-home: the real home from the passwd entry, and what stays writable. */
 static int plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 {
@@ -1045,6 +1095,8 @@ static int plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 				   (unsigned)getuid());
 	p->real_home = pw->pw_dir;
 	r = home_keeps(s, p, e);
+	if (r == 0)
+		home_hint(s, p);
 	if (r < 0 || s->o->protect_home != NS_HOME_HIDE)
 		return r;
 	snprintf(s->empty_dir, sizeof(s->empty_dir), "%s/empty", t->path);

@@ -260,6 +260,16 @@ static int reenter_cwd(const char *real_home, const char *home, enum ns_home_mod
 	return r;
 }
 
+bool ns_home_covers(const char *home, const char *const *keep, size_t n_keep, const char *path)
+{
+	if (!is_below(path, home))
+		return false;
+	for (size_t i = 0; i < n_keep; i++)
+		if (is_below(path, keep[i]))
+			return false;
+	return true;
+}
+
 /* `path` relative to `dir` when strictly below it (both canonical), else NULL. */
 static const char *below(const char *path, const char *dir)
 {

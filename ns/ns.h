@@ -126,6 +126,11 @@ int ns_protect_home(const char *home, enum ns_home_mode mode, const char *empty,
  */
 int ns_home_skeleton(const char *home, const char *empty, const char *const *keep, size_t n_keep,
 		     struct iso_err *e);
+/*
+ * Whether ns_protect_home() will cover `path` (canonical): it is the home or below
+ * it, and not at or below a `keep` path.  Writes there will fail with EROFS.
+ */
+bool ns_home_covers(const char *home, const char *const *keep, size_t n_keep, const char *path);
 
 /*
  * Each of `fds` (the command's standard descriptors and --pass-fd) that is a
