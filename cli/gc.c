@@ -302,8 +302,8 @@ static json_t *orphans_json(const struct iso_orphan_scan *s)
  * the tree, `note` then saying what was done; false when they could not all
  * be stopped (`note` says why).
  */
-static bool gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const char *shown,
-		       char *note, size_t len)
+static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v, const char *shown,
+			 char *note, size_t len)
 {
 	struct iso_orphan_query q = orphan_query(c, v);
 	struct iso_orphan_scan s = { 0 };
@@ -332,6 +332,28 @@ static bool gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const
 		snprintf(note, len, "%s", unread);
 	iso_orphans_free(&s);
 	return r >= 0;
+}
+
+/*
+ * gc's step for an orphaned tree whose lock it holds: 0 to go on and judge it,
+ * 1 to keep it (note says why), -1 when its processes could not be stopped.
+ */
+static int gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const char *shown,
+		      char *note, size_t len)
+{
+	const char *self = getenv(ISO_NAMESPACE_VAR);
+
+	if (v->seen != ISO_SEEN_ORPHANED || v->lock != ISO_LOCK_TAKEN)
+		return 0;
+	/* a shell left over from the run, say: stopping the run would stop our caller */
+	if (self && strcmp(self, v->path) == 0) {
+		snprintf(note, len,
+			 "this isorun gc runs inside that run (its own %s names the tree): run "
+			 "gc from outside it",
+			 ISO_NAMESPACE_VAR);
+		return 1;
+	}
+	return stop_orphans(c, v, shown, note, len) ? 0 : -1;
 }
 
 /*
@@ -563,10 +585,10 @@ int iso_gc_main(int argc, char **argv)
 		iso_tree_view(c.user_fd, c.user_path, c.names[i], &c.host, true, &v);
 		shown = iso_shell_quote(v.path);
 		/* owner gone, lock ours: what the run left running goes first */
-		if (v.seen == ISO_SEEN_ORPHANED && v.lock == ISO_LOCK_TAKEN &&
-		    !gc_orphans(&c, &v, shown ? shown : v.path, note, sizeof(note))) {
+		r = gc_orphans(&c, &v, shown ? shown : v.path, note, sizeof(note));
+		if (r != 0) {
 			printf("kept %s: %s\n", shown ? shown : v.path, note);
-			code = 1;
+			code = r < 0 ? 1 : code;
 			iso_tree_view_close(&v);
 			continue;
 		}

@@ -215,6 +215,8 @@ dir-refused" ]
 @test "--protect-home=ro: output redirected into the home is still written (fds opened for writing stay)" {
 	require "user and PID namespaces" userns_ok
 	D=$(home_scratch)
+	# from outside the home: a checkout in it would add isorun's hint to $D/err
+	cd "$W"
 	# the caller's own `>~/log` and a writable --pass-fd: given to be written
 	iso --protect-home=ro --pass-fd 3 -- sh -c 'echo out; echo err >&2; echo app >&3' \
 		>"$D/log" 2>"$D/err" 3>>"$D/app"

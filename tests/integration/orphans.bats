@@ -75,6 +75,10 @@ start_controls() {
 	run isogc --dry-run
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"would stop pid $kidpid \`sleep 300\`: its environment names $tree"* ]]
+	# a gc started from inside that run (a shell it left) would stop its own caller
+	run env ISORUN_NAMESPACE="$tree" "$ISORUN" gc --root "$R"
+	[ "$status" -eq 0 ]
+	[ "$output" = "kept $tree: this isorun gc runs inside that run (its own ISORUN_NAMESPACE names the tree): run gc from outside it" ]
 	kill -0 "$shpid"
 	kill -0 "$kidpid"
 	run isogc
