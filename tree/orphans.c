@@ -149,6 +149,22 @@ static int add(struct iso_orphan_scan *s, const struct iso_orphan_query *q, pid_
 }
 
 /*
+ * The freeze's first try, the moment a process is found: the shorter the time
+ * between reading it and stopping it, the fewer children it can start meanwhile.
+ * Failures are left to the freeze's own pass, which reports them.
+ */
+static void stop_early(struct iso_orphan *o)
+{
+	struct iso_proc p = { .pid = o->pid, .start = o->start };
+	int fd = iso_pidfd_open_checked(&p);
+
+	if (fd < 0)
+		return;
+	o->pidfd = fd;
+	(void)iso_pidfd_signal(fd, SIGSTOP);
+}
+
+/*
  * One process: 1 when it is added, 0 when not the tree's (or already held, or
  * gone), -ENOMEM.  Unreadable environments of this user's processes are counted.
  */
@@ -178,6 +194,8 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 	if (r <= 0)
 		return 0; /* gone meanwhile, or not the tree's */
 	r = add(s, q, pid, start);
+	if (r == 0 && s->stop_at_once)
+		stop_early(&s->v[s->n - 1]);
 	return r < 0 ? r : 1;
 }
 
@@ -323,7 +341,10 @@ int iso_orphans_stop(const struct iso_orphan_query *q, struct iso_orphan_scan *s
 		     char *why, size_t len)
 {
 	size_t before;
-	int r = freeze(q, s, why, len);
+	int r;
+
+	s->stop_at_once = true;
+	r = freeze(q, s, why, len);
 
 	for (size_t i = 0; i < s->n && r == 0; i++)
 		r = signal_one(&s->v[i], SIGKILL, why, len);

@@ -41,6 +41,8 @@ struct iso_orphan_scan {
 	size_t n, cap;
 	/* processes of this user whose environment could not be read: they could be the run's */
 	size_t unreadable;
+	/* iso_orphans_stop: SIGSTOP each one the moment it is found, not after the scan */
+	bool stop_at_once;
 };
 
 /*
