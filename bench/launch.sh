@@ -29,7 +29,7 @@ trap 'rm -rf "$scratch" ${shm:+"$shm"}' EXIT
 # The shell wrapper builds the same tree isorun does, in the same place: what a
 # script would have to do to give a suite its own HOME/TMPDIR/XDG directories.
 # shellcheck disable=SC2016 # expanded by the wrapper's own sh
-wrapper='d=$(mktemp -d "$0/x.XXXXXX") && cd "$d" && mkdir home tmp cache config data state run && HOME=$d/home TMPDIR=$d/tmp /bin/true; cd / && rm -rf "$d"'
+wrapper='d=$(mktemp -d "$0/x.XXXXXX") && cd "$d" && mkdir home tmp run && HOME=$d/home TMPDIR=$d/tmp /bin/true; cd / && rm -rf "$d"'
 
 table() { # ROOT LABEL
 	set -- "/bin/true" /bin/true \
