@@ -3,9 +3,16 @@
 # bubblewrap, measured round-robin in one run and printed as ratios (a noisy VM
 # makes absolute numbers meaningless); then teardown rate against rm -rf.
 #   bench/launch.sh [PATH_TO_ISORUN] [ROUNDS]
-# Targets (issue 2): isorun <= 0.75x bwrap --dev-bind, <= 0.4x the shell wrapper.
+#   BENCH_BASE=PATH_TO_AN_OLDER_ISORUN adds that build beside each isorun line, so a
+#   change is measured against the build before it in the same run.
+# "pair" lines are the median of the per-round ratios (each round runs every
+# command back to back, so the machine's weather divides out of each ratio).
+# Targets (issue 17): isorun <= 0.90x bwrap --dev-bind on ext4, <= 0.75x on tmpfs,
+# <= 0.40x the shell wrapper; --pidns <= 1.00x bwrap's user+pid line; 1 GiB
+# through isorun to a pipe <= 1.10x the direct pipe.
 set -eu
 isorun=$(realpath "${1:-build/isorun}")
+base=${BENCH_BASE:+$(realpath "$BENCH_BASE")}
 rounds=${2:-300}
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/bench
@@ -29,84 +36,100 @@ trap 'rm -rf "$scratch" ${shm:+"$shm"}' EXIT
 # The shell wrapper builds the same tree isorun does, in the same place: what a
 # script would have to do to give a suite its own HOME/TMPDIR/XDG directories.
 # shellcheck disable=SC2016 # expanded by the wrapper's own sh
-wrapper='d=$(mktemp -d "$0/x.XXXXXX") && cd "$d" && mkdir home tmp cache config data state run && HOME=$d/home TMPDIR=$d/tmp /bin/true; cd / && rm -rf "$d"'
+wrapper='d=$(mktemp -d "$0/x.XXXXXX") && cd "$d" && mkdir home tmp run && HOME=$d/home TMPDIR=$d/tmp /bin/true; cd / && rm -rf "$d"'
 
-table() { # ROOT LABEL
-	set -- "/bin/true" /bin/true \
-		:: "isorun -- /bin/true ($2)" "$isorun" --root "$1" -- /bin/true \
-		:: "shell wrapper ($2)" sh -c "$wrapper" "$1"
-	if command -v bwrap >/dev/null && bwrap --dev-bind / / /bin/true 2>/dev/null; then
-		set -- "$@" :: "bwrap --dev-bind / / /bin/true" bwrap --dev-bind / / /bin/true
-	fi
-	if command -v unshare >/dev/null; then
-		set -- "$@" :: "unshare /bin/true (exec floor)" unshare /bin/true
-	fi
-	"$out/runner" "$rounds" "$@"
+# Commands are numbered as the runner takes them; a pair "A/B" names two of them.
+add() { # NAME CMD...
+	n=$((n + 1))
+	if [ "$n" -gt 1 ]; then cmds+=(::); fi
+	cmds+=("$@")
 }
 
-ratios() {
-	awk '
-		/^\/bin\/true /   { base = $(NF-1) }
-		/^isorun -- /      { iso = $(NF-1) }
-		/^shell wrapper/   { sh = $(NF-1) }
-		/^bwrap /          { bw = $(NF-1) }
-		END {
-			if (sh) printf "  isorun / shell wrapper: %.2fx (target <= 0.40)\n", iso / sh
-			if (bw) printf "  isorun / bwrap:         %.2fx (target <= 0.75)\n", iso / bw
-		}'
+table() { # ROOT LABEL TARGET_BWRAP
+	local iso sh bw='' bs=''
+	n=0 cmds=()
+	add "/bin/true" /bin/true
+	add "isorun -- /bin/true ($2)" "$isorun" --no-config --root "$1" -- /bin/true
+	iso=$n
+	add "shell wrapper ($2)" sh -c "$wrapper" "$1"
+	sh=$n
+	if command -v bwrap >/dev/null && bwrap --dev-bind / / /bin/true 2>/dev/null; then
+		add "bwrap --dev-bind / / /bin/true" bwrap --dev-bind / / /bin/true
+		bw=$n
+	fi
+	if command -v unshare >/dev/null; then
+		add "unshare /bin/true (exec floor)" unshare /bin/true
+	fi
+	if [ -n "$base" ]; then
+		add "base: isorun -- /bin/true ($2)" "$base" --no-config --root "$1" -- /bin/true
+		bs=$n
+	fi
+	RUNNER_PAIRS="$iso/$sh ${bw:+$iso/$bw} ${bs:+$iso/$bs}" "$out/runner" "$rounds" "${cmds[@]}"
+	echo "  targets: isorun / shell wrapper <= 0.40, isorun / bwrap <= $3"
 }
 
 command -v bwrap >/dev/null || echo "bwrap: not measurable (not installed)"
 echo "launch cost, $rounds rounds round-robin, median wall time; root on ${TMPDIR:-/tmp}:"
-table "$scratch" "$(stat -f -c %T "$scratch")" | tee "$scratch.table"
-ratios <"$scratch.table"
+table "$scratch" "$(stat -f -c %T "$scratch")" 0.90
 if [ -n "$shm" ]; then
 	echo
 	echo "the same with the root on tmpfs (/dev/shm), where directory operations are cheap:"
-	table "$shm" tmpfs | tee "$scratch.table"
-	ratios <"$scratch.table"
+	table "$shm" tmpfs 0.75
 fi
-rm -f "$scratch.table"
 
 # --pidns against bwrap's and unshare's user+pid namespaces, and the network line.
-# Targets (issue 3): <= 0.75x bwrap, <= 1.05x the unshare pid line, and the
+# Targets: <= 1.00x bwrap (issue 17), <= 1.05x the unshare pid line, and the
 # network line <= 0.8x unshare+ip (libnl brings lo up in-process, no extra exec).
 if unshare --user --map-root-user --pid --fork --mount-proc /bin/true 2>/dev/null; then
 	echo
 	echo "namespaces, $rounds rounds round-robin, root on tmpfs where available:"
 	nsroot=${shm:-$scratch}
-	set -- "/bin/true" /bin/true \
-		:: "isorun --pidns -- /bin/true" "$isorun" --root "$nsroot" --pidns -- /bin/true \
-		:: "unshare -U -r -p -f --mount-proc /bin/true" \
+	n=0 cmds=() bw='' bs='' ipl=''
+	add "/bin/true" /bin/true
+	add "isorun --pidns -- /bin/true" "$isorun" --no-config --root "$nsroot" --pidns -- /bin/true
+	add "unshare -U -r -p -f --mount-proc /bin/true" \
 		unshare --user --map-root-user --pid --fork --mount-proc /bin/true
 	if command -v bwrap >/dev/null &&
 		bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true 2>/dev/null; then
-		set -- "$@" :: "bwrap --unshare-user --unshare-pid ..." \
+		add "bwrap --unshare-user --unshare-pid ..." \
 			bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true
+		bw=$n
 	fi
-	set -- "$@" :: "isorun --pidns --net=isolated -- /bin/true" \
-		"$isorun" --root "$nsroot" --pidns --net=isolated -- /bin/true
+	add "isorun --pidns --net=isolated -- /bin/true" \
+		"$isorun" --no-config --root "$nsroot" --pidns --net=isolated -- /bin/true
+	net=$n
 	if command -v ip >/dev/null; then
-		set -- "$@" :: "unshare -U -r -n -p -f --mount-proc ip link set lo up" \
+		add "unshare -U -r -n -p -f --mount-proc ip link set lo up" \
 			unshare --user --map-root-user --net --pid --fork --mount-proc \
 			sh -c 'ip link set lo up'
+		ipl=$n
 	fi
-	"$out/runner" "$rounds" "$@" | tee "$scratch.table"
-	awk '
-		/^isorun --pidns -- /         { iso = $(NF-1) }
-		/^unshare -U -r -p /          { un = $(NF-1) }
-		/^bwrap --unshare-user/       { bw = $(NF-1) }
-		/^isorun --pidns --net/       { isonet = $(NF-1) }
-		/^unshare -U -r -n /          { unnet = $(NF-1) }
-		END {
-			if (bw)    printf "  isorun --pidns / bwrap:        %.2fx (target <= 0.75)\n", iso / bw
-			if (un)    printf "  isorun --pidns / unshare:      %.2fx (target <= 1.05)\n", iso / un
-			if (unnet) printf "  --net=isolated / unshare+ip:   %.2fx (target <= 0.80)\n", isonet / unnet
-		}' "$scratch.table"
-	rm -f "$scratch.table"
+	if [ -n "$base" ]; then
+		add "base: isorun --pidns -- /bin/true" "$base" --no-config --root "$nsroot" --pidns -- /bin/true
+		bs=$n
+	fi
+	RUNNER_PAIRS="2/3 ${bw:+2/$bw} ${ipl:+$net/$ipl} ${bs:+2/$bs}" "$out/runner" "$rounds" "${cmds[@]}"
+	echo "  targets: --pidns / unshare <= 1.05, --pidns / bwrap <= 1.00, --net=isolated / unshare+ip <= 0.80"
 else
 	echo "namespaces: not measurable (unshare --user --pid refused here)"
 fi
+
+# Relayed output: 1 GiB in 64 KiB writes through stdout into a pipe, against the
+# same pipe without isorun.  Target (issue 17): <= 1.10x.
+echo
+echo "1 GiB through stdout to a pipe (dd bs=64K | cat), ${PIPE_ROUNDS:-9} rounds:"
+dd='dd if=/dev/zero bs=64K count=16384 status=none'
+n=0 cmds=() bs=''
+add "dd | cat" sh -c "$dd | cat >/dev/null"
+add "isorun -- dd | cat" sh -c "\"\$0\" --no-config --root \"\$1\" -- $dd | cat >/dev/null" \
+	"$isorun" "${shm:-$scratch}"
+if [ -n "$base" ]; then
+	add "base: isorun -- dd | cat" sh -c "\"\$0\" --no-config --root \"\$1\" -- $dd | cat >/dev/null" \
+		"$base" "${shm:-$scratch}"
+	bs=$n
+fi
+RUNNER_PAIRS="2/1 ${bs:+2/$bs}" "$out/runner" "${PIPE_ROUNDS:-9}" "${cmds[@]}"
+echo "  target: isorun / direct <= 1.10"
 
 # The policy's cost where it is paid: every execve is a round trip to the
 # supervisor.  Target (issue 4): <= 1.10x against --policy=off.

@@ -6,6 +6,10 @@
  * machine weather, and prints the median wall time of each and its ratio to the
  * first.  fork/execvp/waitpid only: no shell in the measured path.  Output is
  * sent to /dev/null.
+ *
+ * RUNNER_PAIRS="A/B ..." (1-based command numbers) adds, for each pair, the
+ * median of the per-round ratios A/B: A and B ran back to back in every round,
+ * so the machine's weather divides out of each ratio.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +25,7 @@ struct cmd {
 	char **argv;
 	double *t;
 	int failures;
+	double med;
 };
 
 static double now_ms(void)
@@ -60,6 +65,25 @@ static double once(struct cmd *c, int devnull)
 	return now_ms() - t0;
 }
 
+/* The median of the per-round ratios of each pair in $RUNNER_PAIRS, before sorting. */
+static void pairs(struct cmd *cmds, int n, int rounds)
+{
+	const char *p = getenv("RUNNER_PAIRS");
+	double *r = calloc((size_t)rounds, sizeof(double));
+	int a, b, used;
+
+	while (r && p && sscanf(p, " %d/%d%n", &a, &b, &used) == 2) {
+		p += used;
+		if (a < 1 || b < 1 || a > n || b > n)
+			continue;
+		for (int k = 0; k < rounds; k++)
+			r[k] = cmds[a - 1].t[k] / cmds[b - 1].t[k];
+		qsort(r, (size_t)rounds, sizeof(double), cmp_double);
+		printf("pair  %s / %s: %.3f\n", cmds[a - 1].name, cmds[b - 1].name, r[rounds / 2]);
+	}
+	free(r);
+}
+
 int main(int argc, char **argv)
 {
 	struct cmd cmds[16];
@@ -87,13 +111,24 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++)
 		for (int k = 0; k < n; k++)
 			cmds[k].t[r] = once(&cmds[k], devnull);
-	for (int k = 0; k < n; k++)
-		qsort(cmds[k].t, (size_t)rounds, sizeof(double), cmp_double);
+	for (int k = 0; k < n; k++) {
+		/* sorted copies: the pairs below need each round's own times */
+		double *sorted = malloc((size_t)rounds * sizeof(double));
+		if (!sorted) {
+			perror("runner: malloc");
+			return 1;
+		}
+		memcpy(sorted, cmds[k].t, (size_t)rounds * sizeof(double));
+		qsort(sorted, (size_t)rounds, sizeof(double), cmp_double);
+		cmds[k].med = sorted[rounds / 2];
+		free(sorted);
+	}
 	printf("%-44s %10s %8s\n", "command", "median ms", "ratio");
 	for (int k = 0; k < n; k++) {
-		double med = cmds[k].t[rounds / 2];
-		printf("%-44s %10.3f %8.2f%s\n", cmds[k].name, med, med / cmds[0].t[rounds / 2],
+		double med = cmds[k].med;
+		printf("%-44s %10.3f %8.2f%s\n", cmds[k].name, med, med / cmds[0].med,
 		       cmds[k].failures ? "  (some runs failed)" : "");
 	}
+	pairs(cmds, n, rounds);
 	return 0;
 }

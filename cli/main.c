@@ -5,9 +5,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "cli/advice.h"
@@ -130,6 +133,19 @@ static int fill_std_fds(void)
 	return 0;
 }
 
+/*
+ * jansson seeds its hash tables on first use by opening /dev/urandom (without
+ * O_CLOEXEC, on every launch); one getrandom() does the same job.  A seed of 0
+ * (or no entropy yet) leaves jansson to its own way.
+ */
+static void seed_json(void)
+{
+	uint32_t seed = 0;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == (ssize_t)sizeof(seed) && seed)
+		json_object_seed(seed);
+}
+
 int main(int argc, char **argv)
 {
 	struct iso_opts o;
@@ -152,6 +168,7 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return ISO_EXIT_SETUP;
 	}
+	seed_json();
 	for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].main(argc, argv);

@@ -94,9 +94,8 @@ int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *bas
 			continue;
 		r = put(&env, strdup(base[i]));
 	}
-	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub && r == 0; d++)
-		for (const char *const *v = d->vars; *v && r == 0; v++)
-			r = put(&env, join(*v, t->path, d->sub));
+	for (const struct iso_tree_var *v = iso_tree_vars; v->name && r == 0; v++)
+		r = put(&env, join(v->name, t->path, v->sub));
 	if (r == 0)
 		r = put(&env, join(ISO_NAMESPACE_VAR, t->path, NULL));
 	/* for a prompt; before --setenv, which may change it */

@@ -15,9 +15,27 @@
 /* Per wakeup, so one busy stream cannot starve the other or the signals. */
 #define PUMP_BUDGET (1u << 20)
 
+/*
+ * A pipe we write to (`isorun ... | cat`) as large as the command's: each splice
+ * then moves a whole buffer instead of the 64 KiB a default pipe takes, and the
+ * reader wakes once per buffer.  Only ever grown, never shrunk; past the
+ * per-user pipe limits the kernel refuses and the pipe stays as it was.
+ */
+static void grow_output(struct iso_stream *s)
+{
+	struct stat st;
+	int sz;
+
+	if (fstat(s->out, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return;
+	sz = fcntl(s->out, F_GETPIPE_SZ);
+	if (sz > 0 && (size_t)sz < s->chunk)
+		(void)fcntl(s->out, F_SETPIPE_SZ, (int)s->chunk);
+}
+
 int iso_stream_open(struct iso_stream *s, const char *name, int out, bool capture)
 {
-	int p[2];
+	int p[2], sz;
 	struct stat st;
 
 	memset(s, 0, sizeof(*s));
@@ -32,10 +50,14 @@ int iso_stream_open(struct iso_stream *s, const char *name, int out, bool captur
 	s->wr = p[1];
 	/* room for bursts while isorun is busy elsewhere; the cap is the kernel's business */
 	(void)fcntl(s->wr, F_SETPIPE_SZ, 1 << 20);
+	/* a splice asks for the whole pipe: one call per wakeup when the output has room */
+	sz = fcntl(s->wr, F_GETPIPE_SZ);
+	s->chunk = sz > 0 ? (size_t)sz : 1 << 16;
 	if (fcntl(s->rd, F_SETFL, O_NONBLOCK) < 0)
 		return -errno;
 	if (fstat(s->rd, &st) == 0)
 		s->ino = st.st_ino;
+	grow_output(s);
 	return 0;
 }
 
@@ -167,6 +189,52 @@ static int copy_some(struct iso_stream *s, size_t *moved)
 	return 0;
 }
 
+/*
+ * Wait until our own output takes bytes again.  The relay writes its output in
+ * blocking mode (a slow reader slows the command, as a direct pipe would); the
+ * splice only asked not to block because the command's pipe is non-blocking.
+ */
+static void wait_writable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Splice what the command's pipe holds to our output: page references move,
+ * no byte is copied.  One call moves a whole pipe's worth when the output has
+ * room.  Returns 1 when bytes moved, 0 when the pipe is empty (or at EOF), -1
+ * when splicing does not work here (then copy).
+ */
+static int splice_some(struct iso_stream *s, size_t *moved)
+{
+	for (;;) {
+		ssize_t n = splice(s->rd, NULL, s->out, NULL, s->chunk,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		int avail = 0;
+
+		if (n > 0) {
+			s->bytes += (uint64_t)n;
+			*moved += (size_t)n;
+			return 1;
+		}
+		if (n == 0) {
+			s->eof = true;
+			return 0;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -1; /* EINVAL: O_APPEND file, a terminal or socket it won't take */
+		/* empty input, or a full output: only the latter waits */
+		if (ioctl(s->rd, FIONREAD, &avail) < 0 || avail == 0)
+			return 0;
+		wait_writable(s->out);
+	}
+}
+
 int iso_stream_pump(struct iso_stream *s)
 {
 	size_t moved = 0;
@@ -174,29 +242,12 @@ int iso_stream_pump(struct iso_stream *s)
 
 	while (!s->eof && moved < PUMP_BUDGET) {
 		if (s->use_splice && !s->out_broken) {
-			ssize_t n = splice(s->rd, NULL, s->out, NULL, 1 << 16, SPLICE_F_MOVE);
-			if (n > 0) {
-				s->bytes += (uint64_t)n;
-				moved += (size_t)n;
-				continue;
-			}
-			if (n == 0) {
-				s->eof = true;
+			r = splice_some(s, &moved);
+			if (r == 0)
 				break;
-			}
-			if (errno == EINTR)
+			if (r > 0)
 				continue;
-			if (errno == EAGAIN) {
-				int avail = 0;
-				/* empty input, or a full output pipe: only the latter needs a copy
-				 */
-				if (ioctl(s->rd, FIONREAD, &avail) < 0 || avail == 0)
-					break;
-			} else {
-				/* EINVAL: O_APPEND file, a terminal or socket the kernel won't
-				 * splice to */
-				s->use_splice = false;
-			}
+			s->use_splice = false;
 		}
 		r = copy_some(s, &moved);
 		if (r == -EAGAIN) {

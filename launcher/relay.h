@@ -24,6 +24,7 @@ struct iso_stream {
 	bool eof;
 	bool capture;
 	bool use_splice;
+	size_t chunk;	 /* what one splice asks for: the pipe's size */
 	bool out_broken; /* a write failed; keep draining so the command never blocks */
 	int out_err;	 /* that write's errno: EPIPE, our reader left; else output was lost */
 	uint64_t lost;	 /* bytes read from the command but never written */

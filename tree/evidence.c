@@ -37,7 +37,7 @@ int iso_owner_parse(const char *text, struct iso_owner_rec *ret, char *why, size
 {
 	json_error_t jerr;
 	json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
-	json_t *boot;
+	json_t *boot, *lock;
 	uint64_t pid = 0, start = 0, uid = 0, pidns = 0;
 	int r = -EINVAL;
 
@@ -65,6 +65,13 @@ int iso_owner_parse(const char *text, struct iso_owner_rec *ret, char *why, size
 		snprintf(why, len, boot ? "\"boot_id\" is not a boot id" : "no \"boot_id\"");
 		goto out;
 	}
+	lock = json_object_get(o, "lock");
+	if (lock && (!json_is_string(lock) || strcmp(json_string_value(lock), "owner"))) {
+		/* a lock elsewhere is a layout this isorun does not know: nothing is proven */
+		snprintf(why, len, "\"lock\" is not \"owner\"");
+		goto out;
+	}
+	ret->lock_is_record = lock != NULL;
 	snprintf(ret->boot_id, sizeof(ret->boot_id), "%s", json_string_value(boot));
 	ret->pid = (pid_t)pid;
 	ret->start_time = start;

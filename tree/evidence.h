@@ -16,13 +16,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* What launcher/tree.c writes to <id>/owner. */
+/* What tree/tree.c writes to <id>/owner (JSON; members a reader does not know are ignored). */
 struct iso_owner_rec {
 	pid_t pid;
 	uint64_t start_time; /* clock ticks after boot, /proc/PID/stat field 22 */
 	char boot_id[64];
 	uid_t uid;
 	uint64_t pidns; /* inode of the owner's /proc/self/ns/pid; 0: not recorded */
+	/* "lock": "owner": the record is its own lock; absent: an older tree's `lock` file */
+	bool lock_is_record;
 };
 
 /*

@@ -18,21 +18,29 @@
 #include "tree/rmtree.h"
 #include "common/text.h"
 
-/* the lock last: whoever finds the owner record finds it locked or takeable */
+/* an older tree's lock file last: whoever finds the owner record finds it locked or takeable */
 const char *const iso_tree_records[] = { ISO_TREE_OUTCOME, ISO_TREE_OWNER, ISO_TREE_LOCK, NULL };
 
-static const char *const vars_home[] = { "HOME", "USERPROFILE", NULL };
-static const char *const vars_tmp[] = { "TMPDIR", "TMP", "TEMP", NULL };
-static const char *const vars_cache[] = { "XDG_CACHE_HOME", NULL };
-static const char *const vars_config[] = { "XDG_CONFIG_HOME", NULL };
-static const char *const vars_data[] = { "XDG_DATA_HOME", NULL };
-static const char *const vars_state[] = { "XDG_STATE_HOME", NULL };
-static const char *const vars_run[] = { "XDG_RUNTIME_DIR", NULL };
-
+/* tmp/ is a /tmp: sticky and open to all, reachable below 0711 parents */
 const struct iso_tree_dir iso_tree_dirs[] = {
-	{ "home", vars_home },	   { "tmp", vars_tmp },	  { "cache", vars_cache },
-	{ "config", vars_config }, { "data", vars_data }, { "state", vars_state },
-	{ "run", vars_run },	   { NULL, NULL },
+	{ "home", 0700 },
+	{ "tmp", 01777 },
+	{ "run", 0700 }, /* XDG_RUNTIME_DIR must exist, 0700 (the base-directory spec) */
+	{ NULL, 0 },
+};
+
+const struct iso_tree_var iso_tree_vars[] = {
+	{ "HOME", "home" },
+	{ "USERPROFILE", "home" },
+	{ "TMPDIR", "tmp" },
+	{ "TMP", "tmp" },
+	{ "TEMP", "tmp" },
+	{ "XDG_CACHE_HOME", "home/.cache" },
+	{ "XDG_CONFIG_HOME", "home/.config" },
+	{ "XDG_DATA_HOME", "home/.local/share" },
+	{ "XDG_STATE_HOME", "home/.local/state" },
+	{ "XDG_RUNTIME_DIR", "run" },
+	{ NULL, NULL },
 };
 
 mode_t iso_tree_dir_mode(void)
@@ -143,21 +151,20 @@ static int make_id(char *buf, size_t len, struct iso_err *e)
 	return 0;
 }
 
-static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
+/* The owner record's JSON, one line, malloc'ed; NULL when out of memory. */
+static char *owner_text(char *const *argv)
 {
-	_cleanup_close_ int fd = -1;
 	json_t *o = json_object(), *av = json_array();
 	struct iso_proc self;
 	_cleanup_free_ char *cwd = NULL;
 	char boot[64] = "";
 	struct stat ns;
-	char *text = NULL;
-	int r = 0;
+	char *text;
 
 	if (!o || !av) {
 		json_decref(o);
 		json_decref(av);
-		return iso_err_set(e, ENOMEM, "owner record");
+		return NULL;
 	}
 	for (size_t i = 0; argv[i]; i++) {
 		_cleanup_free_ char *red = iso_redact(argv[i]);
@@ -176,35 +183,47 @@ static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
 		json_object_set_new(o, "cwd", json_string(cwd));
 	if (stat("/proc/self/ns/pid", &ns) == 0)
 		json_object_set_new(o, "pidns", json_integer((json_int_t)ns.st_ino));
+	/* this record is the lock: a reader flocks it, not an older tree's `lock` file */
+	json_object_set_new(o, "lock", json_string(ISO_TREE_OWNER));
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
+	return text;
+}
+
+/*
+ * The owner record, which is also the run's lock: created, locked, then written,
+ * so that a reader that parses it (ls, gc) always finds it locked while the run
+ * lives.  An empty or partial record proves nothing to gc, which leaves it be.
+ */
+static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
+{
+	_cleanup_free_ char *text = owner_text(argv);
+	size_t len;
+
 	if (!text)
 		return iso_err_set(e, ENOMEM, "owner record");
-	fd = openat(t->fd, ISO_TREE_OWNER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
-	if (fd < 0)
-		r = iso_err_set(e, errno, "create '%s/owner'", t->path);
-	else if (write(fd, text, strlen(text)) != (ssize_t)strlen(text) || write(fd, "\n", 1) != 1)
-		r = iso_err_set(e, errno ? errno : EIO, "write '%s/owner'", t->path);
-	free(text);
-	return r;
+	t->lock_fd = openat(t->fd, ISO_TREE_OWNER,
+			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (t->lock_fd < 0)
+		return iso_err_set(e, errno, "create '%s/owner'", t->path);
+	if (flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return iso_err_set(e, errno, "lock '%s/owner'", t->path);
+	len = strlen(text);
+	text[len] = '\n'; /* one write: the NUL's place is ours */
+	errno = 0;
+	if (write(t->lock_fd, text, len + 1) != (ssize_t)(len + 1))
+		return iso_err_set(e, errno ? errno : EIO, "write '%s/owner'", t->path);
+	return 0;
 }
 
 static int populate(struct iso_tree *t, char *const *argv, struct iso_err *e)
 {
 	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub; d++) {
-		/* tmp/ is a /tmp: sticky and open to all, reachable below 0711 parents */
-		int r = mkdir_mode(t->fd, d->sub, !strcmp(d->sub, "tmp") ? 01777 : 0700);
+		int r = mkdir_mode(t->fd, d->sub, d->mode);
 
 		if (r < 0)
 			return iso_err_set(e, -r, "create '%s/%s'", t->path, d->sub);
 	}
-	t->lock_fd = openat(t->fd, ISO_TREE_LOCK,
-			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (t->lock_fd < 0)
-		return iso_err_set(e, errno, "create '%s/lock'", t->path);
-	if (flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0)
-		return iso_err_set(e, errno, "lock '%s/lock'", t->path);
 	return write_owner(t, argv, e);
 }
 

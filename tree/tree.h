@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The per-invocation tree: $ROOT/isorun-$UID/<id>/ with owner, lock and the command's dirs. */
+/* The per-invocation tree: $ROOT/isorun-$UID/<id>/ with its owner record and the command's dirs. */
 #ifndef ISO_TREE_H
 #define ISO_TREE_H
 
@@ -12,17 +12,28 @@
 /* Descriptors a removal needs beyond the tree's own (a listing, a level, its dup, the next). */
 #define ISO_TREE_RESERVE 4
 
-/* The directories the command sees, and the variables that point at them. */
+/* The directories made before the command starts (home/, tmp/, run/), and their modes. */
 struct iso_tree_dir {
 	const char *sub;
-	const char *const *vars;
+	mode_t mode;
 };
 extern const struct iso_tree_dir iso_tree_dirs[];
+
+/*
+ * The variables that point into the tree, and where: the XDG base directories
+ * are home/.cache, home/.config, ... (the spec's defaults), made by whatever
+ * first writes there, as in a fresh account's home.
+ */
+struct iso_tree_var {
+	const char *name;
+	const char *sub;
+};
+extern const struct iso_tree_var iso_tree_vars[];
 
 struct iso_tree {
 	int user_fd; /* $ROOT/isorun-$UID, verified */
 	int fd;	     /* the invocation's directory */
-	int lock_fd; /* flock'ed for the whole run */
+	int lock_fd; /* the owner record, flock'ed for the whole run */
 	/*
 	 * Descriptors set aside at creation (on /dev/null) and given back just
 	 * before removal: a run that hit the descriptor limit can still remove its
@@ -51,9 +62,14 @@ const char *iso_tree_root(const char *root);
 int iso_tree_open_user_dir(const char *root, bool create, char *path, size_t len,
 			   struct iso_err *e);
 
-/* Names inside <id>/ that isorun itself writes. */
+/*
+ * Names inside <id>/ that isorun itself writes.  The owner record is also the
+ * run's lock (an flock on its descriptor); trees made by an earlier isorun have
+ * a separate `lock` file instead, which ls and gc still read, and whose owner
+ * record has no "lock" member.
+ */
 #define ISO_TREE_OWNER	 "owner"
-#define ISO_TREE_LOCK	 "lock"
+#define ISO_TREE_LOCK	 "lock"	   /* the older layout's lock file */
 #define ISO_TREE_OUTCOME "outcome" /* JSON {"state": "kept"|"retained", "reason": "..."} */
 /* isorun's own records, in the order a removal deletes them, after everything else. */
 extern const char *const iso_tree_records[];
@@ -61,8 +77,8 @@ extern const char *const iso_tree_records[];
 /*
  * Create and verify $root/isorun-$UID (ours, a real directory, not group or world
  * writable; made iso_tree_dir_mode()), then a fresh <id> (iso_tree_dir_mode(),
- * named stamp-random) with the command's directories (tmp/ 1777, the rest 0700),
- * `owner` and a held `lock`.  On failure nothing of <id> is left behind.
+ * named stamp-random) with the command's directories (tmp/ 1777, home/ and run/
+ * 0700) and `owner`, locked.  On failure nothing of <id> is left behind.
  */
 int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e);
 /* Make <id>/SUB (and its parents) for --env-dir. */

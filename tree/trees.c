@@ -66,9 +66,9 @@ static int open_record(int dirfd, const char *name, struct stat *st, char *why, 
 	return fd;
 }
 
-/* The whole record, NUL-terminated, malloc'ed into *ret. */
+/* The whole record, NUL-terminated, malloc'ed into *ret; its fd into *keep unless NULL. */
 static int read_record(int dirfd, const char *name, char **ret, struct stat *st, char *why,
-		       size_t len)
+		       size_t len, int *keep)
 {
 	_cleanup_close_ int fd = open_record(dirfd, name, st, why, len);
 	_cleanup_free_ char *buf = NULL;
@@ -107,6 +107,8 @@ static int read_record(int dirfd, const char *name, char **ret, struct stat *st,
 		return -EINVAL;
 	}
 	*ret = TAKE_PTR(buf);
+	if (keep)
+		*keep = TAKE_FD(fd);
 	return 0;
 }
 
@@ -117,7 +119,7 @@ static int read_state(struct iso_tree_view *v, char *why, size_t len)
 	json_error_t jerr;
 	json_t *o, *state, *reason;
 	struct stat st;
-	int r = read_record(v->fd, ISO_TREE_OUTCOME, &text, &st, why, len);
+	int r = read_record(v->fd, ISO_TREE_OUTCOME, &text, &st, why, len, NULL);
 
 	if (r == -ENOENT)
 		return 0;
@@ -169,15 +171,24 @@ static void owner_unusable(struct iso_tree_view *v)
 	unreadable(v, "owner record: ", v->owner_why);
 }
 
-/* flock the lock file: TAKEN (kept open), HELD or FAILED, with why. */
-static void probe_lock(struct iso_tree_view *v, bool keep_lock)
+/*
+ * flock the lock: the owner record itself (`owner_fd`, taken over), or an
+ * older tree's lock file.  TAKEN (kept open), HELD or FAILED, with why.
+ */
+static void probe_lock(struct iso_tree_view *v, int owner_fd, bool keep_lock)
 {
+	const char *name = v->owner.lock_is_record ? ISO_TREE_OWNER : ISO_TREE_LOCK;
 	struct stat st;
 	char why[160];
 
 	v->lock_probed = true;
 	v->lock = ISO_LOCK_FAILED;
-	v->lock_fd = open_record(v->fd, ISO_TREE_LOCK, &st, why, sizeof(why));
+	if (v->owner.lock_is_record) {
+		v->lock_fd = owner_fd;
+	} else {
+		close(owner_fd);
+		v->lock_fd = open_record(v->fd, ISO_TREE_LOCK, &st, why, sizeof(why));
+	}
 	if (v->lock_fd < 0) {
 		snprintf(v->lock_why, sizeof(v->lock_why), "lock: %s", why);
 		return;
@@ -188,7 +199,7 @@ static void probe_lock(struct iso_tree_view *v, bool keep_lock)
 			snprintf(v->lock_why, sizeof(v->lock_why),
 				 "its lock is held (by its owner, or by another isorun gc)");
 		} else {
-			snprintf(v->lock_why, sizeof(v->lock_why), "lock: flock: %s",
+			snprintf(v->lock_why, sizeof(v->lock_why), "%s: flock: %s", name,
 				 strerror(errno));
 		}
 		close(v->lock_fd);
@@ -208,6 +219,7 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 		   bool keep_lock, struct iso_tree_view *v)
 {
 	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int owner_fd = -1;
 	struct stat st;
 	char why[200];
 	int r;
@@ -234,7 +246,8 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 			return;
 		}
 	}
-	r = read_record(v->fd, ISO_TREE_OWNER, &text, &st, v->owner_why, sizeof(v->owner_why));
+	r = read_record(v->fd, ISO_TREE_OWNER, &text, &st, v->owner_why, sizeof(v->owner_why),
+			&owner_fd);
 	if (r == 0)
 		r = iso_owner_parse(text, &v->owner, v->owner_why, sizeof(v->owner_why));
 	if (r < 0) {
@@ -244,7 +257,7 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 	v->owner_ok = true;
 	v->created = st.st_mtime;
 	v->fate = iso_owner_fate(&v->owner, h, v->fate_why, sizeof(v->fate_why));
-	probe_lock(v, keep_lock);
+	probe_lock(v, TAKE_FD(owner_fd), keep_lock);
 	if (v->lock == ISO_LOCK_HELD) {
 		v->seen = ISO_SEEN_RUNNING;
 		if (v->fate == ISO_FATE_ALIVE)

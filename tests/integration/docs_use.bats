@@ -183,7 +183,7 @@ assert_real_home_untouched() {
 	require "go (golang-go)" debian_tool go
 	run_page go-test.md go-env
 	assert_page_ok
-	[[ "$output" == *"$U/"*"/cache/go-build"* ]]
+	[[ "$output" == *"$U/"*"/home/.cache/go-build"* ]]
 	assert_no_tree
 }
 

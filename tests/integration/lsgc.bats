@@ -88,9 +88,10 @@ start_blocked() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "kept $tree: owner pid $isopid is alive" ]
 	# the lock alone keeps it: with the owner record claiming another boot, the
-	# owner counts as gone, and only the held lock stands in the way
+	# owner counts as gone, and only the held lock stands in the way (the record
+	# is rewritten in place: it is the lock, and a new file at its name would not be)
 	cp "$tree/owner" "$W/owner"
-	sed -i 's/"boot_id":"[^"]*"/"boot_id":"an-earlier-boot"/' "$tree/owner"
+	sed 's/"boot_id":"[^"]*"/"boot_id":"an-earlier-boot"/' "$W/owner" >"$tree/owner"
 	run isogc --dry-run
 	[[ "$output" == "keep $tree: its lock is held (by its owner, or by another isorun gc)" ]]
 	run isogc
@@ -264,6 +265,36 @@ open(p, "w").write(json.dumps(o))' "$tree"
 	[[ "$output" == *"removed $tree: owner pid "*" is gone; its lock is free; no process has a file, cwd or root in it"* ]]
 	[ -L "$U/a-link" ]
 	rm "$U/a-link"
+	assert_no_tree
+}
+
+@test "ls and gc read a tree of the older layout: a lock file beside an owner record without \"lock\", and cache/ config/ data/ state/" {
+	iso --keep -- true 2>/dev/null
+	tree=$(the_tree)
+	# what an earlier isorun made, killed before it recorded an outcome
+	python3 -c '
+import json, sys
+p = sys.argv[1] + "/owner"
+o = json.load(open(p)); del o["lock"]
+open(p, "w").write(json.dumps(o))' "$tree"
+	rm "$tree/outcome"
+	mkdir -m 0700 "$tree/cache" "$tree/config" "$tree/data" "$tree/state"
+	: >"$tree/lock"
+	# its lock file held (by flock(1), whose descriptor is in the tree): running
+	flock "$tree/lock" sh -c "touch $W/locked; exec $H/waitfor -t 600 $W/release" 3>&- &
+	holder=$!
+	echo "$holder" >"$W/holder.kill"
+	"$H/waitfor" -t 60 "$W/locked"
+	run isols
+	[[ "$(ls_line "$tree")" == *" running "*"its lock is held"* ]]
+	run isogc --kept
+	[[ "$output" == "kept $tree: its lock is held"* ]]
+	touch "$W/release"
+	wait "$holder"
+	run isols
+	[[ "$(ls_line "$tree")" == *" orphaned "*"owner pid "*" is gone without recording an outcome (crashed or killed)" ]]
+	run isogc
+	[[ "$output" == "removed $tree: owner pid "*" is gone; its lock is free; no process has a file, cwd or root in it"* ]]
 	assert_no_tree
 }
 

@@ -13,13 +13,30 @@ load helpers
 	[ "${lines[2]}" = "TMPDIR=$tree/tmp" ]
 	[ "${lines[3]}" = "TMP=$tree/tmp" ]
 	[ "${lines[4]}" = "TEMP=$tree/tmp" ]
-	[ "${lines[5]}" = "XDG_CACHE_HOME=$tree/cache" ]
-	[ "${lines[6]}" = "XDG_CONFIG_HOME=$tree/config" ]
-	[ "${lines[7]}" = "XDG_DATA_HOME=$tree/data" ]
-	[ "${lines[8]}" = "XDG_STATE_HOME=$tree/state" ]
+	[ "${lines[5]}" = "XDG_CACHE_HOME=$tree/home/.cache" ]
+	[ "${lines[6]}" = "XDG_CONFIG_HOME=$tree/home/.config" ]
+	[ "${lines[7]}" = "XDG_DATA_HOME=$tree/home/.local/share" ]
+	[ "${lines[8]}" = "XDG_STATE_HOME=$tree/home/.local/state" ]
 	[ "${lines[9]}" = "XDG_RUNTIME_DIR=$tree/run" ]
 	[ "${lines[10]}" = "ISORUN_NAMESPACE=$tree" ]
 	force_remove "$tree"
+}
+
+@test "the tree holds only what must exist before the command: owner, home/, tmp/, run/; the XDG homes come when written" {
+	run --separate-stderr iso --keep -- sh -c 'test -d "$XDG_RUNTIME_DIR" && test -d "$HOME" && test -d "$TMPDIR" && ! test -e "$XDG_CACHE_HOME" && ! test -e "$XDG_CONFIG_HOME" && ! test -e "$XDG_DATA_HOME" && ! test -e "$XDG_STATE_HOME" && mkdir -p "$XDG_STATE_HOME/app" && echo made'
+	[ "$status" -eq 0 ]
+	[ "$output" = made ]
+	tree=$(the_tree)
+	# the outcome record is there because the tree was kept
+	[ "$(ls -A "$tree" | tr '\n' ' ')" = "home outcome owner run tmp " ]
+	[ "$(ls -A "$tree/home" | tr '\n' ' ')" = ".local " ]
+	[ -d "$tree/home/.local/state/app" ]
+	force_remove "$tree"
+	# --env-dir directories are still made before the command starts
+	run --separate-stderr iso --keep --env-dir XDG_CACHE_HOME=home/.cache -- sh -c 'test -d "$XDG_CACHE_HOME" && echo "$XDG_CACHE_HOME"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(the_tree)/home/.cache" ]
+	force_remove "$(the_tree)"
 }
 
 # The modes: as root the way down to tmp/ is 0711 (searchable, not listable), for an
@@ -30,7 +47,7 @@ expect_modes() {
 	[ "$(stat -c %a "$U")" = "$up" ]
 	[ "$(stat -c %a "$tree")" = "$up" ]
 	[ "$(stat -c %a "$tree/tmp")" = 1777 ]
-	for d in home cache config data state run; do
+	for d in home run; do
 		[ "$(stat -c %a "$tree/$d")" = 700 ]
 	done
 }
@@ -115,10 +132,11 @@ uid_drop_checks() {
 	force_remove "$tree"
 }
 
-@test "owner record and a held lock sit beside the command's directories" {
-	run --separate-stderr iso --keep -- sh -c 'if flock -n "$ISORUN_NAMESPACE/lock" true; then echo free; else echo held; fi'
+@test "the owner record beside the command's directories is the run's lock, held while it runs" {
+	run --separate-stderr iso --keep -- sh -c 'if flock -n "$ISORUN_NAMESPACE/owner" true; then echo free; else echo held; fi; test -e "$ISORUN_NAMESPACE/lock" || echo no-lock-file'
 	[ "$status" -eq 0 ]
-	[ "$output" = held ]
+	[ "${lines[0]}" = held ]
+	[ "${lines[1]}" = no-lock-file ]
 	tree=$(the_tree)
 	python3 - "$tree/owner" "$(cat /proc/sys/kernel/random/boot_id)" "$(id -u)" <<'PY'
 import json, sys
@@ -127,9 +145,10 @@ assert o["boot_id"] == sys.argv[2], o
 assert o["uid"] == int(sys.argv[3]), o
 assert o["pid"] > 0 and o["start_time"] > 0 and o["pidns"] > 0, o
 assert o["argv"][-3:] == ["sh", "-c", o["argv"][-1]], o
+assert o["lock"] == "owner", o
 PY
 	# the lock is free once the owner is gone
-	flock -n "$tree/lock" true
+	flock -n "$tree/owner" true
 	force_remove "$tree"
 }
 

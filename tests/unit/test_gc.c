@@ -553,6 +553,53 @@ static void test_judge_holders_and_remove(void **state)
 	assert_int_equal(faccessat(fx->user_fd, "t", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 }
 
+/*
+ * The owner record is its own lock ("lock": "owner"): a `lock` file planted
+ * beside it (the command can write there) is never what ls and gc flock.
+ */
+static void test_view_owner_is_lock(void **state)
+{
+	struct fx *fx = *state;
+	struct iso_tree_view v;
+	char why[1200], path[PATH_MAX * 2];
+	int fd;
+
+	close(make_tree(fx, "t",
+			"{\"pid\":4242,\"start_time\":123456,\"boot_id\":\"" BOOT
+			"\",\"uid\":1000,\"argv\":[\"x\"],\"pidns\":4026531836,\"lock\":\"owner\"}",
+			true));
+	snprintf(path, sizeof(path), "%s/t/owner", fx->user);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	view(fx, "t", true, &v);
+	assert_string_equal(iso_tree_seen_name(v.seen), "running");
+	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_non_null(strstr(why, "its lock is held"));
+	iso_tree_view_close(&v);
+	close(fd);
+
+	/* the record let go: orphaned, though the planted lock file is held */
+	snprintf(path, sizeof(path), "%s/t/lock", fx->user);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	view(fx, "t", true, &v);
+	assert_string_equal(iso_tree_seen_name(v.seen), "orphaned");
+	assert_int_equal(v.lock, ISO_LOCK_TAKEN);
+	iso_tree_view_close(&v);
+	close(fd);
+
+	/* a lock somewhere this isorun does not know proves nothing */
+	at(fx, "t", "owner",
+	   "{\"pid\":4242,\"start_time\":123456,\"boot_id\":\"" BOOT
+	   "\",\"uid\":1000,\"lock\":\"elsewhere\"}");
+	view(fx, "t", true, &v);
+	assert_string_equal(iso_tree_seen_name(v.seen), "unreadable");
+	assert_string_equal(v.reason, "owner record: \"lock\" is not \"owner\"");
+	iso_tree_view_close(&v);
+}
+
 /* The records tree/tree.c writes, read back: running, then kept with a live owner. */
 static void test_real_tree(void **state)
 {
@@ -678,6 +725,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_view_states, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_view_unreadable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_judge_holders_and_remove, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_view_owner_is_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_dir, setup, teardown),

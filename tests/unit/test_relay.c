@@ -9,6 +9,7 @@
 #include "tests/unit/unit.h"
 
 #include <limits.h>
+#include <poll.h>
 #include <seccomp.h>
 #include <stdbool.h>
 #include <sys/prctl.h>
@@ -201,12 +202,100 @@ static void test_without_kcmp(void **state)
 	assert_int_equal(unit_wait(pid), 0);
 }
 
+/*
+ * The relay's pipe to the caller (`isorun ... | cat`) grows to the command's
+ * pipe size, so one splice moves a whole buffer; a larger one is never shrunk.
+ * Then 3 MiB through both pipes arrive whole and in order, the output pipe
+ * filling up on the way (the pump waits for it, never drops or reorders).
+ */
+static void test_output_pipe_grows_and_order_holds(void **state)
+{
+	struct iso_stream *st = calloc(1, sizeof(*st));
+	int out[2], big;
+	size_t total = 3u << 20, sent = 0, got = 0;
+	pid_t pid, relay;
+
+	(void)state;
+	assert_non_null(st);
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(fcntl(out[1], F_GETPIPE_SZ), 65536);
+	assert_int_equal(iso_stream_open(st, "stdout", out[1], false), 0);
+	assert_int_equal(fcntl(out[1], F_GETPIPE_SZ), fcntl(st->wr, F_GETPIPE_SZ));
+	big = fcntl(out[1], F_GETPIPE_SZ);
+	assert_true(big >= 65536);
+
+	pid = unit_fork(60);
+	if (pid == 0) {
+		/* the command: a counting pattern, 3 MiB */
+		unsigned char buf[4096];
+		close(out[0]);
+		close(st->rd);
+		while (sent < total) {
+			for (size_t i = 0; i < sizeof(buf); i++)
+				buf[i] = (unsigned char)((sent + i) % 251);
+			if (write(st->wr, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+				_exit(1);
+			sent += sizeof(buf);
+		}
+		_exit(0);
+	}
+	close(st->wr);
+	st->wr = -1;
+	relay = unit_fork(60);
+	if (relay == 0) {
+		/* the relay, in a process of its own so that the reader below runs beside it */
+		close(out[0]);
+		while (!st->eof) {
+			struct pollfd p = { .fd = st->rd, .events = POLLIN };
+			if (poll(&p, 1, -1) < 0 || iso_stream_pump(st) < 0)
+				_exit(1);
+		}
+		_exit(st->bytes == total ? 0 : 2);
+	}
+	close(out[1]);
+	close(st->rd);
+	st->rd = -1;
+	for (;;) {
+		unsigned char buf[65536];
+		ssize_t n = read(out[0], buf, sizeof(buf));
+		assert_true(n >= 0);
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] != (unsigned char)((got + (size_t)i) % 251))
+				fail_msg("byte %zu out of order", got + (size_t)i);
+		got += (size_t)n;
+	}
+	assert_int_equal(got, total);
+	assert_int_equal(unit_wait(pid), 0);
+	assert_int_equal(unit_wait(relay), 0);
+	close(out[0]);
+
+	/* a pipe already larger than the command's stays as it is */
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	if (fcntl(out[1], F_SETPIPE_SZ, 2 * big) >= 2 * big) {
+		struct iso_stream *again = calloc(1, sizeof(*again));
+		assert_non_null(again);
+		assert_int_equal(iso_stream_open(again, "stdout", out[1], false), 0);
+		assert_int_equal(fcntl(out[1], F_GETPIPE_SZ), 2 * big);
+		iso_stream_close(again);
+		free(again);
+	}
+	close(out[0]);
+	close(out[1]);
+	iso_stream_close(st);
+	free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pipes),	     cmocka_unit_test(test_sockets),
-		cmocka_unit_test(test_files),	     cmocka_unit_test(test_dev_null),
+		cmocka_unit_test(test_pipes),
+		cmocka_unit_test(test_sockets),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_dev_null),
 		cmocka_unit_test(test_without_kcmp),
+		cmocka_unit_test(test_output_pipe_grows_and_order_holds),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
