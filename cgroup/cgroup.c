@@ -204,8 +204,11 @@ void cg_host_probe(struct cg_host *h)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", h->own);
-	if (read_path(path, buf, sizeof(buf)) >= 0)
+	if (read_path(path, buf, sizeof(buf)) >= 0) {
 		h->offered = parse_ctrls(buf);
+		buf[strcspn(buf, "\n")] = '\0';
+		snprintf(h->offered_text, sizeof(h->offered_text), "%.100s", buf);
+	}
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", h->own);
 	if (read_path(path, buf, sizeof(buf)) >= 0)
 		h->enabled = parse_ctrls(buf);
@@ -220,9 +223,9 @@ static int enable_one(struct cg_host *h, enum cg_ctrl c, struct iso_err *e)
 
 	if (!(h->offered & c) || h->fake) {
 		iso_err_set(e, 0,
-			    "the %s controller is not enabled for the cgroup %s (its parent does "
-			    "not hand it down: not in cgroup.controllers)",
-			    cg_ctrl_name(c), h->own);
+			    "the %s controller is not enabled in the parent: %s/cgroup.controllers "
+			    "offers '%s'",
+			    cg_ctrl_name(c), h->own, h->offered_text);
 		iso_err_cause(e, CG_NO_CONTROLLER);
 		return -EOPNOTSUPP;
 	}

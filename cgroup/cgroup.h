@@ -41,6 +41,7 @@ struct cg_host {
 	enum cg_cause cause;  /* when not usable */
 	char why[300];	      /* when not usable: one clause */
 	unsigned offered;     /* own/cgroup.controllers */
+	char offered_text[128];
 	unsigned enabled;     /* own/cgroup.subtree_control: what a child gets */
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/report.h"
 
+#include "launcher/ceiling.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -208,6 +210,7 @@ static json_t *build(const struct iso_outcome *o)
 				      state_name(o->tree_state), "reason",
 				      o->tree_reason[0] ? o->tree_reason : NULL));
 	json_object_set_new(root, "result", result(o));
+	json_object_set_new(root, "resources", iso_resources_json(&o->res));
 	json_object_set_new(root, "exit", json_integer(o->exit));
 	/* merged: the one tail is stdout's, in the order the command wrote */
 	json_object_set_new(root, "output_tail",
