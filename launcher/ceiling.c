@@ -309,6 +309,10 @@ void iso_resources_say(const struct iso_opts *o, const struct iso_resources *res
 	if (res->cgroup_retained[0])
 		fprintf(f, "isorun: cgroup retained at %s: %s\n", res->cgroup_path,
 			res->cgroup_retained);
+}
+
+void iso_resources_say_usage(const struct iso_opts *o, const struct iso_resources *res, FILE *f)
+{
 	if (o->verbosity <= 0 || !res->have_rusage)
 		return;
 	fprintf(f, "isorun: resources: cpu %" PRIu64 " ms user, %" PRIu64 " ms system; max rss %" PRIu64 " KiB",

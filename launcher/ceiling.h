@@ -55,8 +55,10 @@ void iso_ceilings_kill(struct iso_ceilings *c, uint64_t deadline_ms);
 /* After the join: accounting, the hits, and the cgroup removed once empty. */
 void iso_ceilings_finish(struct iso_ceilings *c, const struct iso_opts *o, bool failed,
 			 struct iso_resources *res);
-/* The summary's lines: a hit ceiling, a note, a retained cgroup; -v: the accounting. */
+/* The summary's lines: a hit ceiling, a note, a retained cgroup. */
 void iso_resources_say(const struct iso_opts *o, const struct iso_resources *res, FILE *f);
+/* -v: what the command used, one line. */
+void iso_resources_say_usage(const struct iso_opts *o, const struct iso_resources *res, FILE *f);
 /* A finding of the ceilings' own: an observed hit, or a cgroup that stayed. */
 bool iso_resources_finding(const struct iso_resources *res);
 void iso_ceilings_close(struct iso_ceilings *c);

@@ -207,6 +207,7 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 		iso_shell_kept(stderr, path ? path : "?");
 	else if (o->tree_state == ISO_TREE_KEPT)
 		fprintf(stderr, "isorun: namespace kept at %s\n", path ? path : "?");
+	iso_resources_say_usage(opts, &o->res, stderr);
 	if (opts->verbosity > 0)
 		print_timing(o);
 }

@@ -210,10 +210,10 @@ nprocs() {
 	before=$(nprocs)
 	iso --pidns --pids-max 64 -- "$H/forkstorm" "$W/full" <"$W/go" 2>"$W/err" &
 	bg=$!
-	exec 3>"$W/go"
+	exec 7>"$W/go"
 	"$H/waitfor" -t 60 "$W/full"
 	during=$(nprocs)
-	exec 3>&-
+	exec 7>&-
 	status=0
 	wait "$bg" || status=$?
 	cat "$W/err" >&2
