@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/inotify.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -301,6 +303,38 @@ int cg_run_create(struct cg_run *r, struct cg_host *h, const char *name, struct 
 	/* the kernel signals each change of populated/frozen as a modification */
 	if (inotify_add_watch(r->events_fd, path, IN_MODIFY) < 0)
 		return iso_err_set(e, errno, "watch '%s' (inotify_add_watch)", path);
+	return 0;
+}
+
+/* `path` is on a cgroup2 file system, or below the test's tree. */
+static bool is_cgroup_dir(const struct cg_host *h, const char *path)
+{
+	struct statfs sf;
+	size_t n = strlen(h->mount);
+
+	if (h->fake)
+		return !strncmp(path, h->mount, n) && path[n] == '/' && !strstr(path, "/../");
+	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct iso_err *e)
+{
+	char file[PATH_MAX + 32];
+
+	*r = (struct cg_run)CG_RUN_INIT;
+	r->host = h;
+	if (!is_cgroup_dir(h, path))
+		return iso_err_set(e, ENOTDIR, "open the cgroup '%s': not a cgroup2 directory", path);
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->dirfd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->dirfd < 0)
+		return iso_err_set(e, errno, "open the cgroup '%s'", r->path);
+	r->events_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (r->events_fd < 0)
+		return iso_err_set(e, errno, "watch the cgroup '%s' (inotify_init1)", r->path);
+	snprintf(file, sizeof(file), "%s/cgroup.events", r->path);
+	if (inotify_add_watch(r->events_fd, file, IN_MODIFY) < 0)
+		return iso_err_set(e, errno, "watch '%s' (inotify_add_watch)", file);
 	return 0;
 }
 

@@ -81,6 +81,11 @@ int cg_host_enable(struct cg_host *h, unsigned want, struct iso_err *e);
 
 /* Make `host->own/name`, open its cgroup.procs and watch its cgroup.events. */
 int cg_run_create(struct cg_run *r, struct cg_host *h, const char *name, struct iso_err *e);
+/*
+ * An existing run cgroup at `path` (an orphaned run's, for gc): checked to be
+ * a cgroup2 directory (or under the test's tree), opened and watched.
+ */
+int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct iso_err *e);
 /* Write `value` to the run's interface file `file` (memory.max, pids.max, cpu.max). */
 int cg_run_write(struct cg_run *r, const char *file, const char *value, struct iso_err *e);
 /* 1 populated, 0 empty, -errno. */

@@ -17,6 +17,7 @@
 
 #include "common/cleanup.h"
 #include "cli/commands.h"
+#include "cli/orphan_cg.h"
 #include "common/exit.h"
 #include "cli/suggest.h"
 #include "common/text.h"
@@ -231,6 +232,7 @@ struct row {
 	char *cmd;   /* the owner record's argv, joined; NULL in an older record */
 	char *cwd;   /* where isorun was started, shell-quoted; NULL in an older record */
 	json_t *obj; /* ls --json */
+	struct iso_cg_orphan cg; /* an orphaned run's cgroup and its live processes */
 };
 
 /*
@@ -331,8 +333,12 @@ static void row_fill(struct cmd *c, size_t i, struct row *r)
 	r->state = iso_tree_seen_name(v.seen);
 	snprintf(r->reason, sizeof(r->reason), "%s", v.reason);
 	row_owner(r, owner);
-	if (c->json)
+	(void)iso_cg_orphan_find(&v, &r->cg);
+	if (c->json) {
 		r->obj = row_json(&v, r, bytes, sized, partial, owner);
+		if (r->obj)
+			iso_cg_orphan_json(&r->cg, r->obj);
+	}
 	json_decref(owner);
 	iso_tree_view_close(&v);
 }
@@ -367,6 +373,7 @@ static void print_table(const struct row *rows, size_t n)
 		       rows[i].cwd ? rows[i].cwd : "-", cut ? wcmd - 3 : wcmd,
 		       cut ? CMD_MAX - 3 : CMD_MAX, cmd, cut ? "..." : "", rows[i].pid,
 		       rows[i].state, rows[i].reason);
+		iso_cg_orphan_print(&rows[i].cg, stdout);
 	}
 }
 
@@ -422,6 +429,7 @@ int iso_ls_main(int argc, char **argv)
 		free(rows[i].cmd);
 		free(rows[i].cwd);
 		json_decref(rows[i].obj);
+		iso_cg_orphan_free(&rows[i].cg);
 	}
 	free(rows);
 	close_trees(&c);
@@ -430,6 +438,20 @@ int iso_ls_main(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+/* An orphaned run's processes, through its cgroup: frozen, named, killed; then the cgroup. */
+static int gc_cgroup(const struct iso_tree_view *v, bool dry_run)
+{
+	struct iso_cg_orphan o;
+	int r = 0;
+
+	if (iso_cg_orphan_find(v, &o) == 1) {
+		fflush(stdout);
+		r = iso_cg_orphan_stop(&o, dry_run, stdout);
+	}
+	iso_cg_orphan_free(&o);
+	return r;
 }
 
 int iso_gc_main(int argc, char **argv)
@@ -451,6 +473,8 @@ int iso_gc_main(int argc, char **argv)
 
 		/* the lock, once taken, is held through the removal: no owner can start */
 		iso_tree_view(c.user_fd, c.user_path, c.names[i], &c.host, true, &v);
+		if (gc_cgroup(&v, c.dry_run) < 0)
+			code = 1;
 		removable = iso_tree_judge(&v, c.verbose, why, sizeof(why));
 		shown = iso_shell_quote(v.path);
 		/* kept on purpose: removable, but not the user's garbage unless asked */

@@ -2,6 +2,7 @@
 #include "launcher/ceiling.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <jansson.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#include "tree/tree.h"
 
 static const char *const names[ISO_N_CEILINGS] = { "memory-max", "pids-max", "cpu-max" };
 static const enum cg_ctrl ctrl_of[ISO_N_CEILINGS] = { CG_MEMORY, CG_PIDS, CG_CPU };
@@ -156,8 +159,24 @@ static int write_ceiling(struct iso_ceilings *c, int kind, uint64_t v, struct is
 	}
 }
 
+/* The record `ls`/`gc` read after a kill -9: the path, one line, 0600. */
+static int write_record(int tree_fd, const char *path, struct iso_err *e)
+{
+	int fd = openat(tree_fd, ISO_TREE_CGROUP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	int r = 0;
+
+	if (fd < 0)
+		return iso_err_set(e, errno, "write the tree's record '%s'", ISO_TREE_CGROUP);
+	if (dprintf(fd, "%s\n", path) < 0)
+		r = iso_err_set(e, errno, "write the tree's record '%s'", ISO_TREE_CGROUP);
+	if (close(fd) < 0 && r == 0)
+		r = iso_err_set(e, errno, "write the tree's record '%s'", ISO_TREE_CGROUP);
+	return r;
+}
+
 int iso_ceilings_create(struct iso_ceilings *c, const struct iso_opts *o, const char *tree_id,
-			struct iso_resources *res, struct iso_err *e)
+			int tree_fd, struct iso_resources *res, struct iso_err *e)
 {
 	char name[128];
 
@@ -174,6 +193,8 @@ int iso_ceilings_create(struct iso_ceilings *c, const struct iso_opts *o, const 
 	}
 	c->have_cgroup = true;
 	res->have_cgroup = true;
+	if (write_record(tree_fd, c->run.path, e) < 0)
+		return -EIO;
 	snprintf(res->cgroup_path, sizeof(res->cgroup_path), "%s", c->run.path);
 	for (int k = 0; k < ISO_N_CEILINGS; k++) {
 		if (!o->ceilings[k].set || !(c->ctrls & ctrl_of[k]))

@@ -40,8 +40,9 @@ struct iso_ceilings {
 int iso_ceilings_plan(struct iso_ceilings *c, const struct iso_opts *o, bool userns,
 		      struct iso_resources *res, struct iso_err *e);
 /* After the tree: the run's cgroup named after it, its ceilings written. */
+/* The tree's `cgroup` record names it, so that ls and gc find an orphaned run's processes. */
 int iso_ceilings_create(struct iso_ceilings *c, const struct iso_opts *o, const char *tree_id,
-			struct iso_resources *res, struct iso_err *e);
+			int tree_fd, struct iso_resources *res, struct iso_err *e);
 /* The command's share: the cgroup to enter and the rlimits to set. */
 void iso_ceilings_spawn(const struct iso_ceilings *c, struct iso_spawn *sp);
 /* --pidns=try fell back: an RLIMIT_NPROC planned on a user namespace would count the host. */

@@ -1245,7 +1245,7 @@ static int make_tree(struct sup *s, struct iso_err *e)
 		return r;
 	}
 	snprintf(s->out->tree_path, sizeof(s->out->tree_path), "%s", s->tree.path);
-	if (iso_ceilings_create(&s->ceil, o, s->tree.id, &s->out->res, e) < 0)
+	if (iso_ceilings_create(&s->ceil, o, s->tree.id, s->tree.fd, &s->out->res, e) < 0)
 		return -EIO;
 	if (iso_env_build(o, &s->tree, environ, &s->env, e) < 0)
 		return -EINVAL;

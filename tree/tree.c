@@ -19,7 +19,8 @@
 #include "common/text.h"
 
 /* the lock last: whoever finds the owner record finds it locked or takeable */
-const char *const iso_tree_records[] = { ISO_TREE_OUTCOME, ISO_TREE_OWNER, ISO_TREE_LOCK, NULL };
+const char *const iso_tree_records[] = { ISO_TREE_CGROUP, ISO_TREE_OUTCOME, ISO_TREE_OWNER,
+					  ISO_TREE_LOCK, NULL };
 
 static const char *const vars_home[] = { "HOME", "USERPROFILE", NULL };
 static const char *const vars_tmp[] = { "TMPDIR", "TMP", "TEMP", NULL };

@@ -224,3 +224,73 @@ nprocs() {
 	grep -q "under --pids-max 64" "$W/err"
 	assert_no_tree
 }
+
+# Dead or a zombie waiting for its reaper: either way no longer running.
+assert_not_running() {
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || true)
+	[ -z "$st" ] || [ "$st" = Z ] || { echo "pid $1 still runs (state $st)" >&2; return 1; }
+}
+
+@test "kill -9 of isorun with a cgroup (kernel): ls shows the run orphaned with its live processes; gc freezes, names, kills them and removes tree and cgroup" {
+	need_cgroup
+	"$ISORUN" --no-config --root "$R" -- sh -c 'sleep 300 & echo $! >"$1.tmp"; mv "$1.tmp" "$1"; exec sleep 301' sh "$W/pid" &
+	owner=$!
+	"$H/waitfor" -t 60 "$W/pid"
+	kill -9 "$owner"
+	wait "$owner" || true
+	tree=$(the_tree)
+	cg=$(cat "$tree/cgroup")
+	[[ "$cg" == */isorun-"$(basename "$tree")" ]]
+	run --separate-stderr "$ISORUN" ls --root "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"orphaned"* ]]
+	[[ "$output" == *"live: pid $(cat "$W/pid") \`sleep 300\` (in the run's cgroup $cg)"* ]]
+	[[ "$output" == *"\`sleep 301\`"* ]]
+	run --separate-stderr "$ISORUN" ls --root "$R" --json
+	python3 -c 'import json,sys; t=json.loads(sys.argv[1])[0]; assert t["cgroup"]==sys.argv[2] and len(t["processes"])==2, t' "$output" "$cg"
+	# dry run names, stops nothing
+	run --separate-stderr "$ISORUN" gc --root "$R" --dry-run
+	[[ "$output" == *"would stop: pid $(cat "$W/pid") \`sleep 300\`"* ]]
+	kill -0 "$(cat "$W/pid")"
+	run --separate-stderr "$ISORUN" gc --root "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"stopped: pid $(cat "$W/pid") \`sleep 300\` (in the run's cgroup $cg)"* ]]
+	[[ "$output" == *"removed $tree"* ]]
+	assert_not_running "$(cat "$W/pid")"
+	[ ! -e "$cg" ]
+	assert_no_tree
+}
+
+@test "gc (built tree): a cgroup record that names another cgroup than the tree's is not believed" {
+	d=$(fake_cgroup 0 0)
+	mkdir -p "$d/victim"
+	echo $$ >"$d/victim/cgroup.procs"
+	printf 'populated 1\n' >"$d/victim/cgroup.events"
+	ISORUN_TEST_CGROUP_ROOT=$d run --separate-stderr iso --keep -- true
+	tree=$(the_tree)
+	# made to look orphaned: an owner that is gone, no outcome
+	rm -f "$tree/outcome"
+	echo "$d/victim" >"$tree/cgroup"
+	ISORUN_TEST_CGROUP_ROOT=$d run --separate-stderr "$ISORUN" gc --root "$R"
+	[[ "$output" != *"stopped"* ]]
+	[ -d "$d/victim" ]
+	[[ "$output" == *"removed $tree"* ]]
+	# control: the same record naming the tree's own cgroup is followed
+	ISORUN_TEST_CGROUP_ROOT=$d run --separate-stderr iso --keep -- true
+	tree=$(the_tree)
+	rm -f "$tree/outcome"
+	own=$d/isorun-$(basename "$tree")
+	mkdir "$own"
+	# a process of ours to be named; the built tree's cgroup.kill is a plain file, kills nothing
+	sleep 60 &
+	echo $! >"$own/cgroup.procs"
+	printf 'populated 0\n' >"$own/cgroup.events"
+	: >"$own/cgroup.kill"
+	: >"$own/cgroup.freeze"
+	echo "$own" >"$tree/cgroup"
+	ISORUN_TEST_CGROUP_ROOT=$d run --separate-stderr "$ISORUN" gc --root "$R"
+	kill $! 2>/dev/null || true
+	[[ "$output" == *"stopped: pid $! \`sleep 60\`"* ]]
+	[ ! -e "$own" ]
+}
