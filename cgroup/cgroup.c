@@ -128,6 +128,26 @@ static int find_mount(char *out, size_t len)
 	return -ENOENT;
 }
 
+static bool is_cgroup2(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+/* /sys/fs/cgroup (unified) or /sys/fs/cgroup/unified (hybrid), when either is cgroup2. */
+static bool known_mount(char *out, size_t len)
+{
+	static const char *const places[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+
+	for (size_t i = 0; i < ELEMENTSOF(places); i++)
+		if (is_cgroup2(places[i])) {
+			snprintf(out, len, "%s", places[i]);
+			return true;
+		}
+	return false;
+}
+
 /* The "0::PATH" line of /proc/self/cgroup: the caller's cgroup in the v2 hierarchy. */
 static int find_own(char *out, size_t len)
 {
@@ -174,7 +194,8 @@ static bool locate(struct cg_host *h)
 		snprintf(h->own, sizeof(h->own), "%s", test);
 		return true;
 	}
-	if (find_mount(h->mount, sizeof(h->mount)) < 0) {
+	/* the usual places by one statfs each; the mount table (long on some hosts) after */
+	if (!known_mount(h->mount, sizeof(h->mount)) && find_mount(h->mount, sizeof(h->mount)) < 0) {
 		host_fail(h, CG_NO_MOUNT, "no cgroup2 file system is mounted");
 		return false;
 	}
@@ -309,12 +330,11 @@ int cg_run_create(struct cg_run *r, struct cg_host *h, const char *name, struct 
 /* `path` is on a cgroup2 file system, or below the test's tree. */
 static bool is_cgroup_dir(const struct cg_host *h, const char *path)
 {
-	struct statfs sf;
 	size_t n = strlen(h->mount);
 
 	if (h->fake)
 		return !strncmp(path, h->mount, n) && path[n] == '/' && !strstr(path, "/../");
-	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+	return is_cgroup2(path);
 }
 
 int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct iso_err *e)
