@@ -30,9 +30,8 @@ static const struct {
  * them in a real one, a plain mkdir does not.
  */
 static const char *const fake_files[] = {
-	"cgroup.procs", "cgroup.events", "cgroup.freeze", "cgroup.kill",  "cpu.stat",
-	"cpu.max",	"memory.max",	 "memory.peak",	  "memory.events", "pids.max",
-	"pids.peak",	"pids.events",
+	"cgroup.procs", "cgroup.events", "cgroup.freeze", "cgroup.kill", "cpu.stat",  "cpu.max",
+	"memory.max",	"memory.peak",	 "memory.events", "pids.max",	 "pids.peak", "pids.events",
 };
 
 const char *cg_ctrl_name(enum cg_ctrl c)
@@ -195,7 +194,8 @@ static bool locate(struct cg_host *h)
 		return true;
 	}
 	/* the usual places by one statfs each; the mount table (long on some hosts) after */
-	if (!known_mount(h->mount, sizeof(h->mount)) && find_mount(h->mount, sizeof(h->mount)) < 0) {
+	if (!known_mount(h->mount, sizeof(h->mount)) &&
+	    find_mount(h->mount, sizeof(h->mount)) < 0) {
 		host_fail(h, CG_NO_MOUNT, "no cgroup2 file system is mounted");
 		return false;
 	}
@@ -203,8 +203,8 @@ static bool locate(struct cg_host *h)
 		host_fail(h, CG_NO_OWN_CGROUP, "/proc/self/cgroup has no cgroup2 (0::) line");
 		return false;
 	}
-	if ((size_t)snprintf(h->own, sizeof(h->own), "%.*s%s", (int)(sizeof(h->own) / 2),
-			     h->mount, strcmp(rel, "/") ? rel : "") >= sizeof(h->own)) {
+	if ((size_t)snprintf(h->own, sizeof(h->own), "%.*s%s", (int)(sizeof(h->own) / 2), h->mount,
+			     strcmp(rel, "/") ? rel : "") >= sizeof(h->own)) {
 		host_fail(h, CG_NO_OWN_CGROUP, "the caller's cgroup path is too long");
 		return false;
 	}
@@ -344,7 +344,8 @@ int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct is
 	*r = (struct cg_run)CG_RUN_INIT;
 	r->host = h;
 	if (!is_cgroup_dir(h, path))
-		return iso_err_set(e, ENOTDIR, "open the cgroup '%s': not a cgroup2 directory", path);
+		return iso_err_set(e, ENOTDIR, "open the cgroup '%s': not a cgroup2 directory",
+				   path);
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	r->dirfd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (r->dirfd < 0)

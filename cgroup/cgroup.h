@@ -22,10 +22,10 @@
 /* Why no cgroup, or no controller, can be had: the module's cause codes. */
 enum cg_cause {
 	CG_OK = 0,
-	CG_NO_MOUNT = 40,  /* no cgroup2 file system is mounted */
-	CG_NOT_DELEGATED,  /* the caller's cgroup is not the caller's to write */
-	CG_NO_CONTROLLER,  /* the controller is not enabled for the caller's children */
-	CG_NO_OWN_CGROUP,  /* /proc/self/cgroup has no cgroup2 line */
+	CG_NO_MOUNT = 40, /* no cgroup2 file system is mounted */
+	CG_NOT_DELEGATED, /* the caller's cgroup is not the caller's to write */
+	CG_NO_CONTROLLER, /* the controller is not enabled for the caller's children */
+	CG_NO_OWN_CGROUP, /* /proc/self/cgroup has no cgroup2 line */
 };
 
 enum cg_ctrl { CG_MEMORY = 1u << 0, CG_PIDS = 1u << 1, CG_CPU = 1u << 2 };
@@ -42,14 +42,14 @@ struct cg_host {
 	char why[300];	      /* when not usable: one clause */
 	unsigned offered;     /* own/cgroup.controllers */
 	char offered_text[128];
-	unsigned enabled;     /* own/cgroup.subtree_control: what a child gets */
+	unsigned enabled; /* own/cgroup.subtree_control: what a child gets */
 };
 
 struct cg_run {
 	struct cg_host *host;
 	char path[PATH_MAX]; /* the run's cgroup, absolute */
 	int dirfd;
-	int procs_fd; /* cgroup.procs, O_WRONLY: the child writes "0" into it before exec */
+	int procs_fd;  /* cgroup.procs, O_WRONLY: the child writes "0" into it before exec */
 	int events_fd; /* inotify on cgroup.events: populated and frozen changes */
 };
 
@@ -63,7 +63,7 @@ struct cg_stats {
 	uint64_t cpu_usage_us, cpu_user_us, cpu_system_us;
 	int64_t memory_peak; /* -1: not available */
 	int64_t pids_peak;
-	int64_t oom_kill;  /* memory.events oom_kill, -1: not available */
+	int64_t oom_kill;      /* memory.events oom_kill, -1: not available */
 	int64_t pids_max_hits; /* pids.events max, -1: not available */
 };
 

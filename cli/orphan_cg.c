@@ -28,8 +28,8 @@ static uint64_t mono_ms(void)
 /* The record, read without following a link or blocking on a FIFO the command made. */
 static int read_record(int tree_fd, char *buf, size_t len)
 {
-	_cleanup_close_ int fd = openat(tree_fd, ISO_TREE_CGROUP,
-					O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	_cleanup_close_ int fd =
+		openat(tree_fd, ISO_TREE_CGROUP, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	ssize_t n;
 
@@ -76,8 +76,8 @@ static void print_one(pid_t pid, const char *how, const char *path, FILE *f)
 {
 	_cleanup_free_ char *cmd = iso_proc_cmdline(pid, 200);
 
-	fprintf(f, "  %s: pid %d `%s` (in the run's cgroup %s)\n", how, (int)pid,
-		cmd ? cmd : "?", path);
+	fprintf(f, "  %s: pid %d `%s` (in the run's cgroup %s)\n", how, (int)pid, cmd ? cmd : "?",
+		path);
 }
 
 void iso_cg_orphan_print(const struct iso_cg_orphan *o, FILE *f)
@@ -92,8 +92,8 @@ void iso_cg_orphan_json(const struct iso_cg_orphan *o, json_t *obj)
 
 	for (size_t i = 0; i < o->n; i++) {
 		_cleanup_free_ char *cmd = iso_proc_cmdline(o->pids[i], 200);
-		json_array_append_new(procs, json_pack("{s:i, s:s?}", "pid", (int)o->pids[i],
-						       "cmdline", cmd));
+		json_array_append_new(
+			procs, json_pack("{s:i, s:s?}", "pid", (int)o->pids[i], "cmdline", cmd));
 	}
 	json_object_set_new(obj, "cgroup", o->path[0] ? json_string(o->path) : json_null());
 	json_object_set_new(obj, "processes", procs);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tree/tree.h"
@@ -70,8 +71,7 @@ static bool fallback(struct iso_ceilings *c, int kind, bool userns, struct iso_l
 		}
 		return false;
 	default:
-		note(l, NULL,
-		     "RLIMIT_CPU bounds CPU seconds, not a share of a CPU: not applied");
+		note(l, NULL, "RLIMIT_CPU bounds CPU seconds, not a share of a CPU: not applied");
 		return false;
 	}
 }
@@ -105,8 +105,8 @@ static int plan_one(struct iso_ceilings *c, int kind, const struct iso_ceiling *
 		snprintf(why, sizeof(why), "%s", ce.msg);
 		cause = ce.cause;
 	} else {
-		snprintf(why, sizeof(why), "%s", c->host.usable ? "cgroups are off (--cgroup=off)"
-								 : c->host.why);
+		snprintf(why, sizeof(why), "%s",
+			 c->host.usable ? "cgroups are off (--cgroup=off)" : c->host.why);
 		cause = c->host.cause;
 	}
 	if (fallback(c, kind, userns, l))
@@ -162,8 +162,8 @@ static int write_ceiling(struct iso_ceilings *c, int kind, uint64_t v, struct is
 /* The record `ls`/`gc` read after a kill -9: the path, one line, 0600. */
 static int write_record(int tree_fd, const char *path, struct iso_err *e)
 {
-	int fd = openat(tree_fd, ISO_TREE_CGROUP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			0600);
+	int fd = openat(tree_fd, ISO_TREE_CGROUP,
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int r = 0;
 
 	if (fd < 0)
@@ -233,9 +233,24 @@ int iso_ceilings_watch_fd(const struct iso_ceilings *c)
 	return c->have_cgroup ? c->run.events_fd : -1;
 }
 
+/*
+ * A task in uninterruptible sleep delays `frozen 1`: the freeze gets a second of
+ * the kill's deadline, and the SIGSTOP walk that follows does not depend on it.
+ */
+#define ISO_FREEZE_WAIT_MS 1000
+
 bool iso_ceilings_freeze(struct iso_ceilings *c, uint64_t deadline_ms)
 {
-	return c->have_cgroup && cg_run_freeze(&c->run, deadline_ms) == 0;
+	struct timespec ts;
+	uint64_t now;
+
+	if (!c->have_cgroup)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	if (now + ISO_FREEZE_WAIT_MS < deadline_ms)
+		deadline_ms = now + ISO_FREEZE_WAIT_MS;
+	return cg_run_freeze(&c->run, deadline_ms) == 0;
 }
 
 void iso_ceilings_kill(struct iso_ceilings *c, uint64_t deadline_ms)
@@ -253,7 +268,8 @@ static void rusage_of_children(struct iso_resources *res)
 	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
 		return;
 	res->have_rusage = true;
-	res->cpu_user_ms = (uint64_t)ru.ru_utime.tv_sec * 1000 + (uint64_t)ru.ru_utime.tv_usec / 1000;
+	res->cpu_user_ms =
+		(uint64_t)ru.ru_utime.tv_sec * 1000 + (uint64_t)ru.ru_utime.tv_usec / 1000;
 	res->cpu_system_ms =
 		(uint64_t)ru.ru_stime.tv_sec * 1000 + (uint64_t)ru.ru_stime.tv_usec / 1000;
 	res->max_rss_kib = (uint64_t)ru.ru_maxrss;
@@ -265,7 +281,8 @@ static void find_hits(const struct iso_opts *o, bool failed, struct iso_resource
 	const struct iso_limit *m = &res->limits[ISO_CEIL_MEMORY], *p = &res->limits[ISO_CEIL_PIDS];
 	char v[64];
 
-	if (m->asked && m->enforced_by && !strcmp(m->enforced_by, "cgroup") && res->cg.oom_kill > 0) {
+	if (m->asked && m->enforced_by && !strcmp(m->enforced_by, "cgroup") &&
+	    res->cg.oom_kill > 0) {
 		snprintf(v, sizeof(v), "%" PRIu64, m->value);
 		snprintf(res->ceiling_hit, sizeof(res->ceiling_hit),
 			 "memory ceiling reached (--memory-max %s bytes): %" PRId64
@@ -336,7 +353,9 @@ void iso_resources_say_usage(const struct iso_opts *o, const struct iso_resource
 {
 	if (o->verbosity <= 0 || !res->have_rusage)
 		return;
-	fprintf(f, "isorun: resources: cpu %" PRIu64 " ms user, %" PRIu64 " ms system; max rss %" PRIu64 " KiB",
+	fprintf(f,
+		"isorun: resources: cpu %" PRIu64 " ms user, %" PRIu64
+		" ms system; max rss %" PRIu64 " KiB",
 		res->cpu_user_ms, res->cpu_system_ms, res->max_rss_kib);
 	if (res->have_cgroup && res->cg.have_cpu)
 		fprintf(f, "; cgroup cpu %" PRIu64 " us", res->cg.cpu_usage_us);
@@ -380,12 +399,12 @@ json_t *iso_resources_json(const struct iso_resources *res)
 						  "value", (json_int_t)l->value, "try", l->try_,
 						  "enforced_by", l->enforced_by, "note", l->note));
 	}
-	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "cpu_user_ms",
-			 res->have_rusage ? json_integer((json_int_t)res->cpu_user_ms) : json_null(),
-			 "cpu_system_ms",
-			 res->have_rusage ? json_integer((json_int_t)res->cpu_system_ms)
-					  : json_null(),
-			 "max_rss_kib",
-			 res->have_rusage ? json_integer((json_int_t)res->max_rss_kib) : json_null(),
-			 "cgroup", cgroup_json(res), "limits", limits);
+	return json_pack(
+		"{s:o, s:o, s:o, s:o, s:o}", "cpu_user_ms",
+		res->have_rusage ? json_integer((json_int_t)res->cpu_user_ms) : json_null(),
+		"cpu_system_ms",
+		res->have_rusage ? json_integer((json_int_t)res->cpu_system_ms) : json_null(),
+		"max_rss_kib",
+		res->have_rusage ? json_integer((json_int_t)res->max_rss_kib) : json_null(),
+		"cgroup", cgroup_json(res), "limits", limits);
 }

@@ -29,7 +29,10 @@ struct iso_ceilings {
 	bool nproc_userns; /* RLIMIT_NPROC planned on the run's own user namespace */
 };
 
-#define ISO_CEILINGS_INIT { .run = CG_RUN_INIT }
+#define ISO_CEILINGS_INIT                                                                          \
+	{                                                                                          \
+		.run = CG_RUN_INIT                                                                 \
+	}
 
 /*
  * Before anything exists: decide how each ceiling is enforced.  A ceiling

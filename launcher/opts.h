@@ -124,9 +124,9 @@ struct iso_opts {
 	uint64_t cap_keep; /* bit n: capability n */
 	bool net_isolated;
 	bool private_tmp;
-	int protect_home;    /* enum ns_home_mode */
+	int protect_home; /* enum ns_home_mode */
 	struct iso_ceiling ceilings[ISO_N_CEILINGS];
-	int cgroup; /* ISO_CGROUP_* */
+	int cgroup;	     /* ISO_CGROUP_* */
 	char **argv;	     /* the command, NULL-terminated */
 	char *shell_argv[3]; /* `isorun shell`: $SHELL -i, in the pool; argv points here */
 	size_t argc;

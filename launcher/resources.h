@@ -28,8 +28,8 @@ struct iso_resources {
 	char cgroup_path[PATH_MAX];
 	struct cg_stats cg;
 	struct iso_limit limits[ISO_N_CEILINGS];
-	char ceiling_hit[320];	 /* an observed hit: "the memory ceiling ... was reached" */
-	char ceiling_note[320];	 /* a failing run under an rlimit ceiling: what cannot be known */
+	char ceiling_hit[320];	   /* an observed hit: "the memory ceiling ... was reached" */
+	char ceiling_note[320];	   /* a failing run under an rlimit ceiling: what cannot be known */
 	char cgroup_retained[480]; /* the cgroup could not be removed: path and reason */
 };
 

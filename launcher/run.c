@@ -101,7 +101,7 @@ struct sup {
 	/* what a run sets up and frees: every piece of state of iso_run() lives here */
 	struct pol policy; /* loaded when --policy is not off; s->pol points at it */
 	struct iso_tree tree;
-	struct iso_ceilings ceil; /* the run's cgroup, its ceilings and accounting */
+	struct iso_ceilings ceil;   /* the run's cgroup, its ceilings and accounting */
 	struct iso_snapshot *snaps; /* --watch, one per directory */
 	char **env;
 	char *cmd_path;

@@ -385,8 +385,8 @@ static void probe_cgroup2(struct st_probe *p)
 	/* a delegated subtree: the directory (for sub-cgroups) and its procs file */
 	writable = access(dir, W_OK) == 0 && access(path, W_OK) == 0;
 	st_set(p, writable ? ST_YES : ST_PARTIAL,
-	       "cgroup2 at %s (%s); this process is in %s, controllers: %s; %s by uid %u: %s",
-	       mnt, layout, cg, controllers[0] ? controllers : "none",
+	       "cgroup2 at %s (%s); this process is in %s, controllers: %s; %s by uid %u: %s", mnt,
+	       layout, cg, controllers[0] ? controllers : "none",
 	       writable ? (getuid() ? "writable (delegated)" : "writable") : "not writable",
 	       (unsigned)getuid(),
 	       writable ? "each run gets a cgroup of its own (freeze, kill, CPU accounting)"

@@ -20,7 +20,7 @@
 
 /* the lock last: whoever finds the owner record finds it locked or takeable */
 const char *const iso_tree_records[] = { ISO_TREE_CGROUP, ISO_TREE_OUTCOME, ISO_TREE_OWNER,
-					  ISO_TREE_LOCK, NULL };
+					 ISO_TREE_LOCK, NULL };
 
 static const char *const vars_home[] = { "HOME", "USERPROFILE", NULL };
 static const char *const vars_tmp[] = { "TMPDIR", "TMP", "TEMP", NULL };
