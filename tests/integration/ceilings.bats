@@ -77,6 +77,18 @@ json() {
 	assert_no_tree
 }
 
+@test "cgroup (kernel): a fork-and-exit chain left behind is frozen and killed; nothing of it outlives the run" {
+	need_cgroup
+	run --separate-stderr iso --settle 0.2s --report "$W/r.json" -- sh -c '"$1" -s -t 30 "$2" &' sh "$H/forkloop" "$W/pid"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"forkloop"*"killed"* ]]
+	path=$(json 'print(r["resources"]["cgroup"]["path"])' "$W/r.json")
+	[ ! -e "$path" ]
+	# nothing of the chain runs on: every process of it was in the cgroup, and the cgroup is gone
+	! pgrep -f -- "forkloop -s -t 30 $W/pid" >&2
+	assert_no_tree
+}
+
 @test "cgroup (kernel): under --pidns the command's cgroup is the run's too" {
 	need_cgroup
 	require "user and PID namespaces" userns_ok
