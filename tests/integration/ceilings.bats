@@ -129,6 +129,17 @@ json() {
 	[ "$output" = $((1 << 20)) ]
 }
 
+@test "--memory-max try: without a controller (kernel): an allocation past it is refused, and the failing run says what cannot be known" {
+	controller_offered memory && skip "this host hands the memory controller to $(own_cgroup)"
+	run --separate-stderr iso --memory-max try:64M -- /usr/bin/python3 -c 'bytearray(256 << 20)'
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *MemoryError* ]]
+	[[ "$stderr" == *"isorun: the command failed under --memory-max 67108864 (RLIMIT_DATA per process"*"whether it hit the ceiling is not observable"* ]]
+	# control: the same allocation without the ceiling succeeds
+	run --separate-stderr iso -- /usr/bin/python3 -c 'bytearray(256 << 20)'
+	[ "$status" -eq 0 ]
+}
+
 @test "--cpu-max without a cpu controller (kernel): refused; try: runs, not enforced, and says why" {
 	controller_offered cpu && skip "this host hands the cpu controller to $(own_cgroup)"
 	run --separate-stderr iso --cpu-max 50 -- true
