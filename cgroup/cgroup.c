@@ -2,6 +2,7 @@
 #include "cgroup/cgroup.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -520,6 +521,31 @@ void cg_run_close(struct cg_run *r)
 	r->procs_fd = r->events_fd = r->dirfd = -1;
 }
 
+/*
+ * The run's cgroup may hold cgroups of its own: a nested isorun's, left empty
+ * when that isorun was killed (cgroup.kill reached its processes).  They are
+ * the run's residue and go with it, deepest first; a populated one stops the
+ * removal (rmdir says EBUSY).
+ */
+static void remove_children(const char *path, int depth)
+{
+	DIR *d = depth > 32 ? NULL : opendir(path);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char sub[PATH_MAX];
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >= sizeof(sub))
+			continue;
+		remove_children(sub, depth + 1);
+		(void)rmdir(sub);
+	}
+	closedir(d);
+}
+
 int cg_run_remove(struct cg_run *r, struct iso_err *e)
 {
 	if (r->dirfd >= 0 && r->host->fake)
@@ -528,6 +554,8 @@ int cg_run_remove(struct cg_run *r, struct iso_err *e)
 	cg_run_close(r);
 	if (!r->path[0])
 		return 0;
+	if (!r->host->fake)
+		remove_children(r->path, 0);
 	if (rmdir(r->path) < 0 && errno != ENOENT)
 		return iso_err_set(e, errno, "remove the cgroup '%s'", r->path);
 	r->path[0] = '\0';
