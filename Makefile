@@ -63,7 +63,7 @@ ALL_CFLAGS += $(HARDEN)
 
 # One module per folder (docs/design.md, "Layout"): common/ below all, then ns/,
 # policy/ and tree/, launcher/ (the supervisor) and selftest/, cli/ on top.
-LIB_SRC	:= $(wildcard common/*.c ns/*.c tree/*.c launcher/*.c selftest/*.c) \
+LIB_SRC	:= $(wildcard common/*.c ns/*.c tree/*.c cgroup/*.c launcher/*.c selftest/*.c) \
 	   $(filter-out policy/gen_bpf.c,$(wildcard policy/*.c)) \
 	   $(filter-out cli/main.c,$(wildcard cli/*.c))
 # the shipped policies' text and BPF, generated at build time from
@@ -221,7 +221,7 @@ deb: dist
 		dpkg-buildpackage -us -uc -b -Jauto
 	lintian --fail-on error $(BUILD)/deb/isorun_$(DEB_VERSION)_*.changes
 
-C_DIRS	:= common ns policy tree launcher selftest cli bench tests/unit tests/helpers tests/fuzz
+C_DIRS	:= common ns policy tree cgroup launcher selftest cli bench tests/unit tests/helpers tests/fuzz
 lint:
 	clang-format --dry-run --Werror $(foreach d,$(C_DIRS),$(wildcard $(d)/*.[ch]))
 	shellcheck -x tests/*.sh .ci/run bench/*.sh examples/*.sh examples/leaky-suite/*.sh

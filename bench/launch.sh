@@ -157,6 +157,20 @@ done | sed -n 's/^isorun: timing: //p' | tr ',' '\n' |
 		END { for (k in n) printf "  %-12s %6.2f ms\n", k, v[k, int((n[k] + 1) / 2)] }' |
 	sort
 
+# The run's cgroup (issue 15): what it adds where one can be had, by per-pair
+# ratios (A B / B A), against --cgroup=off, which is also every run without one.
+cc -O2 -o "$out/pairs" "$top/bench/pairs.c"
+echo
+echo "the run's cgroup, $rounds pairs, root on ${shm:-$scratch}:"
+if "$isorun" --no-config --root "${shm:-$scratch}" --report /dev/stdout -- /bin/true 2>/dev/null |
+	grep -q '"cgroup": {'; then
+	"$out/pairs" "$rounds" "isorun --cgroup=off -- /bin/true" \
+		"$isorun" --no-config --root "${shm:-$scratch}" --cgroup=off -- /bin/true \
+		:: "isorun -- /bin/true (a cgroup)" "$isorun" --no-config --root "${shm:-$scratch}" -- /bin/true
+else
+	echo "  not measurable (no cgroup can be made here: not root, not delegated)"
+fi
+
 # What the holder scan costs here: it reads every fd of every process.
 procs=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 fds=$(find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)

@@ -65,6 +65,10 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_RLIMIT_NOFILE] = { "rlimit-nofile", ISO_KIND_VALUE, false },
 	[ISO_K_RLIMIT_CORE] = { "rlimit-core", ISO_KIND_VALUE, false },
 	[ISO_K_RLIMIT_FSIZE] = { "rlimit-fsize", ISO_KIND_VALUE, false },
+	[ISO_K_MEMORY_MAX] = { "memory-max", ISO_KIND_VALUE, false },
+	[ISO_K_PIDS_MAX] = { "pids-max", ISO_KIND_VALUE, false },
+	[ISO_K_CPU_MAX] = { "cpu-max", ISO_KIND_VALUE, false },
+	[ISO_K_CGROUP] = { "cgroup", ISO_KIND_VALUE, false },
 };
 
 /* The options that are not settings; the settings' options come from iso_keys[]. */
@@ -147,6 +151,13 @@ void iso_usage(FILE *f)
 	      "  --rlimit-nofile N      the command's descriptor limit (soft and hard)\n"
 	      "  --rlimit-core SIZE, --rlimit-fsize SIZE  its core dump and file size limits\n"
 	      "                         (bytes, K/M/G/T suffixes, or unlimited)\n"
+	      "  --memory-max SIZE      memory ceiling of the whole run (512M, 2G); cgroup v2\n"
+	      "  --pids-max N           process ceiling (cgroup v2, or RLIMIT_NPROC in the\n"
+	      "                         run's user namespace under --pidns)\n"
+	      "  --cpu-max PERCENT      CPU share of the run (150 = 1.5 CPUs); cgroup v2\n"
+	      "                         each ceiling as try:VALUE enforces what it can and goes "
+	      "on\n"
+	      "  --cgroup=auto|off      a cgroup of the run's own where one can be had (auto)\n"
 	      "  --report FILE          write the JSON report\n"
 	      "  --finding-exit-code N  exit code for a finding (122)\n"
 	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
@@ -414,17 +425,6 @@ static int set_flag(struct iso_opts *o, enum iso_key key, bool on)
 	return 0;
 }
 
-static int record(struct iso_opts *o, enum iso_key key, char *val, unsigned line)
-{
-	struct iso_setting *n = realloc(o->settings, (o->n_settings + 1) * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	n[o->n_settings++] = (struct iso_setting){ .key = key, .line = line, .val = val };
-	o->settings = n;
-	return 0;
-}
-
 /* A byte count: digits, then K, M, G or T (powers of 1024, "KiB" and "KB" alike). */
 static int parse_size(const char *val, uint64_t *ret)
 {
@@ -452,6 +452,55 @@ static int parse_size(const char *val, uint64_t *ret)
 	if (*end || n == UINT64_MAX)
 		return -EINVAL;
 	*ret = n;
+	return 0;
+}
+
+/* --memory-max, --pids-max, --cpu-max: VALUE, try:VALUE, or none (undoes isorun.conf's). */
+static int parse_ceiling(struct iso_opts *o, enum iso_key key, const char *opt, const char *val,
+			 struct iso_err *e)
+{
+	static const char *const want[] = { "a size (512M, 2G)", "a number of processes",
+					    "a percentage of one CPU (50, 150%)" };
+	struct iso_ceiling c = { .set = true };
+	int kind = key == ISO_K_MEMORY_MAX ? ISO_CEIL_MEMORY
+		   : key == ISO_K_PIDS_MAX ? ISO_CEIL_PIDS
+					   : ISO_CEIL_CPU;
+	const char *v = val;
+	char *end;
+	int r = 0;
+
+	if (strcmp(val, "none") == 0) {
+		o->ceilings[kind] = (struct iso_ceiling){ 0 };
+		return 0;
+	}
+	if (strncmp(v, "try:", 4) == 0) {
+		c.try_ = true;
+		v += 4;
+	}
+	if (kind == ISO_CEIL_MEMORY) {
+		r = parse_size(v, &c.value);
+	} else {
+		errno = 0;
+		c.value = strtoull(v, &end, 10);
+		if (kind == ISO_CEIL_CPU && *end == '%')
+			end++;
+		r = errno || end == v || *end || *v == '-' ? -EINVAL : 0;
+	}
+	if (r < 0 || c.value == 0)
+		return iso_err_set(e, 0, "%s: expected %s, try:VALUE or none, got '%s'", opt,
+				   want[kind], val);
+	o->ceilings[kind] = c;
+	return 0;
+}
+
+static int record(struct iso_opts *o, enum iso_key key, char *val, unsigned line)
+{
+	struct iso_setting *n = realloc(o->settings, (o->n_settings + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n[o->n_settings++] = (struct iso_setting){ .key = key, .line = line, .val = val };
+	o->settings = n;
 	return 0;
 }
 
@@ -575,6 +624,15 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		if (errno || *end || end == val || n < 1 || n > 255)
 			return iso_err_set(e, 0, "%s: expected 1..255, got '%s'", opt, val);
 		o->finding_exit = (int)n;
+		return 0;
+	case ISO_K_MEMORY_MAX:
+	case ISO_K_PIDS_MAX:
+	case ISO_K_CPU_MAX:
+		return parse_ceiling(o, key, opt, val, e);
+	case ISO_K_CGROUP:
+		if (strcmp(val, "auto") && strcmp(val, "off"))
+			return iso_err_set(e, 0, "%s: expected auto or off, got '%s'", opt, val);
+		o->cgroup = strcmp(val, "off") == 0 ? ISO_CGROUP_OFF : ISO_CGROUP_AUTO;
 		return 0;
 	case ISO_K_PIDNS:
 		b = !val ? 1 : strcmp(val, "try") == 0 ? 2 : parse_bool(val);

@@ -109,6 +109,14 @@ static const char *value(const struct iso_opts *o, enum iso_key key, char *buf, 
 		return yes(o->verbosity < 0);
 	case ISO_K_VERBOSE:
 		return yes(o->verbosity > 0);
+	case ISO_K_MEMORY_MAX:
+	case ISO_K_PIDS_MAX:
+	case ISO_K_CPU_MAX:
+		/* as given: the last setting's own spelling */
+		s = last(o, key);
+		return s && o->ceilings[key - ISO_K_MEMORY_MAX].set ? s->val : "none";
+	case ISO_K_CGROUP:
+		return o->cgroup == ISO_CGROUP_OFF ? "off" : "auto";
 	case ISO_K_COLOR:
 		return o->color == ISO_COLOR_ALWAYS  ? "always"
 		       : o->color == ISO_COLOR_NEVER ? "never"

@@ -17,6 +17,7 @@
 
 #include "common/cleanup.h"
 #include "cli/commands.h"
+#include "cli/orphan_cg.h"
 #include "common/exit.h"
 #include "cli/suggest.h"
 #include "common/text.h"
@@ -233,6 +234,7 @@ struct row {
 	char *cwd;   /* where isorun was started, shell-quoted; NULL in an older record */
 	json_t *obj; /* ls --json */
 	struct iso_orphan_scan orphans; /* an orphaned tree's live processes, by environment */
+	struct iso_cg_orphan cg;	/* an orphaned run's cgroup and its live processes */
 };
 
 /* Said wherever processes were found by their environment (tree/orphans.h). */
@@ -334,6 +336,21 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v, con
 	return r >= 0;
 }
 
+/* An orphaned run's processes, through its cgroup: frozen, named, killed; then the cgroup. */
+static int gc_cgroup(const struct iso_tree_view *v, bool dry_run)
+{
+	struct iso_cg_orphan o;
+	int r = 0;
+
+	if (iso_cg_orphan_find(v, &o) == 1) {
+		fflush(stdout);
+		r = iso_cg_orphan_stop(&o, dry_run, stdout);
+		r = r < 0 ? r : 1;
+	}
+	iso_cg_orphan_free(&o);
+	return r;
+}
+
 /*
  * gc's step for an orphaned tree whose lock it holds: 0 to go on and judge it,
  * 1 to keep it (note says why), -1 when its processes could not be stopped.
@@ -342,6 +359,7 @@ static int gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const 
 		      char *note, size_t len)
 {
 	const char *self = getenv(ISO_NAMESPACE_VAR);
+	int r;
 
 	if (v->seen != ISO_SEEN_ORPHANED || v->lock != ISO_LOCK_TAKEN)
 		return 0;
@@ -353,6 +371,13 @@ static int gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const 
 			 ISO_NAMESPACE_VAR);
 		return 1;
 	}
+	/* the run's cgroup holds all of it, whatever the environment says: it goes first */
+	r = gc_cgroup(v, c->dry_run);
+	if (r < 0)
+		snprintf(note, len, "the processes in its cgroup could not be stopped (%s)",
+			 strerror(-r));
+	if (r != 0)
+		return r < 0 ? -1 : 0;
 	return stop_orphans(c, v, shown, note, len) ? 0 : -1;
 }
 
@@ -453,12 +478,16 @@ static void row_fill(struct cmd *c, size_t i, struct row *r)
 		snprintf(r->pid, sizeof(r->pid), "-");
 	r->state = iso_tree_seen_name(v.seen);
 	snprintf(r->reason, sizeof(r->reason), "%s", v.reason);
-	if (v.seen == ISO_SEEN_ORPHANED)
+	/* the run's cgroup is the stronger evidence: the environment is read without one */
+	if (iso_cg_orphan_find(&v, &r->cg) != 1 && v.seen == ISO_SEEN_ORPHANED)
 		row_orphans(c, &v, r);
 	row_owner(r, owner);
 	if (c->json) {
 		r->obj = row_json(&v, r, bytes, sized, partial, owner);
-		json_object_set_new(r->obj, "processes", orphans_json(&r->orphans));
+		if (r->obj && r->cg.path[0])
+			iso_cg_orphan_json(&r->cg, r->obj);
+		else if (r->obj)
+			json_object_set_new(r->obj, "processes", orphans_json(&r->orphans));
 	}
 	json_decref(owner);
 	iso_tree_view_close(&v);
@@ -498,6 +527,7 @@ static void print_table(const struct row *rows, size_t n)
 		for (size_t j = 0; j < rows[i].orphans.n; j++)
 			printf("    pid %d `%s`\n", (int)rows[i].orphans.v[j].pid,
 			       rows[i].orphans.v[j].cmd ? rows[i].orphans.v[j].cmd : "?");
+		iso_cg_orphan_print(&rows[i].cg, stdout);
 	}
 }
 
@@ -554,6 +584,7 @@ int iso_ls_main(int argc, char **argv)
 		free(rows[i].cwd);
 		json_decref(rows[i].obj);
 		iso_orphans_free(&rows[i].orphans);
+		iso_cg_orphan_free(&rows[i].cg);
 	}
 	free(rows);
 	close_trees(&c);

@@ -79,8 +79,22 @@ enum iso_key {
 	ISO_K_RLIMIT_NOFILE,
 	ISO_K_RLIMIT_CORE,
 	ISO_K_RLIMIT_FSIZE,
+	ISO_K_MEMORY_MAX,
+	ISO_K_PIDS_MAX,
+	ISO_K_CPU_MAX,
+	ISO_K_CGROUP,
 	ISO_N_KEYS,
 };
+
+/* --memory-max (bytes), --pids-max (processes), --cpu-max (percent of one CPU) */
+enum iso_ceiling_kind { ISO_CEIL_MEMORY, ISO_CEIL_PIDS, ISO_CEIL_CPU, ISO_N_CEILINGS };
+struct iso_ceiling {
+	bool set;
+	bool try_; /* "try:VALUE": enforce what can be, say what could not, go on */
+	uint64_t value;
+};
+/* --cgroup: a cgroup of the run's own where one can be had, or none */
+enum { ISO_CGROUP_AUTO, ISO_CGROUP_OFF };
 
 /* Where a setting came from: the command line, or a line of opts->config_path. */
 #define ISO_FROM_CLI 0
@@ -133,6 +147,8 @@ struct iso_opts {
 	bool private_tmp;
 	int protect_home; /* enum ns_home_mode */
 	struct iso_rlimits rlimits;
+	struct iso_ceiling ceilings[ISO_N_CEILINGS];
+	int cgroup;	     /* ISO_CGROUP_* */
 	char **argv;	     /* the command, NULL-terminated */
 	char *shell_argv[3]; /* `isorun shell`: $SHELL -i, in the pool; argv points here */
 	size_t argc;

@@ -12,6 +12,7 @@
 #include "launcher/leak.h"
 #include "launcher/opts.h"
 #include "launcher/relay.h"
+#include "launcher/resources.h"
 
 enum iso_tree_state { ISO_TREE_NONE, ISO_TREE_REMOVED, ISO_TREE_KEPT, ISO_TREE_RETAINED };
 
@@ -93,6 +94,8 @@ struct iso_outcome {
 
 	struct iso_timing timing;
 	struct iso_caps_plan caps; /* what the command kept and lost, and why */
+
+	struct iso_resources res; /* accounting and ceilings: the report's `resources` */
 
 	char report_error[400]; /* --report could not be written: what and why */
 	int exit;

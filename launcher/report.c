@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/report.h"
 
+#include "launcher/ceiling.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -125,11 +127,9 @@ static const char *rlimit_note(int i)
 	}
 }
 
-/* "resources": {"limits": [...]}: every limit asked for, and how it was enforced. */
-static json_t *resources(const struct iso_outcome *o)
+/* --rlimit-*: appended to "resources"."limits", after the ceilings. */
+static void rlimit_entries(const struct iso_outcome *o, json_t *limits)
 {
-	json_t *limits = json_array();
-
 	for (int i = 0; i < ISO_N_RLIMS; i++) {
 		uint64_t v = o->rlimits.value[i];
 
@@ -137,12 +137,12 @@ static json_t *resources(const struct iso_outcome *o)
 			continue;
 		json_array_append_new(
 			limits,
-			json_pack("{s:s, s:o, s:s, s:s}", "name", iso_rlimit_name(i), "value",
+			json_pack("{s:s, s:o, s:b, s:s, s:s}", "name", iso_rlimit_name(i), "value",
 				  v == ISO_RLIM_UNLIMITED ? json_string("unlimited")
 							  : json_integer((json_int_t)v),
+				  "try", false,
 				  "enforced_by", "rlimit", "note", rlimit_note(i)));
 	}
-	return json_pack("{s:o}", "limits", limits);
 }
 
 static json_t *policy(const struct iso_outcome *o)
@@ -213,8 +213,11 @@ static json_t *result(const struct iso_outcome *o)
 static json_t *build(const struct iso_outcome *o)
 {
 	json_t *root = json_object(), *argv = json_array();
+	json_t *resources = iso_resources_json(&o->res);
 	char started[64];
 	struct tm tm;
+
+	rlimit_entries(o, json_object_get(resources, "limits"));
 
 	for (size_t i = 0; i < o->argc; i++)
 		json_array_append_new(argv, redacted(o->argv[i]));
@@ -234,7 +237,6 @@ static json_t *build(const struct iso_outcome *o)
 	json_object_set_new(root, "environment", names(o->env));
 	json_object_set_new(root, "isolation", isolation(o));
 	json_object_set_new(root, "policy", policy(o));
-	json_object_set_new(root, "resources", resources(o));
 	json_object_set_new(root, "leaks", leaks(o));
 	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
 	json_object_set_new(root, "residue", residue(o));
@@ -244,6 +246,7 @@ static json_t *build(const struct iso_outcome *o)
 				      state_name(o->tree_state), "reason",
 				      o->tree_reason[0] ? o->tree_reason : NULL));
 	json_object_set_new(root, "result", result(o));
+	json_object_set_new(root, "resources", resources);
 	json_object_set_new(root, "exit", json_integer(o->exit));
 	/* merged: the one tail is stdout's, in the order the command wrote */
 	json_object_set_new(root, "output_tail",

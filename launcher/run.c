@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "launcher/capsplan.h"
+#include "launcher/ceiling.h"
 #include "common/cleanup.h"
 #include "launcher/env.h"
 #include "launcher/evloop.h"
@@ -63,7 +64,15 @@ extern char **environ;
 enum phase { RUNNING, SETTLE, CANCEL, JOINED, DONE };
 
 /* The supervisor's event sources, the tags of its epoll set. */
-enum sup_source { SRC_SIGNAL, SRC_TIMER, SRC_STDOUT, SRC_STDERR, SRC_INIT, SRC_LISTENER };
+enum sup_source {
+	SRC_SIGNAL,
+	SRC_TIMER,
+	SRC_STDOUT,
+	SRC_STDERR,
+	SRC_INIT,
+	SRC_LISTENER,
+	SRC_CGROUP,
+};
 
 struct sup {
 	const struct iso_opts *o;
@@ -92,6 +101,7 @@ struct sup {
 	/* what a run sets up and frees: every piece of state of iso_run() lives here */
 	struct pol policy; /* loaded when --policy is not off; s->pol points at it */
 	struct iso_tree tree;
+	struct iso_ceilings ceil;   /* the run's cgroup, its ceilings and accounting */
 	struct iso_snapshot *snaps; /* --watch, one per directory */
 	char **env;
 	char *cmd_path;
@@ -223,8 +233,15 @@ static void kill_all(struct sup *s, bool as_leaks)
 	struct iso_leak *leaks = NULL;
 	size_t n = 0;
 	char dur[32];
-	int r = iso_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
-				on_reaped, s, now_ms() + ISO_KILL_DEADLINE_MS);
+	uint64_t deadline = now_ms() + ISO_KILL_DEADLINE_MS;
+	int r;
+
+	/* with a cgroup, nothing in it can fork while the survivors are listed and named */
+	(void)iso_ceilings_freeze(&s->ceil, deadline);
+	r = iso_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
+			    on_reaped, s, deadline);
+	/* and what the /proc walk could not see goes in one stroke */
+	iso_ceilings_kill(&s->ceil, deadline);
 
 	if (r < 0) {
 		/* what could not be stopped may still run: the join is not proven */
@@ -609,6 +626,11 @@ static void dispatch(struct sup *s, enum sup_source src, uint32_t events)
 		break;
 	case SRC_LISTENER:
 		on_notification(s, events);
+		break;
+	case SRC_CGROUP:
+		/* the kernel's own witness changed (populated 0): see where the tree is */
+		(void)cg_run_on_event(&s->ceil.run);
+		on_children(s);
 		break;
 	}
 }
@@ -1223,6 +1245,14 @@ static int load_policy(struct sup *s)
 	return 0;
 }
 
+/* The command will run in a user namespace of the run's own (start_pidns()). */
+static bool will_have_userns(const struct iso_opts *o)
+{
+	bool ns = o->pidns || o->net_isolated || o->private_tmp || o->protect_home;
+
+	return ns && (getuid() != 0 || geteuid() != 0);
+}
+
 /* Before the tree: signals, the subreaper, the report file, the checks, --watch. */
 static int prepare(struct sup *s, struct iso_err *e)
 {
@@ -1242,6 +1272,8 @@ static int prepare(struct sup *s, struct iso_err *e)
 			return iso_err_set(e, errno, "--report: open '%s'", o->report);
 	}
 	if (check_chdir(o, e) < 0 || check_pass_fds(o, e) < 0)
+		return -EINVAL;
+	if (iso_ceilings_plan(&s->ceil, o, will_have_userns(o), &s->out->res, e) < 0)
 		return -EINVAL;
 	if (!o->watch.n)
 		return 0;
@@ -1266,6 +1298,8 @@ static int make_tree(struct sup *s, struct iso_err *e)
 		return r;
 	}
 	snprintf(s->out->tree_path, sizeof(s->out->tree_path), "%s", s->tree.path);
+	if (iso_ceilings_create(&s->ceil, o, s->tree.id, s->tree.fd, &s->out->res, e) < 0)
+		return -EIO;
 	if (iso_env_build(o, &s->tree, environ, &s->env, e) < 0)
 		return -EINVAL;
 	s->out->env = s->env;
@@ -1277,6 +1311,9 @@ static int make_tree(struct sup *s, struct iso_err *e)
 	for (int i = 0; i < 2; i++)
 		if (s->relayed[i] && iso_evloop_add(&s->loop, s->streams[i].rd, SRC_STDOUT + i) < 0)
 			return iso_err_set(e, errno, "watch the %s pipe", s->streams[i].name);
+	if (iso_ceilings_watch_fd(&s->ceil) >= 0 &&
+	    iso_evloop_add(&s->loop, iso_ceilings_watch_fd(&s->ceil), SRC_CGROUP) < 0)
+		return iso_err_set(e, errno, "watch the run's cgroup");
 	if (isatty(0) && tcgetpgrp(0) == getpgrp() && tcgetattr(0, &s->saved_tty) == 0)
 		s->tty_fd = 0;
 	return 0;
@@ -1285,8 +1322,7 @@ static int make_tree(struct sup *s, struct iso_err *e)
 static struct iso_spawn spawn_request(struct sup *s)
 {
 	const struct iso_opts *o = s->o;
-
-	return (struct iso_spawn){
+	struct iso_spawn sp = {
 		.path = s->cmd_path,
 		.argv = o->argv,
 		.envp = s->env,
@@ -1304,6 +1340,9 @@ static struct iso_spawn spawn_request(struct sup *s)
 		.on_event = on_policy_event,
 		.event_arg = s,
 	};
+
+	iso_ceilings_spawn(&s->ceil, &sp);
+	return sp;
 }
 
 /*
@@ -1329,6 +1368,8 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 				"isorun: pidns: not available (%s); using the subreaper gate\n",
 				s->out->pidns_why);
 			*e = (struct iso_err){ 0 };
+			iso_ceilings_no_userns(&s->ceil, &s->out->res);
+			iso_ceilings_spawn(&s->ceil, &sp);
 			r = 1;
 		}
 	}
@@ -1488,6 +1529,8 @@ static int finish(struct sup *s)
 		(void)tcsetattr(s->tty_fd, TCSADRAIN, &s->saved_tty);
 	}
 	out->pidns = s->pidns;
+	iso_ceilings_finish(&s->ceil, o, out->term_signal || out->exit_code || out->init_signal,
+			    &out->res);
 	if (s->snaps)
 		collect_residue(s->snaps, o->watch.n, out);
 	teardown(s, &s->tree);
@@ -1505,6 +1548,7 @@ static int fail_before_start(struct sup *s, const struct iso_err *e)
 {
 	struct iso_outcome *out = s->out;
 
+	iso_ceilings_finish(&s->ceil, s->o, true, &out->res);
 	if (s->tree.fd >= 0)
 		remove_after_setup_failure(&s->tree, out);
 	print_setup_error(s->o, e);
@@ -1554,6 +1598,7 @@ static void free_sup(struct sup *s)
 		close(s->report_fd);
 	iso_evloop_close(&s->loop);
 	iso_tree_close(&s->tree);
+	iso_ceilings_close(&s->ceil);
 	if (s->pol)
 		pol_free(&s->policy);
 }
@@ -1575,6 +1620,7 @@ int iso_run(const struct iso_opts *o)
 		.tty_fd = -1,
 		.report_fd = -1,
 		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
+		.ceil = ISO_CEILINGS_INIT,
 		.t_start = now_us(),
 	};
 	struct iso_err e = { 0 };

@@ -77,6 +77,23 @@ static void reset_dispositions(void)
 			(void)syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
 }
 
+/* The ceilings that fall back to rlimits; a hard limit already lower stays. */
+static int set_ceiling_rlimits(const struct iso_spawn *s)
+{
+	for (size_t i = 0; i < s->n_ceil_rlimits; i++) {
+		struct rlimit rl;
+		if (getrlimit(s->ceil_rlimits[i].resource, &rl) < 0)
+			return -1;
+		rl.rlim_cur = s->ceil_rlimits[i].value;
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < rl.rlim_cur)
+			rl.rlim_cur = rl.rlim_max;
+		rl.rlim_max = rl.rlim_cur;
+		if (setrlimit(s->ceil_rlimits[i].resource, &rl) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * The whole error goes to the parent, not just errno: "Operation not permitted"
  * alone cannot tell a refused seccomp(2) from a command that may not be run.
@@ -176,9 +193,16 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_
 	sigset_t none;
 	int r;
 
+	/* first: from here on everything the command starts is counted and bounded */
+	if (s->in_cgroup && write(s->cg_procs_fd, "0", 1) != 1)
+		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+			   "prepare the command: move it into the run's cgroup (cgroup.procs)");
 	if (setpgid(0, 0) < 0)
 		child_fail(status_fd, ISO_STAGE_SETUP, errno,
 			   "prepare the command: give it a process group of its own (setpgid)");
+	if (set_ceiling_rlimits(s) < 0)
+		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+			   "prepare the command: set its resource limits (setrlimit)");
 	/* SIGTTOU is still blocked here, so a background group may take the terminal */
 	if (s->tty_fd >= 0 && tcsetpgrp(s->tty_fd, getpid()) < 0)
 		child_fail(status_fd, ISO_STAGE_SETUP, errno,

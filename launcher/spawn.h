@@ -31,6 +31,15 @@ struct iso_spawn {
 	/* a notified call decided while the command was still being started */
 	void (*on_event)(const struct pol_event *ev, void *arg);
 	void *event_arg;
+	/* the run's cgroup: the child writes "0" to cg_procs_fd before anything else */
+	bool in_cgroup;
+	int cg_procs_fd;
+	/* ceilings as rlimits (soft = hard), set in the child before exec */
+	struct iso_rlimit {
+		int resource;
+		uint64_t value;
+	} ceil_rlimits[4];
+	size_t n_ceil_rlimits;
 };
 
 /*

@@ -10,6 +10,7 @@
 
 #include "common/cleanup.h"
 #include "common/exit.h"
+#include "launcher/ceiling.h"
 #include "launcher/residue.h"
 #include "launcher/shell.h"
 #include "common/text.h"
@@ -40,7 +41,8 @@ int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool
 	bool finding = leaks_count(opts, o) || o->tree_state == ISO_TREE_RETAINED ||
 		       refused_count(o) > 0 || (o->n_residue && opts->residue == ISO_FAIL) ||
 		       (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL) ||
-		       o->gate_unmeasurable[0] || delivery_failed(o);
+		       o->gate_unmeasurable[0] || delivery_failed(o) ||
+		       iso_resources_finding(&o->res);
 
 	if (ret_finding)
 		*ret_finding = finding;
@@ -190,6 +192,7 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 	print_leaks(opts, o);
 	print_policy_events(o);
 	print_residue(opts, o);
+	iso_resources_say(opts, &o->res, stderr);
 	for (int i = 0; i < 2; i++)
 		if (iso_stream_lost(o->streams[i]))
 			fprintf(stderr, "isorun: %s: write failed: %s (%llu bytes lost)\n",
@@ -204,6 +207,7 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 		iso_shell_kept(stderr, path ? path : "?");
 	else if (o->tree_state == ISO_TREE_KEPT)
 		fprintf(stderr, "isorun: namespace kept at %s\n", path ? path : "?");
+	iso_resources_say_usage(opts, &o->res, stderr);
 	if (opts->verbosity > 0)
 		print_timing(o);
 }
@@ -263,6 +267,10 @@ static void what_was_found(const struct iso_opts *opts, const struct iso_outcome
 		reason_add(reason, len, "leak check not measurable");
 	if (o->tree_state == ISO_TREE_RETAINED)
 		reason_add(reason, len, "namespace retained");
+	if (o->res.ceiling_hit[0])
+		reason_add(reason, len, "a ceiling was reached");
+	if (o->res.cgroup_retained[0])
+		reason_add(reason, len, "cgroup retained");
 	for (int i = 0; i < 2; i++)
 		if (iso_stream_lost(o->streams[i])) {
 			snprintf(item, sizeof(item), "%s lost", o->streams[i]->name);

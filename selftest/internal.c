@@ -238,7 +238,8 @@ int st_internal_main(int argc, char **argv)
 		{ "clean", mode_clean },     { "daemon", mode_daemon },
 		{ "hold", mode_hold },	     { "create", mode_create },
 		{ "service", mode_service }, { "syscalls", mode_syscalls },
-		{ "connect", mode_connect },
+		{ "connect", mode_connect }, { "forkstorm", st_mode_forkstorm },
+		{ "alloc", st_mode_alloc },
 	};
 	const char *mode = argv[2] + strlen(ST_INTERNAL);
 	int r;

@@ -317,7 +317,7 @@ static void probe_close_range(struct st_probe *p)
 	st_set(p, ST_YES, "close_range with CLOSE_RANGE_CLOEXEC");
 }
 
-/* --- cgroup v2 (a report: no control depends on it) ------------------------- */
+/* --- cgroup v2: a cgroup per run, and the ceilings' controllers ------------- */
 
 static bool is_cgroup2(const char *path)
 {
@@ -363,8 +363,8 @@ static void probe_cgroup2(struct st_probe *p)
 		layout = "hybrid, v1 controllers beside it";
 	} else {
 		st_set(p, ST_NO,
-		       "no cgroup2 mount at /sys/fs/cgroup or /sys/fs/cgroup/unified "
-		       "(report only: isorun does not use cgroups)");
+		       "no cgroup2 mount at /sys/fs/cgroup or /sys/fs/cgroup/unified: runs have "
+		       "no cgroup of their own; --memory-max and --cpu-max only as try:");
 		return;
 	}
 	if (own_cgroup(cg, sizeof(cg)) < 0) {
@@ -385,11 +385,12 @@ static void probe_cgroup2(struct st_probe *p)
 	/* a delegated subtree: the directory (for sub-cgroups) and its procs file */
 	writable = access(dir, W_OK) == 0 && access(path, W_OK) == 0;
 	st_set(p, writable ? ST_YES : ST_PARTIAL,
-	       "cgroup2 at %s (%s); this process is in %s, controllers: %s; %s by uid %u "
-	       "(report only: isorun does not use cgroups)",
-	       mnt, layout, cg, controllers[0] ? controllers : "none",
+	       "cgroup2 at %s (%s); this process is in %s, controllers: %s; %s by uid %u: %s", mnt,
+	       layout, cg, controllers[0] ? controllers : "none",
 	       writable ? (getuid() ? "writable (delegated)" : "writable") : "not writable",
-	       (unsigned)getuid());
+	       (unsigned)getuid(),
+	       writable ? "each run gets a cgroup of its own (freeze, kill, CPU accounting)"
+			: "runs have no cgroup of their own (not delegated)");
 }
 
 /* --- all -------------------------------------------------------------------- */

@@ -41,6 +41,8 @@ enum st_control_id {
 	SC_SERVICE,
 	SC_DENYLIST,
 	SC_NET,
+	SC_PIDS,
+	SC_MEMORY,
 	SC_COUNT,
 };
 
@@ -149,6 +151,11 @@ void st_control_home(struct st_ctx *c, struct st_control *ctl);
 void st_control_service(struct st_ctx *c, struct st_control *ctl);
 void st_control_denylist(struct st_ctx *c, struct st_control *ctl);
 void st_control_net(struct st_ctx *c, struct st_control *ctl);
+/* the ceilings (ceilings.c) */
+void st_control_pids(struct st_ctx *c, struct st_control *ctl);
+void st_control_memory(struct st_ctx *c, struct st_control *ctl);
+int st_mode_forkstorm(char **args);
+int st_mode_alloc(char **args);
 /* Why the leak gate cannot be measured here, or NULL when it can. */
 const char *st_gate_unmeasurable(const struct st_ctx *c, char *buf, size_t len);
 

@@ -18,8 +18,9 @@
 #include "tree/rmtree.h"
 #include "common/text.h"
 
-/* an older tree's lock file last: whoever finds the owner record finds it locked or takeable */
-const char *const iso_tree_records[] = { ISO_TREE_OUTCOME, ISO_TREE_OWNER, ISO_TREE_LOCK, NULL };
+/* the lock last: whoever finds the owner record finds it locked or takeable */
+const char *const iso_tree_records[] = { ISO_TREE_CGROUP, ISO_TREE_OUTCOME, ISO_TREE_OWNER,
+					 ISO_TREE_LOCK, NULL };
 
 /* tmp/ is a /tmp: sticky and open to all, reachable below 0711 parents */
 const struct iso_tree_dir iso_tree_dirs[] = {

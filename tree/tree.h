@@ -71,6 +71,8 @@ int iso_tree_open_user_dir(const char *root, bool create, char *path, size_t len
 #define ISO_TREE_OWNER	 "owner"
 #define ISO_TREE_LOCK	 "lock"	   /* the older layout's lock file */
 #define ISO_TREE_OUTCOME "outcome" /* JSON {"state": "kept"|"retained", "reason": "..."} */
+/* the path of the run's cgroup, one line, when it had one: ls and gc find its processes */
+#define ISO_TREE_CGROUP "cgroup"
 /* isorun's own records, in the order a removal deletes them, after everything else. */
 extern const char *const iso_tree_records[];
 

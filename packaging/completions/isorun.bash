@@ -7,6 +7,7 @@ _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-
 	--chdir --pass-fd --watch --residue= --timeout --stop-signal --grace --settle
 	--leaks= --rlimit-nofile --rlimit-core --rlimit-fsize --report --finding-exit-code --pidns --pidns=try --map-root --cap-keep
 	--net= --private-tmp --protect-home= --writable --policy= --policy-mode= --config --no-config
+	--memory-max --pids-max --cpu-max --cgroup=
 	--quiet --verbose --color --color= --help --version'
 _isorun_selftest_opts='--json --policy= --policy-mode= --leaks= --protect-home= --net=
 	--pidns --pidns=try --settle --help'
@@ -28,7 +29,7 @@ _isorun_takes_arg() {
 		--watch | --residue | --timeout | --stop-signal | --grace | --settle | --leaks | \
 		--rlimit-nofile | --rlimit-core | --rlimit-fsize | \
 		--report | --finding-exit-code | --cap-keep | --net | --protect-home | --writable | --policy | \
-		--policy-mode | --config)
+		--policy-mode | --config | --memory-max | --pids-max | --cpu-max | --cgroup)
 		return 0
 		;;
 	esac
@@ -58,6 +59,7 @@ _isorun_value() {
 	--color) mapfile -t COMPREPLY < <(compgen -W 'auto always never' -- "$cur") ;;
 	--policy-mode) mapfile -t COMPREPLY < <(compgen -W 'enforce log' -- "$cur") ;;
 	--pidns) mapfile -t COMPREPLY < <(compgen -W 'try' -- "$cur") ;;
+	--cgroup) mapfile -t COMPREPLY < <(compgen -W 'auto off' -- "$cur") ;;
 	--stop-signal)
 		mapfile -t COMPREPLY < <(compgen -A signal -- "$cur")
 		;;

@@ -113,7 +113,7 @@ bad() {
 }
 
 @test "an ambiguous abbreviation lists the options it could be" {
-	local p="isorun: --p: ambiguous option: could be --pass-fd, --pidns, --private-tmp, --protect-home, --policy, --policy-mode"
+	local p="isorun: --p: ambiguous option: could be --pass-fd, --pidns, --private-tmp, --protect-home, --policy, --policy-mode, --pids-max"
 	bad "$p" --p -- true
 	run --separate-stderr "$ISORUN" config --no-config --p
 	[ "$status" -eq 125 ]

@@ -9,10 +9,10 @@ load helpers
 may_use() {
 	case $1 in
 	common) echo "common" ;;
-	ns | policy | tree) echo "common $1" ;;
-	launcher) echo "common ns policy tree launcher" ;;
-	selftest) echo "common ns policy tree selftest" ;;
-	cli) echo "common ns policy tree launcher selftest cli" ;;
+	ns | policy | tree | cgroup) echo "common $1" ;;
+	launcher) echo "common ns policy tree cgroup launcher" ;;
+	selftest) echo "common ns policy tree cgroup selftest" ;;
+	cli) echo "common ns policy tree cgroup launcher selftest cli" ;;
 	*) echo "?" ;;
 	esac
 }
@@ -20,7 +20,7 @@ may_use() {
 # "file: included-folder" for every include of ours that breaks the rule, under $1.
 bad_includes() {
 	local top=$1 dir f inc allowed
-	for dir in common ns policy tree launcher selftest cli; do
+	for dir in common ns policy tree cgroup launcher selftest cli; do
 		allowed=" $(may_use "$dir") "
 		for f in "$top/$dir"/*.[ch]; do
 			[ -e "$f" ] || continue
@@ -46,7 +46,7 @@ bad_includes() {
 
 # String literals in ns/ and policy/ that name a command-line option.
 option_names() {
-	grep -n '"[^"]*--[a-z][a-z-]*' "$1"/ns/*.[ch] "$1"/policy/*.[ch] | grep -v '^\s*\*\|/\*' || true
+	grep -n '"[^"]*--[a-z][a-z-]*' "$1"/ns/*.[ch] "$1"/policy/*.[ch] "$1"/cgroup/*.[ch] 2>/dev/null | grep -v '^\s*\*\|/\*' || true
 }
 
 @test "layout: ns/ and policy/ name no command-line option; the command line phrases advice" {

@@ -38,10 +38,12 @@ drop_caps_line() {
 	run --separate-stderr iso -v --report "$W/v.json" -- true
 	[ "$status" -eq 0 ]
 	drop_caps_line
-	# the removal's start (a sync point for tests and a hint for slow removals), then the timing
-	[ "${#stderr_lines[@]}" -eq 2 ]
+	# the removal's start (a sync point for tests and a hint for slow removals), what the
+	# command used, then the timing
+	[ "${#stderr_lines[@]}" -eq 3 ]
 	[[ "${stderr_lines[0]}" == "isorun: removing $U/"* ]]
-	[[ "${stderr_lines[1]}" =~ ^isorun:\ timing:\ setup\ [0-9]+\.[0-9]{2}\ ms,\ start\ [0-9]+\.[0-9]{2}\ ms,\ command\ [0-9]+\.[0-9]{2}\ ms,\ holder\ scan\ [0-9]+\.[0-9]{2}\ ms,\ removal\ [0-9]+\.[0-9]{2}\ ms$ ]]
+	[[ "${stderr_lines[1]}" == "isorun: resources: cpu "* ]]
+	[[ "${stderr_lines[2]}" =~ ^isorun:\ timing:\ setup\ [0-9]+\.[0-9]{2}\ ms,\ start\ [0-9]+\.[0-9]{2}\ ms,\ command\ [0-9]+\.[0-9]{2}\ ms,\ holder\ scan\ [0-9]+\.[0-9]{2}\ ms,\ removal\ [0-9]+\.[0-9]{2}\ ms$ ]]
 	run --separate-stderr iso -- true
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
@@ -49,7 +51,7 @@ drop_caps_line() {
 	run --separate-stderr iso -v --keep --report "$W/k.json" -- true
 	[ "$status" -eq 0 ]
 	drop_caps_line
-	[[ "${stderr_lines[1]}" == "isorun: timing: setup "*", command "*" ms" ]]
+	[[ "${stderr_lines[2]}" == "isorun: timing: setup "*", command "*" ms" ]]
 	python3 - "$W/v.json" "$W/k.json" <<'PY'
 import json, sys
 v, k = (json.load(open(p))["timing_us"] for p in sys.argv[1:])

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: MIT
+#include "cgroup/cgroup.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/magic.h>
+#include <sys/inotify.h>
+#include <sys/statfs.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+
+static const struct {
+	enum cg_ctrl bit;
+	const char *name;
+} ctrls[] = { { CG_MEMORY, "memory" }, { CG_PIDS, "pids" }, { CG_CPU, "cpu" } };
+
+/*
+ * The files a test's tree hands down to each run's cgroup: the kernel makes
+ * them in a real one, a plain mkdir does not.
+ */
+static const char *const fake_files[] = {
+	"cgroup.procs", "cgroup.events", "cgroup.freeze", "cgroup.kill", "cpu.stat",  "cpu.max",
+	"memory.max",	"memory.peak",	 "memory.events", "pids.max",	 "pids.peak", "pids.events",
+};
+
+const char *cg_ctrl_name(enum cg_ctrl c)
+{
+	for (size_t i = 0; i < ELEMENTSOF(ctrls); i++)
+		if (ctrls[i].bit == c)
+			return ctrls[i].name;
+	return "?";
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A whole small file at dirfd/name into buf; its length or -errno. */
+static ssize_t read_small(int dirfd, const char *name, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+static ssize_t read_path(const char *path, char *buf, size_t len)
+{
+	return read_small(AT_FDCWD, path, buf, len);
+}
+
+/* The controller bits named in a space-separated list. */
+static unsigned parse_ctrls(const char *s)
+{
+	unsigned bits = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(ctrls); i++) {
+		size_t n = strlen(ctrls[i].name);
+		for (const char *p = s; (p = strstr(p, ctrls[i].name)); p += n)
+			if ((p == s || isspace((unsigned char)p[-1])) &&
+			    (!p[n] || isspace((unsigned char)p[n])))
+				bits |= ctrls[i].bit;
+	}
+	return bits;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] && r[3]) {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+/* The first cgroup2 mount point in /proc/self/mountinfo; 0 or -ENOENT. */
+static int find_mount(char *out, size_t len)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		char *sep = strstr(line, " - "), *mp, *save = NULL;
+		if (!sep || strncmp(sep + 3, "cgroup2 ", 8) != 0)
+			continue;
+		/* id parent maj:min root mountpoint ... */
+		mp = strtok_r(line, " ", &save);
+		for (int i = 0; mp && i < 4; i++)
+			mp = strtok_r(NULL, " ", &save);
+		if (!mp)
+			continue;
+		unescape(mp);
+		snprintf(out, len, "%s", mp);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static bool is_cgroup2(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+/* /sys/fs/cgroup (unified) or /sys/fs/cgroup/unified (hybrid), when either is cgroup2. */
+static bool known_mount(char *out, size_t len)
+{
+	static const char *const places[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+
+	for (size_t i = 0; i < ELEMENTSOF(places); i++)
+		if (is_cgroup2(places[i])) {
+			snprintf(out, len, "%s", places[i]);
+			return true;
+		}
+	return false;
+}
+
+/* The "0::PATH" line of /proc/self/cgroup: the caller's cgroup in the v2 hierarchy. */
+static int find_own(char *out, size_t len)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/cgroup", "re");
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f)
+		return -errno;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		snprintf(out, len, "%s", line + 3);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void host_fail(struct cg_host *h, enum cg_cause c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void host_fail(struct cg_host *h, enum cg_cause c, const char *fmt, ...)
+{
+	va_list ap;
+
+	h->usable = false;
+	h->cause = c;
+	va_start(ap, fmt);
+	vsnprintf(h->why, sizeof(h->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Where the host's (or the test's) cgroup2 is, and the caller's cgroup in it. */
+static bool locate(struct cg_host *h)
+{
+	const char *test = getenv(CG_TEST_ROOT_ENV);
+	char rel[PATH_MAX / 2];
+
+	if (test && *test) {
+		h->fake = true;
+		snprintf(h->mount, sizeof(h->mount), "%s", test);
+		snprintf(h->own, sizeof(h->own), "%s", test);
+		return true;
+	}
+	/* the usual places by one statfs each; the mount table (long on some hosts) after */
+	if (!known_mount(h->mount, sizeof(h->mount)) &&
+	    find_mount(h->mount, sizeof(h->mount)) < 0) {
+		host_fail(h, CG_NO_MOUNT, "no cgroup2 file system is mounted");
+		return false;
+	}
+	if (find_own(rel, sizeof(rel)) < 0) {
+		host_fail(h, CG_NO_OWN_CGROUP, "/proc/self/cgroup has no cgroup2 (0::) line");
+		return false;
+	}
+	if ((size_t)snprintf(h->own, sizeof(h->own), "%.*s%s", (int)(sizeof(h->own) / 2), h->mount,
+			     strcmp(rel, "/") ? rel : "") >= sizeof(h->own)) {
+		host_fail(h, CG_NO_OWN_CGROUP, "the caller's cgroup path is too long");
+		return false;
+	}
+	return true;
+}
+
+void cg_host_probe(struct cg_host *h)
+{
+	char buf[512], path[PATH_MAX + 32];
+
+	*h = (struct cg_host){ .usable = true };
+	if (!locate(h))
+		return;
+	/* moving a process between two cgroups takes their common ancestor's cgroup.procs */
+	snprintf(path, sizeof(path), "%s/cgroup.procs", h->own);
+	if (access(h->own, W_OK) < 0 || access(path, W_OK) < 0) {
+		host_fail(h, CG_NOT_DELEGATED,
+			  "the caller's cgroup %s is not delegated to uid %u (%s)", h->own,
+			  (unsigned)getuid(), strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", h->own);
+	if (read_path(path, buf, sizeof(buf)) >= 0) {
+		h->offered = parse_ctrls(buf);
+		buf[strcspn(buf, "\n")] = '\0';
+		snprintf(h->offered_text, sizeof(h->offered_text), "%.100s", buf);
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", h->own);
+	if (read_path(path, buf, sizeof(buf)) >= 0)
+		h->enabled = parse_ctrls(buf);
+}
+
+/* One controller into own's subtree_control; the "no internal processes" rule may refuse. */
+static int enable_one(struct cg_host *h, enum cg_ctrl c, struct iso_err *e)
+{
+	char path[PATH_MAX + 32], word[16];
+	_cleanup_close_ int fd = -1;
+	int len = snprintf(word, sizeof(word), "+%s", cg_ctrl_name(c));
+
+	if (!(h->offered & c) || h->fake) {
+		iso_err_set(e, 0,
+			    "the %s controller is not enabled in the parent: %s/cgroup.controllers "
+			    "offers '%s'",
+			    cg_ctrl_name(c), h->own, h->offered_text);
+		iso_err_cause(e, CG_NO_CONTROLLER);
+		return -EOPNOTSUPP;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", h->own);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, word, (size_t)len) != len) {
+		int err = errno;
+		iso_err_set(e, err, "enable the %s controller in '%s'%s", cg_ctrl_name(c), path,
+			    err == EBUSY ? " (the cgroup holds processes itself)" : "");
+		iso_err_cause(e, CG_NO_CONTROLLER);
+		return -err;
+	}
+	h->enabled |= c;
+	return 0;
+}
+
+int cg_host_enable(struct cg_host *h, unsigned want, struct iso_err *e)
+{
+	for (size_t i = 0; i < ELEMENTSOF(ctrls); i++) {
+		if (!(want & ctrls[i].bit) || (h->enabled & ctrls[i].bit))
+			continue;
+		int r = enable_one(h, ctrls[i].bit, e);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The test's tree: each run's cgroup gets a copy of the parent's interface files. */
+static int fake_populate(struct cg_run *r, struct iso_err *e)
+{
+	char buf[4096];
+
+	for (size_t i = 0; i < ELEMENTSOF(fake_files); i++) {
+		char src[PATH_MAX + 32];
+		_cleanup_close_ int fd = -1;
+		ssize_t n;
+
+		snprintf(src, sizeof(src), "%s/%s", r->host->own, fake_files[i]);
+		n = read_path(src, buf, sizeof(buf));
+		if (n < 0)
+			n = 0;
+		fd = openat(r->dirfd, fake_files[i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			    0644);
+		if (fd < 0 || write(fd, buf, (size_t)n) != n)
+			return iso_err_set(e, errno, "make '%s/%s'", r->path, fake_files[i]);
+	}
+	return 0;
+}
+
+int cg_run_create(struct cg_run *r, struct cg_host *h, const char *name, struct iso_err *e)
+{
+	char path[PATH_MAX + 32];
+
+	*r = (struct cg_run)CG_RUN_INIT;
+	r->host = h;
+	if ((size_t)snprintf(r->path, sizeof(r->path), "%s/%s", h->own, name) >= sizeof(r->path))
+		return iso_err_set(e, ENAMETOOLONG, "make the cgroup '%s/%s'", h->own, name);
+	if (mkdir(r->path, 0755) < 0)
+		return iso_err_set(e, errno, "make the cgroup '%s'", r->path);
+	r->dirfd = open(r->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->dirfd < 0)
+		return iso_err_set(e, errno, "open the cgroup '%s'", r->path);
+	if (h->fake && fake_populate(r, e) < 0)
+		return -EIO;
+	r->procs_fd = openat(r->dirfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (r->procs_fd < 0)
+		return iso_err_set(e, errno, "open '%s/cgroup.procs'", r->path);
+	r->events_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (r->events_fd < 0)
+		return iso_err_set(e, errno, "watch the cgroup '%s' (inotify_init1)", r->path);
+	snprintf(path, sizeof(path), "%s/cgroup.events", r->path);
+	/* the kernel signals each change of populated/frozen as a modification */
+	if (inotify_add_watch(r->events_fd, path, IN_MODIFY) < 0)
+		return iso_err_set(e, errno, "watch '%s' (inotify_add_watch)", path);
+	return 0;
+}
+
+/* `path` is on a cgroup2 file system, or below the test's tree. */
+static bool is_cgroup_dir(const struct cg_host *h, const char *path)
+{
+	size_t n = strlen(h->mount);
+
+	if (h->fake)
+		return !strncmp(path, h->mount, n) && path[n] == '/' && !strstr(path, "/../");
+	return is_cgroup2(path);
+}
+
+int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct iso_err *e)
+{
+	char file[PATH_MAX + 32];
+
+	*r = (struct cg_run)CG_RUN_INIT;
+	r->host = h;
+	if (!is_cgroup_dir(h, path))
+		return iso_err_set(e, ENOTDIR, "open the cgroup '%s': not a cgroup2 directory",
+				   path);
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->dirfd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->dirfd < 0)
+		return iso_err_set(e, errno, "open the cgroup '%s'", r->path);
+	r->events_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (r->events_fd < 0)
+		return iso_err_set(e, errno, "watch the cgroup '%s' (inotify_init1)", r->path);
+	snprintf(file, sizeof(file), "%s/cgroup.events", r->path);
+	if (inotify_add_watch(r->events_fd, file, IN_MODIFY) < 0)
+		return iso_err_set(e, errno, "watch '%s' (inotify_add_watch)", file);
+	return 0;
+}
+
+int cg_run_write(struct cg_run *r, const char *file, const char *value, struct iso_err *e)
+{
+	_cleanup_close_ int fd = openat(r->dirfd, file, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(value);
+
+	if (fd < 0 || write(fd, value, len) != (ssize_t)len)
+		return iso_err_set(e, errno, "write '%s' to '%s/%s'", value, r->path, file);
+	return 0;
+}
+
+/* "key N" in a flat-keyed file; -1 when the file or the key is not there. */
+static int64_t keyed(struct cg_run *r, const char *file, const char *key)
+{
+	char buf[2048];
+	size_t klen = strlen(key);
+
+	if (read_small(r->dirfd, file, buf, sizeof(buf)) < 0)
+		return -1;
+	for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == ' ')
+			return strtoll(p + klen + 1, NULL, 10);
+	return -1;
+}
+
+static int64_t single(struct cg_run *r, const char *file)
+{
+	char buf[64];
+
+	if (read_small(r->dirfd, file, buf, sizeof(buf)) <= 0 || !isdigit((unsigned char)buf[0]))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+int cg_run_populated(struct cg_run *r)
+{
+	int64_t v = keyed(r, "cgroup.events", "populated");
+
+	return v < 0 ? -EIO : v > 0;
+}
+
+int cg_run_on_event(struct cg_run *r)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	while (read(r->events_fd, buf, sizeof(buf)) > 0)
+		;
+	return cg_run_populated(r);
+}
+
+/* Until `key` in cgroup.events reads `want`, each change awaited on the watch. */
+static int await_key(struct cg_run *r, const char *key, int64_t want, uint64_t deadline_ms)
+{
+	for (;;) {
+		struct pollfd p = { .fd = r->events_fd, .events = POLLIN };
+		uint64_t now = mono_ms();
+
+		if (keyed(r, "cgroup.events", key) == want)
+			return 0;
+		/* a test's tree has no kernel behind it to change the file */
+		if (r->host->fake || now >= deadline_ms)
+			return -ETIME;
+		if (poll(&p, 1, (int)(deadline_ms - now)) < 0 && errno != EINTR)
+			return -errno;
+		(void)cg_run_on_event(r);
+	}
+}
+
+int cg_run_freeze(struct cg_run *r, uint64_t deadline_ms)
+{
+	if (cg_run_write(r, "cgroup.freeze", "1", NULL) < 0)
+		return -errno;
+	if (r->host->fake)
+		return 0;
+	return await_key(r, "frozen", 1, deadline_ms);
+}
+
+int cg_run_pids(struct cg_run *r, pid_t **pids, size_t *n)
+{
+	return cg_path_pids(r->path, pids, n);
+}
+
+int cg_path_pids(const char *path, pid_t **pids, size_t *n)
+{
+	char file[PATH_MAX + 32];
+	_cleanup_fclose_ FILE *f = NULL;
+	pid_t *v = NULL;
+	long p;
+
+	*pids = NULL;
+	*n = 0;
+	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
+	f = fopen(file, "re");
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%ld", &p) == 1) {
+		pid_t *nv = realloc(v, (*n + 1) * sizeof(*v));
+		if (!nv) {
+			free(v);
+			*n = 0;
+			return -ENOMEM;
+		}
+		v = nv;
+		v[(*n)++] = (pid_t)p;
+	}
+	*pids = v;
+	return 0;
+}
+
+int cg_run_kill(struct cg_run *r)
+{
+	int ret = 0;
+
+	/* cgroup.kill came with 5.14; before, the frozen members are killed one by one */
+	if (cg_run_write(r, "cgroup.kill", "1", NULL) < 0) {
+		pid_t *pids;
+		size_t n;
+		ret = cg_run_pids(r, &pids, &n);
+		for (size_t i = 0; ret == 0 && i < n; i++)
+			(void)kill(pids[i], SIGKILL);
+		if (ret == 0)
+			free(pids);
+	}
+	/* a SIGKILL ends a frozen task too; thawing lets nothing else run first */
+	(void)cg_run_write(r, "cgroup.freeze", "0", NULL);
+	return ret;
+}
+
+int cg_run_wait_empty(struct cg_run *r, uint64_t deadline_ms)
+{
+	if (r->host->fake)
+		return 0;
+	return await_key(r, "populated", 0, deadline_ms);
+}
+
+void cg_run_stats(struct cg_run *r, struct cg_stats *st)
+{
+	int64_t v = keyed(r, "cpu.stat", "usage_usec");
+
+	*st = (struct cg_stats){ .have_cpu = v >= 0 };
+	if (v >= 0) {
+		st->cpu_usage_us = (uint64_t)v;
+		st->cpu_user_us = (uint64_t)keyed(r, "cpu.stat", "user_usec");
+		st->cpu_system_us = (uint64_t)keyed(r, "cpu.stat", "system_usec");
+	}
+	st->memory_peak = single(r, "memory.peak");
+	st->pids_peak = single(r, "pids.peak");
+	st->oom_kill = keyed(r, "memory.events", "oom_kill");
+	st->pids_max_hits = keyed(r, "pids.events", "max");
+}
+
+void cg_run_close(struct cg_run *r)
+{
+	if (r->procs_fd >= 0)
+		close(r->procs_fd);
+	if (r->events_fd >= 0)
+		close(r->events_fd);
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	r->procs_fd = r->events_fd = r->dirfd = -1;
+}
+
+/*
+ * The run's cgroup may hold cgroups of its own: a nested isorun's, left empty
+ * when that isorun was killed (cgroup.kill reached its processes).  They are
+ * the run's residue and go with it, deepest first; a populated one stops the
+ * removal (rmdir says EBUSY).
+ */
+static void remove_children(const char *path, int depth)
+{
+	DIR *d = depth > 32 ? NULL : opendir(path);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char sub[PATH_MAX];
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >= sizeof(sub))
+			continue;
+		remove_children(sub, depth + 1);
+		(void)rmdir(sub);
+	}
+	closedir(d);
+}
+
+int cg_run_remove(struct cg_run *r, struct iso_err *e)
+{
+	if (r->dirfd >= 0 && r->host->fake)
+		for (size_t i = 0; i < ELEMENTSOF(fake_files); i++)
+			(void)unlinkat(r->dirfd, fake_files[i], 0);
+	cg_run_close(r);
+	if (!r->path[0])
+		return 0;
+	if (!r->host->fake)
+		remove_children(r->path, 0);
+	if (rmdir(r->path) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "remove the cgroup '%s'", r->path);
+	r->path[0] = '\0';
+	return 0;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cgroup v2: a cgroup of its own per run, where the caller may make one.
+ *
+ * The host side finds the cgroup2 mount and the caller's own cgroup, and says
+ * whether a child may be made there (root, or a delegated subtree) and which
+ * controllers a child gets.  The run side makes the child, moves the command in,
+ * writes ceilings, reads accounting, freezes and kills what is left, and removes
+ * it once empty.  Failures are causes (enum cg_cause) and messages; no option
+ * is named here.
+ */
+#ifndef ISO_CGROUP_H
+#define ISO_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+
+/* Why no cgroup, or no controller, can be had: the module's cause codes. */
+enum cg_cause {
+	CG_OK = 0,
+	CG_NO_MOUNT = 40, /* no cgroup2 file system is mounted */
+	CG_NOT_DELEGATED, /* the caller's cgroup is not the caller's to write */
+	CG_NO_CONTROLLER, /* the controller is not enabled for the caller's children */
+	CG_NO_OWN_CGROUP, /* /proc/self/cgroup has no cgroup2 line */
+};
+
+enum cg_ctrl { CG_MEMORY = 1u << 0, CG_PIDS = 1u << 1, CG_CPU = 1u << 2 };
+
+/* The test-only override of the mount: a directory tree a test builds. */
+#define CG_TEST_ROOT_ENV "ISORUN_TEST_CGROUP_ROOT"
+
+struct cg_host {
+	char mount[PATH_MAX]; /* where cgroup2 is mounted (or the test's tree) */
+	char own[PATH_MAX];   /* the caller's cgroup, absolute: mount + the "0::" path */
+	bool fake;	      /* the test's tree: interface files are made, not found */
+	bool usable;	      /* a child cgroup can be made in `own` and processes moved */
+	enum cg_cause cause;  /* when not usable */
+	char why[300];	      /* when not usable: one clause */
+	unsigned offered;     /* own/cgroup.controllers */
+	char offered_text[128];
+	unsigned enabled; /* own/cgroup.subtree_control: what a child gets */
+};
+
+struct cg_run {
+	struct cg_host *host;
+	char path[PATH_MAX]; /* the run's cgroup, absolute */
+	int dirfd;
+	int procs_fd;  /* cgroup.procs, O_WRONLY: the child writes "0" into it before exec */
+	int events_fd; /* inotify on cgroup.events: populated and frozen changes */
+};
+
+#define CG_RUN_INIT                                                                                \
+	{                                                                                          \
+		.dirfd = -1, .procs_fd = -1, .events_fd = -1                                       \
+	}
+
+struct cg_stats {
+	bool have_cpu;
+	uint64_t cpu_usage_us, cpu_user_us, cpu_system_us;
+	int64_t memory_peak; /* -1: not available */
+	int64_t pids_peak;
+	int64_t oom_kill;      /* memory.events oom_kill, -1: not available */
+	int64_t pids_max_hits; /* pids.events max, -1: not available */
+};
+
+const char *cg_ctrl_name(enum cg_ctrl c);
+
+/* Look at the host; never fails, `h->usable` and `h->why` say what was found. */
+void cg_host_probe(struct cg_host *h);
+
+/*
+ * Make sure `want` (CG_* bits) reach a child: enable them in own's
+ * cgroup.subtree_control when offered.  -errno with e (cause CG_NO_CONTROLLER)
+ * naming the first that cannot be had and why.
+ */
+int cg_host_enable(struct cg_host *h, unsigned want, struct iso_err *e);
+
+/* Make `host->own/name`, open its cgroup.procs and watch its cgroup.events. */
+int cg_run_create(struct cg_run *r, struct cg_host *h, const char *name, struct iso_err *e);
+/*
+ * An existing run cgroup at `path` (an orphaned run's, for gc): checked to be
+ * a cgroup2 directory (or under the test's tree), opened and watched.
+ */
+int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct iso_err *e);
+/* Write `value` to the run's interface file `file` (memory.max, pids.max, cpu.max). */
+int cg_run_write(struct cg_run *r, const char *file, const char *value, struct iso_err *e);
+/* 1 populated, 0 empty, -errno. */
+int cg_run_populated(struct cg_run *r);
+/* Consume the inotify events; returns cg_run_populated(). */
+int cg_run_on_event(struct cg_run *r);
+/*
+ * Freeze the cgroup and wait (on the events watch, up to deadline_ms of
+ * CLOCK_MONOTONIC) until the kernel says it is frozen.  0 frozen, -ETIME not by then.
+ */
+int cg_run_freeze(struct cg_run *r, uint64_t deadline_ms);
+/* cgroup.kill: SIGKILL to every process in it, at once; then thaw. */
+int cg_run_kill(struct cg_run *r);
+/* The pids in cgroup.procs (malloc'ed, *n of them). */
+int cg_run_pids(struct cg_run *r, pid_t **pids, size_t *n);
+/* Wait until empty (on the watch) up to deadline_ms; 0 empty, -ETIME not by then. */
+int cg_run_wait_empty(struct cg_run *r, uint64_t deadline_ms);
+void cg_run_stats(struct cg_run *r, struct cg_stats *st);
+/* rmdir once empty; -errno with e when it cannot be removed.  Closes the descriptors. */
+int cg_run_remove(struct cg_run *r, struct iso_err *e);
+void cg_run_close(struct cg_run *r);
+
+/* Read the pids of any cgroup directory (for `ls`/`gc` of an orphaned run). */
+int cg_path_pids(const char *path, pid_t **pids, size_t *n);
+
+#endif

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/ceiling.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tree/tree.h"
+
+static const char *const names[ISO_N_CEILINGS] = { "memory-max", "pids-max", "cpu-max" };
+static const enum cg_ctrl ctrl_of[ISO_N_CEILINGS] = { CG_MEMORY, CG_PIDS, CG_CPU };
+
+const char *iso_ceiling_name(int kind)
+{
+	return kind >= 0 && kind < ISO_N_CEILINGS ? names[kind] : "?";
+}
+
+static void note(struct iso_limit *l, const char *by, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note(struct iso_limit *l, const char *by, const char *fmt, ...)
+{
+	va_list ap;
+
+	l->enforced_by = by;
+	va_start(ap, fmt);
+	vsnprintf(l->note, sizeof(l->note), fmt, ap);
+	va_end(ap);
+}
+
+static void add_rlimit(struct iso_ceilings *c, int resource, uint64_t value)
+{
+	c->rl[c->n_rl++] = (struct iso_rlimit){ resource, value };
+}
+
+/*
+ * No cgroup controller for this ceiling: what the kernel offers per process or
+ * per user namespace.  Returns true when that is the ceiling as asked.
+ */
+static bool fallback(struct iso_ceilings *c, int kind, bool userns, struct iso_limit *l)
+{
+	switch (kind) {
+	case ISO_CEIL_PIDS:
+		if (userns) {
+			/* counted per (user namespace, uid): the run's own processes */
+			add_rlimit(c, RLIMIT_NPROC, l->value);
+			c->nproc_userns = true;
+			note(l, "rlimit",
+			     "RLIMIT_NPROC in the run's own user namespace: counts the run's "
+			     "processes (and its init)");
+			return true;
+		}
+		note(l, NULL,
+		     getuid() == 0 ? "RLIMIT_NPROC does not bind uid 0 outside a user namespace"
+				   : "RLIMIT_NPROC would count every process of uid %u on the "
+				     "host, not the run's: not applied without --pidns",
+		     (unsigned)getuid());
+		return false;
+	case ISO_CEIL_MEMORY:
+		if (l->try_) {
+			add_rlimit(c, RLIMIT_DATA, l->value);
+			note(l, "rlimit",
+			     "RLIMIT_DATA per process (heap and private writable mappings), "
+			     "not the run's total");
+		}
+		return false;
+	default:
+		note(l, NULL, "RLIMIT_CPU bounds CPU seconds, not a share of a CPU: not applied");
+		return false;
+	}
+}
+
+static int refuse(const struct iso_ceilings *c, int kind, const struct iso_limit *l,
+		  const char *why, int cause, struct iso_err *e)
+{
+	iso_err_set(e, 0, "--%s cannot be enforced: %s%s%s", names[kind], why,
+		    l->note[0] ? "; " : "", l->note);
+	iso_err_cause(e, cause);
+	iso_err_hint(e, "ask for it as try:VALUE to run with what can be enforced");
+	return -EOPNOTSUPP;
+}
+
+/* One ceiling: its cgroup controller, else its fallback, else a refusal (unless try). */
+static int plan_one(struct iso_ceilings *c, int kind, const struct iso_ceiling *asked, bool userns,
+		    struct iso_resources *res, struct iso_err *e)
+{
+	struct iso_limit *l = &res->limits[kind];
+	struct iso_err ce = { 0 };
+	char why[400];
+	int cause;
+
+	*l = (struct iso_limit){ .asked = true, .try_ = asked->try_, .value = asked->value };
+	if (c->want_cgroup && cg_host_enable(&c->host, ctrl_of[kind], &ce) == 0) {
+		c->ctrls |= ctrl_of[kind];
+		note(l, "cgroup", "%s", "the run's cgroup");
+		return 0;
+	}
+	if (c->want_cgroup) {
+		snprintf(why, sizeof(why), "%s", ce.msg);
+		cause = ce.cause;
+	} else {
+		snprintf(why, sizeof(why), "%s",
+			 c->host.usable ? "cgroups are off (--cgroup=off)" : c->host.why);
+		cause = c->host.cause;
+	}
+	if (fallback(c, kind, userns, l))
+		return 0;
+	if (!l->try_)
+		return refuse(c, kind, l, why, cause, e);
+	if (!l->enforced_by) {
+		char n[sizeof(l->note)];
+		snprintf(n, sizeof(n), "%s", l->note);
+		snprintf(l->note, sizeof(l->note), "not enforced: %.150s%s%.80s", why,
+			 n[0] ? "; " : "", n);
+	}
+	return 0;
+}
+
+int iso_ceilings_plan(struct iso_ceilings *c, const struct iso_opts *o, bool userns,
+		      struct iso_resources *res, struct iso_err *e)
+{
+	if (o->cgroup == ISO_CGROUP_AUTO) {
+		cg_host_probe(&c->host);
+		c->want_cgroup = c->host.usable;
+	} else {
+		c->host = (struct cg_host){ .cause = CG_OK };
+	}
+	for (int k = 0; k < ISO_N_CEILINGS; k++) {
+		if (!o->ceilings[k].set)
+			continue;
+		int r = plan_one(c, k, &o->ceilings[k], userns, res, e);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int write_ceiling(struct iso_ceilings *c, int kind, uint64_t v, struct iso_err *e)
+{
+	char val[64];
+
+	switch (kind) {
+	case ISO_CEIL_MEMORY:
+		snprintf(val, sizeof(val), "%" PRIu64, v);
+		return cg_run_write(&c->run, "memory.max", val, e);
+	case ISO_CEIL_PIDS:
+		snprintf(val, sizeof(val), "%" PRIu64, v);
+		return cg_run_write(&c->run, "pids.max", val, e);
+	default:
+		/* PERCENT of one CPU per 100 ms period: 150 is 150000 of 100000 */
+		snprintf(val, sizeof(val), "%" PRIu64 " 100000", v * 1000);
+		return cg_run_write(&c->run, "cpu.max", val, e);
+	}
+}
+
+/* The record `ls`/`gc` read after a kill -9: the path, one line, 0600. */
+static int write_record(int tree_fd, const char *path, struct iso_err *e)
+{
+	int fd = openat(tree_fd, ISO_TREE_CGROUP,
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int r = 0;
+
+	if (fd < 0)
+		return iso_err_set(e, errno, "write the tree's record '%s'", ISO_TREE_CGROUP);
+	if (dprintf(fd, "%s\n", path) < 0)
+		r = iso_err_set(e, errno, "write the tree's record '%s'", ISO_TREE_CGROUP);
+	if (close(fd) < 0 && r == 0)
+		r = iso_err_set(e, errno, "write the tree's record '%s'", ISO_TREE_CGROUP);
+	return r;
+}
+
+int iso_ceilings_create(struct iso_ceilings *c, const struct iso_opts *o, const char *tree_id,
+			int tree_fd, struct iso_resources *res, struct iso_err *e)
+{
+	char name[128];
+
+	if (!c->want_cgroup)
+		return 0;
+	snprintf(name, sizeof(name), "isorun-%s", tree_id);
+	if (cg_run_create(&c->run, &c->host, name, e) < 0) {
+		struct iso_err ignored = { 0 };
+		(void)cg_run_remove(&c->run, &ignored);
+		/* none of the ceilings needed it: the run goes on without, as --cgroup=off */
+		if (!c->ctrls)
+			return 0;
+		return -EIO;
+	}
+	c->have_cgroup = true;
+	res->have_cgroup = true;
+	if (write_record(tree_fd, c->run.path, e) < 0)
+		return -EIO;
+	snprintf(res->cgroup_path, sizeof(res->cgroup_path), "%s", c->run.path);
+	for (int k = 0; k < ISO_N_CEILINGS; k++) {
+		if (!o->ceilings[k].set || !(c->ctrls & ctrl_of[k]))
+			continue;
+		if (write_ceiling(c, k, o->ceilings[k].value, e) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+void iso_ceilings_spawn(const struct iso_ceilings *c, struct iso_spawn *sp)
+{
+	sp->in_cgroup = c->have_cgroup;
+	sp->cg_procs_fd = c->run.procs_fd;
+	memcpy(sp->ceil_rlimits, c->rl, c->n_rl * sizeof(c->rl[0]));
+	sp->n_ceil_rlimits = c->n_rl;
+}
+
+void iso_ceilings_no_userns(struct iso_ceilings *c, struct iso_resources *res)
+{
+	size_t w = 0;
+
+	if (!c->nproc_userns)
+		return;
+	for (size_t i = 0; i < c->n_rl; i++)
+		if (c->rl[i].resource != RLIMIT_NPROC)
+			c->rl[w++] = c->rl[i];
+	c->n_rl = w;
+	c->nproc_userns = false;
+	note(&res->limits[ISO_CEIL_PIDS], NULL,
+	     "not enforced: no user namespace after all, and RLIMIT_NPROC would count the host");
+}
+
+int iso_ceilings_watch_fd(const struct iso_ceilings *c)
+{
+	return c->have_cgroup ? c->run.events_fd : -1;
+}
+
+/*
+ * A task in uninterruptible sleep delays `frozen 1`: the freeze gets a second of
+ * the kill's deadline, and the SIGSTOP walk that follows does not depend on it.
+ */
+#define ISO_FREEZE_WAIT_MS 1000
+
+bool iso_ceilings_freeze(struct iso_ceilings *c, uint64_t deadline_ms)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (!c->have_cgroup)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	if (now + ISO_FREEZE_WAIT_MS < deadline_ms)
+		deadline_ms = now + ISO_FREEZE_WAIT_MS;
+	return cg_run_freeze(&c->run, deadline_ms) == 0;
+}
+
+void iso_ceilings_kill(struct iso_ceilings *c, uint64_t deadline_ms)
+{
+	if (!c->have_cgroup)
+		return;
+	(void)cg_run_kill(&c->run);
+	(void)cg_run_wait_empty(&c->run, deadline_ms);
+}
+
+static void rusage_of_children(struct iso_resources *res)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return;
+	res->have_rusage = true;
+	res->cpu_user_ms =
+		(uint64_t)ru.ru_utime.tv_sec * 1000 + (uint64_t)ru.ru_utime.tv_usec / 1000;
+	res->cpu_system_ms =
+		(uint64_t)ru.ru_stime.tv_sec * 1000 + (uint64_t)ru.ru_stime.tv_usec / 1000;
+	res->max_rss_kib = (uint64_t)ru.ru_maxrss;
+}
+
+/* What the counters say was hit; what an rlimit hit leaves unknown. */
+static void find_hits(const struct iso_opts *o, bool failed, struct iso_resources *res)
+{
+	const struct iso_limit *m = &res->limits[ISO_CEIL_MEMORY], *p = &res->limits[ISO_CEIL_PIDS];
+	char v[64];
+
+	if (m->asked && m->enforced_by && !strcmp(m->enforced_by, "cgroup") &&
+	    res->cg.oom_kill > 0) {
+		snprintf(v, sizeof(v), "%" PRIu64, m->value);
+		snprintf(res->ceiling_hit, sizeof(res->ceiling_hit),
+			 "memory ceiling reached (--memory-max %s bytes): %" PRId64
+			 " process%s OOM-killed",
+			 v, res->cg.oom_kill, res->cg.oom_kill == 1 ? "" : "es");
+	} else if (p->asked && p->enforced_by && !strcmp(p->enforced_by, "cgroup") &&
+		   res->cg.pids_max_hits > 0) {
+		snprintf(res->ceiling_hit, sizeof(res->ceiling_hit),
+			 "process ceiling reached (--pids-max %" PRIu64 "): %" PRId64
+			 " fork%s refused",
+			 p->value, res->cg.pids_max_hits, res->cg.pids_max_hits == 1 ? "" : "s");
+	}
+	if (!failed || res->ceiling_hit[0])
+		return;
+	for (int k = 0; k < ISO_N_CEILINGS; k++) {
+		const struct iso_limit *l = &res->limits[k];
+		if (l->asked && l->enforced_by && !strcmp(l->enforced_by, "rlimit")) {
+			snprintf(res->ceiling_note, sizeof(res->ceiling_note),
+				 "the command failed under --%s %" PRIu64 " (%.120s); whether it "
+				 "hit the ceiling is not observable (the kernel keeps no count of "
+				 "refused rlimits)",
+				 names[k], l->value, l->note);
+			return;
+		}
+	}
+	(void)o;
+}
+
+void iso_ceilings_finish(struct iso_ceilings *c, const struct iso_opts *o, bool failed,
+			 struct iso_resources *res)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	rusage_of_children(res);
+	if (c->have_cgroup) {
+		cg_run_stats(&c->run, &res->cg);
+		/* the join came first; the cgroup's own witness is bounded by the kill's */
+		if (cg_run_populated(&c->run) == 1) {
+			(void)cg_run_freeze(&c->run, 0);
+			iso_ceilings_kill(c, ISO_CEILING_KILL_MS);
+		}
+		if (cg_run_remove(&c->run, &e) < 0)
+			snprintf(res->cgroup_retained, sizeof(res->cgroup_retained), "%s",
+				 iso_err_format(&e, buf, sizeof(buf)));
+		c->have_cgroup = false;
+	}
+	find_hits(o, failed, res);
+}
+
+bool iso_resources_finding(const struct iso_resources *res)
+{
+	return res->ceiling_hit[0] || res->cgroup_retained[0];
+}
+
+void iso_resources_say(const struct iso_opts *o, const struct iso_resources *res, FILE *f)
+{
+	if (res->ceiling_hit[0])
+		fprintf(f, "isorun: %s\n", res->ceiling_hit);
+	if (res->ceiling_note[0] && o->verbosity >= 0)
+		fprintf(f, "isorun: %s\n", res->ceiling_note);
+	if (res->cgroup_retained[0])
+		fprintf(f, "isorun: cgroup retained at %s: %s\n", res->cgroup_path,
+			res->cgroup_retained);
+}
+
+void iso_resources_say_usage(const struct iso_opts *o, const struct iso_resources *res, FILE *f)
+{
+	if (o->verbosity <= 0 || !res->have_rusage)
+		return;
+	fprintf(f,
+		"isorun: resources: cpu %" PRIu64 " ms user, %" PRIu64
+		" ms system; max rss %" PRIu64 " KiB",
+		res->cpu_user_ms, res->cpu_system_ms, res->max_rss_kib);
+	if (res->have_cgroup && res->cg.have_cpu)
+		fprintf(f, "; cgroup cpu %" PRIu64 " us", res->cg.cpu_usage_us);
+	if (res->have_cgroup && res->cg.memory_peak >= 0)
+		fprintf(f, ", memory peak %" PRId64 " bytes", res->cg.memory_peak);
+	if (res->have_cgroup && res->cg.pids_peak >= 0)
+		fprintf(f, ", pids peak %" PRId64, res->cg.pids_peak);
+	fputc('\n', f);
+}
+
+void iso_ceilings_close(struct iso_ceilings *c)
+{
+	cg_run_close(&c->run);
+}
+
+static json_t *opt_int(int64_t v)
+{
+	return v < 0 ? json_null() : json_integer((json_int_t)v);
+}
+
+static json_t *cgroup_json(const struct iso_resources *res)
+{
+	if (!res->have_cgroup)
+		return json_null();
+	return json_pack("{s:s, s:o, s:o, s:o, s:o}", "path", res->cgroup_path, "cpu_usage_us",
+			 res->cg.have_cpu ? json_integer((json_int_t)res->cg.cpu_usage_us)
+					  : json_null(),
+			 "memory_peak", opt_int(res->cg.memory_peak), "pids_peak",
+			 opt_int(res->cg.pids_peak), "oom_kill", opt_int(res->cg.oom_kill));
+}
+
+json_t *iso_resources_json(const struct iso_resources *res)
+{
+	json_t *limits = json_array();
+
+	for (int k = 0; k < ISO_N_CEILINGS; k++) {
+		const struct iso_limit *l = &res->limits[k];
+		if (l->asked)
+			json_array_append_new(
+				limits, json_pack("{s:s, s:I, s:b, s:s?, s:s}", "name", names[k],
+						  "value", (json_int_t)l->value, "try", l->try_,
+						  "enforced_by", l->enforced_by, "note", l->note));
+	}
+	return json_pack(
+		"{s:o, s:o, s:o, s:o, s:o}", "cpu_user_ms",
+		res->have_rusage ? json_integer((json_int_t)res->cpu_user_ms) : json_null(),
+		"cpu_system_ms",
+		res->have_rusage ? json_integer((json_int_t)res->cpu_system_ms) : json_null(),
+		"max_rss_kib",
+		res->have_rusage ? json_integer((json_int_t)res->max_rss_kib) : json_null(),
+		"cgroup", cgroup_json(res), "limits", limits);
+}
