@@ -195,6 +195,7 @@ int iso_ceilings_create(struct iso_ceilings *c, const struct iso_opts *o, const 
 	res->have_cgroup = true;
 	if (write_record(tree_fd, c->run.path, e) < 0)
 		return -EIO;
+	c->tree_fd = tree_fd;
 	snprintf(res->cgroup_path, sizeof(res->cgroup_path), "%s", c->run.path);
 	for (int k = 0; k < ISO_N_CEILINGS; k++) {
 		if (!o->ceilings[k].set || !(c->ctrls & ctrl_of[k]))
@@ -328,6 +329,13 @@ void iso_ceilings_finish(struct iso_ceilings *c, const struct iso_opts *o, bool 
 		if (cg_run_remove(&c->run, &e) < 0)
 			snprintf(res->cgroup_retained, sizeof(res->cgroup_retained), "%s",
 				 iso_err_format(&e, buf, sizeof(buf)));
+		/*
+		 * A kept tree keeps no record of a cgroup that is gone.  A failed
+		 * unlink is harmless: ls and gc believe a record only where its
+		 * cgroup still exists.
+		 */
+		else if (c->tree_fd >= 0)
+			(void)unlinkat(c->tree_fd, ISO_TREE_CGROUP, 0);
 		c->have_cgroup = false;
 	}
 	find_hits(o, failed, res);

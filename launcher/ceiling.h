@@ -27,11 +27,12 @@ struct iso_ceilings {
 	struct iso_rlimit rl[ISO_N_CEILINGS];
 	size_t n_rl;
 	bool nproc_userns; /* RLIMIT_NPROC planned on the run's own user namespace */
+	int tree_fd;	   /* where the `cgroup` record is, while the cgroup exists */
 };
 
 #define ISO_CEILINGS_INIT                                                                          \
 	{                                                                                          \
-		.run = CG_RUN_INIT                                                                 \
+		.run = CG_RUN_INIT, .tree_fd = -1                                                  \
 	}
 
 /*

@@ -53,7 +53,7 @@ OPEN5='exec 3</dev/null 4</dev/null && echo "3 and 4 open"; exec 5</dev/null; ec
 	[[ "${lines[0]}" =~ ^Max\ file\ size\ +2097152\ +2097152\ +bytes ]]
 	[[ "${lines[1]}" =~ ^Max\ core\ file\ size\ +0\ +0\ +bytes ]]
 	run jq -c '.resources.limits' "$W/r.json"
-	[ "$output" = '[{"name":"core","value":0,"enforced_by":"rlimit","note":"soft and hard; bytes of each core dump, per process"},{"name":"fsize","value":2097152,"enforced_by":"rlimit","note":"soft and hard; bytes per file a process writes; a write past it gets SIGXFSZ (EFBIG when that is ignored)"}]' ]
+	[ "$output" = '[{"name":"core","value":0,"try":false,"enforced_by":"rlimit","note":"soft and hard; bytes of each core dump, per process"},{"name":"fsize","value":2097152,"try":false,"enforced_by":"rlimit","note":"soft and hard; bytes per file a process writes; a write past it gets SIGXFSZ (EFBIG when that is ignored)"}]' ]
 	# none asked: an empty list
 	run --separate-stderr iso --report "$W/r2.json" -- true
 	[ "$(jq -c '.resources.limits' "$W/r2.json")" = "[]" ]
