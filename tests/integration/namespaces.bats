@@ -306,8 +306,8 @@ socket.create_connection(("::1", 8081)); print("v6 connected")'
 	p1=$!
 	"$ISORUN" --root "$R" --net=isolated -- python3 -c "$serve" >"$W/b" 2>&1 &
 	p2=$!
-	wait "$p1"
-	wait "$p2"
+	wait "$p1" || { cat "$W/a"; false; }
+	wait "$p2" || { cat "$W/b"; false; }
 	grep -q "v6 connected" "$W/a"
 	grep -q "v6 connected" "$W/b"
 	# a listener on the host's loopback
