@@ -4,6 +4,9 @@
 python3-lxml and python3-junitparser; run with /usr/bin/python3).
 
   validate.py report FILE...   each against docs/report.schema.json (draft 2020-12)
+  validate.py found FILE...    the same for each FILE that is shaped as a report
+                               (an object with a key only reports have), other
+                               JSON (selftest --json, config --json) is skipped
   validate.py junit FILE...    each against tests/junit.xsd, then read by junitparser
 
 Exit 0 when all are valid; otherwise each error on stderr and exit 1.
@@ -13,6 +16,23 @@ import os
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# Keys that only a report has at its top level, of isorun's JSON outputs.
+REPORT_KEYS = {"schema", "verdict", "result", "output_tail"}
+
+
+def found(paths):
+    keep = []
+    for p in paths:
+        try:
+            doc = json.load(open(p, encoding="utf-8"))
+        except ValueError:
+            keep.append(p)  # reported as not JSON
+            continue
+        if isinstance(doc, dict) and REPORT_KEYS & doc.keys():
+            keep.append(p)
+    return reports(keep) if keep else 0
 
 
 def reports(paths):
@@ -67,10 +87,11 @@ def junits(paths):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("report", "junit"):
+    fns = {"report": reports, "found": found, "junit": junits}
+    if len(sys.argv) < 3 or sys.argv[1] not in fns:
         print(__doc__, file=sys.stderr)
         return 2
-    fn = reports if sys.argv[1] == "report" else junits
+    fn = fns[sys.argv[1]]
     return 1 if fn(sys.argv[2:]) else 0
 
 

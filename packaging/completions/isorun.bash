@@ -5,7 +5,7 @@
 
 _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-env
 	--chdir --pass-fd --watch --residue= --timeout --stop-signal --grace --settle
-	--leaks= --report --finding-exit-code --pidns --pidns=try --map-root --cap-keep
+	--leaks= --report --junit --finding-exit-code --pidns --pidns=try --map-root --cap-keep
 	--net= --private-tmp --protect-home= --writable --policy= --policy-mode= --config --no-config
 	--quiet --verbose --color --color= --help --version'
 _isorun_selftest_opts='--json --policy= --policy-mode= --leaks= --protect-home= --net=
@@ -26,7 +26,7 @@ _isorun_takes_arg() {
 	case $1 in
 	--root | --env-dir | --setenv | --unsetenv | --keep-env | --chdir | --pass-fd | \
 		--watch | --residue | --timeout | --stop-signal | --grace | --settle | --leaks | \
-		--report | --finding-exit-code | --cap-keep | --net | --protect-home | --writable | --policy | \
+		--report | --junit | --finding-exit-code | --cap-keep | --net | --protect-home | --writable | --policy | \
 		--policy-mode | --config)
 		return 0
 		;;
@@ -42,7 +42,7 @@ _isorun_value() {
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		;;
-	--report | --config)
+	--report | --junit | --config)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		;;
