@@ -91,18 +91,51 @@ static json_t *names(char **env)
 	return a;
 }
 
+/*
+ * p made absolute against cwd and cleaned by its words alone, as `realpath -m -s`
+ * would (no symlink is followed: the path may be gone, and it is named as given):
+ * "." and empty components go, ".." takes the one before it.  Malloc'ed.
+ */
+char *iso_abs_path(const char *cwd, const char *p)
+{
+	size_t n = strlen(p) + (p[0] == '/' ? 0 : strlen(cwd) + 1);
+	char *out = malloc(n + 2), *src = malloc(n + 2), *save = NULL;
+	size_t o = 0;
+
+	if (!out || !src) {
+		free(out);
+		free(src);
+		return NULL;
+	}
+	snprintf(src, n + 2, "%s%s%s", p[0] == '/' ? "" : cwd, p[0] == '/' ? "" : "/", p);
+	for (char *w = strtok_r(src, "/", &save); w; w = strtok_r(NULL, "/", &save)) {
+		if (strcmp(w, ".") == 0)
+			continue;
+		if (strcmp(w, "..") == 0) {
+			while (o > 0 && out[--o] != '/')
+				;
+			continue;
+		}
+		o += (size_t)sprintf(out + o, "/%s", w);
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	free(src);
+	return out;
+}
+
 /* A path as isorun resolved it: relative ones against isorun's working directory. */
 static json_t *abs_path(const struct iso_outcome *o, const char *p)
 {
-	_cleanup_free_ char *joined = NULL;
+	_cleanup_free_ char *clean = NULL;
 
 	if (!p)
 		return json_null();
-	if (p[0] == '/' || !o->cwd)
+	if (!o->cwd && p[0] != '/')
 		return redacted(p);
-	if (asprintf(&joined, "%s/%s", o->cwd, p) < 0)
-		return json_null();
-	return redacted(joined);
+	clean = iso_abs_path(o->cwd ? o->cwd : "/", p);
+	return clean ? redacted(clean) : json_null();
 }
 
 static json_t *abs_paths(const struct iso_outcome *o, const struct iso_strv *v)

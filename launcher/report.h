@@ -17,6 +17,9 @@ int iso_report_write(int fd, const struct iso_opts *opts, const struct iso_outco
 /* All of text to fd, then fsync where fd has one; 0 or -errno. */
 int iso_write_synced(int fd, const char *text, size_t len);
 
+/* p absolute against cwd, "." ".." and "//" resolved by the words alone; malloc'ed. */
+char *iso_abs_path(const char *cwd, const char *p);
+
 /* Where an output tail that lost its beginning (cut) starts, to hold whole lines. */
 size_t iso_tail_start(const char *buf, size_t n, bool cut);
 

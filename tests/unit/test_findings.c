@@ -91,12 +91,33 @@ static void test_tail_start(void **state)
 	assert_int_equal(iso_tail_start("abc\n", 4, true), 0);
 }
 
+static void check_abs(const char *cwd, const char *p, const char *want)
+{
+	char *got = iso_abs_path(cwd, p);
+
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_abs_path(void **state)
+{
+	(void)state;
+	check_abs("/w/proj", ".", "/w/proj");
+	check_abs("/w/proj", "../r.json", "/w/r.json");
+	check_abs("/w/proj", "a//b/./c/", "/w/proj/a/b/c");
+	check_abs("/w/proj", "/abs/./x/../y", "/abs/y");
+	check_abs("/", "..", "/");
+	check_abs("/w", "../../..", "/");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gha_escape),
 		cmocka_unit_test(test_xml_escape),
 		cmocka_unit_test(test_tail_start),
+		cmocka_unit_test(test_abs_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
