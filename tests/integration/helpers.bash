@@ -4,6 +4,10 @@
 
 bats_require_minimum_version 1.5.0
 
+# Our own CI may be GitHub Actions: its annotations would be extra stderr lines in
+# every test; the tests of annotations set it themselves.
+unset GITHUB_ACTIONS
+
 ISORUN=${ISORUN:-$BATS_TEST_DIRNAME/../../build/isorun}
 H=${HELPERS:-$BATS_TEST_DIRNAME/../../build/helpers}
 # absolute, since tests change directories (--chdir)
