@@ -442,7 +442,8 @@ static int set_report(struct iso_opts *o, const char *opt, const char *val, stru
 		errno = 0;
 		n = strtol(val + 3, &end, 10);
 		if (!isdigit((unsigned char)val[3]) || *end || errno || n > INT_MAX)
-			return iso_err_set(e, 0, "%s: expected fd:N with a descriptor number, got '%s'",
+			return iso_err_set(e, 0,
+					   "%s: expected fd:N with a descriptor number, got '%s'",
 					   opt, val);
 	}
 	o->report = val;

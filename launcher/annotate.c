@@ -113,7 +113,8 @@ static void guards(FILE *f, const struct iso_opts *opts, const struct iso_outcom
 			opts, o, ISO_FIND_LEAK, i);
 	for (size_t i = 0; i < o->n_policy_events; i++)
 		finding(f, o->policy_events[i].refused ? "error" : "warning",
-			o->policy_events[i].refused ? "isorun: call refused" : "isorun: call logged",
+			o->policy_events[i].refused ? "isorun: call refused"
+						    : "isorun: call logged",
 			opts, o, ISO_FIND_REFUSAL, i);
 	for (size_t i = 0; i < o->n_residue; i++)
 		finding(f, opts->residue == ISO_FAIL ? "error" : "warning", "isorun: residue", opts,

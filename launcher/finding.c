@@ -31,7 +31,7 @@ bool iso_unmeasurable_counts(const struct iso_opts *opts, const struct iso_outco
 const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s",
-		 o->gate_unmeasurable[0]	? o->gate_unmeasurable
+		 o->gate_unmeasurable[0]      ? o->gate_unmeasurable
 		 : !o->subreaper && !o->pidns ? o->subreaper_why
 					      : "");
 	return buf;

@@ -15,9 +15,11 @@
 /* The length of the valid UTF-8 sequence at s (at most n bytes) and its code point; 0: none. */
 static size_t utf8_char(const unsigned char *s, size_t n, unsigned *cp)
 {
-	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-					: (s[0] & 0xf8) == 0xf0		   ? 4
-										   : 0;
+	size_t len = s[0] < 0x80	     ? 1
+		     : (s[0] & 0xe0) == 0xc0 ? 2
+		     : (s[0] & 0xf0) == 0xe0 ? 3
+		     : (s[0] & 0xf8) == 0xf0 ? 4
+					     : 0;
 	static const unsigned min[] = { 0, 0, 0x80, 0x800, 0x10000 };
 
 	if (!len || len > n)
@@ -77,12 +79,12 @@ static void xs(FILE *f, const char *s, bool attr)
 /* One guard's case while it is written: its result and its text. */
 struct jcase {
 	const char *name;
-	const char *status;  /* NULL: passed; "failure", "error" or "skipped" */
-	const char *type;    /* the failure's type attribute */
-	char message[512];   /* the failure's one line */
-	char *text;	     /* the failure's body, or the passing case's system-out */
+	const char *status; /* NULL: passed; "failure", "error" or "skipped" */
+	const char *type;   /* the failure's type attribute */
+	char message[512];  /* the failure's one line */
+	char *text;	    /* the failure's body, or the passing case's system-out */
 	size_t len;
-	FILE *m;	     /* open_memstream over text */
+	FILE *m; /* open_memstream over text */
 };
 
 static bool jcase_open(struct jcase *c, const char *name)
@@ -199,8 +201,7 @@ static void case_policy(struct jcase *c, const struct iso_opts *opts, const stru
 }
 
 /* the tree's removal, and the delivery of what the command wrote */
-static void case_teardown(struct jcase *c, const struct iso_opts *opts,
-			  const struct iso_outcome *o)
+static void case_teardown(struct jcase *c, const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	bool lost = false;
 
@@ -264,16 +265,22 @@ static void emit_case(FILE *f, const struct jcase *c, double secs)
 	fputs("    </testcase>\n", f);
 }
 
-static void counts(const struct jcase *cases, char *buf, size_t len, double secs)
+static size_t count(const struct jcase *cases, const char *status)
 {
-	size_t n[3] = { 0 };
+	size_t n = 0;
 
 	for (int i = 0; i < N_CASES; i++)
-		for (int k = 0; k < 3 && cases[i].status; k++)
-			n[k] += strcmp(cases[i].status, (const char *[]){ "failure", "error",
-									  "skipped" }[k]) == 0;
-	snprintf(buf, len, "tests=\"%d\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\"",
-		 N_CASES, n[0], n[1], n[2], secs);
+		n += cases[i].status && strcmp(cases[i].status, status) == 0;
+	return n;
+}
+
+/* the totals, the same on <testsuites> and its one <testsuite> */
+static void counts(const struct jcase *cases, char *buf, size_t len, double secs)
+{
+	snprintf(buf, len,
+		 "tests=\"%d\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\"",
+		 N_CASES, count(cases, "failure"), count(cases, "error"), count(cases, "skipped"),
+		 secs);
 }
 
 static void property(FILE *f, const char *name, const char *value)
@@ -316,9 +323,9 @@ typedef void (*case_fn)(struct jcase *c, const struct iso_opts *opts, const stru
 int iso_junit_write(int fd, const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	static const char *const names[N_CASES] = { "command", "leak gate", "residue",
-						     "policy",	"teardown",  "timeout" };
-	const case_fn fns[N_CASES] = { case_command,  case_leaks,    case_residue,
-				       case_policy,   case_teardown, case_timeout };
+						    "policy",  "teardown",  "timeout" };
+	const case_fn fns[N_CASES] = { case_command, case_leaks,    case_residue,
+				       case_policy,  case_teardown, case_timeout };
 	struct jcase cases[N_CASES] = { 0 };
 	_cleanup_free_ char *xml = NULL;
 	size_t len = 0;

@@ -210,13 +210,13 @@ static json_t *policy(const struct iso_outcome *o)
 
 	for (size_t i = 0; i < o->n_policy_events; i++) {
 		const struct iso_policy_event *ev = &o->policy_events[i];
-		json_array_append_new(refused,
-				      json_pack("{s:i, s:s, s:o, s:s, s:s, s:s, s:n, s:n}", "pid",
-						ev->pid, "call", ev->call, "detail",
-						redacted(ev->detail), "rule", ev->origin ? ev->origin : "",
-						"action", ev->refused ? "refused" : "logged", "severity",
-						ev->refused ? "error" : "warning", "started_ms",
-						"attribution"));
+		json_array_append_new(
+			refused,
+			json_pack("{s:i, s:s, s:o, s:s, s:s, s:s, s:n, s:n}", "pid", ev->pid,
+				  "call", ev->call, "detail", redacted(ev->detail), "rule",
+				  ev->origin ? ev->origin : "", "action",
+				  ev->refused ? "refused" : "logged", "severity",
+				  ev->refused ? "error" : "warning", "started_ms", "attribution"));
 	}
 	return json_pack("{s:s, s:s, s:s, s:o}", "name", o->policy_name ? o->policy_name : "off",
 			 "mode", o->policy_log ? "log" : "enforce", "service_guard",
@@ -234,14 +234,15 @@ static json_t *leaks(const struct iso_opts *opts, const struct iso_outcome *o)
 	for (size_t i = 0; i < o->n_leaks; i++) {
 		const struct iso_leak *l = &o->leaks[i];
 		json_array_append_new(
-			v, json_pack("{s:i, s:n, s:o, s:[], s:o, s:n, s:o, s:i, s:n, s:n, s:b, s:s, "
-				     "s:n}",
-				     "pid", l->pid, "ppid", "pid_in_namespace",
-				     l->inner_pid ? json_integer(l->inner_pid) : json_null(), "argv",
-				     "cmdline", redacted(l->cmdline), "exe", "cwd",
-				     l->cwd ? redacted(l->cwd) : json_null(), "session", l->sid,
-				     "started_ms", "alive_ms", "killed", 1, "severity",
-				     severity(opts->leaks), "attribution"));
+			v,
+			json_pack("{s:i, s:n, s:o, s:[], s:o, s:n, s:o, s:i, s:n, s:n, s:b, s:s, "
+				  "s:n}",
+				  "pid", l->pid, "ppid", "pid_in_namespace",
+				  l->inner_pid ? json_integer(l->inner_pid) : json_null(), "argv",
+				  "cmdline", redacted(l->cmdline), "exe", "cwd",
+				  l->cwd ? redacted(l->cwd) : json_null(), "session", l->sid,
+				  "started_ms", "alive_ms", "killed", 1, "severity",
+				  severity(opts->leaks), "attribution"));
 	}
 	return v;
 }
@@ -251,10 +252,10 @@ static json_t *residue(const struct iso_opts *opts, const struct iso_outcome *o)
 	json_t *v = json_array();
 
 	for (size_t i = 0; i < o->n_residue; i++)
-		json_array_append_new(v, json_pack("{s:o, s:o, s:s}", "dir",
-						   abs_path(o, o->residue[i].dir), "path",
-						   text(o->residue[i].path, strlen(o->residue[i].path)),
-						   "severity", severity(opts->residue)));
+		json_array_append_new(
+			v, json_pack("{s:o, s:o, s:s}", "dir", abs_path(o, o->residue[i].dir),
+				     "path", text(o->residue[i].path, strlen(o->residue[i].path)),
+				     "severity", severity(opts->residue)));
 	return v;
 }
 
@@ -297,7 +298,7 @@ static json_t *settings(const struct iso_opts *opts, const struct iso_outcome *o
 		file ? abs_path(o, policy) : json_string(policy), "policy_mode",
 		opts->policy_log ? "log" : "enforce", "report",
 		opts->report ? (strncmp(opts->report, "fd:", 3) == 0 ? json_string(opts->report)
-								      : abs_path(o, opts->report))
+								     : abs_path(o, opts->report))
 			     : json_null(),
 		"junit", abs_path(o, opts->junit), "finding_exit_code", opts->finding_exit);
 }
@@ -310,8 +311,8 @@ static json_t *setup_error(const struct iso_outcome *o)
 
 	if (!o->setup_before && !o->setup_failed)
 		return json_null();
-	snprintf(hint, sizeof(hint), "%s%s%s", e->hint, e->hint[0] && o->setup_advice[0] ? "; " : "",
-		 o->setup_advice);
+	snprintf(hint, sizeof(hint), "%s%s%s", e->hint,
+		 e->hint[0] && o->setup_advice[0] ? "; " : "", o->setup_advice);
 	return json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:o, s:o}", "when",
 			 o->setup_before ? "before_start" : "after_start", "message", e->msg,
 			 "cause", e->errnum ? strerror(e->errnum) : NULL, "hint",
@@ -384,10 +385,10 @@ static json_t *build(const struct iso_opts *opts, const struct iso_outcome *o)
 	json_object_set_new(root, "exit", json_integer(o->exit));
 	/* merged: the one tail is stdout's, in the order the command wrote */
 	json_object_set_new(root, "output_tail",
-			    json_pack("{s:o, s:o, s:b, s:{s:o, s:o}}", "stdout", tail(o->streams[0]),
-				      "stderr", tail(o->streams[1]), "merged", o->output_merged, "cut",
-				      "stdout", tail_cut(o->streams[0]), "stderr",
-				      tail_cut(o->streams[1])));
+			    json_pack("{s:o, s:o, s:b, s:{s:o, s:o}}", "stdout",
+				      tail(o->streams[0]), "stderr", tail(o->streams[1]), "merged",
+				      o->output_merged, "cut", "stdout", tail_cut(o->streams[0]),
+				      "stderr", tail_cut(o->streams[1])));
 	return root;
 }
 

@@ -67,7 +67,9 @@ static void test_xml_escape(void **state)
 	/* valid UTF-8 passes; a stray byte, an overlong form, a surrogate do not */
 	check_xml("caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x90\x8d", 14, false,
 		  "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x90\x8d");
-	check_xml("a\xff" "b", 3, false, "a\\xffb");
+	check_xml("a\xff"
+		  "b",
+		  3, false, "a\\xffb");
 	check_xml("\xc0\xaf", 2, false, "\\xc0\\xaf");
 	check_xml("\xed\xa0\x80", 3, false, "\\xed\\xa0\\x80");
 	/* a character cut at the end of the text */
