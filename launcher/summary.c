@@ -70,21 +70,23 @@ __attribute__((format(printf, 2, 3))) static void say(const struct iso_opts *opt
 	fputc('\n', stderr);
 }
 
-/* "isorun: " and one finding's text, as finding.c words it */
-static void prefix(const struct iso_opts *opts)
+/* "isorun: " and one finding's text, as finding.c words it (leaks in bold) */
+static void print_finding(const struct iso_opts *opts, const struct iso_outcome *o,
+			  enum iso_finding_kind kind, size_t i)
 {
-	fprintf(stderr, "%sisorun:%s ", colour(opts, "\033[1m"), colour(opts, "\033[0m"));
+	const char *bold = kind == ISO_FIND_LEAK ? colour(opts, "\033[1m") : "";
+
+	fprintf(stderr, "%sisorun:%s ", bold, bold[0] ? colour(opts, "\033[0m") : "");
+	iso_finding_text(stderr, opts, o, kind, i);
+	fputc('\n', stderr);
 }
 
 static void print_leaks(const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	if (opts->leaks == ISO_IGNORE && opts->verbosity <= 0)
 		return;
-	for (size_t i = 0; i < o->n_leaks; i++) {
-		prefix(opts);
-		iso_leak_text(stderr, opts, o, i);
-		fputc('\n', stderr);
-	}
+	for (size_t i = 0; i < o->n_leaks; i++)
+		print_finding(opts, o, ISO_FIND_LEAK, i);
 }
 
 static void reason_add(char *buf, size_t len, const char *what)
@@ -118,22 +120,16 @@ static void print_timing(const struct iso_outcome *o)
 		fprintf(stderr, "isorun: timing: %s\n", line);
 }
 
-static void print_policy_events(const struct iso_outcome *o)
+static void print_policy_events(const struct iso_opts *opts, const struct iso_outcome *o)
 {
-	for (size_t i = 0; i < o->n_policy_events; i++) {
-		fputs("isorun: ", stderr);
-		iso_refusal_text(stderr, o, i);
-		fputc('\n', stderr);
-	}
+	for (size_t i = 0; i < o->n_policy_events; i++)
+		print_finding(opts, o, ISO_FIND_REFUSAL, i);
 }
 
 static void print_residue(const struct iso_opts *opts, const struct iso_outcome *o)
 {
-	for (size_t i = 0; i < o->n_residue; i++) {
-		fputs("isorun: ", stderr);
-		iso_residue_text(stderr, opts, o, i);
-		fputc('\n', stderr);
-	}
+	for (size_t i = 0; i < o->n_residue; i++)
+		print_finding(opts, o, ISO_FIND_RESIDUE, i);
 	if (o->residue_unmeasurable)
 		fprintf(stderr, "isorun: residue check: not measurable (more than %d entries)\n",
 			ISO_RESIDUE_MAX);
@@ -148,18 +144,15 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->subreaper_why);
 	if (o->exec_failed)
 		say(opts, "cannot run the command: %s", o->exec_error);
-	if (o->timed_out) {
-		fputs("isorun: ", stderr);
-		iso_timeout_text(stderr, opts, o);
-		fputc('\n', stderr);
-	}
+	if (o->timed_out)
+		print_finding(opts, o, ISO_FIND_TIMEOUT, 0);
 	if (o->init_lost)
 		say(opts, "%s; the command and everything in its namespace died with it",
 		    o->gate_unmeasurable);
 	if (o->gate_unmeasurable[0])
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->gate_unmeasurable);
 	print_leaks(opts, o);
-	print_policy_events(o);
+	print_policy_events(opts, o);
 	print_residue(opts, o);
 	for (int i = 0; i < 2; i++)
 		if (iso_stream_lost(o->streams[i]))
@@ -170,11 +163,9 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 		fprintf(stderr, "isorun: %s\n", o->report_error);
 	if (o->junit_error[0])
 		fprintf(stderr, "isorun: %s\n", o->junit_error);
-	if (o->tree_state == ISO_TREE_RETAINED) {
-		fputs("isorun: ", stderr);
-		iso_retained_text(stderr, o);
-		fputc('\n', stderr);
-	} else if (o->tree_state == ISO_TREE_KEPT && opts->shell)
+	if (o->tree_state == ISO_TREE_RETAINED)
+		print_finding(opts, o, ISO_FIND_RETAINED, 0);
+	else if (o->tree_state == ISO_TREE_KEPT && opts->shell)
 		iso_shell_kept(stderr, path ? path : "?");
 	else if (o->tree_state == ISO_TREE_KEPT)
 		fprintf(stderr, "isorun: namespace kept at %s\n", path ? path : "?");
