@@ -133,7 +133,8 @@ integration: $(BUILD)/isorun $(HELPER_BIN)
 DEB_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
 	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3 clang \
 	    debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
-	    python3-pytest python3-pytest-xdist golang-go cargo
+	    python3-pytest python3-pytest-xdist golang-go cargo \
+	    python3-jsonschema python3-lxml python3-junitparser
 deps:
 	@if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
 	$$SUDO apt-get update -qq && \
@@ -167,14 +168,16 @@ install: $(BUILD)/isorun
 	install -m 0644 docs/man/isorun-policy.5 $(DESTDIR)$(MANDIR)/man5/isorun-policy.5
 	install -m 0644 packaging/completions/isorun.bash $(DESTDIR)$(BASHCOMPDIR)/isorun
 	install -m 0644 packaging/completions/_isorun $(DESTDIR)$(ZSHCOMPDIR)/_isorun
-	install -m 0644 policy/default.policy policy/strict.policy $(DESTDIR)$(PKGDATADIR)/
+	install -m 0644 policy/default.policy policy/strict.policy docs/report.schema.json \
+		$(DESTDIR)$(PKGDATADIR)/
 	install -m 0644 README.md docs/design.md policy/GRAMMAR.txt $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/isorun $(DESTDIR)$(MANDIR)/man1/isorun.1 \
 		$(DESTDIR)$(MANDIR)/man5/isorun-policy.5 $(DESTDIR)$(BASHCOMPDIR)/isorun \
 		$(DESTDIR)$(ZSHCOMPDIR)/_isorun $(DESTDIR)$(PKGDATADIR)/default.policy \
-		$(DESTDIR)$(PKGDATADIR)/strict.policy $(DESTDIR)$(DOCDIR)/README.md \
+		$(DESTDIR)$(PKGDATADIR)/strict.policy $(DESTDIR)$(PKGDATADIR)/report.schema.json \
+		$(DESTDIR)$(DOCDIR)/README.md \
 		$(DESTDIR)$(DOCDIR)/design.md $(DESTDIR)$(DOCDIR)/GRAMMAR.txt
 	rmdir $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 

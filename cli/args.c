@@ -47,6 +47,7 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_SETTLE] = { "settle", ISO_KIND_VALUE, false },
 	[ISO_K_LEAKS] = { "leaks", ISO_KIND_VALUE, false },
 	[ISO_K_REPORT] = { "report", ISO_KIND_VALUE, true },
+	[ISO_K_JUNIT] = { "junit", ISO_KIND_VALUE, true },
 	[ISO_K_FINDING_EXIT] = { "finding-exit-code", ISO_KIND_VALUE, false },
 	[ISO_K_PIDNS] = { "pidns", ISO_KIND_VALUE, false, true },
 	[ISO_K_MAP_ROOT] = { "map-root", ISO_KIND_FLAG, false },
@@ -158,7 +159,8 @@ void iso_usage(FILE *f)
 	      "                         each ceiling as try:VALUE enforces what it can and goes "
 	      "on\n"
 	      "  --cgroup=auto|off      a cgroup of the run's own where one can be had (auto)\n"
-	      "  --report FILE          write the JSON report\n"
+	      "  --report FILE|fd:N     write the JSON report to FILE or descriptor N\n"
+	      "  --junit FILE           write a JUnit XML file, one test case per guard\n"
 	      "  --finding-exit-code N  exit code for a finding (122)\n"
 	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
 	      "  --no-config            read no isorun.conf\n"
@@ -535,6 +537,35 @@ static int apply_rlimit(struct iso_opts *o, enum iso_key key, const char *val, c
 	return 0;
 }
 
+/*
+ * --report FILE or fd:N (a descriptor the caller opened, as bwrap's --json-status-fd).
+ * `-` is refused: stdout carries the command's own output, which a report would
+ * corrupt, and stderr carries the command's errors and isorun's lines.
+ */
+static int set_report(struct iso_opts *o, const char *opt, const char *val, struct iso_err *e)
+{
+	char *end;
+	long n;
+
+	if (!*val)
+		return iso_err_set(e, 0, "%s: empty path", opt);
+	if (strcmp(val, "-") == 0)
+		return iso_err_set(e, 0,
+				   "%s -: stdout carries the command's output; give a file, or a "
+				   "descriptor as fd:N (e.g. --report fd:3 3>&1 >out.log)",
+				   opt);
+	if (strncmp(val, "fd:", 3) == 0) {
+		errno = 0;
+		n = strtol(val + 3, &end, 10);
+		if (!isdigit((unsigned char)val[3]) || *end || errno || n > INT_MAX)
+			return iso_err_set(e, 0,
+					   "%s: expected fd:N with a descriptor number, got '%s'",
+					   opt, val);
+	}
+	o->report = val;
+	return 0;
+}
+
 static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, const char *opt,
 		 struct iso_err *e)
 {
@@ -553,9 +584,11 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		return iso_err_set(e, 0, "%s: missing argument", opt);
 
 	switch (key) {
+	case ISO_K_REPORT:
+		return set_report(o, opt, val, e);
 	case ISO_K_ROOT:
 	case ISO_K_CHDIR:
-	case ISO_K_REPORT:
+	case ISO_K_JUNIT:
 		if (!*val)
 			return iso_err_set(e, 0, "%s: empty path", opt);
 		if (key == ISO_K_ROOT)
@@ -563,7 +596,7 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		else if (key == ISO_K_CHDIR)
 			o->chdir = val;
 		else
-			o->report = val;
+			o->junit = val;
 		return 0;
 	case ISO_K_ENV_DIR:
 		eq = strchr(val, '=');

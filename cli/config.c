@@ -82,6 +82,8 @@ static const char *value(const struct iso_opts *o, enum iso_key key, char *buf, 
 		return iso_format_duration(o->settle_ms, buf, len);
 	case ISO_K_REPORT:
 		return o->report ? o->report : "none";
+	case ISO_K_JUNIT:
+		return o->junit ? o->junit : "none";
 	case ISO_K_FINDING_EXIT:
 		snprintf(buf, len, "%d", o->finding_exit);
 		return buf;

@@ -63,6 +63,7 @@ enum iso_key {
 	ISO_K_SETTLE,
 	ISO_K_LEAKS,
 	ISO_K_REPORT,
+	ISO_K_JUNIT,
 	ISO_K_FINDING_EXIT,
 	ISO_K_PIDNS,
 	ISO_K_MAP_ROOT,
@@ -132,7 +133,8 @@ struct iso_opts {
 	uint64_t grace_ms;
 	uint64_t settle_ms;
 	int stop_signal;
-	const char *report;
+	const char *report; /* FILE, or fd:N */
+	const char *junit;
 	int finding_exit;
 	int verbosity;	    /* -1 quiet, 0 normal, 1 verbose */
 	int color;	    /* ISO_COLOR_* */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "common/err.h"
 #include "launcher/capsplan.h"
 #include "launcher/leak.h"
 #include "launcher/opts.h"
@@ -55,6 +56,13 @@ struct iso_outcome {
 	/* a step after the command's start failed: it was stopped and reaped, exit 125 */
 	bool setup_failed;
 	char setup_error[320];
+	/* a setup step failed before the command ran: nothing ran, exit 125 */
+	bool setup_before;
+	/* either way, the failure itself, the command line's advice, and where in a file */
+	struct iso_err setup_err;
+	char setup_advice[256];
+	char setup_file[256]; /* a policy file's mistake: file, line, column; else "" */
+	int setup_line, setup_col;
 	bool exec_failed;
 	char exec_error[300];
 	bool exited;	 /* the command's own status is known */
@@ -98,6 +106,7 @@ struct iso_outcome {
 	struct iso_resources res; /* accounting and ceilings: the report's `resources` */
 
 	char report_error[400]; /* --report could not be written: what and why */
+	char junit_error[400];	/* --junit could not be written: what and why */
 	int exit;
 };
 

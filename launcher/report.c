@@ -13,6 +13,9 @@
 
 #include "common/cleanup.h"
 #include "common/text.h"
+#include "launcher/summary.h"
+#include "ns/ns.h"
+#include "tree/tree.h"
 
 /* A JSON string from any bytes: valid UTF-8 as is, other bytes as \xNN. */
 static json_t *text(const char *s, size_t n)
@@ -44,16 +47,41 @@ static json_t *redacted(const char *s)
 	return r ? text(r, strlen(r)) : json_null();
 }
 
+/*
+ * Where a tail that lost its beginning starts: after its first newline, so that
+ * it holds whole lines; one line longer than the tail keeps its end, from the
+ * first whole UTF-8 character.
+ */
+size_t iso_tail_start(const char *buf, size_t n, bool cut)
+{
+	const char *nl = cut ? memchr(buf, '\n', n) : NULL;
+	size_t i = 0;
+
+	if (!cut)
+		return 0;
+	if (nl && (size_t)(nl - buf) + 1 < n)
+		return (size_t)(nl - buf) + 1;
+	while (i < n && i < 4 && ((unsigned char)buf[i] & 0xc0) == 0x80)
+		i++;
+	return i;
+}
+
 static json_t *tail(const struct iso_stream *s)
 {
 	char buf[ISO_TAIL_MAX + 1];
-	size_t n;
+	size_t n, from;
 
 	if (!s)
 		return json_null();
 	n = iso_stream_tail(s, buf);
-	/* a cut through a multi-byte character comes out escaped, not lost */
-	return text(buf, n);
+	from = iso_tail_start(buf, n, s->bytes > n);
+	/* a character cut at the end comes out escaped, not lost */
+	return text(buf + from, n - from);
+}
+
+static json_t *tail_cut(const struct iso_stream *s)
+{
+	return s ? json_boolean(s->bytes > s->tail_len) : json_null();
 }
 
 static json_t *names(char **env)
@@ -63,6 +91,72 @@ static json_t *names(char **env)
 	for (size_t i = 0; env && env[i]; i++)
 		json_array_append_new(a, text(env[i], strcspn(env[i], "=")));
 	return a;
+}
+
+/*
+ * p made absolute against cwd and cleaned by its words alone, as `realpath -m -s`
+ * would (no symlink is followed: the path may be gone, and it is named as given):
+ * "." and empty components go, ".." takes the one before it.  Malloc'ed.
+ */
+char *iso_abs_path(const char *cwd, const char *p)
+{
+	size_t n = strlen(p) + (p[0] == '/' ? 0 : strlen(cwd) + 1);
+	char *out = malloc(n + 2), *src = malloc(n + 2), *save = NULL;
+	size_t o = 0;
+
+	if (!out || !src) {
+		free(out);
+		free(src);
+		return NULL;
+	}
+	snprintf(src, n + 2, "%s%s%s", p[0] == '/' ? "" : cwd, p[0] == '/' ? "" : "/", p);
+	for (char *w = strtok_r(src, "/", &save); w; w = strtok_r(NULL, "/", &save)) {
+		if (strcmp(w, ".") == 0)
+			continue;
+		if (strcmp(w, "..") == 0) {
+			while (o > 0 && out[--o] != '/')
+				;
+			continue;
+		}
+		o += (size_t)sprintf(out + o, "/%s", w);
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	free(src);
+	return out;
+}
+
+/* A path as isorun resolved it: relative ones against isorun's working directory. */
+static json_t *abs_path(const struct iso_outcome *o, const char *p)
+{
+	_cleanup_free_ char *clean = NULL;
+
+	if (!p)
+		return json_null();
+	if (!o->cwd && p[0] != '/')
+		return redacted(p);
+	clean = iso_abs_path(o->cwd ? o->cwd : "/", p);
+	return clean ? redacted(clean) : json_null();
+}
+
+static json_t *abs_paths(const struct iso_outcome *o, const struct iso_strv *v)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < v->n; i++)
+		json_array_append_new(a, abs_path(o, v->v[i]));
+	return a;
+}
+
+static const char *severity(enum iso_verdict_mode m)
+{
+	return m == ISO_FAIL ? "error" : m == ISO_WARN ? "warning" : "info";
+}
+
+static const char *mode_name(enum iso_verdict_mode m)
+{
+	return m == ISO_FAIL ? "fail" : m == ISO_WARN ? "warn" : "ignore";
 }
 
 static const char *state_name(enum iso_tree_state s)
@@ -151,11 +245,13 @@ static json_t *policy(const struct iso_outcome *o)
 
 	for (size_t i = 0; i < o->n_policy_events; i++) {
 		const struct iso_policy_event *ev = &o->policy_events[i];
-		json_array_append_new(refused,
-				      json_pack("{s:i, s:s, s:o, s:s, s:s}", "pid", ev->pid, "call",
-						ev->call, "detail", redacted(ev->detail), "rule",
-						ev->origin ? ev->origin : "", "action",
-						ev->refused ? "refused" : "logged"));
+		json_array_append_new(
+			refused,
+			json_pack("{s:i, s:s, s:o, s:s, s:s, s:s, s:n, s:n}", "pid", ev->pid,
+				  "call", ev->call, "detail", redacted(ev->detail), "rule",
+				  ev->origin ? ev->origin : "", "action",
+				  ev->refused ? "refused" : "logged", "severity",
+				  ev->refused ? "error" : "warning", "started_ms", "attribution"));
 	}
 	return json_pack("{s:s, s:s, s:s, s:o}", "name", o->policy_name ? o->policy_name : "off",
 			 "mode", o->policy_log ? "log" : "enforce", "service_guard",
@@ -165,31 +261,99 @@ static json_t *policy(const struct iso_outcome *o)
 			 "refused", refused);
 }
 
-static json_t *leaks(const struct iso_outcome *o)
+/* Attribution (ppid, argv, exe, times, what started it) is filled where the gate records it. */
+static json_t *leaks(const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	json_t *v = json_array();
 
 	for (size_t i = 0; i < o->n_leaks; i++) {
 		const struct iso_leak *l = &o->leaks[i];
 		json_array_append_new(
-			v, json_pack("{s:i, s:o, s:o, s:o, s:i, s:b}", "pid", l->pid,
-				     "pid_in_namespace",
-				     l->inner_pid ? json_integer(l->inner_pid) : json_null(),
-				     "cmdline", redacted(l->cmdline), "cwd",
-				     l->cwd ? redacted(l->cwd) : json_null(), "session", l->sid,
-				     "killed", 1));
+			v,
+			json_pack("{s:i, s:n, s:o, s:[], s:o, s:n, s:o, s:i, s:n, s:n, s:b, s:s, "
+				  "s:n}",
+				  "pid", l->pid, "ppid", "pid_in_namespace",
+				  l->inner_pid ? json_integer(l->inner_pid) : json_null(), "argv",
+				  "cmdline", redacted(l->cmdline), "exe", "cwd",
+				  l->cwd ? redacted(l->cwd) : json_null(), "session", l->sid,
+				  "started_ms", "alive_ms", "killed", 1, "severity",
+				  severity(opts->leaks), "attribution"));
 	}
 	return v;
 }
 
-static json_t *residue(const struct iso_outcome *o)
+static json_t *residue(const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	json_t *v = json_array();
 
 	for (size_t i = 0; i < o->n_residue; i++)
-		json_array_append_new(v, json_pack("{s:s, s:s}", "dir", o->residue[i].dir, "path",
-						   o->residue[i].path));
+		json_array_append_new(
+			v, json_pack("{s:o, s:o, s:s}", "dir", abs_path(o, o->residue[i].dir),
+				     "path", text(o->residue[i].path, strlen(o->residue[i].path)),
+				     "severity", severity(opts->residue)));
 	return v;
+}
+
+static const char *pidns_name(int p)
+{
+	return p == ISO_PIDNS_TRY ? "try" : p == ISO_PIDNS_ON ? "on" : "off";
+}
+
+static const char *home_name(int m)
+{
+	return m == NS_HOME_RO ? "ro" : m == NS_HOME_HIDE ? "hide" : "off";
+}
+
+static json_t *ms_or_null(uint64_t ms)
+{
+	return ms ? json_integer((json_int_t)ms) : json_null();
+}
+
+/* The settings in effect, by their option names; paths absolute. */
+static json_t *settings(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	char sig[32];
+	const char *policy = opts->policy;
+	bool file = strchr(policy, '/') != NULL;
+
+	return json_pack(
+		"{s:o, s:o, s:b, s:o, s:b, s:o, s:s, s:s, s:o, s:s, s:I, s:I, s:s, s:b, s:s, s:b, "
+		"s:s, s:o, s:o, s:s, s:o, s:o, s:i}",
+		"config", abs_path(o, opts->config_path), "root",
+		abs_path(o, iso_tree_root(opts->root)), "keep", opts->keep, "chdir",
+		abs_path(o, opts->chdir), "clearenv", opts->clearenv, "watch",
+		abs_paths(o, &opts->watch), "residue", mode_name(opts->residue), "leaks",
+		mode_name(opts->leaks), "timeout_ms", ms_or_null(opts->timeout_ms), "stop_signal",
+		iso_signal_name(opts->stop_signal, sig, sizeof(sig)), "grace_ms",
+		(json_int_t)opts->grace_ms, "settle_ms", (json_int_t)opts->settle_ms, "pidns",
+		pidns_name(opts->pidns), "map_root", opts->map_root, "net",
+		opts->net_isolated ? "isolated" : "host", "private_tmp", opts->private_tmp,
+		"protect_home", home_name(opts->protect_home), "writable",
+		abs_paths(o, &opts->writable), "policy",
+		file ? abs_path(o, policy) : json_string(policy), "policy_mode",
+		opts->policy_log ? "log" : "enforce", "report",
+		opts->report ? (strncmp(opts->report, "fd:", 3) == 0 ? json_string(opts->report)
+								     : abs_path(o, opts->report))
+			     : json_null(),
+		"junit", abs_path(o, opts->junit), "finding_exit_code", opts->finding_exit);
+}
+
+/* exit 125: the failure itself, and where in a file when it was a policy file's */
+static json_t *setup_error(const struct iso_outcome *o)
+{
+	const struct iso_err *e = &o->setup_err;
+	char hint[600];
+
+	if (!o->setup_before && !o->setup_failed)
+		return json_null();
+	snprintf(hint, sizeof(hint), "%s%s%s", e->hint,
+		 e->hint[0] && o->setup_advice[0] ? "; " : "", o->setup_advice);
+	return json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:o, s:o}", "when",
+			 o->setup_before ? "before_start" : "after_start", "message", e->msg,
+			 "cause", e->errnum ? strerror(e->errnum) : NULL, "hint",
+			 hint[0] ? hint : NULL, "file", o->setup_file[0] ? o->setup_file : NULL,
+			 "line", o->setup_file[0] ? json_integer(o->setup_line) : json_null(),
+			 "column", o->setup_file[0] ? json_integer(o->setup_col) : json_null());
 }
 
 static json_t *signal_or_null(int sig)
@@ -210,11 +374,11 @@ static json_t *result(const struct iso_outcome *o)
 			 o->setup_failed ? o->setup_error : NULL);
 }
 
-static json_t *build(const struct iso_outcome *o)
+static json_t *build(const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	json_t *root = json_object(), *argv = json_array();
 	json_t *resources = iso_resources_json(&o->res);
-	char started[64];
+	char started[64], reason[512];
 	struct tm tm;
 
 	rlimit_entries(o, json_object_get(resources, "limits"));
@@ -224,7 +388,12 @@ static json_t *build(const struct iso_outcome *o)
 	iso_utc(o->started.tv_sec, &tm);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 
+	iso_verdict_reason(opts, o, reason, sizeof(reason));
+	json_object_set_new(root, "schema", json_integer(ISO_REPORT_SCHEMA));
 	json_object_set_new(root, "version", json_string(ISO_VERSION));
+	json_object_set_new(root, "verdict", json_string(o->exit ? "failed" : "passed"));
+	json_object_set_new(root, "reason", reason[0] ? json_string(reason) : json_null());
+	json_object_set_new(root, "error", setup_error(o));
 	json_object_set_new(root, "argv", argv);
 	json_object_set_new(root, "cwd", o->cwd ? redacted(o->cwd) : json_null());
 	json_object_set_new(root, "started_at", json_string(started));
@@ -235,11 +404,16 @@ static json_t *build(const struct iso_outcome *o)
 				      micros(o->timing.command), "scan", micros(o->timing.scan),
 				      "removal", micros(o->timing.removal)));
 	json_object_set_new(root, "environment", names(o->env));
+	json_object_set_new(root, "settings", settings(opts, o));
 	json_object_set_new(root, "isolation", isolation(o));
 	json_object_set_new(root, "policy", policy(o));
-	json_object_set_new(root, "leaks", leaks(o));
+	json_object_set_new(root, "leaks", leaks(opts, o));
 	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
-	json_object_set_new(root, "residue", residue(o));
+	json_object_set_new(root, "residue", residue(opts, o));
+	/* the tree as it was when the watchdog fired, and what ignored the stop signal */
+	json_object_set_new(root, "timeout", json_null());
+	/* what the run cost and the limits it ran under */
+	json_object_set_new(root, "resources", json_null());
 	json_object_set_new(root, "tree",
 			    json_pack("{s:s?, s:s, s:s?}", "path",
 				      o->tree_path[0] ? o->tree_path : NULL, "state",
@@ -250,8 +424,10 @@ static json_t *build(const struct iso_outcome *o)
 	json_object_set_new(root, "exit", json_integer(o->exit));
 	/* merged: the one tail is stdout's, in the order the command wrote */
 	json_object_set_new(root, "output_tail",
-			    json_pack("{s:o, s:o, s:b}", "stdout", tail(o->streams[0]), "stderr",
-				      tail(o->streams[1]), "merged", o->output_merged));
+			    json_pack("{s:o, s:o, s:b, s:{s:o, s:o}}", "stdout",
+				      tail(o->streams[0]), "stderr", tail(o->streams[1]), "merged",
+				      o->output_merged, "cut", "stdout", tail_cut(o->streams[0]),
+				      "stderr", tail_cut(o->streams[1])));
 	return root;
 }
 
@@ -267,23 +443,10 @@ static json_t *lost(const struct iso_stream *s)
  * The whole text, then a sync where the file has one: a report that is not on the
  * disk is no evidence, and ENOSPC, EDQUOT or EIO may surface only at the sync.
  */
-int iso_report_write(int fd, const struct iso_outcome *o)
+int iso_write_synced(int fd, const char *text, size_t len)
 {
-	json_t *root = build(o);
-	_cleanup_free_ char *text = NULL;
-	size_t len, done = 0;
+	size_t done = 0;
 
-	if (!root)
-		return -ENOMEM;
-	json_object_set_new(root, "output_lost",
-			    json_pack("{s:o, s:o}", "stdout", lost(o->streams[0]), "stderr",
-				      lost(o->streams[1])));
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	if (!text)
-		return -ENOMEM;
-	len = strlen(text);
-	text[len++] = '\n'; /* over the NUL: json_dumps' buffer has room for it */
 	while (done < len) {
 		ssize_t w = write(fd, text + done, len - done);
 		if (w < 0 && errno == EINTR)
@@ -298,4 +461,24 @@ int iso_report_write(int fd, const struct iso_outcome *o)
 	if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
 		return -errno;
 	return 0;
+}
+
+int iso_report_write(int fd, const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	json_t *root = build(opts, o);
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	if (!root)
+		return -ENOMEM;
+	json_object_set_new(root, "output_lost",
+			    json_pack("{s:o, s:o}", "stdout", lost(o->streams[0]), "stderr",
+				      lost(o->streams[1])));
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (!text)
+		return -ENOMEM;
+	len = strlen(text);
+	text[len++] = '\n'; /* over the NUL: json_dumps' buffer has room for it */
+	return iso_write_synced(fd, text, len);
 }

@@ -48,6 +48,7 @@
 #include "launcher/pidns.h"
 #include "common/proc.h"
 #include "launcher/relay.h"
+#include "launcher/junit.h"
 #include "launcher/report.h"
 #include "launcher/residue.h"
 #include "tree/rmtree.h"
@@ -106,6 +107,7 @@ struct sup {
 	char **env;
 	char *cmd_path;
 	int report_fd;
+	int junit_fd;
 	sigset_t mask;
 	struct termios saved_tty;
 	struct iso_exec_failure fail;
@@ -1171,26 +1173,35 @@ static int start_pidns(struct sup *s, const struct iso_spawn *sp, int *ret_liste
 	return 0;
 }
 
-/* The module's hint, then the command line's advice for its cause (the options to use). */
-static void print_setup_error(const struct iso_opts *o, const struct iso_err *e)
+/*
+ * Keep the failure for the verdict, the report and the JUnit file, then print the
+ * module's hint and the command line's advice for its cause (the options to use).
+ */
+static void setup_error(struct sup *s, const struct iso_err *e)
 {
-	char buf[512], advice[256] = "";
+	struct iso_outcome *out = s->out;
+	char buf[512];
 
+	out->setup_err = *e;
+	if (e->cause && s->o->advise)
+		s->o->advise(s->o, e->cause, out->setup_advice, sizeof(out->setup_advice));
 	fprintf(stderr, "isorun: %s\n", iso_err_format(e, buf, sizeof(buf)));
-	if (e->cause && o->advise)
-		o->advise(o, e->cause, advice, sizeof(advice));
-	if (e->hint[0] || advice[0])
-		fprintf(stderr, "  (hint: %s%s%s)\n", e->hint, e->hint[0] && advice[0] ? "; " : "",
-			advice);
+	if (e->hint[0] || out->setup_advice[0])
+		fprintf(stderr, "  (hint: %s%s%s)\n", e->hint,
+			e->hint[0] && out->setup_advice[0] ? "; " : "", out->setup_advice);
 }
 
+typedef int (*writer_fn)(int fd, const struct iso_opts *o, const struct iso_outcome *out);
+
 /*
- * --report, and its close: a report that is not all there is no evidence, so the
- * run fails (summary.c), and what was written of it is cut off, never half read.
+ * --report or --junit, and its close: a file that is not all there is no evidence,
+ * so the run fails (summary.c), and what was written of it is cut off, never half
+ * read.
  */
-static void write_report(int *fd, const char *path, struct iso_outcome *out)
+static void write_output(int *fd, const char *opt, const char *path, writer_fn fn,
+			 const struct iso_opts *o, struct iso_outcome *out, char *err, size_t len)
 {
-	int r = iso_report_write(*fd, out);
+	int r = fn(*fd, o, out);
 
 	if (r == 0 && close(*fd) < 0 && errno != EINTR)
 		r = -errno;
@@ -1200,8 +1211,45 @@ static void write_report(int *fd, const char *path, struct iso_outcome *out)
 	}
 	*fd = -1;
 	if (r < 0)
-		snprintf(out->report_error, sizeof(out->report_error), "--report: write '%s': %s",
-			 path, strerror(-r));
+		snprintf(err, len, "%s: write '%s': %s", opt, path, strerror(-r));
+}
+
+/* The report, then the JUnit file, which shows the report's failure too. */
+static void write_outputs(struct sup *s)
+{
+	struct iso_outcome *out = s->out;
+
+	if (s->report_fd >= 0)
+		write_output(&s->report_fd, "--report", s->o->report, iso_report_write, s->o, out,
+			     out->report_error, sizeof(out->report_error));
+	if (s->junit_fd >= 0)
+		write_output(&s->junit_fd, "--junit", s->o->junit, iso_junit_write, s->o, out,
+			     out->junit_error, sizeof(out->junit_error));
+}
+
+/* FILE, or fd:N: a descriptor of the caller's, written through a duplicate of ours. */
+static int open_output(const char *opt, const char *spec, int *fd, struct iso_err *e)
+{
+	if (strncmp(spec, "fd:", 3) == 0) {
+		*fd = fcntl(atoi(spec + 3), F_DUPFD_CLOEXEC, 3);
+		if (*fd < 0)
+			return iso_err_set(e, errno, "%s: descriptor %s", opt, spec + 3);
+		return 0;
+	}
+	*fd = open(spec, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		return iso_err_set(e, errno, "%s: open '%s'", opt, spec);
+	return 0;
+}
+
+/* First of all, so that every later failure is in the report (docs/design.md). */
+static int open_outputs(struct sup *s, struct iso_err *e)
+{
+	if (s->o->report && open_output("--report", s->o->report, &s->report_fd, e) < 0)
+		return -EINVAL;
+	if (s->o->junit && open_output("--junit", s->o->junit, &s->junit_fd, e) < 0)
+		return -EINVAL;
+	return 0;
 }
 
 static int check_pass_fds(const struct iso_opts *o, struct iso_err *e)
@@ -1235,7 +1283,13 @@ static int load_policy(struct sup *s)
 	if (pol_load(s->o->policy, &s->policy, &perr) < 0) {
 		fprintf(stderr, "isorun: --policy: %s\n",
 			pol_error_format(&perr, buf, sizeof(buf)));
-		fprintf(stderr, "isorun: FAILED (exit %d): bad policy\n", ISO_EXIT_SETUP);
+		/* kept for the report, the JUnit file and the annotation: file:line:col */
+		iso_err_set(&s->out->setup_err, 0, "--policy: %s", perr.msg);
+		if (perr.file[0]) {
+			snprintf(s->out->setup_file, sizeof(s->out->setup_file), "%s", perr.file);
+			s->out->setup_line = perr.line;
+			s->out->setup_col = perr.col;
+		}
 		return -EINVAL;
 	}
 	s->pol = &s->policy;
@@ -1266,11 +1320,6 @@ static int prepare(struct sup *s, struct iso_err *e)
 	else
 		snprintf(s->out->subreaper_why, sizeof(s->out->subreaper_why),
 			 "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
-	if (o->report) {
-		s->report_fd = open(o->report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (s->report_fd < 0)
-			return iso_err_set(e, errno, "--report: open '%s'", o->report);
-	}
 	if (check_chdir(o, e) < 0 || check_pass_fds(o, e) < 0)
 		return -EINVAL;
 	if (iso_ceilings_plan(&s->ceil, o, will_have_userns(o), &s->out->res, e) < 0)
@@ -1484,7 +1533,7 @@ static void stop_after_failure(struct sup *s, const struct iso_err *e)
 {
 	char buf[sizeof(s->out->setup_error)];
 
-	print_setup_error(s->o, e);
+	setup_error(s, e);
 	s->out->setup_failed = true;
 	snprintf(s->out->setup_error, sizeof(s->out->setup_error), "%s",
 		 iso_err_format(e, buf, sizeof(buf)));
@@ -1538,29 +1587,29 @@ static int finish(struct sup *s)
 	out->duration_ms = (now_us() - s->t_start) / 1000;
 	/* the report before the verdict: a report that could not be written is part of it */
 	out->exit = iso_exit_code(o, out, NULL);
-	if (s->report_fd >= 0)
-		write_report(&s->report_fd, o->report, out);
+	write_outputs(s);
 	return iso_summarize(o, out);
 }
 
-/* A setup that failed before the command ran leaves nothing behind. */
+/* A setup that failed before the command ran leaves nothing behind; e: NULL when printed. */
 static int fail_before_start(struct sup *s, const struct iso_err *e)
 {
 	struct iso_outcome *out = s->out;
 
 	iso_ceilings_finish(&s->ceil, s->o, true, &out->res);
+	out->setup_before = true;
 	if (s->tree.fd >= 0)
 		remove_after_setup_failure(&s->tree, out);
-	print_setup_error(s->o, e);
+	if (e)
+		setup_error(s, e);
+	out->duration_ms = (now_us() - s->t_start) / 1000;
 	out->exit = ISO_EXIT_SETUP;
-	fprintf(stderr, "isorun: FAILED (exit %d): setup failed before the command ran\n",
-		ISO_EXIT_SETUP);
-	if (s->report_fd >= 0) {
-		write_report(&s->report_fd, s->o->report, out);
-		if (out->report_error[0])
-			fprintf(stderr, "isorun: %s\n", out->report_error);
-	}
-	return ISO_EXIT_SETUP;
+	write_outputs(s);
+	if (out->report_error[0])
+		fprintf(stderr, "isorun: %s\n", out->report_error);
+	if (out->junit_error[0])
+		fprintf(stderr, "isorun: %s\n", out->junit_error);
+	return iso_summarize(s->o, out);
 }
 
 static void free_outcome(struct iso_outcome *out)
@@ -1596,6 +1645,8 @@ static void free_sup(struct sup *s)
 		close(s->listener);
 	if (s->report_fd >= 0)
 		close(s->report_fd);
+	if (s->junit_fd >= 0)
+		close(s->junit_fd);
 	iso_evloop_close(&s->loop);
 	iso_tree_close(&s->tree);
 	iso_ceilings_close(&s->ceil);
@@ -1619,6 +1670,7 @@ int iso_run(const struct iso_opts *o)
 		.listener = -1,
 		.tty_fd = -1,
 		.report_fd = -1,
+		.junit_fd = -1,
 		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
 		.ceil = ISO_CEILINGS_INIT,
 		.t_start = now_us(),
@@ -1630,8 +1682,10 @@ int iso_run(const struct iso_opts *o)
 	s.t_us = s.t_start;
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
-	if (load_policy(&s) < 0) {
-		code = ISO_EXIT_SETUP;
+	if (open_outputs(&s, &e) < 0) {
+		code = fail_before_start(&s, &e);
+	} else if (load_policy(&s) < 0) {
+		code = fail_before_start(&s, NULL);
 	} else if (prepare(&s, &e) < 0 || make_tree(&s, &e) < 0) {
 		code = fail_before_start(&s, &e);
 	} else {

@@ -10,43 +10,30 @@
 
 #include "common/cleanup.h"
 #include "common/exit.h"
+#include "common/text.h"
+#include "launcher/annotate.h"
+#include "launcher/finding.h"
 #include "launcher/ceiling.h"
 #include "launcher/residue.h"
 #include "launcher/shell.h"
-#include "common/text.h"
-
-static size_t refused_count(const struct iso_outcome *o)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < o->n_policy_events; i++)
-		n += o->policy_events[i].refused;
-	return n;
-}
-
-static bool leaks_count(const struct iso_opts *opts, const struct iso_outcome *o)
-{
-	return o->n_leaks && opts->leaks == ISO_FAIL;
-}
 
 /* What isorun itself could not deliver: relayed output, or the report. */
 static bool delivery_failed(const struct iso_outcome *o)
 {
 	return iso_stream_lost(o->streams[0]) || iso_stream_lost(o->streams[1]) ||
-	       o->report_error[0];
+	       o->report_error[0] || o->junit_error[0];
 }
 
 int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool *ret_finding)
 {
-	bool finding = leaks_count(opts, o) || o->tree_state == ISO_TREE_RETAINED ||
-		       refused_count(o) > 0 || (o->n_residue && opts->residue == ISO_FAIL) ||
-		       (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL) ||
-		       o->gate_unmeasurable[0] || delivery_failed(o) ||
+	bool finding = iso_leaks_count(opts, o) || o->tree_state == ISO_TREE_RETAINED ||
+		       iso_refused_count(o) > 0 || (o->n_residue && opts->residue == ISO_FAIL) ||
+		       iso_unmeasurable_counts(opts, o) || delivery_failed(o) ||
 		       iso_resources_finding(&o->res);
 
 	if (ret_finding)
 		*ret_finding = finding;
-	if (o->setup_failed)
+	if (o->setup_failed || o->setup_before)
 		return ISO_EXIT_SETUP;
 	if (o->exec_failed)
 		return o->exit;
@@ -85,36 +72,23 @@ __attribute__((format(printf, 2, 3))) static void say(const struct iso_opts *opt
 	fputc('\n', stderr);
 }
 
+/* "isorun: " and one finding's text, as finding.c words it (leaks in bold) */
+static void print_finding(const struct iso_opts *opts, const struct iso_outcome *o,
+			  enum iso_finding_kind kind, size_t i)
+{
+	const char *bold = kind == ISO_FIND_LEAK ? colour(opts, "\033[1m") : "";
+
+	fprintf(stderr, "%sisorun:%s ", bold, bold[0] ? colour(opts, "\033[0m") : "");
+	iso_finding_text(stderr, opts, o, kind, i);
+	fputc('\n', stderr);
+}
+
 static void print_leaks(const struct iso_opts *opts, const struct iso_outcome *o)
 {
-	char alive[32];
-
 	if (opts->leaks == ISO_IGNORE && opts->verbosity <= 0)
 		return;
-	iso_format_duration(o->leak_alive_ms, alive, sizeof(alive));
-	for (size_t i = 0; i < o->n_leaks; i++) {
-		const struct iso_leak *l = &o->leaks[i];
-		_cleanup_free_ char *cwd = iso_shell_quote(l->cwd ? l->cwd : "?");
-		char inner[48] = "", session[48] = "";
-
-		/*
-		 * Under --pidns both pids: the outer one for the host's tools, the
-		 * inner one as the command saw it.  A session begun outside the
-		 * namespace has no number inside it (procfs shows 0).
-		 */
-		if (l->inner_pid)
-			snprintf(inner, sizeof(inner), " (pid %d in the namespace)", l->inner_pid);
-		if (l->sid > 0)
-			snprintf(session, sizeof(session), "session %d, ", l->sid);
-		else if (l->inner_pid)
-			snprintf(session, sizeof(session), "session outside the namespace, ");
-		fprintf(stderr,
-			"%sisorun:%s %s: pid %d%s `%s` (cwd %s, %salive %s after the command); "
-			"killed\n",
-			colour(opts, "\033[1m"), colour(opts, "\033[0m"),
-			opts->leaks == ISO_FAIL ? "leaked" : "leaked (warning)", l->pid, inner,
-			l->cmdline ? l->cmdline : "?", cwd ? cwd : "?", session, alive);
-	}
+	for (size_t i = 0; i < o->n_leaks; i++)
+		print_finding(opts, o, ISO_FIND_LEAK, i);
 }
 
 static void reason_add(char *buf, size_t len, const char *what)
@@ -148,23 +122,16 @@ static void print_timing(const struct iso_outcome *o)
 		fprintf(stderr, "isorun: timing: %s\n", line);
 }
 
-static void print_policy_events(const struct iso_outcome *o)
+static void print_policy_events(const struct iso_opts *opts, const struct iso_outcome *o)
 {
-	for (size_t i = 0; i < o->n_policy_events; i++) {
-		const struct iso_policy_event *ev = &o->policy_events[i];
-		_cleanup_free_ char *detail = iso_redact(ev->detail ? ev->detail : "");
-		fprintf(stderr, "isorun: %s: %s `%s` (pid %d, rule %s)\n",
-			ev->refused ? "refused" : "logged", ev->call, detail ? detail : "?",
-			ev->pid, ev->origin ? ev->origin : "?");
-	}
+	for (size_t i = 0; i < o->n_policy_events; i++)
+		print_finding(opts, o, ISO_FIND_REFUSAL, i);
 }
 
 static void print_residue(const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	for (size_t i = 0; i < o->n_residue; i++)
-		fprintf(stderr, "isorun: residue%s: '%s' appeared in %s\n",
-			opts->residue == ISO_FAIL ? "" : " (warning)", o->residue[i].path,
-			o->residue[i].dir);
+		print_finding(opts, o, ISO_FIND_RESIDUE, i);
 	if (o->residue_unmeasurable)
 		fprintf(stderr, "isorun: residue check: not measurable (more than %d entries)\n",
 			ISO_RESIDUE_MAX);
@@ -174,23 +141,20 @@ static void print_residue(const struct iso_opts *opts, const struct iso_outcome 
 static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	_cleanup_free_ char *path = iso_shell_quote(o->tree_path);
-	char dur[32];
 
 	if (!o->subreaper && !o->pidns)
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->subreaper_why);
 	if (o->exec_failed)
 		say(opts, "cannot run the command: %s", o->exec_error);
-	if (o->timed_out) {
-		iso_format_duration(opts->timeout_ms, dur, sizeof(dur));
-		fprintf(stderr, "isorun: timed out after %s; stopped the whole tree\n", dur);
-	}
+	if (o->timed_out)
+		print_finding(opts, o, ISO_FIND_TIMEOUT, 0);
 	if (o->init_lost)
 		say(opts, "%s; the command and everything in its namespace died with it",
 		    o->gate_unmeasurable);
 	if (o->gate_unmeasurable[0])
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->gate_unmeasurable);
 	print_leaks(opts, o);
-	print_policy_events(o);
+	print_policy_events(opts, o);
 	print_residue(opts, o);
 	iso_resources_say(opts, &o->res, stderr);
 	for (int i = 0; i < 2; i++)
@@ -200,9 +164,10 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 				(unsigned long long)o->streams[i]->lost);
 	if (o->report_error[0])
 		fprintf(stderr, "isorun: %s\n", o->report_error);
+	if (o->junit_error[0])
+		fprintf(stderr, "isorun: %s\n", o->junit_error);
 	if (o->tree_state == ISO_TREE_RETAINED)
-		fprintf(stderr, "isorun: namespace retained at %s: %s\n", path ? path : "?",
-			o->tree_reason);
+		print_finding(opts, o, ISO_FIND_RETAINED, 0);
 	else if (o->tree_state == ISO_TREE_KEPT && opts->shell)
 		iso_shell_kept(stderr, path ? path : "?");
 	else if (o->tree_state == ISO_TREE_KEPT)
@@ -212,12 +177,15 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 		print_timing(o);
 }
 
-/* How the command ended, as the verdict's first words ("command exited 1"). */
-static void how_it_ended(const struct iso_outcome *o, int code, char *reason, size_t len)
+void iso_how_it_ended(const struct iso_outcome *o, int code, char *reason, size_t len)
 {
 	char item[256], sig[32];
 
-	if (o->setup_failed)
+	if (o->setup_before && o->setup_file[0])
+		reason_add(reason, len, "bad policy");
+	else if (o->setup_before)
+		reason_add(reason, len, "setup failed before the command ran");
+	else if (o->setup_failed)
 		reason_add(reason, len, "setup failed after the command started; it was stopped");
 	else if (o->exec_failed)
 		reason_add(reason, len,
@@ -248,14 +216,14 @@ static void what_was_found(const struct iso_opts *opts, const struct iso_outcome
 {
 	char item[256];
 
-	if (leaks_count(opts, o)) {
+	if (iso_leaks_count(opts, o)) {
 		snprintf(item, sizeof(item), "%zu process%s outlived the command", o->n_leaks,
 			 o->n_leaks == 1 ? "" : "es");
 		reason_add(reason, len, item);
 	}
-	if (refused_count(o)) {
-		snprintf(item, sizeof(item), "%zu call%s refused", refused_count(o),
-			 refused_count(o) == 1 ? "" : "s");
+	if (iso_refused_count(o)) {
+		snprintf(item, sizeof(item), "%zu call%s refused", iso_refused_count(o),
+			 iso_refused_count(o) == 1 ? "" : "s");
 		reason_add(reason, len, item);
 	}
 	if (o->n_residue && opts->residue == ISO_FAIL) {
@@ -263,7 +231,7 @@ static void what_was_found(const struct iso_opts *opts, const struct iso_outcome
 			 o->n_residue == 1 ? "y" : "ies");
 		reason_add(reason, len, item);
 	}
-	if ((!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL) || o->gate_unmeasurable[0])
+	if (iso_unmeasurable_counts(opts, o))
 		reason_add(reason, len, "leak check not measurable");
 	if (o->tree_state == ISO_TREE_RETAINED)
 		reason_add(reason, len, "namespace retained");
@@ -278,22 +246,39 @@ static void what_was_found(const struct iso_opts *opts, const struct iso_outcome
 		}
 	if (o->report_error[0])
 		reason_add(reason, len, "report not written");
+	if (o->junit_error[0])
+		reason_add(reason, len, "JUnit file not written");
+}
+
+void iso_verdict_reason(const struct iso_opts *opts, const struct iso_outcome *o, char *buf,
+			size_t len)
+{
+	buf[0] = '\0';
+	if (o->exit == 0)
+		return;
+	iso_how_it_ended(o, o->exit, buf, len);
+	if (!o->setup_before)
+		what_was_found(opts, o, buf, len);
 }
 
 int iso_summarize(const struct iso_opts *opts, struct iso_outcome *o)
 {
-	char reason[512] = "";
+	char reason[512];
 	bool finding;
 	int code = iso_exit_code(opts, o, &finding);
 
 	o->exit = code;
-	print_lines(opts, o);
+	/* before the start only the error itself, printed where it happened, is news */
+	if (!o->setup_before)
+		print_lines(opts, o);
+	if (iso_annotations_wanted())
+		iso_annotate(stderr, opts, o);
 	if (code == 0)
 		return 0;
-	how_it_ended(o, code, reason, sizeof(reason));
-	what_was_found(opts, o, reason, sizeof(reason));
+	iso_verdict_reason(opts, o, reason, sizeof(reason));
 	/* -q: a failing command speaks for itself; findings are always named */
-	if (opts->verbosity < 0 && !finding && !o->exec_failed && !o->timed_out && !o->cancelled_by)
+	if (opts->verbosity < 0 && !finding && !o->exec_failed && !o->timed_out &&
+	    !o->cancelled_by && !o->setup_before)
 		return code;
 	fprintf(stderr, "%sisorun: FAILED (exit %d): %s%s\n", colour(opts, "\033[1;31m"), code,
 		reason, colour(opts, "\033[0m"));

@@ -5,7 +5,7 @@
 
 _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-env
 	--chdir --pass-fd --watch --residue= --timeout --stop-signal --grace --settle
-	--leaks= --rlimit-nofile --rlimit-core --rlimit-fsize --report --finding-exit-code --pidns --pidns=try --map-root --cap-keep
+	--leaks= --rlimit-nofile --rlimit-core --rlimit-fsize --report --junit --finding-exit-code --pidns --pidns=try --map-root --cap-keep
 	--net= --private-tmp --protect-home= --writable --policy= --policy-mode= --config --no-config
 	--memory-max --pids-max --cpu-max --cgroup=
 	--quiet --verbose --color --color= --help --version'
@@ -28,7 +28,7 @@ _isorun_takes_arg() {
 	--root | --env-dir | --setenv | --unsetenv | --keep-env | --chdir | --pass-fd | \
 		--watch | --residue | --timeout | --stop-signal | --grace | --settle | --leaks | \
 		--rlimit-nofile | --rlimit-core | --rlimit-fsize | \
-		--report | --finding-exit-code | --cap-keep | --net | --protect-home | --writable | --policy | \
+		--report | --junit | --finding-exit-code | --cap-keep | --net | --protect-home | --writable | --policy | \
 		--policy-mode | --config | --memory-max | --pids-max | --cpu-max | --cgroup)
 		return 0
 		;;
@@ -44,7 +44,7 @@ _isorun_value() {
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		;;
-	--report | --config)
+	--report | --junit | --config)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		;;

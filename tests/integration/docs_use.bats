@@ -374,3 +374,16 @@ EOS
 	grep -qx "setenv = RUSTUP_HOME=$home/.rustup    ($crate/isorun.conf:4)" <<<"$output"
 	assert_no_tree
 }
+
+@test "ci-reports.md: under GITHUB_ACTIONS=true a leak is also an ::error annotation and a failed JUnit case" {
+	run_page ci-reports.md annotate
+	assert_page_ok
+	assert_leaks_dead
+	assert_junit_valid "$W/isorun.xml"
+}
+
+@test "ci-reports.md: the full example report validates against the shipped schema" {
+	sed -n '/^```json$/,/^```$/p' "$PAGES/ci-reports.md" | sed '1d;$d' >"$W/example.json"
+	[ -s "$W/example.json" ]
+	assert_report_valid "$W/example.json"
+}

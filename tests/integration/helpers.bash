@@ -4,6 +4,10 @@
 
 bats_require_minimum_version 1.5.0
 
+# Our own CI may be GitHub Actions: its annotations would be extra stderr lines in
+# every test; the tests of annotations set it themselves.
+unset GITHUB_ACTIONS
+
 ISORUN=${ISORUN:-$BATS_TEST_DIRNAME/../../build/isorun}
 H=${HELPERS:-$BATS_TEST_DIRNAME/../../build/helpers}
 # absolute, since tests change directories (--chdir)
@@ -77,6 +81,43 @@ show_last_run() {
 	return 0
 }
 
+# The shipped report schema (docs/report.schema.json) and our JUnit schema
+# (tests/junit.xsd), checked by real parsers from Debian's archive (DEB_DEPS).
+VALIDATE=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/tests/validate.py
+
+# Each FILE is a report that validates against the shipped schema.
+assert_report_valid() {
+	/usr/bin/python3 "$VALIDATE" report "$@"
+}
+
+# Each FILE is JUnit XML that validates against tests/junit.xsd and reads in junitparser.
+assert_junit_valid() {
+	/usr/bin/python3 "$VALIDATE" junit "$@"
+}
+
+# Every report (a *.json with a key only reports have: other JSON, such as
+# selftest --json, is left alone) and JUnit file (*.xml) a test left in $W,
+# non-empty (a report that could not be written is truncated to nothing on
+# purpose), must validate: teardown checks them, so no test can produce an
+# invalid one unnoticed.
+validate_outputs() {
+	local f reports=() junits=()
+	if ! /usr/bin/python3 -c 'import jsonschema, lxml, junitparser' 2>/dev/null; then
+		[ "${CI:-}" != true ] && return 0
+		echo "python3-jsonschema, python3-lxml or python3-junitparser missing under CI" >&2
+		return 1
+	fi
+	while IFS= read -r -d '' f; do
+		[ -s "$f" ] || continue
+		case $f in *.json) reports+=("$f") ;; *) junits+=("$f") ;; esac
+	done < <(find "$W" -maxdepth 3 -type f \( -name '*.json' -o -name '*.xml' \) -print0 2>/dev/null)
+	if [ ${#reports[@]} -gt 0 ]; then
+		/usr/bin/python3 "$VALIDATE" found "${reports[@]}" || return 1
+	fi
+	if [ ${#junits[@]} -gt 0 ]; then assert_junit_valid "${junits[@]}" || return 1; fi
+	return 0
+}
+
 teardown() {
 	show_last_run
 	# a scratch directory a test had to make in the real home (home_scratch)
@@ -84,6 +125,7 @@ teardown() {
 		chmod -R u+rwx "$(cat "$BATS_TEST_TMPDIR/home-scratch")" 2>/dev/null
 		rm -rf "$(cat "$BATS_TEST_TMPDIR/home-scratch")"
 	fi
+	validate_outputs
 }
 
 # A fresh directory in the caller's real home (from passwd), removed by teardown

@@ -16,7 +16,7 @@ teardown() {
 	for t in "$U"/*; do
 		[ -d "$t" ] && force_remove "$t"
 	done
-	return 0
+	validate_outputs
 }
 
 # Start a run whose command writes a file in its home, announces the home on

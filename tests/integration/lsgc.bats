@@ -24,7 +24,7 @@ teardown() {
 	for f in "$W"/*.kill; do
 		[ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
 	done
-	return 0
+	validate_outputs
 }
 
 # The listing line of one tree (ls prints the path first).

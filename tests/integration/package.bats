@@ -17,6 +17,7 @@ INSTALLED="0755 usr/bin/isorun
 0644 usr/share/zsh/vendor-completions/_isorun
 0644 usr/share/isorun/default.policy
 0644 usr/share/isorun/strict.policy
+0644 usr/share/isorun/report.schema.json
 0644 usr/share/doc/isorun/README.md
 0644 usr/share/doc/isorun/design.md
 0644 usr/share/doc/isorun/GRAMMAR.txt"
@@ -51,6 +52,7 @@ stage() {
 	[ "$(find "$D" -type f | wc -l)" -eq "$(wc -l <<<"$INSTALLED")" ]
 	cmp "$ISORUN" "$D/usr/bin/isorun"
 	cmp "$TOP/policy/default.policy" "$D/usr/share/isorun/default.policy"
+	cmp "$TOP/docs/report.schema.json" "$D/usr/share/isorun/report.schema.json"
 
 	run mk uninstall DESTDIR="$D" PREFIX=/usr
 	[ "$status" -eq 0 ]
@@ -283,7 +285,7 @@ zsh_matches() {
 	for f in usr/bin/isorun usr/share/man/man1/isorun.1.gz usr/share/man/man5/isorun-policy.5.gz \
 		usr/share/bash-completion/completions/isorun usr/share/zsh/vendor-completions/_isorun \
 		usr/share/isorun/default.policy usr/share/isorun/strict.policy \
-		usr/share/doc/isorun/copyright; do
+		usr/share/isorun/report.schema.json usr/share/doc/isorun/copyright; do
 		grep -q " \./$f\$" "$BATS_TEST_TMPDIR/contents" || {
 			echo "not in the package: $f" >&2
 			return 1
@@ -320,6 +322,7 @@ for i, s in enumerate(scripts):
     open(f"{out}/ci{i}.sh", "w").write(s)
 assert any(s.get("uses", "").startswith("actions/upload-artifact") for s in steps)
 assert job["artifacts"]["when"] == "always" and "isorun.json" in job["artifacts"]["paths"]
+assert job["artifacts"]["reports"]["junit"] == "isorun.xml"
 print(len(scripts))
 EOF
 	[ "$status" -eq 0 ]
@@ -334,8 +337,9 @@ EOF
 		"$ci/github-actions.yml"
 	grep -q 'sysctl -w kernel.apparmor_restrict_unprivileged_userns=0' "$ci/github-actions.yml"
 	grep -q 'sysctl -w user.max_user_namespaces=' "$ci/github-actions.yml"
-	grep -q 'isorun --pidns=try ${protect:+"$protect"} --report isorun.json -- make check' \
+	grep -q 'isorun --pidns=try ${protect:+"$protect"} --report isorun.json --junit isorun.xml' \
 		"$ci/gitlab-ci.yml"
+	grep -q -- '--junit "$GITHUB_WORKSPACE/isorun.xml" -- make check' "$ci/github-actions.yml"
 }
 
 @test "package: the CI snippets' install steps build the pinned kind of revision from a local clone; the placeholder URL is refused" {

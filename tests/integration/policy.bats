@@ -9,6 +9,7 @@ load helpers
 # a socket directory made outside the test's own tree goes with the test
 teardown() {
 	if [ -n "${S:-}" ]; then rm -rf "$S"; fi
+	validate_outputs
 }
 
 stand_ins() {

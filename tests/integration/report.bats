@@ -96,3 +96,129 @@ PY
 	[ ! -e "$W/ran" ]
 	[ ! -e "$U" ] || assert_no_tree
 }
+
+@test "report v1: verdict and reason are the FAILED line's words; settings, absolute paths, severities" {
+	mkdir "$W/co"
+	cd "$W"
+	run --separate-stderr iso --settle 0 --timeout 10m --watch co --report r.json -- \
+		sh -c "$H/daemonize -n $W/pid; touch co/new; exit 0"
+	[ "$status" -eq 122 ]
+	reason=$(sed -n 's/^isorun: FAILED (exit 122): //p' <<<"$stderr")
+	[ -n "$reason" ]
+	python3 - "$W/r.json" "$reason" "$W" "$R" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+w, root = sys.argv[3], sys.argv[4]
+assert r["schema"] == 1, r["schema"]
+assert r["verdict"] == "failed" and r["reason"] == sys.argv[2], (r["verdict"], r["reason"])
+assert r["error"] is None
+s = r["settings"]
+assert s["watch"] == [w + "/co"] and s["root"] == root and s["report"] == w + "/r.json", s
+assert s["timeout_ms"] == 600000 and s["settle_ms"] == 0 and s["grace_ms"] == 5000, s
+assert s["residue"] == "warn" and s["leaks"] == "fail" and s["protect_home"] == "off", s
+assert s["pidns"] == "off" and s["policy"] == "default" and s["policy_mode"] == "enforce", s
+assert s["stop_signal"] == "SIGTERM" and s["junit"] is None and s["config"] is None, s
+assert r["residue"] == [{"dir": w + "/co", "path": "new", "severity": "warning"}], r["residue"]
+(leak,) = r["leaks"]
+assert leak["severity"] == "error" and leak["killed"] is True, leak
+assert isinstance(leak["argv"], list) and "attribution" in leak, leak
+assert r["timeout"] is None and "resources" in r
+PY
+}
+
+@test "report v1: a clean run passes with no reason (control)" {
+	run iso --report "$W/r.json" -- true
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert (r["verdict"], r["reason"], r["error"]) == ("passed", None, None), r' "$W/r.json"
+}
+
+@test "report v1: a setup failure before the start holds the error itself" {
+	run iso --chdir "$W/none" --report "$W/r.json" -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[ ! -e "$W/ran" ]
+	python3 - "$W/r.json" "$W" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit"] == 125 and r["verdict"] == "failed", r
+assert r["reason"] == "setup failed before the command ran", r["reason"]
+assert r["error"] == {"when": "before_start", "message": "--chdir '%s/none'" % sys.argv[2],
+                      "cause": "No such file or directory", "hint": None, "file": None,
+                      "line": None, "column": None}, r["error"]
+assert r["tree"]["state"] in ("removed", "none"), r["tree"]
+PY
+}
+
+@test "report v1: a setup failure after the start holds the error and the stopped command" {
+	run env ISORUN_TEST_FAULT=after-start "$ISORUN" --no-config --root "$R" --report "$W/r.json" -- \
+		"$H/waitfor" -t 600 "$W/never"
+	[ "$status" -eq 125 ]
+	python3 - "$W/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+e = r["error"]
+assert e["when"] == "after_start" and e["message"].startswith("supervise the command"), e
+assert e["cause"] == "Too many open files", e
+assert r["result"]["setup_error"].startswith(e["message"]), r["result"]
+assert r["reason"].startswith("setup failed after the command started"), r["reason"]
+PY
+}
+
+@test "report: fd:N writes to a descriptor of the caller's; - is refused with the fix" {
+	run --separate-stderr bash -c '"$0" --no-config --root "$1" --report fd:3 -- echo out 3>"$2"' \
+		"$ISORUN" "$R" "$W/fd.json"
+	[ "$status" -eq 0 ]
+	[ "$output" = out ]
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["output_tail"]["stdout"] == "out\n" and r["settings"]["report"] == "fd:3", r' "$W/fd.json"
+	# through a pipe, as with bwrap's --json-status-fd
+	run bash -c '"$0" --no-config --root "$1" --report fd:3 -- echo hi 3>&1 >/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)[\"verdict\"])"' \
+		"$ISORUN" "$R"
+	[ "$output" = passed ]
+	run --separate-stderr iso --report - -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"--report -: stdout carries the command's output; give a file, or a descriptor as fd:N"* ]]
+	run --separate-stderr iso --report fd:9 -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"isorun: --report: descriptor 9: Bad file descriptor"* ]]
+	[ ! -e "$W/ran" ]
+	run --separate-stderr iso --report fd:x -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"expected fd:N"* ]]
+}
+
+@test "report: an output tail that lost its start begins at a line; one huge line keeps its end" {
+	run iso --report "$W/lines.json" -- seq 1 3000
+	[ "$status" -eq 0 ]
+	run iso --report "$W/huge.json" -- sh -c 'head -c 10000 /dev/zero | tr "\0" a; echo'
+	[ "$status" -eq 0 ]
+	run iso --report "$W/short.json" -- printf 'one\ntwo'
+	python3 - "$W/lines.json" "$W/huge.json" "$W/short.json" <<'PY'
+import json, sys
+lines, huge, short = (json.load(open(p))["output_tail"] for p in sys.argv[1:])
+t = lines["stdout"]
+first = t.split("\n")[0]
+# whole lines: the first is a complete number, the one after the line before it
+assert lines["cut"]["stdout"] is True and t.endswith("3000\n"), lines["cut"]
+assert first.isdigit(), t[:20]
+assert ("\n".join(str(i) for i in range(int(first), 3001)) + "\n") == t, t[:40]
+assert huge["cut"]["stdout"] is True and set(huge["stdout"]) == {"a", "\n"}, huge["stdout"][:20]
+assert 4000 < len(huge["stdout"]) <= 4096, len(huge["stdout"])
+assert short["cut"]["stdout"] is False and short["stdout"] == "one\ntwo", short
+PY
+}
+
+@test "report: the validator refuses a report that breaks the schema (control)" {
+	run iso --report "$W/r.json" -- true
+	assert_report_valid "$W/r.json"
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["residue"] = [{"dir": "relative", "path": "x", "severity": "warning"}]
+json.dump(r, open(sys.argv[2], "w"))
+del r["verdict"]; json.dump(r, open(sys.argv[3], "w"))' "$W/r.json" "$W/bad1" "$W/bad2"
+	run assert_report_valid "$W/bad1"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"residue/0/dir: 'relative' does not match"* ]]
+	run assert_report_valid "$W/bad2"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"'verdict' is a required property"* ]]
+}

@@ -10,6 +10,7 @@ teardown() {
 	if [ -f "$W/holder.pid" ]; then
 		kill "$(cat "$W/holder.pid")" 2>/dev/null || true
 	fi
+	validate_outputs
 }
 
 @test "a background job holding stdout inside the tree is killed, and the tree is still removed" {

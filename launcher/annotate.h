@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GitHub Actions workflow commands for the findings: `::error title=...::text`,
+ * `::warning` for what does not fail the run, with file, line and col where a
+ * finding has them (a policy file's mistake).  The words are finding.c's.
+ */
+#ifndef ISO_ANNOTATE_H
+#define ISO_ANNOTATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "launcher/opts.h"
+#include "launcher/outcome.h"
+
+/* GITHUB_ACTIONS=true, as the runner sets it for every step. */
+bool iso_annotations_wanted(void);
+void iso_annotate(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o);
+
+/* Escape s for a command's message (props false) or a property value; malloc'ed. */
+char *iso_gha_escape(const char *s, bool props);
+
+#endif
