@@ -309,6 +309,34 @@ static json_t *ms_or_null(uint64_t ms)
 	return ms ? json_integer((json_int_t)ms) : json_null();
 }
 
+/* Ceilings as {value, try} or null; rlimits as a number, "unlimited" or null. */
+static void limit_settings(json_t *set, const struct iso_opts *opts)
+{
+	static const char *const ceil_key[ISO_N_CEILINGS] = { "memory_max", "pids_max",
+							      "cpu_max" };
+	static const char *const rlim_key[ISO_N_RLIMS] = { "rlimit_nofile", "rlimit_core",
+							   "rlimit_fsize" };
+
+	for (int k = 0; k < ISO_N_CEILINGS; k++) {
+		const struct iso_ceiling *c = &opts->ceilings[k];
+
+		json_object_set_new(set, ceil_key[k],
+				    c->set ? json_pack("{s:I, s:b}", "value", (json_int_t)c->value,
+						       "try", c->try_)
+					   : json_null());
+	}
+	for (int i = 0; i < ISO_N_RLIMS; i++) {
+		uint64_t v = opts->rlimits.value[i];
+
+		json_object_set_new(set, rlim_key[i],
+				    !opts->rlimits.set[i]	? json_null()
+				    : v == ISO_RLIM_UNLIMITED ? json_string("unlimited")
+							      : json_integer((json_int_t)v));
+	}
+	json_object_set_new(set, "cgroup",
+			    json_string(opts->cgroup == ISO_CGROUP_OFF ? "off" : "auto"));
+}
+
 /* The settings in effect, by their option names; paths absolute. */
 static json_t *settings(const struct iso_opts *opts, const struct iso_outcome *o)
 {
@@ -316,7 +344,7 @@ static json_t *settings(const struct iso_opts *opts, const struct iso_outcome *o
 	const char *policy = opts->policy;
 	bool file = strchr(policy, '/') != NULL;
 
-	return json_pack(
+	json_t *set = json_pack(
 		"{s:o, s:o, s:b, s:o, s:b, s:o, s:s, s:s, s:o, s:s, s:I, s:I, s:s, s:b, s:s, s:b, "
 		"s:s, s:o, s:o, s:s, s:o, s:o, s:i}",
 		"config", abs_path(o, opts->config_path), "root",
@@ -336,6 +364,10 @@ static json_t *settings(const struct iso_opts *opts, const struct iso_outcome *o
 								     : abs_path(o, opts->report))
 			     : json_null(),
 		"junit", abs_path(o, opts->junit), "finding_exit_code", opts->finding_exit);
+
+	if (set)
+		limit_settings(set, opts);
+	return set;
 }
 
 /* exit 125: the failure itself, and where in a file when it was a policy file's */
