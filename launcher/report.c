@@ -11,6 +11,7 @@
 
 #include "common/cleanup.h"
 #include "common/text.h"
+#include "launcher/finding.h"
 
 /* A JSON string from any bytes: valid UTF-8 as is, other bytes as \xNN. */
 static json_t *text(const char *s, size_t n)
@@ -116,11 +117,12 @@ static json_t *policy(const struct iso_outcome *o)
 
 	for (size_t i = 0; i < o->n_policy_events; i++) {
 		const struct iso_policy_event *ev = &o->policy_events[i];
-		json_array_append_new(refused,
-				      json_pack("{s:i, s:s, s:o, s:s, s:s}", "pid", ev->pid, "call",
-						ev->call, "detail", redacted(ev->detail), "rule",
-						ev->origin ? ev->origin : "", "action",
-						ev->refused ? "refused" : "logged"));
+		json_t *e = json_pack("{s:i, s:s, s:o, s:s, s:s}", "pid", ev->pid, "call", ev->call,
+				      "detail", redacted(ev->detail), "rule",
+				      ev->origin ? ev->origin : "", "action",
+				      ev->refused ? "refused" : "logged");
+		iso_refusal_json_add(e, ev);
+		json_array_append_new(refused, e);
 	}
 	return json_pack("{s:s, s:s, s:s, s:o}", "name", o->policy_name ? o->policy_name : "off",
 			 "mode", o->policy_log ? "log" : "enforce", "service_guard",
@@ -136,13 +138,13 @@ static json_t *leaks(const struct iso_outcome *o)
 
 	for (size_t i = 0; i < o->n_leaks; i++) {
 		const struct iso_leak *l = &o->leaks[i];
-		json_array_append_new(
-			v, json_pack("{s:i, s:o, s:o, s:o, s:i, s:b}", "pid", l->pid,
-				     "pid_in_namespace",
-				     l->inner_pid ? json_integer(l->inner_pid) : json_null(),
-				     "cmdline", redacted(l->cmdline), "cwd",
-				     l->cwd ? redacted(l->cwd) : json_null(), "session", l->sid,
-				     "killed", 1));
+		json_t *e = json_pack(
+			"{s:i, s:o, s:o, s:o, s:i, s:b}", "pid", l->pid, "pid_in_namespace",
+			l->inner_pid ? json_integer(l->inner_pid) : json_null(), "cmdline",
+			redacted(l->cmdline), "cwd", l->cwd ? redacted(l->cwd) : json_null(),
+			"session", l->sid, "killed", 1);
+		iso_leak_json_add(e, l);
+		json_array_append_new(v, e);
 	}
 	return v;
 }
@@ -200,6 +202,7 @@ static json_t *build(const struct iso_outcome *o)
 	json_object_set_new(root, "isolation", isolation(o));
 	json_object_set_new(root, "policy", policy(o));
 	json_object_set_new(root, "leaks", leaks(o));
+	json_object_set_new(root, "timeout", iso_hung_json(&o->hung));
 	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
 	json_object_set_new(root, "residue", residue(o));
 	json_object_set_new(root, "tree",

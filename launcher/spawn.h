@@ -28,6 +28,8 @@ struct iso_spawn {
 	bool pol_log;	       /* --policy-mode=log */
 	/* a notified call decided while the command was still being started */
 	void (*on_event)(const struct pol_event *ev, void *arg);
+	/* every exec the guard read, for the exec record (launcher/execlog.h); NULL: none */
+	void (*on_exec)(pid_t pid, char *const *argv, size_t argc, void *arg);
 	void *event_arg;
 };
 

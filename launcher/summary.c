@@ -10,6 +10,7 @@
 
 #include "common/cleanup.h"
 #include "common/exit.h"
+#include "launcher/finding.h"
 #include "launcher/residue.h"
 #include "launcher/shell.h"
 #include "common/text.h"
@@ -85,34 +86,13 @@ __attribute__((format(printf, 2, 3))) static void say(const struct iso_opts *opt
 
 static void print_leaks(const struct iso_opts *opts, const struct iso_outcome *o)
 {
-	char alive[32];
+	char lead[32];
 
 	if (opts->leaks == ISO_IGNORE && opts->verbosity <= 0)
 		return;
-	iso_format_duration(o->leak_alive_ms, alive, sizeof(alive));
-	for (size_t i = 0; i < o->n_leaks; i++) {
-		const struct iso_leak *l = &o->leaks[i];
-		_cleanup_free_ char *cwd = iso_shell_quote(l->cwd ? l->cwd : "?");
-		char inner[48] = "", session[48] = "";
-
-		/*
-		 * Under --pidns both pids: the outer one for the host's tools, the
-		 * inner one as the command saw it.  A session begun outside the
-		 * namespace has no number inside it (procfs shows 0).
-		 */
-		if (l->inner_pid)
-			snprintf(inner, sizeof(inner), " (pid %d in the namespace)", l->inner_pid);
-		if (l->sid > 0)
-			snprintf(session, sizeof(session), "session %d, ", l->sid);
-		else if (l->inner_pid)
-			snprintf(session, sizeof(session), "session outside the namespace, ");
-		fprintf(stderr,
-			"%sisorun:%s %s: pid %d%s `%s` (cwd %s, %salive %s after the command); "
-			"killed\n",
-			colour(opts, "\033[1m"), colour(opts, "\033[0m"),
-			opts->leaks == ISO_FAIL ? "leaked" : "leaked (warning)", l->pid, inner,
-			l->cmdline ? l->cmdline : "?", cwd ? cwd : "?", session, alive);
-	}
+	snprintf(lead, sizeof(lead), "%sisorun:%s ", colour(opts, "\033[1m"),
+		 colour(opts, "\033[0m"));
+	iso_leaks_text(stderr, o, opts->leaks != ISO_FAIL, lead);
 }
 
 static void reason_add(char *buf, size_t len, const char *what)
@@ -148,13 +128,8 @@ static void print_timing(const struct iso_outcome *o)
 
 static void print_policy_events(const struct iso_outcome *o)
 {
-	for (size_t i = 0; i < o->n_policy_events; i++) {
-		const struct iso_policy_event *ev = &o->policy_events[i];
-		_cleanup_free_ char *detail = iso_redact(ev->detail ? ev->detail : "");
-		fprintf(stderr, "isorun: %s: %s `%s` (pid %d, rule %s)\n",
-			ev->refused ? "refused" : "logged", ev->call, detail ? detail : "?",
-			ev->pid, ev->origin ? ev->origin : "?");
-	}
+	for (size_t i = 0; i < o->n_policy_events; i++)
+		iso_refusal_text(stderr, &o->policy_events[i], "isorun: ");
 }
 
 static void print_residue(const struct iso_opts *opts, const struct iso_outcome *o)

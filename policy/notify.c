@@ -510,6 +510,12 @@ static void req_freep(struct seccomp_notif **req)
 
 int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct pol_event *ret)
 {
+	return pol_notify_handle_exec(listener, p, log_only, ret, NULL, NULL);
+}
+
+int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
+			   pol_exec_fn on_exec, void *arg)
+{
 	_cleanup_(req_freep) struct seccomp_notif *req = NULL;
 	_cleanup_(resp_freep) struct seccomp_notif_resp *resp = NULL;
 	_cleanup_(target_done) struct target t = { .mem = -1 };
@@ -538,7 +544,7 @@ int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct p
 	t.page = (size_t)sysconf(_SC_PAGESIZE);
 	c = classify(req, &t);
 	if (c == CALL_EXECVE || c == CALL_EXECVEAT) {
-		if (p->n_guard == 0)
+		if (p->n_guard == 0 && !on_exec)
 			return respond(listener, req, resp, false);
 		snprintf(ev.call, sizeof(ev.call), "%s", c == CALL_EXECVE ? "execve" : "execveat");
 		x = malloc(sizeof(*x) + ARGS_TOTAL_MAX);
@@ -562,6 +568,9 @@ int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct p
 	if (seccomp_notify_id_valid(listener, req->id) < 0)
 		return -ENOENT;
 
+	/* while the caller waits in execve: alive, its parent and start time still readable */
+	if (r == 0 && x && on_exec)
+		on_exec((pid_t)req->pid, x->argv, x->argc, arg);
 	switch (r) {
 	case 0:
 		if (x)
