@@ -296,11 +296,14 @@ static void chain_item(FILE *f, const struct iso_argv *v)
 {
 	fputs(v->n ? base(v->v[0]) : "?", f);
 	for (size_t i = 1; i < v->n; i++) {
-		if (i > 6 || !shown(v->v[i])) {
+		bool path = strchr(v->v[i], '/') && !strpbrk(v->v[i], " \t\n;");
+		if (i > 6 || (!shown(v->v[i]) && !path)) {
 			fputs(" ...", f);
 			return;
 		}
-		fprintf(f, " %s", v->v[i]);
+		/* a long path by its last name: the test file, the binary */
+		fprintf(f, shown(v->v[i]) ? " %s" : " .../%s",
+			shown(v->v[i]) ? v->v[i] : base(v->v[i]));
 	}
 }
 

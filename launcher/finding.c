@@ -10,17 +10,19 @@
 #include "common/proc.h"
 #include "common/text.h"
 
-void iso_attrib_text(FILE *out, const struct iso_attrib *a, const char *lead)
+void iso_attrib_text(FILE *out, const struct iso_attrib *a, bool chain, const char *lead)
 {
-	_cleanup_free_ char *chain = NULL;
+	_cleanup_free_ char *text = NULL;
 
 	if (a->runner && !strcmp(a->runner, "pytest"))
 		fprintf(out, "%s  during test: %s%s%s%s\n", lead, a->test ? a->test : "?",
 			a->phase ? " (" : "", a->phase ? a->phase : "", a->phase ? ")" : "");
 	else if (a->runner)
 		fprintf(out, "%s  during %s: %s\n", lead, a->runner, a->test ? a->test : "?");
-	if (a->n_chain && (chain = iso_attrib_chain_text(a)))
-		fprintf(out, "%s  started by: %s\n", lead, chain);
+	if (!chain)
+		return;
+	if (a->n_chain && (text = iso_attrib_chain_text(a)))
+		fprintf(out, "%s  started by: %s\n", lead, text);
 	if (a->why_not[0])
 		fprintf(out, "%s  attribution incomplete: %s\n", lead, a->why_not);
 }
@@ -59,7 +61,7 @@ void iso_leak_text(FILE *out, const struct iso_leak *l, uint64_t after_cmd_ms, b
 		inner, l->cmdline ? l->cmdline : "?");
 	leak_facts(out, l, after_cmd_ms);
 	fputs("; killed\n", out);
-	iso_attrib_text(out, &l->at, lead);
+	iso_attrib_text(out, &l->at, true, lead);
 }
 
 /* "leaked: 40 processes `cmd` (pids 1, 2, 3 and 37 more, cwd ...); killed" */
@@ -75,7 +77,7 @@ static void fold_text(FILE *out, const struct iso_outcome *o, const size_t *grou
 	fprintf(out, " and %zu more; the first:", n - ISO_LEAK_FOLD);
 	leak_facts(out, l, o->leak_alive_ms);
 	fputs("; all killed\n", out);
-	iso_attrib_text(out, &l->at, lead);
+	iso_attrib_text(out, &l->at, true, lead);
 }
 
 static const char *cmd_of(const struct iso_leak *l)
@@ -140,7 +142,7 @@ void iso_refusal_text(FILE *out, const struct iso_policy_event *ev, const char *
 		fprintf(out, ", process started %s into the run",
 			iso_format_duration((uint64_t)ev->started_ms, dur, sizeof(dur)));
 	fputs(")\n", out);
-	iso_attrib_text(out, &ev->at, lead);
+	iso_attrib_text(out, &ev->at, true, lead);
 }
 
 void iso_policy_event_attribute(struct iso_policy_event *ev, const struct iso_attrib_ctx *c)
@@ -247,7 +249,8 @@ void iso_hung_text(FILE *out, const struct iso_outcome *o, bool cancel, const ch
 			h->ppid, h->state, iso_format_duration(h->alive_ms, dur, sizeof(dur)));
 		argv_text(out, &h->argv);
 		fputs("`\n", out);
-		iso_attrib_text(out, &h->at, lead);
+		/* the tree shows the parents: the test is what it adds */
+		iso_attrib_text(out, &h->at, false, lead);
 	}
 	if (!t->n_procs)
 		fprintf(out, "%s  (no process left)\n", lead);

@@ -30,8 +30,8 @@ void iso_leak_text(FILE *out, const struct iso_leak *l, uint64_t after_cmd_ms, b
 void iso_leaks_text(FILE *out, const struct iso_outcome *o, bool warning, const char *lead);
 /* One policy event (refused or logged), with its attribution lines. */
 void iso_refusal_text(FILE *out, const struct iso_policy_event *ev, const char *lead);
-/* The attribution lines alone (none when nothing is known and nothing to say). */
-void iso_attrib_text(FILE *out, const struct iso_attrib *a, const char *lead);
+/* The attribution lines alone (none when nothing is known); `chain`: with "started by:". */
+void iso_attrib_text(FILE *out, const struct iso_attrib *a, bool chain, const char *lead);
 /* The tree when --timeout fired or a cancel came, and the stop that followed. */
 void iso_hung_text(FILE *out, const struct iso_outcome *o, bool cancel, const char *lead);
 /* Who was still alive when the grace ran out. */
