@@ -100,6 +100,11 @@ static void chain_push(struct iso_attrib *a, struct iso_argv argv)
 	a->n_chain++;
 }
 
+static bool is_root(const struct iso_attrib_ctx *c, pid_t pid)
+{
+	return pid <= 1 || pid == c->roots[0] || pid == c->roots[1];
+}
+
 /*
  * From the process's parent at its exec outwards: the record where there is one,
  * /proc where the ancestor still lives, until isorun (or init) is reached.
@@ -111,18 +116,25 @@ static void walk(struct iso_attrib *a, const struct iso_attrib_ctx *c, pid_t pid
 
 	if (r && r->start == start) {
 		up = r->ppid;
+		if (pid != c->cmd && is_root(c, up)) {
+			/* only the command is started by isorun (or init): this one was orphaned */
+			why_add(a, "its parent had exited when it exec'd (a double fork)");
+			return;
+		}
 	} else {
 		struct iso_proc p;
 		/* no exec of its own recorded: it forked from a parent that may still live */
-		if (iso_proc_stat(pid, &p) < 0 || p.start != start || p.ppid <= 1 ||
-		    p.ppid == c->roots[0] || p.ppid == c->roots[1])
-			return; /* reparented: who started it is gone unrecorded */
+		if (iso_proc_stat(pid, &p) < 0 || p.start != start || is_root(c, p.ppid)) {
+			if (!c->no_record)
+				why_add(a, "no exec of its own recorded and its parent is gone");
+			return;
+		}
 		up = p.ppid;
 	}
 	a->chain_known = true;
 	for (int depth = 0; depth < ISO_ATTRIB_DEPTH; depth++) {
 		struct iso_proc p;
-		if (up <= 1 || up == c->roots[0] || up == c->roots[1])
+		if (is_root(c, up))
 			return;
 		r = iso_execlog_get(c->log, up);
 		if (r && r->start <= start) {

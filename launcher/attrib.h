@@ -38,6 +38,7 @@ struct iso_attrib {
 struct iso_attrib_ctx {
 	const struct iso_execlog *log;
 	pid_t roots[2];	       /* isorun and, under --pidns, the namespace's init */
+	pid_t cmd;	       /* the command (0: not known): the one process roots start */
 	uint64_t run_start_ms; /* CLOCK_BOOTTIME, ms: the run's start */
 	const char *no_record; /* why the exec record is empty, or NULL when it is kept */
 };

@@ -104,13 +104,15 @@ static void store(struct iso_execlog *log, const struct iso_proc *p, char *const
 	size_t len = 0, n = 0;
 	bool trunc = argc > ISO_EXECLOG_ARGS;
 
-	for (; n < argc && n < ISO_EXECLOG_ARGS; n++) {
+	for (; n < argc && n < ISO_EXECLOG_ARGS && len < sizeof(buf); n++) {
 		size_t l = strnlen(argv[n], sizeof(buf));
 		if (len + l + 1 > sizeof(buf)) {
+			/* the argument that does not fit is kept as far as it goes */
+			l = sizeof(buf) - len - 1;
 			trunc = true;
-			break;
 		}
-		memcpy(buf + len, argv[n], l + 1);
+		memcpy(buf + len, argv[n], l);
+		buf[len + l] = '\0';
 		len += l + 1;
 	}
 	r = lookup(log, p->pid);

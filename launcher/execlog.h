@@ -20,7 +20,7 @@
 
 /* Per exec at most this much argv is kept: enough to name a command, not to replay it. */
 #define ISO_EXECLOG_ARGS  16
-#define ISO_EXECLOG_BYTES 256
+#define ISO_EXECLOG_BYTES 1024
 /* Slots at most (a power of two); three quarters of them may hold records. */
 #define ISO_EXECLOG_MAX 65536
 

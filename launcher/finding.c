@@ -27,13 +27,13 @@ void iso_attrib_text(FILE *out, const struct iso_attrib *a, bool chain, const ch
 		fprintf(out, "%s  attribution incomplete: %s\n", lead, a->why_not);
 }
 
-/* " (cwd X, session S, started 1.2s into the run, alive 2s after the command)" */
+/* "cwd X, session S, started 1.2s into the run, alive 2s after the command" */
 static void leak_facts(FILE *out, const struct iso_leak *l, uint64_t after_cmd_ms)
 {
 	_cleanup_free_ char *cwd = iso_shell_quote(l->cwd ? l->cwd : "?");
 	char dur[32];
 
-	fprintf(out, " (cwd %s, ", cwd ? cwd : "?");
+	fprintf(out, "cwd %s, ", cwd ? cwd : "?");
 	/* a session begun outside the namespace has no number inside it (procfs shows 0) */
 	if (l->sid > 0)
 		fprintf(out, "session %d, ", l->sid);
@@ -42,7 +42,7 @@ static void leak_facts(FILE *out, const struct iso_leak *l, uint64_t after_cmd_m
 	if (l->started_ms != ISO_STARTED_UNKNOWN && l->started_ms >= 0)
 		fprintf(out, "started %s into the run, ",
 			iso_format_duration((uint64_t)l->started_ms, dur, sizeof(dur)));
-	fprintf(out, "alive %s after the command)",
+	fprintf(out, "alive %s after the command",
 		iso_format_duration(after_cmd_ms, dur, sizeof(dur)));
 }
 
@@ -57,14 +57,14 @@ void iso_leak_text(FILE *out, const struct iso_leak *l, uint64_t after_cmd_ms, b
 	 */
 	if (l->inner_pid)
 		snprintf(inner, sizeof(inner), " (pid %d in the namespace)", l->inner_pid);
-	fprintf(out, "%s%s: pid %d%s `%s`", lead, warning ? "leaked (warning)" : "leaked", l->pid,
+	fprintf(out, "%s%s: pid %d%s `%s` (", lead, warning ? "leaked (warning)" : "leaked", l->pid,
 		inner, l->cmdline ? l->cmdline : "?");
 	leak_facts(out, l, after_cmd_ms);
-	fputs("; killed\n", out);
+	fputs("); killed\n", out);
 	iso_attrib_text(out, &l->at, true, lead);
 }
 
-/* "leaked: 40 processes `cmd` (pids 1, 2, 3 and 37 more, cwd ...); killed" */
+/* "leaked: 40 processes `cmd` (pids 1, 2, 3 and 37 more; the first: cwd ...); all killed" */
 static void fold_text(FILE *out, const struct iso_outcome *o, const size_t *group, size_t n,
 		      bool warning, const char *lead)
 {
@@ -74,9 +74,9 @@ static void fold_text(FILE *out, const struct iso_outcome *o, const size_t *grou
 		warning ? "leaked (warning)" : "leaked", n, l->cmdline ? l->cmdline : "?");
 	for (size_t k = 0; k < n && k < ISO_LEAK_FOLD; k++)
 		fprintf(out, "%s %d", k ? "," : "", o->leaks[group[k]].pid);
-	fprintf(out, " and %zu more; the first:", n - ISO_LEAK_FOLD);
+	fprintf(out, " and %zu more; the first: ", n - ISO_LEAK_FOLD);
 	leak_facts(out, l, o->leak_alive_ms);
-	fputs("; all killed\n", out);
+	fputs("); all killed\n", out);
 	iso_attrib_text(out, &l->at, true, lead);
 }
 
@@ -234,7 +234,7 @@ static void argv_text(FILE *out, const struct iso_argv *a)
 void iso_hung_text(FILE *out, const struct iso_outcome *o, bool cancel, const char *lead)
 {
 	const struct iso_hung_tree *t = &o->hung;
-	char dur[32], sig[32], cs[32];
+	char dur[32], sig[32], cs[32] = "";
 
 	if (cancel)
 		fprintf(out, "%scancelled by %s after %s; the tree then:\n", lead,
@@ -256,10 +256,13 @@ void iso_hung_text(FILE *out, const struct iso_outcome *o, bool cancel, const ch
 		fprintf(out, "%s  (no process left)\n", lead);
 	if (t->n_more)
 		fprintf(out, "%s  and %zu more\n", lead, t->n_more);
-	fprintf(out, "%ssent %s%s; SIGKILL in %s\n", lead,
-		iso_signal_name(t->signal, sig, sizeof(sig)),
-		cancel ? " (the command's group: the signal caught)" : "",
-		iso_format_duration(t->grace_ms, dur, sizeof(dur)));
+	/* a cancel passes the caught signal to the command's group, --stop-signal to the rest */
+	if (cancel)
+		fprintf(out, "%ssent %s to the command's process group, %s to the rest; ", lead, cs,
+			iso_signal_name(t->signal, sig, sizeof(sig)));
+	else
+		fprintf(out, "%ssent %s; ", lead, iso_signal_name(t->signal, sig, sizeof(sig)));
+	fprintf(out, "SIGKILL in %s\n", iso_format_duration(t->grace_ms, dur, sizeof(dur)));
 }
 
 void iso_survived_text(FILE *out, const struct iso_hung_tree *t, const char *lead)

@@ -1380,6 +1380,7 @@ static void attrib_ready(struct sup *s)
 	int n;
 
 	s->actx.roots[1] = s->pidns ? s->cmd : 0;
+	s->actx.cmd = s->pidns ? 0 : s->cmd;
 	s->execlog.on = s->pol && !s->guard_elsewhere;
 	s->actx.no_record = !s->pol ? "the service guard, which records each exec, is off "
 				      "(--policy=off)"
@@ -1390,9 +1391,11 @@ static void attrib_ready(struct sup *s)
 		return;
 	n = iso_proc_descendants(s->cmd, &list);
 	for (int i = 0; i < n; i++)
-		if (list[i].ppid == s->cmd)
+		if (list[i].ppid == s->cmd) {
+			s->actx.cmd = list[i].pid;
 			iso_execlog_add(&s->execlog, list[i].pid, s->o->argv, s->o->argc,
 					s->actx.roots);
+		}
 	free(list);
 }
 
