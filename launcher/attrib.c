@@ -303,6 +303,14 @@ static bool shown(const char *arg)
 	return strlen(arg) <= 32 && !strpbrk(arg, " \t\n;");
 }
 
+/* "-test.testlogfile=" of "-test.testlogfile=/tmp/x/testlog.txt": 0 when not an option */
+static int option_len(const char *arg)
+{
+	const char *eq = strchr(arg, '='), *slash = strchr(arg, '/');
+
+	return arg[0] == '-' && eq && eq < slash && eq - arg < 40 ? (int)(eq - arg + 1) : 0;
+}
+
 /* "python -c ...": the program's name and its first short arguments, then "..." */
 static void chain_item(FILE *f, const struct iso_argv *v)
 {
@@ -313,9 +321,10 @@ static void chain_item(FILE *f, const struct iso_argv *v)
 			fputs(" ...", f);
 			return;
 		}
-		/* a long path by its last name: the test file, the binary */
-		fprintf(f, shown(v->v[i]) ? " %s" : " .../%s",
-			shown(v->v[i]) ? v->v[i] : base(v->v[i]));
+		if (shown(v->v[i]))
+			fprintf(f, " %s", v->v[i]);
+		else /* a long path by its last name (the test file), an option's kept */
+			fprintf(f, " %.*s.../%s", option_len(v->v[i]), v->v[i], base(v->v[i]));
 	}
 }
 
