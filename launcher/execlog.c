@@ -164,9 +164,16 @@ void iso_execlog_add(struct iso_execlog *log, pid_t pid, char *const *argv, size
 
 	if (iso_proc_stat(pid, &p) < 0)
 		return; /* gone meanwhile: its exec fails too */
-	store(log, &p, argv, argc, false);
-	if (p.ppid == roots[0] || p.ppid == roots[1] || p.ppid <= 1)
+	up = iso_execlog_get(log, pid);
+	if (p.ppid == roots[0] || p.ppid == roots[1] || p.ppid <= 1) {
+		/* orphaned since its last exec (`setsid cmd &` in a script that ended): the
+		 * parent that started it is the one its earlier exec saw */
+		if (up && up->start == p.start)
+			p.ppid = up->ppid;
+		store(log, &p, argv, argc, false);
 		return;
+	}
+	store(log, &p, argv, argc, false);
 	up = iso_execlog_get(log, p.ppid);
 	if (!up || up->start > p.start)
 		store_parent(log, p.ppid, p.start);
