@@ -547,7 +547,15 @@ static void on_exec_seen(pid_t pid, char *const *argv, size_t argc, void *arg)
 
 static void on_wire_event(const struct iso_ns_event_wire *w, void *arg)
 {
-	add_policy_event(arg, w->pid, w->call, w->detail, w->origin, w->refused);
+	struct sup *s = arg;
+	struct iso_outcome *o = s->out;
+	size_t n = o->n_policy_events;
+
+	add_policy_event(s, w->pid, w->call, w->detail, w->origin, w->refused);
+	/* init answered it before the outer had the listener: its pid is init's */
+	if (o->n_policy_events > n)
+		snprintf(o->policy_events[n].at.why_not, sizeof(o->policy_events[n].at.why_not),
+			 "decided by the namespace's init while the command started");
 }
 
 static void on_notification(struct sup *s, uint32_t events)
@@ -595,8 +603,11 @@ static void map_leaks(struct sup *s)
 		iso_pidns_outer_pids(s->cmd, inner, outer, o->n_leaks);
 		for (size_t i = 0; i < o->n_leaks; i++) {
 			o->leaks[i].started_ms = ISO_STARTED_UNKNOWN;
-			if (!outer[i])
+			if (!outer[i]) {
+				snprintf(o->leaks[i].at.why_not, sizeof(o->leaks[i].at.why_not),
+					 "not found from outside the namespace");
 				continue;
+			}
 			o->leaks[i].pid = outer[i];
 			/* stopped and visible from here: described as the subreaper gate does */
 			iso_leak_describe(&o->leaks[i], &s->actx);
