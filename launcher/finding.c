@@ -306,11 +306,13 @@ void iso_refusal_json_add(json_t *entry, const struct iso_policy_event *ev)
 
 json_t *iso_hung_json(const struct iso_hung_tree *t)
 {
-	json_t *procs = json_array(), *survived = json_array();
+	json_t *procs, *survived;
 	char sig[32];
 
 	if (!t->taken)
 		return json_null();
+	procs = json_array();
+	survived = json_array();
 	for (size_t i = 0; i < t->n_procs; i++) {
 		const struct iso_hung *h = &t->procs[i];
 		char state[2] = { h->state, '\0' };
