@@ -44,8 +44,8 @@ struct iso_execlog {
 };
 
 /*
- * Record that `pid` is exec'ing argv (called while it waits in execve, so it is
- * alive and its /proc entry says who its parent is).  When the parent has no record
+ * Record that `pid` exec'd argv (called as soon as the exec is let through: until
+ * its parent reaps it, its /proc entry says who its parent is).  When the parent has no record
  * and is not one of the `roots` (isorun, the namespace's init), the parent is
  * recorded too, with its argv as it is now: a process that forked without exec.
  */

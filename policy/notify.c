@@ -568,9 +568,6 @@ int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, str
 	if (seccomp_notify_id_valid(listener, req->id) < 0)
 		return -ENOENT;
 
-	/* while the caller waits in execve: alive, its parent and start time still readable */
-	if (r == 0 && x && on_exec)
-		on_exec((pid_t)req->pid, x->argv, x->argc, arg);
 	switch (r) {
 	case 0:
 		if (x)
@@ -589,8 +586,16 @@ int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, str
 		snprintf(ev.detail, sizeof(ev.detail), "(%s)", strerror(-r));
 		break;
 	}
-	if (!v.refuse)
-		return respond(listener, req, resp, false);
+	if (!v.refuse) {
+		int rr = respond(listener, req, resp, false);
+		/*
+		 * After the answer, so the exec does not wait for the record: until its
+		 * parent reaps it the caller's /proc entry (parent, start time) stays.
+		 */
+		if (rr == 0 && r == 0 && x && on_exec)
+			on_exec((pid_t)req->pid, x->argv, x->argc, arg);
+		return rr;
+	}
 
 	r = respond(listener, req, resp, !log_only);
 	if (r < 0)
