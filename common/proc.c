@@ -38,6 +38,14 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return total;
 }
 
+ssize_t iso_proc_read(pid_t pid, const char *name, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	return read_small(path, buf, len);
+}
+
 int iso_proc_stat(pid_t pid, struct iso_proc *ret)
 {
 	char path[64], buf[1024];

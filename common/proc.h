@@ -18,6 +18,8 @@ struct iso_proc {
 };
 
 int iso_proc_stat(pid_t pid, struct iso_proc *ret);
+/* /proc/PID/NAME as it is (NUL bytes kept), at most len - 1 bytes, then a NUL: bytes or -errno. */
+ssize_t iso_proc_read(pid_t pid, const char *name, char *buf, size_t len);
 /* Alive: not a zombie, or a zombie leader (pthread_exit()) with a live thread. */
 bool iso_proc_alive(const struct iso_proc *p);
 /* A live thread of pid (its tid), or 0. */

@@ -1,18 +1,62 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The text of each finding, written once: the stderr summary, the JUnit file and
- * the GitHub annotations all say the same words.  Each writes the body of the
- * finding's stderr line(s) without the leading "isorun: " and without a final
- * newline; a finding of several lines has its later lines indented.
+ * The words of a finding: one function per kind writes the lines that the stderr
+ * summary prints and that the JUnit file and the CI annotations carry, so all of
+ * them say the same thing, attribution included.  And the same findings as the
+ * report's JSON fields (docs/design.md, "The report").
  */
 #ifndef ISO_FINDING_H
 #define ISO_FINDING_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
+#include "launcher/attrib.h"
 #include "launcher/opts.h"
 #include "launcher/outcome.h"
 
+/* More leaks than this with one command line are folded into one line. */
+#define ISO_LEAK_FOLD 3
+
+/*
+ * One leak: its line and its attribution lines ("  during test: ...", "  started
+ * by: ..."), each starting with `lead` ("isorun: " on stderr, "" elsewhere) and
+ * ending in '\n'.  `after_cmd_ms`: how long after the command it was found;
+ * `warning`: --leaks=warn.
+ */
+void iso_leak_lines(FILE *out, const struct iso_leak *l, uint64_t after_cmd_ms, bool warning,
+		    const char *lead);
+/* Every leak of the outcome, more than ISO_LEAK_FOLD alike folded into one line. */
+void iso_leaks_text(FILE *out, const struct iso_outcome *o, bool warning, const char *lead);
+/* One policy event (refused or logged), with its attribution lines. */
+void iso_refusal_lines(FILE *out, const struct iso_policy_event *ev, const char *lead);
+/* The attribution lines alone (none when nothing is known); `chain`: with "started by:". */
+void iso_attrib_text(FILE *out, const struct iso_attrib *a, bool chain, const char *lead);
+/* The tree when --timeout fired or a cancel came, and the stop that followed. */
+void iso_hung_text(FILE *out, const struct iso_outcome *o, bool cancel, const char *lead);
+/* Who was still alive when the grace ran out. */
+void iso_survived_text(FILE *out, const struct iso_hung_tree *t, const char *lead);
+
+/* Attribute a policy event's process, alive when its call was answered. */
+void iso_policy_event_attribute(struct iso_policy_event *ev, const struct iso_attrib_ctx *c);
+/* Describe every live process below `root` (excluded) into t->procs. */
+void iso_hung_take(struct iso_hung_tree *t, pid_t root, const struct iso_attrib_ctx *c);
+/* The live processes below root into t->survived (pid and argv). */
+void iso_hung_survivors(struct iso_hung_tree *t, pid_t root);
+void iso_hung_free(struct iso_hung_tree *t);
+
+/* The report's fields (docs/design.md): added to an entry the report built. */
+void iso_leak_json_add(json_t *entry, const struct iso_leak *l);
+void iso_refusal_json_add(json_t *entry, const struct iso_policy_event *ev);
+/* The report's "timeout": null, or the tree, the stop and who survived the grace. */
+json_t *iso_hung_json(const struct iso_hung_tree *t);
+
+/*
+ * One finding as the JUnit file and the annotations carry it: the body of its
+ * stderr line(s) without the leading "isorun: " and without a final newline;
+ * a finding of several lines has its later lines indented.
+ */
 void iso_leak_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
 void iso_refusal_text(FILE *f, const struct iso_outcome *o, size_t i);
 void iso_residue_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);

@@ -418,6 +418,8 @@ _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
 
 		sp.on_event = forward_event;
 		sp.event_arg = &sock;
+		sp.on_exec = NULL; /* the record is the outer's: the command's own exec goes
+				      unrecorded */
 		if (iso_spawn(&sp, &in.cmd, &xf, &listener, &elsewhere, &e) < 0)
 			fail(sock, ISO_STAGE_NS, &e);
 		/* the outer supervises the notifications; init keeps no copy */

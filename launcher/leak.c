@@ -44,6 +44,17 @@ bool iso_no_children(void)
 	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
 }
 
+/* readlink /proc/PID/exe: bytes or -errno */
+static ssize_t readlink_proc(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, buf, len);
+	return n < 0 ? -errno : n;
+}
+
 static bool is_dead(const struct iso_proc *p)
 {
 	return !iso_proc_alive(p);
@@ -175,7 +186,26 @@ static int stop_pass(pid_t self, pid_t cmd_pgid, struct set *s, iso_reap_fn fn, 
 	return added;
 }
 
-static int describe(const struct set *s, size_t from, struct iso_leak **ret, size_t *ret_n)
+void iso_leak_describe(struct iso_leak *l, const struct iso_attrib_ctx *c)
+{
+	struct iso_proc p;
+	char exe[4096];
+	ssize_t n;
+	uint64_t start_ms = l->start * 1000 / (uint64_t)iso_proc_ticks_per_sec(),
+		 now = iso_boottime_ms();
+
+	l->ppid = iso_proc_stat(l->pid, &p) == 0 ? p.ppid : 0;
+	l->argv = iso_argv_read(l->pid);
+	n = readlink_proc(l->pid, exe, sizeof(exe));
+	l->exe = n > 0 ? strndup(exe, (size_t)n) : NULL;
+	l->started_ms = c ? iso_attrib_started_ms(c, l->start) : ISO_STARTED_UNKNOWN;
+	l->alive_ms = now > start_ms ? now - start_ms : 0;
+	if (c)
+		iso_attrib_find(&l->at, c, l->pid, l->start);
+}
+
+static int describe(const struct set *s, size_t from, struct iso_leak **ret, size_t *ret_n,
+		    const struct iso_attrib_ctx *c)
 {
 	struct iso_leak *l;
 
@@ -192,6 +222,8 @@ static int describe(const struct set *s, size_t from, struct iso_leak **ret, siz
 			.cmdline = iso_proc_cmdline(s->v[i].p.pid, 512),
 			.cwd = iso_proc_cwd(s->v[i].p.pid),
 		};
+	for (size_t i = *ret_n - (s->n - from); i < *ret_n; i++)
+		iso_leak_describe(&l[i], c);
 	*ret = l;
 	return 0;
 }
@@ -231,7 +263,8 @@ static int wait_child(uint64_t deadline, iso_reap_fn fn, void *arg)
 }
 
 int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, size_t *ret_n,
-		    iso_reap_fn fn, void *arg, uint64_t deadline)
+		    iso_reap_fn fn, void *arg, uint64_t deadline,
+		    const struct iso_attrib_ctx *attrib)
 {
 	struct set s = { 0 };
 	size_t killed = 0;
@@ -252,7 +285,7 @@ int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, siz
 			r = added;
 			break;
 		}
-		if (ret_leaks && describe(&s, from, ret_leaks, ret_n) < 0) {
+		if (ret_leaks && describe(&s, from, ret_leaks, ret_n, attrib) < 0) {
 			r = -ENOMEM;
 			break;
 		}
@@ -292,6 +325,9 @@ void iso_leaks_free(struct iso_leak *l, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(l[i].cmdline);
 		free(l[i].cwd);
+		free(l[i].exe);
+		iso_argv_free(&l[i].argv);
+		iso_attrib_free(&l[i].at);
 	}
 	free(l);
 }

@@ -13,6 +13,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "launcher/attrib.h"
+
+/* started_ms when the start time is not known */
+#define ISO_STARTED_UNKNOWN INT64_MIN
+
 struct iso_leak {
 	pid_t pid;
 	pid_t inner_pid; /* in the PID namespace of --pidns, else 0 */
@@ -20,7 +25,17 @@ struct iso_leak {
 	uint64_t start;
 	char *cmdline;
 	char *cwd;
+	/* filled by iso_leak_describe() while it is stopped */
+	pid_t ppid; /* its parent as /proc shows it when found (0: unknown) */
+	struct iso_argv argv;
+	char *exe;
+	int64_t started_ms; /* after the run's start; ISO_STARTED_UNKNOWN */
+	uint64_t alive_ms;  /* how long it had run when found */
+	struct iso_attrib at;
 };
+
+/* The rest of a stopped leak's description: argv, exe, parent, times, attribution. */
+void iso_leak_describe(struct iso_leak *l, const struct iso_attrib_ctx *c);
 
 /* Called for every child isorun reaps, so the command's status is never lost. */
 typedef void (*iso_reap_fn)(pid_t pid, int status, void *arg);
@@ -48,10 +63,12 @@ int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp);
  * stopped set when ret_leaks is given, SIGKILL it, and reap until isorun has no child left,
  * repeating for anything that slipped through.  Returns the number killed or -errno;
  * -ETIME when the tree was still changing, or not yet reaped, at `deadline` (CLOCK_MONOTONIC
- * ms): what was found by then is in *ret_leaks, the rest may still run.
+ * ms): what was found by then is in *ret_leaks, the rest may still run.  `attrib`
+ * (NULL: none) is what each found process is attributed from, while it is stopped.
  */
 int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, size_t *ret_n,
-		    iso_reap_fn fn, void *arg, uint64_t deadline);
+		    iso_reap_fn fn, void *arg, uint64_t deadline,
+		    const struct iso_attrib_ctx *attrib);
 void iso_leaks_free(struct iso_leak *l, size_t n);
 
 #endif

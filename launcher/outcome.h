@@ -27,7 +27,32 @@ struct iso_policy_event {
 	char call[16];
 	char *detail;
 	char *origin;
-	bool refused; /* false: --policy-mode=log let it through */
+	bool refused;	    /* false: --policy-mode=log let it through */
+	int64_t started_ms; /* the refused process's start after the run's; ISO_STARTED_UNKNOWN */
+	struct iso_attrib at;
+};
+
+/* A process of the tree as it was when --timeout fired (or a cancel came). */
+struct iso_hung {
+	pid_t pid, ppid;
+	char state; /* as /proc shows it: R S D T Z ... */
+	struct iso_argv argv;
+	uint64_t alive_ms;
+	struct iso_attrib at;
+};
+
+/* At most this many processes are described when the timer fires; the rest are counted. */
+#define ISO_HUNG_MAX 256
+
+struct iso_hung_tree {
+	bool taken;
+	uint64_t after_ms; /* since the command started */
+	int signal;	   /* what the tree was sent */
+	uint64_t grace_ms; /* then SIGKILL */
+	struct iso_hung *procs;
+	size_t n_procs, n_more;
+	struct iso_hung *survived; /* still alive when the grace ran out */
+	size_t n_survived;
 };
 
 /* Where isorun's own time went, in microseconds; ISO_TIMING_NONE: the phase did not run. */
@@ -80,6 +105,7 @@ struct iso_outcome {
 
 	struct iso_leak *leaks;
 	size_t n_leaks;
+	struct iso_hung_tree hung; /* --timeout or a cancel: the tree it stopped */
 	uint64_t leak_alive_ms;
 	/* --pidns: init ended without the outer's doing (the OOM killer, an administrator) */
 	bool init_lost;

@@ -13,6 +13,7 @@
 
 #include "common/cleanup.h"
 #include "common/text.h"
+#include "launcher/finding.h"
 #include "launcher/summary.h"
 #include "ns/ns.h"
 #include "tree/tree.h"
@@ -234,8 +235,7 @@ static void rlimit_entries(const struct iso_outcome *o, json_t *limits)
 			json_pack("{s:s, s:o, s:b, s:s, s:s}", "name", iso_rlimit_name(i), "value",
 				  v == ISO_RLIM_UNLIMITED ? json_string("unlimited")
 							  : json_integer((json_int_t)v),
-				  "try", false,
-				  "enforced_by", "rlimit", "note", rlimit_note(i)));
+				  "try", false, "enforced_by", "rlimit", "note", rlimit_note(i)));
 	}
 }
 
@@ -245,13 +245,13 @@ static json_t *policy(const struct iso_outcome *o)
 
 	for (size_t i = 0; i < o->n_policy_events; i++) {
 		const struct iso_policy_event *ev = &o->policy_events[i];
-		json_array_append_new(
-			refused,
-			json_pack("{s:i, s:s, s:o, s:s, s:s, s:s, s:n, s:n}", "pid", ev->pid,
-				  "call", ev->call, "detail", redacted(ev->detail), "rule",
-				  ev->origin ? ev->origin : "", "action",
-				  ev->refused ? "refused" : "logged", "severity",
-				  ev->refused ? "error" : "warning", "started_ms", "attribution"));
+		json_t *e = json_pack("{s:i, s:s, s:o, s:s, s:s}", "pid", ev->pid, "call", ev->call,
+				      "detail", redacted(ev->detail), "rule",
+				      ev->origin ? ev->origin : "", "action",
+				      ev->refused ? "refused" : "logged");
+		iso_refusal_json_add(e, ev);
+		json_object_set_new(e, "severity", json_string(ev->refused ? "error" : "warning"));
+		json_array_append_new(refused, e);
 	}
 	return json_pack("{s:s, s:s, s:s, s:o}", "name", o->policy_name ? o->policy_name : "off",
 			 "mode", o->policy_log ? "log" : "enforce", "service_guard",
@@ -268,16 +268,14 @@ static json_t *leaks(const struct iso_opts *opts, const struct iso_outcome *o)
 
 	for (size_t i = 0; i < o->n_leaks; i++) {
 		const struct iso_leak *l = &o->leaks[i];
-		json_array_append_new(
-			v,
-			json_pack("{s:i, s:n, s:o, s:[], s:o, s:n, s:o, s:i, s:n, s:n, s:b, s:s, "
-				  "s:n}",
-				  "pid", l->pid, "ppid", "pid_in_namespace",
-				  l->inner_pid ? json_integer(l->inner_pid) : json_null(), "argv",
-				  "cmdline", redacted(l->cmdline), "exe", "cwd",
-				  l->cwd ? redacted(l->cwd) : json_null(), "session", l->sid,
-				  "started_ms", "alive_ms", "killed", 1, "severity",
-				  severity(opts->leaks), "attribution"));
+		json_t *e = json_pack(
+			"{s:i, s:o, s:o, s:o, s:i, s:b}", "pid", l->pid, "pid_in_namespace",
+			l->inner_pid ? json_integer(l->inner_pid) : json_null(), "cmdline",
+			redacted(l->cmdline), "cwd", l->cwd ? redacted(l->cwd) : json_null(),
+			"session", l->sid, "killed", 1);
+		iso_leak_json_add(e, l);
+		json_object_set_new(e, "severity", json_string(severity(opts->leaks)));
+		json_array_append_new(v, e);
 	}
 	return v;
 }
@@ -312,8 +310,7 @@ static json_t *ms_or_null(uint64_t ms)
 /* Ceilings as {value, try} or null; rlimits as a number, "unlimited" or null. */
 static void limit_settings(json_t *set, const struct iso_opts *opts)
 {
-	static const char *const ceil_key[ISO_N_CEILINGS] = { "memory_max", "pids_max",
-							      "cpu_max" };
+	static const char *const ceil_key[ISO_N_CEILINGS] = { "memory_max", "pids_max", "cpu_max" };
 	static const char *const rlim_key[ISO_N_RLIMS] = { "rlimit_nofile", "rlimit_core",
 							   "rlimit_fsize" };
 
@@ -329,7 +326,7 @@ static void limit_settings(json_t *set, const struct iso_opts *opts)
 		uint64_t v = opts->rlimits.value[i];
 
 		json_object_set_new(set, rlim_key[i],
-				    !opts->rlimits.set[i]	? json_null()
+				    !opts->rlimits.set[i]     ? json_null()
 				    : v == ISO_RLIM_UNLIMITED ? json_string("unlimited")
 							      : json_integer((json_int_t)v));
 	}
@@ -440,12 +437,9 @@ static json_t *build(const struct iso_opts *opts, const struct iso_outcome *o)
 	json_object_set_new(root, "isolation", isolation(o));
 	json_object_set_new(root, "policy", policy(o));
 	json_object_set_new(root, "leaks", leaks(opts, o));
+	json_object_set_new(root, "timeout", iso_hung_json(&o->hung));
 	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
 	json_object_set_new(root, "residue", residue(opts, o));
-	/* the tree as it was when the watchdog fired, and what ignored the stop signal */
-	json_object_set_new(root, "timeout", json_null());
-	/* what the run cost and the limits it ran under */
-	json_object_set_new(root, "resources", json_null());
 	json_object_set_new(root, "tree",
 			    json_pack("{s:s?, s:s, s:s?}", "path",
 				      o->tree_path[0] ? o->tree_path : NULL, "state",

@@ -35,11 +35,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/attrib.h"
 #include "launcher/capsplan.h"
 #include "launcher/ceiling.h"
 #include "common/cleanup.h"
 #include "launcher/env.h"
 #include "launcher/evloop.h"
+#include "launcher/execlog.h"
+#include "launcher/finding.h"
 #include "common/exit.h"
 #include "tree/holders.h"
 #include "tree/treeid.h"
@@ -121,6 +124,9 @@ struct sup {
 	char tree_tmp[PATH_MAX + 16], empty_dir[PATH_MAX + 16];
 	char **keep;
 	size_t n_keep;
+	/* who exec'd what, from the guard's notifications, and what findings are attributed from */
+	struct iso_execlog execlog;
+	struct iso_attrib_ctx actx;
 };
 
 static uint64_t now_ms(void)
@@ -241,7 +247,7 @@ static void kill_all(struct sup *s, bool as_leaks)
 	/* with a cgroup, nothing in it can fork while the survivors are listed and named */
 	(void)iso_ceilings_freeze(&s->ceil, deadline);
 	r = iso_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
-			    on_reaped, s, deadline);
+			    on_reaped, s, deadline, &s->actx);
 	/* and what the /proc walk could not see goes in one stroke */
 	iso_ceilings_kill(&s->ceil, deadline);
 
@@ -326,6 +332,34 @@ static void settle_timer_pidns(struct sup *s)
 }
 
 /*
+ * The tree as it is when --timeout fires or a cancel comes, before any signal: what
+ * hung, said at once (a CI job may be killed during the grace) and kept for the report.
+ */
+static void take_hung(struct sup *s, int sig)
+{
+	struct iso_hung_tree *t = &s->out->hung;
+
+	if (t->taken || !s->out->started_cmd)
+		return;
+	iso_hung_take(t, s->pidns ? s->cmd : s->self, &s->actx);
+	t->after_ms = now_ms() - s->started_ms;
+	t->signal = s->o->stop_signal;
+	t->grace_ms = s->o->grace_ms;
+	iso_hung_text(stderr, s->out, sig != 0, "isorun: ");
+}
+
+/* The grace is over (or a second signal cut it): name who outlived it, then kill. */
+static void grace_over(struct sup *s)
+{
+	struct iso_hung_tree *t = &s->out->hung;
+
+	if (!t->taken || t->survived)
+		return;
+	iso_hung_survivors(t, s->pidns ? s->cmd : s->self);
+	iso_survived_text(stderr, t, "isorun: ");
+}
+
+/*
  * --pidns: init does the signalling inside; the outer's last word is SIGKILL to
  * init, after which the kernel kills everything in the namespace.
  */
@@ -334,11 +368,14 @@ static void cancel_pidns(struct sup *s, int sig)
 	struct iso_ns_msg m = { .type = sig ? ISO_NS_CANCEL : ISO_NS_TIMEOUT, .sig = sig };
 
 	if (s->phase == CANCEL) {
+		grace_over(s);
 		kill_init(s);
 		return;
 	}
 	if (sig)
 		s->out->cancelled_by = sig;
+	if (s->phase == RUNNING)
+		take_hung(s, sig);
 	(void)iso_ns_send(s->nsock, &m);
 	s->phase = CANCEL;
 	arm(s, s->o->grace_ms);
@@ -356,6 +393,7 @@ static void cancel(struct sup *s, int sig, bool from_terminal)
 
 	if (s->phase == CANCEL) {
 		/* a second signal: no more grace */
+		grace_over(s);
 		kill_all(s, false);
 		enter_joined(s);
 		return;
@@ -375,6 +413,7 @@ static void cancel(struct sup *s, int sig, bool from_terminal)
 	 * delivered it there; the rest of the tree gets --stop-signal.  A timeout sends
 	 * --stop-signal to all.  SIGKILL follows after --grace either way.
 	 */
+	take_hung(s, sig);
 	if (sig && !s->out->exited) {
 		if (!(from_terminal && s->tty_handed))
 			(void)kill(-s->cmd, sig);
@@ -466,6 +505,7 @@ static void on_timer(struct sup *s)
 		enter_joined(s);
 		break;
 	case CANCEL:
+		grace_over(s);
 		if (s->pidns) {
 			kill_init(s);
 			break;
@@ -499,26 +539,50 @@ static void add_policy_event(struct sup *s, pid_t pid, const char *call, const c
 	v[o->n_policy_events] = (struct iso_policy_event){ .pid = pid,
 							   .detail = strdup(detail),
 							   .origin = strdup(origin ? origin : ""),
-							   .refused = refused };
+							   .refused = refused,
+							   .started_ms = ISO_STARTED_UNKNOWN };
 	snprintf(v[o->n_policy_events].call, sizeof(v->call), "%s", call);
 	o->n_policy_events++;
 }
 
+/* The refused process still lives (the call failed, it goes on): attribute it now. */
 static void on_policy_event(const struct pol_event *ev, void *arg)
 {
-	add_policy_event(arg, ev->pid, ev->call, ev->detail, ev->origin, ev->refused);
+	struct sup *s = arg;
+	struct iso_outcome *o = s->out;
+	size_t n = o->n_policy_events;
+
+	add_policy_event(s, ev->pid, ev->call, ev->detail, ev->origin, ev->refused);
+	if (o->n_policy_events > n)
+		iso_policy_event_attribute(&o->policy_events[n], &s->actx);
+}
+
+static void on_exec_seen(pid_t pid, char *const *argv, size_t argc, void *arg)
+{
+	struct sup *s = arg;
+
+	iso_execlog_add(&s->execlog, pid, argv, argc, s->actx.roots);
 }
 
 static void on_wire_event(const struct iso_ns_event_wire *w, void *arg)
 {
-	add_policy_event(arg, w->pid, w->call, w->detail, w->origin, w->refused);
+	struct sup *s = arg;
+	struct iso_outcome *o = s->out;
+	size_t n = o->n_policy_events;
+
+	add_policy_event(s, w->pid, w->call, w->detail, w->origin, w->refused);
+	/* init answered it before the outer had the listener: its pid is init's */
+	if (o->n_policy_events > n)
+		snprintf(o->policy_events[n].at.why_not, sizeof(o->policy_events[n].at.why_not),
+			 "decided by the namespace's init while the command started");
 }
 
 static void on_notification(struct sup *s, uint32_t events)
 {
 	struct pol_event ev;
 
-	if (pol_notify_handle(s->listener, s->pol, s->o->policy_log, &ev) == 1)
+	if (pol_notify_handle_exec(s->listener, s->pol, s->o->policy_log, &ev, on_exec_seen, s) ==
+	    1)
 		on_policy_event(&ev, s);
 	else if (events & (EPOLLHUP | EPOLLERR))
 		/* no process uses the filter any more */
@@ -556,9 +620,17 @@ static void map_leaks(struct sup *s)
 		for (size_t i = 0; i < o->n_leaks; i++)
 			inner[i] = o->leaks[i].inner_pid;
 		iso_pidns_outer_pids(s->cmd, inner, outer, o->n_leaks);
-		for (size_t i = 0; i < o->n_leaks; i++)
-			if (outer[i])
-				o->leaks[i].pid = outer[i];
+		for (size_t i = 0; i < o->n_leaks; i++) {
+			o->leaks[i].started_ms = ISO_STARTED_UNKNOWN;
+			if (!outer[i]) {
+				snprintf(o->leaks[i].at.why_not, sizeof(o->leaks[i].at.why_not),
+					 "not found from outside the namespace");
+				continue;
+			}
+			o->leaks[i].pid = outer[i];
+			/* stopped and visible from here: described as the subreaper gate does */
+			iso_leak_describe(&o->leaks[i], &s->actx);
+		}
 	}
 	free(inner);
 	free(outer);
@@ -1387,6 +1459,7 @@ static struct iso_spawn spawn_request(struct sup *s)
 		.pol_log = o->policy_log,
 		.rlimits = o->rlimits,
 		.on_event = on_policy_event,
+		.on_exec = on_exec_seen,
 		.event_arg = s,
 	};
 
@@ -1452,12 +1525,42 @@ static enum start child_failed(struct sup *s, struct iso_err *e)
 	return EXEC_FAILED;
 }
 
+/*
+ * Where attribution stops (isorun; under --pidns also init) and why the exec record
+ * may be empty.  Under --pidns init answered the command's own exec: record it here.
+ */
+static void attrib_ready(struct sup *s)
+{
+	struct iso_proc *list = NULL;
+	int n;
+
+	s->actx.roots[1] = s->pidns ? s->cmd : 0;
+	s->actx.cmd = s->pidns ? 0 : s->cmd;
+	s->execlog.on = s->pol && !s->guard_elsewhere;
+	s->actx.no_record = !s->pol ? "the service guard, which records each exec, is off "
+				      "(--policy=off)"
+			    : s->guard_elsewhere
+				    ? "an enclosing isorun receives the exec notifications"
+				    : NULL;
+	if (!s->pidns || !s->execlog.on)
+		return;
+	n = iso_proc_descendants(s->cmd, &list);
+	for (int i = 0; i < n; i++)
+		if (list[i].ppid == s->cmd) {
+			s->actx.cmd = list[i].pid;
+			iso_execlog_add(&s->execlog, list[i].pid, s->o->argv, s->o->argc,
+					s->actx.roots);
+		}
+	free(list);
+}
+
 /* Everything the supervisor watches once the command runs; a failure here is after the start. */
 static int watch_command(struct sup *s, int listener, struct iso_err *e)
 {
 	int r = 0;
 
 	s->out->guard_elsewhere = s->guard_elsewhere;
+	attrib_ready(s);
 	if (listener >= 0) {
 		s->listener = listener;
 		r = iso_evloop_add(&s->loop, listener, SRC_LISTENER);
@@ -1618,10 +1721,12 @@ static void free_outcome(struct iso_outcome *out)
 		free(out->residue[i].path);
 	free(out->residue);
 	iso_leaks_free(out->leaks, out->n_leaks);
+	iso_hung_free(&out->hung);
 	free(out->cwd);
 	for (size_t i = 0; i < out->n_policy_events; i++) {
 		free(out->policy_events[i].detail);
 		free(out->policy_events[i].origin);
+		iso_attrib_free(&out->policy_events[i].at);
 	}
 	free(out->policy_events);
 }
@@ -1652,6 +1757,7 @@ static void free_sup(struct sup *s)
 	iso_ceilings_close(&s->ceil);
 	if (s->pol)
 		pol_free(&s->policy);
+	iso_execlog_free(&s->execlog);
 }
 
 int iso_run(const struct iso_opts *o)
@@ -1674,12 +1780,15 @@ int iso_run(const struct iso_opts *o)
 		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
 		.ceil = ISO_CEILINGS_INIT,
 		.t_start = now_us(),
+		.actx = { .run_start_ms = iso_boottime_ms() },
 	};
 	struct iso_err e = { 0 };
 	enum start how;
 	int code;
 
 	s.t_us = s.t_start;
+	s.actx.log = &s.execlog;
+	s.actx.roots[0] = s.self;
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
 	if (open_outputs(&s, &e) < 0) {

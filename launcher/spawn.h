@@ -30,6 +30,8 @@ struct iso_spawn {
 	struct iso_rlimits rlimits; /* set before privileges are dropped */
 	/* a notified call decided while the command was still being started */
 	void (*on_event)(const struct pol_event *ev, void *arg);
+	/* every exec the guard read, for the exec record (launcher/execlog.h); NULL: none */
+	void (*on_exec)(pid_t pid, char *const *argv, size_t argc, void *arg);
 	void *event_arg;
 	/* the run's cgroup: the child writes "0" to cg_procs_fd before anything else */
 	bool in_cgroup;

@@ -85,10 +85,13 @@ static void print_finding(const struct iso_opts *opts, const struct iso_outcome 
 
 static void print_leaks(const struct iso_opts *opts, const struct iso_outcome *o)
 {
+	char lead[32];
+
 	if (opts->leaks == ISO_IGNORE && opts->verbosity <= 0)
 		return;
-	for (size_t i = 0; i < o->n_leaks; i++)
-		print_finding(opts, o, ISO_FIND_LEAK, i);
+	snprintf(lead, sizeof(lead), "%sisorun:%s ", colour(opts, "\033[1m"),
+		 colour(opts, "\033[0m"));
+	iso_leaks_text(stderr, o, opts->leaks != ISO_FAIL, lead);
 }
 
 static void reason_add(char *buf, size_t len, const char *what)
@@ -125,7 +128,7 @@ static void print_timing(const struct iso_outcome *o)
 static void print_policy_events(const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	for (size_t i = 0; i < o->n_policy_events; i++)
-		print_finding(opts, o, ISO_FIND_REFUSAL, i);
+		iso_refusal_lines(stderr, &o->policy_events[i], "isorun: ");
 }
 
 static void print_residue(const struct iso_opts *opts, const struct iso_outcome *o)

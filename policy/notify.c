@@ -510,6 +510,12 @@ static void req_freep(struct seccomp_notif **req)
 
 int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct pol_event *ret)
 {
+	return pol_notify_handle_exec(listener, p, log_only, ret, NULL, NULL);
+}
+
+int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
+			   pol_exec_fn on_exec, void *arg)
+{
 	_cleanup_(req_freep) struct seccomp_notif *req = NULL;
 	_cleanup_(resp_freep) struct seccomp_notif_resp *resp = NULL;
 	_cleanup_(target_done) struct target t = { .mem = -1 };
@@ -538,7 +544,7 @@ int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct p
 	t.page = (size_t)sysconf(_SC_PAGESIZE);
 	c = classify(req, &t);
 	if (c == CALL_EXECVE || c == CALL_EXECVEAT) {
-		if (p->n_guard == 0)
+		if (p->n_guard == 0 && !on_exec)
 			return respond(listener, req, resp, false);
 		snprintf(ev.call, sizeof(ev.call), "%s", c == CALL_EXECVE ? "execve" : "execveat");
 		x = malloc(sizeof(*x) + ARGS_TOTAL_MAX);
@@ -580,8 +586,16 @@ int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct p
 		snprintf(ev.detail, sizeof(ev.detail), "(%s)", strerror(-r));
 		break;
 	}
-	if (!v.refuse)
-		return respond(listener, req, resp, false);
+	if (!v.refuse) {
+		int rr = respond(listener, req, resp, false);
+		/*
+		 * After the answer, so the exec does not wait for the record: until its
+		 * parent reaps it the caller's /proc entry (parent, start time) stays.
+		 */
+		if (rr == 0 && r == 0 && x && on_exec)
+			on_exec((pid_t)req->pid, x->argv, x->argc, arg);
+		return rr;
+	}
 
 	r = respond(listener, req, resp, !log_only);
 	if (r < 0)

@@ -169,5 +169,12 @@ struct pol_event {
  * the target died meanwhile, not an error).
  */
 int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct pol_event *ret);
+/*
+ * The same, and every exec let through is shown to on_exec once answered: argv as
+ * the caller passed it to execve (a refused exec leaves the caller as it was).
+ */
+typedef void (*pol_exec_fn)(pid_t pid, char *const *argv, size_t argc, void *arg);
+int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
+			   pol_exec_fn on_exec, void *arg);
 
 #endif

@@ -94,3 +94,126 @@ go_test() {
 	# nothing of either run is left
 	[ -z "$(ls -A "$SUITES_ROOT/isorun-$(id -u)")" ]
 }
+
+# --- attribution in real runners (issue 14): how far each one tells its children ---
+
+# A pytest suite of 200 tests; with `leak`, exactly one of them starts a daemon.
+pytest_suite() {
+	mkdir -p "$W/py/tests"
+	cat >"$W/py/tests/test_many.py" <<'PY'
+import pytest
+
+
+@pytest.mark.parametrize("i", range(199))
+def test_ok(i):
+    assert i >= 0
+PY
+	if [ "$1" = leak ]; then
+		cat >"$W/py/tests/test_daemon.py" <<'PY'
+import subprocess
+
+
+def test_starts_daemon():
+    subprocess.Popen(["sleep", "600"], start_new_session=True)
+PY
+	else
+		printf 'def test_starts_nothing():\n    pass\n' >"$W/py/tests/test_daemon.py"
+	fi
+}
+
+@test "pytest -n 2: the one test of 200 that starts a daemon is named by its node id" {
+	require "pytest-xdist (python3-pytest-xdist, make deps)" /usr/bin/python3 -c 'import xdist'
+	pytest_suite leak
+	cd "$W/py"
+	run --separate-stderr iso --settle 1s --report "$W/r.json" -- \
+		/usr/bin/python3 -m pytest -q -n 2 -p no:cacheprovider tests
+	[ "$status" -eq 122 ]
+	[[ "$output" == *"200 passed"* ]]
+	[ "$(grep -c '^isorun: leaked' <<<"$stderr")" -eq 1 ]
+	[[ "$stderr" == *"isorun: leaked: pid "*" \`sleep 600\` ("*"); killed
+isorun:   during test: tests/test_daemon.py::test_starts_daemon (call)
+isorun:   started by: python3 -m pytest -q -n 2 -p ... → python3 -u -c ..."* ]]
+	python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["leaks"][0]["attribution"]
+assert a["test"] == {"runner": "pytest", "id": "tests/test_daemon.py::test_starts_daemon", "phase": "call"}, a
+assert a["started_by"][0][:3] == ["/usr/bin/python3", "-m", "pytest"], a
+' "$W/r.json"
+	# control: the same suite without the daemon passes, and nothing is attributed
+	pytest_suite clean
+	run --separate-stderr iso --settle 1s -- /usr/bin/python3 -m pytest -q -n 2 -p no:cacheprovider tests
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"200 passed"* ]]
+	[[ "$stderr" != *"during test"* && "$stderr" != *"leaked"* ]]
+}
+
+# A Go package whose TestLeak starts a daemon; TestClean does nothing.
+go_suite() {
+	mkdir -p "$W/go"
+	printf 'module leaky\n\ngo 1.19\n' >"$W/go/go.mod"
+	cat >"$W/go/leak_test.go" <<'GO'
+package leaky
+
+import (
+	"os/exec"
+	"syscall"
+	"testing"
+)
+
+func TestClean(t *testing.T) {}
+
+func TestLeak(t *testing.T) {
+	cmd := exec.Command("sleep", "600")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+}
+GO
+}
+
+@test "go test: a leak is attributed to the test binary, and to -run when it was given" {
+	require "go (golang-go, make deps)" command -v go
+	go_suite
+	cd "$W/go"
+	run --separate-stderr iso --settle 1s -- go test -count=1 .
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"\`sleep 600\`"*"
+isorun:   during go test: leaky.test
+isorun:   started by: go test -count=1 . → leaky.test -test.paniconexit0 "* ]]
+	run --separate-stderr iso --settle 1s -- go test -count=1 -run 'TestLeak$' .
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun:   during go test: leaky.test -test.run=TestLeak\$"* ]]
+	# control: the clean test alone passes, nothing attributed
+	run --separate-stderr iso --settle 1s -- go test -count=1 -run 'TestClean$' .
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"during"* && "$stderr" != *"leaked"* ]]
+}
+
+@test "node --test: a leak is attributed to the test file that started it" {
+	require "node (nodejs, make deps)" command -v node
+	mkdir -p "$W/node/test"
+	cat >"$W/node/test/leak.test.js" <<'JS'
+const test = require('node:test');
+const { spawn } = require('node:child_process');
+test('starts a daemon', () => {
+  spawn('sleep', ['600'], { detached: true, stdio: 'ignore' }).unref();
+});
+JS
+	printf "require('node:test')('clean', () => {});\n" >"$W/node/test/clean.test.js"
+	cd "$W/node"
+	run --separate-stderr iso --settle 1s --report "$W/r.json" -- node --test
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"\`sleep 600\`"*"
+isorun:   during node --test: $W/node/test/leak.test.js
+isorun:   started by: node --test → node .../leak.test.js"* ]]
+	python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["leaks"][0]["attribution"]["test"]
+assert t == {"runner": "node --test", "id": sys.argv[2], "phase": None}, t
+' "$W/r.json" "$W/node/test/leak.test.js"
+	# control: the clean file alone passes, nothing attributed
+	run --separate-stderr iso --settle 1s -- node --test test/clean.test.js
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"during"* && "$stderr" != *"leaked"* ]]
+}

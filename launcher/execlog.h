@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Who exec'd what: a compact record, kept by the supervisor from the service guard's
+ * exec notifications (it reads every execve's argv anyway), of each process's last
+ * exec: its parent then and its argv.  A leaked daemon's ancestors are usually dead
+ * when the leak gate finds it; this record is how it still says what started it.
+ *
+ * Keyed by pid, checked by start time (a reused pid overwrites a dead one's record,
+ * and a record younger than the child asking is not its parent).  Bounded: when the
+ * table is full, records of processes that are gone and are no living process's
+ * ancestor are dropped; what still does not fit is counted, not kept.
+ */
+#ifndef ISO_EXECLOG_H
+#define ISO_EXECLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Per exec at most this much argv is kept: enough to name a command, not to replay it. */
+#define ISO_EXECLOG_ARGS  16
+#define ISO_EXECLOG_BYTES 1024
+/* Slots at most (a power of two); three quarters of them may hold records. */
+#define ISO_EXECLOG_MAX 65536
+
+struct iso_exec_rec {
+	pid_t pid; /* 0: a free slot */
+	pid_t ppid;
+	uint64_t start; /* /proc/PID/stat field 22 */
+	uint16_t len;	/* bytes of args, each NUL-terminated */
+	uint8_t argc;
+	bool truncated;
+	bool forked; /* seen as a child's parent that never exec'd: its argv then */
+	char *args;
+};
+
+struct iso_execlog {
+	struct iso_exec_rec *v;
+	size_t cap; /* slots: 0 until the first record */
+	size_t n;
+	size_t dropped; /* records not kept: the table was full of live chains */
+	bool on;	/* records are kept (the service guard notifies this isorun) */
+};
+
+/*
+ * Record that `pid` exec'd argv (called as soon as the exec is let through: until
+ * its parent reaps it, its /proc entry says who its parent is).  When the parent has no record
+ * and is not one of the `roots` (isorun, the namespace's init), the parent is
+ * recorded too, with its argv as it is now: a process that forked without exec.
+ */
+void iso_execlog_add(struct iso_execlog *log, pid_t pid, char *const *argv, size_t argc,
+		     const pid_t roots[2]);
+/* The record of pid, or NULL; the caller checks its start time. */
+const struct iso_exec_rec *iso_execlog_get(const struct iso_execlog *log, pid_t pid);
+void iso_execlog_free(struct iso_execlog *log);
+
+#endif

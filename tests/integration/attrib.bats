@@ -1,0 +1,179 @@
+#!/usr/bin/env bats
+# Attribution of findings (issue 14): which test was running (what the runner put in the
+# environment), what started the process (the exec record), when; a timeout's tree; the
+# folding of alike leaks.  Every assertion has its control: no runner, no attribution.
+
+load helpers
+
+# A leak started by a forked shell (its parent lives when it execs), as a test runner's
+# child would be: `$1` is PYTEST_CURRENT_TEST, or empty for none.
+leak_under_test() {
+	local cur=$1
+	shift
+	if [ -n "$cur" ]; then
+		export PYTEST_CURRENT_TEST="$cur"
+	else
+		unset PYTEST_CURRENT_TEST
+	fi
+	rm -f "$W/pid" # the shell waits for this run's process, not the last one's file
+	run --separate-stderr iso --settle 0 --report "$W/r.json" "$@" -- \
+		sh -c "$H/termignore $W/pid & $H/waitfor $W/pid"
+	unset PYTEST_CURRENT_TEST
+}
+
+# the report's one leak's attribution, as JSON
+attribution() {
+	python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["leaks"]; assert len(l)==1, l; print(json.dumps(l[0]["attribution"], sort_keys=True))' "$W/r.json"
+}
+
+@test "a leak names the test pytest said was running, the chain that started it, and when" {
+	leak_under_test 'tests/test_x.py::test_y (call)'
+	[ "$status" -eq 122 ]
+	pid=$(cat "$W/pid")
+	[[ "$stderr" == *"isorun: leaked: pid $pid \`$H/termignore $W/pid\` (cwd "*", started "*" into the run, alive "*"); killed
+isorun:   during test: tests/test_x.py::test_y (call)
+isorun:   started by: sh -c ..."* ]]
+	[ "$(attribution)" = '{"started_by": [["sh", "-c", "'"$H/termignore $W/pid & $H/waitfor $W/pid"'"]], "test": {"id": "tests/test_x.py::test_y", "phase": "call", "runner": "pytest"}, "why_not": null}' ]
+	python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["leaks"][0]; assert l["argv"]==[sys.argv[2]+"/termignore", sys.argv[3]+"/pid"] and l["severity"]=="error" and l["exe"].endswith("/termignore") and l["started_ms"]>=0 and l["alive_ms"]>=0 and l["ppid"]>0, l' "$W/r.json" "$H" "$W"
+	# control: no runner in the environment, no test named
+	leak_under_test ''
+	[ "$status" -eq 122 ]
+	[[ "$stderr" != *"during test"* ]]
+	[[ "$stderr" == *"started by: sh -c ..."* ]]
+	[[ "$(attribution)" == *'"test": null'* ]]
+}
+
+@test "--pidns: the namespace's survivors are attributed the same way" {
+	require "PID namespaces" iso --pidns -- true
+	leak_under_test 'tests/test_x.py::test_y (setup)' --pidns
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"(pid "*" in the namespace) \`$H/termignore $W/pid\`"*"
+isorun:   during test: tests/test_x.py::test_y (setup)
+isorun:   started by: sh -c ..."* ]]
+	[[ "$(attribution)" == *'"phase": "setup", "runner": "pytest"'* ]]
+}
+
+@test "--policy=off keeps no exec record: the leak says so, and still names the test" {
+	leak_under_test 'tests/test_x.py::test_y (call)' --policy=off
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun:   during test: tests/test_x.py::test_y (call)
+isorun:   attribution incomplete: no exec record: the service guard, which records each exec, is off (--policy=off)"* ]]
+	[[ "$stderr" != *"started by:"* ]]
+	[[ "$(attribution)" == '{"started_by": null, '* ]]
+}
+
+@test "a process whose environment cannot be read says so instead of guessing" {
+	# non-dumpable: only a tracer-capable reader (root) may read its environment
+	run --separate-stderr env PYTEST_CURRENT_TEST='tests/t.py::test_z (call)' "$ISORUN" --no-config \
+		--root "$R" --settle 0 -- /usr/bin/python3 -c '
+import ctypes, os, signal, sys
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+if os.fork() == 0:
+    os.setsid()
+    open(sys.argv[1] + ".tmp", "w").write(str(os.getpid()))
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    signal.pause()
+' "$W/pid"
+	[ "$status" -eq 122 ]
+	if [ "$(id -u)" -eq 0 ]; then
+		[[ "$stderr" == *"during test: tests/t.py::test_z (call)"* ]]
+	else
+		[[ "$stderr" == *"attribution incomplete: "*"environment not readable: Permission denied"* ]]
+		[[ "$stderr" != *"during test"* ]]
+	fi
+}
+
+@test "a refused call is attributed like a leak" {
+	mkdir -p "$W/bin"
+	printf '#!/bin/sh\nexit 0\n' >"$W/bin/systemctl"
+	chmod +x "$W/bin/systemctl"
+	run --separate-stderr env PATH="$W/bin:$PATH" PYTEST_CURRENT_TEST='tests/t.py::test_svc (call)' \
+		"$ISORUN" --no-config --root "$R" --report "$W/r.json" -- sh -c 'systemctl restart x; true'
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun: refused: execve \`systemctl restart x\` (pid "*", process started "*" into the run)
+isorun:   during test: tests/t.py::test_svc (call)"* ]]
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["policy"]["refused"][0]; assert r["attribution"]["test"]["id"]=="tests/t.py::test_svc" and r["started_ms"]>=0, r' "$W/r.json"
+	# control: without the runner's variable the refusal names no test
+	run --separate-stderr env PATH="$W/bin:$PATH" "$ISORUN" --no-config --root "$R" -- sh -c 'systemctl restart x; true'
+	[ "$status" -eq 122 ]
+	[[ "$stderr" != *"during test"* ]]
+}
+
+# A command that hangs: a SIGTERM-ignoring child and a sleep, under --timeout.
+hang() {
+	run --separate-stderr iso --timeout 2s --grace 1s --report "$W/r.json" "$@" -- \
+		sh -c "$H/termignore $W/pid & $H/waitfor $W/pid; exec sleep 600"
+}
+
+assert_hung_report() {
+	local pid=$1
+	[ "$status" -eq 124 ]
+	[[ "$stderr" == *"isorun: timed out after "*"; the tree then:"* ]]
+	grep -qE "^isorun:   pid [0-9]+ \(parent [0-9]+, state S, running [^)]+\) \`sleep 600\`$" <<<"$stderr"
+	grep -qE "^isorun:   pid [0-9]+ \(parent [0-9]+, state S, running [^)]+\) \`$H/termignore $W/pid\`$" <<<"$stderr"
+	[[ "$stderr" == *"isorun: sent SIGTERM; SIGKILL in 1s
+"* ]]
+	grep -qE "^isorun: still alive after the 1s grace, killed: pid $pid \`$H/termignore $W/pid\`$" <<<"$stderr"
+	# sleep went with SIGTERM: only the one that ignored it is named
+	[ "$(grep -c 'still alive after' <<<"$stderr")" -eq 1 ]
+	python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["timeout"]
+assert t["signal"] == "SIGTERM" and t["grace_ms"] == 1000 and t["after_ms"] >= 2000, t
+argvs = sorted(p["argv"][0] for p in t["processes"])
+assert argvs == [sys.argv[2] + "/termignore", "sleep"], argvs
+assert all(p["alive_ms"] >= 0 and p["state"] and "attribution" in p for p in t["processes"]), t
+assert [s["pid"] for s in t["survived_grace"]] == [int(sys.argv[3])], t
+' "$W/r.json" "$H" "$pid"
+}
+
+@test "a timeout lists the tree it stopped, the stop it sent, and who outlived the grace" {
+	hang
+	assert_hung_report "$(cat "$W/pid")"
+	# control: a run that ends in time has no tree to show
+	run --separate-stderr iso --timeout 30s --report "$W/r.json" -- true
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"the tree then"* ]]
+	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["timeout"] is None' "$W/r.json"
+}
+
+@test "--pidns: a timeout lists the namespace's tree the same way" {
+	require "PID namespaces" iso --pidns -- true
+	hang --pidns
+	# the pidfile holds the pid inside: the survivor is named by the outer one
+	[[ "$stderr" == *"still alive after the 1s grace, killed: pid "*" \`$H/termignore $W/pid\`"* ]]
+	pid=$(sed -n "s/^isorun: still alive after the 1s grace, killed: pid \([0-9]*\) .*/\1/p" <<<"$stderr")
+	assert_hung_report "$pid"
+}
+
+@test "a cancel lists the tree too, with the signal it passed on" {
+	"$ISORUN" --no-config --root "$R" --grace 1s -- sh -c "$H/termignore $W/pid & exec sleep 600" \
+		2>"$W/err" &
+	iso_pid=$!
+	"$H/waitfor" "$W/pid"
+	kill -TERM "$iso_pid"
+	status=0
+	wait "$iso_pid" || status=$?
+	[ "$status" -eq 143 ]
+	grep -q "^isorun: cancelled by SIGTERM after .*; the tree then:$" "$W/err"
+	grep -q "^isorun:   pid [0-9]* (parent [0-9]*, state S, running .*) \`sleep 600\`$" "$W/err"
+	grep -q "^isorun: sent SIGTERM to the command's process group, SIGTERM to the rest; SIGKILL in 1s$" "$W/err"
+	grep -q "^isorun: still alive after the 1s grace, killed: pid $(cat "$W/pid") " "$W/err"
+}
+
+@test "more than three alike leaks fold into one line; the report keeps them all" {
+	# Popen returns once the child exec'd: every leak is `sleep 600` when the gate looks
+	run --separate-stderr iso --settle 0 --report "$W/r.json" -- /usr/bin/python3 -c \
+		'import subprocess; [subprocess.Popen(["sleep", "600"]) for _ in range(5)]'
+	[ "$status" -eq 122 ]
+	[ "$(grep -c '^isorun: leaked' <<<"$stderr")" -eq 1 ]
+	grep -qE '^isorun: leaked: 5 processes `sleep 600` \(pids [0-9]+, [0-9]+, [0-9]+ and 2 more; the first: cwd' <<<"$stderr"
+	[[ "$stderr" == *"; all killed"* ]]
+	[[ "${stderr_lines[-1]}" == "isorun: FAILED (exit 122): 5 processes outlived the command" ]]
+	python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["leaks"]; assert len(l)==5 and all(x["argv"]==["sleep","600"] for x in l), l' "$W/r.json"
+	# control: three alike stay three lines
+	run --separate-stderr iso --settle 0 -- /usr/bin/python3 -c \
+		'import subprocess; [subprocess.Popen(["sleep", "600"]) for _ in range(3)]'
+	[ "$status" -eq 122 ]
+	[ "$(grep -c '^isorun: leaked: pid [0-9]* `sleep 600`' <<<"$stderr")" -eq 3 ]
+}
