@@ -94,8 +94,7 @@ void iso_host_current(struct iso_host *h)
 		h->pidns = (uint64_t)st.st_ino;
 }
 
-/* State and start time of PID under h->proc: 0, -ESRCH when it is gone, -EIO unparsable. */
-static int read_stat(const char *proc, pid_t pid, char *state, uint64_t *start)
+int iso_tree_pid_stat(const char *proc, pid_t pid, char *state, uint64_t *start)
 {
 	char path[PATH_MAX], buf[1024];
 	const char *p;
@@ -167,7 +166,7 @@ enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_hos
 				 (int)o->pid);
 		return ISO_FATE_UNPROVABLE;
 	}
-	r = read_stat(h->proc, o->pid, &state, &start);
+	r = iso_tree_pid_stat(h->proc, o->pid, &state, &start);
 	if (r == -ESRCH) {
 		snprintf(why, len, "owner pid %d is gone", (int)o->pid);
 		return ISO_FATE_GONE;

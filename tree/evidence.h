@@ -80,4 +80,8 @@ struct iso_gc_facts {
  */
 bool iso_gc_verdict(const struct iso_gc_facts *f, char *why, size_t len);
 
+/* State and start time of PID under PROC ("/proc", or a test's): 0, -ESRCH when it is
+ * gone, -EIO unparsable, or -errno. */
+int iso_tree_pid_stat(const char *proc, pid_t pid, char *state, uint64_t *start);
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "common/cleanup.h"
 #include "common/proc.h"
+#include "tree/evidence.h"
 
 /* Rounds of SIGSTOP and rescan before giving up on a tree that keeps forking. */
 #define FREEZE_ROUNDS 1000
@@ -68,34 +69,6 @@ static int environ_match(int fd, const char *entry)
 bool iso_environ_has(int fd, const char *entry)
 {
 	return environ_match(fd, entry) == 1;
-}
-
-/* State and start time from PROC/PID/stat: 0, or -errno. */
-static int read_stat(const char *proc, pid_t pid, char *state, uint64_t *start)
-{
-	char path[PATH_MAX], buf[1024];
-	unsigned long long st = 0;
-	_cleanup_close_ int fd = -1;
-	const char *p;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/%d/stat", proc, (int)pid);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: the fields start after the LAST ')' */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1,
-			 " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-			 "%*d %llu",
-			 state, &st) != 2)
-		return -EIO;
-	*start = st;
-	return 0;
 }
 
 /* Whether the real or effective uid in PROC/PID/status is uid (readable for any process). */
@@ -177,7 +150,7 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 	int r;
 
 	/* pid 1, init, is never started by a run (and its environment is often closed) */
-	if (pid == q->exclude || pid == 1 || read_stat(q->proc, pid, &state, &start) < 0)
+	if (pid == q->exclude || pid == 1 || iso_tree_pid_stat(q->proc, pid, &state, &start) < 0)
 		return 0;
 	/* a zombie is already dead (its environment reads empty); held: known */
 	if (state == 'Z' || state == 'X' || held(s, pid, start))
