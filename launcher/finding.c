@@ -381,12 +381,17 @@ void iso_residue_text(FILE *f, const struct iso_opts *opts, const struct iso_out
 }
 
 /* With the tree taken when the timer fired: that tree, the stop, and who outlived the grace. */
-void iso_timeout_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o)
+void iso_timeout_line(FILE *f, const struct iso_opts *opts)
 {
 	char dur[32];
 
 	iso_format_duration(opts->timeout_ms, dur, sizeof(dur));
 	fprintf(f, "timed out after %s; stopped the whole tree", dur);
+}
+
+void iso_timeout_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	iso_timeout_line(f, opts);
 	if (!o->hung.taken || o->cancelled_by)
 		return;
 	fputc('\n', f);

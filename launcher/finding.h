@@ -60,6 +60,9 @@ json_t *iso_hung_json(const struct iso_hung_tree *t);
 void iso_leak_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
 void iso_refusal_text(FILE *f, const struct iso_outcome *o, size_t i);
 void iso_residue_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
+/* "timed out after D; stopped the whole tree" alone: stderr printed the tree when it fired */
+void iso_timeout_line(FILE *f, const struct iso_opts *opts);
+/* That line, then the tree taken when the timer fired, the stop, and who outlived the grace. */
 void iso_timeout_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o);
 /* "namespace retained at PATH: reason" */
 void iso_retained_text(FILE *f, const struct iso_outcome *o);

@@ -149,8 +149,12 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->subreaper_why);
 	if (o->exec_failed)
 		say(opts, "cannot run the command: %s", o->exec_error);
-	if (o->timed_out)
-		print_finding(opts, o, ISO_FIND_TIMEOUT, 0);
+	/* the tree itself was printed when the timer fired: here the one line */
+	if (o->timed_out) {
+		fputs("isorun: ", stderr);
+		iso_timeout_line(stderr, opts);
+		fputc('\n', stderr);
+	}
 	if (o->init_lost)
 		say(opts, "%s; the command and everything in its namespace died with it",
 		    o->gate_unmeasurable);

@@ -43,10 +43,11 @@ PY
 	[ "${lines[3]}" = "policy|passed||" ]
 	[ "${lines[4]}" = "teardown|passed||" ]
 	[ "${lines[5]}" = "timeout|passed||" ]
-	# the words of the stderr line, without its "isorun: "
-	leak_line=$(grep '^isorun: leaked: ' <<<"$stderr")
+	# the words of the stderr lines (the leak and its attribution), without "isorun: "
+	leak_text=$(sed -n 's/^isorun: //; /^leaked: /,/^[^ ]/{/^leaked: \|^  /p}' <<<"$stderr")
+	[[ "$leak_text" == *$'\n  attribution incomplete: '* ]]
 	run failure_text "$W/j.xml" "leak gate"
-	[ "$output" = "${leak_line#isorun: }" ]
+	[ "$output" = "$leak_text" ]
 	[[ "$output" == "leaked: pid $(cat "$W/pid") "* ]]
 }
 
@@ -67,7 +68,10 @@ PY
 	run cases "$W/t.xml"
 	[[ "$output" == *"timeout|failure|timeout|timed out"* ]]
 	run failure_text "$W/t.xml" timeout
-	[ "$output" = "timed out after 200ms; stopped the whole tree" ]
+	# the one line, then the tree as it was when the timer fired (stderr printed it then)
+	[ "${lines[0]}" = "timed out after 200ms; stopped the whole tree" ]
+	[[ "${lines[1]}" == "  timed out after "*"; the tree then:" ]]
+	[[ "$output" == *"\`$H/waitfor -t 600 $W/never\`"* ]]
 	run iso --watch "$W/co" --residue=fail --junit "$W/r.xml" -- touch "$W/co/new"
 	[ "$status" -eq 122 ]
 	run cases "$W/r.xml"
@@ -128,8 +132,11 @@ PY
 	run --separate-stderr env GITHUB_ACTIONS=true "$ISORUN" --no-config --root "$R" --settle 0 \
 		--watch "$W/co" -- sh -c "$H/daemonize -n $W/pid; touch $W/co/new; exit 0"
 	[ "$status" -eq 122 ]
+	# the leak and its attribution lines, one annotation: the newline escaped as %0A
 	leak_line=$(grep '^isorun: leaked: ' <<<"$stderr")
-	grep -qxF "::error title=isorun%3A leaked process::${leak_line#isorun: }" <<<"$stderr"
+	attrib_line=$(grep -A1 '^isorun: leaked: ' <<<"$stderr" | sed -n '2s/^isorun: //p')
+	[[ "$attrib_line" == "  attribution incomplete: "* ]]
+	grep -qxF "::error title=isorun%3A leaked process::${leak_line#isorun: }%0A$attrib_line" <<<"$stderr"
 	grep -qxF "::warning title=isorun%3A residue::residue (warning): 'new' appeared in $W/co" <<<"$stderr"
 	# stdout stays the command's own
 	[ -z "$output" ]
