@@ -44,7 +44,7 @@ require() {
 # No tree may be left under this test's root.
 assert_no_tree() {
 	local left
-	left=$(find "$U" -mindepth 1 -maxdepth 1 2>/dev/null)
+	left=$(find "$U" -mindepth 1 -maxdepth 1 2>/dev/null || true)
 	if [ -n "$left" ]; then
 		echo "trees left behind: $left" >&2
 		return 1
