@@ -118,7 +118,8 @@ static void walk(struct iso_attrib *a, const struct iso_attrib_ctx *c, pid_t pid
 		up = r->ppid;
 		if (pid != c->cmd && is_root(c, up)) {
 			/* only the command is started by isorun (or init): this one was orphaned */
-			why_add(a, "its parent had exited when it exec'd (a double fork)");
+			why_add(a, "its parent had exited when it exec'd (a double fork, or a "
+				   "parent that did not wait for it)");
 			return;
 		}
 	} else {

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,13 +455,17 @@ static void follow_stop(struct sup *s)
 }
 
 /* Reap a batch, then see what the tree's state means for the phase. */
+static void drain_init(struct sup *s);
+
 static void on_children(struct sup *s)
 {
 	s->reap_more = iso_reap_ready(on_reaped, s) == ISO_REAP_BATCH;
 	if (s->pidns) {
 		/* init's end is the kernel's proof that the namespace is empty */
-		if (s->init_gone && s->phase != JOINED && s->phase != DONE)
+		if (s->init_gone && s->phase != JOINED && s->phase != DONE) {
+			drain_init(s);
 			enter_joined(s);
+		}
 		return;
 	}
 	if (!s->out->exited)
@@ -636,14 +641,15 @@ static void map_leaks(struct sup *s)
 	free(outer);
 }
 
-static void on_init_message(struct sup *s)
+/* One message from init: 1, or 0 at its end (EOF or an error: the socket leaves the loop). */
+static int on_init_message(struct sup *s)
 {
 	struct iso_ns_msg m, ok = { .type = ISO_NS_KILL_OK };
 	int r = iso_ns_recv(s->nsock, &m);
 
 	if (r <= 0) {
 		iso_evloop_del(&s->loop, s->nsock);
-		return;
+		return 0;
 	}
 	switch (m.type) {
 	case ISO_NS_EXITED:
@@ -670,6 +676,21 @@ static void on_init_message(struct sup *s)
 	default:
 		break;
 	}
+	return 1;
+}
+
+/*
+ * init writes its last messages (the command's status among them) before it
+ * exits, so once it is reaped they are all in the socket: read them before
+ * the join, whichever event (SIGCHLD, the cgroup's populated 0) came first.
+ */
+static void drain_init(struct sup *s)
+{
+	struct pollfd p = { .fd = s->nsock, .events = POLLIN };
+
+	while (s->nsock >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN) &&
+	       on_init_message(s) > 0)
+		;
 }
 
 static void on_output(struct sup *s, struct iso_stream *st)
@@ -696,7 +717,7 @@ static void dispatch(struct sup *s, enum sup_source src, uint32_t events)
 		on_output(s, &s->streams[src - SRC_STDOUT]);
 		break;
 	case SRC_INIT:
-		on_init_message(s);
+		(void)on_init_message(s);
 		break;
 	case SRC_LISTENER:
 		on_notification(s, events);
