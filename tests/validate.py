@@ -25,10 +25,14 @@ REPORT_KEYS = {"schema", "verdict", "result", "output_tail"}
 def found(paths):
     keep = []
     for p in paths:
+        text = open(p, encoding="utf-8", errors="replace").read()
         try:
-            doc = json.load(open(p, encoding="utf-8"))
+            doc = json.loads(text)
         except ValueError:
-            keep.append(p)  # reported as not JSON
+            # a broken report is reported as not JSON; other files (go test
+            # -json's stream of objects, say) are not reports at all
+            if any('"%s":' % k in text for k in REPORT_KEYS):
+                keep.append(p)
             continue
         if isinstance(doc, dict) and REPORT_KEYS & doc.keys():
             keep.append(p)

@@ -151,6 +151,9 @@ assert [s["pid"] for s in t["survived_grace"]] == [int(sys.argv[3])], t
 		2>"$W/err" &
 	iso_pid=$!
 	"$H/waitfor" "$W/pid"
+	# and the shell has become `sleep 600` (its exec may come after termignore is ready)
+	cmd=$(awk '{ print $4 }' "/proc/$(cat "$W/pid")/stat")
+	timeout 60 sh -c 'until [ "$(cat "/proc/$1/comm")" = sleep ]; do :; done' sh "$cmd"
 	kill -TERM "$iso_pid"
 	status=0
 	wait "$iso_pid" || status=$?
