@@ -26,9 +26,14 @@ uint64_t iso_boottime_ms(void)
 
 int64_t iso_attrib_started_ms(const struct iso_attrib_ctx *c, uint64_t start)
 {
-	uint64_t ms = start * 1000 / (uint64_t)iso_proc_ticks_per_sec();
+	uint64_t tick = 1000 / (uint64_t)iso_proc_ticks_per_sec(), ms = start * tick;
+	int64_t d = (int64_t)ms - (int64_t)c->run_start_ms;
 
-	return (int64_t)ms - (int64_t)c->run_start_ms;
+	/*
+	 * /proc counts in clock ticks (10 ms), truncated: a process started in the
+	 * run's first tick can read as up to one tick before the run began.
+	 */
+	return d < 0 && d >= -(int64_t)tick ? 0 : d;
 }
 
 void iso_argv_free(struct iso_argv *a)
