@@ -29,6 +29,15 @@ struct found {
 	uid_t uid; /* the caller's: its refused processes are not measurable */
 };
 
+/*
+ * The process being scanned, and where /proc shows it: "PID", or
+ * "PID/task/TID" when only one of its threads still has a cwd, fds and mm.
+ */
+struct target {
+	pid_t pid;
+	char base[48];
+};
+
 static bool inside(const char *tree, const char *target)
 {
 	size_t tlen = strlen(tree);
@@ -92,6 +101,9 @@ static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *na
 	return fl && sscanf(fl, "flags: %o", &flags) == 1 && (flags & O_PATH);
 }
 
+/* check_link(): the link is not there (an fd closed meanwhile, a task past exit_fs()) */
+#define LINK_ABSENT 1
+
 static int check_link(const struct iso_holder_query *q, struct found *f, int dirfd, pid_t pid,
 		      const char *name, const char *what)
 {
@@ -101,7 +113,7 @@ static int check_link(const struct iso_holder_query *q, struct found *f, int dir
 	int m = -2;
 
 	if (fstatat(dirfd, name, &st, 0) < 0)
-		return 0;
+		return errno == ENOENT ? LINK_ABSENT : 0;
 	if (S_ISFIFO(st.st_mode)) {
 		for (size_t i = 0; i < q->n_pipes; i++)
 			if (st.st_ino == q->pipes[i])
@@ -155,13 +167,13 @@ static bool kthreadd_is_reference(int procfd)
 }
 
 /* /proc/PID/WHAT as a stream, or NULL when it cannot be read (gone, not ours). */
-static FILE *open_proc_file(int procfd, pid_t pid, const char *what)
+static FILE *open_proc_file(int procfd, const struct target *t, const char *what)
 {
-	char name[64];
+	char name[80];
 	FILE *fp;
 	int fd;
 
-	snprintf(name, sizeof(name), "%d/%s", pid, what);
+	snprintf(name, sizeof(name), "%s/%s", t->base, what);
 	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -172,9 +184,10 @@ static FILE *open_proc_file(int procfd, pid_t pid, const char *what)
 }
 
 /* A mapping of a tree file, the descriptor closed or not (ld.so closes it). */
-static int scan_maps(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid)
+static int scan_maps(const struct iso_holder_query *q, struct found *f, int procfd,
+		     const struct target *t)
 {
-	_cleanup_fclose_ FILE *fp = open_proc_file(procfd, pid, "maps");
+	_cleanup_fclose_ FILE *fp = open_proc_file(procfd, t, "maps");
 	char line[PATH_MAX + 128];
 	int r = 0;
 
@@ -190,7 +203,7 @@ static int scan_maps(const struct iso_holder_query *q, struct found *f, int proc
 		if (!iso_treeid_has(q->ids, makedev(maj, min), (ino_t)ino))
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		r = add(f, pid, "mapping", path ? line + path : "?", -1);
+		r = add(f, t->pid, "mapping", path ? line + path : "?", -1);
 		break; /* one mapping names the holder; a library maps several */
 	}
 	return r;
@@ -217,14 +230,15 @@ static char *unescape(char *s)
  * read once; only mounts of the tree's device with a root other than the
  * filesystem's are looked at, through the process's own root.
  */
-static int scan_mounts(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid)
+static int scan_mounts(const struct iso_holder_query *q, struct found *f, int procfd,
+		       const struct target *t)
 {
-	char name[40], line[2 * PATH_MAX];
+	char name[80], line[2 * PATH_MAX];
 	_cleanup_fclose_ FILE *fp = NULL;
 	struct stat st;
 	int r = 0;
 
-	snprintf(name, sizeof(name), "%d/ns/mnt", pid);
+	snprintf(name, sizeof(name), "%s/ns/mnt", t->base);
 	if (fstatat(procfd, name, &st, 0) < 0)
 		return 0;
 	for (size_t i = 0; i < f->n_mntns; i++)
@@ -232,21 +246,21 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 			return 0;
 	if (f->n_mntns < ELEMENTSOF(f->mntns))
 		f->mntns[f->n_mntns++] = st.st_ino;
-	fp = open_proc_file(procfd, pid, "mountinfo");
+	fp = open_proc_file(procfd, t, "mountinfo");
 	if (!fp)
 		return 0;
 	while (r == 0 && fgets(line, sizeof(line), fp)) {
-		char root[PATH_MAX], mp[PATH_MAX], at[PATH_MAX + 40];
+		char root[PATH_MAX], mp[PATH_MAX], at[PATH_MAX + 80];
 		unsigned int maj, min;
 
 		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s", &maj, &min, root, mp) != 4 ||
 		    makedev(maj, min) != q->ids->root_dev || !strcmp(root, "/"))
 			continue;
-		snprintf(at, sizeof(at), "%d/root%s", pid, unescape(mp));
+		snprintf(at, sizeof(at), "%s/root%s", t->base, unescape(mp));
 		if (fstatat(procfd, at, &st, 0) < 0 ||
 		    !iso_treeid_has(q->ids, st.st_dev, st.st_ino))
 			continue;
-		r = add(f, pid, "mount", mp, -1);
+		r = add(f, t->pid, "mount", mp, -1);
 	}
 	return r;
 }
@@ -291,29 +305,47 @@ static int refused(const struct iso_holder_query *q, struct found *f, int procfd
 	return add(f, pid, "not measurable", comm, ISO_HOLDER_UNREADABLE);
 }
 
-static int scan_fds(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
-		    char *buf, size_t buflen, size_t *unreadable)
+/* The task has passed exit_mm(): it never runs user code again (a zombie, or dying). */
+static bool lost_mm(int procfd, const struct target *t)
 {
-	char name[40];
+	char name[80], exe[8];
+
+	snprintf(name, sizeof(name), "%s/exe", t->base);
+	return readlinkat(procfd, name, exe, sizeof(exe)) < 0 && errno == ENOENT;
+}
+
+/*
+ * EACCES: ptrace_may_access() refused us, or the task lost its mm between the
+ * exe probe and here (its /proc files then belong to root): LINK_ABSENT then,
+ * for the caller to look at the other threads.
+ */
+static int scan_fds(const struct iso_holder_query *q, struct found *f, int procfd,
+		    const struct target *t, char *buf, size_t buflen, size_t *unreadable)
+{
+	char name[80];
 	int fdfd, r = 0;
 
-	snprintf(name, sizeof(name), "%d/fd", pid);
+	snprintf(name, sizeof(name), "%s/fd", t->base);
 	fdfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fdfd < 0)
-		return errno == EACCES || errno == EPERM ? refused(q, f, procfd, pid, unreadable)
-							 : 0;
+	if (fdfd < 0) {
+		if (errno != EACCES && errno != EPERM)
+			return 0;
+		return lost_mm(procfd, t) ? LINK_ABSENT : refused(q, f, procfd, t->pid, unreadable);
+	}
 	for (;;) {
 		long n = syscall(SYS_getdents64, fdfd, buf, buflen);
 		if (n <= 0)
 			break;
-		for (long off = 0; off < n && r == 0;) {
+		for (long off = 0; off < n && r <= 0;) {
 			struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
 			char what[24];
 			off += d->d_reclen;
 			if (d->d_name[0] == '.')
 				continue;
 			snprintf(what, sizeof(what), "fd %.16s", d->d_name);
-			r = check_link(q, f, fdfd, pid, d->d_name, what);
+			r = check_link(q, f, fdfd, t->pid, d->d_name, what);
+			if (r == LINK_ABSENT)
+				r = 0; /* closed meanwhile */
 		}
 		if (r < 0 || (size_t)n + 512 < buflen)
 			break;
@@ -324,20 +356,79 @@ static int scan_fds(const struct iso_holder_query *q, struct found *f, int procf
 
 static const char *const tree_links[] = { "cwd", "root", "exe" };
 
-static int scan_tree_links(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid)
+/* LINK_ABSENT: no cwd, the task has passed exit_fs() (and exit_files() before it). */
+static int scan_tree_links(const struct iso_holder_query *q, struct found *f, int procfd,
+			   const struct target *t)
 {
-	char name[40];
+	char name[80];
 	int r = 0;
 
 	for (size_t i = 0; i < ELEMENTSOF(tree_links) && r == 0; i++) {
-		snprintf(name, sizeof(name), "%d/%s", pid, tree_links[i]);
-		r = check_link(q, f, procfd, pid, name, tree_links[i]);
+		snprintf(name, sizeof(name), "%s/%s", t->base, tree_links[i]);
+		r = check_link(q, f, procfd, t->pid, name, tree_links[i]);
+		if (r == LINK_ABSENT && i > 0)
+			r = 0;
 	}
 	if (r == 0)
-		r = scan_maps(q, f, procfd, pid);
+		r = scan_maps(q, f, procfd, t);
 	if (r == 0)
-		r = scan_mounts(q, f, procfd, pid);
+		r = scan_mounts(q, f, procfd, t);
 	return r;
+}
+
+/* One task's links, mappings, mounts and fds; LINK_ABSENT when it is past its exit_mm(). */
+static int scan_task(const struct iso_holder_query *q, struct found *f, int procfd,
+		     const struct target *t, char *buf, size_t buflen, size_t *unreadable)
+{
+	int r = 0;
+
+	if (q->ids)
+		r = scan_tree_links(q, f, procfd, t);
+	if (r != 0)
+		return r;
+	return scan_fds(q, f, procfd, t, buf, buflen, unreadable);
+}
+
+/*
+ * /proc/PID shows a task past its exit: a zombie, a process in the middle of its
+ * exit, or one whose main thread called pthread_exit() while other threads run
+ * on.  A task past exit_mm() never runs user code again, so what it still has
+ * open is not held by it; but /proc/PID then describes only the dead leader (no
+ * cwd, no maps, fds readable by root alone), and the live threads hold the
+ * process's files: they are read through /proc/PID/task/TID.  Threads need not
+ * share their fds or cwd (CLONE_FILES and CLONE_FS are optional with
+ * CLONE_THREAD), so each live one is read until one holds something.
+ */
+static int scan_threads(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
+			char *buf, size_t buflen, size_t *unreadable)
+{
+	struct target t = { .pid = pid };
+	size_t before = f->n;
+	char name[40], dents[4096];
+	_cleanup_close_ int dfd = -1;
+	int r = 0;
+
+	snprintf(name, sizeof(name), "%d/task", pid);
+	dfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0; /* gone */
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, dents, sizeof(dents));
+		if (n <= 0)
+			return 0;
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *d = (struct linux_dirent64 *)(dents + off);
+			char *end;
+			long tid = strtol(d->d_name, &end, 10);
+			off += d->d_reclen;
+			if (*end || tid <= 0 || tid == pid)
+				continue;
+			snprintf(t.base, sizeof(t.base), "%d/task/%ld", pid, tid);
+			r = scan_task(q, f, procfd, &t, buf, buflen, unreadable);
+			if (r < 0 || f->n > before)
+				return r < 0 ? r : 0;
+		}
+	}
 }
 
 /*
@@ -348,8 +439,7 @@ static int scan_tree_links(const struct iso_holder_query *q, struct found *f, in
  * one fstatat (identity), with a readlink only for a match, to name it.
  *
  * It starts with the exe link, one call that sorts out most of the system cheaply.
- * ENOENT: a kernel thread or a zombie, which hold no fd, cwd or root of their own
- * (a task between exit_mm() and exit_files() is gone within the exit itself).
+ * ENOENT: a kernel thread, or a task past exit_mm() (scan_threads()).
  * EACCES/EPERM: ptrace_may_access() refused us, and the cwd, root and every fd link
  * go through the same check; without this a process isorun may list but not read
  * (PID 1 here, with a capability our root lacks, holds 258 fds) costs one refused
@@ -358,9 +448,11 @@ static int scan_tree_links(const struct iso_holder_query *q, struct found *f, in
 static int scan_pid(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
 		    bool kcmp_ref, char *buf, size_t buflen, size_t *unreadable)
 {
-	char name[40], exe[8];
-	int r = 0;
+	struct target t = { .pid = pid };
+	char name[64], exe[8];
+	int r;
 
+	snprintf(t.base, sizeof(t.base), "%d", pid);
 	if (kcmp_ref) {
 		long k = syscall(SYS_kcmp, KTHREADD, pid, KCMP_FILES, 0, 0);
 
@@ -369,25 +461,26 @@ static int scan_pid(const struct iso_holder_query *q, struct found *f, int procf
 		/*
 		 * kcmp passed the ptrace check the links below make too (real
 		 * instead of fs credentials: the same for isorun): no exe probe.
-		 * A zombie gets here and finds no cwd, root or fd.
+		 * A task past its exit finds no cwd.
 		 */
 		if (k > 0)
 			goto links;
 		if (errno == EACCES || errno == EPERM)
 			return refused(q, f, procfd, pid, unreadable);
 	}
-	snprintf(name, sizeof(name), "%d/exe", pid);
+	snprintf(name, sizeof(name), "%s/exe", t.base);
 	if (readlinkat(procfd, name, exe, sizeof(exe)) < 0) {
 		if (errno == EACCES || errno == EPERM)
 			return refused(q, f, procfd, pid, unreadable);
+		if (errno == ENOENT)
+			return scan_threads(q, f, procfd, pid, buf, buflen, unreadable);
 		return 0;
 	}
 links:
-	if (q->ids)
-		r = scan_tree_links(q, f, procfd, pid);
-	if (r < 0)
-		return r;
-	return scan_fds(q, f, procfd, pid, buf, buflen, unreadable);
+	r = scan_task(q, f, procfd, &t, buf, buflen, unreadable);
+	if (r == LINK_ABSENT)
+		return scan_threads(q, f, procfd, pid, buf, buflen, unreadable);
+	return r;
 }
 
 /*

@@ -103,7 +103,41 @@ userns_ok() {
 	fi
 }
 
-@test "isorun ls and gc beside 60 clean runs are never holders: every run exits 0" {
+@test "a process whose main thread exited holds the tree through its live thread's cwd" {
+	# /proc/PID shows the dead leader: no cwd, no maps, fds readable by root only
+	start_run
+	(cd "$home" && exec "$H/leaderexit" "$W/holder.pid") <&- 3>&-
+	holder_started
+	[ "$(awk '{print $3}' "/proc/$holder/stat")" = Z ]
+	assert_retained "pid $holder \`$H/leaderexit "
+	grep -F "\` has its cwd in it ($home)" "$W/out"
+}
+
+@test "control: a zombie of the caller's own, and a leader-exited process elsewhere, hold nothing" {
+	# a zombie: its parent saw it exit (WNOWAIT) and did not reap it; its
+	# /proc/PID/fd is root's, its exe gone
+	python3 -c 'import os, sys, time
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+open(sys.argv[1] + ".tmp", "w").write(str(pid))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(600)' "$W/zombie.pid" <&- 3>&- &
+	echo $! >"$W/zparent.kill"
+	"$H/waitfor" -t 60 "$W/zombie.pid"
+	[ "$(awk '{print $3}' "/proc/$(cat "$W/zombie.pid")/stat")" = Z ]
+	(cd / && exec "$H/leaderexit" "$W/le.pid") <&- 3>&-
+	cp "$W/le.pid" "$W/le.kill"
+	run "$ISORUN" --no-config --root "$R" -- sh -c 'echo x >"$HOME/f"'
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(awk '{print $3}' "/proc/$(cat "$W/le.pid")/stat")" = Z ]
+	assert_no_tree
+}
+
+@test "isorun ls and gc beside 150 clean runs are never holders, nor exiting: every run exits 0" {
+	# an ls or gc in its exit (past exit_mm(), its fds root's) is not a holder
 	# ls and gc in a loop until the runs are done (bounded by timeout)
 	timeout 300 sh -c 'while [ ! -e "$1/stop" ]; do
 		"$2" ls --root "$3" >/dev/null 2>&1
@@ -112,7 +146,7 @@ userns_ok() {
 	inspector=$!
 	echo "$inspector" >"$W/inspector.kill"
 	fails=0
-	for i in $(seq 60); do
+	for i in $(seq 150); do
 		timeout 60 "$ISORUN" --no-config --root "$R" -- sh -c 'echo x >"$HOME/f"' >"$W/run.out" 2>&1 3>&- ||
 			{ fails=$((fails + 1)); cat "$W/run.out"; }
 	done

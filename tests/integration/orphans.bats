@@ -118,6 +118,22 @@ start_controls() {
 	done
 }
 
+@test "kill -9 of isorun: a process whose main thread exited (a zombie leader, threads alive) is found and stopped" {
+	# its /proc/PID/environ reads empty and its state is Z; a thread still runs
+	start_and_kill "$H/leaderexit \"\$w/le.pid\" && cp \"\$w/le.pid\" \"\$w/le.kill\""
+	le=$(cat "$W/le.pid")
+	[ "$(awk '{print $3}' "/proc/$le/stat")" = Z ]
+	run isols
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\n'"    pid $le \`$H/leaderexit "* ]]
+	run isogc
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"stopped pid $le \`$H/leaderexit "* ]]
+	[[ "$output" == *"removed $tree: "* ]]
+	assert_dead "$le"
+	assert_dead "$kidpid"
+}
+
 @test "kill -9 of isorun: a process whose environment cannot be read is not touched, and ls and gc say so" {
 	start_and_kill "$H/nodump \"\$w/nodump.ready\" & echo \$! >\"\$w/nodump.kill\""
 	nodump=$(cat "$W/nodump.kill")
