@@ -74,17 +74,18 @@ int iso_proc_stat(pid_t pid, struct iso_proc *ret)
 }
 
 /*
- * A live thread of pid, or 0.  A leader that called pthread_exit() is a zombie in
- * /proc while its other threads run: the process lives as long as any of them.
+ * A live thread of pid, or 0, under PROC (the procfs mount, or a test's copy).  A
+ * leader that called pthread_exit() is a zombie in /proc while its other threads
+ * run: the process lives as long as any of them.
  */
-pid_t iso_proc_live_thread(pid_t pid)
+pid_t iso_proc_live_thread_at(const char *proc, pid_t pid)
 {
-	char path[64], buf[512];
+	char path[PATH_MAX], buf[512];
 	struct dirent *de;
 	pid_t found = 0;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
 	d = opendir(path);
 	if (!d)
 		return 0;
@@ -94,7 +95,7 @@ pid_t iso_proc_live_thread(pid_t pid)
 
 		if (tid <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat", pid, tid);
+		snprintf(path, sizeof(path), "%s/%d/task/%ld/stat", proc, pid, tid);
 		if (read_small(path, buf, sizeof(buf)) <= 0)
 			continue;
 		p = strrchr(buf, ')');
@@ -103,6 +104,11 @@ pid_t iso_proc_live_thread(pid_t pid)
 	}
 	closedir(d);
 	return found;
+}
+
+pid_t iso_proc_live_thread(pid_t pid)
+{
+	return iso_proc_live_thread_at("/proc", pid);
 }
 
 bool iso_proc_alive(const struct iso_proc *p)

@@ -24,6 +24,7 @@ ssize_t iso_proc_read(pid_t pid, const char *name, char *buf, size_t len);
 bool iso_proc_alive(const struct iso_proc *p);
 /* A live thread of pid (its tid), or 0. */
 pid_t iso_proc_live_thread(pid_t pid);
+pid_t iso_proc_live_thread_at(const char *proc, pid_t pid);
 
 /*
  * Every living process whose parent chain leads to `ancestor` (excluded),

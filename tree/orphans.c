@@ -138,40 +138,6 @@ static void stop_early(struct iso_orphan *o)
 }
 
 /*
- * A thread of PID other than its leader that has not exited, or 0.  A process
- * whose main thread called pthread_exit() shows as a zombie (`Z`) in
- * PROC/PID/stat while its other threads run on, and PROC/PID/environ then
- * reads empty (the leader has no mm): its environment is read through a live
- * thread.
- */
-static pid_t live_thread(const char *proc, pid_t pid)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	pid_t found = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "%s/%d/task", proc, (int)pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while (!found && (de = readdir(d))) {
-		char *end, state = 0;
-		long tid = strtol(de->d_name, &end, 10);
-		uint64_t start;
-
-		if (*end || tid <= 0 || tid == pid)
-			continue;
-		snprintf(path, sizeof(path), "%s/%d/task", proc, (int)pid);
-		if (iso_tree_pid_stat(path, (pid_t)tid, &state, &start) == 0 && state != 'Z' &&
-		    state != 'X')
-			found = (pid_t)tid;
-	}
-	closedir(d);
-	return found;
-}
-
-/*
  * One process: 1 when it is added, 0 when not the tree's (or already held, or
  * gone), -ENOMEM.  Unreadable environments of this user's processes are counted.
  */
@@ -189,8 +155,12 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 	if (held(s, pid, start))
 		return 0;
 	if (state == 'Z' || state == 'X') {
-		/* a zombie is already dead (its environment reads empty) */
-		pid_t tid = live_thread(q->proc, pid);
+		/*
+		 * a zombie is already dead, unless its main thread called
+		 * pthread_exit() while others run on: its environment (empty
+		 * through the leader, which has no mm) is read through one
+		 */
+		pid_t tid = iso_proc_live_thread_at(q->proc, pid);
 
 		if (!tid)
 			return 0;
