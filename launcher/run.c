@@ -81,6 +81,7 @@ enum sup_source {
 
 struct sup {
 	const struct iso_opts *o;
+	bool slow_record; /* ISORUN_TEST_FAULT=slow-exec-record */
 	struct iso_outcome *out;
 	pid_t self;
 	pid_t cmd;
@@ -562,10 +563,27 @@ static void on_policy_event(const struct pol_event *ev, void *arg)
 		iso_policy_event_attribute(&o->policy_events[n], &s->actx);
 }
 
+/*
+ * A failure or a slow phase on purpose, for the paths no real run reaches on
+ * demand (design.md, "Architecture"): "after-start", "slow-removal",
+ * "slow-exec-record".
+ */
+static bool test_fault(const char *name)
+{
+	const char *f = getenv("ISORUN_TEST_FAULT");
+
+	return f && strcmp(f, name) == 0;
+}
+
 static void on_exec_seen(pid_t pid, char *const *argv, size_t argc, void *arg)
 {
 	struct sup *s = arg;
 
+	if (s->slow_record) {
+		/* a loaded machine's late record: the caller's parent must still be there */
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		(void)nanosleep(&ts, NULL);
+	}
 	iso_execlog_add(&s->execlog, pid, argv, argc, s->actx.roots);
 }
 
@@ -862,17 +880,6 @@ static bool tree_gone_or_foreign(const struct iso_tree *tree, struct iso_outcome
 			 "the tree was moved away; not removed");
 	}
 	return true;
-}
-
-/*
- * A failure or a slow phase on purpose, for the paths no real run reaches on
- * demand (design.md, "Architecture"): "after-start", "slow-removal".
- */
-static bool test_fault(const char *name)
-{
-	const char *f = getenv("ISORUN_TEST_FAULT");
-
-	return f && strcmp(f, name) == 0;
 }
 
 /*
@@ -1810,6 +1817,7 @@ int iso_run(const struct iso_opts *o)
 	s.t_us = s.t_start;
 	s.actx.log = &s.execlog;
 	s.actx.roots[0] = s.self;
+	s.slow_record = test_fault("slow-exec-record");
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
 	if (open_outputs(&s, &e) < 0) {

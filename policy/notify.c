@@ -587,14 +587,16 @@ int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, str
 		break;
 	}
 	if (!v.refuse) {
-		int rr = respond(listener, req, resp, false);
 		/*
-		 * After the answer, so the exec does not wait for the record: until its
-		 * parent reaps it the caller's /proc entry (parent, start time) stays.
+		 * Before the answer: until then a parent that waits for its child's
+		 * exec (vfork, posix_spawn, Go, Python's subprocess, libuv) is still
+		 * there to be its parent; answered first, a Go test binary that
+		 * returned from cmd.Start() could exit before the record was made,
+		 * and its leak lost "during go test".
 		 */
-		if (rr == 0 && r == 0 && x && on_exec)
+		if (r == 0 && x && on_exec)
 			on_exec((pid_t)req->pid, x->argv, x->argc, arg);
-		return rr;
+		return respond(listener, req, resp, false);
 	}
 
 	r = respond(listener, req, resp, !log_only);

@@ -170,7 +170,8 @@ struct pol_event {
  */
 int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct pol_event *ret);
 /*
- * The same, and every exec let through is shown to on_exec once answered: argv as
+ * The same, and every exec let through is shown to on_exec just before it is
+ * answered (the caller and its parent are still as they were): argv as
  * the caller passed it to execve (a refused exec leaves the caller as it was).
  */
 typedef void (*pol_exec_fn)(pid_t pid, char *const *argv, size_t argc, void *arg);

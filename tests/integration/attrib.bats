@@ -53,6 +53,22 @@ isorun:   started by: sh -c ..."* ]]
 	[[ "$(attribution)" == *'"phase": "setup", "runner": "pytest"'* ]]
 }
 
+@test "a parent that waits for its child's exec and exits at once is still the one that started it" {
+	# posix_spawn (CLONE_VFORK), as Go's cmd.Start() and Python's Popen: the
+	# parent lives until the exec is answered, then ends.  The record is made
+	# before the answer; slow-exec-record makes it late, as on a loaded machine
+	# (made after the answer, it found the parent gone: "its parent had exited").
+	# One exec: a PATH search would leave a record of an earlier, failed attempt
+	for fault in "" slow-exec-record; do
+		run --separate-stderr env ISORUN_TEST_FAULT="$fault" "$ISORUN" --no-config --root "$R" \
+			--settle 0 -- "$H/spawnexit" /bin/sleep 300
+		[ "$status" -eq 122 ]
+		[[ "$stderr" == *"isorun: leaked: pid "*" \`/bin/sleep 300\`"*"
+isorun:   started by: spawnexit /bin/sleep 300"* ]]
+		[[ "$stderr" != *"attribution incomplete"* ]]
+	done
+}
+
 @test "--policy=off keeps no exec record: the leak says so, and still names the test" {
 	leak_under_test 'tests/test_x.py::test_y (call)' --policy=off
 	[ "$status" -eq 122 ]
