@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	if (*end || sig <= 0 || sig >= 65)
 		usage();
 	us = strtol(argv[2], &end, 10);
-	if (*end || us < 0 || us >= 1000000)
+	if (*end || us < 0 || us > 10000000)
 		usage();
 	for (int s = 1; s < 32; s++)
 		if (s != SIGKILL && s != SIGSTOP)
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	}
 	if (us) {
 		/* a spread of arrival points across the command's set-up, not a wait for it */
-		struct timespec ts = { 0, us * 1000 };
+		struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 	}
