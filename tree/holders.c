@@ -336,7 +336,7 @@ static int scan_fds(const struct iso_holder_query *q, struct found *f, int procf
 		long n = syscall(SYS_getdents64, fdfd, buf, buflen);
 		if (n <= 0)
 			break;
-		for (long off = 0; off < n && r <= 0;) {
+		for (long off = 0; off < n && r == 0;) {
 			struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
 			char what[24];
 			off += d->d_reclen;
