@@ -114,11 +114,12 @@ userns_ok() {
 }
 
 @test "control: a zombie of the caller's own, and a leader-exited process elsewhere, hold nothing" {
-	# a zombie: its parent saw it exit (WNOWAIT) and did not reap it; its
-	# /proc/PID/fd is root's, its exe gone
-	python3 -c 'import os, sys, time
+	# a non-dumpable zombie: its parent saw it exit (WNOWAIT) and did not reap
+	# it; its /proc/PID/fd is root's, and its exe and cwd refuse us
+	python3 -c 'import ctypes, os, sys, time
 pid = os.fork()
 if pid == 0:
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: dead, it still refuses us
     os._exit(0)
 os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
 open(sys.argv[1] + ".tmp", "w").write(str(pid))
