@@ -293,12 +293,17 @@ static int refused(const struct iso_holder_query *q, struct found *f, int procfd
 
 	struct iso_proc p;
 
-	/* a dead non-dumpable task still refuses us, and holds nothing */
-	if (iso_proc_stat(pid, &p) == 0 && !iso_proc_alive(&p))
-		return 0;
 	(*unreadable)++;
 	if (!q->ids || f->uid == 0 || !own_and_hidden(pid, f->uid))
 		return 0;
+	/*
+	 * a dead non-dumpable task still refuses us, and holds nothing; asked only
+	 * here, for our own, not of every other user's process on the clean path
+	 */
+	if (iso_proc_stat(pid, &p) == 0 && !iso_proc_alive(&p)) {
+		(*unreadable)--;
+		return 0;
+	}
 	snprintf(name, sizeof(name), "%d/comm", pid);
 	fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
