@@ -33,6 +33,13 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 		if (n == 0)
 			break;
 		total += n;
+		/*
+		 * procfs hands over a file this small in one read: a short one is its end
+		 * (seq_file's single show; cmdline and environ go on until the count or
+		 * their end), so the read that would only say EOF is skipped.
+		 */
+		if ((size_t)total < len - 1)
+			break;
 	}
 	buf[total] = '\0';
 	return total;

@@ -279,7 +279,112 @@ struct exec_call {
 	size_t argc;
 	bool truncated;
 	char *strings; /* ARGS_TOTAL_MAX bytes */
+	char *scratch; /* FAST_SCRATCH bytes: the pieces read at once, before they are cut */
 };
+
+/* Per argument at first: most are shorter, a longer one is read on from there. */
+#define FAST_PIECE   256
+#define FAST_SCRATCH (ARGS_MAX / 2 * FAST_PIECE)
+
+/*
+ * Argument i from its prefetched piece, read on from the target where the piece
+ * held no NUL, with read_exec()'s bounds: bytes used in x->strings (0 and
+ * x->truncated: no room left), or -errno.
+ */
+static ssize_t take_string(struct target *t, uint64_t addr, const struct iovec *piece,
+			   struct exec_call *x, size_t used)
+{
+	size_t cap = ARGS_TOTAL_MAX - used, have = piece->iov_len;
+	char *out = x->strings + used;
+	const char *nul;
+	bool trunc = false;
+	ssize_t more;
+
+	cap = cap < ARG_LEN_MAX ? cap : ARG_LEN_MAX;
+	if (cap < 2) {
+		x->truncated = true;
+		return 0;
+	}
+	have = have < cap - 1 ? have : cap - 1;
+	memcpy(out, piece->iov_base, have);
+	nul = memchr(out, '\0', have);
+	if (nul) {
+		have = (size_t)(nul - out);
+	} else if (have == cap - 1) {
+		out[have] = '\0';
+		trunc = true;
+	} else {
+		more = read_string(t, addr + have, out + have, cap - have, &trunc);
+		if (more < 0)
+			return more;
+		have += (size_t)more;
+	}
+	x->argv[x->argc++] = out;
+	x->truncated |= trunc;
+	return (ssize_t)have + 1;
+}
+
+/*
+ * The common exec in few system calls: each process_vm_readv() is a permission
+ * check and, on a forked child's copy-on-write pages, an unshare; one call per
+ * string cost a shell's `sh -c ...` five.  First the path and the argv array
+ * together, then every argument at once, each as far as its page goes.  Returns
+ * 1 when everything was whole, 0 when the careful path must read it (a string
+ * or the array crossing a page, an unreadable piece, /proc/PID/mem needed).
+ */
+static int read_exec_fast(struct target *t, uint64_t path_addr, uint64_t argv_addr,
+			  struct exec_call *x)
+{
+	size_t plen = page_left(t, path_addr), alen = page_left(t, argv_addr), used = 0, n = 0;
+	unsigned char raw[512];
+	struct iovec local[ARGS_MAX], remote[ARGS_MAX];
+	uint64_t ptrs[ARGS_MAX];
+	size_t want = 0;
+	ssize_t got;
+
+	if (t->use_mem || t->ptr_size != 8 || !argv_addr)
+		return 0;
+	plen = plen < sizeof(x->path) ? plen : sizeof(x->path) - 1;
+	alen = alen < sizeof(raw) ? alen - alen % 8 : sizeof(raw);
+	local[0] = (struct iovec){ x->path, plen };
+	local[1] = (struct iovec){ raw, alen };
+	remote[0] = (struct iovec){ (void *)(uintptr_t)path_addr, plen };
+	remote[1] = (struct iovec){ (void *)(uintptr_t)argv_addr, alen };
+	if (alen == 0 ||
+	    process_vm_readv(t->pid, local, 2, remote, 2, 0) != (ssize_t)(plen + alen) ||
+	    !memchr(x->path, '\0', plen))
+		return 0;
+	for (;; n++) {
+		if (n * 8 >= alen || n >= ARGS_MAX)
+			return 0; /* the array goes on past what was read */
+		memcpy(&ptrs[n], raw + n * 8, 8);
+		if (!ptrs[n])
+			break;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t piece = page_left(t, ptrs[i]);
+
+		piece = piece < FAST_PIECE ? piece : FAST_PIECE;
+		piece = piece < FAST_SCRATCH - want ? piece : FAST_SCRATCH - want;
+		local[i] = (struct iovec){ x->scratch + want, piece };
+		remote[i] = (struct iovec){ (void *)(uintptr_t)ptrs[i], piece };
+		want += piece;
+	}
+	got = n ? process_vm_readv(t->pid, local, n, remote, n, 0) : 0;
+	if (got != (ssize_t)want)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		ssize_t len = take_string(t, ptrs[i], &local[i], x, used);
+
+		if (len < 0)
+			return 0;
+		if (len == 0 && x->truncated)
+			break;
+		used += (size_t)len;
+	}
+	x->argv[x->argc] = NULL;
+	return 1;
+}
 
 static int read_exec(struct target *t, const struct seccomp_notif *req, enum call c,
 		     struct exec_call *x)
@@ -294,6 +399,11 @@ static int read_exec(struct target *t, const struct seccomp_notif *req, enum cal
 
 	x->argc = 0;
 	x->argv[0] = NULL;
+	x->truncated = false;
+	if (!(c == CALL_EXECVEAT && (req->data.args[4] & AT_EMPTY_PATH)) &&
+	    read_exec_fast(t, path_addr & t->addr_mask, argv_addr & t->addr_mask, x) > 0)
+		return 0;
+	x->argc = 0;
 	x->truncated = false;
 	len = read_string(t, path_addr & t->addr_mask, x->path, sizeof(x->path), &trunc);
 	if (len < 0)
@@ -544,14 +654,15 @@ int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, str
 	t.page = (size_t)sysconf(_SC_PAGESIZE);
 	c = classify(req, &t);
 	if (c == CALL_EXECVE || c == CALL_EXECVEAT) {
-		if (p->n_guard == 0 && !on_exec)
+		if ((p->n_guard == 0 && !on_exec))
 			return respond(listener, req, resp, false);
 		snprintf(ev.call, sizeof(ev.call), "%s", c == CALL_EXECVE ? "execve" : "execveat");
-		x = malloc(sizeof(*x) + ARGS_TOTAL_MAX);
+		x = malloc(sizeof(*x) + ARGS_TOTAL_MAX + FAST_SCRATCH);
 		if (!x) {
 			r = -ENOMEM;
 		} else {
 			x->strings = (char *)(x + 1);
+			x->scratch = x->strings + ARGS_TOTAL_MAX;
 			r = t.pid > 0 ? read_exec(&t, req, c, x) : -ESRCH;
 		}
 	} else if (c == CALL_CONNECT || c == CALL_SOCKETCALL) {

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -372,6 +373,9 @@ struct sup {
 	size_t n_events, n_handled;
 	struct pol_event ev[MAX_EVENTS];
 	int error; /* the first unexpected pol_notify_handle() failure */
+	/* set: every exec let through is shown to it (pol_notify_handle_exec()) */
+	pol_exec_fn on_exec;
+	void *on_exec_arg;
 };
 
 /* The target: load with a listener, hand it over, drop our copy, run target(arg). */
@@ -405,7 +409,8 @@ static void supervise_loop(struct sup *s, int listener)
 		}
 		if (pfd.revents & POLLIN) {
 			memset(&ev, 0, sizeof(ev));
-			r = pol_notify_handle(listener, s->pol, s->log_only, &ev);
+			r = pol_notify_handle_exec(listener, s->pol, s->log_only, &ev, s->on_exec,
+						   s->on_exec_arg);
 			s->n_handled++;
 			if (r == 1 && s->n_events < MAX_EVENTS)
 				s->ev[s->n_events++] = ev;
@@ -649,7 +654,8 @@ static void test_guard_other_program(void **state)
 	}
 }
 
-#define LONG_ARGC 300
+#define LONG_ARGC     300
+#define ARGV_SEEN_MAX (72 * 1024)
 
 /* More arguments than the handler reads, and one longer than it reads. */
 static void test_guard_long_argv(void **state)
@@ -679,6 +685,133 @@ static void test_guard_long_argv(void **state)
 	assert_true(strlen(s.ev[0].detail) < sizeof(s.ev[0].detail));
 	assert_memory_equal(s.ev[0].detail, "systemctl restart x x x aaaa", 28);
 	assert_string_equal(s.ev[0].detail + strlen(s.ev[0].detail) - 3, "...");
+}
+
+/* The argv a handler saw, NUL-separated, and how many arguments. */
+struct seen_argv {
+	char buf[ARGV_SEEN_MAX];
+	size_t len, argc, calls;
+};
+
+static void keep_argv(pid_t pid, char *const *argv, size_t argc, void *arg)
+{
+	struct seen_argv *seen = arg;
+
+	seen->calls++;
+	seen->len = seen->argc = 0;
+	for (size_t i = 0; i < argc; i++) {
+		size_t l = strlen(argv[i]) + 1;
+
+		assert_true(seen->len + l <= sizeof(seen->buf));
+		memcpy(seen->buf + seen->len, argv[i], l);
+		seen->len += l;
+	}
+	seen->argc = argc;
+}
+
+/*
+ * What the handler must see of argv: each argument cut to 4095 bytes, all of
+ * them to 64 KiB (ARG_LEN_MAX, ARGS_TOTAL_MAX in notify.c), the rest dropped.
+ */
+static void expect_argv(char *const *argv, struct seen_argv *want)
+{
+	*want = (struct seen_argv){ .calls = 1 };
+	for (size_t i = 0; argv[i]; i++) {
+		size_t cap = 65536 - want->len, l = strlen(argv[i]);
+
+		cap = cap < 4096 ? cap : 4096;
+		if (cap < 2)
+			break;
+		l = l < cap - 1 ? l : cap - 1;
+		memcpy(want->buf + want->len, argv[i], l);
+		want->buf[want->len + l] = '\0';
+		want->len += l + 1;
+		want->argc++;
+	}
+}
+
+/* Put s so that it starts `before` bytes ahead of a page boundary (mapped on both sides). */
+static char *across_page(char *pages, size_t page, size_t before, const char *s)
+{
+	char *p = pages + page - before;
+
+	memcpy(p, s, strlen(s) + 1);
+	return p;
+}
+
+/*
+ * The handler reads argv in few calls where it can and byte by byte where a
+ * string or the array runs past what it read at first: the argv it shows
+ * must be the caller's, whatever the layout.
+ */
+static void test_exec_argv_layouts(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *pages =
+		mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static char a300[301], a5000[5001], a4000[4001];
+	char *argv[40], **parray;
+	struct exec_case x = { VIA_EXECVE, argv };
+	struct seen_argv *seen = calloc(2, sizeof(*seen));
+	struct test_pol t;
+	struct sup s;
+
+	assert_true(pages != MAP_FAILED);
+	assert_non_null(seen);
+	memset(a300, 'b', sizeof(a300) - 1);
+	memset(a5000, 'c', sizeof(a5000) - 1);
+	memset(a4000, 'd', sizeof(a4000) - 1);
+	parray = (char **)(void *)(pages + 3 * page - 2 * sizeof(char *));
+	for (int layout = 0; layout < 6; layout++) {
+		char **v = argv;
+		size_t n = 0;
+
+		switch (layout) {
+		case 0: /* short ones */
+			v[n++] = "standin", v[n++] = "-c", v[n++] = "";
+			break;
+		case 1: /* longer than the first piece read */
+			v[n++] = "standin", v[n++] = a300, v[n++] = "x";
+			break;
+		case 2: /* across a page boundary */
+			v[n++] = "standin";
+			v[n++] = across_page(pages, page, 10, "0123456789abcdefghij");
+			v[n++] = "y";
+			break;
+		case 3: /* longer than an argument may be */
+			v[n++] = "standin", v[n++] = a5000, v[n++] = "z";
+			break;
+		case 4: /* more than all of them may be */
+			v[n++] = "standin";
+			while (n < 20)
+				v[n++] = a4000;
+			break;
+		case 5: /* the array itself across a page boundary */
+			v = parray;
+			v[n++] = "standin", v[n++] = "one", v[n++] = "two";
+			break;
+		}
+		v[n] = NULL;
+		x.argv = v;
+		make_pol(&t, EPERM, false, NULL);
+		expect_argv(v, &seen[1]);
+		memset(&seen[0], 0, sizeof(seen[0]));
+		memset(&s, 0, sizeof(s));
+		s.pol = &t.pol;
+		s.mode = SUP_HANDLE;
+		s.target = exec_target;
+		s.arg = &x;
+		s.on_exec = keep_argv;
+		s.on_exec_arg = &seen[0];
+		supervise(&s);
+		assert_int_equal(exit_code(&s), 0);
+		assert_int_equal(seen[0].calls, 1);
+		assert_int_equal(seen[0].argc, seen[1].argc);
+		assert_int_equal(seen[0].len, seen[1].len);
+		assert_memory_equal(seen[0].buf, seen[1].buf, seen[1].len);
+	}
+	free(seen);
+	munmap(pages, 4 * page);
 }
 
 /* connect(): a denied path (absolute and relative), an allowed one, an abstract name. */
@@ -1001,6 +1134,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_guard_fexecve),
 		cmocka_unit_test(test_guard_other_program),
 		cmocka_unit_test(test_guard_long_argv),
+		cmocka_unit_test(test_exec_argv_layouts),
 		cmocka_unit_test(test_guard_connect),
 		cmocka_unit_test(test_guard_proc_mem_fallback),
 		cmocka_unit_test(test_owner_gone),
