@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -295,6 +298,76 @@ char *iso_proc_cwd(pid_t pid)
 	}
 	buf[n] = '\0';
 	return buf;
+}
+
+/* linux/pidfd.h and magic.h of 6.13; Debian 12's headers predate them */
+#define ISO_PIDFS_MAGIC	   0x50494446
+#define ISO_PIDFD_THREAD   O_EXCL
+#define ISO_PIDFD_INFO_PID 1ULL
+struct iso_pidfd_info {
+	uint64_t mask;
+	uint64_t cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	int32_t exit_code;
+};
+#define ISO_PIDFD_GET_INFO _IOWR(0xFF, 11, struct iso_pidfd_info)
+
+static int pidfs_ident(int fd, struct iso_ident *ret)
+{
+	struct iso_pidfd_info info = { .mask = ISO_PIDFD_INFO_PID };
+	struct stat st;
+
+	if (ioctl(fd, ISO_PIDFD_GET_INFO, &info) < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	*ret = (struct iso_ident){ .ppid = (pid_t)info.ppid, .id = (uint64_t)st.st_ino };
+	return 0;
+}
+
+bool iso_proc_ident_probe(void)
+{
+	_cleanup_close_ int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	struct iso_ident me;
+	struct statfs sf;
+	const char *f = getenv("ISORUN_TEST_FAULT");
+
+	if (f && !strcmp(f, "no-pidfs"))
+		return false;
+	/* before pidfs every pidfd shares one anonymous inode: no identity there */
+	return fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == ISO_PIDFS_MAGIC &&
+	       pidfs_ident(fd, &me) == 0 && me.ppid == getppid();
+}
+
+int iso_proc_ident(pid_t pid, bool pidfs, struct iso_ident *ret)
+{
+	struct iso_proc p;
+	int fd, r;
+
+	if (!pidfs) {
+		r = iso_proc_stat(pid, &p);
+		if (r == 0)
+			*ret = (struct iso_ident){ .ppid = p.ppid, .id = p.start };
+		return r;
+	}
+	/* a thread's own: an exec is notified with the caller's tid */
+	fd = (int)syscall(SYS_pidfd_open, pid, ISO_PIDFD_THREAD);
+	if (fd < 0)
+		return errno == EINVAL ? -ESRCH : -errno;
+	r = pidfs_ident(fd, ret);
+	close(fd);
+	return r;
+}
+
+int iso_proc_ident_of(const struct iso_proc *p, bool pidfs, struct iso_ident *ret)
+{
+	struct iso_proc now;
+	int r = iso_proc_ident(p->pid, pidfs, ret);
+
+	if (r < 0 || !pidfs)
+		return r < 0 ? r : ret->id == p->start ? 0 : -ESRCH;
+	/* the pid may have been reused since (pid, start) was read: the same one after? */
+	if (iso_proc_stat(p->pid, &now) < 0 || now.start != p->start)
+		return -ESRCH;
+	return 0;
 }
 
 int iso_pidfd_open_checked(const struct iso_proc *p)

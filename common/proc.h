@@ -38,6 +38,23 @@ char *iso_proc_cmdline(pid_t pid, size_t max);
 /* readlink /proc/PID/cwd; NULL when it cannot be read. */
 char *iso_proc_cwd(pid_t pid);
 
+/*
+ * Who a process is and who its parent is, for the exec record: {ppid, id}, where
+ * ids order processes by creation and never repeat.  With pidfs (Linux 6.9) and
+ * PIDFD_GET_INFO (6.13) the id is the pidfs inode number, read without /proc:
+ * a fresh process's /proc entry costs the first reader ~20 us to make, once per
+ * exec.  Without them it is the start time in ticks (/proc/PID/stat), which ties
+ * within a tick.  One run uses one kind: iso_proc_ident_probe() picks it.
+ */
+struct iso_ident {
+	pid_t ppid;
+	uint64_t id;
+};
+bool iso_proc_ident_probe(void);
+int iso_proc_ident(pid_t pid, bool pidfs, struct iso_ident *ret);
+/* The id of the process (pid, start) as iso_proc_ident() gives it, or -ESRCH when it is gone. */
+int iso_proc_ident_of(const struct iso_proc *p, bool pidfs, struct iso_ident *ret);
+
 /* pidfd_open + check that the pid still names the same process.  -ESRCH when not. */
 int iso_pidfd_open_checked(const struct iso_proc *p);
 int iso_pidfd_signal(int pidfd, int sig);

@@ -114,42 +114,48 @@ static bool is_root(const struct iso_attrib_ctx *c, pid_t pid)
  * From the process's parent at its exec outwards: the record where there is one,
  * /proc where the ancestor still lives, until isorun (or init) is reached.
  */
-static void walk(struct iso_attrib *a, const struct iso_attrib_ctx *c, pid_t pid, uint64_t start)
+static void walk(struct iso_attrib *a, const struct iso_attrib_ctx *c, const struct iso_proc *self)
 {
-	const struct iso_exec_rec *r = iso_execlog_get(c->log, pid);
+	const struct iso_exec_rec *r = iso_execlog_get(c->log, self->pid);
+	bool pidfs = c->log->pidfs;
+	/* with start times as ids the record is checked without a read */
+	struct iso_ident me = { .id = self->start };
+	bool known = !pidfs || iso_proc_ident_of(self, true, &me) == 0;
+	uint64_t id = me.id;
 	pid_t up;
 
-	if (r && r->start == start) {
+	if (known && r && r->id == id) {
 		up = r->ppid;
-		if (pid != c->cmd && is_root(c, up)) {
+		if (self->pid != c->cmd && is_root(c, up)) {
 			/* only the command is started by isorun (or init): this one was orphaned */
 			why_add(a, "its parent had exited when it exec'd (a double fork, or a "
 				   "parent that did not wait for it)");
 			return;
 		}
 	} else {
-		struct iso_proc p;
 		/* no exec of its own recorded: it forked from a parent that may still live */
-		if (iso_proc_stat(pid, &p) < 0 || p.start != start || is_root(c, p.ppid)) {
+		if (!pidfs)
+			known = iso_proc_ident_of(self, false, &me) == 0;
+		if (!known || is_root(c, me.ppid)) {
 			if (!c->no_record)
 				why_add(a, "no exec of its own recorded and its parent is gone");
 			return;
 		}
-		up = p.ppid;
+		up = me.ppid;
 	}
 	a->chain_known = true;
 	for (int depth = 0; depth < ISO_ATTRIB_DEPTH; depth++) {
-		struct iso_proc p;
+		struct iso_ident p;
 		if (is_root(c, up))
 			return;
 		r = iso_execlog_get(c->log, up);
-		if (r && r->start <= start) {
+		if (r && r->id <= id) {
 			chain_push(a, argv_of(r->args, r->len, r->truncated));
-			start = r->start;
+			id = r->id;
 			up = r->ppid;
-		} else if (iso_proc_stat(up, &p) == 0 && p.start <= start) {
+		} else if (iso_proc_ident(up, pidfs, &p) == 0 && p.id <= id) {
 			chain_push(a, iso_argv_read(up));
-			start = p.start;
+			id = p.id;
 			up = p.ppid;
 		} else {
 			why_add(a, "ancestor pid %d exited before it was recorded", up);
@@ -283,7 +289,7 @@ void iso_attrib_find(struct iso_attrib *a, const struct iso_attrib_ctx *c, pid_t
 	struct iso_argv self = iso_argv_read(pid);
 
 	*a = (struct iso_attrib){ 0 };
-	walk(a, c, pid, start);
+	walk(a, c, &(struct iso_proc){ .pid = pid, .start = start });
 	if (c->no_record && !a->n_chain)
 		why_add(a, "no exec record: %s", c->no_record);
 	else if (c->log->dropped && !a->n_chain)

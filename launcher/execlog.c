@@ -80,7 +80,7 @@ static int sweep(struct iso_execlog *log)
 		for (int depth = 0; r && depth < 64; depth++) {
 			keep[r - log->v] = true;
 			const struct iso_exec_rec *up = iso_execlog_get(log, r->ppid);
-			r = up && up->start <= r->start && up != r ? up : NULL;
+			r = up && up->id <= r->id && up != r ? up : NULL;
 		}
 	}
 	return rebuild(log, log->cap, keep);
@@ -96,8 +96,8 @@ static bool room(struct iso_execlog *log)
 	return sweep(log) == 0 && log->n + 1 <= log->cap / 4 * 3;
 }
 
-static void store(struct iso_execlog *log, const struct iso_proc *p, char *const *argv, size_t argc,
-		  bool forked)
+static void store(struct iso_execlog *log, pid_t pid, const struct iso_ident *p, char *const *argv,
+		  size_t argc, bool forked)
 {
 	char buf[ISO_EXECLOG_BYTES];
 	struct iso_exec_rec *r;
@@ -115,19 +115,19 @@ static void store(struct iso_execlog *log, const struct iso_proc *p, char *const
 		buf[len + l] = '\0';
 		len += l + 1;
 	}
-	r = lookup(log, p->pid);
-	if (r && r->pid == p->pid) {
+	r = lookup(log, pid);
+	if (r && r->pid == pid) {
 		free(r->args);
 	} else if (room(log)) {
-		r = lookup(log, p->pid); /* a grow or a sweep moved the slots */
+		r = lookup(log, pid); /* a grow or a sweep moved the slots */
 		log->n++;
 	} else {
 		log->dropped++;
 		return;
 	}
-	*r = (struct iso_exec_rec){ .pid = p->pid,
+	*r = (struct iso_exec_rec){ .pid = pid,
 				    .ppid = p->ppid,
-				    .start = p->start,
+				    .id = p->id,
 				    .len = (uint16_t)len,
 				    .argc = (uint8_t)n,
 				    .truncated = trunc,
@@ -140,43 +140,43 @@ static void store(struct iso_execlog *log, const struct iso_proc *p, char *const
 }
 
 /* The parent of an exec that never exec'd itself: its argv as it is now. */
-static void store_parent(struct iso_execlog *log, pid_t ppid, uint64_t child_start)
+static void store_parent(struct iso_execlog *log, pid_t ppid, uint64_t child_id)
 {
 	char buf[ISO_EXECLOG_BYTES];
 	char *argv[ISO_EXECLOG_ARGS];
-	struct iso_proc p;
+	struct iso_ident p;
 	size_t argc = 0;
 	ssize_t n;
 
-	if (iso_proc_stat(ppid, &p) < 0 || p.start > child_start)
+	if (iso_proc_ident(ppid, log->pidfs, &p) < 0 || p.id > child_id)
 		return;
 	n = iso_proc_read(ppid, "cmdline", buf, sizeof(buf));
 	for (ssize_t i = 0; i < n && argc < ISO_EXECLOG_ARGS; i += (ssize_t)strlen(buf + i) + 1)
 		argv[argc++] = buf + i;
-	store(log, &p, argv, argc, true);
+	store(log, ppid, &p, argv, argc, true);
 }
 
 void iso_execlog_add(struct iso_execlog *log, pid_t pid, char *const *argv, size_t argc,
 		     const pid_t roots[2])
 {
 	const struct iso_exec_rec *up;
-	struct iso_proc p;
+	struct iso_ident p;
 
-	if (iso_proc_stat(pid, &p) < 0)
+	if (iso_proc_ident(pid, log->pidfs, &p) < 0)
 		return; /* gone meanwhile: its exec fails too */
 	up = iso_execlog_get(log, pid);
 	if (p.ppid == roots[0] || p.ppid == roots[1] || p.ppid <= 1) {
 		/* orphaned since its last exec (`setsid cmd &` in a script that ended): the
 		 * parent that started it is the one its earlier exec saw */
-		if (up && up->start == p.start)
+		if (up && up->id == p.id)
 			p.ppid = up->ppid;
-		store(log, &p, argv, argc, false);
+		store(log, pid, &p, argv, argc, false);
 		return;
 	}
-	store(log, &p, argv, argc, false);
+	store(log, pid, &p, argv, argc, false);
 	up = iso_execlog_get(log, p.ppid);
-	if (!up || up->start > p.start)
-		store_parent(log, p.ppid, p.start);
+	if (!up || up->id > p.id)
+		store_parent(log, p.ppid, p.id);
 }
 
 void iso_execlog_free(struct iso_execlog *log)

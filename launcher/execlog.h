@@ -5,8 +5,8 @@
  * exec: its parent then and its argv.  A leaked daemon's ancestors are usually dead
  * when the leak gate finds it; this record is how it still says what started it.
  *
- * Keyed by pid, checked by start time (a reused pid overwrites a dead one's record,
- * and a record younger than the child asking is not its parent).  Bounded: when the
+ * Keyed by pid, checked by identity (iso_proc_ident(): a reused pid overwrites a
+ * dead one's record, and a record younger than the child asking is not its parent).  Bounded: when the
  * table is full, records of processes that are gone and are no living process's
  * ancestor are dropped; what still does not fit is counted, not kept.
  */
@@ -27,7 +27,7 @@
 struct iso_exec_rec {
 	pid_t pid; /* 0: a free slot */
 	pid_t ppid;
-	uint64_t start; /* /proc/PID/stat field 22 */
+	uint64_t id; /* its iso_ident id: creation order, never repeated */
 	uint16_t len;	/* bytes of args, each NUL-terminated */
 	uint8_t argc;
 	bool truncated;
@@ -41,6 +41,7 @@ struct iso_execlog {
 	size_t n;
 	size_t dropped; /* records not kept: the table was full of live chains */
 	bool on;	/* records are kept (the service guard notifies this isorun) */
+	bool pidfs;	/* ids are pidfs inode numbers, not start times (iso_proc_ident_probe()) */
 };
 
 /*
@@ -51,7 +52,7 @@ struct iso_execlog {
  */
 void iso_execlog_add(struct iso_execlog *log, pid_t pid, char *const *argv, size_t argc,
 		     const pid_t roots[2]);
-/* The record of pid, or NULL; the caller checks its start time. */
+/* The record of pid, or NULL; the caller checks its id. */
 const struct iso_exec_rec *iso_execlog_get(const struct iso_execlog *log, pid_t pid);
 void iso_execlog_free(struct iso_execlog *log);
 

@@ -1615,6 +1615,8 @@ static enum start start(struct sup *s, struct iso_err *e)
 		iso_err_set(e, -r, "look up the command '%s'", o->argv[0]);
 		return FAILED_BEFORE;
 	}
+	/* before the command's own exec is recorded: one run, one kind of identity */
+	s->execlog.pidfs = s->pol && iso_proc_ident_probe();
 	r = spawn_command(s, &listener, e);
 	close_write_ends(s);
 	s->out->timing.start = lap(&s->t_us);
