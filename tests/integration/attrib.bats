@@ -69,6 +69,26 @@ isorun:   started by: spawnexit /bin/sleep 300"* ]]
 	done
 }
 
+@test "with start times for identities (a kernel before 6.13) the chain is the same" {
+	# the record names processes by pidfs inode where PIDFD_GET_INFO answers, by
+	# /proc start time before; no-pidfs forces the latter on this kernel
+	export ISORUN_TEST_FAULT=no-pidfs
+	leak_under_test 'tests/test_x.py::test_y (call)'
+	[ "$status" -eq 122 ]
+	[ "$(attribution)" = '{"started_by": [["sh", "-c", "'"$H/termignore $W/pid & $H/waitfor $W/pid"'"]], "test": {"id": "tests/test_x.py::test_y", "phase": "call", "runner": "pytest"}, "why_not": null}' ]
+	# two shells deep: the chain goes through both shells' records
+	rm -f "$W/pid"
+	run --separate-stderr iso --settle 0 --report "$W/r.json" -- \
+		sh -c "sh -c '$H/termignore $W/pid & $H/waitfor $W/pid'"
+	[ "$status" -eq 122 ]
+	[[ "$(attribution)" == '{"started_by": [["sh", "-c", "sh -c '* ]]
+	[[ "$(attribution)" == *'], ["sh", "-c", "'"$H/termignore $W/pid & $H/waitfor $W/pid"'"]], "test": null, "why_not": null}' ]]
+	run --separate-stderr "$ISORUN" --no-config --root "$R" --settle 0 -- "$H/spawnexit" /bin/sleep 300
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun:   started by: spawnexit /bin/sleep 300"* ]]
+	unset ISORUN_TEST_FAULT
+}
+
 @test "--policy=off keeps no exec record: the leak says so, and still names the test" {
 	leak_under_test 'tests/test_x.py::test_y (call)' --policy=off
 	[ "$status" -eq 122 ]
