@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -323,15 +324,35 @@ static int pidfs_ident(int fd, struct iso_ident *ret)
 	return 0;
 }
 
+/*
+ * Kernels whose pidfs inode numbers come from one counter, in creation order:
+ * 6.13 (PIDFD_GET_INFO) to 6.19.  From 7.0 each CPU hands out its own batch
+ * ("pidfs: implement ino allocation without the pidmap lock"): unique, but a child
+ * may get a lower number than its parent, and the record's "a parent is older than
+ * its child" would cut chains.
+ */
+static bool pidfs_ino_ordered(void)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major == 6 && minor >= 13 && minor <= 19;
+}
+
 bool iso_proc_ident_probe(void)
 {
-	_cleanup_close_ int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	_cleanup_close_ int fd = -1;
 	struct iso_ident me;
 	struct statfs sf;
 	const char *f = getenv("ISORUN_TEST_FAULT");
 
-	if (f && !strcmp(f, "no-pidfs"))
+	/* st_ino holds the whole 64-bit number only in a 64-bit build */
+	if ((f && !strcmp(f, "no-pidfs")) || sizeof(ino_t) < 8 || sizeof(long) < 8 ||
+	    !pidfs_ino_ordered())
 		return false;
+	fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	/* before pidfs every pidfd shares one anonymous inode: no identity there */
 	return fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == ISO_PIDFS_MAGIC &&
 	       pidfs_ident(fd, &me) == 0 && me.ppid == getppid();
@@ -353,6 +374,15 @@ int iso_proc_ident(pid_t pid, bool pidfs, struct iso_ident *ret)
 	if (fd < 0)
 		return errno == EINVAL ? -ESRCH : -errno;
 	r = pidfs_ident(fd, ret);
+	if (r == -ESRCH) {
+		/* 6.13 says ESRCH for a parent outside our pid namespace (ppid 0): /proc says 0 */
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && iso_proc_stat(pid, &p) == 0) {
+			*ret = (struct iso_ident){ .ppid = p.ppid, .id = (uint64_t)st.st_ino };
+			r = 0;
+		}
+	}
 	close(fd);
 	return r;
 }

@@ -1628,6 +1628,9 @@ static enum start start(struct sup *s, struct iso_err *e)
 		fprintf(stderr, "isorun: policy: service guard enforced by the enclosing isorun\n");
 	if (o->verbosity > 0)
 		iso_caps_say(&s->out->caps, stderr);
+	if (o->verbosity > 0 && s->execlog.on)
+		fprintf(stderr, "isorun: exec record: processes named by %s\n",
+			s->execlog.pidfs ? "pidfs inode number" : "start time");
 	if (s->fail.errnum) {
 		(void)waitpid(s->cmd, NULL, 0);
 		s->cmd = 0;
