@@ -124,7 +124,12 @@ static void walk(struct iso_attrib *a, const struct iso_attrib_ctx *c, const str
 	uint64_t id = me.id;
 	pid_t up;
 
-	if (known && r && r->id == id) {
+	if (!known) {
+		/* its pidfs identity is read from the live process: a record alone cannot say */
+		why_add(a, "it exited before it was attributed");
+		return;
+	}
+	if (r && r->id == id) {
 		up = r->ppid;
 		if (self->pid != c->cmd && is_root(c, up)) {
 			/* only the command is started by isorun (or init): this one was orphaned */
