@@ -29,9 +29,11 @@ assert all(isinstance(v, int) and v > 0 for v in t.values()), t
 PY
 }
 
-# root's -v also names the capabilities its command lost (namespaces.bats tests that line)
+# root's -v also names the capabilities its command lost (namespaces.bats tests that
+# line), and -v says what names processes in the exec record (attrib.bats tests that)
 drop_caps_line() {
-	mapfile -t stderr_lines < <(printf '%s\n' "${stderr_lines[@]}" | grep -v '^isorun: capabilities: ')
+	mapfile -t stderr_lines < <(printf '%s\n' "${stderr_lines[@]}" |
+		grep -v -e '^isorun: capabilities: ' -e '^isorun: exec record: ')
 }
 
 @test "-v says where isorun's own time went; without it, a clean run says nothing" {
