@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -301,8 +300,7 @@ char *iso_proc_cwd(pid_t pid)
 	return buf;
 }
 
-/* linux/pidfd.h and magic.h of 6.13; Debian 12's headers predate them */
-#define ISO_PIDFS_MAGIC	   0x50494446
+/* linux/pidfd.h of 6.13; Debian 12's headers predate it */
 #define ISO_PIDFD_THREAD   O_EXCL
 #define ISO_PIDFD_INFO_PID 1ULL
 struct iso_pidfd_info {
@@ -345,17 +343,15 @@ bool iso_proc_ident_probe(void)
 {
 	_cleanup_close_ int fd = -1;
 	struct iso_ident me;
-	struct statfs sf;
 	const char *f = getenv("ISORUN_TEST_FAULT");
 
 	/* st_ino holds the whole 64-bit number only in a 64-bit build */
 	if ((f && !strcmp(f, "no-pidfs")) || sizeof(ino_t) < 8 || sizeof(long) < 8 ||
 	    !pidfs_ino_ordered())
 		return false;
+	/* pidfs is there on these kernels; a seccomp profile may still refuse the calls */
 	fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	/* before pidfs every pidfd shares one anonymous inode: no identity there */
-	return fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == ISO_PIDFS_MAGIC &&
-	       pidfs_ident(fd, &me) == 0 && me.ppid == getppid();
+	return fd >= 0 && pidfs_ident(fd, &me) == 0 && me.ppid == getppid();
 }
 
 int iso_proc_ident(pid_t pid, bool pidfs, struct iso_ident *ret)
@@ -392,8 +388,10 @@ int iso_proc_ident_of(const struct iso_proc *p, bool pidfs, struct iso_ident *re
 	struct iso_proc now;
 	int r = iso_proc_ident(p->pid, pidfs, ret);
 
-	if (r < 0 || !pidfs)
-		return r < 0 ? r : ret->id == p->start ? 0 : -ESRCH;
+	if (r < 0)
+		return r;
+	if (!pidfs)
+		return ret->id == p->start ? 0 : -ESRCH;
 	/* the pid may have been reused since (pid, start) was read: the same one after? */
 	if (iso_proc_stat(p->pid, &now) < 0 || now.start != p->start)
 		return -ESRCH;

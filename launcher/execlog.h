@@ -6,9 +6,9 @@
  * when the leak gate finds it; this record is how it still says what started it.
  *
  * Keyed by pid, checked by identity (iso_proc_ident(): a reused pid overwrites a
- * dead one's record, and a record younger than the child asking is not its parent).  Bounded: when the
- * table is full, records of processes that are gone and are no living process's
- * ancestor are dropped; what still does not fit is counted, not kept.
+ * dead one's record, and a record younger than the child asking is not its parent).  Bounded: when
+ * the table is full, records of processes that are gone and are no living process's ancestor are
+ * dropped; what still does not fit is counted, not kept.
  */
 #ifndef ISO_EXECLOG_H
 #define ISO_EXECLOG_H
@@ -27,8 +27,8 @@
 struct iso_exec_rec {
 	pid_t pid; /* 0: a free slot */
 	pid_t ppid;
-	uint64_t id; /* its iso_ident id: creation order, never repeated */
-	uint16_t len;	/* bytes of args, each NUL-terminated */
+	uint64_t id;  /* its iso_ident id: creation order, never repeated */
+	uint16_t len; /* bytes of args, each NUL-terminated */
 	uint8_t argc;
 	bool truncated;
 	bool forked; /* seen as a child's parent that never exec'd: its argv then */
@@ -45,8 +45,8 @@ struct iso_execlog {
 };
 
 /*
- * Record that `pid` exec'd argv (called as soon as the exec is let through: until
- * its parent reaps it, its /proc entry says who its parent is).  When the parent has no record
+ * Record that `pid` exec'd argv (called before the exec is let through, so a parent
+ * that waits for its child's exec is still its parent).  When the parent has no record
  * and is not one of the `roots` (isorun, the namespace's init), the parent is
  * recorded too, with its argv as it is now: a process that forked without exec.
  */

@@ -283,8 +283,10 @@ struct exec_call {
 };
 
 /* Per argument at first: most are shorter, a longer one is read on from there. */
-#define FAST_PIECE   256
-#define FAST_SCRATCH (ARGS_MAX / 2 * FAST_PIECE)
+#define FAST_PIECE 256
+/* the argv array is read a piece of at most this many pointers at first */
+#define FAST_ARGS    64
+#define FAST_SCRATCH (FAST_ARGS * FAST_PIECE)
 
 /*
  * Argument i from its prefetched piece, read on from the target where the piece
@@ -336,9 +338,9 @@ static int read_exec_fast(struct target *t, uint64_t path_addr, uint64_t argv_ad
 			  struct exec_call *x)
 {
 	size_t plen = page_left(t, path_addr), alen = page_left(t, argv_addr), used = 0, n = 0;
-	unsigned char raw[512];
-	struct iovec local[ARGS_MAX], remote[ARGS_MAX];
-	uint64_t ptrs[ARGS_MAX];
+	unsigned char raw[FAST_ARGS * 8];
+	struct iovec local[FAST_ARGS], remote[FAST_ARGS];
+	uint64_t ptrs[FAST_ARGS];
 	size_t want = 0;
 	ssize_t got;
 
@@ -355,7 +357,7 @@ static int read_exec_fast(struct target *t, uint64_t path_addr, uint64_t argv_ad
 	    !memchr(x->path, '\0', plen))
 		return 0;
 	for (;; n++) {
-		if (n * 8 >= alen || n >= ARGS_MAX)
+		if (n * 8 >= alen)
 			return 0; /* the array goes on past what was read */
 		memcpy(&ptrs[n], raw + n * 8, 8);
 		if (!ptrs[n])
@@ -365,7 +367,6 @@ static int read_exec_fast(struct target *t, uint64_t path_addr, uint64_t argv_ad
 		size_t piece = page_left(t, ptrs[i]);
 
 		piece = piece < FAST_PIECE ? piece : FAST_PIECE;
-		piece = piece < FAST_SCRATCH - want ? piece : FAST_SCRATCH - want;
 		local[i] = (struct iovec){ x->scratch + want, piece };
 		remote[i] = (struct iovec){ (void *)(uintptr_t)ptrs[i], piece };
 		want += piece;
