@@ -27,6 +27,13 @@ struct found {
 	ino_t mntns[64]; /* mount namespaces whose mountinfo was read */
 	size_t n_mntns;
 	uid_t uid; /* the caller's: its refused processes are not measurable */
+	/*
+	 * The stdio buffer of the procfs file being read.  seq_file hands out at
+	 * most one page per read(); stdio's default for procfs (st_blksize 1 KiB)
+	 * took four reads for each, and a library-heavy process's maps is tens
+	 * of pages.
+	 */
+	char io[4096];
 };
 
 /*
@@ -167,7 +174,7 @@ static bool kthreadd_is_reference(int procfd)
 }
 
 /* /proc/PID/WHAT as a stream, or NULL when it cannot be read (gone, not ours). */
-static FILE *open_proc_file(int procfd, const struct target *t, const char *what)
+static FILE *open_proc_file(struct found *f, int procfd, const struct target *t, const char *what)
 {
 	char name[80];
 	FILE *fp;
@@ -180,30 +187,64 @@ static FILE *open_proc_file(int procfd, const struct target *t, const char *what
 	fp = fdopen(fd, "r");
 	if (!fp)
 		close(fd);
+	else
+		(void)setvbuf(fp, f->io, _IOFBF, sizeof(f->io));
 	return fp;
+}
+
+/*
+ * A maps line's device and inode: "start-end perms offset MAJ:MIN INODE  PATH".
+ * By hand: sscanf cost more than the kernel's formatting of the line.  *path
+ * points at the path (or the end of the line).  False for a malformed line.
+ */
+static bool maps_fields(char *line, dev_t *dev, unsigned long *ino, char **path)
+{
+	unsigned long maj, min;
+	char *p = line, *end;
+
+	for (int i = 0; i < 3; i++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return false;
+		p++;
+	}
+	maj = strtoul(p, &end, 16);
+	if (end == p || *end != ':')
+		return false;
+	p = end + 1;
+	min = strtoul(p, &end, 16);
+	if (end == p || *end != ' ')
+		return false;
+	p = end + 1;
+	*ino = strtoul(p, &end, 10);
+	if (end == p)
+		return false;
+	*path = end + strspn(end, " ");
+	*dev = makedev(maj, min);
+	return true;
 }
 
 /* A mapping of a tree file, the descriptor closed or not (ld.so closes it). */
 static int scan_maps(const struct iso_holder_query *q, struct found *f, int procfd,
 		     const struct target *t)
 {
-	_cleanup_fclose_ FILE *fp = open_proc_file(procfd, t, "maps");
+	_cleanup_fclose_ FILE *fp = open_proc_file(f, procfd, t, "maps");
 	char line[PATH_MAX + 128];
 	int r = 0;
 
 	if (!fp)
 		return 0;
 	while (r == 0 && fgets(line, sizeof(line), fp)) {
-		unsigned int maj, min;
 		unsigned long ino;
-		int path = 0;
+		char *path;
+		dev_t dev;
 
-		if (sscanf(line, "%*s %*s %*s %x:%x %lu %n", &maj, &min, &ino, &path) < 3 || !ino)
+		if (!maps_fields(line, &dev, &ino, &path) || !ino)
 			continue;
-		if (!iso_treeid_has(q->ids, makedev(maj, min), (ino_t)ino))
+		if (!iso_treeid_has(q->ids, dev, (ino_t)ino))
 			continue;
-		line[strcspn(line, "\n")] = '\0';
-		r = add(f, t->pid, "mapping", path ? line + path : "?", -1);
+		path[strcspn(path, "\n")] = '\0';
+		r = add(f, t->pid, "mapping", *path ? path : "?", -1);
 		break; /* one mapping names the holder; a library maps several */
 	}
 	return r;
@@ -246,7 +287,7 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 			return 0;
 	if (f->n_mntns < ELEMENTSOF(f->mntns))
 		f->mntns[f->n_mntns++] = st.st_ino;
-	fp = open_proc_file(procfd, t, "mountinfo");
+	fp = open_proc_file(f, procfd, t, "mountinfo");
 	if (!fp)
 		return 0;
 	while (r == 0 && fgets(line, sizeof(line), fp)) {
