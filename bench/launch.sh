@@ -18,6 +18,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/bench
 mkdir -p "$out"
 cc -O2 -o "$out/runner" "$top/bench/runner.c"
+# the floors: what isorun must at least do, in one small program, timed beside it
+cc -O2 -D_GNU_SOURCE -I"$top" -o "$out/floor" "$top/bench/floor.c" "$top/build/libiso.a"
 # shellcheck disable=SC2046 # pkg-config prints several words on purpose
 cc -O2 -D_GNU_SOURCE -I"$top" -o "$out/rmbench" "$top/bench/rmbench.c" "$top/build/libiso.a" \
 	$(pkg-config --libs jansson)
@@ -45,14 +47,23 @@ add() { # NAME CMD...
 	cmds+=("$@")
 }
 
+# Each table has a floor (bench/floor.c: the lean tree, the command as a child, the
+# holder scan, the removal; nothing else) and isorun without its two guards that
+# cost most on a launch (the policy's exec round trip, the run's cgroup): a target
+# below the floor plus what the guards cost cannot be met while they stay.
 table() { # ROOT LABEL TARGET_BWRAP
-	local iso sh bw='' bs=''
+	local iso sh fl bare bw='' bs=''
 	n=0 cmds=()
 	add "/bin/true" /bin/true
 	add "isorun -- /bin/true ($2)" "$isorun" --no-config --root "$1" -- /bin/true
 	iso=$n
 	add "shell wrapper ($2)" sh -c "$wrapper" "$1"
 	sh=$n
+	add "floor: tree, child, holder scan ($2)" "$out/floor" "$1" /bin/true
+	fl=$n
+	add "isorun --policy=off --cgroup=off ($2)" \
+		"$isorun" --no-config --root "$1" --policy=off --cgroup=off -- /bin/true
+	bare=$n
 	if command -v bwrap >/dev/null && bwrap --dev-bind / / /bin/true 2>/dev/null; then
 		add "bwrap --dev-bind / / /bin/true" bwrap --dev-bind / / /bin/true
 		bw=$n
@@ -64,8 +75,9 @@ table() { # ROOT LABEL TARGET_BWRAP
 		add "base: isorun -- /bin/true ($2)" "$base" --no-config --root "$1" -- /bin/true
 		bs=$n
 	fi
-	RUNNER_PAIRS="$iso/$sh ${bw:+$iso/$bw} ${bs:+$iso/$bs}" "$out/runner" "$rounds" "${cmds[@]}"
-	echo "  targets: isorun / shell wrapper <= 0.40, isorun / bwrap <= $3"
+	RUNNER_PAIRS="$iso/$sh ${bw:+$iso/$bw} $fl/$sh ${bw:+$fl/$bw $bare/$bw} $iso/$fl $bare/$fl \
+		${bs:+$iso/$bs}" "$out/runner" "$rounds" "${cmds[@]}"
+	echo "  targets: isorun / shell wrapper <= 0.40, isorun / bwrap <= $3 (floor / ... is what no change reaches below)"
 }
 
 command -v bwrap >/dev/null || echo "bwrap: not measurable (not installed)"
@@ -89,6 +101,9 @@ if unshare --user --map-root-user --pid --fork --mount-proc /bin/true 2>/dev/nul
 	add "isorun --pidns -- /bin/true" "$isorun" --no-config --root "$nsroot" --pidns -- /bin/true
 	add "unshare -U -r -p -f --mount-proc /bin/true" \
 		unshare --user --map-root-user --pid --fork --mount-proc /bin/true
+	add "floor: tree, user+pid namespace, init, child, holder scan" \
+		"$out/floor" -p "$nsroot" /bin/true
+	fl=$n
 	if command -v bwrap >/dev/null &&
 		bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true 2>/dev/null; then
 		add "bwrap --unshare-user --unshare-pid ..." \
@@ -108,7 +123,8 @@ if unshare --user --map-root-user --pid --fork --mount-proc /bin/true 2>/dev/nul
 		add "base: isorun --pidns -- /bin/true" "$base" --no-config --root "$nsroot" --pidns -- /bin/true
 		bs=$n
 	fi
-	RUNNER_PAIRS="2/3 ${bw:+2/$bw} ${ipl:+$net/$ipl} ${bs:+2/$bs}" "$out/runner" "$rounds" "${cmds[@]}"
+	RUNNER_PAIRS="2/3 ${bw:+2/$bw $fl/$bw} 2/$fl ${ipl:+$net/$ipl} ${bs:+2/$bs}" \
+		"$out/runner" "$rounds" "${cmds[@]}"
 	echo "  targets: --pidns / unshare <= 1.05, --pidns / bwrap <= 1.00, --net=isolated / unshare+ip <= 0.80"
 else
 	echo "namespaces: not measurable (unshare --user --pid refused here)"
@@ -117,19 +133,21 @@ fi
 # Relayed output: 1 GiB in 64 KiB writes through stdout into a pipe, against the
 # same pipe without isorun.  Target (issue 17): <= 1.10x.
 echo
-echo "1 GiB through stdout to a pipe (dd bs=64K | cat), ${PIPE_ROUNDS:-9} rounds:"
+echo "1 GiB through stdout to a pipe (dd bs=64K | cat), ${PIPE_ROUNDS:-15} rounds:"
 dd='dd if=/dev/zero bs=64K count=16384 status=none'
 n=0 cmds=() bs=''
 add "dd | cat" sh -c "$dd | cat >/dev/null"
 add "isorun -- dd | cat" sh -c "\"\$0\" --no-config --root \"\$1\" -- $dd | cat >/dev/null" \
 	"$isorun" "${shm:-$scratch}"
+# the floor: a third process that only moves the bytes, as isorun's relay does
+add "floor: dd | relay | cat" sh -c "\"\$0\" -r $dd | cat >/dev/null" "$out/floor"
 if [ -n "$base" ]; then
 	add "base: isorun -- dd | cat" sh -c "\"\$0\" --no-config --root \"\$1\" -- $dd | cat >/dev/null" \
 		"$base" "${shm:-$scratch}"
 	bs=$n
 fi
-RUNNER_PAIRS="2/1 ${bs:+2/$bs}" "$out/runner" "${PIPE_ROUNDS:-9}" "${cmds[@]}"
-echo "  target: isorun / direct <= 1.10"
+RUNNER_PAIRS="2/1 3/1 2/3 ${bs:+2/$bs}" "$out/runner" "${PIPE_ROUNDS:-15}" "${cmds[@]}"
+echo "  target: isorun / direct <= 1.10 (floor / direct: a relaying process alone)"
 
 # The policy's cost where it is paid: every execve is a round trip to the
 # supervisor.  Target (issue 4): <= 1.10x against --policy=off.
