@@ -15,8 +15,9 @@
  * tree.  No policy, cgroup, relay, environment, report or exec record; no error
  * reporting beyond the exit code.
  *
- * -p: as ROOT, but the child unshares a user, mount and pid namespace, maps root
- * to the caller, mounts a fresh /proc and starts CMD beside itself as init.
+ * -p: as ROOT, but the child is born in a user, mount and pid namespace of its
+ * own (clone3), maps root to the caller, mounts a fresh /proc and starts CMD
+ * beside itself as init.
  *
  * -r: CMD's stdout is a pipe as large as isorun's (1 MiB), moved to our stdout by
  * blocking splices of a whole pipe; our stdout is grown to match, as isorun's
@@ -24,15 +25,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
-#include <stdbool.h>
+#include <linux/sched.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,31 +69,35 @@ static int wait_child(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
-static int make_tree(const char *root, char *path, size_t len)
+/* The lean tree under ROOT; our cwd stays where it was, as isorun's does. */
+static int make_tree(const char *root, char *path, size_t len, int *dirfd)
 {
 	int fd;
 
 	snprintf(path, len, "%s/floor.XXXXXX", root);
-	if (!mkdtemp(path) || chdir(path) < 0)
+	if (!mkdtemp(path))
 		return -1;
-	fd = open("owner", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	*dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*dirfd < 0)
+		return -1;
+	fd = openat(*dirfd, "owner", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (mkdir(dirs[i], 0700) < 0)
+		if (mkdirat(*dirfd, dirs[i], 0700) < 0)
 			return -1;
 	return fd;
 }
 
-static int remove_tree(const char *path, int owner)
+static int remove_tree(const char *path, int dirfd, int owner)
 {
 	int r = 0;
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		r |= rmdir(dirs[i]);
-	r |= unlink("owner");
+		r |= unlinkat(dirfd, dirs[i], AT_REMOVEDIR);
+	r |= unlinkat(dirfd, "owner", 0);
 	close(owner);
-	r |= chdir("/");
+	close(dirfd);
 	return r | rmdir(path);
 }
 
@@ -124,26 +131,31 @@ static int pidns_init(char **argv, uid_t uid, gid_t gid)
 	return wait_child(pid);
 }
 
+/* A child in a user, mount and pid namespace of its own, as fork() returns it. */
+static pid_t fork_pidns(void)
+{
+	struct clone_args a = {
+		.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID,
+		.exit_signal = SIGCHLD,
+	};
+
+	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
+}
+
 static int run(const char *root, char **argv, bool pidns)
 {
 	char path[4096];
 	uid_t uid = getuid();
 	gid_t gid = getgid();
-	int owner = make_tree(root, path, sizeof(path)), r;
+	int dirfd = -1, owner = make_tree(root, path, sizeof(path), &dirfd), r;
 	pid_t pid;
 
 	if (owner < 0)
 		return 125;
 	if (pidns) {
-		pid = fork();
-		if (pid == 0) {
-			if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) < 0)
-				_exit(125);
-			pid = fork();
-			if (pid == 0)
-				_exit(pidns_init(argv, uid, gid));
-			_exit(pid < 0 ? 125 : wait_child(pid));
-		}
+		pid = fork_pidns();
+		if (pid == 0)
+			_exit(pidns_init(argv, uid, gid));
 		if (pid < 0)
 			return 125;
 	} else if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ)) {
@@ -152,7 +164,7 @@ static int run(const char *root, char **argv, bool pidns)
 	r = wait_child(pid);
 	if (scan(path))
 		r = 1;
-	return remove_tree(path, owner) ? 1 : r;
+	return remove_tree(path, dirfd, owner) ? 1 : r;
 }
 
 static int relay(char **argv)
