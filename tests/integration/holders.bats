@@ -20,21 +20,26 @@ teardown() {
 }
 
 # Start a run whose command writes a file in its home, announces the home on
-# $W/path and exits once $W/holder.pid exists.  Sets isopid and home.
+# $W/path and exits once holder_started has seen the holder.  Sets isopid and home.
 start_run() {
 	mkfifo "$W/path"
 	"$ISORUN" --no-config --root "$R" -- sh -c \
-		"echo data > \"\$HOME/data\"; echo \"\$HOME\" > $W/path; exec $H/waitfor -t 600 $W/holder.pid" \
+		"echo data > \"\$HOME/data\"; echo \"\$HOME\" > $W/path; exec $H/waitfor -t 600 $W/go" \
 		>"$W/out" 2>&1 3>&- &
 	isopid=$!
 	home=$(cat "$W/path")
 }
 
-# The holder started by the test: its pid is the one in $W/holder.pid.
+# The holder started by the test: its pid is the one in $W/holder.pid.  Only
+# then does the run's command exit: a helper that forks writes the pid file from
+# its child while its parent may still be exiting (slowly under ASan) with its
+# cwd in the tree, and that parent would be the holder named.  The helpers
+# started in the foreground have been reaped when this runs.
 holder_started() {
 	"$H/waitfor" -t 60 "$W/holder.pid"
 	holder=$(cat "$W/holder.pid")
 	echo "$holder" >"$W/holder.kill"
+	: >"$W/go"
 }
 
 # isorun ended 122 naming the tree retained with `$1` in its reason, data intact.
