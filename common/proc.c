@@ -239,6 +239,35 @@ int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret)
 	return (int)nout;
 }
 
+int iso_proc_children(pid_t pid, pid_t *out, size_t max)
+{
+	char name[32], buf[512];
+	size_t count = 0;
+	char *p = buf, *end;
+	ssize_t n;
+
+	snprintf(name, sizeof(name), "task/%d/children", pid);
+	n = iso_proc_read(pid, name, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	/* a full buffer may have cut the list: the caller asks the slow way */
+	if ((size_t)n == sizeof(buf) - 1)
+		return -E2BIG;
+	for (;;) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v <= 0)
+			return -EIO;
+		if (count == max)
+			return -E2BIG;
+		out[count++] = (pid_t)v;
+		p = end;
+	}
+	return (int)count;
+}
+
 char *iso_proc_cmdline(pid_t pid, size_t max)
 {
 	char path[64];

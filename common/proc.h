@@ -33,6 +33,14 @@ pid_t iso_proc_live_thread_at(const char *proc, pid_t pid);
  */
 int iso_proc_descendants(pid_t ancestor, struct iso_proc **ret);
 
+/*
+ * The children pid's main thread made, from /proc/PID/task/PID/children: for a
+ * single-threaded parent, all of them, in one read.  At most max into out.
+ * Returns the count, -E2BIG when there are more, -ENOENT on a kernel without
+ * CONFIG_PROC_CHILDREN (and when pid is gone), or -errno.
+ */
+int iso_proc_children(pid_t pid, pid_t *out, size_t max);
+
 /* Command line (redacted, joined, at most max bytes); "[comm]" for a kernel-less argv. */
 char *iso_proc_cmdline(pid_t pid, size_t max);
 /* readlink /proc/PID/cwd; NULL when it cannot be read. */

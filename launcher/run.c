@@ -566,7 +566,7 @@ static void on_policy_event(const struct pol_event *ev, void *arg)
 /*
  * A failure or a slow phase on purpose, for the paths no real run reaches on
  * demand (design.md, "Architecture"): "after-start", "slow-removal",
- * "slow-exec-record".
+ * "slow-exec-record", "no-children-file".
  */
 static bool test_fault(const char *name)
 {
@@ -1553,13 +1553,22 @@ static enum start child_failed(struct sup *s, struct iso_err *e)
 	return EXEC_FAILED;
 }
 
+static void record_start(struct sup *s, pid_t pid)
+{
+	s->actx.cmd = pid;
+	iso_execlog_add(&s->execlog, pid, s->o->argv, s->o->argc, s->actx.roots);
+}
+
 /*
  * Where attribution stops (isorun; under --pidns also init) and why the exec record
  * may be empty.  Under --pidns init answered the command's own exec: record it here.
+ * Init has one thread, so its children file names the command in one read; the
+ * walk of every process's stat is for kernels without that file.
  */
 static void attrib_ready(struct sup *s)
 {
 	struct iso_proc *list = NULL;
+	pid_t kids[16];
 	int n;
 
 	s->actx.roots[1] = s->pidns ? s->cmd : 0;
@@ -1572,13 +1581,18 @@ static void attrib_ready(struct sup *s)
 				    : NULL;
 	if (!s->pidns || !s->execlog.on)
 		return;
+	n = test_fault("no-children-file")
+		    ? -ENOENT
+		    : iso_proc_children(s->cmd, kids, ELEMENTSOF(kids));
+	if (n >= 0) {
+		for (int i = 0; i < n; i++)
+			record_start(s, kids[i]);
+		return;
+	}
 	n = iso_proc_descendants(s->cmd, &list);
 	for (int i = 0; i < n; i++)
-		if (list[i].ppid == s->cmd) {
-			s->actx.cmd = list[i].pid;
-			iso_execlog_add(&s->execlog, list[i].pid, s->o->argv, s->o->argc,
-					s->actx.roots);
-		}
+		if (list[i].ppid == s->cmd)
+			record_start(s, list[i].pid);
 	free(list);
 }
 

@@ -53,6 +53,24 @@ isorun:   started by: sh -c ..."* ]]
 	[[ "$(attribution)" == *'"phase": "setup", "runner": "pytest"'* ]]
 }
 
+@test "--pidns: the command's own exec is in the record (init answered it), read either way" {
+	# the command renames itself before it starts the leak: the chain must show the
+	# argv it was started with, which only the record of its exec has (/proc says
+	# "renamed").  no-children-file finds init's child by the walk of every process.
+	require "PID namespaces" iso --pidns -- true
+	for fault in "" no-children-file; do
+		rm -f "$W/pid"
+		run --separate-stderr env ISORUN_TEST_FAULT="$fault" "$ISORUN" --no-config --root "$R" \
+			--settle 0 --pidns -- perl -e '$0 = "renamed"; exec(@ARGV[0, 1]) if !fork; system($ARGV[2], $ARGV[1])' \
+			"$H/termignore" "$W/pid" "$H/waitfor"
+		[ "$status" -eq 122 ]
+		[[ "$stderr" == *"isorun:   started by: perl -e ..."* ]]
+	done
+	# control: the same script's /proc view is the renamed one
+	run perl -e '$0 = "renamed"; print `cat /proc/$$/cmdline`'
+	[ "$output" = renamed ]
+}
+
 @test "a parent that waits for its child's exec and exits at once is still the one that started it" {
 	# posix_spawn (CLONE_VFORK), as Go's cmd.Start() and Python's Popen: the
 	# parent lives until the exec is answered, then ends.  The record is made

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * iso_proc_descendants(): a process tree three deep is found whole, from the
- * ancestor's own view of /proc, and nothing outside it is.
+ * ancestor's own view of /proc, and nothing outside it is; iso_proc_children()
+ * names only the first level.
  */
 #include "tests/unit/unit.h"
 
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "common/cleanup.h"
 #include "common/proc.h"
 
 static bool has(const struct iso_proc *v, int n, pid_t pid)
@@ -16,6 +18,31 @@ static bool has(const struct iso_proc *v, int n, pid_t pid)
 		if (v[i].pid == pid)
 			return true;
 	return false;
+}
+
+static bool has_pid(const pid_t *v, int n, pid_t pid)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == pid)
+			return true;
+	return false;
+}
+
+/* the children file names our child and none of its descendants; a short table says so */
+static void check_children(pid_t child, const pid_t kids[3])
+{
+	pid_t v[8];
+	int n = iso_proc_children(getpid(), v, ELEMENTSOF(v));
+
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0], child);
+	for (int i = 0; i < 3; i++)
+		if (kids[i] != child)
+			assert_false(has_pid(v, n, kids[i]));
+	assert_int_equal(iso_proc_children(getpid(), v, 0), -E2BIG);
+	n = iso_proc_children(child, v, ELEMENTSOF(v));
+	assert_int_equal(n, 1);
+	assert_true(has_pid(kids, 3, v[0]));
 }
 
 /* child -> grandchild -> great-grandchild, each blocked on a pipe we hold */
@@ -60,6 +87,7 @@ static void test_descendants(void **state)
 	assert_false(has(v, n, getppid()));
 	assert_false(has(v, n, 1));
 	free(v);
+	check_children(child, kids);
 	close(hold[1]);
 	assert_int_equal(unit_wait(child), 0);
 	close(ready[0]);
