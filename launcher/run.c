@@ -1581,9 +1581,8 @@ static void attrib_ready(struct sup *s)
 				    : NULL;
 	if (!s->pidns || !s->execlog.on)
 		return;
-	n = test_fault("no-children-file")
-		    ? -ENOENT
-		    : iso_proc_children(s->cmd, kids, ELEMENTSOF(kids));
+	n = test_fault("no-children-file") ? -ENOENT
+					   : iso_proc_children(s->cmd, kids, ELEMENTSOF(kids));
 	if (n >= 0) {
 		for (int i = 0; i < n; i++)
 			record_start(s, kids[i]);
