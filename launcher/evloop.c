@@ -8,11 +8,16 @@
 
 #include "launcher/evloop.h"
 
-int iso_evloop_add(struct iso_evloop *l, int fd, int src)
+int iso_evloop_watch(struct iso_evloop *l, int fd, int src, uint32_t events)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)src };
+	struct epoll_event ev = { .events = events, .data.u64 = (uint64_t)src };
 
 	return epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int iso_evloop_add(struct iso_evloop *l, int fd, int src)
+{
+	return iso_evloop_watch(l, fd, src, EPOLLIN);
 }
 
 void iso_evloop_del(struct iso_evloop *l, int fd)

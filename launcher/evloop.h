@@ -29,6 +29,8 @@ int iso_evloop_open(struct iso_evloop *l, const sigset_t *mask, int sig_src, int
 		    struct iso_err *e);
 /* Watch fd for input, tagged src. */
 int iso_evloop_add(struct iso_evloop *l, int fd, int src);
+/* Watch fd for these epoll events, tagged src. */
+int iso_evloop_watch(struct iso_evloop *l, int fd, int src, uint32_t events);
 void iso_evloop_del(struct iso_evloop *l, int fd);
 /* One shot after ms (0 counts as 1 ms: "now, after the other events"). */
 void iso_evloop_arm(struct iso_evloop *l, uint64_t ms);

@@ -43,6 +43,7 @@ int iso_stream_open(struct iso_stream *s, const char *name, int out, bool captur
 	s->out = out;
 	s->capture = capture;
 	s->use_splice = !capture;
+	s->use_tee = capture;
 	s->rd = s->wr = -1;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
@@ -170,25 +171,6 @@ static void relay_out(struct iso_stream *s, const char *buf, size_t n)
 	}
 }
 
-static int copy_some(struct iso_stream *s, size_t *moved)
-{
-	char buf[65536];
-	ssize_t n = read(s->rd, buf, sizeof(buf));
-
-	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	if (n == 0) {
-		s->eof = true;
-		return 0;
-	}
-	s->bytes += (uint64_t)n;
-	*moved += (size_t)n;
-	if (s->capture)
-		keep_tail(s, buf, (size_t)n);
-	relay_out(s, buf, (size_t)n);
-	return 0;
-}
-
 /*
  * Wait until our own output takes bytes again.  The relay writes its output in
  * blocking mode (a slow reader slows the command, as a direct pipe would); the
@@ -203,6 +185,113 @@ static void wait_writable(int fd)
 }
 
 /*
+ * The output is full.  Returns true when it has room again (the pump waited,
+ * because nobody else watches the output), false when the caller will say so.
+ */
+static bool output_full(struct iso_stream *s)
+{
+	s->fulls++;
+	if (s->out_watched) {
+		s->out_full = true;
+		return false;
+	}
+	wait_writable(s->out);
+	return true;
+}
+
+/*
+ * A non-blocking splice or tee found nothing to move: an empty input or a full
+ * output.  The input's count tells them apart only for the next try, since bytes
+ * may have arrived after the call failed; so the call is made once more with
+ * input known to be there (only isorun reads that pipe), and failing again, the
+ * output is full.  Taking an empty input for a full output would wait for room
+ * that never comes.  Returns true to try again, false to stop (the input is
+ * empty, or the output full and out_full set).
+ */
+static bool retry_after_eagain(struct iso_stream *s, bool *input_seen)
+{
+	int avail = 0;
+
+	if (*input_seen) {
+		*input_seen = false;
+		return output_full(s);
+	}
+	if (ioctl(s->rd, FIONREAD, &avail) < 0 || avail == 0)
+		return false;
+	*input_seen = true;
+	return true;
+}
+
+/*
+ * A captured stream into a pipe: tee the bytes to the output without waiting
+ * (our output's description is the caller's and stays blocking; tee takes
+ * SPLICE_F_NONBLOCK per call), then read exactly what went out, for the tail.
+ * Returns the bytes to read: what went out, 0 when nothing is to be read now
+ * (*r set), or the whole buffer when the output is lost or not a pipe.
+ */
+static size_t tee_some(struct iso_stream *s, size_t len, int *r)
+{
+	bool seen = false;
+
+	*r = 0;
+	for (;;) {
+		ssize_t n = tee(s->rd, s->out, len, SPLICE_F_NONBLOCK);
+
+		if (n > 0)
+			return (size_t)n;
+		if (n == 0) {
+			s->eof = true;
+			return 0;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			break;
+		if (!retry_after_eagain(s, &seen)) {
+			*r = -EAGAIN;
+			return 0;
+		}
+	}
+	if (errno == EPIPE) {
+		/* our reader left: read and drop the rest, as a plain write would find */
+		s->out_broken = true;
+		s->out_err = EPIPE;
+	}
+	s->use_tee = false; /* EINVAL: not a pipe */
+	return len;
+}
+
+static int copy_some(struct iso_stream *s, size_t *moved)
+{
+	char buf[65536];
+	size_t want = sizeof(buf);
+	bool teed = s->use_tee && !s->out_broken;
+	ssize_t n;
+	int r = 0;
+
+	if (teed) {
+		want = tee_some(s, sizeof(buf), &r);
+		if (!want)
+			return r;
+		teed = s->use_tee;
+	}
+	n = read(s->rd, buf, want);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (n == 0) {
+		s->eof = true;
+		return 0;
+	}
+	s->bytes += (uint64_t)n;
+	*moved += (size_t)n;
+	if (s->capture)
+		keep_tail(s, buf, (size_t)n);
+	if (!teed)
+		relay_out(s, buf, (size_t)n);
+	return 0;
+}
+
+/*
  * Splice what the command's pipe holds to our output: page references move,
  * no byte is copied.  One call moves a whole pipe's worth when the output has
  * room.  Returns 1 when bytes moved, 0 when the pipe is empty (or at EOF), -1
@@ -210,10 +299,11 @@ static void wait_writable(int fd)
  */
 static int splice_some(struct iso_stream *s, size_t *moved)
 {
+	bool seen = false;
+
 	for (;;) {
 		ssize_t n = splice(s->rd, NULL, s->out, NULL, s->chunk,
 				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		int avail = 0;
 
 		if (n > 0) {
 			s->bytes += (uint64_t)n;
@@ -228,10 +318,8 @@ static int splice_some(struct iso_stream *s, size_t *moved)
 			continue;
 		if (errno != EAGAIN)
 			return -1; /* EINVAL: O_APPEND file, a terminal or socket it won't take */
-		/* empty input, or a full output: only the latter waits */
-		if (ioctl(s->rd, FIONREAD, &avail) < 0 || avail == 0)
+		if (!retry_after_eagain(s, &seen))
 			return 0;
-		wait_writable(s->out);
 	}
 }
 
@@ -240,7 +328,12 @@ int iso_stream_pump(struct iso_stream *s)
 	size_t moved = 0;
 	int r = 0;
 
-	while (!s->eof && moved < PUMP_BUDGET) {
+	s->more = false;
+	while (!s->eof && !s->out_full) {
+		if (moved >= PUMP_BUDGET) {
+			s->more = true;
+			break;
+		}
 		if (s->use_splice && !s->out_broken) {
 			r = splice_some(s, &moved);
 			if (r == 0)
@@ -257,6 +350,25 @@ int iso_stream_pump(struct iso_stream *s)
 		if (r < 0)
 			break;
 	}
+	return r;
+}
+
+int iso_stream_drain(struct iso_stream *s)
+{
+	bool watched = s->out_watched;
+	int r, rounds = 0;
+
+	/*
+	 * No loop waits for room any more: the pump waits itself.  A pipe holds at
+	 * most a budget's worth; a few rounds more, and a writer that outlived the
+	 * run cannot keep the drain going.
+	 */
+	s->out_watched = false;
+	s->out_full = false;
+	do
+		r = iso_stream_pump(s);
+	while (r == 0 && s->more && ++rounds < 4);
+	s->out_watched = watched;
 	return r;
 }
 

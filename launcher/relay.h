@@ -24,10 +24,15 @@ struct iso_stream {
 	bool eof;
 	bool capture;
 	bool use_splice;
-	size_t chunk;	 /* what one splice asks for: the pipe's size */
-	bool out_broken; /* a write failed; keep draining so the command never blocks */
-	int out_err;	 /* that write's errno: EPIPE, our reader left; else output was lost */
-	uint64_t lost;	 /* bytes read from the command but never written */
+	bool use_tee;	  /* captured and the output is a pipe: tee, then read what went out */
+	bool out_watched; /* the caller waits for room (EPOLLOUT) in its loop; else the pump does */
+	bool out_full;	  /* the output took nothing: pump again once it has room */
+	bool more;	  /* the budget ran out with input left: pump again soon */
+	uint64_t fulls;	  /* how often the output was full */
+	size_t chunk;	  /* what one splice asks for: the pipe's size */
+	bool out_broken;  /* a write failed; keep draining so the command never blocks */
+	int out_err;	  /* that write's errno: EPIPE, our reader left; else output was lost */
+	uint64_t lost;	  /* bytes read from the command but never written */
 	uint64_t bytes;
 	char tail[ISO_TAIL_MAX];
 	size_t tail_len, tail_head;
@@ -42,8 +47,15 @@ struct iso_stream {
 bool iso_outputs_shared(int a, int b);
 
 int iso_stream_open(struct iso_stream *s, const char *name, int out, bool capture);
-/* Move what is there now; sets s->eof at end of stream.  Returns 0 or -errno. */
+/*
+ * Move what is there now, up to a budget, never waiting on our output when the
+ * caller watches it (out_watched): a full output sets out_full and ends the pump,
+ * so a reader that stopped reading cannot stop the supervisor.  Sets s->eof at
+ * end of stream, s->more when input is left.  Returns 0 or -errno.
+ */
 int iso_stream_pump(struct iso_stream *s);
+/* The end of a run: everything in the pipe now goes out, waiting for room as a writer would. */
+int iso_stream_drain(struct iso_stream *s);
 /* The tail in order, into buf (ISO_TAIL_MAX + 1); returns its length. */
 size_t iso_stream_tail(const struct iso_stream *s, char *buf);
 void iso_stream_close(struct iso_stream *s);

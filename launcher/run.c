@@ -74,6 +74,8 @@ enum sup_source {
 	SRC_TIMER,
 	SRC_STDOUT,
 	SRC_STDERR,
+	SRC_STDOUT_ROOM, /* our own output took bytes again */
+	SRC_STDERR_ROOM,
 	SRC_INIT,
 	SRC_LISTENER,
 	SRC_CGROUP,
@@ -716,9 +718,29 @@ static void on_output(struct sup *s, struct iso_stream *st)
 	(void)iso_stream_pump(st);
 	if (st->eof) {
 		iso_evloop_del(&s->loop, st->rd);
+		if (st->out_watched)
+			iso_evloop_del(&s->loop, st->out);
+		st->out_watched = false;
 		if (s->phase == JOINED && streams_done(s))
 			s->phase = DONE;
 	}
+}
+
+static void on_room(struct sup *s, struct iso_stream *st)
+{
+	if (!st->out_full)
+		return;
+	st->out_full = false;
+	on_output(s, st);
+}
+
+/* A stream whose pump spent its budget with input left: the loop comes back at once. */
+static bool streams_more(const struct sup *s)
+{
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i] && s->streams[i].more)
+			return true;
+	return false;
 }
 
 static void dispatch(struct sup *s, enum sup_source src, uint32_t events)
@@ -733,6 +755,10 @@ static void dispatch(struct sup *s, enum sup_source src, uint32_t events)
 	case SRC_STDOUT:
 	case SRC_STDERR:
 		on_output(s, &s->streams[src - SRC_STDOUT]);
+		break;
+	case SRC_STDOUT_ROOM:
+	case SRC_STDERR_ROOM:
+		on_room(s, &s->streams[src - SRC_STDOUT_ROOM]);
 		break;
 	case SRC_INIT:
 		(void)on_init_message(s);
@@ -753,8 +779,12 @@ static void loop(struct sup *s)
 	struct epoll_event evs[8];
 
 	while (s->phase != DONE) {
-		/* zombies left by a bounded reap: look again once the other events had a turn */
-		int n = iso_evloop_wait(&s->loop, evs, ELEMENTSOF(evs), s->reap_more ? 0 : -1);
+		/*
+		 * Zombies left by a bounded reap, output left by a pump's budget: look
+		 * again once the other events had a turn.
+		 */
+		bool more = s->reap_more || streams_more(s);
+		int n = iso_evloop_wait(&s->loop, evs, ELEMENTSOF(evs), more ? 0 : -1);
 
 		if (n < 0)
 			break;
@@ -762,11 +792,34 @@ static void loop(struct sup *s)
 			dispatch(s, (enum sup_source)evs[i].data.u64, evs[i].events);
 		if (s->reap_more && s->phase != DONE)
 			on_children(s);
+		for (int i = 0; i < 2 && s->phase != DONE; i++)
+			if (s->relayed[i] && s->streams[i].more)
+				on_output(s, &s->streams[i]);
 	}
 	/* what is still buffered in a pipe belongs to the output, even past the deadline */
 	for (int i = 0; i < 2; i++)
 		if (s->relayed[i] && !s->streams[i].eof)
-			(void)iso_stream_pump(&s->streams[i]);
+			(void)iso_stream_drain(&s->streams[i]);
+}
+
+/*
+ * Edge-triggered both ways.  The pump runs until the input is empty, the output
+ * is full or its budget is spent (then the loop comes back at once), so no level
+ * is left unreported; and while the output is full, input it cannot move must
+ * not wake the loop.  Waiting for room here, not in the pump, keeps a reader that
+ * stopped reading from stopping the supervisor: the timeout and the signals still
+ * act.  A regular file cannot be watched (EPERM) and never fills: the pump writes it.
+ */
+static int watch_stream(struct sup *s, int i)
+{
+	struct iso_stream *st = &s->streams[i];
+	int r = iso_evloop_watch(&s->loop, st->rd, SRC_STDOUT + i, EPOLLIN | EPOLLET);
+
+	if (r < 0)
+		return r;
+	st->out_watched =
+		iso_evloop_watch(&s->loop, st->out, SRC_STDOUT_ROOM + i, EPOLLOUT | EPOLLET) == 0;
+	return 0;
 }
 
 /* Why the tree cannot be removed, or "" when nothing is in the way. */
@@ -1458,8 +1511,8 @@ static int make_tree(struct sup *s, struct iso_err *e)
 	    iso_evloop_open(&s->loop, &s->mask, SRC_SIGNAL, SRC_TIMER, e) < 0)
 		return -EINVAL;
 	for (int i = 0; i < 2; i++)
-		if (s->relayed[i] && iso_evloop_add(&s->loop, s->streams[i].rd, SRC_STDOUT + i) < 0)
-			return iso_err_set(e, errno, "watch the %s pipe", s->streams[i].name);
+		if (s->relayed[i] && (r = watch_stream(s, i)) < 0)
+			return iso_err_set(e, -r, "watch the %s pipe", s->streams[i].name);
 	if (iso_ceilings_watch_fd(&s->ceil) >= 0 &&
 	    iso_evloop_add(&s->loop, iso_ceilings_watch_fd(&s->ceil), SRC_CGROUP) < 0)
 		return iso_err_set(e, errno, "watch the run's cgroup");

@@ -12,6 +12,42 @@ load helpers
 	assert_no_tree
 }
 
+# A reader that stops reading until `$W/go` exists: isorun's output fills up.  The command
+# creates go when it is told to stop (SIGTERM, from the timeout or a cancel), so only an
+# isorun that still hears its timer and signals while its output is full lets it go on.
+# Before, the relay waited for room inside the pump, and the timeout fired when the
+# reader gave up (waitfor -t), not on time.
+stalled_reader() {
+	rm -f "$W/go" "$W/saw-go" "$W/wrote" "$W/fifo"
+	mkfifo "$W/fifo"
+	# not a process substitution: that reader would be isorun's child, and in its tree
+	{ "$H/waitfor" -t 20 "$W/go" && touch "$W/saw-go"; cat >/dev/null; } <"$W/fifo" &
+	"$ISORUN" --no-config --root "$R" "$@" -- sh -c \
+		"trap 'touch $W/go' TERM; $H/spew 2M && touch $W/wrote && $H/spew 64M" \
+		2>"$W/err" >"$W/fifo" &
+	iso=$!
+}
+
+@test "a reader that stopped reading does not stop isorun: its timeout fires and a signal is heard" {
+	for report in "" "--report=$W/r.json"; do # spliced, and tee'd for the report's tail
+		stalled_reader --timeout 1s $report
+		wait "$iso" || status=$?
+		[ "$status" -eq 124 ]
+		[ -e "$W/saw-go" ]
+		grep -q "timed out after 1s; stopped the whole tree" "$W/err"
+		# cancelled while the output is full: both pipes hold what was written
+		stalled_reader $report
+		"$H/waitfor" "$W/wrote"
+		kill -TERM "$iso"
+		status=0
+		wait "$iso" || status=$?
+		[ "$status" -eq 143 ]
+		[ -e "$W/saw-go" ]
+		grep -q "cancelled by SIGTERM" "$W/err"
+	done
+	wait # the readers
+}
+
 @test "relaying into a file opened for append and into a pipe both work" {
 	echo first >"$W/log"
 	iso -- "$H/spew" 100k >>"$W/log"
