@@ -223,41 +223,59 @@ static bool retry_after_eagain(struct iso_stream *s, bool *input_seen)
 }
 
 /*
- * A captured stream into a pipe: tee the bytes to the output without waiting
- * (our output's description is the caller's and stays blocking; tee takes
- * SPLICE_F_NONBLOCK per call), then read exactly what went out, for the tail.
- * Returns the bytes to read: what went out, 0 when nothing is to be read now
- * (*r set), or the whole buffer when the output is lost or not a pipe.
+ * One splice to our output, or with `keep` a tee (the bytes stay in the
+ * command's pipe, to be read for the tail), without waiting: our output's
+ * description is the caller's and stays blocking, SPLICE_F_NONBLOCK is per
+ * call.  Returns the bytes that went out; 0 when nothing moves now (the input
+ * is empty, at its end: s->eof, or the output full: s->out_full); -errno when
+ * the output refuses (EPIPE; EINVAL: no pipe for tee, an O_APPEND file or a
+ * terminal for splice).
  */
-static size_t tee_some(struct iso_stream *s, size_t len, int *r)
+static ssize_t move_some(struct iso_stream *s, bool keep, size_t len)
 {
 	bool seen = false;
 
-	*r = 0;
 	for (;;) {
-		ssize_t n = tee(s->rd, s->out, len, SPLICE_F_NONBLOCK);
+		ssize_t n = keep ? tee(s->rd, s->out, len, SPLICE_F_NONBLOCK)
+				 : splice(s->rd, NULL, s->out, NULL, len,
+					  SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 
-		if (n > 0)
-			return (size_t)n;
-		if (n == 0) {
-			s->eof = true;
-			return 0;
+		if (n >= 0) {
+			s->eof = n == 0;
+			return n;
 		}
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN)
-			break;
-		if (!retry_after_eagain(s, &seen)) {
-			*r = -EAGAIN;
+			return -errno;
+		if (!retry_after_eagain(s, &seen))
 			return 0;
-		}
 	}
-	if (errno == EPIPE) {
+}
+
+/*
+ * A captured stream into a pipe: tee the bytes out, then read exactly what went
+ * out, for the tail.  Returns the bytes to read: what went out, 0 when nothing
+ * is to be read now (*r set), or the whole buffer when the output is lost or
+ * not a pipe.
+ */
+static size_t tee_some(struct iso_stream *s, size_t len, int *r)
+{
+	ssize_t n = move_some(s, true, len);
+
+	*r = 0;
+	if (n > 0)
+		return (size_t)n;
+	if (n == 0) {
+		*r = s->eof ? 0 : -EAGAIN;
+		return 0;
+	}
+	if (n == -EPIPE) {
 		/* our reader left: read and drop the rest, as a plain write would find */
 		s->out_broken = true;
 		s->out_err = EPIPE;
 	}
-	s->use_tee = false; /* EINVAL: not a pipe */
+	s->use_tee = false;
 	return len;
 }
 
@@ -294,33 +312,18 @@ static int copy_some(struct iso_stream *s, size_t *moved)
 /*
  * Splice what the command's pipe holds to our output: page references move,
  * no byte is copied.  One call moves a whole pipe's worth when the output has
- * room.  Returns 1 when bytes moved, 0 when the pipe is empty (or at EOF), -1
+ * room.  Returns 1 when bytes moved, 0 when nothing moves now (see move_some()), -1
  * when splicing does not work here (then copy).
  */
 static int splice_some(struct iso_stream *s, size_t *moved)
 {
-	bool seen = false;
+	ssize_t n = move_some(s, false, s->chunk);
 
-	for (;;) {
-		ssize_t n = splice(s->rd, NULL, s->out, NULL, s->chunk,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-
-		if (n > 0) {
-			s->bytes += (uint64_t)n;
-			*moved += (size_t)n;
-			return 1;
-		}
-		if (n == 0) {
-			s->eof = true;
-			return 0;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
-			return -1; /* EINVAL: O_APPEND file, a terminal or socket it won't take */
-		if (!retry_after_eagain(s, &seen))
-			return 0;
-	}
+	if (n < 0)
+		return -1;
+	s->bytes += (uint64_t)n;
+	*moved += (size_t)n;
+	return n > 0;
 }
 
 int iso_stream_pump(struct iso_stream *s)
