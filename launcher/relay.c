@@ -172,9 +172,9 @@ static void relay_out(struct iso_stream *s, const char *buf, size_t n)
 }
 
 /*
- * Wait until our own output takes bytes again.  The relay writes its output in
- * blocking mode (a slow reader slows the command, as a direct pipe would); the
- * splice only asked not to block because the command's pipe is non-blocking.
+ * Wait until our own output takes bytes again: only where no event loop watches
+ * it (a regular file, the drain at the end).  A slow reader slows the command,
+ * as a direct pipe would.
  */
 static void wait_writable(int fd)
 {

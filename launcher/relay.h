@@ -13,7 +13,8 @@
 /*
  * One of the command's output streams: the command writes into a pipe, isorun
  * moves the bytes to its own fd in order.  Keeps the last ISO_TAIL_MAX bytes when
- * `capture` is set (then bytes are copied; otherwise spliced where the kernel can).
+ * `capture` is set (then tee'd to a pipe and read, or copied; otherwise spliced
+ * where the kernel can).
  */
 struct iso_stream {
 	const char *name; /* "stdout" */

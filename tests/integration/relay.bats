@@ -17,18 +17,27 @@ load helpers
 # isorun that still hears its timer and signals while its output is full lets it go on.
 # Before, the relay waited for room inside the pump, and the timeout fired when the
 # reader gave up (waitfor -t), not on time.
+# The process whose pid PIDFILE will hold is gone (a pidfd, no polling); 20 s at most.
+wait_gone() {
+	"$H/waitfor" -t 20 "$1" && python3 -c 'import os, select, sys
+try:
+    fd = os.pidfd_open(int(open(sys.argv[1]).read()))
+except ProcessLookupError:
+    sys.exit(0)
+sys.exit(0 if select.select([fd], [], [], 20)[0] else 1)' "$1"
+}
+
 stalled_reader() {
-	rm -f "$W/go" "$W/saw-go" "$W/wrote" "$W/fifo"
+	rm -f "$W/go" "$W/saw-go" "$W/wrote" "$W/fifo" "$W/leak.pid"
 	mkfifo "$W/fifo"
 	# not a process substitution: that reader would be isorun's child, and in its tree
-	{ "$H/waitfor" -t 20 "$W/go" && touch "$W/saw-go"; cat >/dev/null; } <"$W/fifo" &
-	"$ISORUN" --no-config --root "$R" "$@" -- sh -c \
-		"trap 'touch $W/go' TERM; $H/spew 2M && touch $W/wrote && $H/spew 64M" \
+	{ ${until_go:-"$H/waitfor" -t 20 "$W/go"} && touch "$W/saw-go"; cat >/dev/null; } <"$W/fifo" &
+	"$ISORUN" --no-config --root "$R" "$@" -- sh -c "${script:-"trap 'touch $W/go' TERM; $H/spew 2M && touch $W/wrote && $H/spew 64M"}" \
 		2>"$W/err" >"$W/fifo" &
 	iso=$!
 }
 
-@test "a reader that stopped reading does not stop isorun: its timeout fires and a signal is heard" {
+@test "a reader that stopped reading does not stop isorun: its timeout, a signal and the leak gate act" {
 	for report in "" "--report=$W/r.json"; do # spliced, and tee'd for the report's tail
 		stalled_reader --timeout 1s $report
 		wait "$iso" || status=$?
@@ -44,6 +53,15 @@ stalled_reader() {
 		[ "$status" -eq 143 ]
 		[ -e "$W/saw-go" ]
 		grep -q "cancelled by SIGTERM" "$W/err"
+		# after the command, which ends once a leak filled the output: the leak gate
+		# still kills the leak (SIGKILL: no trap), and the reader goes on once it is gone
+		until_go="wait_gone $W/leak.pid" script="sh -c 'echo \$\$ >$W/leak.pid; $H/spew 2M; touch $W/wrote; exec $H/spew 64M' & $H/waitfor $W/wrote" \
+			stalled_reader --settle 0 $report
+		status=0
+		wait "$iso" || status=$?
+		[ "$status" -eq 122 ]
+		[ -e "$W/saw-go" ]
+		grep -q "isorun: leaked: " "$W/err"
 	done
 	wait # the readers
 }
