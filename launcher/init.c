@@ -60,6 +60,19 @@ static _Noreturn void fail(int sock, int stage, const struct iso_err *e)
 }
 
 /*
+ * The final word on the start (STARTED, or FAILED at the exec) carries the seccomp
+ * listener, or sig=EBUSY when an enclosing isorun guards: one message, so the outer
+ * wakes once for the hand-over.  Init keeps no copy of the listener.
+ */
+static void send_final(int sock, struct iso_ns_msg *m, int listener, bool elsewhere)
+{
+	m->sig = elsewhere ? EBUSY : 0;
+	(void)iso_ns_send_fd(sock, m, listener);
+	if (listener >= 0)
+		close(listener);
+}
+
+/*
  * A mount source as /proc/self/fd/N, opened before anything is mounted: the
  * tree usually lives under /tmp, so once --private-tmp covers /tmp its paths
  * would resolve into the cover.
@@ -385,10 +398,51 @@ static void dispatch(struct init *in, enum init_source src)
 	}
 }
 
+/*
+ * The command, as the outer would start it; init answers its own exec.  Exits
+ * when it failed, after the outer was told.
+ */
+static void start_command(struct init *in)
+{
+	struct iso_exec_failure xf = { 0 };
+	struct iso_ns_msg m;
+	struct iso_err e = { 0 };
+	struct iso_spawn sp = in->p->spawn;
+	int listener = -1;
+	bool elsewhere = false;
+
+	sp.on_event = forward_event;
+	sp.event_arg = &in->sock;
+	/* the record is the outer's: the command's own exec goes unrecorded here */
+	sp.on_exec = NULL;
+	if (iso_spawn(&sp, &in->cmd, &xf, &listener, &elsewhere, &e) < 0)
+		fail(in->sock, ISO_STAGE_NS, &e);
+	if (xf.errnum) {
+		/* the child's own account of what failed, for the outer to print whole */
+		m = (struct iso_ns_msg){ .type = ISO_NS_FAILED, .stage = xf.stage, .err = xf.err };
+		(void)waitpid(in->cmd, NULL, 0);
+		if (xf.stage == ISO_STAGE_CHDIR)
+			iso_err_set(
+				&m.err, xf.errnum, "enter the working directory '%s'%s",
+				in->p->spawn.cwd,
+				in->p->o->protect_home == NS_HOME_HIDE ? " under --protect-home=hide" : "");
+		m.err.errnum = xf.errnum;
+		send_final(in->sock, &m, listener, elsewhere);
+		_exit(1);
+	}
+	/* only the command holds the relay pipes now, so their EOF means its tree is done */
+	if (in->p->spawn.out_fd >= 0)
+		close(in->p->spawn.out_fd);
+	/* one pipe for both when they are one stream (`>log 2>&1`) */
+	if (in->p->spawn.err_fd >= 0 && in->p->spawn.err_fd != in->p->spawn.out_fd)
+		close(in->p->spawn.err_fd);
+	m = (struct iso_ns_msg){ .type = ISO_NS_STARTED, .pid = in->cmd };
+	send_final(in->sock, &m, listener, elsewhere);
+}
+
 _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
 {
 	struct init in = { .p = p, .sock = sock, .loop = ISO_EVLOOP_INIT };
-	struct iso_exec_failure xf = { 0 };
 	struct iso_ns_msg m;
 	struct iso_err e = { 0 };
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
@@ -411,46 +465,7 @@ _Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
 	if (setup(p, &e) < 0)
 		fail(sock, ISO_STAGE_NS, &e);
 
-	{
-		struct iso_spawn sp = p->spawn;
-		int listener = -1;
-		bool elsewhere = false;
-
-		sp.on_event = forward_event;
-		sp.event_arg = &sock;
-		sp.on_exec = NULL; /* the record is the outer's: the command's own exec goes
-				      unrecorded */
-		if (iso_spawn(&sp, &in.cmd, &xf, &listener, &elsewhere, &e) < 0)
-			fail(sock, ISO_STAGE_NS, &e);
-		/* the outer supervises the notifications; init keeps no copy */
-		if (listener >= 0 || elsewhere) {
-			m = (struct iso_ns_msg){ .type = ISO_NS_LISTENER,
-						 .sig = elsewhere ? EBUSY : 0 };
-			(void)iso_ns_send_fd(sock, &m, listener);
-			if (listener >= 0)
-				close(listener);
-		}
-	}
-	if (xf.errnum) {
-		/* the child's own account of what failed, for the outer to print whole */
-		struct iso_err fe = xf.err;
-		(void)waitpid(in.cmd, NULL, 0);
-		if (xf.stage == ISO_STAGE_CHDIR)
-			iso_err_set(
-				&fe, xf.errnum, "enter the working directory '%s'%s", p->spawn.cwd,
-				p->o->protect_home == NS_HOME_HIDE ? " under --protect-home=hide"
-								   : "");
-		fe.errnum = xf.errnum;
-		fail(sock, xf.stage, &fe);
-	}
-	/* only the command holds the relay pipes now, so their EOF means its tree is done */
-	if (p->spawn.out_fd >= 0)
-		close(p->spawn.out_fd);
-	/* one pipe for both when they are one stream (`>log 2>&1`) */
-	if (p->spawn.err_fd >= 0 && p->spawn.err_fd != p->spawn.out_fd)
-		close(p->spawn.err_fd);
-	m = (struct iso_ns_msg){ .type = ISO_NS_STARTED, .pid = in.cmd };
-	(void)iso_ns_send(sock, &m);
+	start_command(&in);
 
 	/* the outer's mask is inherited: SIGCHLD and the cancel signals are blocked */
 	sigemptyset(&mask);

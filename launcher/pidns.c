@@ -88,16 +88,15 @@ void iso_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n
 }
 
 /*
- * Init's messages until the command started or failed: the seccomp listener (and
- * whether an enclosing isorun guards instead) and policy events on the way.
- * Returns 0 with *m the final message, or -EIO when init died meanwhile.
+ * Init's messages until the command started or failed: policy events on the way,
+ * then the final one, which carries the seccomp listener (or says that an
+ * enclosing isorun guards instead).  Returns 0 with *m the final message, or
+ * -EIO when init died meanwhile.
  */
 static int await_start(int sock, struct iso_ns_msg *m, int *ret_listener, bool *ret_guard_elsewhere,
 		       void (*on_event)(const struct iso_ns_event_wire *w, void *arg), void *arg,
 		       struct iso_err *e)
 {
-	*ret_listener = -1;
-	*ret_guard_elsewhere = false;
 	for (;;) {
 		int fd = -1, r = iso_ns_recv_fd(sock, m, &fd);
 
@@ -106,15 +105,13 @@ static int await_start(int sock, struct iso_ns_msg *m, int *ret_listener, bool *
 				    "the namespace's init died while setting up");
 			return -EIO;
 		}
-		if (m->type == ISO_NS_LISTENER) {
+		if (m->type != ISO_NS_POLICY_EVENT) {
 			*ret_listener = fd;
 			*ret_guard_elsewhere = m->sig == EBUSY;
-			continue;
+			return 0;
 		}
 		if (fd >= 0)
 			close(fd);
-		if (m->type != ISO_NS_POLICY_EVENT)
-			return 0;
 		if (on_event)
 			on_event((const struct iso_ns_event_wire *)m->event, arg);
 	}
@@ -157,6 +154,8 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 	pid_t pid;
 
 	*ret_fail = (struct iso_exec_failure){ 0 };
+	*ret_listener = -1;
+	*ret_guard_elsewhere = false;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return iso_err_set(e, errno, "create the namespace control socket");
 	outer = sv[0];
@@ -193,6 +192,8 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 	return 0;
 
 kill_init:
+	if (*ret_listener >= 0)
+		close(TAKE_FD(*ret_listener));
 	(void)kill(pid, SIGKILL);
 	(void)waitpid(pid, NULL, 0);
 	*ret_pid = 0;

@@ -36,13 +36,13 @@ enum iso_ns_msg_type {
 	ISO_NS_SWEEP,	 /* --timeout cut the settle short: stop, name and kill now */
 	/* init -> outer */
 	ISO_NS_FAILED,	/* setup or exec failed: stage, err */
-	ISO_NS_STARTED, /* the command runs: pid (inside) */
+	ISO_NS_STARTED, /* the command runs: pid (inside); the listener rides along
+			   (sig=EBUSY: an enclosing isorun holds it), as with FAILED */
 	ISO_NS_EXITED,	/* the command's wait status */
 	ISO_NS_LEAK,	/* one survivor, stopped */
 	ISO_NS_LEAKS_DONE,
 	ISO_NS_DONE,	     /* the namespace is empty but for init, which exits now */
 	ISO_NS_STOPPED,	     /* the command was stopped from the terminal (Ctrl-Z) */
-	ISO_NS_LISTENER,     /* the seccomp listener rides along (or sig=EBUSY: held above) */
 	ISO_NS_POLICY_EVENT, /* a call decided while the command started: in `event` */
 };
 
