@@ -404,10 +404,11 @@ static void dispatch(struct init *in, enum init_source src)
  */
 static void start_command(struct init *in)
 {
+	const struct iso_ns_plan *p = in->p;
 	struct iso_exec_failure xf = { 0 };
 	struct iso_ns_msg m;
 	struct iso_err e = { 0 };
-	struct iso_spawn sp = in->p->spawn;
+	struct iso_spawn sp = p->spawn;
 	int listener = -1;
 	bool elsewhere = false;
 
@@ -422,20 +423,21 @@ static void start_command(struct init *in)
 		m = (struct iso_ns_msg){ .type = ISO_NS_FAILED, .stage = xf.stage, .err = xf.err };
 		(void)waitpid(in->cmd, NULL, 0);
 		if (xf.stage == ISO_STAGE_CHDIR)
-			iso_err_set(
-				&m.err, xf.errnum, "enter the working directory '%s'%s",
-				in->p->spawn.cwd,
-				in->p->o->protect_home == NS_HOME_HIDE ? " under --protect-home=hide" : "");
+			iso_err_set(&m.err, xf.errnum, "enter the working directory '%s'%s",
+				    p->spawn.cwd,
+				    p->o->protect_home == NS_HOME_HIDE
+					    ? " under --protect-home=hide"
+					    : "");
 		m.err.errnum = xf.errnum;
 		send_final(in->sock, &m, listener, elsewhere);
 		_exit(1);
 	}
 	/* only the command holds the relay pipes now, so their EOF means its tree is done */
-	if (in->p->spawn.out_fd >= 0)
-		close(in->p->spawn.out_fd);
+	if (p->spawn.out_fd >= 0)
+		close(p->spawn.out_fd);
 	/* one pipe for both when they are one stream (`>log 2>&1`) */
-	if (in->p->spawn.err_fd >= 0 && in->p->spawn.err_fd != in->p->spawn.out_fd)
-		close(in->p->spawn.err_fd);
+	if (p->spawn.err_fd >= 0 && p->spawn.err_fd != p->spawn.out_fd)
+		close(p->spawn.err_fd);
 	m = (struct iso_ns_msg){ .type = ISO_NS_STARTED, .pid = in->cmd };
 	send_final(in->sock, &m, listener, elsewhere);
 }
