@@ -82,7 +82,9 @@ table() { # ROOT LABEL TARGET_BWRAP
 
 command -v bwrap >/dev/null || echo "bwrap: not measurable (not installed)"
 echo "launch cost, $rounds rounds round-robin, median wall time; root on ${TMPDIR:-/tmp}:"
-table "$scratch" "$(stat -f -c %T "$scratch")" 0.90
+# findmnt names the filesystem as mounted; stat -f calls every ext filesystem "ext2/ext3"
+fstype=$(findmnt -n -o FSTYPE --target "$scratch" 2>/dev/null || stat -f -c %T "$scratch")
+table "$scratch" "$fstype" 0.90
 if [ -n "$shm" ]; then
 	echo
 	echo "the same with the root on tmpfs (/dev/shm), where directory operations are cheap:"
