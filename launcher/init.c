@@ -51,18 +51,10 @@ struct init {
 	bool reap_more; /* the last reap hit its bound: zombies may wait without a SIGCHLD */
 };
 
-static _Noreturn void fail(int sock, int stage, const struct iso_err *e)
-{
-	struct iso_ns_msg m = { .type = ISO_NS_FAILED, .stage = stage, .err = *e };
-
-	(void)iso_ns_send(sock, &m);
-	_exit(1);
-}
-
 /*
- * The final word on the start (STARTED, or FAILED at the exec) carries the seccomp
- * listener, or sig=EBUSY when an enclosing isorun guards: one message, so the outer
- * wakes once for the hand-over.  Init keeps no copy of the listener.
+ * The final word on the start (STARTED, or FAILED) carries the seccomp listener,
+ * or sig=EBUSY when an enclosing isorun guards: one message, so the outer wakes
+ * once for the hand-over.  Init keeps no copy of the listener.
  */
 static void send_final(int sock, struct iso_ns_msg *m, int listener, bool elsewhere)
 {
@@ -70,6 +62,20 @@ static void send_final(int sock, struct iso_ns_msg *m, int listener, bool elsewh
 	(void)iso_ns_send_fd(sock, m, listener);
 	if (listener >= 0)
 		close(listener);
+}
+
+static _Noreturn void fail_passing(int sock, int stage, const struct iso_err *e, int listener,
+				   bool elsewhere)
+{
+	struct iso_ns_msg m = { .type = ISO_NS_FAILED, .stage = stage, .err = *e };
+
+	send_final(sock, &m, listener, elsewhere);
+	_exit(1);
+}
+
+static _Noreturn void fail(int sock, int stage, const struct iso_err *e)
+{
+	fail_passing(sock, stage, e, -1, false);
 }
 
 /*
@@ -420,17 +426,15 @@ static void start_command(struct init *in)
 		fail(in->sock, ISO_STAGE_NS, &e);
 	if (xf.errnum) {
 		/* the child's own account of what failed, for the outer to print whole */
-		m = (struct iso_ns_msg){ .type = ISO_NS_FAILED, .stage = xf.stage, .err = xf.err };
+		e = xf.err;
 		(void)waitpid(in->cmd, NULL, 0);
 		if (xf.stage == ISO_STAGE_CHDIR)
-			iso_err_set(&m.err, xf.errnum, "enter the working directory '%s'%s",
-				    p->spawn.cwd,
-				    p->o->protect_home == NS_HOME_HIDE
-					    ? " under --protect-home=hide"
-					    : "");
-		m.err.errnum = xf.errnum;
-		send_final(in->sock, &m, listener, elsewhere);
-		_exit(1);
+			iso_err_set(
+				&e, xf.errnum, "enter the working directory '%s'%s", p->spawn.cwd,
+				p->o->protect_home == NS_HOME_HIDE ? " under --protect-home=hide"
+								   : "");
+		e.errnum = xf.errnum;
+		fail_passing(in->sock, xf.stage, &e, listener, elsewhere);
 	}
 	/* only the command holds the relay pipes now, so their EOF means its tree is done */
 	if (p->spawn.out_fd >= 0)
