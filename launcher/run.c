@@ -46,6 +46,7 @@
 #include "launcher/finding.h"
 #include "common/exit.h"
 #include "tree/holders.h"
+#include "tree/shield.h"
 #include "tree/treeid.h"
 #include "launcher/leak.h"
 #include "launcher/outcome.h"
@@ -109,6 +110,10 @@ struct sup {
 	/* what a run sets up and frees: every piece of state of iso_run() lives here */
 	struct pol policy; /* loaded when --policy is not off; s->pol points at it */
 	struct iso_tree tree;
+	struct iso_shield shield;    /* as root, the tree's own mount (tree/shield.h) */
+	enum iso_shield_proof proof; /* what lowering it proved */
+	dev_t shield_dev;	     /* its device, which a holder through it shows */
+	char proof_why[300];
 	struct iso_ceilings ceil;   /* the run's cgroup, its ceilings and accounting */
 	struct iso_snapshot *snaps; /* --watch, one per directory */
 	char **env;
@@ -848,7 +853,8 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 			names[q.n_pipes] = s->streams[i].name;
 			pipes[q.n_pipes++] = s->streams[i].ino;
 		}
-	q.tree = s->out->tree_path;
+	q.tree = s->proof == ISO_SHIELD_UNUSED ? NULL : s->out->tree_path;
+	q.alias_dev = s->shield_dev;
 	n = iso_find_holders(&q, &h, NULL);
 	if (n < 0) {
 		iso_holders_strerror(n, why, len);
@@ -879,7 +885,7 @@ enum tree_whereabouts { TREE_HERE, TREE_GONE, TREE_MOVED, TREE_REPLACED };
  * something else at its path; those two are not ours to remove.  Identity is
  * the (dev, ino) of the directory fd held since creation, not the path.
  */
-static enum tree_whereabouts tree_whereabouts(const struct iso_tree *tree)
+static enum tree_whereabouts tree_whereabouts(const struct iso_tree *tree, dev_t shield)
 {
 	struct stat held, at_path;
 
@@ -891,7 +897,9 @@ static enum tree_whereabouts tree_whereabouts(const struct iso_tree *tree)
 		/* a deleted directory has no links left; a renamed one still has its own */
 		return held.st_nlink == 0 ? TREE_GONE : TREE_MOVED;
 	}
-	if (at_path.st_dev != held.st_dev || at_path.st_ino != held.st_ino)
+	/* a shield still on the tree (held, or covered) shows the tree's own inode */
+	if ((at_path.st_dev != held.st_dev && (!shield || at_path.st_dev != shield)) ||
+	    at_path.st_ino != held.st_ino)
 		return TREE_REPLACED; /* even if ours is gone: what is there now is not ours */
 	return TREE_HERE;
 }
@@ -901,12 +909,12 @@ static enum tree_whereabouts tree_whereabouts(const struct iso_tree *tree)
  * removed (exit unchanged); moved or replaced is retained, a finding, with
  * where it went when that can be told.  Returns false when the tree is here.
  */
-static bool tree_gone_or_foreign(const struct iso_tree *tree, struct iso_outcome *out)
+static bool tree_gone_or_foreign(const struct iso_tree *tree, dev_t shield, struct iso_outcome *out)
 {
 	char fdpath[64], where[PATH_MAX];
 	ssize_t n;
 
-	switch (tree_whereabouts(tree)) {
+	switch (tree_whereabouts(tree, shield)) {
 	case TREE_HERE:
 		return false;
 	case TREE_GONE:
@@ -985,6 +993,81 @@ static void remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome
 	fprintf(stderr, "isorun: namespace retained at %s: %s\n", tree->path, out->tree_reason);
 }
 
+/*
+ * As root the tree wears its shield from just before the command starts: at
+ * teardown the kernel then says whether anything holds the tree, and no
+ * process is read unless something does (tree/shield.h).
+ */
+static void raise_shield(struct sup *s)
+{
+	if (test_fault("no-shield")) {
+		snprintf(s->shield.why, sizeof(s->shield.why), "turned off (ISORUN_TEST_FAULT)");
+		return;
+	}
+	(void)iso_shield_raise(&s->shield, s->tree.user_fd, s->tree.fd, s->tree.id, s->tree.path,
+			       ISO_TREE_OWNER);
+}
+
+static const char *proof_words(const struct sup *s)
+{
+	switch (s->proof) {
+	case ISO_SHIELD_UNUSED:
+		return "proven by the kernel, no process read: the tree's shield ended with its "
+		       "unmount";
+	case ISO_SHIELD_HELD:
+		return "every process read: the tree's shield is held through its mount";
+	case ISO_SHIELD_ELSEWHERE:
+		return "every process read: the tree's shield lives on after its unmount (another "
+		       "mount of it, or a copy in a mount namespace)";
+	case ISO_SHIELD_EXPOSED:
+	case ISO_SHIELD_NONE:
+		break;
+	}
+	return NULL;
+}
+
+/* After the holders were named through a held shield: the tree shows on disk again. */
+static void finish_shield(struct sup *s)
+{
+	struct iso_tree *t = &s->tree;
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	if (s->shield.up)
+		iso_shield_off(t->path);
+	s->shield.up = false;
+	if (!s->shield.work)
+		return;
+	if (iso_shield_remove_work(t->user_fd, t->id, t->user_path, &e) < 0 && s->o->verbosity >= 0)
+		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+	s->shield.work = false;
+}
+
+/*
+ * The shield comes off before anything looks at the tree's path, which then
+ * shows the tree on disk, and the work directory goes with it.  A kept tree
+ * needs no proof.
+ */
+static void lower_shield(struct sup *s, bool prove)
+{
+	struct iso_tree *t = &s->tree;
+
+	s->proof = ISO_SHIELD_NONE;
+	iso_shield_unlock(&s->shield);
+	if (!s->shield.up)
+		snprintf(s->proof_why, sizeof(s->proof_why), "%s", s->shield.why);
+	else if (prove)
+		s->proof = iso_shield_prove(t->user_fd, t->user_path, t->id, t->path,
+					    &s->shield_dev, s->proof_why, sizeof(s->proof_why));
+	/* a held shield stays until the holders are named through it */
+	if (s->proof != ISO_SHIELD_HELD)
+		finish_shield(s);
+	if (prove && s->o->verbosity > 0)
+		fprintf(stderr, "isorun: holders: %s%s\n",
+			proof_words(s) ? "" : "every process read: ",
+			proof_words(s) ? proof_words(s) : s->proof_why);
+}
+
 static void teardown(struct sup *s, struct iso_tree *tree)
 {
 	struct iso_outcome *out = s->out;
@@ -994,14 +1077,19 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 	uint64_t t;
 	int r;
 
+	/* the proof, and a scan, may need the descriptors a full table left no room for */
+	iso_tree_release_reserve(tree);
+	lower_shield(s, !s->o->keep);
 	if (s->o->keep) {
 		out->tree_state = ISO_TREE_KEPT;
 		return;
 	}
-	if (tree_gone_or_foreign(tree, out))
+	if (tree_gone_or_foreign(tree, s->shield_dev, out))
 		return;
 	t = now_us();
 	find_obstacle(s, why, sizeof(why));
+	if (s->proof == ISO_SHIELD_HELD)
+		finish_shield(s);
 	out->timing.scan = lap(&t);
 	if (why[0]) {
 		out->tree_state = ISO_TREE_RETAINED;
@@ -1018,7 +1106,7 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 	s->remove_deadline_ms = 0;
 	out->timing.removal = lap(&t);
 	/* deleted or moved by someone else while we removed it: say so, not the failure */
-	if (r < 0 && tree_gone_or_foreign(tree, out))
+	if (r < 0 && tree_gone_or_foreign(tree, s->shield_dev, out))
 		return;
 	if (r == -ECANCELED) {
 		char sig[32], dur[32];
@@ -1683,6 +1771,7 @@ static enum start start(struct sup *s, struct iso_err *e)
 	}
 	/* before the command's own exec is recorded: one run, one kind of identity */
 	s->execlog.pidfs = s->pol && iso_proc_ident_probe();
+	raise_shield(s);
 	r = spawn_command(s, &listener, e);
 	close_write_ends(s);
 	s->out->timing.start = lap(&s->t_us);
@@ -1800,6 +1889,9 @@ static int fail_before_start(struct sup *s, const struct iso_err *e)
 
 	iso_ceilings_finish(&s->ceil, s->o, true, &out->res);
 	out->setup_before = true;
+	/* the shield's work directory is removed with the descriptors set aside for it */
+	iso_tree_release_reserve(&s->tree);
+	lower_shield(s, false);
 	if (s->tree.fd >= 0)
 		remove_after_setup_failure(&s->tree, out);
 	if (e)
@@ -1877,6 +1969,7 @@ int iso_run(const struct iso_opts *o)
 		.report_fd = -1,
 		.junit_fd = -1,
 		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
+		.shield = { .lock_fd = -1 },
 		.ceil = ISO_CEILINGS_INIT,
 		.t_start = now_us(),
 		.actx = { .run_start_ms = iso_boottime_ms() },

@@ -92,7 +92,7 @@ static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *na
 	ssize_t n;
 	int fd;
 
-	if (!q->ids || st->st_dev != q->ids->root_dev || st->st_ino != q->ids->root_ino ||
+	if (!q->ids || !iso_treeid_on_dev(q->ids, st->st_dev) || st->st_ino != q->ids->root_ino ||
 	    !isdigit((unsigned char)name[0]))
 		return false;
 	snprintf(path, sizeof(path), "../fdinfo/%s", name);
@@ -129,7 +129,7 @@ static int check_link(const struct iso_holder_query *q, struct found *f, int dir
 	/* a named FIFO in the tree is a tree file like any other */
 	if (m == -2 && q->ids &&
 	    (iso_treeid_has(q->ids, st.st_dev, st.st_ino) ||
-	     ((st.st_nlink == 0 || q->ids->partial) && st.st_dev == q->ids->root_dev)))
+	     ((st.st_nlink == 0 || q->ids->partial) && iso_treeid_on_dev(q->ids, st.st_dev))))
 		m = -1;
 	if (m == -2 || (m == -1 && top_opath(q, dirfd, name, &st)))
 		return 0;
@@ -295,9 +295,18 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 		unsigned int maj, min;
 
 		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s", &maj, &min, root, mp) != 4 ||
-		    makedev(maj, min) != q->ids->root_dev || !strcmp(root, "/"))
+		    !iso_treeid_on_dev(q->ids, makedev(maj, min)))
 			continue;
-		snprintf(at, sizeof(at), "%s/root%s", t->base, unescape(mp));
+		unescape(mp);
+		/*
+		 * The disk's root is the whole filesystem; the shield's is the tree,
+		 * and a copy of it at the tree's own path (a mount namespace made
+		 * during the run) shows it where it is, like the disk did before.
+		 */
+		if (!strcmp(root, "/") &&
+		    (makedev(maj, min) == q->ids->root_dev || !strcmp(mp, q->tree)))
+			continue;
+		snprintf(at, sizeof(at), "%s/root%s", t->base, mp);
 		if (fstatat(procfd, at, &st, 0) < 0 ||
 		    !iso_treeid_has(q->ids, st.st_dev, st.st_ino))
 			continue;
@@ -617,6 +626,7 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 		r = iso_treeid_build(&ids, q->tree, records);
 		if (r < 0)
 			return r;
+		ids.alias_dev = q->alias_dev;
 		qq.ids = &ids;
 	}
 	r = scan_all(&qq, &f, buf, &unreadable);

@@ -26,6 +26,7 @@ struct iso_holder_query {
 	const ino_t *pipes;
 	size_t n_pipes;
 	pid_t exclude;		      /* isorun itself: it holds the lock and the read ends */
+	dev_t alias_dev;	      /* the tree's shield: its files show this device too */
 	const struct iso_treeid *ids; /* filled in by iso_find_holders from `tree` */
 };
 

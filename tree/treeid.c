@@ -111,9 +111,14 @@ int iso_treeid_build(struct iso_treeid *t, const char *path, const char *const *
 	return 0;
 }
 
+bool iso_treeid_on_dev(const struct iso_treeid *t, dev_t dev)
+{
+	return dev == t->root_dev || (t->alias_dev && dev == t->alias_dev);
+}
+
 bool iso_treeid_has(const struct iso_treeid *t, dev_t dev, ino_t ino)
 {
-	struct iso_devino k = { dev, ino };
+	struct iso_devino k = { t->alias_dev && dev == t->alias_dev ? t->root_dev : dev, ino };
 
 	return t->n && bsearch(&k, t->v, t->n, sizeof(*t->v), cmp);
 }

@@ -23,6 +23,12 @@ struct iso_treeid {
 	dev_t root_dev; /* the tree's own device: cheap prefilter for mounts */
 	ino_t root_ino;
 	bool partial; /* a subdirectory could not be read: its entries are not in v */
+	/*
+	 * Another device that shows the same inodes: the tree's shield (an overlay
+	 * of the tree on one filesystem keeps its inode numbers), through which a
+	 * holder's descriptor, cwd or mount shows its own st_dev.  0: none.
+	 */
+	dev_t alias_dev;
 };
 
 /*
@@ -32,6 +38,8 @@ struct iso_treeid {
  */
 int iso_treeid_build(struct iso_treeid *t, const char *path, const char *const *skip);
 bool iso_treeid_has(const struct iso_treeid *t, dev_t dev, ino_t ino);
+/* Whether dev is the tree's own device, or its alias. */
+bool iso_treeid_on_dev(const struct iso_treeid *t, dev_t dev);
 void iso_treeid_free(struct iso_treeid *t);
 
 #endif

@@ -22,6 +22,27 @@ setup() {
 	mkdir -p "$W"
 }
 
+# As root, a root on a filesystem where the tree can wear its shield (an overlay
+# of itself, tree/shield.h): the suite's own tree under the enclosing isorun is
+# one already, and an overlay's upper layer cannot be another overlay.  Removed
+# by teardown_shield_root.
+shield_root() {
+	R=$(mktemp -d /dev/shm/isorun-test.XXXXXX)
+	U="$R/isorun-$(id -u)"
+	echo "$R" >"$BATS_TEST_TMPDIR/shield-root"
+}
+
+teardown_shield_root() {
+	local r
+	[ -f "$BATS_TEST_TMPDIR/shield-root" ] || return 0
+	r=$(cat "$BATS_TEST_TMPDIR/shield-root")
+	case $r in /dev/shm/isorun-test.*) ;; *) return 0 ;; esac
+	for t in "$r"/isorun-*/*; do
+		[ -d "$t" ] && umount -l "$t" 2>/dev/null
+	done
+	rm -rf "$r"
+}
+
 # Run isorun with this test's private root.
 iso() {
 	"$ISORUN" --no-config --root "$R" "$@"

@@ -7,6 +7,20 @@
 
 load helpers
 
+# As root the tree wears its shield (tree/shield.h) and every holder below must
+# be found past it: the kernel's proof fails, and the scan names the holder.
+setup() {
+	W="$BATS_TEST_TMPDIR/work"
+	mkdir -p "$W"
+	if [ "$(id -u)" -eq 0 ]; then
+		shield_root
+	else
+		R="$BATS_TEST_TMPDIR/root"
+		U="$R/isorun-$(id -u)"
+	fi
+	mkdir -p "$R"
+}
+
 teardown() {
 	show_last_run
 	for f in "$W"/*.kill; do
@@ -17,6 +31,7 @@ teardown() {
 		[ -d "$t" ] && force_remove "$t"
 	done
 	validate_outputs
+	teardown_shield_root
 }
 
 # Start a run whose command writes a file in its home, announces the home on
@@ -160,4 +175,32 @@ time.sleep(600)' "$W/zombie.pid" <&- 3>&- &
 	wait "$inspector" || true
 	[ "$fails" -eq 0 ]
 	assert_no_tree
+}
+
+@test "as root a clean run's holders are proven by the kernel, no process read; without the shield every process is" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	run --separate-stderr "$ISORUN" -v --no-config --root "$R" -- sh -c 'echo x >"$HOME/f"'
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"isorun: holders: proven by the kernel, no process read: the tree's shield ended with its unmount"* ]]
+	assert_no_tree
+	# control: the same run without its shield reads every process
+	ISORUN_TEST_FAULT=no-shield run --separate-stderr "$ISORUN" -v --no-config --root "$R" -- true
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"isorun: holders: every process read: turned off (ISORUN_TEST_FAULT)"* ]]
+	assert_no_tree
+}
+
+@test "a holder in a mount namespace made before the run, where the tree is bare, is found past the shield" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	# a namespace of its own, private, made before the tree: the shield is not in it
+	unshare -m --propagation private sh -c 'echo $$ >"$1/ns.pid.tmp" && mv "$1/ns.pid.tmp" "$1/ns.pid" &&
+		exec "$2/waitfor" -t 600 "$1/enter"' sh "$W" "$H" <&- 3>&- &
+	echo $! >"$W/ns.kill"
+	"$H/waitfor" -t 60 "$W/ns.pid"
+	start_run
+	nsenter -t "$(cat "$W/ns.pid")" -m sh -c 'exec "$1/holdcwd" "$2" "$3"' sh "$H" "$home" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	: >"$W/enter"
+	assert_retained "pid $holder \`"
+	grep -F "has its cwd in it ($home)" "$W/out"
 }

@@ -11,6 +11,7 @@ teardown() {
 		kill "$(cat "$W/holder.pid")" 2>/dev/null || true
 	fi
 	validate_outputs
+	teardown_shield_root
 }
 
 @test "a background job holding stdout inside the tree is killed, and the tree is still removed" {
@@ -110,7 +111,11 @@ open("leaf", "w").write("x")'
 	force_remove "$tree"
 }
 
+# The next three hold where the tree is a plain directory: for an ordinary user,
+# or root whose tree cannot wear its shield (a nested run).  As root the tree's
+# top is its shield's mount point (the last test of this group).
 @test "a command that deletes its own tree ends 0, the tree counted as removed" {
+	export ISORUN_TEST_FAULT=no-shield
 	run --separate-stderr iso --report "$W/r.json" -- sh -c 'rm -rf "$ISORUN_NAMESPACE"'
 	[ "$status" -eq 0 ]
 	[[ "$stderr" != *"retained"* ]]
@@ -127,6 +132,7 @@ open("leaf", "w").write("x")'
 }
 
 @test "a tree moved away by the command is retained where it went, not removed, exit 122" {
+	export ISORUN_TEST_FAULT=no-shield
 	run --separate-stderr iso --report "$W/r.json" -- sh -c "mv \"\$ISORUN_NAMESPACE\" $W/moved"
 	[ "$status" -eq 122 ]
 	[[ "$stderr" == *"namespace retained at $U/"*": the tree was moved away (now at $W/moved); not removed"* ]]
@@ -136,12 +142,31 @@ open("leaf", "w").write("x")'
 }
 
 @test "a directory put at the tree's path by the command is not removed, exit 122" {
+	export ISORUN_TEST_FAULT=no-shield
 	run --separate-stderr iso -- sh -c 'rm -rf "$ISORUN_NAMESPACE" && mkdir "$ISORUN_NAMESPACE" && touch "$ISORUN_NAMESPACE/theirs"'
 	[ "$status" -eq 122 ]
 	[[ "$stderr" == *"the tree was replaced by something else at its path; not removed"* ]]
 	tree=$(the_tree)
 	[ -f "$tree/theirs" ]
 	force_remove "$tree"
+}
+
+@test "as root the tree's top is its shield's mount point: the command empties it, cannot remove or move it, and its mounts inside come off" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	shield_root
+	run --separate-stderr "$ISORUN" -v --no-config --root "$R" -- sh -c '
+		rm -rf "$ISORUN_NAMESPACE" 2>/dev/null; echo "rm=$?"
+		mv "$ISORUN_NAMESPACE" "$ISORUN_NAMESPACE.moved" 2>/dev/null; echo "mv=$?"
+		mkdir "$HOME" "$HOME/mnt" && mount -t tmpfs none "$HOME/mnt" && touch "$HOME/mnt/inside"
+		ls -A "$ISORUN_NAMESPACE"'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rm=1"*"mv=1"*"home"* ]]
+	# the tmpfs inside held the shield's unmount; nothing else did, and the removal
+	# never reached into it
+	[[ "$stderr" == *"isorun: holders: every process read: the tree's shield is held through its mount"* ]]
+	[[ "$stderr" != *"retained"* ]]
+	assert_no_tree
+	! grep -q " $U/" /proc/self/mountinfo
 }
 
 @test "a tree retained after a failed removal keeps its records, and gc removes it once the obstacle is gone" {

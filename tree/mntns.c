@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+#include "tree/mntns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/types.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+
+/* Debian 12's headers are Linux 6.1's: the nsfs, listmount and statmount ABI by hand. */
+struct mnt_ns_info {
+	__u32 size;
+	__u32 nr_mounts;
+	__u64 mnt_ns_id;
+};
+#define NSIO		0xb7
+#define NS_MNT_GET_INFO _IOR(NSIO, 10, struct mnt_ns_info)
+#define NS_MNT_GET_NEXT _IOR(NSIO, 11, struct mnt_ns_info)
+#define NS_MNT_GET_PREV _IOR(NSIO, 12, struct mnt_ns_info)
+
+struct mnt_id_req {
+	__u32 size;
+	__u32 spare;
+	__u64 mnt_id;
+	__u64 param;
+	__u64 mnt_ns_id;
+};
+#define LSMT_ROOT 0xffffffffffffffffULL
+
+/* The fixed part of struct statmount up to what is read here; strings follow at 512. */
+struct statmount_head {
+	__u32 size;
+	__u32 mnt_opts;
+	__u64 mask;
+	__u32 sb_dev_major;
+	__u32 sb_dev_minor;
+	__u64 sb_magic;
+	__u32 sb_flags;
+	__u32 fs_type;
+	__u64 mnt_id;
+	__u64 mnt_parent_id;
+	__u32 mnt_id_old;
+	__u32 mnt_parent_id_old;
+	__u64 mnt_attr;
+	__u64 mnt_propagation;
+	__u64 mnt_peer_group;
+	__u64 mnt_master;
+	__u64 propagate_from;
+	__u32 mnt_root;
+	__u32 mnt_point;
+};
+#define STATMOUNT_STR_OFFSET 512
+#define STATMOUNT_SB_BASIC   0x1U
+#define STATMOUNT_MNT_ROOT   0x8U
+#define STATMOUNT_MNT_POINT  0x10U
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x4000U
+#endif
+#ifndef SYS_statmount
+#define SYS_statmount 457
+#define SYS_listmount 458
+#endif
+
+struct mount_seen {
+	dev_t dev;
+	char root[PATH_MAX];
+	char point[PATH_MAX];
+};
+
+/* One mount of namespace ns_id (0: ours), its device, root and mount point. */
+static int stat_mount(uint64_t mnt_id, uint64_t ns_id, struct mount_seen *m)
+{
+	struct mnt_id_req req = { .size = sizeof(req),
+				  .mnt_id = mnt_id,
+				  .param = STATMOUNT_SB_BASIC | STATMOUNT_MNT_ROOT |
+					   STATMOUNT_MNT_POINT,
+				  .mnt_ns_id = ns_id };
+	_cleanup_free_ char *buf = malloc(STATMOUNT_STR_OFFSET + 2 * PATH_MAX);
+	const struct statmount_head *h = (const void *)buf;
+	const char *str = buf + STATMOUNT_STR_OFFSET;
+
+	if (!buf)
+		return -ENOMEM;
+	if (syscall(SYS_statmount, &req, buf, STATMOUNT_STR_OFFSET + 2 * PATH_MAX, 0) < 0)
+		return -errno;
+	m->dev = makedev(h->sb_dev_major, h->sb_dev_minor);
+	snprintf(m->root, sizeof(m->root), "%s", str + h->mnt_root);
+	snprintf(m->point, sizeof(m->point), "%s", str + h->mnt_point);
+	return 0;
+}
+
+int iso_mntns_fs_path(int fd, const char *path, char *out, size_t len)
+{
+	struct statx stx;
+	struct mount_seen m;
+	size_t plen;
+	int r;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID_UNIQUE, &stx) < 0)
+		return -errno;
+	if (!(stx.stx_mask & STATX_MNT_ID_UNIQUE))
+		return -EOPNOTSUPP;
+	r = stat_mount(stx.stx_mnt_id, 0, &m);
+	if (r < 0)
+		return r;
+	plen = strlen(m.point);
+	if (!strcmp(m.point, "/"))
+		plen = 0;
+	else if (strncmp(path, m.point, plen) || (path[plen] && path[plen] != '/'))
+		return -EXDEV;
+	if (snprintf(out, len, "%s%s", strcmp(m.root, "/") ? m.root : "", path + plen) >= (int)len)
+		return -ENAMETOOLONG;
+	if (!out[0])
+		snprintf(out, len, "/");
+	return 0;
+}
+
+/* a is b or lies below it */
+static bool below(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	if (!strcmp(b, "/"))
+		return true;
+	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
+}
+
+struct ns_tally {
+	unsigned int containers; /* mounts of the disk that contain the directory */
+	unsigned int inner;	 /* mounts of the disk rooted inside it */
+	unsigned int shields;	 /* mounts of the whole shield */
+	char where[PATH_MAX];
+};
+
+static void tally(const struct iso_mntns_query *q, const struct mount_seen *m, struct ns_tally *t)
+{
+	if (m->dev == q->shield && !strcmp(m->root, "/")) {
+		t->shields++;
+	} else if (m->dev == q->disk && below(q->rel, m->root)) {
+		t->containers++;
+	} else if (m->dev == q->disk && below(m->root, q->rel)) {
+		t->inner++;
+		snprintf(t->where, sizeof(t->where), "%s", m->point);
+	}
+}
+
+/* 1 when namespace ns_id shows the directory bare: a disk mount of it no shield covers. */
+static int ns_exposes(const struct iso_mntns_query *q, uint64_t ns_id, struct ns_tally *t)
+{
+	uint64_t ids[256];
+	struct mnt_id_req req = {
+		.size = sizeof(req), .mnt_id = LSMT_ROOT, .param = 0, .mnt_ns_id = ns_id
+	};
+	struct mount_seen m;
+
+	*t = (struct ns_tally){ 0 };
+	for (;;) {
+		long n = syscall(SYS_listmount, &req, ids, ELEMENTSOF(ids), 0);
+		if (n < 0)
+			return errno == ENOENT ? 0 : -errno; /* the namespace ended meanwhile */
+		for (long i = 0; i < n; i++)
+			if (stat_mount(ids[i], ns_id, &m) == 0)
+				tally(q, &m, t);
+		if (n < (long)ELEMENTSOF(ids))
+			break;
+		req.param = ids[n - 1];
+	}
+	return t->inner > 0 || t->containers > t->shields;
+}
+
+static uint64_t ns_id_of(int fd)
+{
+	struct mnt_ns_info info = { .size = sizeof(info) };
+
+	return ioctl(fd, NS_MNT_GET_INFO, &info) < 0 ? 0 : info.mnt_ns_id;
+}
+
+/* Every namespace from `fd` on in one direction; `own` is skipped. */
+static int walk(const struct iso_mntns_query *q, int fd, unsigned long dir, uint64_t own, char *why,
+		size_t len)
+{
+	_cleanup_close_ int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	struct ns_tally t;
+
+	if (cur < 0)
+		return -errno;
+	for (;;) {
+		struct mnt_ns_info info = { .size = sizeof(info) };
+		int next = ioctl(cur, dir, &info);
+		int r;
+
+		if (next < 0)
+			return errno == ENOENT ? 0 : -errno;
+		close(cur);
+		cur = next;
+		if (info.mnt_ns_id == own)
+			continue;
+		r = ns_exposes(q, info.mnt_ns_id, &t);
+		if (r != 0) {
+			if (r > 0)
+				snprintf(why, len,
+					 "mount namespace %llu shows the tree without its "
+					 "shield%s%.200s",
+					 (unsigned long long)info.mnt_ns_id, t.inner ? " at " : "",
+					 t.inner ? t.where : "");
+			return r;
+		}
+	}
+}
+
+int iso_mntns_exposed(const struct iso_mntns_query *q, char *why, size_t len)
+{
+	_cleanup_close_ int self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	struct ns_tally t;
+	uint64_t own;
+	int r;
+
+	if (self < 0)
+		return -errno;
+	own = ns_id_of(self);
+	if (!own)
+		return -errno;
+	r = ns_exposes(q, 0, &t);
+	if (r > 0)
+		snprintf(why, len, "the tree is also reachable without its shield%s%.200s",
+			 t.inner ? " at " : "", t.inner ? t.where : "");
+	if (r == 0)
+		r = walk(q, self, NS_MNT_GET_PREV, own, why, len);
+	if (r == 0)
+		r = walk(q, self, NS_MNT_GET_NEXT, own, why, len);
+	return r;
+}

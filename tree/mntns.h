@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which mount namespaces could reach a directory without going through the
+ * shield over it: the host's mount namespaces are walked with nsfs's
+ * NS_MNT_GET_NEXT (Linux 6.11; every one for root) and each one's mounts are
+ * read with listmount()/statmount() (6.8): O(namespaces x mounts), never a
+ * process.
+ */
+#ifndef ISO_MNTNS_H
+#define ISO_MNTNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct iso_mntns_query {
+	dev_t disk;	 /* the directory's filesystem */
+	const char *rel; /* its path from that filesystem's root ("/tmp/isorun-0/ID") */
+	dev_t shield;	 /* the overlay over it */
+};
+
+/*
+ * 0 when every mount namespace but ours either shows no part of the directory
+ * from `disk` or also has a mount of the shield; 1 when one shows it bare
+ * (`why` names it); -errno when the namespaces cannot be walked here.
+ */
+int iso_mntns_exposed(const struct iso_mntns_query *q, char *why, size_t len);
+
+/*
+ * The path of `fd`'s directory from its filesystem's root, through the mount it
+ * is on in our namespace: `path` is the canonical path of fd.  -errno otherwise.
+ */
+int iso_mntns_fs_path(int fd, const char *path, char *out, size_t len);
+
+#endif

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+#include "tree/shield.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "tree/mntns.h"
+#include "tree/rmtree.h"
+
+#define OVERLAYFS_MAGIC 0x794c7630
+
+/*
+ * How long an unmounted shield's superblock may take to end: a mount copy
+ * dropped by a task in its exit is put from a workqueue a jiffy later.  Only a
+ * run with a holder elsewhere waits this long.
+ */
+#define SHIELD_END_MS 200
+
+bool iso_shield_is_own(const char *name)
+{
+	size_t n = strlen(name), s = strlen(ISO_SHIELD_WORK_SUFFIX);
+
+	return name[0] == '.' && n > s && !strcmp(name + n - s, ISO_SHIELD_WORK_SUFFIX);
+}
+
+static int work_name(const char *id, char *out, size_t len)
+{
+	if (snprintf(out, len, ".%s%s", id, ISO_SHIELD_WORK_SUFFIX) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int fail(struct iso_shield *sh, int r, const char *what)
+{
+	snprintf(sh->why, sizeof(sh->why), "%s: %s", what, strerror(-r));
+	return r;
+}
+
+/*
+ * The layers are the run's own: an empty lower directory and the work directory
+ * side by side in .<id>.w, on the tree's filesystem.  On one filesystem overlayfs
+ * shows the tree's own inode numbers (a lower layer elsewhere would give its
+ * directories numbers of their own), so a holder found through the shield is
+ * matched against the tree on disk.  "volatile": no syncfs at the unmount
+ * (40 ms on ext4 here); the tree is scratch, and its data is written back as
+ * any other.
+ */
+static int mount_overlay(struct iso_shield *sh, int dir, int tree_fd, const char *path)
+{
+	char opts[200];
+	struct stat st;
+
+	if (mkdirat(dir, "l", 0500) < 0 || mkdirat(dir, "w", 0700) < 0)
+		return fail(sh, -errno, "make the shield's layers");
+	snprintf(opts, sizeof(opts),
+		 "lowerdir=/proc/self/fd/%d/l,upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d/w,"
+		 "volatile",
+		 dir, tree_fd, dir);
+	if (mount("isorun", path, "overlay", 0, opts) < 0)
+		return fail(sh, -errno, "mount an overlay of the tree on itself");
+	if (stat(path, &st) < 0 || st.st_dev == sh->disk) {
+		int r = -errno;
+		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
+		return fail(sh, r ? r : -EIO, "stat the tree's shield");
+	}
+	sh->dev = st.st_dev;
+	return 0;
+}
+
+/*
+ * Root of the host: only there are all mount namespaces walked (nsfs lists the
+ * ones we hold CAP_SYS_ADMIN over), and only there does a mount of ours cover
+ * the path every process on the host takes.  The initial user namespace maps
+ * every id to itself.
+ */
+static bool initial_userns(void)
+{
+	char map[64];
+	ssize_t n;
+	_cleanup_close_ int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, map, sizeof(map) - 1);
+	if (n <= 0)
+		return false;
+	map[n] = '\0';
+	return !strcmp(map, "         0          0 4294967295\n");
+}
+
+static int lock_through(struct iso_shield *sh, const char *path, const char *owner)
+{
+	char at[PATH_MAX + NAME_MAX + 2];
+	int fd;
+
+	snprintf(at, sizeof(at), "%s/%s", path, owner);
+	fd = open(at, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return fail(sh, r, "lock the owner record through the shield");
+	}
+	sh->lock_fd = fd;
+	return 0;
+}
+
+int iso_shield_raise(struct iso_shield *sh, int user_fd, int tree_fd, const char *id,
+		     const char *path, const char *owner)
+{
+	_cleanup_close_ int work = -1;
+	char name[NAME_MAX + 1];
+	struct stat st;
+	int r;
+
+	*sh = (struct iso_shield){ .lock_fd = -1 };
+	if (geteuid() != 0)
+		return fail(sh, -EPERM, "not root: no mount in the caller's mount namespace");
+	if (!initial_userns())
+		return fail(sh, -EPERM,
+			    "not in the host's user namespace: its mount namespaces "
+			    "cannot all be seen");
+	if (fstat(tree_fd, &st) < 0)
+		return fail(sh, -errno, "stat the tree");
+	sh->disk = st.st_dev;
+	r = work_name(id, name, sizeof(name));
+	if (r < 0)
+		return fail(sh, r, "name the shield's work directory");
+	if (mkdirat(user_fd, name, 0700) < 0)
+		return fail(sh, -errno, "make the shield's work directory");
+	work = openat(user_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	sh->work = true;
+	r = work < 0 ? fail(sh, -errno, "open the shield's work directory")
+		     : mount_overlay(sh, work, tree_fd, path);
+	if (r < 0) {
+		(void)unlinkat(work, "l", AT_REMOVEDIR);
+		(void)unlinkat(work, "w", AT_REMOVEDIR);
+		if (unlinkat(user_fd, name, AT_REMOVEDIR) == 0)
+			sh->work = false;
+		return r;
+	}
+	sh->up = true;
+	r = lock_through(sh, path, owner);
+	if (r < 0) {
+		/* a shield ls and gc would find unlocked is worse than none */
+		iso_shield_off(path);
+		sh->up = false;
+	}
+	return r;
+}
+
+void iso_shield_unlock(struct iso_shield *sh)
+{
+	if (sh->lock_fd >= 0)
+		close(sh->lock_fd);
+	sh->lock_fd = -1;
+}
+
+/* The directory at `path` is an overlay mounted on the tree (statfs, and a device of its own). */
+static bool is_shield(int user_fd, const char *id, struct stat *st)
+{
+	struct statfs sf;
+	struct stat parent;
+	_cleanup_close_ int fd =
+		openat(user_fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	return fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_MAGIC &&
+	       fstat(fd, st) == 0 && fstat(user_fd, &parent) == 0 && st->st_dev != parent.st_dev;
+}
+
+bool iso_shield_present(int user_fd, const char *id)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+
+	return work_name(id, name, sizeof(name)) == 0 &&
+	       fstatat(user_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	       is_shield(user_fd, id, &st);
+}
+
+void iso_shield_off(const char *path)
+{
+	(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
+}
+
+void iso_shield_detach(int user_fd, const char *id, const char *path)
+{
+	if (iso_shield_present(user_fd, id))
+		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
+}
+
+/* Whether the superblock behind watch `in` ended, waiting at most SHIELD_END_MS for it. */
+static bool superblock_ended(int in)
+{
+	struct pollfd p = { .fd = in, .events = POLLIN };
+	char buf[sizeof(struct inotify_event) + NAME_MAX + 1]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		for (ssize_t off = 0; off < n;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+			if (ev->mask & IN_UNMOUNT)
+				return true;
+			off += (ssize_t)sizeof(*ev) + ev->len;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return false;
+		if (n < 0 && poll(&p, 1, SHIELD_END_MS) <= 0)
+			return false;
+	}
+}
+
+/* Is any mount namespace showing the on-disk tree bare?  1 (why says where), 0, or -errno. */
+static int exposed(int user_fd, const char *user_path, const char *id, dev_t disk, dev_t dev,
+		   char *why, size_t len)
+{
+	char rel[PATH_MAX], tree_rel[PATH_MAX + NAME_MAX + 2];
+	struct iso_mntns_query q = { .disk = disk, .rel = tree_rel, .shield = dev };
+	int r = iso_mntns_fs_path(user_fd, user_path, rel, sizeof(rel));
+
+	if (r < 0)
+		return r;
+	snprintf(tree_rel, sizeof(tree_rel), "%s/%s", strcmp(rel, "/") ? rel : "", id);
+	return iso_mntns_exposed(&q, why, len);
+}
+
+enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const char *id,
+				       const char *path, dev_t *ovl_dev, char *why, size_t len)
+{
+	_cleanup_close_ int in = -1;
+	struct stat st, parent;
+	int ex;
+
+	*ovl_dev = 0;
+	if (!iso_shield_present(user_fd, id) || !is_shield(user_fd, id, &st) ||
+	    fstat(user_fd, &parent) < 0) {
+		snprintf(why, len, "the tree's shield is gone");
+		return ISO_SHIELD_NONE;
+	}
+	*ovl_dev = st.st_dev;
+	/* before the unmount: a namespace's copy of the shield is what covers it */
+	ex = exposed(user_fd, user_path, id, parent.st_dev, st.st_dev, why, len);
+	if (ex < 0)
+		snprintf(why, len, "the mount namespaces cannot be read: %s", strerror(-ex));
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (in < 0 || inotify_add_watch(in, path, IN_UNMOUNT | IN_ONLYDIR | IN_DONT_FOLLOW) < 0) {
+		snprintf(why, len, "watch the tree's shield: %s", strerror(errno));
+		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
+		return ISO_SHIELD_NONE;
+	}
+	if (umount2(path, UMOUNT_NOFOLLOW) < 0) {
+		if (errno == EBUSY)
+			return ISO_SHIELD_HELD;
+		snprintf(why, len, "unmount the tree's shield: %s", strerror(errno));
+		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
+		return ISO_SHIELD_NONE;
+	}
+	if (!superblock_ended(in))
+		return ISO_SHIELD_ELSEWHERE;
+	return ex == 0 ? ISO_SHIELD_UNUSED : ex > 0 ? ISO_SHIELD_EXPOSED : ISO_SHIELD_NONE;
+}
+
+int iso_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e)
+{
+	char name[NAME_MAX + 1], display[PATH_MAX + NAME_MAX + 2];
+	struct stat st;
+	int r = work_name(id, name, sizeof(name));
+
+	if (r < 0 || fstatat(user_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	snprintf(display, sizeof(display), "%s/%s", user_path, name);
+	r = iso_rmtree(user_fd, name, display, NULL, e);
+	return r == -ENOENT ? 0 : r;
+}

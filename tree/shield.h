@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tree's shield (issue 25): where isorun may mount in the caller's mount
+ * namespace (root), the tree is covered by an overlay of itself (upper: the
+ * tree, lower: an empty directory) from before the command starts until
+ * teardown.  Every way into the tree then goes through that overlay's
+ * superblock: a file, cwd, root, exe or mapping, a bind mount of any part,
+ * a copy in a mount namespace made since, a descriptor passed anywhere.  When
+ * our unmount ends the superblock (inotify's IN_UNMOUNT), nothing on the host
+ * holds the tree, whatever the host runs: the kernel counted, no process was read.
+ *
+ * The on-disk tree stays at its path throughout: unmounting the shield shows
+ * the same directory, so a kept or retained tree is where it always was.
+ */
+#ifndef ISO_SHIELD_H
+#define ISO_SHIELD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+
+/* The shared empty lower layer in the user directory, made once, never removed. */
+#define ISO_SHIELD_LOWER ".empty"
+/* A run's work directory in the user directory: ".<id>.w" */
+#define ISO_SHIELD_WORK_SUFFIX ".w"
+
+enum iso_shield_proof {
+	ISO_SHIELD_UNUSED,    /* the superblock ended with our unmount: no holder anywhere */
+	ISO_SHIELD_HELD,      /* the unmount was refused: something holds it through this mount;
+			       * the shield stays until iso_shield_detach() */
+	ISO_SHIELD_ELSEWHERE, /* unmounted, but the superblock lives on: another mount or copy */
+	ISO_SHIELD_EXPOSED,   /* a mount namespace shows the on-disk tree without the shield */
+	ISO_SHIELD_NONE,      /* no shield to prove with (gone, or never made) */
+};
+
+struct iso_shield {
+	bool up;
+	bool work;  /* its work directory exists (iso_shield_remove_work() takes it) */
+	dev_t dev;  /* the overlay's st_dev: what a holder through it shows */
+	dev_t disk; /* the tree directory's own st_dev */
+	/*
+	 * The owner record opened through the shield, and flocked: a lock is an
+	 * inode's, and `ls` and `gc` reach the record through the shield, whose
+	 * inode is not the one on disk.  Closed before the unmount.  -1: none.
+	 */
+	int lock_fd;
+	char why[200]; /* why there is no shield, or what the proof found */
+};
+
+/*
+ * Mount the shield on `path` (the tree, open as tree_fd, named `id` in the user
+ * directory user_fd).  Not being able to is not an error of the run: the holder
+ * scan then proves the tree unused the slow way.  0, or -errno with sh->why.
+ */
+int iso_shield_raise(struct iso_shield *sh, int user_fd, int tree_fd, const char *id,
+		     const char *path, const char *owner);
+/* Let go of the lock taken through the shield (before it comes off). */
+void iso_shield_unlock(struct iso_shield *sh);
+
+/*
+ * Unmount the shield and say what the kernel knows.  Afterwards `path` shows
+ * the on-disk tree, except after HELD: a holder scan names the holders
+ * through the shield first, then iso_shield_detach() takes it off, with
+ * whatever the command mounted inside the tree (lazily: what such a mount
+ * shows is never reached by the removal).
+ * `user_path` is the user directory's canonical path.  *ovl_dev gets the
+ * overlay's device (0 when there was none), for a holder scan to match.
+ */
+enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const char *id,
+				       const char *path, dev_t *ovl_dev, char *why, size_t len);
+
+/* Detach the shield without a proof (a kept tree), if `path` is one. */
+void iso_shield_detach(int user_fd, const char *id, const char *path);
+/* Detach the shield raised at `path` by this process (no descriptor needed). */
+void iso_shield_off(const char *path);
+
+/* Whether the tree `id` still wears a shield (a run killed before its teardown). */
+bool iso_shield_present(int user_fd, const char *id);
+
+/* Remove the run's work directory; a missing one is not an error. */
+int iso_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e);
+
+/* Whether `name` in the user directory is the shield's (not a tree). */
+bool iso_shield_is_own(const char *name);
+
+#endif
