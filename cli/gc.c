@@ -24,6 +24,7 @@
 #include "tree/orphans.h"
 #include "tree/tree.h"
 #include "tree/trees.h"
+#include "tree/shield.h"
 
 struct cmd {
 	const char *name; /* "ls" or "gc" */
@@ -595,6 +596,47 @@ int iso_ls_main(int argc, char **argv)
 	return 0;
 }
 
+/* The shields' work directories whose tree is gone; a failure is said, not fatal. */
+static void sweep_work(struct cmd *c)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	if (iso_shield_sweep(c->user_fd, c->user_path, &e) < 0)
+		fprintf(stderr, "isorun: gc: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+}
+
+/*
+ * A tree still wearing its shield (its run was killed before its teardown, or
+ * it was retained with a holder named through the shield) is judged through
+ * it, holders on disk matched by the disk's device; only a removable one has
+ * it taken off, and is then looked at again on disk.  Returns the device to
+ * match, or 0.
+ */
+static dev_t shielded(const struct cmd *c, size_t i)
+{
+	struct stat disk;
+
+	if (!iso_shield_present(c->user_fd, c->names[i]) || fstat(c->user_fd, &disk) < 0)
+		return 0;
+	return disk.st_dev;
+}
+
+static int unshield(struct cmd *c, size_t i, struct iso_tree_view *v)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+	dev_t dev;
+
+	if (iso_shield_take_off(c->user_fd, c->user_path, c->names[i], v->path, &dev, &e) < 0) {
+		fprintf(stderr, "isorun: gc: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+		return -EIO;
+	}
+	iso_tree_view_close(v);
+	iso_tree_view(c->user_fd, c->user_path, c->names[i], &c->host, true, v);
+	return v->lock == ISO_LOCK_TAKEN ? 0 : -EAGAIN;
+}
+
 int iso_gc_main(int argc, char **argv)
 {
 	struct cmd c = { .name = "gc", .user_fd = -1 };
@@ -611,9 +653,12 @@ int iso_gc_main(int argc, char **argv)
 		char why[1200], note[900] = "";
 		_cleanup_free_ char *shown = NULL;
 		bool removable;
+		dev_t alias = shielded(&c, i);
 
 		/* the lock, once taken, is held through the removal: no owner can start */
 		iso_tree_view(c.user_fd, c.user_path, c.names[i], &c.host, true, &v);
+		if (alias)
+			v.alias_dev = alias;
 		shown = iso_shell_quote(v.path);
 		/* owner gone, lock ours: what the run left running goes first */
 		r = gc_orphans(&c, &v, shown ? shown : v.path, note, sizeof(note));
@@ -638,7 +683,11 @@ int iso_gc_main(int argc, char **argv)
 			struct iso_err e = { 0 };
 			char buf[400];
 
-			if (iso_tree_remove(c.user_fd, &v, &e) < 0) {
+			if (alias && unshield(&c, i, &v) < 0) {
+				printf("kept %s: its shield could not be taken off\n",
+				       shown ? shown : v.path);
+				code = 1;
+			} else if (iso_tree_remove(c.user_fd, &v, &e) < 0) {
 				fflush(stdout);
 				fprintf(stderr, "isorun: gc: cannot remove %s: %s\n",
 					shown ? shown : v.path,
@@ -650,6 +699,8 @@ int iso_gc_main(int argc, char **argv)
 		}
 		iso_tree_view_close(&v);
 	}
+	if (!c.dry_run)
+		sweep_work(&c);
 	close_trees(&c);
 	if (fflush(stdout) == EOF) {
 		fprintf(stderr, "isorun: gc: write the report: %s\n", strerror(errno));

@@ -1088,8 +1088,14 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 		return;
 	t = now_us();
 	find_obstacle(s, why, sizeof(why));
-	if (s->proof == ISO_SHIELD_HELD)
+	/*
+	 * A holder named through the shield keeps it on the retained tree, for gc
+	 * to judge through; one that outlived its unmount is recorded by device.
+	 */
+	if (s->proof == ISO_SHIELD_HELD && !why[0])
 		finish_shield(s);
+	if (s->proof == ISO_SHIELD_ELSEWHERE)
+		tree->shield_dev = s->shield_dev;
 	out->timing.scan = lap(&t);
 	if (why[0]) {
 		out->tree_state = ISO_TREE_RETAINED;
@@ -1844,13 +1850,24 @@ static void record_state(struct sup *s)
 	struct iso_outcome *out = s->out;
 	struct iso_err e = { 0 };
 	char buf[400];
-	int r = 0;
+	int r = 0, disk_fd = s->tree.fd;
+	_cleanup_close_ int through = -1;
 
+	/*
+	 * A tree that keeps its shield is read through it, where a record written
+	 * on disk under a name looked up before may not show (overlayfs caches it).
+	 */
+	if (s->shield.up) {
+		through = open(s->tree.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (through >= 0)
+			s->tree.fd = through;
+	}
 	if (out->tree_state == ISO_TREE_KEPT)
 		r = iso_tree_record_state(&s->tree, true, s->o->shell ? "isorun shell" : "--keep",
 					  &e);
 	else if (out->tree_state == ISO_TREE_RETAINED)
 		r = iso_tree_record_state(&s->tree, false, out->tree_reason, &e);
+	s->tree.fd = disk_fd;
 	if (r < 0)
 		fprintf(stderr,
 			"isorun: warning: %s (isorun ls will not show why the tree stayed)\n",

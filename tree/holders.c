@@ -108,13 +108,31 @@ static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *na
 	return fl && sscanf(fl, "flags: %o", &flags) == 1 && (flags & O_PATH);
 }
 
+/*
+ * A file reached through a shield taken off lazily shows a path from the
+ * shield's root ("/home/f"): where the tree has that path with that inode,
+ * that is the file.
+ */
+static const char *shield_path(const struct iso_holder_query *q, dev_t dev, ino_t ino,
+			       const char *target, char *buf, size_t len)
+{
+	struct stat st;
+
+	if (!q->alias_dev || dev != q->alias_dev || target[0] != '/' || inside(q->tree, target))
+		return target;
+	if (snprintf(buf, len, "%s%s", q->tree, target) >= (int)len || lstat(buf, &st) < 0 ||
+	    st.st_ino != ino)
+		return target;
+	return buf;
+}
+
 /* check_link(): the link is not there (an fd closed meanwhile, a task past exit_fs()) */
 #define LINK_ABSENT 1
 
 static int check_link(const struct iso_holder_query *q, struct found *f, int dirfd, pid_t pid,
 		      const char *name, const char *what)
 {
-	char target[PATH_MAX];
+	char target[PATH_MAX], full[PATH_MAX];
 	struct stat st;
 	ssize_t n;
 	int m = -2;
@@ -141,6 +159,9 @@ static int check_link(const struct iso_holder_query *q, struct found *f, int dir
 		return 0; /* a named FIFO with a pipe's inode number */
 	if (m == -1 && !iso_treeid_has(q->ids, st.st_dev, st.st_ino) && !inside(q->tree, target))
 		return 0;
+	if (m == -1)
+		return add(f, pid, what,
+			   shield_path(q, st.st_dev, st.st_ino, target, full, sizeof(full)), m);
 	return add(f, pid, what, target, m);
 }
 
@@ -229,7 +250,7 @@ static int scan_maps(const struct iso_holder_query *q, struct found *f, int proc
 		     const struct target *t)
 {
 	_cleanup_fclose_ FILE *fp = open_proc_file(f, procfd, t, "maps");
-	char line[PATH_MAX + 128];
+	char line[PATH_MAX + 128], full[PATH_MAX];
 	int r = 0;
 
 	if (!fp)
@@ -244,7 +265,9 @@ static int scan_maps(const struct iso_holder_query *q, struct found *f, int proc
 		if (!iso_treeid_has(q->ids, dev, (ino_t)ino))
 			continue;
 		path[strcspn(path, "\n")] = '\0';
-		r = add(f, t->pid, "mapping", *path ? path : "?", -1);
+		r = add(f, t->pid, "mapping",
+			*path ? shield_path(q, dev, (ino_t)ino, path, full, sizeof(full)) : "?",
+			-1);
 		break; /* one mapping names the holder; a library maps several */
 	}
 	return r;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "tree/shield.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -283,4 +284,59 @@ int iso_shield_remove_work(int user_fd, const char *id, const char *user_path, s
 	snprintf(display, sizeof(display), "%s/%s", user_path, name);
 	r = iso_rmtree(user_fd, name, display, NULL, e);
 	return r == -ENOENT ? 0 : r;
+}
+
+int iso_shield_take_off(int user_fd, const char *user_path, const char *id, const char *path,
+			dev_t *dev, struct iso_err *e)
+{
+	struct stat st;
+
+	*dev = 0;
+	if (!iso_shield_present(user_fd, id))
+		return 0;
+	if (stat(path, &st) < 0)
+		return iso_err_set(e, errno, "stat '%s'", path);
+	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
+		return iso_err_set(e, errno, "unmount the shield of '%s'", path);
+	*dev = st.st_dev;
+	return iso_shield_remove_work(user_fd, id, user_path, e) < 0 ? -EIO : 1;
+}
+
+/* ".<id>.w" -> "<id>" */
+static bool tree_of(const char *name, char *id, size_t len)
+{
+	size_t n = strlen(name) - strlen(ISO_SHIELD_WORK_SUFFIX) - 1;
+
+	if (!iso_shield_is_own(name) || n == 0 || n >= len)
+		return false;
+	memcpy(id, name + 1, n);
+	id[n] = '\0';
+	return true;
+}
+
+int iso_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
+{
+	int fd = openat(user_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char id[NAME_MAX + 1];
+	struct dirent *de;
+	struct stat st;
+	int n = 0, r = 0;
+	DIR *d;
+
+	if (fd < 0)
+		return iso_err_set(e, errno, "open '%s'", user_path);
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return iso_err_set(e, errno, "list '%s'", user_path);
+	}
+	while (r == 0 && (de = readdir(d))) {
+		if (!tree_of(de->d_name, id, sizeof(id)) ||
+		    fstatat(user_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+			continue;
+		r = iso_shield_remove_work(user_fd, id, user_path, e);
+		n += r == 0;
+	}
+	closedir(d);
+	return r < 0 ? r : n;
 }

@@ -85,4 +85,17 @@ int iso_shield_remove_work(int user_fd, const char *id, const char *user_path, s
 /* Whether `name` in the user directory is the shield's (not a tree). */
 bool iso_shield_is_own(const char *name);
 
+/*
+ * gc's half: take off the shield a killed run left on tree `id` (detached; its
+ * device in *dev), and its work directory.  1 when there was one, 0, -errno.
+ */
+int iso_shield_take_off(int user_fd, const char *user_path, const char *id, const char *path,
+			dev_t *dev, struct iso_err *e);
+
+/*
+ * Remove the work directories whose tree is gone (a run killed between the two
+ * removals).  Returns how many, or -errno.
+ */
+int iso_shield_sweep(int user_fd, const char *user_path, struct iso_err *e);
+
 #endif

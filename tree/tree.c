@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -335,6 +336,12 @@ static int write_state(struct iso_tree *t, const char *state, const char *reason
 
 	if (!o)
 		return iso_err_set(e, ENOMEM, "outcome record");
+	if (t->shield_dev && json_object_set_new(o, "shield_dev",
+						 json_sprintf("%u:%u", major(t->shield_dev),
+							      minor(t->shield_dev))) < 0) {
+		json_decref(o);
+		return iso_err_set(e, ENOMEM, "outcome record");
+	}
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!text)

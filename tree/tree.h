@@ -40,6 +40,11 @@ struct iso_tree {
 	 * tree.  0 when not held (fd 0 is always taken).
 	 */
 	int reserve[ISO_TREE_RESERVE];
+	/*
+	 * The device of a shield that still lives after its unmount (tree/shield.h):
+	 * written into the outcome record, so that gc matches holders through it.  0: none.
+	 */
+	dev_t shield_dev;
 	char id[64];
 	char path[PATH_MAX]; /* absolute */
 	char user_path[PATH_MAX];

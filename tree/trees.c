@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "tree/trees.h"
+#include "tree/shield.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -113,6 +115,19 @@ static int read_record(int dirfd, const char *name, char **ret, struct stat *st,
 }
 
 /* <id>/outcome: 1 with seen/reason set, 0 when absent, -EINVAL with why when unusable. */
+/*
+ * A shield that outlived its run's unmount, by device: holders through it are
+ * matched by gc.  The record is the command's to rewrite, but an alias only
+ * adds matches: a forged one can keep a tree, never remove one.
+ */
+static void read_shield_dev(struct iso_tree_view *v, const json_t *dev)
+{
+	unsigned int maj, min;
+
+	if (json_is_string(dev) && sscanf(json_string_value(dev), "%u:%u", &maj, &min) == 2)
+		v->alias_dev = makedev(maj, min);
+}
+
 static int read_state(struct iso_tree_view *v, char *why, size_t len)
 {
 	_cleanup_free_ char *text = NULL;
@@ -140,6 +155,7 @@ static int read_state(struct iso_tree_view *v, char *why, size_t len)
 		v->seen = strcmp(json_string_value(state), "kept") ? ISO_SEEN_RETAINED
 								   : ISO_SEEN_KEPT;
 		snprintf(v->reason, sizeof(v->reason), "%s", json_string_value(reason));
+		read_shield_dev(v, json_object_get(o, "shield_dev"));
 		r = 1;
 	}
 	json_decref(o);
@@ -321,7 +337,8 @@ int iso_tree_names(int user_fd, char ***ret)
 	}
 	errno = 0;
 	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    iso_shield_is_own(de->d_name))
 			continue;
 		if (n == cap) {
 			char **nv;

@@ -44,6 +44,12 @@ struct iso_tree_view {
 	char lock_why[200];
 	enum iso_tree_seen seen;
 	char reason[600];
+	/*
+	 * The other device the tree shows through: the disk's while a crashed
+	 * run's shield still covers it, the shield's once gc took it off (holders
+	 * through either are matched, tree/shield.h).  0: none.
+	 */
+	dev_t alias_dev;
 };
 
 /*

@@ -16,10 +16,10 @@
 #include "tree/trees.h"
 
 /* The first holder, in teardown's words; or why holders could not be ruled out. */
-static int scan_holders(const char *tree, char *why, size_t len, size_t *unreadable)
+static int scan_holders(const char *tree, dev_t alias, char *why, size_t len, size_t *unreadable)
 {
 	/* ourselves excluded: we hold the tree's directory and its lock open */
-	struct iso_holder_query q = { .tree = tree, .exclude = getpid() };
+	struct iso_holder_query q = { .tree = tree, .exclude = getpid(), .alias_dev = alias };
 	struct iso_holder *h = NULL;
 	_cleanup_free_ char *cmd = NULL;
 	const struct iso_holder *first;
@@ -56,7 +56,8 @@ bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, char *why, size
 
 	/* the scan is a pass over every process: only once it can decide */
 	if (v->owner_ok && v->fate == ISO_FATE_GONE && v->lock == ISO_LOCK_TAKEN) {
-		f.holders = scan_holders(v->path, holder_why, sizeof(holder_why), &f.unreadable);
+		f.holders = scan_holders(v->path, v->alias_dev, holder_why, sizeof(holder_why),
+					 &f.unreadable);
 		f.holder_why = holder_why;
 	}
 	return iso_gc_verdict(&f, why, len);

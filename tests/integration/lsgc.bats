@@ -17,6 +17,20 @@ isogc() {
 	"$ISORUN" gc --root "$R" "$@"
 }
 
+# As root the trees wear their shields (tree/shield.h): a run killed before its
+# teardown leaves one on, which ls and gc must see through.
+setup() {
+	W="$BATS_TEST_TMPDIR/work"
+	mkdir -p "$W"
+	if [ "$(id -u)" -eq 0 ]; then
+		shield_root
+	else
+		R="$BATS_TEST_TMPDIR/root"
+		U="$R/isorun-$(id -u)"
+	fi
+	mkdir -p "$R"
+}
+
 teardown() {
 	show_last_run
 	# every waiting command of this file waits for this name
@@ -25,6 +39,7 @@ teardown() {
 		[ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
 	done
 	validate_outputs
+	teardown_shield_root
 }
 
 # The listing line of one tree (ls prints the path first).
