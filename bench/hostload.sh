@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# A run's cost against the host's size (issue 25): N idle processes (32 open
+# descriptors and 8 file mappings each, bench/idle.c) beside the runs, and
+# `isorun -- /bin/true` paired with `bwrap --dev-bind / / /bin/true`, A B B A,
+# the median of the per-pair ratios; the same for --pidns against bwrap's
+# user+pid line.  N = 0, 500 and 2,000 (HOSTLOAD_NS).  Run it as each user whose
+# line you want: as root, and as an ordinary user (runuser -u USER -- ...).
+#   bench/hostload.sh [PATH_TO_ISORUN] [ROUNDS]
+# Targets: isorun / bwrap <= 1.5 at N = 2,000 and <= 1.3 at N = 500 where the
+# kernel offers a way (docs/design.md, "Holders without reading the host").
+set -eu
+isorun=$(realpath "${1:-build/isorun}")
+rounds=${2:-40}
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mktemp -d "${TMPDIR:-/tmp}/isorun-hostload.XXXXXX")
+shm=
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	shm=$(mktemp -d /dev/shm/isorun-hostload.XXXXXX)
+fi
+idle_pid=
+cleanup() {
+	[ -n "$idle_pid" ] && kill "$idle_pid" 2>/dev/null
+	wait 2>/dev/null || true
+	rm -rf "$out" ${shm:+"$shm"}
+}
+trap cleanup EXIT
+cc -O2 -o "$out/idle" "$top/bench/idle.c"
+cc -O2 -o "$out/pairs" "$top/bench/pairs.c"
+root=${shm:-$out}
+
+if ! command -v bwrap >/dev/null; then
+	echo "hostload: not measurable (bwrap not installed)"
+	exit 0
+fi
+
+# The idle helper prints "ready" once every child is in place; closing its
+# stdin ends it, and its children with it (PR_SET_PDEATHSIG).
+start_idle() { # N
+	coproc IDLE { exec "$out/idle" "$1"; }
+	idle_pid=$IDLE_PID
+	local line=
+	read -r line <&"${IDLE[0]}" || true
+	if [ "$line" != ready ]; then
+		echo "hostload: the idle helper did not start $1 processes"
+		exit 1
+	fi
+}
+
+stop_idle() {
+	eval "exec ${IDLE[1]}>&-"
+	wait "$idle_pid" 2>/dev/null || true
+	idle_pid=
+}
+
+echo "a run's cost against the host's size, $(id -un), root on ${shm:+tmpfs }$root, $rounds pairs each:"
+for n in ${HOSTLOAD_NS:-0 500 2000}; do
+	start_idle "$n"
+	procs=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
+	echo "N = $n idle processes ($procs on the machine):"
+	"$out/pairs" "$rounds" "bwrap --dev-bind / / /bin/true" bwrap --dev-bind / / /bin/true \
+		:: "isorun -- /bin/true" "$isorun" --no-config --root "$root" -- /bin/true |
+		sed 's/^/  /'
+	if bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true 2>/dev/null; then
+		"$out/pairs" "$rounds" "bwrap --unshare-user --unshare-pid ..." \
+			bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true \
+			:: "isorun --pidns -- /bin/true" \
+			"$isorun" --no-config --root "$root" --pidns -- /bin/true | sed 's/^/  /'
+	fi
+	"$isorun" -v --no-config --root "$root" -- /bin/true 2>&1 >/dev/null |
+		sed -n 's/^isorun: \(holders: .*\)/  -v: \1/p; s/^isorun: timing: /  -v timing: /p'
+	stop_idle
+done
+echo "  targets: isorun / bwrap <= 1.3 at N = 500, <= 1.5 at N = 2,000 where the kernel can count"
