@@ -855,6 +855,9 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 		}
 	q.tree = s->proof == ISO_SHIELD_UNUSED ? NULL : s->out->tree_path;
 	q.alias_dev = s->shield_dev;
+	/* the kernel proved the tree unused and the pipes saw their EOF: nothing to look for */
+	if (!q.tree && !q.n_pipes)
+		return;
 	n = iso_find_holders(&q, &h, NULL);
 	if (n < 0) {
 		iso_holders_strerror(n, why, len);
@@ -1079,6 +1082,8 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 
 	/* the proof, and a scan, may need the descriptors a full table left no room for */
 	iso_tree_release_reserve(tree);
+	/* the shield's proof is the holder scan's first step, and timed with it */
+	t = now_us();
 	lower_shield(s, !s->o->keep);
 	if (s->o->keep) {
 		out->tree_state = ISO_TREE_KEPT;
@@ -1086,16 +1091,15 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 	}
 	if (tree_gone_or_foreign(tree, s->shield_dev, out))
 		return;
-	t = now_us();
 	find_obstacle(s, why, sizeof(why));
 	/*
-	 * A holder named through the shield keeps it on the retained tree, for gc
-	 * to judge through; one that outlived its unmount is recorded by device.
+	 * Once the holders are named, the shield comes off (a retained tree is a
+	 * plain directory); one still in use is recorded by device, for gc to match.
 	 */
-	if (s->proof == ISO_SHIELD_HELD && !why[0])
-		finish_shield(s);
-	if (s->proof == ISO_SHIELD_ELSEWHERE)
+	if (s->proof == ISO_SHIELD_HELD || s->proof == ISO_SHIELD_ELSEWHERE)
 		tree->shield_dev = s->shield_dev;
+	if (s->proof == ISO_SHIELD_HELD)
+		finish_shield(s);
 	out->timing.scan = lap(&t);
 	if (why[0]) {
 		out->tree_state = ISO_TREE_RETAINED;
@@ -1850,24 +1854,13 @@ static void record_state(struct sup *s)
 	struct iso_outcome *out = s->out;
 	struct iso_err e = { 0 };
 	char buf[400];
-	int r = 0, disk_fd = s->tree.fd;
-	_cleanup_close_ int through = -1;
+	int r = 0;
 
-	/*
-	 * A tree that keeps its shield is read through it, where a record written
-	 * on disk under a name looked up before may not show (overlayfs caches it).
-	 */
-	if (s->shield.up) {
-		through = open(s->tree.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (through >= 0)
-			s->tree.fd = through;
-	}
 	if (out->tree_state == ISO_TREE_KEPT)
 		r = iso_tree_record_state(&s->tree, true, s->o->shell ? "isorun shell" : "--keep",
 					  &e);
 	else if (out->tree_state == ISO_TREE_RETAINED)
 		r = iso_tree_record_state(&s->tree, false, out->tree_reason, &e);
-	s->tree.fd = disk_fd;
 	if (r < 0)
 		fprintf(stderr,
 			"isorun: warning: %s (isorun ls will not show why the tree stayed)\n",

@@ -2,8 +2,8 @@
 /*
  * The tree's shield (issue 25): where isorun may mount in the caller's mount
  * namespace (root), the tree is covered by an overlay of itself (upper: the
- * tree, lower: an empty directory) from before the command starts until
- * teardown.  Every way into the tree then goes through that overlay's
+ * tree, lower: an empty directory) from before the
+ * command starts until teardown.  Every way into the tree then goes through that overlay's
  * superblock: a file, cwd, root, exe or mapping, a bind mount of any part,
  * a copy in a mount namespace made since, a descriptor passed anywhere.  When
  * our unmount ends the superblock (inotify's IN_UNMOUNT), nothing on the host
@@ -40,6 +40,7 @@ struct iso_shield {
 	bool work;  /* its work directory exists (iso_shield_remove_work() takes it) */
 	dev_t dev;  /* the overlay's st_dev: what a holder through it shows */
 	dev_t disk; /* the tree directory's own st_dev */
+	ino_t ino;  /* and inode, which the shield must show as its root's */
 	/*
 	 * The owner record opened through the shield, and flocked: a lock is an
 	 * inode's, and `ls` and `gc` reach the record through the shield, whose
@@ -82,7 +83,7 @@ bool iso_shield_present(int user_fd, const char *id);
 /* Remove the run's work directory; a missing one is not an error. */
 int iso_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e);
 
-/* Whether `name` in the user directory is the shield's (not a tree). */
+/* Whether `name` in the user directory is the shield's (its lower layer, a work directory). */
 bool iso_shield_is_own(const char *name);
 
 /*

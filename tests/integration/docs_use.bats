@@ -267,7 +267,7 @@ assert_real_home_untouched() {
 	[[ "$output" == *"target=$U/"*"/target"* ]]
 	[[ "$stderr" == *"isorun: namespace kept at $U/"* ]]
 	# the two shells kept their trees, as isorun shell does; the runs did not
-	[ "$(find "$U" -mindepth 1 -maxdepth 1 | wc -l)" -eq 2 ]
+	[ "$(find "$U" -mindepth 1 -maxdepth 1 ! -name '.*' | wc -l)" -eq 2 ]
 	local t
 	for t in "$U"/*; do force_remove "$t"; done
 	assert_checkout cargo isorun.conf

@@ -170,7 +170,7 @@ start_blocked() {
 	kept=$(the_tree)
 	run --separate-stderr "$ISORUN" shell --root "$R" -- true
 	[ "$status" -eq 0 ]
-	shell=$(find "$U" -mindepth 1 -maxdepth 1 -type d ! -path "$kept")
+	shell=$(find "$U" -mindepth 1 -maxdepth 1 -type d ! -path "$kept" ! -name '.*')
 	[ -d "$shell" ]
 	run isols
 	[[ "$(ls_line "$kept")" =~ \ kept\ +--keep$ ]]
