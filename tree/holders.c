@@ -345,17 +345,25 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
  * of its own (bwrap, a rootless container, another isorun being set up): it is
  * unreadable because of that namespace, not because it hid itself.
  */
-static bool own_and_hidden(pid_t pid, uid_t uid)
+static bool own_and_hidden(struct found *f, int procfd, pid_t pid, uid_t uid)
 {
+	struct target t = { .pid = pid };
+	_cleanup_fclose_ FILE *fp = NULL;
 	unsigned int ruid, euid;
 	unsigned long long capeff;
-	char uids[128], caps[64];
+	char line[256];
+	int got = 0;
 
-	if (iso_proc_status(pid, "Uid", uids, sizeof(uids)) < 0 ||
-	    iso_proc_status(pid, "CapEff", caps, sizeof(caps)) < 0 ||
-	    sscanf(uids, "%u %u", &ruid, &euid) != 2 || sscanf(caps, "%llx", &capeff) != 1)
-		return false;
-	return (ruid == uid || euid == uid) && capeff == 0;
+	/* one read of the status for both fields: this runs for every other user's process */
+	snprintf(t.base, sizeof(t.base), "%d", pid);
+	fp = open_proc_file(f, procfd, &t, "status");
+	while (fp && got != 3 && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
+			got |= 1;
+		else if (sscanf(line, "CapEff: %llx", &capeff) == 1)
+			got |= 2;
+	}
+	return got == 3 && (ruid == uid || euid == uid) && capeff == 0;
 }
 
 static int refused(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
@@ -367,7 +375,7 @@ static int refused(const struct iso_holder_query *q, struct found *f, int procfd
 	struct iso_proc p;
 
 	(*unreadable)++;
-	if (!q->ids || f->uid == 0 || !own_and_hidden(pid, f->uid))
+	if (!q->ids || f->uid == 0 || !own_and_hidden(f, procfd, pid, f->uid))
 		return 0;
 	/*
 	 * a dead non-dumpable task still refuses us, and holds nothing; asked only
@@ -533,6 +541,22 @@ static int scan_threads(const struct iso_holder_query *q, struct found *f, int p
 }
 
 /*
+ * For an ordinary user, a process of a third user costs one fstatat and no read
+ * (issue 25): /proc/PID belongs to the process's effective uid while it is
+ * dumpable, and to root when it is not.  Owned by neither the caller nor root,
+ * it is dumpable and runs as someone else, and refused() would find it not
+ * ours; its status is not read.  Its real uid could still be ours only if it
+ * changed its effective uid to a third one and made itself dumpable again.
+ */
+static bool third_users(const struct found *f, int procfd, const struct target *t)
+{
+	struct stat st;
+
+	return f->uid != 0 && fstatat(procfd, t->base, &st, 0) == 0 && st.st_uid != f->uid &&
+	       st.st_uid != 0;
+}
+
+/*
  * The scan is O(every fd on the system) and sits on every run's clean path, so it
  * makes as few syscalls as it can: raw getdents64 into one buffer (no DIR), no
  * per-process directory fd, and no second getdents when the first one left room
@@ -554,6 +578,10 @@ static int scan_pid(const struct iso_holder_query *q, struct found *f, int procf
 	int r;
 
 	snprintf(t.base, sizeof(t.base), "%d", pid);
+	if (third_users(f, procfd, &t)) {
+		(*unreadable)++;
+		return 0;
+	}
 	if (kcmp_ref) {
 		long k = syscall(SYS_kcmp, KTHREADD, pid, KCMP_FILES, 0, 0);
 
