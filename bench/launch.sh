@@ -197,3 +197,13 @@ echo
 echo "holder scan reads $procs processes and $fds descriptors on this machine (O(all fds))"
 echo
 "$out/rmbench" "$scratch" "${TEARDOWN_FILES:-100000}"
+
+# A run's cost against the host's size (issue 25): as this user and, from root,
+# as HOSTLOAD_USER too (an ordinary user who can read this checkout) when set.
+echo
+"$top/bench/hostload.sh" "$isorun" "${HOSTLOAD_ROUNDS:-40}"
+if [ "$(id -u)" -eq 0 ] && [ -n "${HOSTLOAD_USER:-}" ]; then
+	echo
+	runuser -u "$HOSTLOAD_USER" -- env -C / TMPDIR=/tmp \
+		"$top/bench/hostload.sh" "$isorun" "${HOSTLOAD_ROUNDS:-40}"
+fi

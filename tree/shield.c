@@ -72,7 +72,9 @@ static int shared_lower(struct iso_shield *sh, int user_fd)
 	long n;
 	int fd;
 
-	if (mkdirat(user_fd, ISO_SHIELD_LOWER, 0555) < 0 && errno != EEXIST)
+	if (mkdirat(user_fd, ISO_SHIELD_LOWER, 0555) == 0)
+		sh->made_lower = true;
+	else if (errno != EEXIST)
 		return fail(sh, -errno, "make the shield's lower layer");
 	fd = openat(user_fd, ISO_SHIELD_LOWER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -155,6 +157,7 @@ int iso_shield_raise(struct iso_shield *sh, int user_fd, int tree_fd, const char
 {
 	_cleanup_close_ int work = -1, lower = -1;
 	char name[NAME_MAX + 1];
+	struct statfs sf;
 	struct stat st;
 	int r;
 
@@ -165,8 +168,12 @@ int iso_shield_raise(struct iso_shield *sh, int user_fd, int tree_fd, const char
 		return fail(sh, -EPERM,
 			    "not in the host's user namespace: its mount namespaces "
 			    "cannot all be seen");
-	if (fstat(tree_fd, &st) < 0)
+	if (fstat(tree_fd, &st) < 0 || fstatfs(tree_fd, &sf) < 0)
 		return fail(sh, -errno, "stat the tree");
+	/* a run inside another root's run: an overlay's upper layer cannot be an overlay */
+	if (sf.f_type == OVERLAYFS_MAGIC)
+		return fail(sh, -EXDEV,
+			    "the tree is on an overlay (a run inside another's shield)");
 	sh->disk = st.st_dev;
 	sh->ino = st.st_ino;
 	r = work_name(id, name, sizeof(name));
@@ -184,6 +191,9 @@ int iso_shield_raise(struct iso_shield *sh, int user_fd, int tree_fd, const char
 	if (r < 0) {
 		if (unlinkat(user_fd, name, AT_REMOVEDIR) == 0)
 			sh->work = false;
+		/* where no shield can be mounted (a nested run), none leaves its layer behind */
+		if (sh->made_lower)
+			(void)unlinkat(user_fd, ISO_SHIELD_LOWER, AT_REMOVEDIR);
 		return r;
 	}
 	sh->up = true;

@@ -37,10 +37,11 @@ enum iso_shield_proof {
 
 struct iso_shield {
 	bool up;
-	bool work;  /* its work directory exists (iso_shield_remove_work() takes it) */
-	dev_t dev;  /* the overlay's st_dev: what a holder through it shows */
-	dev_t disk; /* the tree directory's own st_dev */
-	ino_t ino;  /* and inode, which the shield must show as its root's */
+	bool work;	 /* its work directory exists (iso_shield_remove_work() takes it) */
+	bool made_lower; /* this run made the shared lower layer */
+	dev_t dev;	 /* the overlay's st_dev: what a holder through it shows */
+	dev_t disk;	 /* the tree directory's own st_dev */
+	ino_t ino;	 /* and inode, which the shield must show as its root's */
 	/*
 	 * The owner record opened through the shield, and flocked: a lock is an
 	 * inode's, and `ls` and `gc` reach the record through the shield, whose
