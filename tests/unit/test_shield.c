@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tree's shield (tree/shield.c): its names in the user directory, the
+ * identity set's alias for the shield's device, and, as root of the host, the
+ * proof itself against a holder through the shield and one through another
+ * mount of it (each must fail the proof; a clean tree must pass it).
+ */
+#include "tests/unit/unit.h"
+
+#include <limits.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "tree/shield.h"
+#include "tree/treeid.h"
+
+static void test_own_names(void **state)
+{
+	(void)state;
+	assert_true(iso_shield_is_own(".20261206T011646Z-nkcxooxiy7ygyqxdahfz.w"));
+	assert_true(iso_shield_is_own(ISO_SHIELD_LOWER));
+	/* a tree's own name, and near misses, are not the shield's */
+	assert_false(iso_shield_is_own("20261206T011646Z-nkcxooxiy7ygyqxdahfz"));
+	assert_false(iso_shield_is_own(".w"));
+	assert_false(iso_shield_is_own("x.w"));
+	assert_false(iso_shield_is_own(".emptyx"));
+}
+
+static void test_alias_matches_the_same_inode(void **state)
+{
+	struct iso_treeid t = { 0 };
+	char dir[PATH_MAX];
+	struct stat st;
+	dev_t other = makedev(0, 4242);
+
+	(void)state;
+	assert_int_equal(unit_mkdtemp(dir, sizeof(dir), "shield.XXXXXX"), 0);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(iso_treeid_build(&t, dir, NULL), 0);
+	assert_true(iso_treeid_has(&t, st.st_dev, st.st_ino));
+	/* control: without an alias another device is another file */
+	assert_false(iso_treeid_has(&t, other, st.st_ino));
+	assert_false(iso_treeid_on_dev(&t, other));
+	t.alias_dev = other;
+	assert_true(iso_treeid_has(&t, other, st.st_ino));
+	assert_true(iso_treeid_on_dev(&t, other));
+	/* the alias is a device, not a wildcard: another inode on it is not the tree's */
+	assert_false(iso_treeid_has(&t, other, st.st_ino + 1000003));
+	iso_treeid_free(&t);
+	rmdir(dir);
+}
+
+/* A root of the host with a tree on a filesystem that can carry a shield, or a skip. */
+struct bed {
+	char root[PATH_MAX], user[PATH_MAX + 16], tree[PATH_MAX + 32];
+	int user_fd, tree_fd;
+	struct iso_shield sh;
+};
+
+static bool bed_up(struct bed *b)
+{
+	FILE *f;
+
+	snprintf(b->root, sizeof(b->root), "/dev/shm/isorun-unit.XXXXXX");
+	if (!mkdtemp(b->root))
+		return false;
+	snprintf(b->user, sizeof(b->user), "%s/isorun-0", b->root);
+	snprintf(b->tree, sizeof(b->tree), "%s/t", b->user);
+	if (mkdir(b->user, 0711) < 0 || mkdir(b->tree, 0711) < 0)
+		return false;
+	f = fopen(strcat(strcpy((char[PATH_MAX + 40]){ 0 }, b->tree), "/owner"), "w");
+	if (!f)
+		return false;
+	fclose(f);
+	b->user_fd = open(b->user, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	b->tree_fd = open(b->tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return b->user_fd >= 0 && b->tree_fd >= 0 &&
+	       iso_shield_raise(&b->sh, b->user_fd, b->tree_fd, "t", b->tree, "owner") == 0;
+}
+
+static void bed_down(struct bed *b)
+{
+	char cmd[PATH_MAX + 16];
+
+	iso_shield_unlock(&b->sh);
+	(void)umount2(b->tree, MNT_DETACH);
+	if (b->user_fd >= 0)
+		(void)iso_shield_remove_work(b->user_fd, "t", b->user, NULL);
+	close(b->user_fd);
+	close(b->tree_fd);
+	if (b->root[0] == '/') {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", b->root);
+		(void)!system(cmd);
+	}
+}
+
+static enum iso_shield_proof prove(struct bed *b)
+{
+	char why[300];
+	dev_t dev;
+
+	enum iso_shield_proof p;
+
+	iso_shield_unlock(&b->sh);
+	p = iso_shield_prove(b->user_fd, b->user, "t", b->tree, &dev, why, sizeof(why));
+	if (p != ISO_SHIELD_HELD)
+		assert_int_equal(iso_shield_remove_work(b->user_fd, "t", b->user, NULL), 0);
+	return p;
+}
+
+static void test_proof(void **state)
+{
+	struct bed b = { .user_fd = -1, .tree_fd = -1 };
+	char file[PATH_MAX + 40], mnt[PATH_MAX + 40];
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0) {
+		fprintf(stderr, "# skip: only root's tree wears a shield\n");
+		skip();
+	}
+	if (!bed_up(&b)) {
+		bed_down(&b);
+		unit_missing("a shield (overlayfs over a tree on /dev/shm)");
+	}
+	/* nothing holds it: proven */
+	assert_int_equal(prove(&b), ISO_SHIELD_UNUSED);
+	/* a descriptor through the shield: the unmount is refused */
+	assert_int_equal(iso_shield_raise(&b.sh, b.user_fd, b.tree_fd, "t", b.tree, "owner"), 0);
+	snprintf(file, sizeof(file), "%s/f", b.tree);
+	fd = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(prove(&b), ISO_SHIELD_HELD);
+	close(fd);
+	(void)umount2(b.tree, MNT_DETACH);
+	assert_int_equal(iso_shield_remove_work(b.user_fd, "t", b.user, NULL), 0);
+	/* another mount of the shield: unmounted, but the superblock lives on */
+	assert_int_equal(iso_shield_raise(&b.sh, b.user_fd, b.tree_fd, "t", b.tree, "owner"), 0);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", b.root);
+	assert_int_equal(mkdir(mnt, 0700), 0);
+	assert_int_equal(mount(b.tree, mnt, NULL, MS_BIND, NULL), 0);
+	assert_int_equal(prove(&b), ISO_SHIELD_ELSEWHERE);
+	(void)umount2(mnt, MNT_DETACH);
+	bed_down(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_names),
+		cmocka_unit_test(test_alias_matches_the_same_inode),
+		cmocka_unit_test(test_proof),
+	};
+	return cmocka_run_group_tests_name("shield", tests, NULL, NULL);
+}
