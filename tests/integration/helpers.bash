@@ -32,6 +32,19 @@ shield_root() {
 	echo "$R" >"$BATS_TEST_TMPDIR/shield-root"
 }
 
+# setup() for a file whose trees wear shields as root (teardown_shield_root after).
+setup_shielded() {
+	W="$BATS_TEST_TMPDIR/work"
+	mkdir -p "$W"
+	if [ "$(id -u)" -eq 0 ]; then
+		shield_root
+	else
+		R="$BATS_TEST_TMPDIR/root"
+		U="$R/isorun-$(id -u)"
+	fi
+	mkdir -p "$R"
+}
+
 teardown_shield_root() {
 	local r
 	[ -f "$BATS_TEST_TMPDIR/shield-root" ] || return 0

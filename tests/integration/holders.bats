@@ -10,15 +10,7 @@ load helpers
 # As root the tree wears its shield (tree/shield.h) and every holder below must
 # be found past it: the kernel's proof fails, and the scan names the holder.
 setup() {
-	W="$BATS_TEST_TMPDIR/work"
-	mkdir -p "$W"
-	if [ "$(id -u)" -eq 0 ]; then
-		shield_root
-	else
-		R="$BATS_TEST_TMPDIR/root"
-		U="$R/isorun-$(id -u)"
-	fi
-	mkdir -p "$R"
+	setup_shielded
 }
 
 teardown() {
@@ -203,4 +195,37 @@ time.sleep(600)' "$W/zombie.pid" <&- 3>&- &
 	: >"$W/enter"
 	assert_retained "pid $holder \`"
 	grep -F "has its cwd in it ($home)" "$W/out"
+}
+
+@test "where mounts propagate (a shared /, as systemd makes it), a holder in a peer mount namespace holds the shield; a namespace the shield never reached fails the proof" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	# all of it in a mount namespace of its own, whose / is made shared: the host's
+	# propagation is not changed
+	run --separate-stderr unshare -m sh -c '
+		mount --make-rshared / || exit 90
+		W=$1 H=$2 ISORUN=$3 R=$4
+		# a peer namespace, made before the run: it receives the shield when it is mounted
+		unshare -m --propagation unchanged sh -c "echo \$\$ >$W/peer.tmp && mv $W/peer.tmp $W/peer.pid && exec $H/waitfor -t 600 $W/never" <&- &
+		"$H/waitfor" -t 60 "$W/peer.pid"
+		for holder in yes no; do
+			rm -f "$W/path" "$W/go" "$W/holder.pid"
+			mkfifo "$W/path"
+			"$ISORUN" -v --no-config --root "$R" -- sh -c "echo \$HOME >$W/path; exec $H/waitfor -t 600 $W/go" >"$W/out.$holder" 2>&1 3>&- &
+			iso=$!
+			home=$(cat "$W/path")
+			if [ $holder = yes ]; then
+				nsenter -t "$(cat "$W/peer.pid")" -m "$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
+				"$H/waitfor" -t 60 "$W/holder.pid"
+			fi
+			: >"$W/go"
+			wait $iso; echo "rc.$holder=$?"
+			[ -f "$W/holder.pid" ] && kill "$(cat "$W/holder.pid")"
+			cat "$W/out.$holder"
+		done
+		touch "$W/never"' sh "$W" "$H" "$ISORUN" "$R"
+	[ "$status" -eq 0 ]
+	# without the holder: the host's own namespace shows the tree bare (this test's
+	# namespace is not its peer), so the proof fails, the scan finds nothing, and the
+	# tree goes
+	[[ "$output" == *"rc.yes=122"*"holders: every process read: the tree's shield is held through its mount"*"has its cwd in it"*"rc.no=0"*"holders: every process read: mount namespace "*" shows the tree without its shield"* ]]
 }

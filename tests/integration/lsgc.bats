@@ -20,15 +20,7 @@ isogc() {
 # As root the trees wear their shields (tree/shield.h): a run killed before its
 # teardown leaves one on, which ls and gc must see through.
 setup() {
-	W="$BATS_TEST_TMPDIR/work"
-	mkdir -p "$W"
-	if [ "$(id -u)" -eq 0 ]; then
-		shield_root
-	else
-		R="$BATS_TEST_TMPDIR/root"
-		U="$R/isorun-$(id -u)"
-	fi
-	mkdir -p "$R"
+	setup_shielded
 }
 
 teardown() {
