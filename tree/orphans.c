@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -92,6 +93,23 @@ static bool of_user(const char *proc, pid_t pid, uid_t uid)
 	return yes;
 }
 
+/*
+ * For an ordinary user, a third user's process costs one fstatat (issue 25):
+ * PROC/PID belongs to the effective uid of a dumpable process and to root
+ * otherwise, so one owned by neither q->uid nor root runs as someone else; its
+ * environment is not ours to read, and it was never counted as unreadable.
+ */
+static bool third_users(const struct iso_orphan_query *q, pid_t pid)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (q->uid == 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/%d", q->proc, (int)pid);
+	return stat(path, &st) == 0 && st.st_uid != q->uid && st.st_uid != 0;
+}
+
 static bool held(const struct iso_orphan_scan *s, pid_t pid, uint64_t start)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -150,7 +168,8 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 	int r;
 
 	/* pid 1, init, is never started by a run (and its environment is often closed) */
-	if (pid == q->exclude || pid == 1 || iso_tree_pid_stat(q->proc, pid, &state, &start) < 0)
+	if (pid == q->exclude || pid == 1 || third_users(q, pid) ||
+	    iso_tree_pid_stat(q->proc, pid, &state, &start) < 0)
 		return 0;
 	if (held(s, pid, start))
 		return 0;
