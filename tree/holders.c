@@ -542,11 +542,12 @@ static int scan_threads(const struct iso_holder_query *q, struct found *f, int p
 
 /*
  * For an ordinary user, a process of a third user costs one fstatat and no read
- * (issue 25): /proc/PID belongs to the process's effective uid while it is
- * dumpable, and to root when it is not.  Owned by neither the caller nor root,
- * it is dumpable and runs as someone else, and refused() would find it not
- * ours; its status is not read.  Its real uid could still be ours only if it
- * changed its effective uid to a third one and made itself dumpable again.
+ * (issue 25): the directory /proc/PID belongs to the process's effective uid,
+ * dumpable or not (it is the files in it that turn root's when it is not).
+ * Owned by neither the caller nor root, it runs as someone else, and refused()
+ * would find it not ours; its status is not read.  Left out with it (known gap):
+ * a set-user-ID program of a third user's run by the caller, whose real uid is
+ * the caller's; it was "not measurable" before.
  */
 static bool third_users(const struct found *f, int procfd, const struct target *t)
 {

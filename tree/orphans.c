@@ -94,10 +94,11 @@ static bool of_user(const char *proc, pid_t pid, uid_t uid)
 }
 
 /*
- * For an ordinary user, a third user's process costs one fstatat (issue 25):
- * PROC/PID belongs to the effective uid of a dumpable process and to root
- * otherwise, so one owned by neither q->uid nor root runs as someone else; its
- * environment is not ours to read, and it was never counted as unreadable.
+ * For an ordinary user, a third user's process costs one stat (issue 25): the
+ * directory PROC/PID belongs to the process's effective uid, so one owned by
+ * neither q->uid nor root runs as someone else; its environment is not ours to
+ * read, and it was counted as unreadable only when its real uid was ours (a
+ * set-user-ID program of a third user's, run by the caller: not counted now).
  */
 static bool third_users(const struct iso_orphan_query *q, pid_t pid)
 {
