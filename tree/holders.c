@@ -541,20 +541,25 @@ static int scan_threads(const struct iso_holder_query *q, struct found *f, int p
 }
 
 /*
- * For an ordinary user, a process of a third user costs one fstatat and no read
- * (issue 25): the directory /proc/PID belongs to the process's effective uid,
- * dumpable or not (it is the files in it that turn root's when it is not).
- * Owned by neither the caller nor root, it runs as someone else, and refused()
- * would find it not ours; its status is not read.  Left out with it (known gap):
- * a set-user-ID program of a third user's run by the caller, whose real uid is
- * the caller's; it was "not measurable" before.
+ * For an ordinary user, a dumpable process of a third user costs two fstatats
+ * and no read (issue 25): the directory /proc/PID belongs to the process's
+ * effective uid, dumpable or not, and the files in it turn root's when it is
+ * not dumpable.  A directory owned by neither the caller nor root, with an `fd`
+ * that is not root's, is someone else's dumpable process: refused() would find
+ * it not ours, and its status is not read.  A non-dumpable one goes the long
+ * way: a set-user-ID program of a third user's run by the caller has the
+ * caller's real uid, and is not measurable.
  */
 static bool third_users(const struct found *f, int procfd, const struct target *t)
 {
+	char fd[64];
 	struct stat st;
 
-	return f->uid != 0 && fstatat(procfd, t->base, &st, 0) == 0 && st.st_uid != f->uid &&
-	       st.st_uid != 0;
+	if (f->uid == 0 || fstatat(procfd, t->base, &st, 0) < 0 || st.st_uid == f->uid ||
+	    st.st_uid == 0)
+		return false;
+	snprintf(fd, sizeof(fd), "%s/fd", t->base);
+	return fstatat(procfd, fd, &st, 0) == 0 && st.st_uid != 0;
 }
 
 /*

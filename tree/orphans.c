@@ -94,11 +94,12 @@ static bool of_user(const char *proc, pid_t pid, uid_t uid)
 }
 
 /*
- * For an ordinary user, a third user's process costs one stat (issue 25): the
- * directory PROC/PID belongs to the process's effective uid, so one owned by
- * neither q->uid nor root runs as someone else; its environment is not ours to
- * read, and it was counted as unreadable only when its real uid was ours (a
- * set-user-ID program of a third user's, run by the caller: not counted now).
+ * For an ordinary user, a dumpable process of a third user costs two stats
+ * (issue 25): the directory PROC/PID belongs to the process's effective uid, and
+ * its `fd` to root when it is not dumpable.  Owned by neither q->uid nor root and
+ * dumpable, it runs as someone else: its environment is not ours to read, and
+ * it was never counted.  A non-dumpable one (a set-user-ID program of a third
+ * user's run by the caller has the caller's real uid) is read as before.
  */
 static bool third_users(const struct iso_orphan_query *q, pid_t pid)
 {
@@ -108,7 +109,10 @@ static bool third_users(const struct iso_orphan_query *q, pid_t pid)
 	if (q->uid == 0)
 		return false;
 	snprintf(path, sizeof(path), "%s/%d", q->proc, (int)pid);
-	return stat(path, &st) == 0 && st.st_uid != q->uid && st.st_uid != 0;
+	if (stat(path, &st) < 0 || st.st_uid == q->uid || st.st_uid == 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/%d/fd", q->proc, (int)pid);
+	return stat(path, &st) == 0 && st.st_uid != 0;
 }
 
 static bool held(const struct iso_orphan_scan *s, pid_t pid, uint64_t start)
