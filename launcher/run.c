@@ -1062,6 +1062,12 @@ static void lower_shield(struct sup *s, bool prove)
 	else if (prove)
 		s->proof = iso_shield_prove(t->user_fd, t->user_path, t->id, t->path,
 					    &s->shield_dev, s->proof_why, sizeof(s->proof_why));
+	/*
+	 * A shield gone before the proof (a root command unmounted it, lazily) may
+	 * live on detached: holders through it still show the device it had.
+	 */
+	if (s->shield.up && !s->shield_dev)
+		s->shield_dev = s->shield.dev;
 	/* a held shield stays until the holders are named through it */
 	if (s->proof != ISO_SHIELD_HELD)
 		finish_shield(s);
@@ -1094,9 +1100,10 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 	find_obstacle(s, why, sizeof(why));
 	/*
 	 * Once the holders are named, the shield comes off (a retained tree is a
-	 * plain directory); one still in use is recorded by device, for gc to match.
+	 * plain directory); one that may still be in use is recorded by device, for
+	 * gc to match.
 	 */
-	if (s->proof == ISO_SHIELD_HELD || s->proof == ISO_SHIELD_ELSEWHERE)
+	if (s->proof != ISO_SHIELD_UNUSED)
 		tree->shield_dev = s->shield_dev;
 	if (s->proof == ISO_SHIELD_HELD)
 		finish_shield(s);

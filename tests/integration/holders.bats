@@ -229,3 +229,22 @@ time.sleep(600)' "$W/zombie.pid" <&- 3>&- &
 	# tree goes
 	[[ "$output" == *"rc.yes=122"*"holders: every process read: the tree's shield is held through its mount"*"has its cwd in it"*"rc.no=0"*"holders: every process read: mount namespace "*" shows the tree without its shield"* ]]
 }
+
+@test "as root, a shield the command unmounted lazily under a holder still names the holder" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	mkfifo "$W/path"
+	"$ISORUN" -v --no-config --root "$R" -- sh -c \
+		"echo \"\$HOME\" >$W/path; $H/waitfor -t 600 $W/go && umount -l \"\$ISORUN_NAMESPACE\"" \
+		>"$W/out" 2>&1 3>&- &
+	isopid=$!
+	home=$(cat "$W/path")
+	# the holder's cwd is reached through the shield, which is then detached under it
+	"$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	wait "$isopid" && rc=0 || rc=$?
+	cat "$W/out"
+	[ "$rc" -eq 122 ]
+	grep -F "isorun: holders: every process read: the tree's shield is gone" "$W/out"
+	grep -F "pid $holder \`" "$W/out"
+	grep -F "has its cwd in it" "$W/out"
+}
