@@ -37,6 +37,7 @@ fi
 # stdin ends it, and its children with it (PR_SET_PDEATHSIG).
 start_idle() { # N
 	coproc IDLE { exec "$out/idle" "$1"; }
+	# shellcheck disable=SC2153 # set by coproc
 	idle_pid=$IDLE_PID
 	local line=
 	read -r line <&"${IDLE[0]}" || true
