@@ -60,10 +60,10 @@ static int fail(struct iso_shield *sh, int r, const char *what)
  * its own, a mkdir and an rmdir (0.5 ms on ext4 here), or an empty tmpfs mounted
  * nowhere, whose superblock's end slowed the next run's setup by 0.7 ms.  It is
  * checked to be empty before each use: a file a root command put there would
- * show in every tree, and the run then goes without a shield.  "xino=on": where
- * the layers are on two filesystems overlayfs still shows the upper layer's own
- * inode numbers, so a holder found through the shield is matched against the
- * tree on disk; mount_overlay() checks that it does.
+ * show in every tree, and the run then goes without a shield.  On the tree's
+ * filesystem, overlayfs shows the tree's own inode numbers ("xino=on" keeps
+ * them where a --root's layers could differ), so a holder found through the
+ * shield is matched against the tree on disk; mount_overlay() checks it.
  */
 static int shared_lower(struct iso_shield *sh, int user_fd)
 {
