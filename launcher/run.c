@@ -1060,7 +1060,7 @@ static void lower_shield(struct sup *s, bool prove)
 	if (!s->shield.up)
 		snprintf(s->proof_why, sizeof(s->proof_why), "%s", s->shield.why);
 	else if (prove)
-		s->proof = iso_shield_prove(t->user_fd, t->user_path, t->id, t->path,
+		s->proof = iso_shield_prove(t->user_fd, t->user_path, t->id, t->path, s->shield.dev,
 					    &s->shield_dev, s->proof_why, sizeof(s->proof_why));
 	/*
 	 * A shield gone before the proof (a root command unmounted it, lazily) may

@@ -94,8 +94,10 @@ static int stat_mount(uint64_t mnt_id, uint64_t ns_id, struct mount_seen *m)
 	if (syscall(SYS_statmount, &req, buf, STATMOUNT_STR_OFFSET + 2 * PATH_MAX, 0) < 0)
 		return -errno;
 	m->dev = makedev(h->sb_dev_major, h->sb_dev_minor);
-	snprintf(m->root, sizeof(m->root), "%s", str + h->mnt_root);
-	snprintf(m->point, sizeof(m->point), "%s", str + h->mnt_point);
+	/* a path cut short could be taken for another: not read is not proven */
+	if (snprintf(m->root, sizeof(m->root), "%s", str + h->mnt_root) >= (int)sizeof(m->root) ||
+	    snprintf(m->point, sizeof(m->point), "%s", str + h->mnt_point) >= (int)sizeof(m->point))
+		return -ENAMETOOLONG;
 	return 0;
 }
 
@@ -168,9 +170,15 @@ static int ns_exposes(const struct iso_mntns_query *q, uint64_t ns_id, struct ns
 		long n = syscall(SYS_listmount, &req, ids, ELEMENTSOF(ids), 0);
 		if (n < 0)
 			return errno == ENOENT ? 0 : -errno; /* the namespace ended meanwhile */
-		for (long i = 0; i < n; i++)
-			if (stat_mount(ids[i], ns_id, &m) == 0)
+		for (long i = 0; i < n; i++) {
+			int r = stat_mount(ids[i], ns_id, &m);
+			/* a mount gone meanwhile shows nothing; one that cannot be read fails the
+			 * proof */
+			if (r < 0 && r != -ENOENT)
+				return r;
+			if (r == 0)
 				tally(q, &m, t);
+		}
 		if (n < (long)ELEMENTSOF(ids))
 			break;
 		req.param = ids[n - 1];

@@ -283,7 +283,8 @@ static int exposed(int user_fd, const char *user_path, const char *id, dev_t dis
 }
 
 enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const char *id,
-				       const char *path, dev_t *ovl_dev, char *why, size_t len)
+				       const char *path, dev_t raised, dev_t *ovl_dev, char *why,
+				       size_t len)
 {
 	_cleanup_close_ int in = -1;
 	struct stat st, parent;
@@ -293,6 +294,11 @@ enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const
 	if (!iso_shield_present(user_fd, id) || !is_shield(user_fd, id, &st) ||
 	    fstat(user_fd, &parent) < 0) {
 		snprintf(why, len, "the tree's shield is gone");
+		return ISO_SHIELD_NONE;
+	}
+	/* an overlay the command mounted in its place proves nothing (and is not ours) */
+	if (st.st_dev != raised) {
+		snprintf(why, len, "the tree's shield was replaced by another mount");
 		return ISO_SHIELD_NONE;
 	}
 	*ovl_dev = st.st_dev;

@@ -67,11 +67,13 @@ void iso_shield_unlock(struct iso_shield *sh);
  * through the shield first, then iso_shield_detach() takes it off, with
  * whatever the command mounted inside the tree (lazily: what such a mount
  * shows is never reached by the removal).
- * `user_path` is the user directory's canonical path.  *ovl_dev gets the
- * overlay's device (0 when there was none), for a holder scan to match.
+ * `user_path` is the user directory's canonical path; `raised` the device the
+ * shield had when it was raised (another overlay at the path proves nothing).
+ * *ovl_dev gets the overlay's device (0 when there was none), for a holder scan.
  */
 enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const char *id,
-				       const char *path, dev_t *ovl_dev, char *why, size_t len);
+				       const char *path, dev_t raised, dev_t *ovl_dev, char *why,
+				       size_t len);
 
 /* Detach the shield without a proof (a kept tree), if `path` is one. */
 void iso_shield_detach(int user_fd, const char *id, const char *path);

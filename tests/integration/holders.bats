@@ -248,3 +248,26 @@ time.sleep(600)' "$W/zombie.pid" <&- 3>&- &
 	grep -F "pid $holder \`" "$W/out"
 	grep -F "has its cwd in it" "$W/out"
 }
+
+@test "as root, an overlay the command mounts in its shield's place proves nothing: the holder of the bare tree is named" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	mkfifo "$W/path"
+	mkdir "$R/fakew" # on the tree's filesystem, as overlayfs asks
+	# the command takes its shield off, waits for a holder to enter the bare tree,
+	# and mounts a look-alike (the same kind of overlay, a device of its own)
+	"$ISORUN" -v --no-config --root "$R" -- sh -c "
+		umount -l \"\$ISORUN_NAMESPACE\" && echo \"\$HOME\" >$W/path &&
+		$H/waitfor -t 600 $W/go &&
+		mount -t overlay isorun -o lowerdir=\"\$ISORUN_NAMESPACE/..\"/.empty,upperdir=\"\$ISORUN_NAMESPACE\",workdir=$R/fakew,volatile,xino=on \"\$ISORUN_NAMESPACE\"" \
+		>"$W/out" 2>&1 3>&- &
+	isopid=$!
+	home=$(cat "$W/path")
+	"$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	wait "$isopid" && rc=0 || rc=$?
+	cat "$W/out"
+	[ "$rc" -eq 122 ]
+	grep -F "isorun: holders: every process read: the tree's shield was replaced by another mount" "$W/out"
+	grep -F "pid $holder \`" "$W/out"
+	grep -F "has its cwd in it" "$W/out"
+}
