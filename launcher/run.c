@@ -996,6 +996,23 @@ static void remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome
 	fprintf(stderr, "isorun: namespace retained at %s: %s\n", tree->path, out->tree_reason);
 }
 
+/* After the holders were named through a held shield: the tree shows on disk again. */
+static void finish_shield(struct sup *s)
+{
+	struct iso_tree *t = &s->tree;
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	if (s->shield.up)
+		iso_shield_off(t->path);
+	s->shield.up = false;
+	if (!s->shield.work)
+		return;
+	if (iso_shield_remove_work(t->user_fd, t->id, t->user_path, &e) < 0 && s->o->verbosity >= 0)
+		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+	s->shield.work = false;
+}
+
 /*
  * As root the tree wears its shield from just before the command starts: at
  * teardown the kernel then says whether anything holds the tree, and no
@@ -1007,8 +1024,19 @@ static void raise_shield(struct sup *s)
 		snprintf(s->shield.why, sizeof(s->shield.why), "turned off (ISORUN_TEST_FAULT)");
 		return;
 	}
+	struct iso_err e = { 0 };
+
 	(void)iso_shield_raise(&s->shield, s->tree.user_fd, s->tree.fd, s->tree.id, s->tree.path,
 			       ISO_TREE_OWNER);
+	if (s->shield.up && iso_tree_park(&s->tree, &e) < 0) {
+		char buf[400];
+
+		/* a shield with a way past it in our own table proves nothing */
+		snprintf(s->shield.why, sizeof(s->shield.why), "%.199s",
+			 iso_err_format(&e, buf, sizeof(buf)));
+		iso_shield_unlock(&s->shield);
+		finish_shield(s);
+	}
 }
 
 static const char *proof_words(const struct sup *s)
@@ -1029,23 +1057,6 @@ static const char *proof_words(const struct sup *s)
 	return NULL;
 }
 
-/* After the holders were named through a held shield: the tree shows on disk again. */
-static void finish_shield(struct sup *s)
-{
-	struct iso_tree *t = &s->tree;
-	struct iso_err e = { 0 };
-	char buf[400];
-
-	if (s->shield.up)
-		iso_shield_off(t->path);
-	s->shield.up = false;
-	if (!s->shield.work)
-		return;
-	if (iso_shield_remove_work(t->user_fd, t->id, t->user_path, &e) < 0 && s->o->verbosity >= 0)
-		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
-	s->shield.work = false;
-}
-
 /*
  * The shield comes off before anything looks at the tree's path, which then
  * shows the tree on disk, and the work directory goes with it.  A kept tree
@@ -1054,9 +1065,15 @@ static void finish_shield(struct sup *s)
 static void lower_shield(struct sup *s, bool prove)
 {
 	struct iso_tree *t = &s->tree;
+	struct iso_err e = { 0 };
 
 	s->proof = ISO_SHIELD_NONE;
 	iso_shield_unlock(&s->shield);
+	/* the tree's descriptor comes back first: teardown knows the tree by it */
+	if (iso_tree_unpark(t, &e) < 0 && s->o->verbosity >= 0) {
+		char buf[400];
+		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+	}
 	if (!s->shield.up)
 		snprintf(s->proof_why, sizeof(s->proof_why), "%s", s->shield.why);
 	else if (prove)
@@ -1382,13 +1399,14 @@ static int plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 	if (r < 0 || s->o->protect_home != NS_HOME_HIDE)
 		return r;
 	snprintf(s->empty_dir, sizeof(s->empty_dir), "%s/empty", t->path);
-	if (mkdirat(t->fd, "empty", 0700) < 0)
+	/* by path: the tree's descriptor is parked while its shield is up */
+	if (mkdir(s->empty_dir, 0700) < 0)
 		return iso_err_set(e, errno, "create '%s'", s->empty_dir);
 	r = ns_home_skeleton(p->real_home, s->empty_dir, p->keep, p->n_keep, e);
 	if (r < 0)
 		return r;
 	/* the hidden home takes no files */
-	if (fchmodat(t->fd, "empty", 0500, 0) < 0)
+	if (chmod(s->empty_dir, 0500) < 0)
 		return iso_err_set(e, errno, "make '%s' read-only", s->empty_dir);
 	return 0;
 }

@@ -9,12 +9,14 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fdpass.h"
 #include "common/proc.h"
 #include "tree/rmtree.h"
 #include "common/text.h"
@@ -378,8 +380,57 @@ int iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason, str
 	return write_state(t, kept ? "kept" : "retained", reason, e);
 }
 
+int iso_tree_park(struct iso_tree *t, struct iso_err *e)
+{
+	_cleanup_close_ int nul = -1;
+	int sv[2], r;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return iso_err_set(e, errno, "make a socket to park the tree's descriptor");
+	r = iso_send_record(sv[0], "t", 1, t->fd);
+	close(sv[0]);
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (r < 0 || nul < 0 || dup3(nul, t->fd, O_CLOEXEC) < 0) {
+		r = iso_err_set(e, r < 0 ? -r : errno, "park the descriptor of '%s'", t->path);
+		close(sv[1]);
+		return r;
+	}
+	t->park = sv[1];
+	t->parked = true;
+	return 0;
+}
+
+int iso_tree_unpark(struct iso_tree *t, struct iso_err *e)
+{
+	char c;
+	int fd = -1;
+	ssize_t n;
+
+	if (!t->parked)
+		return 0;
+	n = iso_recv_record(t->park, &c, 1, &fd);
+	close(t->park);
+	t->parked = false;
+	if (n != 1 || fd < 0 || dup3(fd, t->fd, O_CLOEXEC) < 0) {
+		int r = iso_err_set(e,
+				    n < 0    ? -n
+				    : fd < 0 ? EPROTO
+					     : errno,
+				    "take back the descriptor of '%s'", t->path);
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	close(fd);
+	return 0;
+}
+
 void iso_tree_close(struct iso_tree *t)
 {
+	if (t->parked) {
+		close(t->park);
+		t->parked = false;
+	}
 	iso_tree_release_reserve(t);
 	if (t->lock_fd >= 0)
 		close(t->lock_fd);

@@ -41,6 +41,12 @@ struct iso_tree {
 	 */
 	int reserve[ISO_TREE_RESERVE];
 	/*
+	 * While parked (iso_tree_park), `fd` holds /dev/null and the tree's own
+	 * descriptor sits in flight in this socket.  -1 / false otherwise.
+	 */
+	bool parked;
+	int park;
+	/*
 	 * The device of a shield that still lives after its unmount (tree/shield.h):
 	 * written into the outcome record, so that gc matches holders through it.  0: none.
 	 */
@@ -95,6 +101,15 @@ int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e);
  * why in <id>/outcome, for `isorun ls`.  Nothing for a tree that no longer exists.
  */
 int iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason, struct iso_err *e);
+/*
+ * While the tree wears its shield (tree/shield.h), isorun's own descriptor of
+ * the tree on disk would be a way past it: another root process can walk into
+ * /proc/ISORUN/fd/N.  Parking sends it in flight into a socket of ours
+ * (SCM_RIGHTS: out of the descriptor table, so out of /proc) and leaves
+ * /dev/null at its number; unparking takes it back, before the shield comes off.
+ */
+int iso_tree_park(struct iso_tree *t, struct iso_err *e);
+int iso_tree_unpark(struct iso_tree *t, struct iso_err *e);
 /* Give back the reserved descriptors, so that the removal that follows has them. */
 void iso_tree_release_reserve(struct iso_tree *t);
 void iso_tree_close(struct iso_tree *t);

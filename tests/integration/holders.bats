@@ -271,3 +271,27 @@ time.sleep(600)' "$W/zombie.pid" <&- 3>&- &
 	grep -F "pid $holder \`" "$W/out"
 	grep -F "has its cwd in it" "$W/out"
 }
+
+@test "as root, a holder that walks in through isorun's own descriptors (/proc/ISORUN/fd) is named: none of them leads past the shield" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	start_run
+	tree=$(dirname "$home")
+	# the way in a root process could take: a descriptor of isorun's that is the
+	# tree itself (on disk, below the shield) if there is one, else the user
+	# directory's (from which the tree's name crosses the shield)
+	way=
+	for fd in /proc/"$isopid"/fd/*; do
+		[ -d "$fd" ] || continue
+		case $(readlink "$fd") in
+		"$tree") way=$fd/home ;;
+		"$(dirname "$tree")") [ -n "$way" ] || way=$fd/$(basename "$tree")/home ;;
+		esac
+	done
+	[ -n "$way" ]
+	(cd "$way" && exec "$H/holdcwd" . "$W/holder.pid") <&- 3>&- &
+	holder_started
+	wait "$isopid" && rc=0 || rc=$?
+	cat "$W/out"
+	[ "$rc" -eq 122 ]
+	grep -F "has its cwd in it" "$W/out"
+}
