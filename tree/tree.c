@@ -262,7 +262,9 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 {
 	int r;
 
-	t->user_fd = t->fd = t->lock_fd = -1;
+	t->user_fd = t->fd = t->lock_fd = t->park = -1;
+	t->parked = false;
+	t->shield_dev = 0;
 	memset(t->reserve, 0, sizeof(t->reserve));
 	r = take_reserve(t, e);
 	if (r < 0)
