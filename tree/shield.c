@@ -396,7 +396,7 @@ int iso_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
 	char id[NAME_MAX + 1];
 	struct dirent *de;
 	struct stat st;
-	int n = 0, r = 0;
+	int n = 0, r = 0, live = 0;
 	DIR *d;
 
 	if (fd < 0)
@@ -407,12 +407,22 @@ int iso_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
 		return iso_err_set(e, errno, "list '%s'", user_path);
 	}
 	while (r == 0 && (de = readdir(d))) {
-		if (!tree_of(de->d_name, id, sizeof(id)) ||
-		    fstatat(user_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+		if (!tree_of(de->d_name, id, sizeof(id)))
+			continue;
+		live++;
+		if (fstatat(user_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
 			continue;
 		r = iso_shield_remove_work(user_fd, id, user_path, e);
 		n += r == 0;
+		live -= r == 0;
 	}
 	closedir(d);
+	/*
+	 * With no shield left, the shared lower layer goes too (it is made again by
+	 * the next root run).  A run that opened it just before keeps an unlinked
+	 * empty directory, or goes without a shield and scans: never a wrong proof.
+	 */
+	if (r == 0 && live == 0)
+		(void)unlinkat(user_fd, ISO_SHIELD_LOWER, AT_REMOVEDIR);
 	return r < 0 ? r : n;
 }

@@ -98,7 +98,8 @@ int iso_shield_take_off(int user_fd, const char *user_path, const char *id, cons
 
 /*
  * Remove the work directories whose tree is gone (a run killed between the two
- * removals).  Returns how many, or -errno.
+ * removals), and the shared lower layer when no shield is left.  Returns how
+ * many work directories, or -errno.
  */
 int iso_shield_sweep(int user_fd, const char *user_path, struct iso_err *e);
 

@@ -318,3 +318,17 @@ open(p, "w").write(json.dumps(o))' "$tree"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 }
+
+@test "as root, gc takes away the shields' shared lower layer once no run wears one" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	run iso -- true
+	[ "$status" -eq 0 ]
+	[ -d "$U/.empty" ]
+	run isogc
+	[ "$status" -eq 0 ]
+	[ -z "$(ls -A "$U")" ]
+	# the next run makes it again and is proven as before
+	run --separate-stderr iso -v -- true
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"holders: proven by the kernel"* ]]
+}
