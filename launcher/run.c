@@ -900,7 +900,7 @@ static enum tree_whereabouts tree_whereabouts(const struct iso_tree *tree, dev_t
 		/* a deleted directory has no links left; a renamed one still has its own */
 		return held.st_nlink == 0 ? TREE_GONE : TREE_MOVED;
 	}
-	/* a shield still on the tree (held, or covered) shows the tree's own inode */
+	/* a shield still on the tree (held, its holders not named yet) shows its own inode */
 	if ((at_path.st_dev != held.st_dev && (!shield || at_path.st_dev != shield)) ||
 	    at_path.st_ino != held.st_ino)
 		return TREE_REPLACED; /* even if ours is gone: what is there now is not ours */
@@ -1020,12 +1020,12 @@ static void finish_shield(struct sup *s)
  */
 static void raise_shield(struct sup *s)
 {
+	struct iso_err e = { 0 };
+
 	if (test_fault("no-shield")) {
 		snprintf(s->shield.why, sizeof(s->shield.why), "turned off (ISORUN_TEST_FAULT)");
 		return;
 	}
-	struct iso_err e = { 0 };
-
 	(void)iso_shield_raise(&s->shield, s->tree.user_fd, s->tree.fd, s->tree.id, s->tree.path,
 			       ISO_TREE_OWNER);
 	if (s->shield.up && iso_tree_park(&s->tree, &e) < 0) {
