@@ -362,6 +362,10 @@ static void on_control(struct init *in)
 	case ISO_NS_TIMEOUT:
 		(void)kill(-1, in->p->o->stop_signal);
 		break;
+	case ISO_NS_FORWARD:
+		if (!in->cmd_done)
+			(void)kill(m.status ? -in->cmd : in->cmd, m.sig);
+		break;
 	case ISO_NS_CONTINUE:
 		if (!in->cmd_done) {
 			(void)tcsetpgrp(in->p->spawn.tty_fd, in->cmd);

@@ -34,6 +34,7 @@ enum iso_ns_msg_type {
 	ISO_NS_KILL_OK,	 /* survivors were recorded: kill them */
 	ISO_NS_CONTINUE, /* the caller's shell continued us: hand back the terminal */
 	ISO_NS_SWEEP,	 /* --timeout cut the settle short: stop, name and kill now */
+	ISO_NS_FORWARD,	 /* sig to the command (status 1: to its process group) */
 	/* init -> outer */
 	ISO_NS_FAILED,	/* setup or exec failed: stage, err */
 	ISO_NS_STARTED, /* the command runs: pid (inside); the listener rides along

@@ -58,6 +58,7 @@
 #include "launcher/residue.h"
 #include "tree/rmtree.h"
 #include "launcher/shell.h"
+#include "launcher/sigtable.h"
 #include "launcher/spawn.h"
 #include "launcher/summary.h"
 #include "common/text.h"
@@ -369,12 +370,23 @@ static void grace_over(struct sup *s)
 }
 
 /*
+ * What the command's group gets on a cancel by sig: the signal itself when it
+ * asks a program to stop (a Ctrl-C'd test runner prints its summary), else
+ * --stop-signal (a SIGSEGV sent to isorun is no fault of the command's).
+ */
+static int to_command(const struct sup *s, int sig)
+{
+	return iso_sig_class(sig) == ISO_SIG_CANCEL ? sig : s->o->stop_signal;
+}
+
+/*
  * --pidns: init does the signalling inside; the outer's last word is SIGKILL to
  * init, after which the kernel kills everything in the namespace.
  */
 static void cancel_pidns(struct sup *s, int sig)
 {
-	struct iso_ns_msg m = { .type = sig ? ISO_NS_CANCEL : ISO_NS_TIMEOUT, .sig = sig };
+	struct iso_ns_msg m = { .type = sig ? ISO_NS_CANCEL : ISO_NS_TIMEOUT,
+				.sig = to_command(s, sig) };
 
 	if (s->phase == CANCEL) {
 		grace_over(s);
@@ -393,6 +405,7 @@ static void cancel_pidns(struct sup *s, int sig)
 static void cancel(struct sup *s, int sig, bool from_terminal)
 {
 	int stop = s->o->stop_signal;
+	int mine = to_command(s, sig);
 
 	if (s->pidns) {
 		if (s->phase != JOINED && s->phase != DONE)
@@ -425,7 +438,7 @@ static void cancel(struct sup *s, int sig, bool from_terminal)
 	take_hung(s, sig);
 	if (sig && !s->out->exited) {
 		if (!(from_terminal && s->tty_handed))
-			(void)kill(-s->cmd, sig);
+			(void)kill(-s->cmd, mine);
 		(void)iso_signal_tree(s->self, stop, s->cmd);
 	} else {
 		if (!s->out->exited)
@@ -484,18 +497,49 @@ static void on_children(struct sup *s)
 		enter_joined(s);
 }
 
+/*
+ * A signal meant for the command (launcher/sigtable.h), passed on while it runs:
+ * job control to its process group, the rest to the command alone, as sudo and
+ * tini do.  Once it has exited there is no one to pass it to.
+ */
+static void forward(struct sup *s, int sig)
+{
+	bool group = iso_sig_class(sig) == ISO_SIG_GROUP;
+
+	if (s->pidns) {
+		struct iso_ns_msg m = { .type = ISO_NS_FORWARD, .sig = sig, .status = group };
+
+		if (s->phase != JOINED && s->phase != DONE)
+			(void)iso_ns_send(s->nsock, &m);
+		return;
+	}
+	if (s->cmd > 0 && !s->out->exited)
+		(void)kill(group ? -s->cmd : s->cmd, sig);
+}
+
 static void on_signal(struct sup *s)
 {
 	struct signalfd_siginfo si;
 
 	while (read(s->loop.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD) {
+		int sig = (int)si.ssi_signo;
+
+		switch (iso_sig_class(sig)) {
+		case ISO_SIG_REAP:
 			follow_stop(s);
-			continue;
+			break;
+		case ISO_SIG_CANCEL:
+		case ISO_SIG_ABORT:
+			/* a terminal's signal already reached the foreground group */
+			cancel(s, sig, si.ssi_code == SI_KERNEL);
+			break;
+		case ISO_SIG_GROUP:
+		case ISO_SIG_FORWARD:
+			forward(s, sig);
+			break;
+		default:
+			break;
 		}
-		if (si.ssi_signo == SIGCONT)
-			continue; /* only job control's business, handled in follow_stop() */
-		cancel(s, (int)si.ssi_signo, si.ssi_code == SI_KERNEL);
 	}
 	on_children(s);
 }
@@ -947,8 +991,8 @@ static bool tree_gone_or_foreign(const struct iso_tree *tree, dev_t shield, stru
 }
 
 /*
- * Asked now and then while the tree is removed: a SIGINT, SIGTERM, SIGHUP or
- * SIGQUIT then cancels the run (128+N, as at any other time) and stops the
+ * Asked now and then while the tree is removed: a signal that cancels
+ * (launcher/sigtable.h) then cancels the run (128+N, as at any other time) and stops the
  * removal; so does the removal's deadline.  The rest of the tree is retained
  * with its records, for gc.
  */
@@ -965,7 +1009,7 @@ static bool teardown_cancelled(void *arg)
 	while (read(s->loop.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		int sig = (int)si.ssi_signo;
 
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
+		if (iso_sig_cancels(iso_sig_class(sig))) {
 			if (!s->out->cancelled_by)
 				s->out->cancelled_by = sig;
 			return true;
@@ -1225,24 +1269,20 @@ static void collect_residue(struct iso_snapshot *before, size_t n, struct iso_ou
 	}
 }
 
+/*
+ * Every catchable signal is the supervisor's to decide (launcher/sigtable.h),
+ * blocked before anything is made, so one that comes while the tree is made is
+ * read by the loop, never a default action that orphans the tree.
+ */
 static int setup_signals(sigset_t *mask)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
+	int r;
 
-	sigemptyset(mask);
-	sigaddset(mask, SIGCHLD);
-	sigaddset(mask, SIGINT);
-	sigaddset(mask, SIGTERM);
-	sigaddset(mask, SIGHUP);
-	sigaddset(mask, SIGQUIT);
-	sigaddset(mask, SIGCONT);
-	{
-		/* SIGTTOU too: isorun hands the terminal back from whatever group it is in */
-		sigset_t block = *mask;
-		sigaddset(&block, SIGTTOU);
-		if (sigprocmask(SIG_BLOCK, &block, NULL) < 0)
-			return -errno;
-	}
+	iso_sig_supervised(mask);
+	r = iso_sig_block(mask);
+	if (r < 0)
+		return r;
 	/* a reader that goes away must not kill the supervisor of a live tree */
 	if (sigaction(SIGPIPE, &ign, NULL) < 0)
 		return -errno;
@@ -1583,14 +1623,11 @@ static bool will_have_userns(const struct iso_opts *o)
 	return ns && (getuid() != 0 || geteuid() != 0);
 }
 
-/* Before the tree: signals, the subreaper, the report file, the checks, --watch. */
+/* Before the tree: the subreaper, the checks, the ceilings, --watch. */
 static int prepare(struct sup *s, struct iso_err *e)
 {
 	const struct iso_opts *o = s->o;
-	int r = setup_signals(&s->mask);
 
-	if (r < 0)
-		return iso_err_set(e, -r, "block signals");
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
 		s->out->subreaper = true;
 	else
@@ -2019,7 +2056,10 @@ int iso_run(const struct iso_opts *o)
 	s.slow_record = test_fault("slow-exec-record");
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
-	if (open_outputs(&s, &e) < 0) {
+	if ((code = setup_signals(&s.mask)) < 0) {
+		iso_err_set(&e, -code, "block signals");
+		code = fail_before_start(&s, &e);
+	} else if (open_outputs(&s, &e) < 0) {
 		code = fail_before_start(&s, &e);
 	} else if (load_policy(&s) < 0) {
 		code = fail_before_start(&s, NULL);

@@ -94,7 +94,8 @@ finish_iso() {
 		t0=$(date +%s%N)
 		"$ISORUN" --no-config --root "$R" $mode -- true 3>&-
 		whole=$((($(date +%s%N) - t0) / 1000))
-		for sig in 1 2 15; do
+		# USR1 is passed on: the command killed by it (138) or isorun before its handlers
+		for sig in 1 2 15 10; do
 			for eighth in 0 1 2 3 4 5 6 7; do
 				us=$((whole * eighth / 8))
 				r=$("$H/sigrace" "$sig" "$us" "$ISORUN" --no-config --root "$R" $mode -- sleep 2 2>"$W/err" 3>&-)
@@ -115,5 +116,98 @@ finish_iso() {
 	[ "$bad" -eq 0 ]
 	# the spread reached isorun's handlers, or this proved nothing
 	[ "$seen_exit" -gt 0 ]
+	assert_no_tree
+}
+
+# Send isorun one signal while sigcatch is the command; $got is what reached
+# the command ("" if nothing did), $rc isorun's exit.
+signal_run() {
+	local sig=$1
+	shift
+	rm -f "$W/ready" "$W/got"
+	start_iso "$@" -- "$H/sigcatch" "$W"
+	"$H/waitfor" "$W/ready"
+	kill -s "$sig" "$ISOPID"
+	finish_iso
+	got=$(cat "$W/got" 2>/dev/null || true)
+}
+
+# The numbers of the names given (kill -l knows STKFLT, PWR, ... and numbers).
+signums() {
+	local s
+	for s in "$@"; do kill -l "$s"; done
+}
+
+@test "every signal isorun passes on reaches the command and the run ends on the command's terms" {
+	# design.md's signal table, "passed on": the real-time ones include glibc's
+	# own 32 and 33, which sigaddset() refuses and which would end isorun
+	local bad=0
+	for mode in "" --pidns; do
+		for sig in $(signums USR1 USR2 ALRM VTALRM PROF PWR IO STKFLT WINCH URG TSTP TTIN CONT) \
+			32 33 34 35 50 64; do
+			signal_run "$sig" $mode
+			if [ "$rc" -ne 0 ] || [ "$got" != "$sig" ]; then
+				echo "mode '$mode' signal $sig: isorun exited $rc, the command got '$got'"
+				bad=$((bad + 1))
+			fi
+		done
+	done
+	[ "$bad" -eq 0 ]
+	assert_no_tree
+}
+
+@test "every signal that cancels ends the run as cancelled: 128+N, a report, the tree removed" {
+	# INT TERM HUP QUIT reach the command as themselves; XCPU and the fault
+	# signals sent by kill() are no fault of the command's: it gets --stop-signal
+	local bad=0 want
+	for mode in "" --pidns; do
+		for sig in $(signums INT TERM HUP QUIT XCPU ILL TRAP ABRT BUS FPE SEGV SYS); do
+			signal_run "$sig" --report "$W/r.json" --stop-signal USR2 $mode
+			want=$(kill -l USR2)
+			case $sig in 1 | 2 | 3 | 15) want=$sig ;; esac
+			if [ "$rc" -ne $((128 + sig)) ] || [ "$got" != "$want" ] ||
+				! grep -q "cancelled by SIG$(kill -l "$sig")" "$W/err" ||
+				! grep -q '"state": "removed"' "$W/r.json"; then
+				echo "mode '$mode' signal $sig: isorun exited $rc, the command got '$got'"
+				bad=$((bad + 1))
+			fi
+		done
+	done
+	[ "$bad" -eq 0 ]
+	assert_no_tree
+}
+
+@test "signals isorun ignores neither end it nor reach the command" {
+	local bad=0
+	for mode in "" --pidns; do
+		rm -f "$W/ready" "$W/got"
+		start_iso $mode -- "$H/sigcatch" "$W"
+		"$H/waitfor" "$W/ready"
+		# a default action would end isorun at the first of these, before USR1
+		kill -s PIPE "$ISOPID"
+		kill -s XFSZ "$ISOPID"
+		kill -s TTOU "$ISOPID"
+		kill -s USR1 "$ISOPID"
+		finish_iso
+		got=$(cat "$W/got" 2>/dev/null || true)
+		if [ "$rc" -ne 0 ] || [ "$got" != "$(kill -l USR1)" ]; then
+			echo "mode '$mode': isorun exited $rc, the command got '$got'"
+			bad=$((bad + 1))
+		fi
+	done
+	[ "$bad" -eq 0 ]
+	assert_no_tree
+}
+
+@test "the caller's ulimit -f reached by the relayed output is output lost (122), not SIGXFSZ" {
+	# (the kernel sends it to the writer, isorun; 4 blocks of 1 KiB)
+	run bash -c "ulimit -f 4; exec '$ISORUN' --no-config --root '$R' -- head -c 100000 /dev/zero >'$W/o' 2>'$W/e' 3>&-"
+	cat "$W/e"
+	[ "$status" -eq 122 ]
+	grep -q "isorun: stdout: write failed: File too large" "$W/e"
+	# stderr at the limit: isorun's own lines cannot be written there either,
+	# the exit status still tells
+	run bash -c "ulimit -f 4; exec '$ISORUN' --no-config --root '$R' -- sh -c 'head -c 100000 /dev/zero >&2' 2>'$W/e' 3>&-"
+	[ "$status" -eq 122 ]
 	assert_no_tree
 }

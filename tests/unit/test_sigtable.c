@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+/* The signal table decides every signal number; the blocked set holds all that can be caught. */
+#include "tests/unit/unit.h"
+
+#include "launcher/sigtable.h"
+
+static void test_every_signal_is_decided(void **state)
+{
+	for (int sig = 1; sig <= 64; sig++) {
+		enum iso_sig_class c = iso_sig_class(sig);
+
+		if (c == ISO_SIG_UNDECIDED)
+			fail_msg("signal %d has no entry in the table", sig);
+		assert_int_equal(c == ISO_SIG_UNCATCHABLE, sig == SIGKILL || sig == SIGSTOP);
+	}
+}
+
+static void test_every_catchable_signal_is_blocked(void **state)
+{
+	sigset_t mask;
+	const unsigned long *w = (const unsigned long *)&mask;
+
+	iso_sig_supervised(&mask);
+	/* glibc's own 32 and 33 too, which sigismember() would not report */
+	for (int sig = 1; sig <= 64; sig++) {
+		bool in = w[(sig - 1) / (8 * sizeof(*w))] >> ((sig - 1) % (8 * sizeof(*w))) & 1;
+
+		assert_int_equal(in, sig != SIGKILL && sig != SIGSTOP);
+	}
+}
+
+static void test_classes_of_named_signals(void **state)
+{
+	assert_int_equal(iso_sig_class(SIGINT), ISO_SIG_CANCEL);
+	assert_int_equal(iso_sig_class(SIGSEGV), ISO_SIG_ABORT);
+	assert_int_equal(iso_sig_class(SIGXCPU), ISO_SIG_ABORT);
+	assert_int_equal(iso_sig_class(SIGUSR1), ISO_SIG_FORWARD);
+	assert_int_equal(iso_sig_class(SIGRTMAX), ISO_SIG_FORWARD);
+	assert_int_equal(iso_sig_class(32), ISO_SIG_FORWARD);
+	assert_int_equal(iso_sig_class(SIGTSTP), ISO_SIG_GROUP);
+	assert_int_equal(iso_sig_class(SIGXFSZ), ISO_SIG_IGNORE);
+	assert_true(iso_sig_cancels(iso_sig_class(SIGTERM)));
+	assert_false(iso_sig_cancels(iso_sig_class(SIGUSR2)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_signal_is_decided),
+		cmocka_unit_test(test_every_catchable_signal_is_blocked),
+		cmocka_unit_test(test_classes_of_named_signals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
