@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/reader.h"
 #include "common/text.h"
 
 static ssize_t read_small(const char *path, char *buf, size_t len)
@@ -48,12 +49,74 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return total;
 }
 
+struct small_read {
+	char path[96];
+	char *buf;
+	size_t len;
+	ssize_t n;
+};
+
+static void small_read_run(void *arg)
+{
+	struct small_read *sr = arg;
+
+	sr->n = read_small(sr->path, sr->buf, sr->len);
+}
+
+static void small_read_free(void *arg)
+{
+	struct small_read *sr = arg;
+
+	free(sr->buf);
+	free(sr);
+}
+
+/*
+ * cmdline and environ are the process's own memory, read page by page by the
+ * kernel: a page the process made wait (a userfaultfd range, a FUSE mapping)
+ * would hold the reader.  Through the supervisor's reader while it has one,
+ * into buffers of the job's own; -ETIMEDOUT past the deadline.
+ */
+static ssize_t read_memory_file(const char *path, char *buf, size_t len)
+{
+	struct iso_reader *r = iso_reader_proc();
+	struct small_read *sr;
+	ssize_t n;
+	int rc;
+
+	if (!r)
+		return read_small(path, buf, len);
+	sr = calloc(1, sizeof(*sr));
+	if (!sr || !(sr->buf = malloc(len))) {
+		free(sr);
+		return -ENOMEM;
+	}
+	snprintf(sr->path, sizeof(sr->path), "%s", path);
+	sr->len = len;
+	rc = iso_reader_run(r, small_read_run, sr, small_read_free);
+	if (rc < 0) {
+		if (rc != -ETIMEDOUT)
+			small_read_free(sr);
+		return rc;
+	}
+	n = sr->n;
+	if (n >= 0)
+		memcpy(buf, sr->buf, (size_t)n + 1);
+	small_read_free(sr);
+	return n;
+}
+
+static bool is_memory_file(const char *name)
+{
+	return !strcmp(name, "cmdline") || !strcmp(name, "environ");
+}
+
 ssize_t iso_proc_read(pid_t pid, const char *name, char *buf, size_t len)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
-	return read_small(path, buf, len);
+	return is_memory_file(name) ? read_memory_file(path, buf, len) : read_small(path, buf, len);
 }
 
 int iso_proc_stat(pid_t pid, struct iso_proc *ret)
@@ -280,11 +343,13 @@ char *iso_proc_cmdline(pid_t pid, size_t max)
 	if (!buf)
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	n = read_small(path, buf, 8192);
+	n = read_memory_file(path, buf, 8192);
+	if (n == -ETIMEDOUT)
+		return strdup("(not read: its memory made the read wait)");
 	if (n <= 0 && (tid = iso_proc_live_thread(pid)) > 0) {
 		/* a leader gone by pthread_exit() left its memory to the live threads */
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/cmdline", pid, tid);
-		n = read_small(path, buf, 8192);
+		n = read_memory_file(path, buf, 8192);
 	}
 	if (n <= 0) {
 		char comm[64];

@@ -274,7 +274,9 @@ static void find_test(struct iso_attrib *a, pid_t pid, const struct iso_argv *se
 	const char *v;
 
 	if (n < 0) {
-		why_add(a, "environment not readable: %s", strerror((int)-n));
+		why_add(a, "environment not readable: %s",
+			n == -ETIMEDOUT ? "not read: an earlier read of the command's memory waits"
+					: strerror((int)-n));
 		test_from_argv(a, self, false);
 		return;
 	}

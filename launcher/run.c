@@ -52,6 +52,7 @@
 #include "launcher/outcome.h"
 #include "launcher/pidns.h"
 #include "common/proc.h"
+#include "common/reader.h"
 #include "launcher/relay.h"
 #include "launcher/junit.h"
 #include "launcher/report.h"
@@ -85,7 +86,8 @@ enum sup_source {
 
 struct sup {
 	const struct iso_opts *o;
-	bool slow_record; /* ISORUN_TEST_FAULT=slow-exec-record */
+	struct iso_reader reader; /* reads of the command's memory and /proc files, bounded */
+	bool slow_record;	  /* ISORUN_TEST_FAULT=slow-exec-record */
 	struct iso_outcome *out;
 	pid_t self;
 	pid_t cmd;
@@ -655,8 +657,8 @@ static void on_notification(struct sup *s, uint32_t events)
 {
 	struct pol_event ev;
 
-	if (pol_notify_handle_exec(s->listener, s->pol, s->o->policy_log, &ev, on_exec_seen, s) ==
-	    1)
+	if (pol_notify_handle_exec(s->listener, s->pol, s->o->policy_log, &ev, on_exec_seen, s,
+				   &s->reader) == 1)
 		on_policy_event(&ev, s);
 	else if (events & (EPOLLHUP | EPOLLERR))
 		/* no process uses the filter any more */
@@ -1872,6 +1874,25 @@ static enum start start(struct sup *s, struct iso_err *e)
 	return STARTED;
 }
 
+/*
+ * From here on the command's memory and /proc files are read through the
+ * reader, so no read of them waits past its deadline (common/reader.h).  Not
+ * before: the command's first exec is answered with isorun's own memory, and
+ * no clone() may follow a second thread.
+ */
+static void start_reader(struct sup *s)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	if (iso_reader_start(&s->reader, ISO_READER_DEADLINE_MS, &e) < 0) {
+		fprintf(stderr, "isorun: reads of the command's memory are not bounded: %s\n",
+			iso_err_format(&e, buf, sizeof(buf)));
+		return;
+	}
+	iso_reader_set_proc(&s->reader);
+}
+
 static void supervise(struct sup *s, enum start how)
 {
 	if (how == EXEC_FAILED) {
@@ -1882,6 +1903,7 @@ static void supervise(struct sup *s, enum start how)
 	}
 	s->out->started_cmd = true;
 	s->started_ms = now_ms();
+	start_reader(s);
 	if (s->o->timeout_ms)
 		arm(s, s->o->timeout_ms);
 	loop(s);
@@ -1996,6 +2018,8 @@ static void free_outcome(struct iso_outcome *out)
 
 static void free_sup(struct sup *s)
 {
+	iso_reader_set_proc(NULL);
+	iso_reader_stop(&s->reader);
 	for (int i = 0; i < 2; i++)
 		if (s->relayed[i])
 			iso_stream_close(&s->streams[i]);

@@ -621,19 +621,83 @@ static void req_freep(struct seccomp_notif **req)
 
 int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct pol_event *ret)
 {
-	return pol_notify_handle_exec(listener, p, log_only, ret, NULL, NULL);
+	return pol_notify_handle_exec(listener, p, log_only, ret, NULL, NULL, NULL);
+}
+
+/*
+ * Everything read from the target for one call: the reader's job, so that a
+ * read the target makes wait (common/reader.h) never holds the supervisor.
+ * Owned by the reader when it overran.
+ */
+struct read_job {
+	struct target t;
+	struct seccomp_notif req;
+	enum call c;
+	struct exec_call *x; /* an exec; else sock */
+	struct connect_call sock;
+	int r;
+};
+
+static void read_job_run(void *arg)
+{
+	struct read_job *j = arg;
+
+	if (j->t.pid <= 0)
+		j->r = -ESRCH;
+	else if (j->x)
+		j->r = read_exec(&j->t, &j->req, j->c, j->x);
+	else
+		j->r = read_connect(&j->t, &j->req, j->c, &j->sock);
+	target_done(&j->t);
+}
+
+static void read_job_free(void *arg)
+{
+	struct read_job *j = arg;
+
+	free(j->x);
+	free(j);
+}
+
+static void read_jobp_free(struct read_job **j)
+{
+	if (*j)
+		read_job_free(*j);
+}
+
+static struct read_job *read_job_new(const struct seccomp_notif *req, enum call c,
+				     const struct target *t)
+{
+	struct read_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->t = *t;
+	j->req = *req;
+	j->c = c;
+	if (c != CALL_EXECVE && c != CALL_EXECVEAT)
+		return j;
+	j->x = malloc(sizeof(*j->x) + ARGS_TOTAL_MAX + FAST_SCRATCH);
+	if (!j->x) {
+		free(j);
+		return NULL;
+	}
+	j->x->strings = (char *)(j->x + 1);
+	j->x->scratch = j->x->strings + ARGS_TOTAL_MAX;
+	return j;
 }
 
 int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
-			   pol_exec_fn on_exec, void *arg)
+			   pol_exec_fn on_exec, void *arg, struct iso_reader *rd)
 {
 	_cleanup_(req_freep) struct seccomp_notif *req = NULL;
 	_cleanup_(resp_freep) struct seccomp_notif_resp *resp = NULL;
-	_cleanup_(target_done) struct target t = { .mem = -1 };
-	_cleanup_free_ struct exec_call *x = NULL;
+	_cleanup_(read_jobp_free) struct read_job *job = NULL;
+	struct target t = { .mem = -1 };
+	struct exec_call *x = NULL;
 	struct pol_verdict v = { false, NULL };
 	struct pol_event ev;
-	struct connect_call sock;
+	struct connect_call *sock;
 	enum call c;
 	int r;
 
@@ -658,23 +722,21 @@ int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, str
 		if ((p->n_guard == 0 && !on_exec))
 			return respond(listener, req, resp, false);
 		snprintf(ev.call, sizeof(ev.call), "%s", c == CALL_EXECVE ? "execve" : "execveat");
-		x = malloc(sizeof(*x) + ARGS_TOTAL_MAX + FAST_SCRATCH);
-		if (!x) {
-			r = -ENOMEM;
-		} else {
-			x->strings = (char *)(x + 1);
-			x->scratch = x->strings + ARGS_TOTAL_MAX;
-			r = t.pid > 0 ? read_exec(&t, req, c, x) : -ESRCH;
-		}
 	} else if (c == CALL_CONNECT || c == CALL_SOCKETCALL) {
 		if (p->n_socket == 0)
 			return respond(listener, req, resp, false);
 		snprintf(ev.call, sizeof(ev.call), "connect");
-		r = t.pid > 0 ? read_connect(&t, req, c, &sock) : -ESRCH;
 	} else {
 		return respond(listener, req, resp, false);
 	}
-	target_done(&t);
+	job = read_job_new(req, c, &t);
+	r = job ? iso_reader_run(rd, read_job_run, job, read_job_free) : -ENOMEM;
+	if (r == -ETIMEDOUT)
+		job = NULL; /* the reader's now */
+	else if (r == 0)
+		r = job->r;
+	x = job ? job->x : NULL;
+	sock = job ? &job->sock : NULL;
 
 	/* between reading the target's memory and using it */
 	if (seccomp_notify_id_valid(listener, req->id) < 0)
@@ -685,12 +747,19 @@ int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, str
 		if (x)
 			v = pol_decide_exec(p, x->path, x->argv);
 		else
-			v = pol_decide_connect(p, sock.path);
+			v = pol_decide_connect(p, sock->path);
 		if (!x && !v.refuse)
-			v = connect_by_identity(p, &sock);
+			v = connect_by_identity(p, sock);
 		break;
 	case -EFAULT: /* a bad pointer: the kernel fails the call the same way */
 		return respond(listener, req, resp, false);
+	case -ETIMEDOUT:
+		v.refuse = true;
+		v.origin = unreadable_origin;
+		snprintf(ev.detail, sizeof(ev.detail),
+			 "(not read within %u ms: the target's memory made the read wait)",
+			 rd ? rd->deadline_ms : 0);
+		break;
 	default:
 		/* ESRCH with a valid id: invisible in our pid namespace (pid 0) */
 		v.refuse = true;
@@ -717,8 +786,8 @@ int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, str
 	if (!ev.detail[0]) {
 		if (x)
 			format_detail(ev.detail, sizeof(ev.detail), x);
-		else
-			snprintf(ev.detail, sizeof(ev.detail), "%s", sock.path);
+		else if (sock)
+			snprintf(ev.detail, sizeof(ev.detail), "%s", sock->path);
 	}
 	ev.origin = v.origin;
 	ev.refused = !log_only;

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "common/err.h"
+#include "common/reader.h"
 
 /* A parse error: "file:line:col: message", and the offending line with a caret. */
 struct pol_error {
@@ -175,7 +176,12 @@ int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct p
  * the caller passed it to execve (a refused exec leaves the caller as it was).
  */
 typedef void (*pol_exec_fn)(pid_t pid, char *const *argv, size_t argc, void *arg);
+/*
+ * rd: the reader the target's memory is read through, so that no read waits
+ * past its deadline (common/reader.h); a read that overran refuses the call.
+ * NULL reads here (the command's own first exec, isorun's memory still).
+ */
 int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
-			   pol_exec_fn on_exec, void *arg);
+			   pol_exec_fn on_exec, void *arg, struct iso_reader *rd);
 
 #endif

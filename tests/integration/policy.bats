@@ -250,3 +250,43 @@ proc-thread-self-fd EPERM
 proc-pid-fd EPERM" ]
 	[[ "$stderr" == *"refused: connect \`/proc/self/fd/"* ]]
 }
+
+@test "a read of the command's memory that the command makes wait is bounded: the call is refused and says why, the run goes on" {
+	[ "$(id -u)" -eq 0 ] || skip "userfaultfd is root's on this host (vm.unprivileged_userfaultfd=0)"
+	printf 'include default\ndeny-socket /run/isorun-test-none.sock\n' >"$W/sock.policy"
+	# (under --pidns root's command is in a user namespace: userfaultfd is refused there)
+	for mode in ""; do
+		# an exec whose argv is on a page never filled: refused after the
+		# deadline, and the next exec (the page's owner gone) is read again
+		run timeout 60 "$ISORUN" --no-config --root "$R" $mode -- \
+			sh -c "$H/uffdhold exec /bin/echo; echo after"
+		echo "$output"
+		[ "$status" -eq 122 ]
+		[[ "$output" == *"execve: Operation not permitted"* ]]
+		[[ "$output" == *"after"* ]]
+		[[ "$output" == *"not read within"*"the target's memory made the read wait"* ]]
+		# the connect() a deny-socket rule reads the address of
+		run timeout 60 "$ISORUN" --no-config --root "$R" --policy "$W/sock.policy" $mode -- \
+			"$H/uffdhold" connect
+		echo "$output"
+		[ "$status" -eq 3 ]
+		[[ "$output" == *"connect: Operation not permitted"* ]]
+		[[ "$output" == *"not read within"* ]]
+	done
+	assert_no_tree
+}
+
+@test "while the command makes every exec's read wait, --timeout and a SIGTERM still end the run on time" {
+	[ "$(id -u)" -eq 0 ] || skip "userfaultfd is root's on this host (vm.unprivileged_userfaultfd=0)"
+	loop="while :; do $H/uffdhold exec /bin/echo; done"
+	run timeout 60 "$ISORUN" --no-config --root "$R" --timeout 1500ms --grace 100ms -- sh -c "$loop"
+	[ "$status" -eq 124 ]
+	"$ISORUN" --no-config --root "$R" -- sh -c "touch $W/ready; $loop" >/dev/null 2>"$W/err" 3>&- &
+	pid=$!
+	"$H/waitfor" "$W/ready"
+	kill -TERM "$pid"
+	wait "$pid" && rc=0 || rc=$?
+	cat "$W/err"
+	[ "$rc" -eq 143 ]
+	assert_no_tree
+}

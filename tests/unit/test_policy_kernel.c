@@ -410,7 +410,7 @@ static void supervise_loop(struct sup *s, int listener)
 		if (pfd.revents & POLLIN) {
 			memset(&ev, 0, sizeof(ev));
 			r = pol_notify_handle_exec(listener, s->pol, s->log_only, &ev, s->on_exec,
-						   s->on_exec_arg);
+						   s->on_exec_arg, NULL);
 			s->n_handled++;
 			if (r == 1 && s->n_events < MAX_EVENTS)
 				s->ev[s->n_events++] = ev;

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+#include "common/reader.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+struct iso_reader_job {
+	void (*fn)(void *);
+	void *arg;
+	void (*free_fn)(void *);
+	bool done, abandoned;
+};
+
+/*
+ * What the thread touches.  Never freed under a stuck thread: it may return
+ * long after the supervisor's frame is gone.
+ */
+struct iso_reader_core {
+	pthread_mutex_t lock;
+	int req_fd, done_fd;	    /* eventfds: a job waits / a job is done */
+	struct iso_reader_job *job; /* the one in flight */
+	bool quit;
+	bool recovered; /* an abandoned job returned: the thread serves again */
+};
+
+/* The reader for procfs reads of the command (set by the supervisor while it runs). */
+static struct iso_reader *proc_reader;
+
+void iso_reader_set_proc(struct iso_reader *r)
+{
+	proc_reader = r;
+}
+
+struct iso_reader *iso_reader_proc(void)
+{
+	return proc_reader;
+}
+
+static void kick(int fd)
+{
+	uint64_t one = 1;
+
+	(void)!write(fd, &one, sizeof(one));
+}
+
+/* Runs one job; one the caller had given up on is freed here. */
+static void run_job(struct iso_reader_core *c, struct iso_reader_job *j)
+{
+	bool abandoned;
+
+	j->fn(j->arg);
+	pthread_mutex_lock(&c->lock);
+	j->done = true;
+	abandoned = j->abandoned;
+	if (abandoned)
+		c->recovered = true;
+	pthread_mutex_unlock(&c->lock);
+	if (!abandoned) {
+		kick(c->done_fd);
+		return;
+	}
+	if (j->free_fn)
+		j->free_fn(j->arg);
+	free(j);
+}
+
+static void *reader_main(void *p)
+{
+	struct iso_reader_core *c = p;
+	uint64_t n;
+
+	for (;;) {
+		struct iso_reader_job *j;
+		bool quit;
+
+		if (read(c->req_fd, &n, sizeof(n)) < 0 && errno == EINTR)
+			continue;
+		pthread_mutex_lock(&c->lock);
+		j = c->job;
+		c->job = NULL;
+		quit = c->quit;
+		pthread_mutex_unlock(&c->lock);
+		if (quit)
+			return NULL;
+		if (j)
+			run_job(c, j);
+	}
+}
+
+static void core_free(struct iso_reader_core *c)
+{
+	if (c->req_fd >= 0)
+		close(c->req_fd);
+	if (c->done_fd >= 0)
+		close(c->done_fd);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+int iso_reader_start(struct iso_reader *r, unsigned deadline_ms, struct iso_err *e)
+{
+	struct iso_reader_core *c = calloc(1, sizeof(*c));
+	int err;
+
+	*r = (struct iso_reader){ .deadline_ms = deadline_ms };
+	if (!c)
+		return iso_err_set(e, ENOMEM, "start the reader of the command's memory");
+	pthread_mutex_init(&c->lock, NULL);
+	c->req_fd = eventfd(0, EFD_CLOEXEC);
+	c->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->req_fd < 0 || c->done_fd < 0) {
+		err = errno;
+		core_free(c);
+		return iso_err_set(e, err,
+				   "create the eventfds of the reader of the command's memory");
+	}
+	err = pthread_create(&r->thread, NULL, reader_main, c);
+	if (err) {
+		core_free(c);
+		return iso_err_set(e, err, "start the thread that reads the command's memory");
+	}
+	r->core = c;
+	r->running = true;
+	return 0;
+}
+
+/* Whether the job that overran has returned since: then the thread serves again. */
+static bool back(struct iso_reader *r)
+{
+	struct iso_reader_core *c = r->core;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->recovered) {
+		c->recovered = false;
+		r->stuck = false;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return !r->stuck;
+}
+
+void iso_reader_stop(struct iso_reader *r)
+{
+	struct iso_reader_core *c = r->core;
+
+	if (!r->running)
+		return;
+	r->running = false;
+	if (r->stuck && !back(r)) {
+		/* its wait is the command's: the process's exit ends the thread */
+		pthread_detach(r->thread);
+		return;
+	}
+	pthread_mutex_lock(&c->lock);
+	c->quit = true;
+	pthread_mutex_unlock(&c->lock);
+	kick(c->req_fd);
+	pthread_join(r->thread, NULL);
+	core_free(c);
+	r->core = NULL;
+}
+
+/* Wait for the job's end, at most the deadline; false when it overran. */
+static bool wait_done(struct iso_reader *r, struct iso_reader_job *j)
+{
+	struct iso_reader_core *c = r->core;
+	struct pollfd p = { .fd = c->done_fd, .events = POLLIN };
+	struct timespec now, end;
+	uint64_t n;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += r->deadline_ms / 1000;
+	end.tv_nsec += (long)(r->deadline_ms % 1000) * 1000000;
+	for (;;) {
+		long left;
+		bool done;
+
+		/* a count is only a wake-up: the job's own flag says whose end it was */
+		(void)!read(c->done_fd, &n, sizeof(n));
+		pthread_mutex_lock(&c->lock);
+		done = j->done;
+		pthread_mutex_unlock(&c->lock);
+		if (done)
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (left <= 0)
+			return false;
+		(void)poll(&p, 1, (int)left);
+	}
+}
+
+int iso_reader_run(struct iso_reader *r, void (*fn)(void *), void *arg, void (*free_fn)(void *))
+{
+	struct iso_reader_core *c;
+	struct iso_reader_job *j;
+	bool overran;
+
+	if (!r || !r->running) {
+		fn(arg);
+		return 0;
+	}
+	if (r->stuck && !back(r))
+		return -ETIMEDOUT;
+	c = r->core;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	*j = (struct iso_reader_job){ .fn = fn, .arg = arg, .free_fn = free_fn };
+	pthread_mutex_lock(&c->lock);
+	c->job = j;
+	pthread_mutex_unlock(&c->lock);
+	kick(c->req_fd);
+	overran = !wait_done(r, j);
+	pthread_mutex_lock(&c->lock);
+	if (overran && !j->done) {
+		j->abandoned = true;
+		r->stuck = true;
+	} else {
+		overran = false;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (overran)
+		return -ETIMEDOUT;
+	free(j);
+	return 0;
+}
