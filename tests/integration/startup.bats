@@ -96,7 +96,8 @@ refused() {
 
 @test "--env-dir never points at isorun's own records in the tree" {
 	local sub
-	for sub in lock owner outcome outcome.tmp empty lock/x owner/sub/dir; do
+	# every record of the tree (tree/tree.h iso_tree_records), the run's cgroup's too
+	for sub in cgroup cgroup/x lock owner outcome outcome.tmp empty lock/x owner/sub/dir; do
 		refused "isorun: --env-dir: 'V=$sub' would point V at isorun's own '${sub%%/*}' in the tree; choose another SUBDIR" \
 			--env-dir "V=$sub" -- true
 	done
@@ -106,12 +107,13 @@ refused() {
 			--env-dir "V=$sub" -- true
 	done
 	# the same from isorun.conf, named by file and line
-	printf '[isorun]\nenv-dir = V=lock\n' >"$W/isorun.conf"
+	printf '[isorun]\nenv-dir = V=cgroup\n' >"$W/isorun.conf"
 	run --separate-stderr "$ISORUN" --root "$R" --config "$W/isorun.conf" -- true
 	[ "$status" -eq 125 ]
-	[[ "$stderr" == *"isorun.conf:2"*"would point V at isorun's own 'lock'"* ]]
-	# a name that only starts like one is the command's own
-	run iso --env-dir V=locks --env-dir W=home/lock -- sh -c 'test -d "$V" && test -d "$W"'
+	[[ "$stderr" == *"isorun.conf:2"*"would point V at isorun's own 'cgroup'"* ]]
+	# a name that only starts like one, or sits below the command's own directory, is its own
+	run iso --env-dir V=locks --env-dir W=home/lock --env-dir X=cgroups --env-dir Y=tmp/cgroup \
+		-- sh -c 'test -d "$V" && test -d "$W" && test -d "$X" && test -d "$Y"'
 	[ "$status" -eq 0 ]
 	assert_no_tree
 }
