@@ -118,6 +118,15 @@ refused() {
 	assert_no_tree
 }
 
+@test "directories the command makes under the names of isorun's records are its own: removed with the tree" {
+	# --cgroup=off: with a cgroup, isorun's own record holds the name `cgroup`
+	run --separate-stderr iso --cgroup=off -- sh -c \
+		'cd "$HOME/.." && mkdir -p cgroup/a outcome.tmp lock/b && echo x >lock/b/f'
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	assert_no_tree
+}
+
 @test "--pass-fd: at most 64 descriptors, said at parse time; bad numbers refused" {
 	local args=() i
 	for i in $(seq 10 74); do args+=(--pass-fd "$i"); done
