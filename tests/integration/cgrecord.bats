@@ -58,16 +58,23 @@ ls_and_gc() {
 }
 
 refused_json() {
-	python3 -c 'import json,sys; t=json.loads(sys.argv[1])[0]; assert t["cgroup"] is None and sys.argv[2] in t["cgroup_refused"] and t["processes"]==[], t' "$ls_json" "$1"
+	python3 -c 'import json,sys; t=json.loads(sys.argv[1])[0]; assert t["cgroup"] is None and sys.argv[2] in t["cgroup_refused"] and all(p["found_by"]=="environment" for p in t["processes"]), t' "$ls_json" "$1"
 }
 
-@test "a cgroup record leading to a look-alike directory whose cgroup.procs is a FIFO: ls and gc do not block, say the record is refused, remove the tree" {
+@test "a cgroup record leading to a look-alike directory whose cgroup.procs is a FIFO: ls and gc do not block, say the record is refused, stop the run's processes by their environment, remove the tree" {
 	orphaned_tree
 	fake=$W/fake/isorun-$(basename "$tree")
 	mkdir -p "$fake"
 	mkfifo "$fake/cgroup.procs" "$fake/cgroup.events"
 	echo "$fake" >"$tree/cgroup"
+	# a process of the run's: found by the scan that does not trust the record
+	ISORUN_NAMESPACE=$tree sleep 300 3>&- &
+	p=$!
 	ls_and_gc
+	[[ "$ls_out" == *$'\n'"    pid $p \`sleep 300\`"* ]]
+	[[ "$dry_out" == *"would stop pid $p \`sleep 300\`: its environment names $tree"* ]]
+	[[ "$gc_out" == *"stopped pid $p \`sleep 300\`: its environment names $tree"* ]]
+	wait "$p" || true
 	[[ "$ls_out" == *" orphaned "*"; its cgroup record is refused ('$fake' is not below the cgroup2 mount "*"): not measurable through a cgroup, its processes are looked for by their environment only"* ]]
 	refused_json "is not below the cgroup2 mount"
 	[[ "$dry_out" == *"would remove $tree"*"its cgroup record is refused"* ]]
@@ -204,6 +211,9 @@ refused_json() {
 	[[ "$output" == *"    pid $moved \`sleep 302\`"* ]]
 	run --separate-stderr timeout 60 "$ISORUN" ls --root "$R" --json
 	python3 -c 'import json,sys; t=json.loads(sys.argv[1])[0]; b={p["pid"]: p["found_by"] for p in t["processes"]}; assert b[int(sys.argv[2])]=="environment" and sorted(b.values())==["cgroup","cgroup","environment"], t' "$output" "$moved"
+	run --separate-stderr timeout 60 "$ISORUN" gc --root "$R" --dry-run
+	[[ "$output" == *"would stop pid $moved \`sleep 302\`: its environment names $tree"* ]]
+	kill -0 "$moved"
 	run --separate-stderr timeout 60 "$ISORUN" gc --root "$R"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"stopped pid $moved \`sleep 302\`: its environment names $tree"* ]]
