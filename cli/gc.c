@@ -335,8 +335,8 @@ static json_t *orphans_json(const struct iso_orphan_scan *s)
  * the tree, `note` then saying what was done; false when they could not all
  * be stopped (`note` says why).
  */
-static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v, const char *shown,
-			 char *note, size_t len)
+static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v,
+			 const struct iso_cg_orphan *cg, const char *shown, char *note, size_t len)
 {
 	struct iso_orphan_query q = orphan_query(c, v);
 	struct iso_orphan_scan s = { 0 };
@@ -347,6 +347,9 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v, con
 
 	if (r < 0 && c->dry_run)
 		snprintf(why, sizeof(why), "list /proc: %s", strerror(-r));
+	/* a dry run left the cgroup's processes alive and named them already */
+	if (c->dry_run)
+		drop_in_cgroup(&s, cg);
 	for (size_t i = 0; i < s.n; i++) {
 		if (!c->dry_run && !s.v[i].gone)
 			continue; /* not proven stopped: named in `why` */
@@ -371,21 +374,18 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v, con
  * An orphaned run's processes, through its cgroup: frozen, named, killed; then
  * the cgroup.  A refused record goes into `refused` (else "").
  */
-static int gc_cgroup(const struct iso_tree_view *v, bool dry_run, char *refused, size_t len)
+static int gc_cgroup(const struct iso_tree_view *v, bool dry_run, struct iso_cg_orphan *o,
+		     char *refused, size_t len)
 {
-	struct iso_cg_orphan o;
-	int r = iso_cg_orphan_find(v, &o);
+	int r = iso_cg_orphan_find(v, o);
 
 	refused[0] = '\0';
 	if (r < 0)
-		snprintf(refused, len, CG_REFUSED, o.refused);
-	r = 0;
-	if (o.path[0]) {
-		fflush(stdout);
-		r = iso_cg_orphan_stop(&o, dry_run, stdout);
-	}
-	iso_cg_orphan_free(&o);
-	return r;
+		snprintf(refused, len, CG_REFUSED, o->refused);
+	if (!o->path[0])
+		return 0;
+	fflush(stdout);
+	return iso_cg_orphan_stop(o, dry_run, stdout);
 }
 
 /*
@@ -396,6 +396,7 @@ static int gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const 
 		      char *note, size_t len)
 {
 	const char *self = getenv(ISO_NAMESPACE_VAR);
+	struct iso_cg_orphan cg;
 	char refused[600];
 	size_t at;
 	int r;
@@ -414,13 +415,15 @@ static int gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const 
 	 * The run's cgroup first: it holds what cleared its environment.  The
 	 * environment scan always after: it finds what left the cgroup.
 	 */
-	r = gc_cgroup(v, c->dry_run, refused, sizeof(refused));
+	r = gc_cgroup(v, c->dry_run, &cg, refused, sizeof(refused));
 	if (r < 0) {
 		snprintf(note, len, "the processes in its cgroup could not be stopped (%s)",
 			 strerror(-r));
+		iso_cg_orphan_free(&cg);
 		return -1;
 	}
-	r = stop_orphans(c, v, shown, note, len) ? 0 : -1;
+	r = stop_orphans(c, v, &cg, shown, note, len) ? 0 : -1;
+	iso_cg_orphan_free(&cg);
 	at = strlen(note);
 	snprintf(note + at, len - at, "%s", refused);
 	return r;

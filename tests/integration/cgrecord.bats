@@ -213,6 +213,9 @@ refused_json() {
 	python3 -c 'import json,sys; t=json.loads(sys.argv[1])[0]; b={p["pid"]: p["found_by"] for p in t["processes"]}; assert b[int(sys.argv[2])]=="environment" and sorted(b.values())==["cgroup","cgroup","environment"], t' "$output" "$moved"
 	run --separate-stderr timeout 60 "$ISORUN" gc --root "$R" --dry-run
 	[[ "$output" == *"would stop pid $moved \`sleep 302\`: its environment names $tree"* ]]
+	# one still in the cgroup carries the environment too: named once, as the cgroup's
+	[ "$(grep -c "pid $(cat "$W/pid.in") " <<<"$output")" -eq 1 ]
+	[[ "$output" == *"would stop: pid $(cat "$W/pid.in") \`sleep 300\` (in the run's cgroup $cg)"* ]]
 	kill -0 "$moved"
 	run --separate-stderr timeout 60 "$ISORUN" gc --root "$R"
 	[ "$status" -eq 0 ]
