@@ -190,6 +190,7 @@ refused_json() {
 	away=$own/isorun-test-away-$$
 	mkdir "$away"
 	# --policy=off: an execve on its way when isorun dies would find no one to answer it
+	# shellcheck disable=SC2016 # expanded by the command's shell
 	"$ISORUN" --no-config --root "$R" --policy=off -- sh -c '
 		sh -c "echo \$\$ >$2/cgroup.procs; exec sleep 302" &
 		sleep 300 & echo $! >"$1.in"
