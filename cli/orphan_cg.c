@@ -2,8 +2,8 @@
 #include "cli/orphan_cg.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -106,17 +106,20 @@ static int open_and_list(const char *path, struct iso_cg_orphan *o)
 
 	cg_host_probe(&h);
 	r = cg_run_open(&run, &h, path, &e);
-	if (r == -ENOENT && h.mount[0] && !strncmp(path, h.mount, strlen(h.mount))) {
+	if (r == -ENOENT && h.mount[0] && !strncmp(path, h.mount, strlen(h.mount)) &&
+	    path[strlen(h.mount)] == '/') {
 		cg_run_close(&run);
 		return 0; /* the run's cgroup is gone already */
 	}
-	if (r == 0)
+	if (r == 0) {
 		r = cg_run_pids(&run, &o->pids, &o->n);
+		if (r < 0)
+			iso_err_set(&e, r == -EINVAL ? 0 : -r,
+				    "'%s/cgroup.procs' is not a list of pids", path);
+	}
 	cg_run_close(&run);
 	if (r < 0)
-		return refuse(o, "%s",
-			      e.msg[0] ? iso_err_format(&e, buf, sizeof(buf))
-				       : "its cgroup.procs is not a list of pids");
+		return refuse(o, "%s", iso_err_format(&e, buf, sizeof(buf)));
 	ours = holds_our_line(o->pids, o->n);
 	if (ours)
 		return refuse(o, "'%s' holds pid %d, this isorun's own or one of its ancestors",
