@@ -54,7 +54,8 @@ static uint64_t mono_ms(void)
 /* A whole small file at dirfd/name into buf; its length or -errno. */
 static ssize_t read_small(int dirfd, const char *name, char *buf, size_t len)
 {
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd =
+		openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)
@@ -328,14 +329,59 @@ int cg_run_create(struct cg_run *r, struct cg_host *h, const char *name, struct 
 	return 0;
 }
 
-/* `path` is on a cgroup2 file system, or below the test's tree. */
-static bool is_cgroup_dir(const struct cg_host *h, const char *path)
+/* The mount a descriptor lies on; 0 when the kernel cannot say (before 5.8). */
+static uint64_t mount_id(int dirfd, const char *path, int flags)
 {
-	size_t n = strlen(h->mount);
+	struct statx stx;
 
+	if (statx(dirfd, path, flags, STATX_MNT_ID, &stx) < 0 || !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/*
+ * The directory open at fd is `path` itself, below the host's cgroup2 mount (or
+ * the test's tree) and on it: the path as the kernel names the descriptor is
+ * the path given, so no symbolic link, "..", or mount of another place was
+ * crossed.  A cgroup2 directory holds only the kernel's files: no FIFO, no link.
+ */
+static int check_cgroup_dir(const struct cg_host *h, int fd, const char *path, struct iso_err *e)
+{
+	char link[64], real[PATH_MAX], mount[PATH_MAX];
+	struct statfs sf;
+	struct stat st;
+	size_t n;
+	ssize_t len;
+
+	if (!h->mount[0] || !realpath(h->mount, mount))
+		return iso_err_set(e, 0, "'%s': no cgroup2 file system is mounted here", path);
+	n = strlen(mount);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, real, sizeof(real) - 1);
+	if (len < 0)
+		return iso_err_set(e, errno, "'%s': read %s", path, link);
+	real[len] = '\0';
+	if (strcmp(real, path))
+		return iso_err_set(e, 0,
+				   "'%s' leads to '%s' (a symbolic link or \"..\" on the way)",
+				   path, real);
+	if (strncmp(path, mount, n) || path[n] != '/')
+		return iso_err_set(e, 0, "'%s' is not below the cgroup2 mount %s", path, mount);
+	if (fstat(fd, &st) < 0)
+		return iso_err_set(e, errno, "'%s': fstat", path);
+	if (st.st_uid != geteuid())
+		return iso_err_set(e, 0,
+				   "'%s' belongs to uid %u, not to uid %u that made the run's",
+				   path, (unsigned)st.st_uid, (unsigned)geteuid());
 	if (h->fake)
-		return !strncmp(path, h->mount, n) && path[n] == '/' && !strstr(path, "/../");
-	return is_cgroup2(path);
+		return 0;
+	if (fstatfs(fd, &sf) < 0)
+		return iso_err_set(e, errno, "'%s': fstatfs", path);
+	if (sf.f_type != CGROUP2_SUPER_MAGIC)
+		return iso_err_set(e, 0, "'%s' is not on a cgroup2 file system", path);
+	if (mount_id(fd, "", AT_EMPTY_PATH) != mount_id(AT_FDCWD, mount, 0))
+		return iso_err_set(e, 0, "'%s' lies on another mount than %s", path, mount);
+	return 0;
 }
 
 int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct iso_err *e)
@@ -344,18 +390,19 @@ int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct is
 
 	*r = (struct cg_run)CG_RUN_INIT;
 	r->host = h;
-	if (!is_cgroup_dir(h, path))
-		return iso_err_set(e, ENOTDIR, "open the cgroup '%s': not a cgroup2 directory",
-				   path);
-	snprintf(r->path, sizeof(r->path), "%s", path);
-	r->dirfd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if ((size_t)snprintf(r->path, sizeof(r->path), "%s", path) >= sizeof(r->path))
+		return iso_err_set(e, ENAMETOOLONG, "open the cgroup '%.200s...'", path);
+	/* O_DIRECTORY: a FIFO or a device is refused without being opened */
+	r->dirfd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (r->dirfd < 0)
 		return iso_err_set(e, errno, "open the cgroup '%s'", r->path);
+	if (check_cgroup_dir(h, r->dirfd, r->path, e) < 0)
+		return -EPERM;
 	r->events_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	if (r->events_fd < 0)
 		return iso_err_set(e, errno, "watch the cgroup '%s' (inotify_init1)", r->path);
 	snprintf(file, sizeof(file), "%s/cgroup.events", r->path);
-	if (inotify_add_watch(r->events_fd, file, IN_MODIFY) < 0)
+	if (inotify_add_watch(r->events_fd, file, IN_MODIFY | IN_DONT_FOLLOW) < 0)
 		return iso_err_set(e, errno, "watch '%s' (inotify_add_watch)", file);
 	return 0;
 }
@@ -436,33 +483,81 @@ int cg_run_freeze(struct cg_run *r, uint64_t deadline_ms)
 	return await_key(r, "frozen", 1, deadline_ms);
 }
 
-int cg_run_pids(struct cg_run *r, pid_t **pids, size_t *n)
+/* cgroup.procs of a large run: ~8 bytes a pid, a million pids */
+#define CG_PROCS_MAX (8u << 20)
+
+/* All of a file at dirfd/name, never blocking, at most max bytes, NUL-terminated. */
+static ssize_t read_whole(int dirfd, const char *name, char **ret, size_t max)
 {
-	return cg_path_pids(r->path, pids, n);
+	_cleanup_close_ int fd =
+		openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	size_t total = 0, cap = 0;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - total < 4096) {
+			char *nb;
+			if (cap >= max)
+				return -EFBIG;
+			cap = cap ? cap * 2 : 16384;
+			nb = realloc(buf, cap + 1);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		n = read(fd, buf + total, cap - total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		total += (size_t)n;
+	}
+	buf[total] = '\0';
+	*ret = TAKE_PTR(buf);
+	return (ssize_t)total;
 }
 
-int cg_path_pids(const char *path, pid_t **pids, size_t *n)
+int cg_run_pids(struct cg_run *r, pid_t **pids, size_t *n)
 {
-	char file[PATH_MAX + 32];
-	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *text = NULL;
 	pid_t *v = NULL;
-	long p;
+	size_t cap = 0;
+	ssize_t len = read_whole(r->dirfd, "cgroup.procs", &text, CG_PROCS_MAX);
 
 	*pids = NULL;
 	*n = 0;
-	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
-	f = fopen(file, "re");
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%ld", &p) == 1) {
-		pid_t *nv = realloc(v, (*n + 1) * sizeof(*v));
-		if (!nv) {
+	if (len < 0)
+		return (int)len;
+	for (char *p = text, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p || pid <= 0 || pid > INT32_MAX || (*end && *end != '\n')) {
 			free(v);
 			*n = 0;
-			return -ENOMEM;
+			return -EINVAL;
 		}
-		v = nv;
-		v[(*n)++] = (pid_t)p;
+		end += *end == '\n';
+		if (*n == cap) {
+			pid_t *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
+			if (!nv) {
+				free(v);
+				*n = 0;
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[(*n)++] = (pid_t)pid;
 	}
 	*pids = v;
 	return 0;

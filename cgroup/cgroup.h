@@ -82,8 +82,11 @@ int cg_host_enable(struct cg_host *h, unsigned want, struct iso_err *e);
 /* Make `host->own/name`, open its cgroup.procs and watch its cgroup.events. */
 int cg_run_create(struct cg_run *r, struct cg_host *h, const char *name, struct iso_err *e);
 /*
- * An existing run cgroup at `path` (an orphaned run's, for gc): checked to be
- * a cgroup2 directory (or under the test's tree), opened and watched.
+ * An existing run cgroup at `path` (an orphaned run's, for ls and gc), named
+ * by a record the command could rewrite: believed only when it is a directory
+ * below the host's cgroup2 mount and on it (or below the test's tree), reached
+ * without a symbolic link or "..", owned by our uid; opened (never blocking)
+ * and watched.  -errno with e saying which check refused it.
  */
 int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct iso_err *e);
 /* Write `value` to the run's interface file `file` (memory.max, pids.max, cpu.max). */
@@ -99,7 +102,7 @@ int cg_run_on_event(struct cg_run *r);
 int cg_run_freeze(struct cg_run *r, uint64_t deadline_ms);
 /* cgroup.kill: SIGKILL to every process in it, at once; then thaw. */
 int cg_run_kill(struct cg_run *r);
-/* The pids in cgroup.procs (malloc'ed, *n of them). */
+/* The pids in cgroup.procs (malloc'ed, *n of them); -EINVAL for a file that is not a pid list. */
 int cg_run_pids(struct cg_run *r, pid_t **pids, size_t *n);
 /* Wait until empty (on the watch) up to deadline_ms; 0 empty, -ETIME not by then. */
 int cg_run_wait_empty(struct cg_run *r, uint64_t deadline_ms);
@@ -107,8 +110,5 @@ void cg_run_stats(struct cg_run *r, struct cg_stats *st);
 /* rmdir once empty; -errno with e when it cannot be removed.  Closes the descriptors. */
 int cg_run_remove(struct cg_run *r, struct iso_err *e);
 void cg_run_close(struct cg_run *r);
-
-/* Read the pids of any cgroup directory (for `ls`/`gc` of an orphaned run). */
-int cg_path_pids(const char *path, pid_t **pids, size_t *n);
 
 #endif

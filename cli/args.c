@@ -269,22 +269,6 @@ static bool valid_subdir(const char *s)
 	return p[-1] != '/';
 }
 
-/*
- * The names isorun itself keeps at the top of a tree: a --env-dir there would
- * point the command's variable at isorun's own record (and let it be rewritten).
- */
-static const char *reserved_subdir(const char *sub)
-{
-	static const char *const own[] = { ISO_TREE_OWNER, ISO_TREE_LOCK, ISO_TREE_OUTCOME,
-					   ISO_TREE_OUTCOME ".tmp", "empty" };
-	size_t l = strcspn(sub, "/");
-
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (strlen(own[i]) == l && !strncmp(sub, own[i], l))
-			return own[i];
-	return NULL;
-}
-
 static int add_pass_fd(struct iso_opts *o, const char *opt, const char *val, struct iso_err *e)
 {
 	char *end;
@@ -605,11 +589,12 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 					   "%s: expected VAR=SUBDIR with a relative SUBDIR "
 					   "inside the tree, got '%s'",
 					   opt, val);
-		if (reserved_subdir(eq + 1))
+		if (iso_tree_reserved(eq + 1))
 			return iso_err_set(e, 0,
 					   "%s: '%s' would point %.*s at isorun's own '%s' in the "
 					   "tree; choose another SUBDIR",
-					   opt, val, (int)(eq - val), val, reserved_subdir(eq + 1));
+					   opt, val, (int)(eq - val), val,
+					   iso_tree_reserved(eq + 1));
 		return strv_push(&o->env_dirs, val);
 	case ISO_K_SETENV:
 		eq = strchr(val, '=');

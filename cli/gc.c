@@ -230,7 +230,7 @@ struct row {
 	char *path; /* shell-quoted */
 	char age[24], size[24], pid[16];
 	const char *state;
-	char reason[600];
+	char reason[1200];
 	char *cmd;   /* the owner record's argv, joined; NULL in an older record */
 	char *cwd;   /* where isorun was started, shell-quoted; NULL in an older record */
 	json_t *obj; /* ls --json */
@@ -262,7 +262,33 @@ static void note_unreadable(size_t n, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
-/* ls: an orphaned tree's processes, found by their environment, into the row and its reason. */
+/* Said where a tree's cgroup record was not believed (cli/orphan_cg.h). */
+#define CG_REFUSED                                                                                 \
+	"; its cgroup record is refused (%s): not measurable through a cgroup, its processes are " \
+	"looked for by their environment only"
+
+/* The processes the environment scan found that the cgroup already named: listed once. */
+static void drop_in_cgroup(struct iso_orphan_scan *s, const struct iso_cg_orphan *cg)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < cg->n && !dup; j++)
+			dup = cg->pids[j] == s->v[i].pid;
+		if (dup)
+			free(s->v[i].cmd);
+		else
+			s->v[w++] = s->v[i];
+	}
+	s->n = w;
+}
+
+/*
+ * ls: an orphaned tree's processes, found by their environment (always: one
+ * that left the run's cgroup is found only so), into the row and its reason.
+ */
 static void row_orphans(const struct cmd *c, const struct iso_tree_view *v, struct row *r)
 {
 	struct iso_orphan_query q = orphan_query(c, v);
@@ -270,6 +296,10 @@ static void row_orphans(const struct cmd *c, const struct iso_tree_view *v, stru
 	char unread[200];
 	int n = iso_orphans_find(&q, &r->orphans);
 
+	if (n >= 0) {
+		drop_in_cgroup(&r->orphans, &r->cg);
+		n = (int)r->orphans.n;
+	}
 	if (n < 0) {
 		snprintf(r->reason + at, sizeof(r->reason) - at,
 			 "; its processes could not be looked for: %s", strerror(-n));
@@ -305,8 +335,8 @@ static json_t *orphans_json(const struct iso_orphan_scan *s)
  * the tree, `note` then saying what was done; false when they could not all
  * be stopped (`note` says why).
  */
-static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v, const char *shown,
-			 char *note, size_t len)
+static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v,
+			 const struct iso_cg_orphan *cg, const char *shown, char *note, size_t len)
 {
 	struct iso_orphan_query q = orphan_query(c, v);
 	struct iso_orphan_scan s = { 0 };
@@ -317,6 +347,9 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v, con
 
 	if (r < 0 && c->dry_run)
 		snprintf(why, sizeof(why), "list /proc: %s", strerror(-r));
+	/* a dry run left the cgroup's processes alive and named them already */
+	if (c->dry_run)
+		drop_in_cgroup(&s, cg);
 	for (size_t i = 0; i < s.n; i++) {
 		if (!c->dry_run && !s.v[i].gone)
 			continue; /* not proven stopped: named in `why` */
@@ -337,19 +370,22 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v, con
 	return r >= 0;
 }
 
-/* An orphaned run's processes, through its cgroup: frozen, named, killed; then the cgroup. */
-static int gc_cgroup(const struct iso_tree_view *v, bool dry_run)
+/*
+ * An orphaned run's processes, through its cgroup: frozen, named, killed; then
+ * the cgroup.  A refused record goes into `refused` (else "").
+ */
+static int gc_cgroup(const struct iso_tree_view *v, bool dry_run, struct iso_cg_orphan *o,
+		     char *refused, size_t len)
 {
-	struct iso_cg_orphan o;
-	int r = 0;
+	int r = iso_cg_orphan_find(v, o);
 
-	if (iso_cg_orphan_find(v, &o) == 1) {
-		fflush(stdout);
-		r = iso_cg_orphan_stop(&o, dry_run, stdout);
-		r = r < 0 ? r : 1;
-	}
-	iso_cg_orphan_free(&o);
-	return r;
+	refused[0] = '\0';
+	if (r < 0)
+		snprintf(refused, len, CG_REFUSED, o->refused);
+	if (!o->path[0])
+		return 0;
+	fflush(stdout);
+	return iso_cg_orphan_stop(o, dry_run, stdout);
 }
 
 /*
@@ -360,6 +396,9 @@ static int gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const 
 		      char *note, size_t len)
 {
 	const char *self = getenv(ISO_NAMESPACE_VAR);
+	struct iso_cg_orphan cg;
+	char refused[600];
+	size_t at;
 	int r;
 
 	if (v->seen != ISO_SEEN_ORPHANED || v->lock != ISO_LOCK_TAKEN)
@@ -372,32 +411,38 @@ static int gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const 
 			 ISO_NAMESPACE_VAR);
 		return 1;
 	}
-	/* the run's cgroup holds all of it, whatever the environment says: it goes first */
-	r = gc_cgroup(v, c->dry_run);
-	if (r < 0)
+	/*
+	 * The run's cgroup first: it holds what cleared its environment.  The
+	 * environment scan always after: it finds what left the cgroup.
+	 */
+	r = gc_cgroup(v, c->dry_run, &cg, refused, sizeof(refused));
+	if (r < 0) {
 		snprintf(note, len, "the processes in its cgroup could not be stopped (%s)",
 			 strerror(-r));
-	if (r != 0)
-		return r < 0 ? -1 : 0;
-	return stop_orphans(c, v, shown, note, len) ? 0 : -1;
+		iso_cg_orphan_free(&cg);
+		return -1;
+	}
+	r = stop_orphans(c, v, &cg, shown, note, len) ? 0 : -1;
+	iso_cg_orphan_free(&cg);
+	at = strlen(note);
+	snprintf(note + at, len - at, "%s", refused);
+	return r;
 }
 
 /*
  * The owner record as JSON, for what ls shows besides the evidence (argv, cwd).
- * Opened as trees.c opens records: relative to the tree, no symlink, no FIFO.
+ * Read as trees.c reads every record: bounded, no symlink, no FIFO.
  */
 static json_t *owner_json(int tree_fd)
 {
-	_cleanup_close_ int fd = -1;
-	struct stat st;
+	_cleanup_free_ char *text = NULL;
+	char why[200];
 	json_t *o;
 
-	if (tree_fd < 0)
+	if (tree_fd < 0 ||
+	    iso_tree_read_record(tree_fd, ISO_TREE_OWNER, &text, why, sizeof(why)) < 0)
 		return NULL;
-	fd = openat(tree_fd, ISO_TREE_OWNER, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > 65536)
-		return NULL;
-	o = json_loadfd(fd, JSON_REJECT_DUPLICATES, NULL);
+	o = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
 	if (!json_is_object(o)) {
 		json_decref(o);
 		return NULL;
@@ -479,16 +524,20 @@ static void row_fill(struct cmd *c, size_t i, struct row *r)
 		snprintf(r->pid, sizeof(r->pid), "-");
 	r->state = iso_tree_seen_name(v.seen);
 	snprintf(r->reason, sizeof(r->reason), "%s", v.reason);
-	/* the run's cgroup is the stronger evidence: the environment is read without one */
-	if (iso_cg_orphan_find(&v, &r->cg) != 1 && v.seen == ISO_SEEN_ORPHANED)
+	/* the run's cgroup names what cleared its environment; the environment what left it */
+	if (iso_cg_orphan_find(&v, &r->cg) < 0) {
+		size_t at = strlen(r->reason);
+		snprintf(r->reason + at, sizeof(r->reason) - at, CG_REFUSED, r->cg.refused);
+	}
+	if (v.seen == ISO_SEEN_ORPHANED)
 		row_orphans(c, &v, r);
 	row_owner(r, owner);
 	if (c->json) {
 		r->obj = row_json(&v, r, bytes, sized, partial, owner);
-		if (r->obj && r->cg.path[0])
-			iso_cg_orphan_json(&r->cg, r->obj);
-		else if (r->obj)
+		if (r->obj) {
 			json_object_set_new(r->obj, "processes", orphans_json(&r->orphans));
+			iso_cg_orphan_json(&r->cg, r->obj);
+		}
 	}
 	json_decref(owner);
 	iso_tree_view_close(&v);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "tree/tree.h"
+#include "tree/trees.h"
 
 /* how long gc waits for a killed cgroup to empty */
 #define ORPHAN_KILL_MS 10000
@@ -25,23 +27,26 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* The record, read without following a link or blocking on a FIFO the command made. */
-static int read_record(int tree_fd, char *buf, size_t len)
+/* The record's one line: a FIFO, a link, a huge or many-line file is refused, saying so. */
+static int read_record(int tree_fd, char *buf, size_t len, char *why, size_t wlen)
 {
-	_cleanup_close_ int fd =
-		openat(tree_fd, ISO_TREE_CGROUP, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	ssize_t n;
+	_cleanup_free_ char *text = NULL;
+	int r = iso_tree_read_record(tree_fd, ISO_TREE_CGROUP, &text, why, wlen);
+	size_t n;
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+	if (r < 0)
+		return r;
+	n = strcspn(text, "\n");
+	if (text[n] && text[n + 1]) {
+		snprintf(why, wlen, "more than one line");
 		return -EINVAL;
-	n = read(fd, buf, len - 1);
-	if (n <= 0)
+	}
+	if (n == 0 || n >= len) {
+		snprintf(why, wlen, n ? "a path too long" : "empty");
 		return -EINVAL;
+	}
+	memcpy(buf, text, n);
 	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
 
@@ -54,22 +59,91 @@ static bool names_this_tree(const char *path, const char *tree_name)
 	       !strcmp(base + 8, tree_name);
 }
 
+/*
+ * isorun's run cgroup holds the command's processes only: one that holds this
+ * gc or ls, or any of its ancestors (pid 1, the caller's shell), is not the run's.
+ */
+static pid_t holds_our_line(const pid_t *pids, size_t n)
+{
+	for (pid_t p = getpid(); p > 0;) {
+		struct iso_proc st;
+
+		for (size_t i = 0; i < n; i++)
+			if (pids[i] == p || pids[i] == 1)
+				return pids[i];
+		if (p == 1 || iso_proc_stat(p, &st) < 0)
+			break;
+		p = st.ppid;
+	}
+	return 0;
+}
+
+static int refuse(struct iso_cg_orphan *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int refuse(struct iso_cg_orphan *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(o->refused, sizeof(o->refused), fmt, ap);
+	va_end(ap);
+	free(o->pids);
+	o->pids = NULL;
+	o->n = 0;
+	o->path[0] = '\0';
+	return -1;
+}
+
+/* The cgroup the record names, checked as cg_run_open checks it, and its processes. */
+static int open_and_list(const char *path, struct iso_cg_orphan *o)
+{
+	struct cg_host h;
+	struct cg_run run;
+	struct iso_err e = { 0 };
+	char buf[400];
+	pid_t ours;
+	int r;
+
+	cg_host_probe(&h);
+	r = cg_run_open(&run, &h, path, &e);
+	if (r == -ENOENT && h.mount[0] && !strncmp(path, h.mount, strlen(h.mount)) &&
+	    path[strlen(h.mount)] == '/') {
+		cg_run_close(&run);
+		return 0; /* the run's cgroup is gone already */
+	}
+	if (r == 0) {
+		r = cg_run_pids(&run, &o->pids, &o->n);
+		if (r < 0)
+			iso_err_set(&e, r == -EINVAL ? 0 : -r,
+				    "'%s/cgroup.procs' is not a list of pids", path);
+	}
+	cg_run_close(&run);
+	if (r < 0)
+		return refuse(o, "%s", iso_err_format(&e, buf, sizeof(buf)));
+	ours = holds_our_line(o->pids, o->n);
+	if (ours)
+		return refuse(o, "'%s' holds pid %d, this isorun's own or one of its ancestors",
+			      path, (int)ours);
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	return 1;
+}
+
 int iso_cg_orphan_find(const struct iso_tree_view *v, struct iso_cg_orphan *o)
 {
-	char path[PATH_MAX];
-	struct stat st;
+	char path[PATH_MAX], why[200];
+	int r;
 
 	*o = (struct iso_cg_orphan){ 0 };
 	if (v->fd < 0 || v->seen != ISO_SEEN_ORPHANED)
 		return 0;
-	if (read_record(v->fd, path, sizeof(path)) < 0 || !names_this_tree(path, v->name))
+	r = read_record(v->fd, path, sizeof(path), why, sizeof(why));
+	if (r == -ENOENT)
 		return 0;
-	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-		return 0;
-	snprintf(o->path, sizeof(o->path), "%s", path);
-	if (cg_path_pids(o->path, &o->pids, &o->n) < 0)
-		o->n = 0;
-	return 1;
+	if (r < 0)
+		return refuse(o, "%s", why);
+	if (!names_this_tree(path, v->name))
+		return refuse(o, "'%.300s' is not named after this tree", path);
+	return open_and_list(path, o);
 }
 
 static void print_one(pid_t pid, const char *how, const char *path, FILE *f)
@@ -88,15 +162,17 @@ void iso_cg_orphan_print(const struct iso_cg_orphan *o, FILE *f)
 
 void iso_cg_orphan_json(const struct iso_cg_orphan *o, json_t *obj)
 {
-	json_t *procs = json_array();
+	json_t *procs = json_object_get(obj, "processes");
 
-	for (size_t i = 0; i < o->n; i++) {
+	for (size_t i = 0; json_is_array(procs) && i < o->n; i++) {
 		_cleanup_free_ char *cmd = iso_proc_cmdline(o->pids[i], 200);
-		json_array_append_new(
-			procs, json_pack("{s:i, s:s?}", "pid", (int)o->pids[i], "cmdline", cmd));
+		json_array_insert_new(procs, i,
+				      json_pack("{s:i, s:s, s:s}", "pid", (int)o->pids[i], "cmd",
+						cmd ? cmd : "?", "found_by", "cgroup"));
 	}
 	json_object_set_new(obj, "cgroup", o->path[0] ? json_string(o->path) : json_null());
-	json_object_set_new(obj, "processes", procs);
+	if (o->refused[0])
+		json_object_set_new(obj, "cgroup_refused", json_string(o->refused));
 }
 
 int iso_cg_orphan_stop(const struct iso_cg_orphan *o, bool dry_run, FILE *f)

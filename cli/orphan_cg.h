@@ -21,13 +21,22 @@ struct iso_cg_orphan {
 	char path[PATH_MAX]; /* the run's cgroup, "" when none */
 	pid_t *pids;	     /* the live processes in it */
 	size_t n;
+	char refused[400]; /* why the record was not believed, "" when it was (or is absent) */
 };
 
-/* 1 when the orphaned tree's cgroup is still there (pids filled), 0 when not. */
+/*
+ * 1 when the orphaned tree's cgroup is still there (pids filled), 0 when not
+ * (no record, or the cgroup is gone), -1 when the record is refused: a FIFO,
+ * a link, too large, a cgroup not this tree's, not on the cgroup2 mount, or
+ * holding our own line of processes (`refused` says which).
+ */
 int iso_cg_orphan_find(const struct iso_tree_view *v, struct iso_cg_orphan *o);
 /* ls: "  live: pid N `cmdline` (in the run's cgroup PATH)" per process. */
 void iso_cg_orphan_print(const struct iso_cg_orphan *o, FILE *f);
-/* ls --json: {"cgroup": PATH, "processes": [{pid, cmdline}]} into obj. */
+/*
+ * ls --json: "cgroup": PATH or null, "cgroup_refused": why (only when refused),
+ * and {pid, cmd, found_by: "cgroup"} first in obj's "processes" array.
+ */
 void iso_cg_orphan_json(const struct iso_cg_orphan *o, json_t *obj);
 /*
  * gc: freeze, name (on f), kill, wait until empty, remove the cgroup.  With

@@ -618,12 +618,6 @@ links:
 	return r;
 }
 
-/*
- * isorun's own records: `ls` and `gc` open them beside a live run, and a
- * process holding only them holds nothing of the command's.
- */
-static const char *const records[] = { ISO_TREE_OWNER, ISO_TREE_LOCK, ISO_TREE_OUTCOME, NULL };
-
 static int scan_all(const struct iso_holder_query *q, struct found *f, char *buf,
 		    size_t *unreadable)
 {
@@ -680,7 +674,8 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 	if (!buf)
 		return -ENOMEM;
 	if (q->tree) {
-		r = iso_treeid_build(&ids, q->tree, records);
+		/* ls and gc open isorun's records beside a live run: holding them holds nothing */
+		r = iso_treeid_build(&ids, q->tree, iso_tree_records);
 		if (r < 0)
 			return r;
 		ids.alias_dev = q->alias_dev;

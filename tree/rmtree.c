@@ -761,12 +761,19 @@ static int remove_top_entry(int top_fd, const char *name, const char *display,
 	return 0;
 }
 
-static bool is_last(const char *name, const char *const *last)
+/* isorun's records are files: a directory of a record's name is the command's, removed first */
+static bool is_last(int top_fd, const struct dirent *d, const char *const *last)
 {
+	struct stat st;
+
 	for (; *last; last++)
-		if (!strcmp(name, *last))
-			return true;
-	return false;
+		if (!strcmp(d->d_name, *last))
+			break;
+	if (!*last || d->d_type == DT_DIR)
+		return false;
+	if (d->d_type != DT_UNKNOWN)
+		return true;
+	return fstatat(top_fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode);
 }
 
 /* Every entry of top_fd except `last`; keeps going, returns the first failure. */
@@ -791,7 +798,7 @@ static int remove_all_but(int top_fd, const char *const *last, const char *displ
 	while ((errno = 0, d = readdir(dir))) {
 		int r;
 
-		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") || is_last(d->d_name, last))
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") || is_last(top_fd, d, last))
 			continue;
 		r = remove_top_entry(top_fd, d->d_name, display, stop, first ? &mine : e);
 		if (r == -ECANCELED || (stop && stop->fn && stop->fn(stop->arg))) {

@@ -22,8 +22,27 @@
 #include "common/text.h"
 
 /* the lock last: whoever finds the owner record finds it locked or takeable */
-const char *const iso_tree_records[] = { ISO_TREE_CGROUP, ISO_TREE_OUTCOME, ISO_TREE_OWNER,
-					 ISO_TREE_LOCK, NULL };
+const char *const iso_tree_records[] = { ISO_TREE_CGROUP, ISO_TREE_OUTCOME_TMP, ISO_TREE_OUTCOME,
+					 ISO_TREE_OWNER,  ISO_TREE_LOCK,	NULL };
+
+/* an earlier layout's cover for --protect-home=hide: an old tree may still hold it */
+static const char *const former_names[] = { "empty", NULL };
+
+static const char *reserved_in(const char *const *names, const char *sub, size_t l)
+{
+	for (; *names; names++)
+		if (strlen(*names) == l && !strncmp(sub, *names, l))
+			return *names;
+	return NULL;
+}
+
+const char *iso_tree_reserved(const char *sub)
+{
+	size_t l = strcspn(sub, "/");
+	const char *r = reserved_in(iso_tree_records, sub, l);
+
+	return r ? r : reserved_in(former_names, sub, l);
+}
 
 /* tmp/ is a /tmp: sticky and open to all, reachable below 0711 parents */
 const struct iso_tree_dir iso_tree_dirs[] = {
@@ -332,7 +351,7 @@ int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e)
 
 static int write_state(struct iso_tree *t, const char *state, const char *reason, struct iso_err *e)
 {
-	static const char tmp[] = ISO_TREE_OUTCOME ".tmp";
+	static const char tmp[] = ISO_TREE_OUTCOME_TMP;
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
 	json_t *o = json_pack("{s:s, s:s}", "state", state, "reason", reason);

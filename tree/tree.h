@@ -82,10 +82,23 @@ int iso_tree_open_user_dir(const char *root, bool create, char *path, size_t len
 #define ISO_TREE_OWNER	 "owner"
 #define ISO_TREE_LOCK	 "lock"	   /* the older layout's lock file */
 #define ISO_TREE_OUTCOME "outcome" /* JSON {"state": "kept"|"retained", "reason": "..."} */
+/* the outcome record while it is written, renamed over `outcome` once whole */
+#define ISO_TREE_OUTCOME_TMP ISO_TREE_OUTCOME ".tmp"
 /* the path of the run's cgroup, one line, when it had one: ls and gc find its processes */
 #define ISO_TREE_CGROUP "cgroup"
-/* isorun's own records, in the order a removal deletes them, after everything else. */
+/*
+ * isorun's own records, in the order a removal deletes them, after everything
+ * else: THE list of names at the top of a tree that are isorun's, not the
+ * command's.  Removal, the holder scan and every check of a name the caller
+ * gives inside the tree (--env-dir) read it.
+ */
 extern const char *const iso_tree_records[];
+/*
+ * The record SUB (a relative path inside the tree) would land in or below: its
+ * first component is one of iso_tree_records or a name an earlier layout kept
+ * at the top (`empty`).  NULL when SUB is the command's to use.
+ */
+const char *iso_tree_reserved(const char *sub);
 
 /*
  * Create and verify $root/isorun-$UID (ours, a real directory, not group or world

@@ -54,9 +54,12 @@ static int walk(struct iso_treeid *t, int dfd, const char *const *skip)
 	while (r == 0 && (e = readdir(d))) {
 		struct stat st;
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || skipped(skip, e->d_name))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		/* isorun's records are files: a directory of that name is the command's */
+		if (!S_ISDIR(st.st_mode) && skipped(skip, e->d_name))
 			continue;
 		r = push(t, &st);
 		if (r == 0 && S_ISDIR(st.st_mode)) {

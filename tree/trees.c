@@ -114,6 +114,13 @@ static int read_record(int dirfd, const char *name, char **ret, struct stat *st,
 	return 0;
 }
 
+int iso_tree_read_record(int dirfd, const char *name, char **ret, char *why, size_t len)
+{
+	struct stat st;
+
+	return read_record(dirfd, name, ret, &st, why, len, NULL);
+}
+
 /* <id>/outcome: 1 with seen/reason set, 0 when absent, -EINVAL with why when unusable. */
 /*
  * A shield that outlived its run's unmount, by device: holders through it are

@@ -53,6 +53,14 @@ struct iso_tree_view {
 };
 
 /*
+ * A record of the tree at dirfd (at most 64 KiB, a regular file, opened without
+ * following a link or blocking, no NUL byte), malloc'ed into *ret.  0, or
+ * -errno with `why` saying what was refused: "missing", "a symbolic link, not
+ * isorun's file", "not a regular file", "N bytes, too large to be isorun's"...
+ */
+int iso_tree_read_record(int dirfd, const char *name, char **ret, char *why, size_t len);
+
+/*
  * Look at <user_dir>/<name>: open it, read `owner`, probe the lock (only once
  * the owner record exists, which the owner writes after it holds the lock, so
  * a tree being created is never disturbed), read `state`, judge the owner.

@@ -290,3 +290,12 @@ holder_past_shield() { # SCRIPT WHY
 	[ "$rc" -eq 122 ]
 	grep -F "has its cwd in it" "$W/out"
 }
+
+@test "a holder whose cwd is in a directory named like one of isorun's records (lock/) holds the tree, and is not removed under it" {
+	start_run
+	mkdir "$home/../lock" "$home/../lock/sub"
+	"$H/holdcwd" "$home/../lock/sub" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	assert_retained "pid $holder \`"
+	grep -F "has its cwd in it" "$W/out"
+}

@@ -96,7 +96,8 @@ refused() {
 
 @test "--env-dir never points at isorun's own records in the tree" {
 	local sub
-	for sub in lock owner outcome outcome.tmp empty lock/x owner/sub/dir; do
+	# every record of the tree (tree/tree.h iso_tree_records), the run's cgroup's too
+	for sub in cgroup cgroup/x lock owner outcome outcome.tmp empty lock/x owner/sub/dir; do
 		refused "isorun: --env-dir: 'V=$sub' would point V at isorun's own '${sub%%/*}' in the tree; choose another SUBDIR" \
 			--env-dir "V=$sub" -- true
 	done
@@ -106,13 +107,23 @@ refused() {
 			--env-dir "V=$sub" -- true
 	done
 	# the same from isorun.conf, named by file and line
-	printf '[isorun]\nenv-dir = V=lock\n' >"$W/isorun.conf"
+	printf '[isorun]\nenv-dir = V=cgroup\n' >"$W/isorun.conf"
 	run --separate-stderr "$ISORUN" --root "$R" --config "$W/isorun.conf" -- true
 	[ "$status" -eq 125 ]
-	[[ "$stderr" == *"isorun.conf:2"*"would point V at isorun's own 'lock'"* ]]
-	# a name that only starts like one is the command's own
-	run iso --env-dir V=locks --env-dir W=home/lock -- sh -c 'test -d "$V" && test -d "$W"'
+	[[ "$stderr" == *"isorun.conf:2"*"would point V at isorun's own 'cgroup'"* ]]
+	# a name that only starts like one, or sits below the command's own directory, is its own
+	run iso --env-dir V=locks --env-dir W=home/lock --env-dir X=cgroups --env-dir Y=tmp/cgroup \
+		-- sh -c 'test -d "$V" && test -d "$W" && test -d "$X" && test -d "$Y"'
 	[ "$status" -eq 0 ]
+	assert_no_tree
+}
+
+@test "directories the command makes under the names of isorun's records are its own: removed with the tree" {
+	# --cgroup=off: with a cgroup, isorun's own record holds the name `cgroup`
+	run --separate-stderr iso --cgroup=off -- sh -c \
+		'cd "$HOME/.." && mkdir -p cgroup/a outcome.tmp lock/b && echo x >lock/b/f'
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
 	assert_no_tree
 }
 

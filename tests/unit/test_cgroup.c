@@ -90,6 +90,69 @@ static int parse(struct iso_opts *o, struct iso_err *e, char **argv)
 	return iso_parse_args(argc, argv, o, e);
 }
 
+/* A run cgroup named by a record the command could rewrite: every check refuses, never blocks. */
+static void test_open_refuses(void **state)
+{
+	char dir[PATH_MAX / 2], sub[PATH_MAX], path[PATH_MAX + 16];
+	struct cg_host h;
+	struct cg_run r;
+	struct iso_err e = { 0 };
+	pid_t *pids = NULL;
+	size_t n = 0;
+
+	assert_int_equal(unit_mkdtemp(dir, sizeof(dir), "cgroup-XXXXXX"), 0);
+	setenv(CG_TEST_ROOT_ENV, dir, 1);
+	cg_host_probe(&h);
+	/* a FIFO where the directory belongs: refused unopened (O_DIRECTORY) */
+	snprintf(sub, sizeof(sub), "%s/isorun-fifo", dir);
+	assert_int_equal(mkfifo(sub, 0600), 0);
+	assert_int_equal(cg_run_open(&r, &h, sub, &e), -ENOTDIR);
+	cg_run_close(&r);
+	/* a symbolic link, and ".." on the way: the kernel's name for it is another */
+	snprintf(path, sizeof(path), "%s/isorun-link", dir);
+	assert_int_equal(symlink("/", path), 0);
+	assert_true(cg_run_open(&r, &h, path, &e) < 0);
+	cg_run_close(&r);
+	snprintf(sub, sizeof(sub), "%s/isorun-x", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(path, sizeof(path), "%s/isorun-x/../isorun-x", dir);
+	assert_true(cg_run_open(&r, &h, path, &e) < 0);
+	assert_non_null(strstr(e.msg, "a symbolic link or \"..\" on the way"));
+	cg_run_close(&r);
+	/* cgroup.procs a FIFO, or not a list of pids: refused, not waited on */
+	snprintf(path, sizeof(path), "%s/cgroup.procs", sub);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	put(sub, "cgroup.events", "populated 1\n");
+	assert_int_equal(cg_run_open(&r, &h, sub, &e), 0);
+	assert_int_equal(cg_run_pids(&r, &pids, &n), -EINVAL);
+	assert_int_equal(unlink(path), 0);
+	put(sub, "cgroup.procs", "12\nnot a pid\n");
+	assert_int_equal(cg_run_pids(&r, &pids, &n), -EINVAL);
+	put(sub, "cgroup.procs", "12\n34\n");
+	assert_int_equal(cg_run_pids(&r, &pids, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(pids[1], 34);
+	free(pids);
+	cg_run_close(&r);
+	unsetenv(CG_TEST_ROOT_ENV);
+	/* the host's real mount: a directory elsewhere is not below it */
+	cg_host_probe(&h);
+	if (h.mount[0]) {
+		assert_true(cg_run_open(&r, &h, sub, &e) < 0);
+		assert_non_null(strstr(e.msg, "is not below the cgroup2 mount"));
+		cg_run_close(&r);
+	}
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/cgroup.events", sub);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(sub), 0);
+	snprintf(path, sizeof(path), "%s/isorun-link", dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/isorun-fifo", dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_ceiling_options(void **state)
 {
 	/* sizes are whole numbers of a unit, as systemd's MemoryMax= without a percentage */
@@ -118,6 +181,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fake_tree),
+		cmocka_unit_test(test_open_refuses),
 		cmocka_unit_test(test_ceiling_options),
 	};
 
