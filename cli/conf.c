@@ -2,6 +2,7 @@
 /* isorun.conf: find it, refuse it unless only its owner can change it, map it onto iso_opts. */
 #include "cli/conf.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
@@ -70,11 +71,64 @@ static bool section_ok(struct conf_parse *cp, const char *s)
 	return false;
 }
 
+/* The same as fail_at(), pointing at a column (from 1) of the line. */
+static void fail_at_col(struct conf_parse *cp, size_t col, const char *msg)
+{
+	iso_err_set(cp->e, 0, "%s:%u:%zu: %s", cp->path, cp->line, col, msg);
+	cp->failed = true;
+	cp->failed_line = cp->line;
+}
+
+/*
+ * libinih cuts a value at a ';' after a blank (Debian builds it with
+ * INI_ALLOW_INLINE_COMMENTS, prefix ";", fixed when the library is compiled)
+ * and keeps a '#' in the same place, so `setenv = X=a ;b` would be X=a while
+ * `X=a #b` stays whole.  isorun.conf has no inline comments, and one rule for
+ * both characters: on a setting or section line, a ';' or '#' after a blank or
+ * at the start of a value, or anything but blanks after a section's ']', is an
+ * error at its column.  `s` has no leading blanks; their count is `lead`.
+ */
+static bool inline_comment_ok(struct conf_parse *cp, const char *s, size_t len, size_t lead)
+{
+	const char *close = s[0] == '[' ? memchr(s, ']', len) : NULL;
+	size_t i, v = strcspn(s, "=:"); /* libinih splits at the first '=' or ':' */
+	char msg[160];
+
+	if (!len || s[0] == ';' || s[0] == '#')
+		return true;
+	if (s[0] == '[') {
+		for (i = close ? (size_t)(close - s) + 1 : len; i < len; i++)
+			if (!isspace((unsigned char)s[i])) {
+				fail_at_col(cp, lead + i + 1,
+					    "text after ']': isorun.conf has no inline comments "
+					    "(put a comment on a line of its own)");
+				return false;
+			}
+		return true;
+	}
+	for (i = 1; i < len; i++)
+		if ((s[i] == ';' || s[i] == '#') && isspace((unsigned char)s[i - 1]))
+			break;
+	/* the value starts after the separator and its blanks */
+	for (v = v < len ? v + 1 : len; v < len && (s[v] == ' ' || s[v] == '\t'); v++)
+		;
+	if (v < i && (s[v] == ';' || s[v] == '#'))
+		i = v;
+	if (i >= len)
+		return true;
+	snprintf(msg, sizeof(msg),
+		 "'%c' %s: isorun.conf has no inline comments (put a comment on a line of its "
+		 "own; a value with '%c' there goes on the command line)",
+		 s[i], i == v ? "at the start of a value" : "after a blank", s[i]);
+	fail_at_col(cp, lead + i + 1, msg);
+	return false;
+}
+
 static char *read_line(char *str, int num, void *stream)
 {
 	struct conf_parse *cp = stream;
 	const char *nl, *s;
-	size_t len;
+	size_t len, lead = 0;
 
 	if (cp->failed || cp->p >= cp->end)
 		return NULL;
@@ -96,6 +150,7 @@ static char *read_line(char *str, int num, void *stream)
 	while (len && (*s == ' ' || *s == '\t')) {
 		s++;
 		len--;
+		lead++;
 	}
 	/* libinih would read the rest of a longer line as a line of its own */
 	if (num < 1 || len + 1 > (size_t)num) {
@@ -105,6 +160,8 @@ static char *read_line(char *str, int num, void *stream)
 	memcpy(str, s, len);
 	str[len] = '\0';
 	if (str[0] == '[' && !section_ok(cp, str))
+		return NULL;
+	if (!inline_comment_ok(cp, str, strcspn(str, "\r\n"), lead))
 		return NULL;
 	return str;
 }

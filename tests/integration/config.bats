@@ -281,3 +281,23 @@ assert d["command"] == ["make", "--json"], d["command"]
 	[ "$status" -eq 0 ]
 	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["command"] is None and d["config"]["source"] == "--no-config"' "$output"
 }
+
+@test "no inline comments: ';' or '#' after a blank is refused at its column, 125, nothing made" {
+	for c in ';' '#'; do
+		project <<EOF2
+setenv = X=a $c b
+EOF2
+		cd "$P"
+		run --separate-stderr iso -- sh -c 'echo "X=$X"'
+		[ "$status" -eq 125 ]
+		[ -z "$output" ]
+		[ "${stderr_lines[0]}" = "isorun: $P/isorun.conf:1:14: '$c' after a blank: isorun.conf has no inline comments (put a comment on a line of its own; a value with '$c' there goes on the command line)" ]
+		[ "${#stderr_lines[@]}" -eq 2 ]
+		no_tree
+		# the same byte with no blank before it is the value's own
+		printf 'setenv = X=a%sb\n' "$c" >"$P/isorun.conf"
+		run --separate-stderr iso -- sh -c 'echo "X=$X"'
+		[ "$status" -eq 0 ]
+		[ "$output" = "X=a${c}b" ]
+	done
+}

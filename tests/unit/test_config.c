@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/conf.h"
 #include "cli/expand.h"
+#include "common/cleanup.h"
 #include "ns/ns.h"
 
 #define P "/proj/isorun.conf"
@@ -237,6 +238,53 @@ static void test_keys_and_sections(void **state)
 	/* the first error wins, even when it is a syntax error before a bad value */
 	expect_conf_error("words\nsettle = soon\n",
 			  P ":1: expected 'name = value', '[isorun]' or a # comment");
+}
+
+/*
+ * libinih cuts a value at " ;" and keeps " #": isorun.conf has no inline
+ * comments, and either character after a blank (or starting a value) is an
+ * error at its column, on setting and section lines alike.
+ */
+static void test_no_inline_comments(void **state)
+{
+	static const char tail[] = ": isorun.conf has no inline comments (put a comment on a line "
+				   "of its own; a value with '%c' there goes on the command line)";
+	static const struct {
+		const char *text, *where;
+		char c;
+	} refused[] = {
+		{ "setenv = X=a ;b\n", ":1:14: ';' after a blank", ';' },
+		{ "setenv = X=a #b\n", ":1:14: '#' after a blank", '#' },
+		{ "setenv = X=a\t;b\n", ":1:14: ';' after a blank", ';' },
+		{ "keep = true\n\twatch = w\t#b\n", ":2:12: '#' after a blank", '#' },
+		{ "setenv = ;only a comment\n", ":1:10: ';' at the start of a value", ';' },
+		{ "setenv =#only\n", ":1:9: '#' at the start of a value", '#' },
+		{ "timeout = 5m ; CI is slow\n", ":1:14: ';' after a blank", ';' },
+		{ "timeout ;c = 5m\n", ":1:9: ';' after a blank", ';' },
+		{ "watch: /a #b\n", ":1:11: '#' after a blank", '#' },
+	};
+	struct iso_opts o;
+	struct iso_err e;
+	char want[512], full[sizeof(tail) + 8];
+
+	for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+		snprintf(full, sizeof(full), tail, refused[i].c);
+		snprintf(want, sizeof(want), "%s%s%s", P, refused[i].where, full);
+		expect_conf_error(refused[i].text, want);
+	}
+	expect_conf_error("[isorun] ; c\n", P ":1:10: text after ']': isorun.conf has no inline "
+					      "comments (put a comment on a line of its own)");
+	expect_conf_error("[isorun]\t# c\n", P ":1:10: text after ']': isorun.conf has no inline "
+					       "comments (put a comment on a line of its own)");
+	/* controls: either character without a blank before it is part of the value */
+	assert_int_equal(conf(&o, &e, "setenv = X=a;b\nsetenv = Y=a#b\n[isorun]  \n"), 0);
+	assert_string_equal(o.setenv.v[0], "X=a;b");
+	assert_string_equal(o.setenv.v[1], "Y=a#b");
+	iso_opts_free(&o);
+	/* and comment lines, indented or not, are comments */
+	assert_int_equal(conf(&o, &e, "; a ;b\n  # c #d\n\t; e\nkeep = true\n"), 0);
+	assert_true(o.keep);
+	iso_opts_free(&o);
 }
 
 static void test_long_line(void **state)
@@ -533,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_setenv_expansion),
 		cmocka_unit_test(test_keys_and_sections),
+		cmocka_unit_test(test_no_inline_comments),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_relative_paths),
 		cmocka_unit_test(test_command_line_over_the_file),
