@@ -301,3 +301,41 @@ EOF2
 		[ "$output" = "X=a${c}b" ]
 	done
 }
+
+@test "isorun config --json: a value, path or argument that is not UTF-8 is kept, as {\"base64\": ...} of its bytes" {
+	P=$W/$'pr\xffoj'
+	mkdir -p "$P"
+	printf 'setenv = X=a\xfeb\nwatch = w\xfd\nchdir = c\xfc\njunit = j\xfb.xml\nsetenv = PLAIN=ok\n' >"$P/isorun.conf"
+	chmod 0644 "$P/isorun.conf"
+	cd "$P"
+	run --separate-stderr "$ISORUN" config --json -- echo $'arg\xfa'
+	[ "$status" -eq 0 ]
+	python3 -c '
+import base64, json, os, sys
+d = json.loads(sys.argv[1]); p = os.fsencode(sys.argv[2]); conf = p + b"/isorun.conf"
+def raw(v):
+    if isinstance(v, dict):
+        assert list(v) == ["base64"], v
+        return base64.b64decode(v["base64"], validate=True)
+    return v.encode()
+def one(e, value, line):
+    assert raw(e["value"]) == value, (e, value)
+    assert raw(e["source"]) == conf + b":" + str(line).encode(), e
+assert raw(d["config"]["path"]) == conf, d["config"]
+s = d["settings"]
+assert len(s["setenv"]) == 2 and len(s["watch"]) == 1, (s["setenv"], s["watch"])
+one(s["setenv"][0], b"X=a\xfeb", 1)
+one(s["setenv"][1], b"PLAIN=ok", 5)
+assert s["setenv"][1]["value"] == "PLAIN=ok"  # UTF-8 stays a plain string
+one(s["watch"][0], p + b"/w\xfd", 2)
+one(s["chdir"], p + b"/c\xfc", 3)
+one(s["junit"], p + b"/j\xfb.xml", 4)
+assert s["grace"] == {"value": "5s", "source": "default"}, s["grace"]
+assert [raw(a) for a in d["command"]] == [b"echo", b"arg\xfa"], d["command"]
+' "$output" "$P"
+	# the text form shows the same settings
+	run --separate-stderr "$ISORUN" config -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'setenv = X=a\xfeb    ('* ]]
+	[[ "$output" == *$'watch = '"$P"$'/w\xfd    ('* ]]
+}
