@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/exit.h"
+#include "cli/conftrust.h"
 #include "cli/expand.h"
 #include "cli/suggest.h"
 
@@ -24,6 +25,7 @@ static const char conf_hint[] = "--no-config reads no isorun.conf; --config FILE
 /* libinih reads through us one line at a time: that is how errors get their line. */
 struct conf_parse {
 	struct iso_opts *o;
+	const struct iso_opts *cli; /* the command line's settings alone; NULL: not checked */
 	const char *path;
 	char *dir;
 	const char *p, *end;
@@ -255,6 +257,20 @@ static int setenv_value(struct conf_parse *cp, const char *value)
 	return 1;
 }
 
+/* A setting that would widen what the command line protects is refused here (cli/conftrust.h). */
+static bool trusted(struct conf_parse *cp, enum iso_key key, const char *value)
+{
+	_cleanup_free_ char *path =
+		is_path_value(key, value) ? iso_conf_resolve(cp->dir, value) : NULL;
+	struct iso_err sub = { 0 };
+
+	if (!cp->cli || iso_conf_trust(cp->cli, key, value, path ? path : value, &sub) == 0)
+		return true;
+	fail_at(cp, "%s", sub.msg);
+	iso_err_hint(cp->e, sub.hint);
+	return false;
+}
+
 static int on_setting(void *user, const char *section, const char *name, const char *value)
 {
 	static const char *const cli_only[] = { "config", "no-config", "help", "version" };
@@ -289,6 +305,8 @@ static int on_setting(void *user, const char *section, const char *name, const c
 			name);
 		return 0;
 	}
+	if (!trusted(cp, key, value))
+		return 0;
 	if (key == ISO_K_SETENV)
 		return setenv_value(cp, value);
 	val = is_path_value(key, value) ? iso_conf_resolve(cp->dir, value) : strdup(value);
@@ -305,9 +323,15 @@ static int on_setting(void *user, const char *section, const char *name, const c
 
 int iso_conf_parse(struct iso_opts *o, const char *path, const char *text, struct iso_err *e)
 {
+	return iso_conf_parse_under(o, NULL, path, text, e);
+}
+
+int iso_conf_parse_under(struct iso_opts *o, const struct iso_opts *cli, const char *path,
+			 const char *text, struct iso_err *e)
+{
 	const char *slash = strrchr(path, '/');
 	struct conf_parse cp = {
-		.o = o, .path = path, .p = text, .end = text + strlen(text), .e = e
+		.o = o, .cli = cli, .path = path, .p = text, .end = text + strlen(text), .e = e
 	};
 	int r;
 
@@ -478,7 +502,7 @@ int iso_conf_load(struct iso_opts *o, struct iso_err *e)
 		return r;
 
 	iso_opts_init(&f);
-	r = iso_conf_parse(&f, path, text, e);
+	r = iso_conf_parse_under(&f, o, path, text, e);
 	/* the command line again, over the file; it was valid the first time */
 	for (size_t i = 0; r >= 0 && i < o->n_settings; i++)
 		if (o->settings[i].line == ISO_FROM_CLI)

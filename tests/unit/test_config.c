@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests: isorun.conf onto iso_opts, the command line over it, finding and refusing files. */
+#include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -572,6 +574,68 @@ static void test_refused_when_another_user_owns_it(void **state)
 	unit_child_ok(code, "user namespace");
 }
 
+/* "FILE:LINE: KEY = ..." of a file setting refused under the command line `argv`. */
+static void expect_widening(struct scratch *s, const char *text, char **argv, const char *want)
+{
+	struct iso_opts o;
+	struct iso_err e;
+	char msg[512];
+
+	put(s, "isorun.conf", text, 0644);
+	assert_int_equal(load(&o, &e, argv), -EINVAL);
+	snprintf(msg, sizeof(msg), "%s:%s", s->path, want);
+	assert_string_equal(e.msg, msg);
+	assert_non_null(strstr(e.hint, "on the command line"));
+	iso_opts_free(&o);
+}
+
+/* The file never widens the command line (cli/conftrust.h): the command line decides. */
+static void test_file_cannot_widen_the_command_line(void **state)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char *ro[] = { "isorun", "--config", NULL, "--protect-home=ro", "--", "true", NULL };
+	char *plain[] = { "isorun", "--config", NULL, "--", "true", NULL };
+	char text[PATH_MAX + 128], want[PATH_MAX + 256], home[PATH_MAX];
+	struct scratch s;
+	struct iso_opts o;
+	struct iso_err e;
+
+	assert_non_null(pw);
+	assert_non_null(realpath(pw->pw_dir, home));
+	assert_int_equal(unit_mkdtemp(s.dir, sizeof(s.dir), "test_config.XXXXXX"), 0);
+	ro[2] = plain[2] = s.path;
+	snprintf(s.path, sizeof(s.path), "%s/isorun.conf", s.dir);
+	/* a path in the home that does not exist yet: its deepest ancestor decides */
+	snprintf(text, sizeof(text), "settle = 1s\nreport = %s/.isorun-unit-none/r.json\n", home);
+	snprintf(want, sizeof(want),
+		 "2: report = %s/.isorun-unit-none/r.json: isorun would write it in the home "
+		 "(--protect-home=ro on the command line; a project file cannot widen it)",
+		 home);
+	expect_widening(&s, text, ro, want);
+	/* a dangling symlink of the checkout, which open(O_CREAT) would follow */
+	snprintf(text, sizeof(text), "%s/.isorun-unit-none", home);
+	snprintf(want, sizeof(want), "%s/out.json", s.dir);
+	assert_int_equal(symlink(text, want), 0);
+	expect_widening(&s, "junit = out.json\n", ro,
+			"1: junit = out.json: isorun would write it in the home (--protect-home=ro "
+			"on the command line; a project file cannot widen it)");
+	expect_widening(&s, "cap-keep = sys_admin\n", ro,
+			"1: cap-keep = sys_admin: keeps a capability that undoes it "
+			"(--protect-home=ro on the command line; a project file cannot widen it)");
+	/* controls: the same lines without --protect-home on the command line */
+	put(&s, "isorun.conf", "junit = out.json\ncap-keep = sys_admin\n", 0644);
+	assert_int_equal(load(&o, &e, plain), 0);
+	assert_non_null(o.junit);
+	iso_opts_free(&o);
+	/* ... and a capability no protection needs, under it */
+	put(&s, "isorun.conf", "cap-keep = net_raw\nreport = /dev/null\n", 0644);
+	assert_int_equal(load(&o, &e, ro), 0);
+	assert_int_not_equal(o.cap_keep, 0);
+	iso_opts_free(&o);
+	unlink(want);
+	cleanup(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -585,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_relative_paths),
 		cmocka_unit_test(test_command_line_over_the_file),
+		cmocka_unit_test(test_file_cannot_widen_the_command_line),
 		cmocka_unit_test(test_discovery),
 		cmocka_unit_test(test_refused_when_others_can_write),
 		cmocka_unit_test(test_refused_when_another_user_owns_it),
