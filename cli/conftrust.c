@@ -185,6 +185,13 @@ static const char *widens(const struct iso_opts *cli, enum iso_key key, const ch
 			return NULL;
 		snprintf(prot, len, "--clearenv");
 		return "copies the caller's environment into the command's";
+	case ISO_K_PASS_FD:
+		/* the report's descriptor in the command's hands: it could write the verdict */
+		if (!cli->report || strncmp(cli->report, "fd:", 3) ||
+		    strtol(cli->report + 3, NULL, 10) != strtol(val, NULL, 10))
+			return NULL;
+		snprintf(prot, len, "--report %s", cli->report);
+		return "hands the command isorun's report descriptor";
 	case ISO_K_POLICY_MODE:
 		if (strcmp(val, "log") || !cli_policy(cli))
 			return NULL;

@@ -436,6 +436,11 @@ EOF2
 		[[ "$stderr" != *s3* ]]
 		no_tree
 	done
+	# --report fd:N on the command line: the file cannot pass that descriptor to the command
+	printf 'pass-fd = 3\n' >"$P/isorun.conf"
+	run --separate-stderr iso --report fd:3 -- sh -c 'echo forged >&3' 3>"$W/report.json"
+	refused_line 1 pass-fd
+	[ ! -s "$W/report.json" ]
 	# --policy on the command line: the file cannot make it log-only
 	printf 'policy-mode = log\n' >"$P/isorun.conf"
 	run --separate-stderr iso --policy=strict -- true
