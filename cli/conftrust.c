@@ -138,6 +138,43 @@ static const char *cli_policy(const struct iso_opts *cli)
 	return NULL;
 }
 
+/* The same entry of a list in both: a variable's name, a descriptor, a directory. */
+static bool same_entry(enum iso_key key, const char *a, const char *b)
+{
+	_cleanup_free_ char *ra = NULL, *rb = NULL;
+
+	switch (key) {
+	case ISO_K_SETENV:
+		return strcspn(a, "=") == strcspn(b, "=") && !strncmp(a, b, strcspn(a, "="));
+	case ISO_K_PASS_FD:
+		return strtol(a, NULL, 10) == strtol(b, NULL, 10);
+	case ISO_K_WATCH:
+		ra = landing(a);
+		rb = realpath(b, NULL);
+		return ra && rb && !strcmp(ra, rb);
+	default:
+		return !strcmp(a, b);
+	}
+}
+
+/*
+ * The command line gives this setting itself: a value of its own replaces the
+ * file's, and an entry it lists is its own word; either way the file adds nothing.
+ */
+static bool cli_gives(const struct iso_opts *cli, enum iso_key key, const char *val)
+{
+	for (size_t i = 0; i < cli->n_settings; i++) {
+		const struct iso_setting *st = &cli->settings[i];
+
+		if (st->key != key || st->line != ISO_FROM_CLI)
+			continue;
+		if (iso_keys[key].kind != ISO_KIND_LIST ||
+		    (st->val && same_entry(key, val, st->val)))
+			return true;
+	}
+	return false;
+}
+
 /*
  * What the file's setting would undo ("makes part of the home writable"), and
  * in prot the command-line option that protects it; NULL: nothing.
@@ -150,6 +187,8 @@ static const char *widens(const struct iso_opts *cli, enum iso_key key, const ch
 	struct iso_err ce = { 0 };
 	const char *m;
 
+	if (cli_gives(cli, key, val))
+		return NULL;
 	if (cli->protect_home != NS_HOME_OFF)
 		snprintf(prot, len, "--protect-home=%s", home_mode[cli->protect_home]);
 	switch (key) {

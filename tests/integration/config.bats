@@ -494,3 +494,70 @@ EOF2
 	[[ "$output" == *"watch = $P    ($P/isorun.conf:2)"* ]]
 	[[ "$output" == *"protect-home = ro    (command line)"* ]]
 }
+
+# After a refusal: the same run with the option its hint names added on the
+# command line, literally (the hint's own shell quoting).
+follow_conf_hint() {
+	local opt val
+	opt=$(sed -n 's/^  (hint: to allow it, give \(--[a-z-]*\) .* on the command line)$/\1/p' <<<"$stderr")
+	val=$(sed -n 's/^  (hint: to allow it, give --[a-z-]* \(.*\) on the command line)$/\1/p' <<<"$stderr")
+	[ -n "$opt" ] && [ -n "$val" ]
+	eval "val=($val)"
+	run --separate-stderr iso "$opt" "${val[@]}" "$@"
+}
+
+@test "a refusal's hint works when followed: the setting given on the command line is the operator's word" {
+	require "user and PID namespaces" userns_ok
+	D=$(home_scratch)
+	mkdir "$D/ssh" "$D/w"
+	cd "$W"
+	project </dev/null
+	cd "$P"
+	for m in ro hide; do
+		printf 'writable = %s\n' "$D/ssh" >"$P/isorun.conf"
+		run --separate-stderr iso --protect-home=$m -- sh -c 'echo key >>"$0/authorized_keys"' "$D/ssh"
+		refused_line 1 writable
+		follow_conf_hint --protect-home=$m -- sh -c 'echo key >>"$0/authorized_keys"' "$D/ssh"
+		[ "$status" -eq 0 ]
+		[ "$(cat "$D/ssh/authorized_keys")" = key ]
+		rm "$D/ssh/authorized_keys"
+		for k in report junit; do
+			printf '%s = %s/out.%s\n' "$k" "$D" "$k" >"$P/isorun.conf"
+			run --separate-stderr iso --protect-home=$m -- true
+			refused_line 1 "$k"
+			follow_conf_hint --protect-home=$m -- true
+			[ "$status" -eq 0 ]
+			[ -s "$D/out.$k" ]
+		done
+		printf 'watch = %s/w\n' "$D" >"$P/isorun.conf"
+		run --separate-stderr iso --protect-home=hide -- true
+		refused_line 1 watch
+		follow_conf_hint --protect-home=hide -- true
+		[ "$status" -eq 0 ]
+	done
+	printf 'keep-env = KEPT\n' >"$P/isorun.conf"
+	KEPT=k run --separate-stderr iso --clearenv -- sh -c 'echo "${KEPT:-unset}"'
+	refused_line 1 keep-env
+	KEPT=k follow_conf_hint --clearenv -- sh -c 'echo "${KEPT:-unset}"'
+	[ "$status" -eq 0 ]
+	[ "$output" = k ]
+	printf 'setenv = X=${KEPT}\n' >"$P/isorun.conf"
+	KEPT=k run --separate-stderr iso --clearenv --setenv X=cli -- sh -c 'echo "$X"'
+	[ "$status" -eq 0 ]
+	[ "$output" = cli ]
+	printf 'policy-mode = log\n' >"$P/isorun.conf"
+	run --separate-stderr iso --policy=strict -- true
+	refused_line 1 policy-mode
+	follow_conf_hint --policy=strict -- true
+	[ "$status" -eq 0 ]
+	printf 'cap-keep = all\n' >"$P/isorun.conf"
+	run --separate-stderr iso --private-tmp -- true
+	refused_line 1 cap-keep
+	follow_conf_hint --private-tmp -- true
+	[ "$status" -eq 0 ]
+	printf 'root = %s\n' "$D" >"$P/isorun.conf"
+	run --separate-stderr "$ISORUN" --protect-home=ro -- true
+	refused_line 1 root
+	follow_conf_hint --protect-home=ro -- true
+	[ "$status" -eq 0 ]
+}
