@@ -2,6 +2,7 @@
 /* isorun.conf: find it, refuse it unless only its owner can change it, map it onto iso_opts. */
 #include "cli/conf.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
@@ -15,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/exit.h"
+#include "cli/conftrust.h"
 #include "cli/expand.h"
 #include "cli/suggest.h"
 
@@ -23,6 +25,7 @@ static const char conf_hint[] = "--no-config reads no isorun.conf; --config FILE
 /* libinih reads through us one line at a time: that is how errors get their line. */
 struct conf_parse {
 	struct iso_opts *o;
+	const struct iso_opts *cli; /* the command line's settings alone; NULL: not checked */
 	const char *path;
 	char *dir;
 	const char *p, *end;
@@ -70,11 +73,64 @@ static bool section_ok(struct conf_parse *cp, const char *s)
 	return false;
 }
 
+/* The same as fail_at(), pointing at a column (from 1) of the line. */
+static void fail_at_col(struct conf_parse *cp, size_t col, const char *msg)
+{
+	iso_err_set(cp->e, 0, "%s:%u:%zu: %s", cp->path, cp->line, col, msg);
+	cp->failed = true;
+	cp->failed_line = cp->line;
+}
+
+/*
+ * libinih cuts a value at a ';' after a blank (Debian builds it with
+ * INI_ALLOW_INLINE_COMMENTS, prefix ";", fixed when the library is compiled)
+ * and keeps a '#' in the same place, so `setenv = X=a ;b` would be X=a while
+ * `X=a #b` stays whole.  isorun.conf has no inline comments, and one rule for
+ * both characters: on a setting or section line, a ';' or '#' after a blank or
+ * at the start of a value, or anything but blanks after a section's ']', is an
+ * error at its column.  `s` has no leading blanks; their count is `lead`.
+ */
+static bool inline_comment_ok(struct conf_parse *cp, const char *s, size_t len, size_t lead)
+{
+	const char *close = s[0] == '[' ? memchr(s, ']', len) : NULL;
+	size_t i, v = strcspn(s, "=:"); /* libinih splits at the first '=' or ':' */
+	char msg[160];
+
+	if (!len || s[0] == ';' || s[0] == '#')
+		return true;
+	if (s[0] == '[') {
+		for (i = close ? (size_t)(close - s) + 1 : len; i < len; i++)
+			if (!isspace((unsigned char)s[i])) {
+				fail_at_col(cp, lead + i + 1,
+					    "text after ']': isorun.conf has no inline comments "
+					    "(put a comment on a line of its own)");
+				return false;
+			}
+		return true;
+	}
+	for (i = 1; i < len; i++)
+		if ((s[i] == ';' || s[i] == '#') && isspace((unsigned char)s[i - 1]))
+			break;
+	/* the value starts after the separator and its blanks */
+	for (v = v < len ? v + 1 : len; v < len && (s[v] == ' ' || s[v] == '\t'); v++)
+		;
+	if (v < i && (s[v] == ';' || s[v] == '#'))
+		i = v;
+	if (i >= len)
+		return true;
+	snprintf(msg, sizeof(msg),
+		 "'%c' %s: isorun.conf has no inline comments (put a comment on a line of its "
+		 "own; a value with '%c' there goes on the command line)",
+		 s[i], i == v ? "at the start of a value" : "after a blank", s[i]);
+	fail_at_col(cp, lead + i + 1, msg);
+	return false;
+}
+
 static char *read_line(char *str, int num, void *stream)
 {
 	struct conf_parse *cp = stream;
 	const char *nl, *s;
-	size_t len;
+	size_t len, lead = 0;
 
 	if (cp->failed || cp->p >= cp->end)
 		return NULL;
@@ -96,6 +152,7 @@ static char *read_line(char *str, int num, void *stream)
 	while (len && (*s == ' ' || *s == '\t')) {
 		s++;
 		len--;
+		lead++;
 	}
 	/* libinih would read the rest of a longer line as a line of its own */
 	if (num < 1 || len + 1 > (size_t)num) {
@@ -105,6 +162,8 @@ static char *read_line(char *str, int num, void *stream)
 	memcpy(str, s, len);
 	str[len] = '\0';
 	if (str[0] == '[' && !section_ok(cp, str))
+		return NULL;
+	if (!inline_comment_ok(cp, str, strcspn(str, "\r\n"), lead))
 		return NULL;
 	return str;
 }
@@ -198,6 +257,20 @@ static int setenv_value(struct conf_parse *cp, const char *value)
 	return 1;
 }
 
+/* A setting that would widen what the command line protects is refused here (cli/conftrust.h). */
+static bool trusted(struct conf_parse *cp, enum iso_key key, const char *value)
+{
+	_cleanup_free_ char *path =
+		is_path_value(key, value) ? iso_conf_resolve(cp->dir, value) : NULL;
+	struct iso_err sub = { 0 };
+
+	if (!cp->cli || iso_conf_trust(cp->cli, key, value, path ? path : value, &sub) == 0)
+		return true;
+	fail_at(cp, "%s", sub.msg);
+	iso_err_hint(cp->e, sub.hint);
+	return false;
+}
+
 static int on_setting(void *user, const char *section, const char *name, const char *value)
 {
 	static const char *const cli_only[] = { "config", "no-config", "help", "version" };
@@ -232,6 +305,8 @@ static int on_setting(void *user, const char *section, const char *name, const c
 			name);
 		return 0;
 	}
+	if (!trusted(cp, key, value))
+		return 0;
 	if (key == ISO_K_SETENV)
 		return setenv_value(cp, value);
 	val = is_path_value(key, value) ? iso_conf_resolve(cp->dir, value) : strdup(value);
@@ -248,9 +323,15 @@ static int on_setting(void *user, const char *section, const char *name, const c
 
 int iso_conf_parse(struct iso_opts *o, const char *path, const char *text, struct iso_err *e)
 {
+	return iso_conf_parse_under(o, NULL, path, text, e);
+}
+
+int iso_conf_parse_under(struct iso_opts *o, const struct iso_opts *cli, const char *path,
+			 const char *text, struct iso_err *e)
+{
 	const char *slash = strrchr(path, '/');
 	struct conf_parse cp = {
-		.o = o, .path = path, .p = text, .end = text + strlen(text), .e = e
+		.o = o, .cli = cli, .path = path, .p = text, .end = text + strlen(text), .e = e
 	};
 	int r;
 
@@ -421,7 +502,7 @@ int iso_conf_load(struct iso_opts *o, struct iso_err *e)
 		return r;
 
 	iso_opts_init(&f);
-	r = iso_conf_parse(&f, path, text, e);
+	r = iso_conf_parse_under(&f, o, path, text, e);
 	/* the command line again, over the file; it was valid the first time */
 	for (size_t i = 0; r >= 0 && i < o->n_settings; i++)
 		if (o->settings[i].line == ISO_FROM_CLI)

@@ -27,6 +27,12 @@ int iso_conf_load(struct iso_opts *o, struct iso_err *e);
  * are taken relative to the directory of `path`; errors read "PATH:LINE: ...".
  */
 int iso_conf_parse(struct iso_opts *o, const char *path, const char *text, struct iso_err *e);
+/*
+ * The same, read under the command line `cli` (its settings alone): a setting
+ * that would widen what the command line protects is an error at its line.
+ */
+int iso_conf_parse_under(struct iso_opts *o, const struct iso_opts *cli, const char *path,
+			 const char *text, struct iso_err *e);
 
 /*
  * The nearest isorun.conf from `dir` (absolute) upwards: its path (malloc'ed)

@@ -193,11 +193,52 @@ static char *source(const struct iso_opts *o, const struct iso_setting *from)
 	return asprintf(&r, "%s:%u", o->config_path, from->line) < 0 ? NULL : r;
 }
 
+/* Standard base64 (RFC 4648, with padding) of the n bytes at s; malloc'ed. */
+static char *base64(const unsigned char *s, size_t n)
+{
+	static const char abc[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = malloc((n + 2) / 3 * 4 + 1), *p = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) |
+			     (i + 2 < n ? s[i + 2] : 0);
+
+		*p++ = abc[v >> 18 & 63];
+		*p++ = abc[v >> 12 & 63];
+		*p++ = i + 1 < n ? abc[v >> 6 & 63] : '=';
+		*p++ = i + 2 < n ? abc[v & 63] : '=';
+	}
+	*p = '\0';
+	return out;
+}
+
+/*
+ * A string of the config output: JSON strings are UTF-8, and json_string()
+ * refuses anything else, so a path or value that is not UTF-8 becomes
+ * {"base64": "..."} of its bytes: lossless, and never a string a reader could
+ * take for the value itself (docs/design.md, isorun config).
+ */
+static json_t *bytes_json(const char *s)
+{
+	_cleanup_free_ char *b = NULL;
+	json_t *t = s ? json_string(s) : json_null();
+
+	if (t)
+		return t;
+	b = base64((const unsigned char *)s, strlen(s));
+	return b ? json_pack("{s:s}", "base64", b) : NULL;
+}
+
 static json_t *entry(const struct iso_opts *o, const char *val, const struct iso_setting *from)
 {
 	_cleanup_free_ char *src = source(o, from);
 
-	return json_pack("{s:s, s:s}", "value", val, "source", src ? src : "?");
+	/* the source holds the file's path, which may be no UTF-8 either */
+	return json_pack("{s:o?, s:o?}", "value", bytes_json(val), "source",
+			 bytes_json(src ? src : "?"));
 }
 
 /* isorun config --json: the same facts as the lines, as one object */
@@ -213,7 +254,7 @@ static json_t *settings_json(const struct iso_opts *o)
 	}
 	json_object_set_new(root, "config",
 			    json_pack("{s:o, s:s}", "path",
-				      o->config_path ? json_string(o->config_path) : json_null(),
+				      o->config_path ? bytes_json(o->config_path) : json_null(),
 				      "source",
 				      o->config_path ? (o->config_arg ? "command line" : "found")
 				      : o->no_config ? "--no-config"
@@ -242,7 +283,7 @@ static json_t *settings_json(const struct iso_opts *o)
 	cmd = o->argc ? json_array() : json_null();
 	for (size_t i = 0; o->argc && cmd && i < o->argc; i++) {
 		_cleanup_free_ char *red = iso_redact(o->argv[i]);
-		json_array_append_new(cmd, json_string(red ? red : "?"));
+		json_array_append_new(cmd, bytes_json(red ? red : "?"));
 	}
 	json_object_set_new(root, "command", cmd);
 	return root;

@@ -1374,18 +1374,19 @@ enum covered { COVERED_NONE, COVERED_CWD, COVERED_CHDIR, COVERED_WATCH };
 
 /*
  * The first directory the command works in (--chdir or the working directory,
- * then each --watch) that the covered home makes read-only, canonical into buf.
+ * then each --watch) that the covered home (canonical) makes read-only,
+ * canonical into buf.
  */
-static enum covered home_covered_dir(const struct sup *s, const struct iso_ns_plan *p, char *buf)
+static enum covered home_covered_dir(const struct sup *s, const struct iso_ns_plan *p,
+				     const char *home, char *buf)
 {
 	const struct iso_opts *o = s->o;
 	const char *cwd = o->chdir ? o->chdir : s->out->cwd;
 
-	if (cwd && realpath(cwd, buf) && ns_home_covers(p->real_home, p->keep, p->n_keep, buf))
+	if (cwd && realpath(cwd, buf) && ns_home_covers(home, p->keep, p->n_keep, buf))
 		return o->chdir ? COVERED_CHDIR : COVERED_CWD;
 	for (size_t i = 0; i < o->watch.n; i++)
-		if (realpath(o->watch.v[i], buf) &&
-		    ns_home_covers(p->real_home, p->keep, p->n_keep, buf))
+		if (realpath(o->watch.v[i], buf) && ns_home_covers(home, p->keep, p->n_keep, buf))
 			return COVERED_WATCH;
 	return COVERED_NONE;
 }
@@ -1405,19 +1406,31 @@ static const char *const covered_what[] = {
 static void home_hint(const struct sup *s, const struct iso_ns_plan *p)
 {
 	const struct iso_opts *o = s->o;
+	/* a home reached through a symlink: the directories are compared canonical */
+	_cleanup_free_ char *q = NULL, *home = realpath(p->real_home, NULL);
 	char dir[PATH_MAX];
-	enum covered c = o->verbosity < 0 ? COVERED_NONE : home_covered_dir(s, p, dir);
-	_cleanup_free_ char *q = NULL;
+	enum covered c =
+		o->verbosity < 0 || !home ? COVERED_NONE : home_covered_dir(s, p, home, dir);
+	const char *shown, *what;
 
 	if (c == COVERED_NONE)
 		return;
 	q = iso_shell_quote(dir);
+	shown = q ? q : dir;
+	what = o->protect_home == NS_HOME_HIDE
+		       ? "hidden home; the command can neither see nor write it"
+		       : "protected home; writes there will fail with \"Read-only file system\"";
+	/* --writable refuses the home itself: a hint must work when followed */
+	if (strcmp(home, dir) == 0) {
+		fprintf(stderr,
+			"isorun: %s %s is the %s; --writable cannot keep the whole home: add "
+			"--protect-home=off, or use a directory below the home with --writable "
+			"DIR\n",
+			covered_what[c], shown, what);
+		return;
+	}
 	fprintf(stderr, "isorun: %s %s lies under the %s; add --writable %s%s\n", covered_what[c],
-		q ? q : dir,
-		o->protect_home == NS_HOME_HIDE
-			? "hidden home; the command can neither see nor write it"
-			: "protected home; writes there will fail with \"Read-only file system\"",
-		q ? q : dir, c == COVERED_CWD ? " (or --writable .)" : "");
+		shown, what, shown, c == COVERED_CWD ? " (or --writable .)" : "");
 }
 
 /* --protect-home: the real home from the passwd entry, and what stays writable. */

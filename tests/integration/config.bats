@@ -281,3 +281,283 @@ assert d["command"] == ["make", "--json"], d["command"]
 	[ "$status" -eq 0 ]
 	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["command"] is None and d["config"]["source"] == "--no-config"' "$output"
 }
+
+@test "no inline comments: ';' or '#' after a blank is refused at its column, 125, nothing made" {
+	for c in ';' '#'; do
+		project <<EOF2
+setenv = X=a $c b
+EOF2
+		cd "$P"
+		run --separate-stderr iso -- sh -c 'echo "X=$X"'
+		[ "$status" -eq 125 ]
+		[ -z "$output" ]
+		[ "${stderr_lines[0]}" = "isorun: $P/isorun.conf:1:14: '$c' after a blank: isorun.conf has no inline comments (put a comment on a line of its own; a value with '$c' there goes on the command line)" ]
+		[ "${#stderr_lines[@]}" -eq 2 ]
+		no_tree
+		# the same byte with no blank before it is the value's own
+		printf 'setenv = X=a%sb\n' "$c" >"$P/isorun.conf"
+		run --separate-stderr iso -- sh -c 'echo "X=$X"'
+		[ "$status" -eq 0 ]
+		[ "$output" = "X=a${c}b" ]
+	done
+}
+
+@test "isorun config --json: a value, path or argument that is not UTF-8 is kept, as {\"base64\": ...} of its bytes" {
+	P=$W/$'pr\xffoj'
+	mkdir -p "$P"
+	printf 'setenv = X=a\xfeb\nwatch = w\xfd\nchdir = c\xfc\njunit = j\xfb.xml\nsetenv = PLAIN=ok\n' >"$P/isorun.conf"
+	chmod 0644 "$P/isorun.conf"
+	cd "$P"
+	run --separate-stderr "$ISORUN" config --json -- echo $'arg\xfa'
+	[ "$status" -eq 0 ]
+	python3 -c '
+import base64, json, os, sys
+d = json.loads(sys.argv[1]); p = os.fsencode(sys.argv[2]); conf = p + b"/isorun.conf"
+def raw(v):
+    if isinstance(v, dict):
+        assert list(v) == ["base64"], v
+        return base64.b64decode(v["base64"], validate=True)
+    return v.encode()
+def one(e, value, line):
+    assert raw(e["value"]) == value, (e, value)
+    assert raw(e["source"]) == conf + b":" + str(line).encode(), e
+assert raw(d["config"]["path"]) == conf, d["config"]
+s = d["settings"]
+assert len(s["setenv"]) == 2 and len(s["watch"]) == 1, (s["setenv"], s["watch"])
+one(s["setenv"][0], b"X=a\xfeb", 1)
+one(s["setenv"][1], b"PLAIN=ok", 5)
+assert s["setenv"][1]["value"] == "PLAIN=ok"  # UTF-8 stays a plain string
+one(s["watch"][0], p + b"/w\xfd", 2)
+one(s["chdir"], p + b"/c\xfc", 3)
+one(s["junit"], p + b"/j\xfb.xml", 4)
+assert s["grace"] == {"value": "5s", "source": "default"}, s["grace"]
+assert [raw(a) for a in d["command"]] == [b"echo", b"arg\xfa"], d["command"]
+' "$output" "$P"
+	# the text form shows the same settings
+	run --separate-stderr "$ISORUN" config -- true
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'setenv = X=a\xfeb    ('* ]]
+	[[ "$output" == *$'watch = '"$P"$'/w\xfd    ('* ]]
+}
+
+# A refusal of the file's line LINE, KEY: the one line naming FILE:LINE and the key,
+# its hint, the FAILED line, exit 125, and nothing made.
+refused_line() {
+	local line=$1 key=$2
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "isorun: $P/isorun.conf:$line: $key = "*"on the command line; a project file cannot widen it)" ]]
+	[[ "${stderr_lines[1]}" == "  (hint: to allow it, give --$key "*" on the command line)" ]]
+	[ "${stderr_lines[2]}" = "isorun: FAILED (exit 125): bad configuration file" ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[ -z "$output" ]
+	no_tree
+}
+
+userns_ok() {
+	unshare -Urpf --mount-proc true
+}
+
+@test "the checkout's isorun.conf cannot undo --protect-home: writable, report, junit, root in the home are refused at their line" {
+	D=$(home_scratch)
+	mkdir "$D/ssh"
+	printf 'keep me\n' >"$D/profile"
+	for m in ro hide; do
+		# writable = the home's ~/.ssh: the command would append to authorized_keys
+		project <<EOF2
+settle = 1s
+writable = $D/ssh
+EOF2
+		cd "$P"
+		run --separate-stderr iso --protect-home=$m -- sh -c 'echo key >>"$0/authorized_keys"' "$D/ssh"
+		refused_line 2 writable
+		[ ! -e "$D/ssh/authorized_keys" ]
+		# report and junit in the home: isorun itself would overwrite the file
+		for k in report junit; do
+			printf '%s = %s\n' "$k" "$D/profile" >"$P/isorun.conf"
+			run --separate-stderr iso --protect-home=$m -- true
+			refused_line 1 "$k"
+			[ "$(cat "$D/profile")" = "keep me" ]
+		done
+		# the same through a symlink the checkout commits, and a dangling one
+		ln -sfn "$D/profile" "$P/out.json"
+		ln -sfn "$D/new.xml" "$P/out.xml"
+		printf 'report = out.json\n' >"$P/isorun.conf"
+		run --separate-stderr iso --protect-home=$m -- true
+		refused_line 1 report
+		printf '# the JUnit file\njunit = ./out.xml\n' >"$P/isorun.conf"
+		run --separate-stderr iso --protect-home=$m -- true
+		refused_line 2 junit
+		[ ! -e "$D/new.xml" ]
+		[ "$(cat "$D/profile")" = "keep me" ]
+		# a relative path that climbs into the home
+		printf 'report = %s/profile\n' "$(realpath --relative-to="$P" "$D")" >"$P/isorun.conf"
+		run --separate-stderr iso --protect-home=$m -- true
+		refused_line 1 report
+		# root: isorun would make its trees in the home
+		printf 'root = %s\n' "$D" >"$P/isorun.conf"
+		run --separate-stderr "$ISORUN" --protect-home=$m -- true
+		refused_line 1 root
+		[ -z "$(ls "$D" | grep isorun-)" ]
+		rm -f "$P/out.json" "$P/out.xml"
+	done
+	[ "$(cat "$D/profile")" = "keep me" ]
+	# isorun config says the same, naming the line
+	printf 'settle = 2s\nwritable = %s\n' "$D/ssh" >"$P/isorun.conf"
+	run --separate-stderr "$ISORUN" config --protect-home=ro
+	refused_line 2 writable
+}
+
+@test "the checkout's isorun.conf cannot undo the command line: cap-keep, keep-env, setenv \${VAR}, policy-mode, a hidden home's watch and policy" {
+	D=$(home_scratch)
+	mkdir "$D/w"
+	printf 'allow read\n' >"$D/secret.policy"
+	cd "$W"
+	# capabilities that undo a mount protection: under each protection of the command line
+	for prot in --protect-home=ro --protect-home=hide --private-tmp --net=isolated; do
+		for caps in all cap_sys_admin CAP_SYS_PTRACE,cap_net_raw dac_read_search sys_module; do
+			project <<EOF2
+cap-keep = $caps
+EOF2
+			cd "$P"
+			run --separate-stderr iso "$prot" -- true
+			refused_line 1 cap-keep
+			[[ "${stderr_lines[0]}" == *"keeps a capability that undoes it ($prot on the command line;"* ]]
+		done
+	done
+	# --clearenv: a variable of the caller's may not come back through the file
+	printf 'keep-env = SECRET_ONE\n' >"$P/isorun.conf"
+	SECRET_ONE=s3 run --separate-stderr iso --clearenv -- sh -c 'echo "${SECRET_ONE:-}"'
+	refused_line 1 keep-env
+	for v in 'X=${SECRET_ONE}' 'X=a$SECRET_ONE'; do
+		printf 'setenv = %s\n' "$v" >"$P/isorun.conf"
+		SECRET_ONE=s3 run --separate-stderr iso --clearenv -- sh -c 'echo "${X:-}"'
+		[ "$status" -eq 125 ]
+		[[ "${stderr_lines[0]}" == "isorun: $P/isorun.conf:1: setenv = $v: copies the caller's environment into the command's (--clearenv on the command line;"* ]]
+		[[ "$stderr" != *s3* ]]
+		no_tree
+	done
+	# --report fd:N on the command line: the file cannot pass that descriptor to the command
+	printf 'pass-fd = 3\n' >"$P/isorun.conf"
+	run --separate-stderr iso --report fd:3 -- sh -c 'echo forged >&3' 3>"$W/report.json"
+	refused_line 1 pass-fd
+	[ ! -s "$W/report.json" ]
+	# --policy on the command line: the file cannot make it log-only
+	printf 'policy-mode = log\n' >"$P/isorun.conf"
+	run --separate-stderr iso --policy=strict -- true
+	refused_line 1 policy-mode
+	# the hidden home: isorun would read it (names into the report, lines into errors)
+	for k in "watch = $D/w" "policy = $D/secret.policy"; do
+		printf '%s\n' "$k" >"$P/isorun.conf"
+		run --separate-stderr iso --protect-home=hide -- true
+		refused_line 1 "${k%% *}"
+	done
+}
+
+@test "control: the file's safe settings, and its widening ones where the command line protects nothing there, still apply" {
+	require "user and PID namespaces" userns_ok
+	D=$(home_scratch)
+	mkdir "$D/ssh"
+	project <<EOF2
+setenv = FROM_FILE=yes
+setenv = PLAIN=\$\$HOME
+settle = 1s
+cap-keep = cap_net_raw
+keep-env = KEPT
+report = $D/ssh/r.json
+writable = $D/ssh
+EOF2
+	cd "$P"
+	# under --protect-home=ro: the report and the writable lie in the command line's --writable
+	KEPT=k run --separate-stderr iso --protect-home=ro --writable "$D/ssh" -- \
+		sh -c 'echo "$FROM_FILE $PLAIN ${KEPT:-unset}"; echo w >"$0/x"' "$D/ssh"
+	[ "$status" -eq 0 ]
+	[ "$output" = 'yes $HOME k' ]
+	[ -s "$D/ssh/r.json" ]
+	[ -e "$D/ssh/x" ]
+	rm -f "$D/ssh/x" "$D/ssh/r.json"
+	# the protection from the file itself: the file may open what it closed
+	printf 'protect-home = ro\nwritable = %s\nreport = %s/r.json\ncap-keep = all\n' "$D/ssh" "$D/ssh" >"$P/isorun.conf"
+	run --separate-stderr iso -- sh -c 'echo w >"$0/x"' "$D/ssh"
+	[ "$status" -eq 0 ]
+	[ -e "$D/ssh/x" ]
+	[ -s "$D/ssh/r.json" ]
+	# --clearenv with a keep-env from the file: not refused without --clearenv on the command line
+	printf 'keep-env = KEPT\nclearenv = true\nsetenv = Y=${KEPT}\n' >"$P/isorun.conf"
+	KEPT=k run --separate-stderr iso -- sh -c 'echo "$KEPT $Y"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "k k" ]
+	# isorun config names the file's line of each setting it took
+	printf 'settle = 1s\nwatch = .\n' >"$P/isorun.conf"
+	run --separate-stderr "$ISORUN" config --protect-home=ro
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"settle = 1s    ($P/isorun.conf:1)"* ]]
+	[[ "$output" == *"watch = $P    ($P/isorun.conf:2)"* ]]
+	[[ "$output" == *"protect-home = ro    (command line)"* ]]
+}
+
+# After a refusal: the same run with the option its hint names added on the
+# command line, literally (the hint's own shell quoting).
+follow_conf_hint() {
+	local opt val
+	opt=$(sed -n 's/^  (hint: to allow it, give \(--[a-z-]*\) .* on the command line)$/\1/p' <<<"$stderr")
+	val=$(sed -n 's/^  (hint: to allow it, give --[a-z-]* \(.*\) on the command line)$/\1/p' <<<"$stderr")
+	[ -n "$opt" ] && [ -n "$val" ]
+	eval "val=($val)"
+	run --separate-stderr iso "$opt" "${val[@]}" "$@"
+}
+
+@test "a refusal's hint works when followed: the setting given on the command line is the operator's word" {
+	require "user and PID namespaces" userns_ok
+	D=$(home_scratch)
+	mkdir "$D/ssh" "$D/w"
+	cd "$W"
+	project </dev/null
+	cd "$P"
+	for m in ro hide; do
+		printf 'writable = %s\n' "$D/ssh" >"$P/isorun.conf"
+		run --separate-stderr iso --protect-home=$m -- sh -c 'echo key >>"$0/authorized_keys"' "$D/ssh"
+		refused_line 1 writable
+		follow_conf_hint --protect-home=$m -- sh -c 'echo key >>"$0/authorized_keys"' "$D/ssh"
+		[ "$status" -eq 0 ]
+		[ "$(cat "$D/ssh/authorized_keys")" = key ]
+		rm "$D/ssh/authorized_keys"
+		for k in report junit; do
+			printf '%s = %s/out.%s\n' "$k" "$D" "$k" >"$P/isorun.conf"
+			run --separate-stderr iso --protect-home=$m -- true
+			refused_line 1 "$k"
+			follow_conf_hint --protect-home=$m -- true
+			[ "$status" -eq 0 ]
+			[ -s "$D/out.$k" ]
+		done
+		printf 'watch = %s/w\n' "$D" >"$P/isorun.conf"
+		run --separate-stderr iso --protect-home=hide -- true
+		refused_line 1 watch
+		follow_conf_hint --protect-home=hide -- true
+		[ "$status" -eq 0 ]
+	done
+	printf 'keep-env = KEPT\n' >"$P/isorun.conf"
+	KEPT=k run --separate-stderr iso --clearenv -- sh -c 'echo "${KEPT:-unset}"'
+	refused_line 1 keep-env
+	KEPT=k follow_conf_hint --clearenv -- sh -c 'echo "${KEPT:-unset}"'
+	[ "$status" -eq 0 ]
+	[ "$output" = k ]
+	printf 'setenv = X=${KEPT}\n' >"$P/isorun.conf"
+	KEPT=k run --separate-stderr iso --clearenv --setenv X=cli -- sh -c 'echo "$X"'
+	[ "$status" -eq 0 ]
+	[ "$output" = cli ]
+	printf 'policy-mode = log\n' >"$P/isorun.conf"
+	run --separate-stderr iso --policy=strict -- true
+	refused_line 1 policy-mode
+	follow_conf_hint --policy=strict -- true
+	[ "$status" -eq 0 ]
+	printf 'cap-keep = all\n' >"$P/isorun.conf"
+	run --separate-stderr iso --private-tmp -- true
+	refused_line 1 cap-keep
+	follow_conf_hint --private-tmp -- true
+	[ "$status" -eq 0 ]
+	printf 'root = %s\n' "$D" >"$P/isorun.conf"
+	run --separate-stderr "$ISORUN" --protect-home=ro -- true
+	refused_line 1 root
+	follow_conf_hint --protect-home=ro -- true
+	[ "$status" -eq 0 ]
+}

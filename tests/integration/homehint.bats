@@ -11,7 +11,7 @@ userns_ok() {
 }
 
 hints() {
-	grep -c "lies under the" <<<"$stderr" || true
+	grep -cE "^isorun: the .* (lies under|is) the (protected|hidden) home" <<<"$stderr" || true
 }
 
 @test "--protect-home=ro, the working directory in the home: one hint, before the command's own EROFS" {
@@ -74,4 +74,84 @@ hints() {
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	assert_no_tree
+}
+
+# The options a hint line on stderr tells the user to add, one alternative a
+# line: "add --writable D (or --writable .)" gives two; a placeholder (DIR) is
+# no runnable alternative.
+hinted_fixes() {
+	sed -n 's/^isorun: .*[;:] add \(.*\)$/\1/p' <<<"$stderr" |
+		grep -oE -- '--[a-z-]+(=[^ ,()]+| [^ ,()]+)' | grep -v ' DIR$'
+}
+
+# follow_hints FILE REL OPTION...: `sh -c 'touch REL'` under OPTION... fails
+# with exactly one hint; then each option line the hint names, added literally
+# to the same command line, makes the same write work, with no hint.
+follow_hints() {
+	local file=$1 rel=$2 fix n=0 fixes
+	shift 2
+	run --separate-stderr iso "$@" -- sh -c 'touch "$0"' "$rel"
+	[ "$status" -ne 0 ]
+	[ "$(hints)" -eq 1 ]
+	[ ! -e "$file" ]
+	mapfile -t fixes < <(hinted_fixes)
+	for fix in "${fixes[@]}"; do
+		n=$((n + 1))
+		# shellcheck disable=SC2086 # the hint's words, split as a shell would
+		run --separate-stderr iso "$@" $fix -- sh -c 'touch "$0"' "$rel"
+		[ "$status" -eq 0 ] || { echo "hint '$fix' did not work" >&2; return 1; }
+		[ "$(hints)" -eq 0 ]
+		[ -e "$file" ]
+		rm -f "$file"
+	done
+	[ "$n" -ge 1 ]
+}
+
+real_home() {
+	getent passwd "$(id -un)" | cut -d: -f6
+}
+
+@test "the working directory is the home itself: the hint names a fix that works when followed (ro, hide)" {
+	require "user and PID namespaces" userns_ok
+	D=$(home_scratch)
+	H=$(real_home)
+	cd "$H"
+	for m in ro hide; do
+		follow_hints "$D/x" "./${D##*/}/x" --protect-home=$m
+		run --separate-stderr iso --protect-home=$m -- true
+		[[ "${stderr_lines[0]}" == "isorun: the working directory $H is the "*"; --writable cannot keep the whole home: add --protect-home=off, or use a directory below the home with --writable DIR" ]]
+		[[ "$stderr" != *"--writable $H"* ]]
+	done
+	# --chdir to the home itself, from elsewhere
+	cd "$W"
+	for m in ro hide; do
+		follow_hints "$D/x" "./${D##*/}/x" --protect-home=$m --chdir "$H"
+		[[ "$stderr" != *"--writable $H"* ]]
+	done
+	assert_no_tree
+}
+
+@test "every home hint works when followed: the working directory, --chdir and --watch below the home (ro, hide)" {
+	require "user and PID namespaces" userns_ok
+	D=$(home_scratch)
+	mkdir "$D/w"
+	for m in ro hide; do
+		cd "$D"
+		follow_hints "$D/x" ./x --protect-home=$m
+		cd "$W"
+		follow_hints "$D/x" ./x --protect-home=$m --chdir "$D"
+		follow_hints "$D/w/x" "$D/w/x" --protect-home=$m --watch "$D/w"
+	done
+	assert_no_tree
+}
+
+@test "control: a working directory above the home gets no hint, and the run works" {
+	require "user and PID namespaces" userns_ok
+	H=$(real_home)
+	cd "${H%/*}/"
+	for m in ro hide; do
+		run --separate-stderr iso --protect-home=$m -- true
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ]
+	done
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests: isorun.conf onto iso_opts, the command line over it, finding and refusing files. */
+#include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -8,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/conf.h"
 #include "cli/expand.h"
+#include "common/cleanup.h"
 #include "ns/ns.h"
 
 #define P "/proj/isorun.conf"
@@ -237,6 +240,53 @@ static void test_keys_and_sections(void **state)
 	/* the first error wins, even when it is a syntax error before a bad value */
 	expect_conf_error("words\nsettle = soon\n",
 			  P ":1: expected 'name = value', '[isorun]' or a # comment");
+}
+
+/*
+ * libinih cuts a value at " ;" and keeps " #": isorun.conf has no inline
+ * comments, and either character after a blank (or starting a value) is an
+ * error at its column, on setting and section lines alike.
+ */
+static void test_no_inline_comments(void **state)
+{
+	static const char tail[] = ": isorun.conf has no inline comments (put a comment on a line "
+				   "of its own; a value with '%c' there goes on the command line)";
+	static const struct {
+		const char *text, *where;
+		char c;
+	} refused[] = {
+		{ "setenv = X=a ;b\n", ":1:14: ';' after a blank", ';' },
+		{ "setenv = X=a #b\n", ":1:14: '#' after a blank", '#' },
+		{ "setenv = X=a\t;b\n", ":1:14: ';' after a blank", ';' },
+		{ "keep = true\n\twatch = w\t#b\n", ":2:12: '#' after a blank", '#' },
+		{ "setenv = ;only a comment\n", ":1:10: ';' at the start of a value", ';' },
+		{ "setenv =#only\n", ":1:9: '#' at the start of a value", '#' },
+		{ "timeout = 5m ; CI is slow\n", ":1:14: ';' after a blank", ';' },
+		{ "timeout ;c = 5m\n", ":1:9: ';' after a blank", ';' },
+		{ "watch: /a #b\n", ":1:11: '#' after a blank", '#' },
+	};
+	struct iso_opts o;
+	struct iso_err e;
+	char want[512], full[sizeof(tail) + 8];
+
+	for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+		snprintf(full, sizeof(full), tail, refused[i].c);
+		snprintf(want, sizeof(want), "%s%s%s", P, refused[i].where, full);
+		expect_conf_error(refused[i].text, want);
+	}
+	expect_conf_error("[isorun] ; c\n", P ":1:10: text after ']': isorun.conf has no inline "
+					      "comments (put a comment on a line of its own)");
+	expect_conf_error("[isorun]\t# c\n", P ":1:10: text after ']': isorun.conf has no inline "
+					       "comments (put a comment on a line of its own)");
+	/* controls: either character without a blank before it is part of the value */
+	assert_int_equal(conf(&o, &e, "setenv = X=a;b\nsetenv = Y=a#b\n[isorun]  \n"), 0);
+	assert_string_equal(o.setenv.v[0], "X=a;b");
+	assert_string_equal(o.setenv.v[1], "Y=a#b");
+	iso_opts_free(&o);
+	/* and comment lines, indented or not, are comments */
+	assert_int_equal(conf(&o, &e, "; a ;b\n  # c #d\n\t; e\nkeep = true\n"), 0);
+	assert_true(o.keep);
+	iso_opts_free(&o);
 }
 
 static void test_long_line(void **state)
@@ -524,6 +574,68 @@ static void test_refused_when_another_user_owns_it(void **state)
 	unit_child_ok(code, "user namespace");
 }
 
+/* "FILE:LINE: KEY = ..." of a file setting refused under the command line `argv`. */
+static void expect_widening(struct scratch *s, const char *text, char **argv, const char *want)
+{
+	struct iso_opts o;
+	struct iso_err e;
+	char msg[512];
+
+	put(s, "isorun.conf", text, 0644);
+	assert_int_equal(load(&o, &e, argv), -EINVAL);
+	snprintf(msg, sizeof(msg), "%s:%s", s->path, want);
+	assert_string_equal(e.msg, msg);
+	assert_non_null(strstr(e.hint, "on the command line"));
+	iso_opts_free(&o);
+}
+
+/* The file never widens the command line (cli/conftrust.h): the command line decides. */
+static void test_file_cannot_widen_the_command_line(void **state)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char *ro[] = { "isorun", "--config", NULL, "--protect-home=ro", "--", "true", NULL };
+	char *plain[] = { "isorun", "--config", NULL, "--", "true", NULL };
+	char text[PATH_MAX + 128], want[PATH_MAX + 256], home[PATH_MAX];
+	struct scratch s;
+	struct iso_opts o;
+	struct iso_err e;
+
+	assert_non_null(pw);
+	assert_non_null(realpath(pw->pw_dir, home));
+	assert_int_equal(unit_mkdtemp(s.dir, sizeof(s.dir), "test_config.XXXXXX"), 0);
+	ro[2] = plain[2] = s.path;
+	snprintf(s.path, sizeof(s.path), "%s/isorun.conf", s.dir);
+	/* a path in the home that does not exist yet: its deepest ancestor decides */
+	snprintf(text, sizeof(text), "settle = 1s\nreport = %s/.isorun-unit-none/r.json\n", home);
+	snprintf(want, sizeof(want),
+		 "2: report = %s/.isorun-unit-none/r.json: isorun would write it in the home "
+		 "(--protect-home=ro on the command line; a project file cannot widen it)",
+		 home);
+	expect_widening(&s, text, ro, want);
+	/* a dangling symlink of the checkout, which open(O_CREAT) would follow */
+	snprintf(text, sizeof(text), "%s/.isorun-unit-none", home);
+	snprintf(want, sizeof(want), "%s/out.json", s.dir);
+	assert_int_equal(symlink(text, want), 0);
+	expect_widening(&s, "junit = out.json\n", ro,
+			"1: junit = out.json: isorun would write it in the home (--protect-home=ro "
+			"on the command line; a project file cannot widen it)");
+	expect_widening(&s, "cap-keep = sys_admin\n", ro,
+			"1: cap-keep = sys_admin: keeps a capability that undoes it "
+			"(--protect-home=ro on the command line; a project file cannot widen it)");
+	/* controls: the same lines without --protect-home on the command line */
+	put(&s, "isorun.conf", "junit = out.json\ncap-keep = sys_admin\n", 0644);
+	assert_int_equal(load(&o, &e, plain), 0);
+	assert_non_null(o.junit);
+	iso_opts_free(&o);
+	/* ... and a capability no protection needs, under it */
+	put(&s, "isorun.conf", "cap-keep = net_raw\nreport = /dev/null\n", 0644);
+	assert_int_equal(load(&o, &e, ro), 0);
+	assert_int_not_equal(o.cap_keep, 0);
+	iso_opts_free(&o);
+	unlink(want);
+	cleanup(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,9 +645,11 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_setenv_expansion),
 		cmocka_unit_test(test_keys_and_sections),
+		cmocka_unit_test(test_no_inline_comments),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_relative_paths),
 		cmocka_unit_test(test_command_line_over_the_file),
+		cmocka_unit_test(test_file_cannot_widen_the_command_line),
 		cmocka_unit_test(test_discovery),
 		cmocka_unit_test(test_refused_when_others_can_write),
 		cmocka_unit_test(test_refused_when_another_user_owns_it),
