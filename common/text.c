@@ -62,24 +62,66 @@ int iso_parse_duration(const char *s, uint64_t *ret_ms)
 	return 0;
 }
 
+/*
+ * The kernel's real-time signals start at 32, the C library's SIGRTMIN above the
+ * ones it keeps for itself (34 with glibc): shells, kill(1) and Python count from
+ * the library's, so "RTMIN+2" means the same here as in `kill -s RTMIN+2`.
+ */
+#define ISO_SIGRT_FIRST 32
+
+/* "RTMIN", "RTMIN+N", "RTMIN-N", "RTMAX", "RTMAX-N" (SIG already stripped): 0 when not one */
+static int parse_rt(const char *name, int *ret_sig)
+{
+	bool max = strncasecmp(name, "RTMAX", 5) == 0;
+	const char *p = name + 5;
+	long n = 0, sig;
+	char *end;
+
+	if (!max && strncasecmp(name, "RTMIN", 5) != 0)
+		return 0;
+	if (*p == '+' || *p == '-') {
+		if (!isdigit((unsigned char)p[1]))
+			return -EINVAL;
+		errno = 0;
+		n = strtol(p + 1, &end, 10);
+		if (errno || *end)
+			return -ERANGE;
+		if (*p == '-')
+			n = -n;
+	} else if (*p) {
+		return -EINVAL;
+	}
+	sig = (max ? SIGRTMAX : SIGRTMIN) + n;
+	if (sig < ISO_SIGRT_FIRST || sig > SIGRTMAX)
+		return -ERANGE;
+	*ret_sig = (int)sig;
+	return 1;
+}
+
 int iso_parse_signal(const char *s, int *ret_sig)
 {
 	const char *name = s;
 	char *end;
 	long n;
+	int r;
 
 	if (!s || !*s)
 		return -EINVAL;
 	if (isdigit((unsigned char)*s)) {
 		errno = 0;
 		n = strtol(s, &end, 10);
-		if (errno || *end || n <= 0 || n >= NSIG)
+		if (*end)
 			return -EINVAL;
+		if (errno || n <= 0 || n >= NSIG)
+			return -ERANGE;
 		*ret_sig = (int)n;
 		return 0;
 	}
 	if (strncasecmp(name, "SIG", 3) == 0)
 		name += 3;
+	r = parse_rt(name, ret_sig);
+	if (r)
+		return r < 0 ? r : 0;
 	for (int sig = 1; sig < NSIG; sig++) {
 		const char *abbrev = sigabbrev_np(sig);
 		if (abbrev && strcasecmp(abbrev, name) == 0) {
@@ -96,6 +138,10 @@ const char *iso_signal_name(int sig, char *buf, size_t len)
 
 	if (abbrev)
 		snprintf(buf, len, "SIG%s", abbrev);
+	else if (sig == SIGRTMIN)
+		snprintf(buf, len, "SIGRTMIN");
+	else if (sig >= ISO_SIGRT_FIRST && sig <= SIGRTMAX)
+		snprintf(buf, len, "SIGRTMIN%+d", sig - SIGRTMIN);
 	else
 		snprintf(buf, len, "signal %d", sig);
 	return buf;

@@ -10,9 +10,17 @@
 
 /* "90s", "5m", "1h30m", "250ms", "1.5" (seconds, as timeout(1)), "0". */
 int iso_parse_duration(const char *s, uint64_t *ret_ms);
-/* "TERM", "SIGTERM", "sigterm", "15". */
+/*
+ * "TERM", "SIGTERM", "sigterm", "15", and the real-time ones as "SIGRTMIN+N",
+ * "RTMIN+N", "SIGRTMAX-N", "RTMAX-N" (the C library's SIGRTMIN, as kill(1)).
+ * -ERANGE: a number or real-time offset that names no signal; -EINVAL: no such name.
+ */
 int iso_parse_signal(const char *s, int *ret_sig);
-/* "SIGTERM", or "signal 42" for one without a name; into buf. */
+/*
+ * "SIGTERM"; a real-time signal "SIGRTMIN", "SIGRTMIN+N" (those below the C
+ * library's SIGRTMIN, which it keeps for itself, "SIGRTMIN-N"); into buf.  The
+ * result parses back to sig.
+ */
 const char *iso_signal_name(int sig, char *buf, size_t len);
 /* "1.5s", "3s", "5m", "1h30m" for messages. */
 const char *iso_format_duration(uint64_t ms, char *buf, size_t len);

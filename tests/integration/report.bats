@@ -226,3 +226,37 @@ del r["verdict"]; json.dump(r, open(sys.argv[3], "w"))' "$W/r.json" "$W/bad1" "$
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"'verdict' is a required property"* ]]
 }
+
+# issue 26 item 10: a real-time signal has a name (the C library's SIGRTMIN+N, as
+# kill(1) counts), in every field that names a signal, and that name is accepted back
+@test "real-time signals are SIGRTMIN+N in result, settings and timeout, and accepted as such" {
+	# a command killed by one: SIGRTMIN+2 (36 with glibc), SIGRTMIN itself, SIGRTMAX
+	for n in 2 0 30; do
+		sig=$(python3 -c "import signal; print(signal.SIGRTMIN + $n)")
+		run iso --report "$W/k$n.json" -- sh -c "kill -$sig \$\$"
+		[ "$status" -eq $((128 + sig)) ]
+		[[ "$output" == *"FAILED (exit $status): command killed by SIGRTMIN"* ]]
+	done
+	# the stop signal in every spelling: by name from either end, and by number
+	for spelling in RTMIN+2 SIGRTMAX-1 35; do
+		run iso --timeout 200ms --grace 5s --stop-signal "$spelling" --report "$W/t-$spelling.json" \
+			-- "$H/waitfor" -t 600 "$W/never"
+		[ "$status" -eq 124 ]
+	done
+	python3 - "$W" <<'PY'
+import json, sys
+w = sys.argv[1]
+for n, name in [(2, "SIGRTMIN+2"), (0, "SIGRTMIN"), (30, "SIGRTMIN+30")]:
+    r = json.load(open(f"{w}/k{n}.json"))
+    assert r["result"]["signal"] == name, r["result"]
+for spelling, name in [("RTMIN+2", "SIGRTMIN+2"), ("SIGRTMAX-1", "SIGRTMIN+29"),
+                       ("35", "SIGRTMIN+1")]:
+    r = json.load(open(f"{w}/t-{spelling}.json"))
+    assert r["settings"]["stop_signal"] == name, r["settings"]["stop_signal"]
+    assert r["timeout"]["signal"] == name, r["timeout"]
+PY
+	# what a run prints is what it reads back
+	run "$ISORUN" config --no-config --stop-signal RTMAX-2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"stop-signal = SIGRTMIN+28 "* ]]
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests: durations, signal names, shell quoting, redaction. */
 #include <setjmp.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +68,51 @@ static void test_signals(void **state)
 	assert_true(iso_parse_signal("", &sig) < 0);
 	assert_true(iso_parse_signal("999", &sig) < 0);
 	assert_string_equal(iso_signal_name(SIGTERM, b, sizeof(b)), "SIGTERM");
+}
+
+static void check_signal(const char *in, int want)
+{
+	int sig = 0;
+
+	assert_int_equal(iso_parse_signal(in, &sig), 0);
+	assert_int_equal(sig, want);
+}
+
+/* The real-time signals: named from the C library's SIGRTMIN, as kill(1) names them. */
+static void test_signals_rt(void **state)
+{
+	char b[32];
+	int sig = 0;
+
+	check_signal("SIGRTMIN", SIGRTMIN);
+	check_signal("RTMIN+2", SIGRTMIN + 2);
+	check_signal("sigrtmin+0", SIGRTMIN);
+	check_signal("SIGRTMAX-3", SIGRTMAX - 3);
+	check_signal("RTMAX", SIGRTMAX);
+	check_signal("34", 34);
+	check_signal("64", 64);
+	check_signal("SIGRTMIN-2", 32);
+	assert_int_equal(iso_parse_signal("RTMIN+31", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("RTMAX+1", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("RTMIN-3", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("RTMIN+99999999999999999999", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("65", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("0", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("99999999999999999999", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("RTMIN+", &sig), -EINVAL);
+	assert_int_equal(iso_parse_signal("RTMIN2", &sig), -EINVAL);
+	assert_int_equal(iso_parse_signal("RTMIN+-2", &sig), -EINVAL);
+	assert_int_equal(iso_parse_signal("34x", &sig), -EINVAL);
+	assert_string_equal(iso_signal_name(SIGRTMIN, b, sizeof(b)), "SIGRTMIN");
+	assert_string_equal(iso_signal_name(SIGRTMIN + 2, b, sizeof(b)), "SIGRTMIN+2");
+	assert_string_equal(iso_signal_name(SIGRTMAX, b, sizeof(b)), "SIGRTMIN+30");
+	assert_string_equal(iso_signal_name(32, b, sizeof(b)), "SIGRTMIN-2");
+	/* every number has a name that parses back to it */
+	for (int n = 1; n < NSIG; n++) {
+		iso_signal_name(n, b, sizeof(b));
+		assert_int_equal(strncmp(b, "SIG", 3), 0);
+		check_signal(b, n);
+	}
 }
 
 static void check_quote(const char *in, const char *out)
@@ -165,9 +211,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_durations), cmocka_unit_test(test_format_duration),
-		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_quote),
-		cmocka_unit_test(test_redact),	  cmocka_unit_test(test_join),
-		cmocka_unit_test(test_utc),
+		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_signals_rt),
+		cmocka_unit_test(test_quote),	  cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_join),	  cmocka_unit_test(test_utc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
