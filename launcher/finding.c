@@ -354,6 +354,22 @@ bool iso_unmeasurable_counts(const struct iso_opts *opts, const struct iso_outco
 	return (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL) || o->gate_unmeasurable[0];
 }
 
+bool iso_leak_check_unmeasurable(const struct iso_outcome *o)
+{
+	return (!o->subreaper && !o->pidns) || o->gate_unmeasurable[0];
+}
+
+bool iso_residue_counts(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	return o->n_residue && opts->residue == ISO_FAIL;
+}
+
+/* A check that could not run fails as a finding would: --residue=fail asked for proof. */
+bool iso_residue_gaps_count(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	return o->n_residue_gaps && opts->residue == ISO_FAIL;
+}
+
 const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s",
@@ -378,6 +394,12 @@ void iso_residue_text(FILE *f, const struct iso_opts *opts, const struct iso_out
 {
 	fprintf(f, "residue%s: '%s' appeared in %s", opts->residue == ISO_FAIL ? "" : " (warning)",
 		o->residue[i].path, o->residue[i].dir);
+}
+
+void iso_residue_gap_text(FILE *f, const struct iso_outcome *o, size_t i)
+{
+	fprintf(f, "residue check: not measurable (%s: %s)", o->residue_gaps[i].dir,
+		o->residue_gaps[i].why);
 }
 
 /* With the tree taken when the timer fired: that tree, the stop, and who outlived the grace. */
@@ -418,6 +440,9 @@ static void finding_lines(FILE *f, const struct iso_opts *opts, const struct iso
 		break;
 	case ISO_FIND_RESIDUE:
 		iso_residue_text(f, opts, o, i);
+		break;
+	case ISO_FIND_RESIDUE_GAP:
+		iso_residue_gap_text(f, o, i);
 		break;
 	case ISO_FIND_TIMEOUT:
 		iso_timeout_text(f, opts, o);

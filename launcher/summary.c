@@ -27,8 +27,8 @@ static bool delivery_failed(const struct iso_outcome *o)
 int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool *ret_finding)
 {
 	bool finding = iso_leaks_count(opts, o) || o->tree_state == ISO_TREE_RETAINED ||
-		       iso_refused_count(o) > 0 || (o->n_residue && opts->residue == ISO_FAIL) ||
-		       iso_unmeasurable_counts(opts, o) || delivery_failed(o) ||
+		       iso_refused_count(o) > 0 || iso_residue_counts(opts, o) ||
+		       iso_residue_gaps_count(opts, o) || iso_unmeasurable_counts(opts, o) || delivery_failed(o) ||
 		       iso_resources_finding(&o->res);
 
 	if (ret_finding)
@@ -135,9 +135,8 @@ static void print_residue(const struct iso_opts *opts, const struct iso_outcome 
 {
 	for (size_t i = 0; i < o->n_residue; i++)
 		print_finding(opts, o, ISO_FIND_RESIDUE, i);
-	if (o->residue_unmeasurable)
-		fprintf(stderr, "isorun: residue check: not measurable (more than %d entries)\n",
-			ISO_RESIDUE_MAX);
+	for (size_t i = 0; i < o->n_residue_gaps; i++)
+		print_finding(opts, o, ISO_FIND_RESIDUE_GAP, i);
 }
 
 /* One line per finding and per state worth knowing, before the verdict. */
@@ -238,6 +237,8 @@ static void what_was_found(const struct iso_opts *opts, const struct iso_outcome
 			 o->n_residue == 1 ? "y" : "ies");
 		reason_add(reason, len, item);
 	}
+	if (iso_residue_gaps_count(opts, o))
+		reason_add(reason, len, "residue check not measurable");
 	if (iso_unmeasurable_counts(opts, o))
 		reason_add(reason, len, "leak check not measurable");
 	if (o->tree_state == ISO_TREE_RETAINED)
