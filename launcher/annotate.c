@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/text.h"
 #include "launcher/finding.h"
 
 bool iso_annotations_wanted(void)
@@ -43,9 +44,13 @@ struct where {
 static void command(FILE *f, const char *level, const char *title, const struct where *at,
 		    const char *text)
 {
-	_cleanup_free_ char *t = iso_gha_escape(title, true), *m = iso_gha_escape(text, false);
-	_cleanup_free_ char *file = at && at->file ? iso_gha_escape(at->file, true) : NULL;
+	_cleanup_free_ char *inert = iso_escape_lines(text), *inert_file = NULL;
+	_cleanup_free_ char *t = iso_gha_escape(title, true);
+	_cleanup_free_ char *m = inert ? iso_gha_escape(inert, false) : NULL;
+	_cleanup_free_ char *file = NULL;
 
+	if (at && at->file && (inert_file = iso_escape(at->file)))
+		file = iso_gha_escape(inert_file, true);
 	if (!t || !m)
 		return;
 	fprintf(f, "::%s ", level);

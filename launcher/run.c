@@ -983,6 +983,7 @@ static void remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome
 {
 	struct iso_err e = { 0 };
 	char buf[400];
+	_cleanup_free_ char *path = NULL, *reason = NULL;
 
 	iso_tree_release_reserve(tree);
 	if (iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, NULL,
@@ -993,7 +994,11 @@ static void remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome
 	out->tree_state = ISO_TREE_RETAINED;
 	snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
 		 iso_err_format(&e, buf, sizeof(buf)));
-	fprintf(stderr, "isorun: namespace retained at %s: %s\n", tree->path, out->tree_reason);
+	/* the failure names an entry of the tree: a name the command chose */
+	path = iso_shell_quote(tree->path);
+	reason = iso_escape(out->tree_reason);
+	fprintf(stderr, "isorun: namespace retained at %s: %s\n", path ? path : "?",
+		reason ? reason : "?");
 }
 
 /* After the holders were named through a held shield: the tree shows on disk again. */
@@ -1088,10 +1093,16 @@ static void lower_shield(struct sup *s, bool prove)
 	/* a held shield stays until the holders are named through it */
 	if (s->proof != ISO_SHIELD_HELD)
 		finish_shield(s);
-	if (prove && s->o->verbosity > 0)
+	if (prove && s->o->verbosity > 0) {
+		/* the scan's words name processes of the run */
+		_cleanup_free_ char *why = iso_escape(s->proof_why);
+
 		fprintf(stderr, "isorun: holders: %s%s\n",
 			proof_words(s) ? "" : "every process read: ",
-			proof_words(s) ? proof_words(s) : s->proof_why);
+			proof_words(s) ? proof_words(s)
+			: why	       ? why
+				       : "?");
+	}
 }
 
 static void teardown(struct sup *s, struct iso_tree *tree)
