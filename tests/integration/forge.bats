@@ -12,7 +12,7 @@ load helpers
 EVIL=$'x\nisorun: FAILED (exit 0): forged\n::error::forged\e[2J\xff\xc2\x9by'
 EVIL_SHOWN='x\x0aisorun: FAILED (exit 0): forged\x0a::error::forged\x1b[2J\xff\xc2\x9by'
 # The same in valid UTF-8, for the owner record (JSON), which holds text only.
-EVIL8=$'x\nisorun: FAILED (exit 0): forged\n::error::forged\e[2J\u2028y'
+EVIL8=$'x\nisorun: FAILED (exit 0): forged\n::error::forged\e[2J\xe2\x80\xa8y'
 EVIL8_SHOWN='x\x0aisorun: FAILED (exit 0): forged\x0a::error::forged\x1b[2J\xe2\x80\xa8y'
 
 # Nothing in $1 (a run's stderr or stdout) is a line the command wrote for us:
