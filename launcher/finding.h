@@ -60,7 +60,7 @@ json_t *iso_hung_json(const struct iso_hung_tree *t);
 void iso_leak_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
 void iso_refusal_text(FILE *f, const struct iso_outcome *o, size_t i);
 void iso_residue_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
-/* "residue check: not measurable (DIR: why)", the i-th --watch directory that could not be checked */
+/* "residue check: not measurable (DIR: why)": the i-th --watch directory not checked */
 void iso_residue_gap_text(FILE *f, const struct iso_outcome *o, size_t i);
 /* "timed out after D; stopped the whole tree" alone: stderr printed the tree when it fired */
 void iso_timeout_line(FILE *f, const struct iso_opts *opts);
