@@ -118,3 +118,13 @@ both() {
 	[ "$status" -eq 125 ]
 	assert_unforged "$stderr"
 }
+
+@test "forge: isorun config shows a checkout's isorun.conf values escaped" {
+	printf 'setenv = X=a\033[2J\033]0;title\007b\nwatch = %s\n' "d$(printf '\033[31m')" >"$W/isorun.conf"
+	mkdir -p "$W/d$(printf '\033[31m')"
+	run --separate-stderr "$ISORUN" config --config "$W/isorun.conf"
+	[ "$status" -eq 0 ]
+	assert_unforged "$output"
+	[[ "$output" == *'setenv = X=a\x1b[2J\x1b]0;title\x07b    ('* ]]
+	[[ "$output" == *'d\x1b[31m    ('* ]]
+}
