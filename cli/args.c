@@ -632,10 +632,17 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 		return parse_dur(opt, val, &o->grace_ms, e);
 	case ISO_K_SETTLE:
 		return parse_dur(opt, val, &o->settle_ms, e);
-	case ISO_K_STOP_SIGNAL:
-		if (iso_parse_signal(val, &o->stop_signal) < 0)
+	case ISO_K_STOP_SIGNAL: {
+		int r = iso_parse_signal(val, &o->stop_signal);
+		if (r == -ERANGE)
+			return iso_err_set(e, 0,
+					   "%s: signal '%s' out of range: 1..%d (real-time: "
+					   "SIGRTMIN..SIGRTMAX, %d..%d)",
+					   opt, val, NSIG - 1, SIGRTMIN, SIGRTMAX);
+		if (r < 0)
 			return unknown_signal(opt, val, e);
 		return 0;
+	}
 	case ISO_K_FINDING_EXIT:
 		errno = 0;
 		n = strtol(val, &end, 10);

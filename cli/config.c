@@ -21,9 +21,13 @@
 #include "tree/tree.h"
 #include "ns/ns.h"
 
+/* A value from a checkout's isorun.conf is its text: escaped as every such field is. */
 static void print_line(const struct iso_opts *o, const char *name, const char *val,
 		       const struct iso_setting *from)
 {
+	_cleanup_free_ char *shown = iso_escape(val);
+
+	val = shown ? shown : "?";
 	if (!from)
 		printf("%s = %s    (default)\n", name, val);
 	else if (from->line == ISO_FROM_CLI)

@@ -566,13 +566,15 @@ static void print_table(const struct row *rows, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const char *cmd = rows[i].cmd ? rows[i].cmd : "-";
 		bool cut = strlen(cmd) > CMD_MAX;
+		/* the outcome record is a file in the tree: its reason is text, not lines */
+		_cleanup_free_ char *reason = iso_escape(rows[i].reason);
 
 		/* a cut command ends in "..." within the column */
 		printf("%-*s  %5s  %6s  %-*s  %-*.*s%s  %7s  %-10s  %s\n", wpath,
 		       rows[i].path ? rows[i].path : "?", rows[i].age, rows[i].size, wcwd,
 		       rows[i].cwd ? rows[i].cwd : "-", cut ? wcmd - 3 : wcmd,
 		       cut ? CMD_MAX - 3 : CMD_MAX, cmd, cut ? "..." : "", rows[i].pid,
-		       rows[i].state, rows[i].reason);
+		       rows[i].state, reason ? reason : "?");
 		/* an orphaned run's live processes, one indented line each */
 		for (size_t j = 0; j < rows[i].orphans.n; j++)
 			printf("    pid %d `%s`\n", (int)rows[i].orphans.v[j].pid,
@@ -700,7 +702,7 @@ int iso_gc_main(int argc, char **argv)
 	for (size_t i = 0; i < c.n; i++) {
 		struct iso_tree_view v;
 		char why[1200], note[900] = "";
-		_cleanup_free_ char *shown = NULL;
+		_cleanup_free_ char *shown = NULL, *why_shown = NULL, *kept_why = NULL;
 		bool removable;
 		dev_t alias = shielded(&c, i);
 
@@ -712,22 +714,30 @@ int iso_gc_main(int argc, char **argv)
 		/* owner gone, lock ours: what the run left running goes first */
 		r = gc_orphans(&c, &v, shown ? shown : v.path, note, sizeof(note));
 		if (r != 0) {
-			printf("kept %s: %s\n", shown ? shown : v.path, note);
+			_cleanup_free_ char *note_shown = iso_escape(note);
+
+			printf("kept %s: %s\n", shown ? shown : v.path,
+			       note_shown ? note_shown : "?");
 			code = r < 0 ? 1 : code;
 			iso_tree_view_close(&v);
 			continue;
 		}
 		removable = iso_tree_judge(&v, c.verbose, why, sizeof(why));
 		strncat(why, note, sizeof(why) - strlen(why) - 1);
+		/* holders' names and paths, the outcome's reason: the run's text, escaped */
+		why_shown = iso_escape(why);
+		kept_why = iso_escape(v.reason);
 		/* kept on purpose: removable, but not the user's garbage unless asked */
 		if (removable && v.seen == ISO_SEEN_KEPT && !c.kept) {
 			printf("%s %s: kept on purpose (%s); isorun gc --kept removes it\n",
-			       c.dry_run ? "keep" : "kept", shown ? shown : v.path, v.reason);
+			       c.dry_run ? "keep" : "kept", shown ? shown : v.path,
+			       kept_why ? kept_why : "?");
 		} else if (!removable) {
 			printf("%s %s: %s\n", c.dry_run ? "keep" : "kept", shown ? shown : v.path,
-			       why);
+			       why_shown ? why_shown : "?");
 		} else if (c.dry_run) {
-			printf("would remove %s: %s\n", shown ? shown : v.path, why);
+			printf("would remove %s: %s\n", shown ? shown : v.path,
+			       why_shown ? why_shown : "?");
 		} else {
 			struct iso_err e = { 0 };
 			char buf[400];
@@ -743,7 +753,8 @@ int iso_gc_main(int argc, char **argv)
 					iso_err_format(&e, buf, sizeof(buf)));
 				code = 1;
 			} else {
-				printf("removed %s: %s\n", shown ? shown : v.path, why);
+				printf("removed %s: %s\n", shown ? shown : v.path,
+				       why_shown ? why_shown : "?");
 			}
 		}
 		iso_tree_view_close(&v);

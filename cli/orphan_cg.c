@@ -13,6 +13,7 @@
 #include "cgroup/cgroup.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
+#include "common/text.h"
 #include "tree/tree.h"
 #include "tree/trees.h"
 
@@ -149,9 +150,11 @@ int iso_cg_orphan_find(const struct iso_tree_view *v, struct iso_cg_orphan *o)
 static void print_one(pid_t pid, const char *how, const char *path, FILE *f)
 {
 	_cleanup_free_ char *cmd = iso_proc_cmdline(pid, 200);
+	/* the record it came from is a file in the tree */
+	_cleanup_free_ char *shown = iso_escape(path);
 
 	fprintf(f, "  %s: pid %d `%s` (in the run's cgroup %s)\n", how, (int)pid, cmd ? cmd : "?",
-		path);
+		shown ? shown : "?");
 }
 
 void iso_cg_orphan_print(const struct iso_cg_orphan *o, FILE *f)

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,24 +63,66 @@ int iso_parse_duration(const char *s, uint64_t *ret_ms)
 	return 0;
 }
 
+/*
+ * The kernel's real-time signals start at 32, the C library's SIGRTMIN above the
+ * ones it keeps for itself (34 with glibc): shells, kill(1) and Python count from
+ * the library's, so "RTMIN+2" means the same here as in `kill -s RTMIN+2`.
+ */
+#define ISO_SIGRT_FIRST 32
+
+/* "RTMIN", "RTMIN+N", "RTMIN-N", "RTMAX", "RTMAX-N" (SIG already stripped): 0 when not one */
+static int parse_rt(const char *name, int *ret_sig)
+{
+	bool max = strncasecmp(name, "RTMAX", 5) == 0;
+	const char *p = name + 5;
+	long n = 0, sig;
+	char *end;
+
+	if (!max && strncasecmp(name, "RTMIN", 5) != 0)
+		return 0;
+	if (*p == '+' || *p == '-') {
+		if (!isdigit((unsigned char)p[1]))
+			return -EINVAL;
+		errno = 0;
+		n = strtol(p + 1, &end, 10);
+		if (errno || *end)
+			return -ERANGE;
+		if (*p == '-')
+			n = -n;
+	} else if (*p) {
+		return -EINVAL;
+	}
+	sig = (max ? SIGRTMAX : SIGRTMIN) + n;
+	if (sig < ISO_SIGRT_FIRST || sig > SIGRTMAX)
+		return -ERANGE;
+	*ret_sig = (int)sig;
+	return 1;
+}
+
 int iso_parse_signal(const char *s, int *ret_sig)
 {
 	const char *name = s;
 	char *end;
 	long n;
+	int r;
 
 	if (!s || !*s)
 		return -EINVAL;
 	if (isdigit((unsigned char)*s)) {
 		errno = 0;
 		n = strtol(s, &end, 10);
-		if (errno || *end || n <= 0 || n >= NSIG)
+		if (*end)
 			return -EINVAL;
+		if (errno || n <= 0 || n >= NSIG)
+			return -ERANGE;
 		*ret_sig = (int)n;
 		return 0;
 	}
 	if (strncasecmp(name, "SIG", 3) == 0)
 		name += 3;
+	r = parse_rt(name, ret_sig);
+	if (r)
+		return r < 0 ? r : 0;
 	for (int sig = 1; sig < NSIG; sig++) {
 		const char *abbrev = sigabbrev_np(sig);
 		if (abbrev && strcasecmp(abbrev, name) == 0) {
@@ -96,6 +139,10 @@ const char *iso_signal_name(int sig, char *buf, size_t len)
 
 	if (abbrev)
 		snprintf(buf, len, "SIG%s", abbrev);
+	else if (sig == SIGRTMIN)
+		snprintf(buf, len, "SIGRTMIN");
+	else if (sig >= ISO_SIGRT_FIRST && sig <= SIGRTMAX)
+		snprintf(buf, len, "SIGRTMIN%+d", sig - SIGRTMIN);
 	else
 		snprintf(buf, len, "signal %d", sig);
 	return buf;
@@ -122,6 +169,110 @@ const char *iso_format_duration(uint64_t ms, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * How many bytes at s (n left) are one character a terminal shows as itself:
+ * printable ASCII, or a valid UTF-8 sequence that is not a C1 control, a line or
+ * paragraph separator or a bidirectional override.  0: s[0] must be escaped.
+ */
+size_t iso_printable_len(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = p[0] < 0x80	     ? 1
+		     : (p[0] & 0xe0) == 0xc0 ? 2
+		     : (p[0] & 0xf0) == 0xe0 ? 3
+		     : (p[0] & 0xf8) == 0xf0 ? 4
+					     : 0;
+	static const unsigned min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	unsigned cp;
+
+	if (!len || len > n)
+		return 0;
+	if (len == 1)
+		return p[0] >= 0x20 && p[0] != 0x7f;
+	cp = p[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	/* C1 (CSI is 0x9b), U+2028/9, and the bidi embeddings, overrides and isolates */
+	if (cp <= 0x9f || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
+	return len;
+}
+
+/* s as iso_escape() writes it into out (room for 4 bytes a byte), at most max bytes; the length. */
+static size_t escape_into(char *out, const char *s, size_t max)
+{
+	size_t n = strlen(s), o = 0;
+
+	for (size_t i = 0; i < n && o < max;) {
+		size_t len = iso_printable_len(s + i, n - i);
+
+		if (!len) {
+			if (o + 4 > max)
+				break;
+			o += (size_t)sprintf(out + o, "\\x%02x", (unsigned char)s[i]);
+			i++;
+			continue;
+		}
+		if (o + len > max)
+			break;
+		memcpy(out + o, s + i, len);
+		o += len;
+		i += len;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+char *iso_escape(const char *s)
+{
+	char *out = malloc(strlen(s ? s : "") * 4 + 1);
+
+	if (out)
+		escape_into(out, s ? s : "", SIZE_MAX);
+	return out;
+}
+
+char *iso_escape_lines(const char *s)
+{
+	size_t n = strlen(s ? s : ""), o = 0;
+	char *out = malloc(n * 4 + 1);
+
+	if (!out)
+		return NULL;
+	for (const char *p = s ? s : "";;) {
+		size_t len = strcspn(p, "\n");
+		char *line = strndup(p, len);
+
+		if (!line) {
+			free(out);
+			return NULL;
+		}
+		o += escape_into(out + o, line, SIZE_MAX);
+		free(line);
+		p += len;
+		if (!*p)
+			break;
+		out[o++] = *p++;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static bool all_printable(const char *s)
+{
+	size_t n = strlen(s);
+
+	for (size_t i = 0, len; i < n; i += len)
+		if (!(len = iso_printable_len(s + i, n - i)))
+			return false;
+	return true;
+}
+
 static bool needs_quote(const char *s)
 {
 	if (!*s)
@@ -132,6 +283,35 @@ static bool needs_quote(const char *s)
 	return false;
 }
 
+/* bash's $'...': the exact bytes, with nothing a terminal would act on */
+static char *ansi_c_quote(const char *s)
+{
+	size_t n = strlen(s), o = 0;
+	char *out = malloc(n * 4 + 4);
+
+	if (!out)
+		return NULL;
+	out[o++] = '$';
+	out[o++] = '\'';
+	for (size_t i = 0; i < n;) {
+		size_t len = iso_printable_len(s + i, n - i);
+
+		if (!len) {
+			o += (size_t)sprintf(out + o, "\\x%02x", (unsigned char)s[i++]);
+		} else if (s[i] == '\'' || s[i] == '\\') {
+			out[o++] = '\\';
+			out[o++] = s[i++];
+		} else {
+			memcpy(out + o, s + i, len);
+			o += len;
+			i += len;
+		}
+	}
+	out[o++] = '\'';
+	out[o] = '\0';
+	return out;
+}
+
 char *iso_shell_quote(const char *s)
 {
 	size_t n = 3;
@@ -139,6 +319,8 @@ char *iso_shell_quote(const char *s)
 
 	if (!needs_quote(s))
 		return strdup(s);
+	if (!all_printable(s))
+		return ansi_c_quote(s);
 	for (const char *p = s; *p; p++)
 		n += *p == '\'' ? 4 : 1;
 	out = malloc(n);
@@ -232,22 +414,16 @@ char *iso_join_cmdline(const char *const *argv, size_t argc, size_t max)
 		return NULL;
 	for (size_t a = 0; a < argc && o < max; a++) {
 		_cleanup_free_ char *r = iso_redact(argv[a]);
-		if (!r) {
+		_cleanup_free_ char *esc = r ? malloc(strlen(r) * 4 + 1) : NULL;
+		if (!esc) {
 			free(out);
 			return NULL;
 		}
 		if (a)
 			out[o++] = ' ';
-		for (const char *p = r; *p && o < max; p++) {
-			unsigned char c = (unsigned char)*p;
-			if (c < 0x20 || c == 0x7f) {
-				if (o + 4 > max)
-					break;
-				o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
-			} else {
-				out[o++] = (char)c;
-			}
-		}
+		escape_into(esc, r, max - o);
+		memcpy(out + o, esc, strlen(esc));
+		o += strlen(esc);
 	}
 	if (o >= max && max > 3) {
 		o = max;

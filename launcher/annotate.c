@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/text.h"
 #include "launcher/finding.h"
 
 bool iso_annotations_wanted(void)
@@ -43,9 +44,13 @@ struct where {
 static void command(FILE *f, const char *level, const char *title, const struct where *at,
 		    const char *text)
 {
-	_cleanup_free_ char *t = iso_gha_escape(title, true), *m = iso_gha_escape(text, false);
-	_cleanup_free_ char *file = at && at->file ? iso_gha_escape(at->file, true) : NULL;
+	_cleanup_free_ char *inert = iso_escape_lines(text), *inert_file = NULL;
+	_cleanup_free_ char *t = iso_gha_escape(title, true);
+	_cleanup_free_ char *m = inert ? iso_gha_escape(inert, false) : NULL;
+	_cleanup_free_ char *file = NULL;
 
+	if (at && at->file && (inert_file = iso_escape(at->file)))
+		file = iso_gha_escape(inert_file, true);
 	if (!t || !m)
 		return;
 	fprintf(f, "::%s ", level);
@@ -103,10 +108,11 @@ static void guards(FILE *f, const struct iso_opts *opts, const struct iso_outcom
 
 	if (o->timed_out)
 		finding(f, "error", "isorun: timed out", opts, o, ISO_FIND_TIMEOUT, 0);
-	if (iso_unmeasurable_counts(opts, o)) {
+	if (iso_leak_check_unmeasurable(o)) {
 		snprintf(text, sizeof(text), "leak check: not measurable (%s)",
 			 iso_unmeasurable_why(o, why, sizeof(why)));
-		command(f, "error", "isorun: leak check not measurable", NULL, text);
+		command(f, iso_unmeasurable_counts(opts, o) ? "error" : "warning",
+			"isorun: leak check not measurable", NULL, text);
 	}
 	for (size_t i = 0; opts->leaks != ISO_IGNORE && i < o->n_leaks; i++)
 		finding(f, opts->leaks == ISO_FAIL ? "error" : "warning", "isorun: leaked process",
@@ -119,6 +125,9 @@ static void guards(FILE *f, const struct iso_opts *opts, const struct iso_outcom
 	for (size_t i = 0; i < o->n_residue; i++)
 		finding(f, opts->residue == ISO_FAIL ? "error" : "warning", "isorun: residue", opts,
 			o, ISO_FIND_RESIDUE, i);
+	for (size_t i = 0; i < o->n_residue_gaps; i++)
+		finding(f, opts->residue == ISO_FAIL ? "error" : "warning",
+			"isorun: residue check not measurable", opts, o, ISO_FIND_RESIDUE_GAP, i);
 	if (o->tree_state == ISO_TREE_RETAINED)
 		finding(f, "error", "isorun: namespace retained", opts, o, ISO_FIND_RETAINED, 0);
 }

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cleanup.h"
+#include "common/text.h"
 #include "tree/tree.h"
 
 static const char *const names[ISO_N_CEILINGS] = { "memory-max", "pids-max", "cpu-max" };
@@ -352,9 +354,13 @@ void iso_resources_say(const struct iso_opts *o, const struct iso_resources *res
 		fprintf(f, "isorun: %s\n", res->ceiling_hit);
 	if (res->ceiling_note[0] && o->verbosity >= 0)
 		fprintf(f, "isorun: %s\n", res->ceiling_note);
-	if (res->cgroup_retained[0])
+	if (res->cgroup_retained[0]) {
+		/* the command may make cgroups of its own inside the run's */
+		_cleanup_free_ char *why = iso_escape(res->cgroup_retained);
+
 		fprintf(f, "isorun: cgroup retained at %s: %s\n", res->cgroup_path,
-			res->cgroup_retained);
+			why ? why : "?");
+	}
 }
 
 void iso_resources_say_usage(const struct iso_opts *o, const struct iso_resources *res, FILE *f)

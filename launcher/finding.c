@@ -12,21 +12,26 @@
 #include "launcher/residue.h"
 #include "launcher/shell.h"
 
+/* A test's id and phase come from the command's environment, its chain from its argv. */
 void iso_attrib_text(FILE *out, const struct iso_attrib *a, bool chain, const char *lead)
 {
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *text = NULL, *shown = NULL;
+	_cleanup_free_ char *test = iso_escape(a->test ? a->test : "?");
+	_cleanup_free_ char *phase = a->phase ? iso_escape(a->phase) : NULL;
+	_cleanup_free_ char *runner = a->runner ? iso_escape(a->runner) : NULL;
+	_cleanup_free_ char *why = iso_escape(a->why_not);
 
 	if (a->runner && !strcmp(a->runner, "pytest"))
-		fprintf(out, "%s  during test: %s%s%s%s\n", lead, a->test ? a->test : "?",
-			a->phase ? " (" : "", a->phase ? a->phase : "", a->phase ? ")" : "");
+		fprintf(out, "%s  during test: %s%s%s%s\n", lead, test ? test : "?",
+			phase ? " (" : "", phase ? phase : "", phase ? ")" : "");
 	else if (a->runner)
-		fprintf(out, "%s  during %s: %s\n", lead, a->runner, a->test ? a->test : "?");
+		fprintf(out, "%s  during %s: %s\n", lead, runner ? runner : "?", test ? test : "?");
 	if (!chain)
 		return;
-	if (a->n_chain && (text = iso_attrib_chain_text(a)))
-		fprintf(out, "%s  started by: %s\n", lead, text);
+	if (a->n_chain && (text = iso_attrib_chain_text(a)) && (shown = iso_escape(text)))
+		fprintf(out, "%s  started by: %s\n", lead, shown);
 	if (a->why_not[0])
-		fprintf(out, "%s  attribution incomplete: %s\n", lead, a->why_not);
+		fprintf(out, "%s  attribution incomplete: %s\n", lead, why ? why : "?");
 }
 
 /* "cwd X, session S, started 1.2s into the run, alive 2s after the command" */
@@ -59,8 +64,10 @@ void iso_leak_lines(FILE *out, const struct iso_leak *l, uint64_t after_cmd_ms, 
 	 */
 	if (l->inner_pid)
 		snprintf(inner, sizeof(inner), " (pid %d in the namespace)", l->inner_pid);
+	_cleanup_free_ char *cmd = iso_escape(l->cmdline ? l->cmdline : "?");
+
 	fprintf(out, "%s%s: pid %d%s `%s` (", lead, warning ? "leaked (warning)" : "leaked", l->pid,
-		inner, l->cmdline ? l->cmdline : "?");
+		inner, cmd ? cmd : "?");
 	leak_facts(out, l, after_cmd_ms);
 	fputs("); killed\n", out);
 	iso_attrib_text(out, &l->at, true, lead);
@@ -71,9 +78,10 @@ static void fold_text(FILE *out, const struct iso_outcome *o, const size_t *grou
 		      bool warning, const char *lead)
 {
 	const struct iso_leak *l = &o->leaks[group[0]];
+	_cleanup_free_ char *cmd = iso_escape(l->cmdline ? l->cmdline : "?");
 
 	fprintf(out, "%s%s: %zu processes `%s` (pids", lead,
-		warning ? "leaked (warning)" : "leaked", n, l->cmdline ? l->cmdline : "?");
+		warning ? "leaked (warning)" : "leaked", n, cmd ? cmd : "?");
 	for (size_t k = 0; k < n && k < ISO_LEAK_FOLD; k++)
 		fprintf(out, "%s %d", k ? "," : "", o->leaks[group[k]].pid);
 	fprintf(out, " and %zu more; the first: ", n - ISO_LEAK_FOLD);
@@ -135,11 +143,13 @@ void iso_leaks_text(FILE *out, const struct iso_outcome *o, bool warning, const 
 
 void iso_refusal_lines(FILE *out, const struct iso_policy_event *ev, const char *lead)
 {
-	_cleanup_free_ char *detail = iso_redact(ev->detail ? ev->detail : "");
+	_cleanup_free_ char *redacted = iso_redact(ev->detail ? ev->detail : "");
+	_cleanup_free_ char *detail = iso_escape(redacted);
+	_cleanup_free_ char *origin = iso_escape(ev->origin ? ev->origin : "?");
 	char dur[32];
 
 	fprintf(out, "%s%s: %s `%s` (pid %d, rule %s", lead, ev->refused ? "refused" : "logged",
-		ev->call, detail ? detail : "?", ev->pid, ev->origin ? ev->origin : "?");
+		ev->call, detail ? detail : "?", ev->pid, origin ? origin : "?");
 	if (ev->started_ms != ISO_STARTED_UNKNOWN && ev->started_ms >= 0)
 		fprintf(out, ", process started %s into the run",
 			iso_format_duration((uint64_t)ev->started_ms, dur, sizeof(dur)));
@@ -354,6 +364,22 @@ bool iso_unmeasurable_counts(const struct iso_opts *opts, const struct iso_outco
 	return (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL) || o->gate_unmeasurable[0];
 }
 
+bool iso_leak_check_unmeasurable(const struct iso_outcome *o)
+{
+	return (!o->subreaper && !o->pidns) || o->gate_unmeasurable[0];
+}
+
+bool iso_residue_counts(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	return o->n_residue && opts->residue == ISO_FAIL;
+}
+
+/* A check that could not run fails as a finding would: --residue=fail asked for proof. */
+bool iso_residue_gaps_count(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	return o->n_residue_gaps && opts->residue == ISO_FAIL;
+}
+
 const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s",
@@ -376,8 +402,19 @@ void iso_refusal_text(FILE *f, const struct iso_outcome *o, size_t i)
 
 void iso_residue_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i)
 {
+	_cleanup_free_ char *path = iso_escape(o->residue[i].path);
+	_cleanup_free_ char *dir = iso_escape(o->residue[i].dir);
+
 	fprintf(f, "residue%s: '%s' appeared in %s", opts->residue == ISO_FAIL ? "" : " (warning)",
-		o->residue[i].path, o->residue[i].dir);
+		path ? path : "?", dir ? dir : "?");
+}
+
+void iso_residue_gap_text(FILE *f, const struct iso_outcome *o, size_t i)
+{
+	_cleanup_free_ char *dir = iso_escape(o->residue_gaps[i].dir);
+	_cleanup_free_ char *why = iso_escape(o->residue_gaps[i].why);
+
+	fprintf(f, "residue check: not measurable (%s: %s)", dir ? dir : "?", why ? why : "?");
 }
 
 /* With the tree taken when the timer fired: that tree, the stop, and who outlived the grace. */
@@ -402,8 +439,10 @@ void iso_timeout_text(FILE *f, const struct iso_opts *opts, const struct iso_out
 void iso_retained_text(FILE *f, const struct iso_outcome *o)
 {
 	_cleanup_free_ char *path = iso_shell_quote(o->tree_path);
+	/* the reason names holders: their comm, their paths in the tree */
+	_cleanup_free_ char *reason = iso_escape(o->tree_reason);
 
-	fprintf(f, "namespace retained at %s: %s", path ? path : "?", o->tree_reason);
+	fprintf(f, "namespace retained at %s: %s", path ? path : "?", reason ? reason : "?");
 }
 
 static void finding_lines(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o,
@@ -418,6 +457,9 @@ static void finding_lines(FILE *f, const struct iso_opts *opts, const struct iso
 		break;
 	case ISO_FIND_RESIDUE:
 		iso_residue_text(f, opts, o, i);
+		break;
+	case ISO_FIND_RESIDUE_GAP:
+		iso_residue_gap_text(f, o, i);
 		break;
 	case ISO_FIND_TIMEOUT:
 		iso_timeout_text(f, opts, o);

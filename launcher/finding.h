@@ -60,6 +60,8 @@ json_t *iso_hung_json(const struct iso_hung_tree *t);
 void iso_leak_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
 void iso_refusal_text(FILE *f, const struct iso_outcome *o, size_t i);
 void iso_residue_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
+/* "residue check: not measurable (DIR: why)": the i-th --watch directory not checked */
+void iso_residue_gap_text(FILE *f, const struct iso_outcome *o, size_t i);
 /* "timed out after D; stopped the whole tree" alone: stderr printed the tree when it fired */
 void iso_timeout_line(FILE *f, const struct iso_opts *opts);
 /* That line, then the tree taken when the timer fired, the stop, and who outlived the grace. */
@@ -73,6 +75,7 @@ enum iso_finding_kind {
 	ISO_FIND_LEAK,
 	ISO_FIND_REFUSAL,
 	ISO_FIND_RESIDUE,
+	ISO_FIND_RESIDUE_GAP,
 	ISO_FIND_TIMEOUT,
 	ISO_FIND_RETAINED,
 };
@@ -87,6 +90,10 @@ char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
 /* Whether a finding counts against the verdict (the same rules as the exit code). */
 bool iso_leaks_count(const struct iso_opts *opts, const struct iso_outcome *o);
 bool iso_unmeasurable_counts(const struct iso_opts *opts, const struct iso_outcome *o);
+/* The leak check did not run, whatever --leaks makes of it. */
+bool iso_leak_check_unmeasurable(const struct iso_outcome *o);
+bool iso_residue_counts(const struct iso_opts *opts, const struct iso_outcome *o);
+bool iso_residue_gaps_count(const struct iso_opts *opts, const struct iso_outcome *o);
 size_t iso_refused_count(const struct iso_outcome *o);
 
 #endif

@@ -152,15 +152,19 @@ static void case_leaks(struct jcase *c, const struct iso_opts *opts, const struc
 	if (not_run(c, o))
 		return;
 	texts(c, opts, o, ISO_FIND_LEAK, o->n_leaks);
-	if (iso_unmeasurable_counts(opts, o)) {
-		snprintf(msg, sizeof(msg), "leak check: not measurable (%s)",
-			 iso_unmeasurable_why(o, why, sizeof(why)));
+	snprintf(msg, sizeof(msg), "leak check: not measurable (%s)",
+		 iso_unmeasurable_why(o, why, sizeof(why)));
+	if (iso_leak_check_unmeasurable(o))
 		fprintf(c->m, "%s\n", msg);
+	if (iso_unmeasurable_counts(opts, o)) {
 		jcase_set(c, "failure", "not-measurable", msg);
 	} else if (iso_leaks_count(opts, o)) {
 		snprintf(msg, sizeof(msg), "%zu process%s outlived the command", o->n_leaks,
 			 o->n_leaks == 1 ? "" : "es");
 		jcase_set(c, "failure", "leak", msg);
+	} else if (iso_leak_check_unmeasurable(o)) {
+		/* --leaks=warn|ignore: not a failure, and never a pass either */
+		jcase_set(c, "skipped", NULL, msg);
 	}
 }
 
@@ -175,10 +179,20 @@ static void case_residue(struct jcase *c, const struct iso_opts *opts, const str
 		return;
 	}
 	texts(c, opts, o, ISO_FIND_RESIDUE, o->n_residue);
-	if (o->n_residue && opts->residue == ISO_FAIL) {
+	texts(c, opts, o, ISO_FIND_RESIDUE_GAP, o->n_residue_gaps);
+	if (iso_residue_gaps_count(opts, o)) {
+		snprintf(msg, sizeof(msg), "residue check not measurable in %zu director%s",
+			 o->n_residue_gaps, o->n_residue_gaps == 1 ? "y" : "ies");
+		jcase_set(c, "failure", "not-measurable", msg);
+	} else if (iso_residue_counts(opts, o)) {
 		snprintf(msg, sizeof(msg), "%zu new entr%s in watched directories", o->n_residue,
 			 o->n_residue == 1 ? "y" : "ies");
 		jcase_set(c, "failure", "residue", msg);
+	} else if (o->n_residue_gaps) {
+		/* --residue=warn: not a failure, and never a pass either */
+		snprintf(msg, sizeof(msg), "residue check: not measurable in %zu director%s",
+			 o->n_residue_gaps, o->n_residue_gaps == 1 ? "y" : "ies");
+		jcase_set(c, "skipped", NULL, msg);
 	}
 }
 
@@ -249,6 +263,12 @@ static void emit_case(FILE *f, const struct jcase *c, double secs)
 		fputs("      <skipped message=\"", f);
 		xs(f, c->message, true);
 		fputs("\"/>\n", f);
+		/* a guard that could not run says why, and what it found where it could */
+		if (c->len) {
+			fputs("      <system-out>", f);
+			iso_xml_escape(f, c->text, c->len, false);
+			fputs("</system-out>\n", f);
+		}
 	} else if (c->status) {
 		fprintf(f, "      <%s message=\"", c->status);
 		xs(f, c->message, true);

@@ -22,6 +22,12 @@ struct iso_residue_entry {
 	char *path;
 };
 
+/* A --watch directory whose check could not run: no entries from it, and why. */
+struct iso_residue_gap {
+	const char *dir;
+	char why[384];
+};
+
 struct iso_policy_event {
 	pid_t pid;
 	char call[16];
@@ -116,7 +122,8 @@ struct iso_outcome {
 
 	struct iso_residue_entry *residue;
 	size_t n_residue;
-	bool residue_unmeasurable;
+	struct iso_residue_gap *residue_gaps;
+	size_t n_residue_gaps;
 
 	enum iso_tree_state tree_state;
 	char tree_path[4096];

@@ -292,6 +292,27 @@ static json_t *residue(const struct iso_opts *opts, const struct iso_outcome *o)
 	return v;
 }
 
+/* Every guard that could not run, and why: a check that did not run never reads as passed. */
+static json_t *not_measurable(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	json_t *v = json_array();
+	char why[256];
+
+	if (iso_leak_check_unmeasurable(o))
+		json_array_append_new(
+			v, json_pack("{s:s, s:n, s:o, s:s}", "guard", "leak check", "dir", "reason",
+				     text(iso_unmeasurable_why(o, why, sizeof(why)), strlen(why)),
+				     "severity",
+				     iso_unmeasurable_counts(opts, o) ? "error" : "warning"));
+	for (size_t i = 0; i < o->n_residue_gaps; i++)
+		json_array_append_new(
+			v, json_pack("{s:s, s:o, s:o, s:s}", "guard", "residue", "dir",
+				     abs_path(o, o->residue_gaps[i].dir), "reason",
+				     text(o->residue_gaps[i].why, strlen(o->residue_gaps[i].why)),
+				     "severity", severity(opts->residue)));
+	return v;
+}
+
 static const char *pidns_name(int p)
 {
 	return p == ISO_PIDNS_TRY ? "try" : p == ISO_PIDNS_ON ? "on" : "off";
@@ -367,6 +388,12 @@ static json_t *settings(const struct iso_opts *opts, const struct iso_outcome *o
 	return set;
 }
 
+/* A line or column of a policy file's mistake, 1-based; a file that could not be read has none. */
+static json_t *position(const struct iso_outcome *o, int n)
+{
+	return o->setup_file[0] && n > 0 ? json_integer(n) : json_null();
+}
+
 /* exit 125: the failure itself, and where in a file when it was a policy file's */
 static json_t *setup_error(const struct iso_outcome *o)
 {
@@ -377,12 +404,13 @@ static json_t *setup_error(const struct iso_outcome *o)
 		return json_null();
 	snprintf(hint, sizeof(hint), "%s%s%s", e->hint,
 		 e->hint[0] && o->setup_advice[0] ? "; " : "", o->setup_advice);
-	return json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:o, s:o}", "when",
-			 o->setup_before ? "before_start" : "after_start", "message", e->msg,
-			 "cause", e->errnum ? strerror(e->errnum) : NULL, "hint",
-			 hint[0] ? hint : NULL, "file", o->setup_file[0] ? o->setup_file : NULL,
-			 "line", o->setup_file[0] ? json_integer(o->setup_line) : json_null(),
-			 "column", o->setup_file[0] ? json_integer(o->setup_col) : json_null());
+	return json_pack(
+		"{s:s, s:o, s:s?, s:o, s:o, s:o, s:o}", "when",
+		o->setup_before ? "before_start" : "after_start", "message",
+		text(e->msg, strlen(e->msg)), "cause", e->errnum ? strerror(e->errnum) : NULL,
+		"hint", hint[0] ? text(hint, strlen(hint)) : json_null(), "file",
+		o->setup_file[0] ? text(o->setup_file, strlen(o->setup_file)) : json_null(), "line",
+		position(o, o->setup_line), "column", position(o, o->setup_col));
 }
 
 static json_t *signal_or_null(int sig)
@@ -440,6 +468,7 @@ static json_t *build(const struct iso_opts *opts, const struct iso_outcome *o)
 	json_object_set_new(root, "timeout", iso_hung_json(&o->hung));
 	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
 	json_object_set_new(root, "residue", residue(opts, o));
+	json_object_set_new(root, "not_measurable", not_measurable(opts, o));
 	json_object_set_new(root, "tree",
 			    json_pack("{s:s?, s:s, s:s?}", "path",
 				      o->tree_path[0] ? o->tree_path : NULL, "state",

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int cmp_str(const void *a, const void *b)
@@ -36,11 +37,19 @@ int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e
 {
 	size_t cap = 0;
 	int top, r = 0;
+	struct stat st;
 
 	*s = (struct iso_snapshot){ .dir = strdup(dir) };
 	top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (top < 0)
 		return iso_err_set(e, errno, "--watch: open '%s'", dir);
+	if (fstat(top, &st) < 0) {
+		r = -errno;
+		close(top);
+		return iso_err_set(e, -r, "--watch: stat '%s'", dir);
+	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
 	/* breadth-first over the list itself: entry i is a directory to expand if it is one */
 	for (ssize_t i = -1; r == 0; i++) {
 		const char *rel;
@@ -54,8 +63,13 @@ int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e
 		if (i >= 0 && rel[strlen(rel) - 1] != '/')
 			continue;
 		fd = openat(top, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue; /* unreadable or gone: its entries are simply not watched */
+		if (fd < 0) {
+			/* gone meanwhile is nothing to watch; unreadable is a part not seen */
+			if (errno != ENOENT && errno != ENOTDIR && !s->unmeasurable[0])
+				snprintf(s->unmeasurable, sizeof(s->unmeasurable),
+					 "'%s' could not be read: %s", rel, strerror(errno));
+			continue;
+		}
 		d = fdopendir(fd);
 		if (!d) {
 			close(fd);
@@ -85,6 +99,9 @@ int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e
 	close(top);
 	if (r < 0)
 		return iso_err_set(e, -r, "--watch: read '%s'", dir);
+	if (s->truncated)
+		snprintf(s->unmeasurable, sizeof(s->unmeasurable), "more than %d entries",
+			 ISO_RESIDUE_MAX);
 	if (s->n)
 		qsort(s->paths, s->n, sizeof(char *), cmp_str);
 	return 0;
@@ -127,4 +144,34 @@ void iso_snapshot_free(struct iso_snapshot *s)
 	free(s->paths);
 	free(s->dir);
 	*s = (struct iso_snapshot){ 0 };
+}
+
+int iso_snapshot_compare(const struct iso_snapshot *before, struct iso_snapshot *after,
+			 const char ***ret, size_t *ret_n, char *why, size_t len)
+{
+	struct iso_err e = { 0 };
+
+	*ret = NULL;
+	*ret_n = 0;
+	why[0] = '\0';
+	/* the limit is the larger walk's: say it even when the other failed */
+	if (before->unmeasurable[0]) {
+		snprintf(why, len, "%s", before->unmeasurable);
+		return 0;
+	}
+	if (iso_snapshot_take(before->dir, after, &e) < 0) {
+		if (e.errnum == ENOENT)
+			snprintf(why, len, "the directory was removed during the run");
+		else
+			snprintf(why, len, "the directory could not be read after the run: %s",
+				 strerror(e.errnum));
+		return 0;
+	}
+	if (after->dev != before->dev || after->ino != before->ino)
+		snprintf(why, len, "the directory was replaced during the run");
+	else if (after->unmeasurable[0])
+		snprintf(why, len, "%s", after->unmeasurable);
+	if (why[0])
+		return 0;
+	return iso_snapshot_new(before, after, ret, ret_n);
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "common/err.h"
 
@@ -15,7 +16,11 @@ struct iso_snapshot {
 	char *dir;    /* as given */
 	char **paths; /* relative, sorted */
 	size_t n;
+	dev_t dev; /* the directory walked, to tell it from one put at its path later */
+	ino_t ino;
 	bool truncated; /* more than ISO_RESIDUE_MAX entries: not measurable */
+	/* why the walk does not cover the whole directory (too big, a part unreadable); "" */
+	char unmeasurable[320];
 };
 
 int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e);
@@ -26,5 +31,13 @@ int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e
 int iso_snapshot_new(const struct iso_snapshot *before, const struct iso_snapshot *after,
 		     const char ***ret, size_t *ret_n);
 void iso_snapshot_free(struct iso_snapshot *s);
+/*
+ * The directory after the run, compared with `before`: the new entries in *ret
+ * (as iso_snapshot_new), or, when the two walks cannot be compared (either is
+ * incomplete, the directory is gone or was replaced), none and the reason in
+ * why.  `after` is the caller's to free either way.
+ */
+int iso_snapshot_compare(const struct iso_snapshot *before, struct iso_snapshot *after,
+			 const char ***ret, size_t *ret_n, char *why, size_t len);
 
 #endif

@@ -1029,6 +1029,7 @@ static void remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome
 {
 	struct iso_err e = { 0 };
 	char buf[400];
+	_cleanup_free_ char *path = NULL, *reason = NULL;
 
 	iso_tree_release_reserve(tree);
 	if (iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, NULL,
@@ -1039,7 +1040,11 @@ static void remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome
 	out->tree_state = ISO_TREE_RETAINED;
 	snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
 		 iso_err_format(&e, buf, sizeof(buf)));
-	fprintf(stderr, "isorun: namespace retained at %s: %s\n", tree->path, out->tree_reason);
+	/* the failure names an entry of the tree: a name the command chose */
+	path = iso_shell_quote(tree->path);
+	reason = iso_escape(out->tree_reason);
+	fprintf(stderr, "isorun: namespace retained at %s: %s\n", path ? path : "?",
+		reason ? reason : "?");
 }
 
 /* After the holders were named through a held shield: the tree shows on disk again. */
@@ -1134,10 +1139,16 @@ static void lower_shield(struct sup *s, bool prove)
 	/* a held shield stays until the holders are named through it */
 	if (s->proof != ISO_SHIELD_HELD)
 		finish_shield(s);
-	if (prove && s->o->verbosity > 0)
+	if (prove && s->o->verbosity > 0) {
+		/* the scan's words name processes of the run */
+		_cleanup_free_ char *why = iso_escape(s->proof_why);
+
 		fprintf(stderr, "isorun: holders: %s%s\n",
 			proof_words(s) ? "" : "every process read: ",
-			proof_words(s) ? proof_words(s) : s->proof_why);
+			proof_words(s) ? proof_words(s)
+			: why	       ? why
+				       : "?");
+	}
 }
 
 static void teardown(struct sup *s, struct iso_tree *tree)
@@ -1230,7 +1241,22 @@ static bool holds_tree(const char *canon, const char *path, const char *tree)
 	return strncmp(tree, full, len) == 0 && (tree[len] == '\0' || tree[len] == '/');
 }
 
-/* Residue in the watched directories; isorun's own tree (a --root inside one) is not. */
+static void residue_gap(struct iso_outcome *out, const char *dir, const char *why)
+{
+	struct iso_residue_gap *v =
+		realloc(out->residue_gaps, (out->n_residue_gaps + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	out->residue_gaps = v;
+	v[out->n_residue_gaps] = (struct iso_residue_gap){ .dir = dir };
+	snprintf(v[out->n_residue_gaps++].why, sizeof(v->why), "%s", why);
+}
+
+/*
+ * Residue in the watched directories; isorun's own tree (a --root inside one) is
+ * not.  A directory whose walks cannot be compared is a gap, never an empty list.
+ */
 static void collect_residue(struct iso_snapshot *before, size_t n, struct iso_outcome *out)
 {
 	char tree[PATH_MAX] = "", canon[PATH_MAX];
@@ -1238,22 +1264,18 @@ static void collect_residue(struct iso_snapshot *before, size_t n, struct iso_ou
 	if (!realpath(out->tree_path, tree))
 		tree[0] = '\0';
 	for (size_t w = 0; w < n; w++) {
-		struct iso_snapshot after;
+		struct iso_snapshot after = { 0 };
 		const char **fresh = NULL;
 		size_t nf = 0;
-		struct iso_err e = { 0 };
+		char why[384];
 
-		if (before[w].truncated) {
-			out->residue_unmeasurable = true;
-			continue;
-		}
-		if (iso_snapshot_take(before[w].dir, &after, &e) < 0)
-			continue;
-		if (after.truncated)
-			out->residue_unmeasurable = true;
+		if (iso_snapshot_compare(&before[w], &after, &fresh, &nf, why, sizeof(why)) < 0)
+			snprintf(why, sizeof(why), "out of memory comparing the walks");
+		if (why[0])
+			residue_gap(out, before[w].dir, why);
 		if (!realpath(before[w].dir, canon))
 			canon[0] = '\0';
-		if (iso_snapshot_new(&before[w], &after, &fresh, &nf) == 0 && nf) {
+		if (nf) {
 			struct iso_residue_entry *v =
 				realloc(out->residue, (out->n_residue + nf) * sizeof(*v));
 			if (v) {
@@ -2018,6 +2040,7 @@ static void free_outcome(struct iso_outcome *out)
 	for (size_t i = 0; i < out->n_residue; i++)
 		free(out->residue[i].path);
 	free(out->residue);
+	free(out->residue_gaps);
 	iso_leaks_free(out->leaks, out->n_leaks);
 	iso_hung_free(&out->hung);
 	free(out->cwd);

@@ -27,9 +27,9 @@ static bool delivery_failed(const struct iso_outcome *o)
 int iso_exit_code(const struct iso_opts *opts, const struct iso_outcome *o, bool *ret_finding)
 {
 	bool finding = iso_leaks_count(opts, o) || o->tree_state == ISO_TREE_RETAINED ||
-		       iso_refused_count(o) > 0 || (o->n_residue && opts->residue == ISO_FAIL) ||
-		       iso_unmeasurable_counts(opts, o) || delivery_failed(o) ||
-		       iso_resources_finding(&o->res);
+		       iso_refused_count(o) > 0 || iso_residue_counts(opts, o) ||
+		       iso_residue_gaps_count(opts, o) || iso_unmeasurable_counts(opts, o) ||
+		       delivery_failed(o) || iso_resources_finding(&o->res);
 
 	if (ret_finding)
 		*ret_finding = finding;
@@ -135,20 +135,22 @@ static void print_residue(const struct iso_opts *opts, const struct iso_outcome 
 {
 	for (size_t i = 0; i < o->n_residue; i++)
 		print_finding(opts, o, ISO_FIND_RESIDUE, i);
-	if (o->residue_unmeasurable)
-		fprintf(stderr, "isorun: residue check: not measurable (more than %d entries)\n",
-			ISO_RESIDUE_MAX);
+	for (size_t i = 0; i < o->n_residue_gaps; i++)
+		print_finding(opts, o, ISO_FIND_RESIDUE_GAP, i);
 }
 
 /* One line per finding and per state worth knowing, before the verdict. */
 static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	_cleanup_free_ char *path = iso_shell_quote(o->tree_path);
+	/* the command's name, and what the gate met (names of processes): escaped */
+	_cleanup_free_ char *exec_error = iso_escape(o->exec_error);
+	_cleanup_free_ char *gate = iso_escape(o->gate_unmeasurable);
 
 	if (!o->subreaper && !o->pidns)
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->subreaper_why);
 	if (o->exec_failed)
-		say(opts, "cannot run the command: %s", o->exec_error);
+		say(opts, "cannot run the command: %s", exec_error ? exec_error : "?");
 	/* the tree itself was printed when the timer fired: here the one line */
 	if (o->timed_out) {
 		fputs("isorun: ", stderr);
@@ -157,9 +159,9 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 	}
 	if (o->init_lost)
 		say(opts, "%s; the command and everything in its namespace died with it",
-		    o->gate_unmeasurable);
+		    gate ? gate : "?");
 	if (o->gate_unmeasurable[0])
-		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", o->gate_unmeasurable);
+		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", gate ? gate : "?");
 	print_leaks(opts, o);
 	print_policy_events(opts, o);
 	print_residue(opts, o);
@@ -238,6 +240,8 @@ static void what_was_found(const struct iso_opts *opts, const struct iso_outcome
 			 o->n_residue == 1 ? "y" : "ies");
 		reason_add(reason, len, item);
 	}
+	if (iso_residue_gaps_count(opts, o))
+		reason_add(reason, len, "residue check not measurable");
 	if (iso_unmeasurable_counts(opts, o))
 		reason_add(reason, len, "leak check not measurable");
 	if (o->tree_state == ISO_TREE_RETAINED)

@@ -29,6 +29,7 @@
 
 #include "common/cleanup.h"
 #include "common/proc.h"
+#include "common/text.h"
 
 #define SYSCTL_MAX_USERNS "/proc/sys/user/max_user_namespaces"
 #define SYSCTL_DEBIAN	  "/proc/sys/kernel/unprivileged_userns_clone"
@@ -463,10 +464,11 @@ int ns_userns_diagnose(struct iso_err *e)
 		;
 
 	if (n != (ssize_t)sizeof(rep)) {
+		char sig[32];
+
 		if (WIFSIGNALED(status))
-			return iso_err_set(e, EIO,
-					   "probe user namespaces: child killed by signal %d",
-					   WTERMSIG(status));
+			return iso_err_set(e, EIO, "probe user namespaces: child killed by %s",
+					   iso_signal_name(WTERMSIG(status), sig, sizeof(sig)));
 		return iso_err_set(e, EIO, "probe user namespaces: child sent no report");
 	}
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/text.h"
 #include "policy/policy.h"
 
 #define POL_MAX_DEPTH 16	/* include nesting */
@@ -1013,30 +1014,64 @@ void pol_free(struct pol *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The source line as shown: each part between tabs escaped (iso_escape), the tabs kept. */
+static void shown_line(const char *text, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (const char *p = text;; p++) {
+		size_t n = strcspn(p, "\t");
+		_cleanup_free_ char *part = strndup(p, n);
+		_cleanup_free_ char *esc = part ? iso_escape(part) : NULL;
+
+		used += (size_t)snprintf(out + used, len - used, "%s%s", esc ? esc : "?",
+					 p[n] ? "\t" : "");
+		p += n;
+		if (!*p || used >= len)
+			break;
+	}
+}
+
+/*
+ * The file, message and line come from the policy file (a checkout's): escaped, so
+ * that they can neither end isorun's line nor reach the terminal as a sequence.
+ */
 const char *pol_error_format(const struct pol_error *err, char *buf, size_t len)
 {
+	_cleanup_free_ char *file = iso_escape(err->file), *msg = iso_escape(err->msg);
+	char line[sizeof(err->text) * 4 + 1];
 	size_t used, n;
 	int k;
 
 	if (!buf || len == 0)
 		return buf;
 	if (err->line <= 0) {
-		snprintf(buf, len, "%s: %s", err->file, err->msg);
+		snprintf(buf, len, "%s: %s", file ? file : "?", msg ? msg : "?");
 		return buf;
 	}
-	k = snprintf(buf, len, "%s:%d:%d: %s\n  %s\n  ", err->file, err->line, err->col, err->msg,
-		     err->text);
+	shown_line(err->text, line, sizeof(line));
+	k = snprintf(buf, len, "%s:%d:%d: %s\n  %s\n  ", file ? file : "?", err->line, err->col,
+		     msg ? msg : "?", line);
 	if (k < 0 || (size_t)k >= len)
 		return buf;
 	used = (size_t)k;
-	/* the caret under the column: keep tabs, skip UTF-8 continuation bytes */
+	/* the caret under the column: tabs kept, a character one column, an escape four */
 	n = strnlen(err->text, sizeof(err->text));
-	for (int i = 0; i < err->col - 1 && used + 2 < len; i++) {
-		unsigned char c = (size_t)i < n ? (unsigned char)err->text[i] : ' ';
+	for (size_t i = 0; i + 1 < (size_t)err->col && used + 5 < len;) {
+		size_t w = i < n ? iso_printable_len(err->text + i, n - i) : 1;
 
-		if ((c & 0xc0) == 0x80)
-			continue;
-		buf[used++] = c == '\t' ? '\t' : ' ';
+		if (i < n && err->text[i] == '\t') {
+			buf[used++] = '\t';
+			i++;
+		} else if (!w) {
+			memcpy(buf + used, "    ", 4);
+			used += 4;
+			i++;
+		} else {
+			buf[used++] = ' ';
+			i += w;
+		}
 	}
 	buf[used++] = '^';
 	buf[used] = '\0';

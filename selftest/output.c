@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/text.h"
 #include "selftest/selftest.h"
 
 const char *const st_probe_name[SP_COUNT] = {
@@ -164,7 +165,10 @@ int st_print_verdict(const struct st_ctx *c, bool cleaned, const char *clean_err
 	}
 	if (cancelled) {
 		code = 128 + cancelled;
-		snprintf(reason, sizeof(reason), "cancelled by signal %d", cancelled);
+		char sig[32];
+
+		snprintf(reason, sizeof(reason), "cancelled by %s",
+			 iso_signal_name(cancelled, sig, sizeof(sig)));
 	} else {
 		code = n_bad || !cleaned ? ST_EXIT_NOT_OK : ST_EXIT_OK;
 	}

@@ -28,6 +28,7 @@
 
 #include "common/cleanup.h"
 #include "common/proc.h"
+#include "common/text.h"
 #include "selftest/selftest.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -82,8 +83,11 @@ void st_probe_in_child(struct st_probe *ret, void (*fn)(struct st_probe *, void 
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (n != (ssize_t)sizeof(p)) {
+		char sig[32];
+
 		if (WIFSIGNALED(status))
-			st_set(ret, ST_NO, "the probe was killed by signal %d", WTERMSIG(status));
+			st_set(ret, ST_NO, "the probe was killed by %s",
+			       iso_signal_name(WTERMSIG(status), sig, sizeof(sig)));
 		else
 			st_set(ret, ST_NO, "the probe sent no report (exit %d)",
 			       WIFEXITED(status) ? WEXITSTATUS(status) : -1);

@@ -8,6 +8,9 @@ python3-lxml and python3-junitparser; run with /usr/bin/python3).
                                (an object with a key only reports have), other
                                JSON (selftest --json, config --json) is skipped
   validate.py junit FILE...    each against tests/junit.xsd, then read by junitparser
+  validate.py scan DIR...      every report and JUnit file anywhere below each DIR,
+                               told by its content, whatever its name; a directory
+                               named invalid-on-purpose is passed over
 
 Exit 0 when all are valid; otherwise each error on stderr and exit 1.
 """
@@ -90,8 +93,47 @@ def junits(paths):
     return bad
 
 
+# A file bigger than this is no output of isorun's (a report is bounded: its tails
+# are 4 KiB, its lists capped); reading it would only slow the scan down.
+SCAN_MAX = 16 << 20
+
+
+def kind(path):
+    """'report', 'junit' or None, from the first bytes of a regular file."""
+    try:
+        st = os.lstat(path)
+        if not (st.st_mode & 0o170000 == 0o100000) or not 0 < st.st_size <= SCAN_MAX:
+            return None
+        with open(path, "rb") as f:
+            head = f.read(512)
+    except OSError:
+        return None
+    text = head.lstrip()
+    if text.startswith(b"{") and any(b'"%s":' % k.encode() in head for k in REPORT_KEYS):
+        return "report"
+    if text.startswith(b"<") and b"<testsuite" in head:
+        return "junit"
+    return None
+
+
+def scan(dirs):
+    found_reports, found_junits = [], []
+    for top in dirs:
+        for root, subdirs, files in os.walk(top, onerror=lambda e: None):
+            subdirs[:] = [d for d in subdirs if d != "invalid-on-purpose"]
+            for name in files:
+                p = os.path.join(root, name)
+                k = kind(p)
+                if k == "report":
+                    found_reports.append(p)
+                elif k == "junit":
+                    found_junits.append(p)
+    bad = found(found_reports) if found_reports else 0
+    return bad + (junits(found_junits) if found_junits else 0)
+
+
 def main():
-    fns = {"report": reports, "found": found, "junit": junits}
+    fns = {"report": reports, "found": found, "junit": junits, "scan": scan}
     if len(sys.argv) < 3 or sys.argv[1] not in fns:
         print(__doc__, file=sys.stderr)
         return 2

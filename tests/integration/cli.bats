@@ -19,6 +19,12 @@ bad() {
 	bad "isorun: --timeout: missing argument" --timeout
 	bad "isorun: --grace: invalid duration '5 s' (examples: 90s, 5m, 1h30m)" --grace "5 s" -- true
 	bad "isorun: --stop-signal: unknown signal 'SIGNOPE' (examples: TERM, SIGINT, 9)" --stop-signal SIGNOPE -- true
+	# a number or real-time offset that names no signal (issue 26)
+	local range="out of range: 1..64 (real-time: SIGRTMIN..SIGRTMAX, 34..64)"
+	for v in 65 0 RTMIN+31 SIGRTMAX+1 RTMIN-3 99999999999999999999; do
+		bad "isorun: --stop-signal: signal '$v' $range" --stop-signal "$v" -- true
+	done
+	bad "isorun: --stop-signal: unknown signal 'RTMIN+' (examples: TERM, SIGINT, 9)" --stop-signal RTMIN+ -- true
 	bad "isorun: --leaks: expected fail, warn or ignore, got 'maybe'" --leaks=maybe -- true
 	bad "isorun: --residue: expected fail or warn, got 'ignore'" --residue=ignore -- true
 	bad "isorun: --setenv: expected VAR=VALUE, got 'NOVALUE'" --setenv NOVALUE -- true

@@ -130,27 +130,27 @@ assert_junit_valid() {
 	/usr/bin/python3 "$VALIDATE" junit "$@"
 }
 
-# Every report (a *.json with a key only reports have: other JSON, such as
-# selftest --json, is left alone) and JUnit file (*.xml) a test left in $W,
+# Every report and JUnit file a test left anywhere in its temporary directory
+# (the work directory, the root, a --chdir elsewhere: told by their content,
+# whatever their names; other JSON, such as selftest --json, is left alone),
 # non-empty (a report that could not be written is truncated to nothing on
-# purpose), must validate: teardown checks them, so no test can produce an
-# invalid one unnoticed.
+# purpose), must validate against docs/report.schema.json and tests/junit.xsd:
+# teardown checks them, so no test can produce an invalid one unnoticed.  A
+# test that writes an invalid one on purpose puts it in invalid_dir.
 validate_outputs() {
-	local f reports=() junits=()
 	if ! /usr/bin/python3 -c 'import jsonschema, lxml, junitparser' 2>/dev/null; then
 		[ "${CI:-}" != true ] && return 0
 		echo "python3-jsonschema, python3-lxml or python3-junitparser missing under CI" >&2
 		return 1
 	fi
-	while IFS= read -r -d '' f; do
-		[ -s "$f" ] || continue
-		case $f in *.json) reports+=("$f") ;; *) junits+=("$f") ;; esac
-	done < <(find "$W" -maxdepth 3 -type f \( -name '*.json' -o -name '*.xml' \) -print0 2>/dev/null)
-	if [ ${#reports[@]} -gt 0 ]; then
-		/usr/bin/python3 "$VALIDATE" found "${reports[@]}" || return 1
-	fi
-	if [ ${#junits[@]} -gt 0 ]; then assert_junit_valid "${junits[@]}" || return 1; fi
-	return 0
+	/usr/bin/python3 "$VALIDATE" scan "$BATS_TEST_TMPDIR"
+}
+
+# A directory for outputs broken on purpose (the validator's own controls), which
+# teardown's validation passes over.
+invalid_dir() {
+	mkdir -p "$BATS_TEST_TMPDIR/invalid-on-purpose"
+	printf '%s\n' "$BATS_TEST_TMPDIR/invalid-on-purpose"
 }
 
 teardown() {

@@ -174,8 +174,9 @@ PY
 	[ "$output" = out ]
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["output_tail"]["stdout"] == "out\n" and r["settings"]["report"] == "fd:3", r' "$W/fd.json"
 	# through a pipe, as with bwrap's --json-status-fd
-	run bash -c '"$0" --no-config --root "$1" --report fd:3 -- echo hi 3>&1 >/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)[\"verdict\"])"' \
-		"$ISORUN" "$R"
+	# (a copy of what went through, for teardown's validation)
+	run bash -c '"$0" --no-config --root "$1" --report fd:3 -- echo hi 3>&1 >/dev/null | tee "$2" | python3 -c "import json,sys; print(json.load(sys.stdin)[\"verdict\"])"' \
+		"$ISORUN" "$R" "$W/piped"
 	[ "$output" = passed ]
 	run --separate-stderr iso --report - -- true
 	[ "$status" -eq 125 ]
@@ -213,16 +214,85 @@ PY
 @test "report: the validator refuses a report that breaks the schema (control)" {
 	run iso --report "$W/r.json" -- true
 	assert_report_valid "$W/r.json"
+	bad=$(invalid_dir)
 	python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 r["residue"] = [{"dir": "relative", "path": "x", "severity": "warning"}]
 json.dump(r, open(sys.argv[2], "w"))
-del r["verdict"]; json.dump(r, open(sys.argv[3], "w"))' "$W/r.json" "$W/bad1" "$W/bad2"
-	run assert_report_valid "$W/bad1"
+del r["verdict"]; json.dump(r, open(sys.argv[3], "w"))' "$W/r.json" "$bad/bad1" "$bad/bad2"
+	run assert_report_valid "$bad/bad1"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"residue/0/dir: 'relative' does not match"* ]]
-	run assert_report_valid "$W/bad2"
+	run assert_report_valid "$bad/bad2"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"'verdict' is a required property"* ]]
+	# teardown's scan finds a report by its content, whatever its name or place:
+	# a copy of bad1 anywhere but the directory set aside for it fails the test
+	mkdir -p "$R/elsewhere"
+	cp "$bad/bad1" "$R/elsewhere/no-suffix"
+	run validate_outputs
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"elsewhere/no-suffix: residue/0/dir"* ]]
+	rm "$R/elsewhere/no-suffix"
+}
+
+# issue 26 item 10: a real-time signal has a name (the C library's SIGRTMIN+N, as
+# kill(1) counts), in every field that names a signal, and that name is accepted back
+@test "real-time signals are SIGRTMIN+N in result, settings and timeout, and accepted as such" {
+	# a command killed by one: SIGRTMIN+2 (36 with glibc), SIGRTMIN itself, SIGRTMAX
+	for n in 2 0 30; do
+		sig=$(python3 -c "import signal; print(signal.SIGRTMIN + $n)")
+		run iso --report "$W/k$n.json" -- sh -c "kill -$sig \$\$"
+		[ "$status" -eq $((128 + sig)) ]
+		[[ "$output" == *"FAILED (exit $status): command killed by SIGRTMIN"* ]]
+	done
+	# the stop signal in every spelling: by name from either end, and by number
+	for spelling in RTMIN+2 SIGRTMAX-1 35; do
+		run iso --timeout 200ms --grace 5s --stop-signal "$spelling" --report "$W/t-$spelling.json" \
+			-- "$H/waitfor" -t 600 "$W/never"
+		[ "$status" -eq 124 ]
+	done
+	python3 - "$W" <<'PY'
+import json, sys
+w = sys.argv[1]
+for n, name in [(2, "SIGRTMIN+2"), (0, "SIGRTMIN"), (30, "SIGRTMIN+30")]:
+    r = json.load(open(f"{w}/k{n}.json"))
+    assert r["result"]["signal"] == name, r["result"]
+for spelling, name in [("RTMIN+2", "SIGRTMIN+2"), ("SIGRTMAX-1", "SIGRTMIN+29"),
+                       ("35", "SIGRTMIN+1")]:
+    r = json.load(open(f"{w}/t-{spelling}.json"))
+    assert r["settings"]["stop_signal"] == name, r["settings"]["stop_signal"]
+    assert r["timeout"]["signal"] == name, r["timeout"]
+PY
+	# what a run prints is what it reads back
+	run "$ISORUN" config --no-config --stop-signal RTMAX-2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"stop-signal = SIGRTMIN+28 "* ]]
+}
+
+# issue 26 item 9: a policy file that cannot be read has a file but no position
+@test "report: a --policy that cannot be loaded names the file, with line and column null" {
+	printf 'policy inc\ninclude %s/none.policy\n' "$W" >"$W/inc.policy"
+	mkdir "$W/adir"
+	# missing, a directory, a name that is not UTF-8, an include that is missing
+	# (that one has a position: the include's)
+	for p in "$W/none.policy" "$W/adir" "$W/$(printf 'bad\377\033[2J.policy')" "$W/inc.policy"; do
+		run --separate-stderr iso --policy "$p" --report "$W/r.json" --junit "$W/j.xml" -- touch "$W/ran"
+		[ "$status" -eq 125 ]
+		[ ! -e "$W/ran" ]
+		assert_report_valid "$W/r.json"
+		assert_junit_valid "$W/j.xml"
+		python3 - "$W/r.json" "$p" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+assert e["when"] == "before_start" and e["message"].startswith("--policy: "), e
+if sys.argv[2].endswith("inc.policy"):
+    assert (e["line"], e["column"]) == (2, 9), e
+else:
+    assert e["line"] is None and e["column"] is None, e
+    assert e["file"] == sys.argv[2].encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"), e
+PY
+	done
+	assert_no_tree
 }

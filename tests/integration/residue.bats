@@ -38,3 +38,90 @@ load helpers
 	[[ "$stderr" == *"residue: 'roots/stray' appeared in $W/checkout"* ]]
 	rm -rf "$W/checkout/roots"
 }
+
+# issue 26 item 8: a watched directory that cannot be checked is "not measurable" in
+# every output, never an empty list that reads as clean, and --residue=fail fails.
+# check_gap MODE WHY CMD...: run CMD with --watch $W/co --residue=MODE and check
+# stderr, the annotation, the report and the JUnit file for the reason WHY.
+check_gap() {
+	local mode=$1 why=$2 code=0 level=warning
+	shift 2
+	[ "$mode" = fail ] && code=122 level=error
+	run --separate-stderr env GITHUB_ACTIONS=true "$ISORUN" --no-config --root "$R" \
+		--watch "$W/co" --residue="$mode" --report "$W/r.json" --junit "$W/j.xml" -- "$@"
+	[ "$status" -eq "$code" ]
+	grep -qxF "isorun: residue check: not measurable ($W/co: $why)" <<<"$stderr"
+	grep -qxF "::$level title=isorun%3A residue check not measurable::residue check: not measurable ($W/co: $why)" <<<"$stderr"
+	if [ "$mode" = fail ]; then
+		[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 122): residue check not measurable" ]
+	fi
+	python3 - "$W" "$mode" "$why" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+w, mode, why = sys.argv[1:]
+r = json.load(open(w + "/r.json"))
+assert r["residue"] == [], r["residue"]
+sev = "error" if mode == "fail" else "warning"
+assert r["not_measurable"] == [{"guard": "residue", "dir": w + "/co", "reason": why,
+                                "severity": sev}], r["not_measurable"]
+assert r["verdict"] == ("failed" if mode == "fail" else "passed"), r["verdict"]
+case = [c for c in ET.parse(w + "/j.xml").iter("testcase") if c.get("name") == "residue"][0]
+out = case.find("system-out") if mode == "warn" else case.find("failure")
+assert out is not None and f"residue check: not measurable ({w}/co: {why})" in out.text, ET.tostring(case)
+if mode == "fail":
+    assert case.find("failure").get("type") == "not-measurable", ET.tostring(case)
+else:
+    assert case.find("skipped") is not None, ET.tostring(case)  # never a pass
+PY
+}
+
+@test "residue: a watched directory removed during the run is not measurable; --residue=fail fails" {
+	for mode in fail warn; do
+		mkdir -p "$W/co/sub"
+		check_gap "$mode" "the directory was removed during the run" rm -rf "$W/co"
+	done
+	assert_no_tree
+}
+
+@test "residue: a watched directory replaced during the run is not measurable" {
+	for mode in fail warn; do
+		rm -rf "$W/co" "$W/co.old"
+		mkdir -p "$W/co"
+		check_gap "$mode" "the directory was replaced during the run" \
+			sh -c "mv $W/co $W/co.old && mkdir $W/co && touch $W/co/new"
+	done
+}
+
+@test "residue: more than 200,000 entries is not measurable; --residue=fail fails" {
+	mkdir -p "$W/co/many"
+	python3 -c 'import os, sys
+for i in range(200001): open(os.path.join(sys.argv[1], str(i)), "w").close()' "$W/co/many"
+	check_gap fail "more than 200000 entries" touch "$W/co/new"
+	rm -rf "$W/co"
+}
+
+@test "residue: a directory of the checkout that cannot be read is not measurable (ordinary user)" {
+	[ "$(id -u)" -ne 0 ] || skip "root reads every directory"
+	mkdir -p "$W/co/sub"
+	check_gap fail "'sub/' could not be read: Permission denied" \
+		sh -c "touch $W/co/sub/hidden && chmod 000 $W/co/sub"
+	chmod 700 "$W/co/sub"
+}
+
+@test "leak check not measurable under --leaks=warn: said in the report, the JUnit file and an annotation" {
+	require "seccomp filters" "$H/nosubreaper" true
+	run --separate-stderr env GITHUB_ACTIONS=true "$H/nosubreaper" "$ISORUN" --no-config \
+		--root "$R" --settle 0 --leaks=warn --report "$W/r.json" --junit "$W/j.xml" -- true
+	[ "$status" -eq 122 ] # the tree is retained: the join could not be proven
+	grep -q '^::warning title=isorun%3A leak check not measurable::leak check: not measurable (' <<<"$stderr"
+	python3 - "$W" <<'PY'
+import json, sys, xml.etree.ElementTree as ET
+w = sys.argv[1]
+r = json.load(open(w + "/r.json"))
+nm = r["not_measurable"]
+assert [(e["guard"], e["dir"], e["severity"]) for e in nm] == [("leak check", None, "warning")], nm
+case = [c for c in ET.parse(w + "/j.xml").iter("testcase") if c.get("name") == "leak gate"][0]
+assert case.find("skipped") is not None, ET.tostring(case)
+assert "leak check: not measurable (" in case.find("skipped").get("message"), ET.tostring(case)
+PY
+	force_remove "$(the_tree)"
+}

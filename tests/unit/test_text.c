@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests: durations, signal names, shell quoting, redaction. */
 #include <setjmp.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +70,51 @@ static void test_signals(void **state)
 	assert_string_equal(iso_signal_name(SIGTERM, b, sizeof(b)), "SIGTERM");
 }
 
+static void check_signal(const char *in, int want)
+{
+	int sig = 0;
+
+	assert_int_equal(iso_parse_signal(in, &sig), 0);
+	assert_int_equal(sig, want);
+}
+
+/* The real-time signals: named from the C library's SIGRTMIN, as kill(1) names them. */
+static void test_signals_rt(void **state)
+{
+	char b[32];
+	int sig = 0;
+
+	check_signal("SIGRTMIN", SIGRTMIN);
+	check_signal("RTMIN+2", SIGRTMIN + 2);
+	check_signal("sigrtmin+0", SIGRTMIN);
+	check_signal("SIGRTMAX-3", SIGRTMAX - 3);
+	check_signal("RTMAX", SIGRTMAX);
+	check_signal("34", 34);
+	check_signal("64", 64);
+	check_signal("SIGRTMIN-2", 32);
+	assert_int_equal(iso_parse_signal("RTMIN+31", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("RTMAX+1", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("RTMIN-3", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("RTMIN+99999999999999999999", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("65", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("0", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("99999999999999999999", &sig), -ERANGE);
+	assert_int_equal(iso_parse_signal("RTMIN+", &sig), -EINVAL);
+	assert_int_equal(iso_parse_signal("RTMIN2", &sig), -EINVAL);
+	assert_int_equal(iso_parse_signal("RTMIN+-2", &sig), -EINVAL);
+	assert_int_equal(iso_parse_signal("34x", &sig), -EINVAL);
+	assert_string_equal(iso_signal_name(SIGRTMIN, b, sizeof(b)), "SIGRTMIN");
+	assert_string_equal(iso_signal_name(SIGRTMIN + 2, b, sizeof(b)), "SIGRTMIN+2");
+	assert_string_equal(iso_signal_name(SIGRTMAX, b, sizeof(b)), "SIGRTMIN+30");
+	assert_string_equal(iso_signal_name(32, b, sizeof(b)), "SIGRTMIN-2");
+	/* every number has a name that parses back to it */
+	for (int n = 1; n < NSIG; n++) {
+		iso_signal_name(n, b, sizeof(b));
+		assert_int_equal(strncmp(b, "SIG", 3), 0);
+		check_signal(b, n);
+	}
+}
+
 static void check_quote(const char *in, const char *out)
 {
 	char *q = iso_shell_quote(in);
@@ -85,6 +131,10 @@ static void test_quote(void **state)
 	check_quote("it's", "'it'\\''s'");
 	check_quote("", "''");
 	check_quote("$HOME", "'$HOME'");
+	/* what a terminal would act on: bash's $'...', exact and inert */
+	check_quote("/tmp/a\nb", "$'/tmp/a\\x0ab'");
+	check_quote("x\033[2J'\\", "$'x\\x1b[2J\\'\\\\'");
+	check_quote("caf\xc3\xa9 \xff", "$'caf\xc3\xa9 \\xff'");
 }
 
 static void check_redact(const char *in, const char *out)
@@ -113,6 +163,36 @@ static void test_redact(void **state)
 	assert_false(iso_is_secret_name("HOME", 4));
 }
 
+static void check_escape(const char *in, const char *out)
+{
+	char *e = iso_escape(in);
+	assert_non_null(e);
+	assert_string_equal(e, out);
+	free(e);
+}
+
+/* One escaping for every field the command controls: nothing can end or forge a line. */
+static void test_escape(void **state)
+{
+	check_escape("tests/t.py::test_a (call)", "tests/t.py::test_a (call)");
+	check_escape("a\nisorun: FAILED (exit 0): x", "a\\x0aisorun: FAILED (exit 0): x");
+	check_escape("\r::error::x", "\\x0d::error::x");
+	check_escape("\033[2J\x7f", "\\x1b[2J\\x7f");
+	/* valid UTF-8 stays; bytes that are not, C1 (CSI 0x9b), U+2028 and bidi overrides go */
+	check_escape("caf\xc3\xa9 \xe2\x86\x92", "caf\xc3\xa9 \xe2\x86\x92");
+	check_escape("\xff\xc3", "\\xff\\xc3");
+	check_escape("\xc2\x9b"
+		     "2J",
+		     "\\xc2\\x9b2J");
+	check_escape("\xe2\x80\xa8\xe2\x80\xae", "\\xe2\\x80\\xa8\\xe2\\x80\\xae");
+	check_escape("\xed\xa0\x80", "\\xed\\xa0\\x80"); /* a surrogate */
+	check_escape(NULL, "");
+	/* a text of several lines keeps its breaks, each line escaped */
+	char *e = iso_escape_lines("f:2:1: bad\n  frob \033[2J\n  ^");
+	assert_string_equal(e, "f:2:1: bad\n  frob \\x1b[2J\n  ^");
+	free(e);
+}
+
 static void test_join(void **state)
 {
 	const char *argv[] = { "redis-server", "--port", "6390", "PASSWORD=x", "a\nb" };
@@ -123,6 +203,11 @@ static void test_join(void **state)
 	j = iso_join_cmdline(argv, 3, 10);
 	assert_int_equal(strlen(j), 10);
 	assert_string_equal(j + 7, "...");
+	free(j);
+	/* the same escaping as every other field: not UTF-8, ESC, CSI */
+	argv[1] = "\xff\033[2J\xc2\x9b";
+	j = iso_join_cmdline(argv, 2, 200);
+	assert_string_equal(j, "redis-server \\xff\\x1b[2J\\xc2\\x9b");
 	free(j);
 }
 
@@ -165,8 +250,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_durations), cmocka_unit_test(test_format_duration),
-		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_quote),
-		cmocka_unit_test(test_redact),	  cmocka_unit_test(test_join),
+		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_signals_rt),
+		cmocka_unit_test(test_quote),	  cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_join),	  cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_utc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
