@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,8 +31,8 @@ static const struct ioctl_name {
 	const char *name;
 	unsigned long req;
 } ioctl_names[] = {
-	{ "TIOCSTI", TIOCSTI },
-	{ "TIOCLINUX", TIOCLINUX },
+	{ "TIOCSTI", TIOCSTI },	    { "TIOCLINUX", TIOCLINUX },	      { "KDSKBENT", KDSKBENT },
+	{ "KDSKBSENT", KDSKBSENT }, { "KDSETKEYCODE", KDSETKEYCODE },
 };
 
 /* What a file is, for include cycles: a shipped name, or a device and inode. */
@@ -313,8 +314,8 @@ static int st_deny(struct parser *ps, const struct unit *u, const struct tok *t,
 			d.has_ioctl_req = true;
 			if (!parse_ioctl_request(value, &d.ioctl_req))
 				return fail(ps, u, vcol,
-					    "bad ioctl request '%.64s' (a number, TIOCSTI or "
-					    "TIOCLINUX)",
+					    "bad ioctl request '%.64s' (a number, TIOCSTI, "
+					    "TIOCLINUX, KDSKBENT, KDSKBSENT or KDSETKEYCODE)",
 					    value);
 		} else {
 			return fail(ps, u, t[i].col, "unknown option '%.64s' for deny", t[i].s);

@@ -97,6 +97,23 @@ clock_settime EPERM
 swapoff EPERM" ]
 }
 
+@test "the console's input is refused as TIOCSTI is: TIOCLINUX (any subcode) and the keymap writers" {
+	run iso -- "$H/callsys" tioclinux tioclinux-shift kdskbsent kdskbent kdsetkeycode tiocsti \
+		tiocgwinsz </dev/null
+	[ "$status" -eq 0 ]
+	# tiocgwinsz is the control: an ioctl no policy denies reaches the kernel
+	[ "$output" = "tioclinux EPERM
+tioclinux-shift EPERM
+kdskbsent EPERM
+kdskbent EPERM
+kdsetkeycode EPERM
+tiocsti EPERM
+tiocgwinsz ENOTTY" ]
+	run iso --policy=off -- "$H/callsys" tioclinux kdskbsent </dev/null
+	[ "$output" = "tioclinux ENOTTY
+kdskbsent ENOTTY" ]
+}
+
 @test "control: with --policy=off the same calls reach the kernel and fail on their arguments" {
 	run iso --policy=off -- "$H/callsys" clock_settime
 	[ "$output" = "clock_settime EINVAL" ]
