@@ -282,9 +282,12 @@ static int st_deny(struct parser *ps, const struct unit *u, const struct tok *t,
 		return fail(ps, u, end_col(t, n), "deny: expected a syscall name");
 	if (strlen(t[1].s) >= sizeof(d.syscall))
 		return fail(ps, u, t[1].col, "unknown syscall '%.64s'", t[1].s);
-	/* libseccomp knows every x86_64 name; other arches' names come back negative */
+	/*
+	 * libseccomp knows every x86_64 name; other arches' names come back
+	 * negative, and pass only as a spelling in a family (stime, umount)
+	 */
 	nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, t[1].s);
-	if (nr < 0)
+	if (nr < 0 && !pol_family(t[1].s))
 		return fail(ps, u, t[1].col, "unknown syscall '%s'", t[1].s);
 	snprintf(d.syscall, sizeof(d.syscall), "%s", t[1].s);
 

@@ -14,6 +14,7 @@
  *   kdskbent      ioctl(/dev/null, KDSKBENT, ...)               (ENOTTY)
  *   kdsetkeycode  ioctl(/dev/null, KDSETKEYCODE, ...)           (ENOTTY)
  *   tiocgwinsz    ioctl(/dev/null, TIOCGWINSZ, ...)             (ENOTTY; never denied)
+ *   quotactl      quotactl(type 255, NULL, ...)                 (EINVAL: no such type)
  *   quotactl_fd   quotactl_fd(-1, ...) by number 443            (EBADF)
  */
 #include <errno.h>
@@ -81,6 +82,8 @@ int main(int argc, char **argv)
 			r = ioctl(0, TIOCSTI, "");
 		else if (strncmp(n, "tioc", 4) == 0 || strncmp(n, "kd", 2) == 0)
 			r = console_ioctl(n);
+		else if (!strcmp(n, "quotactl"))
+			r = syscall(SYS_quotactl, 0xff, NULL, 0, NULL);
 		else if (!strcmp(n, "quotactl_fd"))
 			r = syscall(443, -1, 0U, 0, NULL); /* __NR_quotactl_fd, also on i386 */
 		else {
@@ -88,7 +91,7 @@ int main(int argc, char **argv)
 				"usage: callsys "
 				"reboot|init_module|clock_settime|swapoff|tiocsti|tioclinux|"
 				"tioclinux-shift|kdskbsent|kdskbent|kdsetkeycode|"
-				"tiocgwinsz|quotactl_fd...\n");
+				"tiocgwinsz|quotactl|quotactl_fd...\n");
 			return 2;
 		}
 		printf("%s %s\n", n, r == 0 ? "OK" : strerrorname_np(errno));
