@@ -333,5 +333,10 @@ int main(void)
 		cmocka_unit_test(test_ioctl_requests_every_arch),
 	};
 
+	/* the numbers and architectures here are x86's: an aarch64 build covers arm instead */
+	if (seccomp_arch_native() != SCMP_ARCH_X86_64) {
+		printf("# skip: the filter of an x86_64 build is what these tests read\n");
+		return 0;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
