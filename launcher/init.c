@@ -205,6 +205,9 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 		r = ns_mount_proc(e);
 	if (r == 0 && o->net_isolated)
 		r = ns_loopback_up(e);
+	/* the inherited /sys shows, and lets root rewrite, the host's interfaces */
+	if (r == 0 && o->net_isolated)
+		r = ns_mount_sysfs(e);
 	if (r == 0 && o->private_tmp)
 		r = ns_private_tmp(tmp, e);
 	if (r == 0 && o->private_tmp)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Mounts made inside a fresh mount namespace: propagation, a new /proc, a private
- * /tmp and the operator's home made read-only or hidden.  The rules are in
+ * Mounts made inside a fresh mount namespace: propagation, a new /proc, a /sys of
+ * the new network namespace, a private /tmp and the operator's home made read-only
+ * or hidden.  The rules are in
  * /work/shared/notes/kernel-primitives.md sections 5.2 and 5.3.
  */
 #include "ns/ns.h"
@@ -41,7 +42,12 @@
 	"or "                                                                                      \
 	"for writing if the command may write it"
 
+#define H_SYSFS_EPERM                                                                              \
+	"a new sysfs needs a /sys not partially masked (as in containers); the host's /sys would " \
+	"show and let root change the host's interfaces"
+
 HINT_FIT(H_PRIVATE);
+HINT_FIT(H_SYSFS_EPERM);
 HINT_FIT(H_HOME_FD);
 HINT_FIT(H_PROC_MASKED);
 HINT_FIT(H_PROC_EPERM);
@@ -533,4 +539,166 @@ int ns_home_fds(const char *home, const char *const *keep, size_t n_keep, const 
 		}
 	}
 	return 0;
+}
+
+/* --- /sys for a new network namespace ------------------------------------ */
+
+/* A mount point as mountinfo escapes it (\040 for a space), decoded in place. */
+static void mountinfo_unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++, w++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*w = *s;
+		}
+	}
+	*w = '\0';
+}
+
+struct sys_subs {
+	char **path; /* the mounts on the top /sys mount, in mountinfo's order */
+	int *fd;     /* their detached copies (open_tree), -1 before */
+	size_t n;
+};
+
+static void sys_subs_free(struct sys_subs *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->path[i]);
+		if (s->fd[i] >= 0)
+			close(s->fd[i]);
+	}
+	free(s->path);
+	free(s->fd);
+	*s = (struct sys_subs){ 0 };
+}
+
+static int sys_subs_add(struct sys_subs *s, const char *path)
+{
+	char **p = realloc(s->path, (s->n + 1) * sizeof(*p));
+	int *fd;
+
+	if (!p)
+		return -ENOMEM;
+	s->path = p;
+	fd = realloc(s->fd, (s->n + 1) * sizeof(*fd));
+	if (!fd)
+		return -ENOMEM;
+	s->fd = fd;
+	s->path[s->n] = strdup(path);
+	if (!s->path[s->n])
+		return -ENOMEM;
+	s->fd[s->n++] = -1;
+	return 0;
+}
+
+/* One line of mountinfo: its id, its parent's, and where it is mounted (decoded). */
+static bool mountinfo_entry(const char *line, long *id, long *parent, char point[PATH_MAX])
+{
+	if (sscanf(line, "%ld %ld %*s %*s %4095s", id, parent, point) != 3)
+		return false;
+	mountinfo_unescape(point);
+	return true;
+}
+
+/*
+ * The top mount at /sys: the one no other /sys mount stands on (mountinfo's
+ * order is the order of mounting, not of stacking).  -1 when nothing is there.
+ */
+static long sys_top(FILE *f)
+{
+	_cleanup_free_ char *line = NULL;
+	long ids[32], parents[32], top = -1;
+	size_t cap = 0, n = 0;
+
+	while (n < ELEMENTSOF(ids) && getline(&line, &cap, f) > 0) {
+		char point[PATH_MAX];
+
+		if (mountinfo_entry(line, &ids[n], &parents[n], point) && !strcmp(point, "/sys"))
+			n++;
+	}
+	for (size_t i = 0; i < n && top < 0; i++) {
+		bool covered = false;
+
+		for (size_t j = 0; j < n; j++)
+			covered = covered || parents[j] == ids[i];
+		if (!covered)
+			top = ids[i];
+	}
+	return top;
+}
+
+/* The mounts directly on the top mount at /sys (theirs come along with them). */
+static int sys_submounts(struct sys_subs *s, struct iso_err *e)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	long top;
+	int r = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return iso_err_set(e, errno, "open '/proc/self/mountinfo'");
+	top = sys_top(f);
+	rewind(f);
+	while (r == 0 && top >= 0 && getline(&line, &cap, f) > 0) {
+		char point[PATH_MAX];
+		long id, parent;
+
+		if (mountinfo_entry(line, &id, &parent, point) && parent == top &&
+		    !strncmp(point, "/sys/", 5))
+			r = sys_subs_add(s, point);
+	}
+	fclose(f);
+	if (r < 0)
+		return iso_err_set(e, -r, "list the mounts below '/sys'");
+	return 0;
+}
+
+static unsigned long sysfs_flags(const struct statvfs *sv)
+{
+	unsigned long fl = locked_flags(sv) | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+
+	if (sv->f_flag & ST_RDONLY)
+		fl |= MS_RDONLY;
+	/* no atime flag at all is strictatime, which a new mount must repeat too */
+	if (!(fl & (MS_NOATIME | MS_RELATIME)))
+		fl |= MS_STRICTATIME;
+	return fl;
+}
+
+int ns_mount_sysfs(struct iso_err *e)
+{
+	struct sys_subs s = { 0 };
+	struct statvfs sv;
+	int r;
+
+	/* no /sys here: no way to the host's interfaces through it */
+	if (statvfs("/sys", &sv) < 0)
+		return errno == ENOENT ? 0 : iso_err_set(e, errno, "statvfs '/sys'");
+	r = sys_submounts(&s, e);
+	/* AT_RECURSIVE: a mount below it may be locked to the ones above */
+	for (size_t i = 0; r == 0 && i < s.n; i++) {
+		s.fd[i] = (int)open_tree(AT_FDCWD, s.path[i],
+					 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		if (s.fd[i] < 0)
+			r = iso_err_set(e, errno, "copy the mounts at '%s' (open_tree)", s.path[i]);
+	}
+	if (r == 0 && mount("sysfs", "/sys", "sysfs", sysfs_flags(&sv), NULL) < 0) {
+		r = iso_err_set(e, errno, "mount 'sysfs' on '/sys' for the new network namespace");
+		if (r == -EPERM)
+			iso_err_hint(e, H_SYSFS_EPERM);
+	}
+	for (size_t i = 0; r == 0 && i < s.n; i++)
+		if (move_mount(s.fd[i], "", AT_FDCWD, s.path[i], MOVE_MOUNT_F_EMPTY_PATH) < 0 &&
+		    errno != ENOENT) /* a directory this sysfs does not have */
+			r = iso_err_set(e, errno, "move the mounts at '%s' back (move_mount)",
+					s.path[i]);
+	sys_subs_free(&s);
+	return r;
 }

@@ -106,6 +106,12 @@ void ns_userns_explain(int errnum, struct iso_err *e);
 int ns_mounts_make_private(struct iso_err *e);
 /* A new procfs on /proc (the caller is in the new PID namespace's mount ns). */
 int ns_mount_proc(struct iso_err *e);
+/*
+ * A sysfs of the caller's own network namespace on /sys (after unshare(CLONE_NEWNET)):
+ * the inherited one shows the host's interfaces.  What was mounted below /sys is
+ * moved back on top, the old /sys's locked flags (read-only, nosuid...) repeated.
+ */
+int ns_mount_sysfs(struct iso_err *e);
 /* Bind `dir` over /tmp and /var/tmp (where they exist). */
 int ns_private_tmp(const char *dir, struct iso_err *e);
 

@@ -81,19 +81,28 @@ static int add_arches(scmp_filter_ctx ctx, const struct pol *p, struct iso_err *
 	return 0;
 }
 
-static int add_deny(scmp_filter_ctx ctx, const struct pol_deny *d, bool log_only, struct iso_err *e)
+/* A whole-call deny on `name` wins over notifying it and over a family's expansion. */
+static bool denied_outright(const struct pol *p, const char *name)
 {
-	int nr = seccomp_syscall_resolve_name(d->syscall);
-	uint32_t action;
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (!p->deny[i].has_ioctl_req && !strcmp(p->deny[i].syscall, name))
+			return true;
+	return false;
+}
+
+static int add_rule(scmp_filter_ctx ctx, const struct pol_deny *d, const char *name,
+		    uint32_t action, struct iso_err *e)
+{
+	int nr = seccomp_syscall_resolve_name(name);
 	int r;
 
 	if (nr == __NR_SCMP_ERROR)
-		return iso_err_set(e, EINVAL, "compile rule %s: unknown system call '%s'",
-				   d->origin, d->syscall);
-	if (d->errnum <= 0 || d->errnum > ERRNO_MAX)
-		return iso_err_set(e, EINVAL, "compile rule %s: errno %d out of range", d->origin,
-				   d->errnum);
-	action = log_only ? SCMP_ACT_LOG : SCMP_ACT_ERRNO((uint32_t)d->errnum);
+		return iso_err_set(e, EINVAL,
+				   strcmp(name, d->syscall)
+					   ? "compile rule %s: libseccomp does not know '%s', a "
+					     "spelling of '%s' (a newer libseccomp is needed)"
+					   : "compile rule %s: unknown system call '%s'",
+				   d->origin, name, d->syscall);
 	if (d->has_ioctl_req) {
 		if (nr != SCMP_SYS(ioctl))
 			return iso_err_set(e, EINVAL,
@@ -107,24 +116,38 @@ static int add_deny(scmp_filter_ctx ctx, const struct pol_deny *d, bool log_only
 		r = seccomp_rule_add(ctx, action, nr, 0);
 	}
 	/*
-	 * A call denied twice (an include repeating a rule) keeps one rule:
-	 * libseccomp 2.5.4 ignores the repeat of a whole-call rule and says
-	 * -EEXIST for a repeated condition; neither is an error here.  It skips
-	 * the ABIs on which a call does not exist (kexec_file_load on i386,
-	 * create_module on x32, stime everywhere but i386).
+	 * A call denied twice (an include repeating a rule, a family reached
+	 * from two of its members) keeps the first rule: libseccomp 2.5.4
+	 * ignores the repeat of a whole-call rule and says -EEXIST for a
+	 * repeated condition; neither is an error here.  It skips the ABIs on
+	 * which a call does not exist (kexec_file_load on i386, create_module
+	 * on x32, stime everywhere but i386).
 	 */
 	if (r < 0 && r != -EEXIST)
-		return iso_err_set(e, r, "compile rule %s (%s)", d->origin, d->syscall);
+		return iso_err_set(e, r, "compile rule %s (%s)", d->origin, name);
 	return 0;
 }
 
-/* A whole-call deny on `name` wins over notifying it: ERRNO runs first anyway. */
-static bool denied_outright(const struct pol *p, const char *name)
+/*
+ * The rule's call and, for a whole-call deny, every other spelling of it
+ * (policy/families.c) that the policy does not deny by a rule of its own.
+ */
+static int add_deny(scmp_filter_ctx ctx, const struct pol *p, const struct pol_deny *d,
+		    bool log_only, struct iso_err *e)
 {
-	for (size_t i = 0; i < p->n_deny; i++)
-		if (!p->deny[i].has_ioctl_req && !strcmp(p->deny[i].syscall, name))
-			return true;
-	return false;
+	const char *const *family = d->has_ioctl_req ? NULL : pol_family(d->syscall);
+	uint32_t action;
+	int r;
+
+	if (d->errnum <= 0 || d->errnum > ERRNO_MAX)
+		return iso_err_set(e, EINVAL, "compile rule %s: errno %d out of range", d->origin,
+				   d->errnum);
+	action = log_only ? SCMP_ACT_LOG : SCMP_ACT_ERRNO((uint32_t)d->errnum);
+	r = add_rule(ctx, d, d->syscall, action, e);
+	for (; r == 0 && family && *family; family++)
+		if (strcmp(*family, d->syscall) && !denied_outright(p, *family))
+			r = add_rule(ctx, d, *family, action, e);
+	return r;
 }
 
 static int add_notify(scmp_filter_ctx ctx, const struct pol *p, const char *name, struct iso_err *e)
@@ -154,7 +177,7 @@ static int build(const struct pol *p, bool notify, bool log_only, scmp_filter_ct
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < p->n_deny; i++) {
-		r = add_deny(ctx, &p->deny[i], log_only, e);
+		r = add_deny(ctx, p, &p->deny[i], log_only, e);
 		if (r < 0)
 			return r;
 	}

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,8 +32,8 @@ static const struct ioctl_name {
 	const char *name;
 	unsigned long req;
 } ioctl_names[] = {
-	{ "TIOCSTI", TIOCSTI },
-	{ "TIOCLINUX", TIOCLINUX },
+	{ "TIOCSTI", TIOCSTI },	    { "TIOCLINUX", TIOCLINUX },	      { "KDSKBENT", KDSKBENT },
+	{ "KDSKBSENT", KDSKBSENT }, { "KDSETKEYCODE", KDSETKEYCODE },
 };
 
 /* What a file is, for include cycles: a shipped name, or a device and inode. */
@@ -282,9 +283,12 @@ static int st_deny(struct parser *ps, const struct unit *u, const struct tok *t,
 		return fail(ps, u, end_col(t, n), "deny: expected a syscall name");
 	if (strlen(t[1].s) >= sizeof(d.syscall))
 		return fail(ps, u, t[1].col, "unknown syscall '%.64s'", t[1].s);
-	/* libseccomp knows every x86_64 name; other arches' names come back negative */
+	/*
+	 * libseccomp knows every x86_64 name; other arches' names come back
+	 * negative, and pass only as a spelling in a family (stime, umount)
+	 */
 	nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, t[1].s);
-	if (nr < 0)
+	if (nr < 0 && !pol_family(t[1].s))
 		return fail(ps, u, t[1].col, "unknown syscall '%s'", t[1].s);
 	snprintf(d.syscall, sizeof(d.syscall), "%s", t[1].s);
 
@@ -314,8 +318,8 @@ static int st_deny(struct parser *ps, const struct unit *u, const struct tok *t,
 			d.has_ioctl_req = true;
 			if (!parse_ioctl_request(value, &d.ioctl_req))
 				return fail(ps, u, vcol,
-					    "bad ioctl request '%.64s' (a number, TIOCSTI or "
-					    "TIOCLINUX)",
+					    "bad ioctl request '%.64s' (a number, TIOCSTI, "
+					    "TIOCLINUX, KDSKBENT, KDSKBSENT or KDSETKEYCODE)",
 					    value);
 		} else {
 			return fail(ps, u, t[i].col, "unknown option '%.64s' for deny", t[i].s);

@@ -112,6 +112,15 @@ int pol_path_normalize(const char *path, char *out, size_t len);
 /* --- the filter (policy/compile.c) ---------------------------------------- */
 
 /*
+ * The family of `name` (policy/families.c): every spelling of its operation,
+ * `name` among them, NULL-terminated; NULL when it has no other spelling.  A
+ * whole-call `deny` of one member denies all of them.  pol_family_at(i) walks
+ * the families (NULL after the last).
+ */
+const char *const *pol_family(const char *name);
+const char *const *pol_family_at(size_t i);
+
+/*
  * Build and load the filter in the calling (single-threaded, no_new_privs)
  * process: the deny-list for x86_64, x32 and i386, plus user notification for
  * execve, execveat (and connect when the policy has deny-socket rules) when

@@ -329,6 +329,78 @@ s.accept()' "$W/port.host" &
 	assert_no_tree
 }
 
+# An interface of the host for the test: as root a new one (dummy, else ifb or
+# bridge: whatever this kernel has), which the caller removes; else an existing one.
+host_if() {
+	local t
+	if [ "$(id -u)" -eq 0 ]; then
+		for t in dummy ifb bridge; do
+			if ip link add "isot$$" type "$t" 2>/dev/null; then
+				echo "isot$$"
+				return 0
+			fi
+		done
+	fi
+	ls /sys/class/net | grep -vx lo | head -n 1
+}
+
+@test "--net=isolated: /sys shows only the new namespace's lo; the host's interfaces are neither listed nor writable (default and --pidns)" {
+	require "user and network namespaces" unshare -Urn true
+	local hif probe mode outs="" alias mtu txq
+	hif=$(host_if)
+	[ -n "$hif" ] || skip "no network interface on the host but lo"
+	alias=$(cat "/sys/class/net/$hif/ifalias")
+	mtu=$(cat "/sys/class/net/$hif/mtu")
+	txq=$(cat "/sys/class/net/$hif/tx_queue_len")
+	# every way to the interface: its class link, its device (virtual or not),
+	# the per-namespace sysctls, and a search of /sys
+	probe='echo "net: $(ls /sys/class/net | tr "\n" " ")"
+		for p in /sys/class/net/$1 /sys/devices/virtual/net/$1 /proc/sys/net/ipv4/conf/$1 \
+			/proc/sys/net/ipv6/conf/$1; do
+			[ -e "$p" ] && echo "seen $p"
+		done
+		find /sys/devices /sys/class /sys/bus -name "$1" 2>/dev/null | sed "s/^/found /"
+		for d in /sys/class/net/$1 /sys/devices/virtual/net/$1; do
+			echo forged 2>/dev/null >"$d/ifalias" && echo "wrote $d/ifalias"
+			echo 1280 2>/dev/null >"$d/mtu" && echo "wrote $d/mtu"
+			echo 7 2>/dev/null >"$d/tx_queue_len" && echo "wrote $d/tx_queue_len"
+		done
+		true'
+	# both modes: --net=isolated implies init's namespaces either way
+	for mode in default --pidns; do
+		opts=()
+		[ "$mode" = default ] || opts=("$mode")
+		outs+="$("$ISORUN" --root "$R" "${opts[@]}" --net=isolated -- sh -c "$probe" sh "$hif" 2>&1)
+"
+	done
+	# control: without isolation the same probe sees the interface
+	ctl=$("$ISORUN" --root "$R" -- sh -c 'ls /sys/class/net' 2>&1)
+	after="$(cat "/sys/class/net/$hif/ifalias") $(cat "/sys/class/net/$hif/mtu") $(cat "/sys/class/net/$hif/tx_queue_len")"
+	[[ "$hif" != isot* ]] || ip link del "$hif"
+	echo "$outs"
+	[ "$outs" = "net: lo 
+net: lo 
+" ]
+	[ "$after" = "$alias $mtu $txq" ]
+	[[ "$ctl" == *"$hif"* ]]
+}
+
+@test "--net=isolated: what was mounted below /sys is still there, over the new sysfs" {
+	require "user and network namespaces" unshare -Urn true
+	# each mount point's filesystem type: sysfs where a mount was left behind
+	types='for m in $(awk '"'"'$5 ~ "^/sys/" { print $5 }'"'"' /proc/self/mountinfo | sort -u); do
+		echo "$m $(stat -f -c %T "$m")"
+	done'
+	want=$(sh -c "$types")
+	[ -n "$want" ] || skip "nothing is mounted below /sys here"
+	[[ "$want" != *sysfs* ]]
+	run iso --net=isolated -- sh -c "$types"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$want" ]
+	run iso --net=isolated -- stat -f -c %T /sys
+	[ "$output" = sysfs ]
+}
+
 @test "control: without --net=isolated a second listener on the same port collides" {
 	require "python3" python3 -c 'import socket'
 	python3 -c 'import socket,sys

@@ -97,6 +97,38 @@ clock_settime EPERM
 swapoff EPERM" ]
 }
 
+@test "the deny-list refuses every spelling of a denied call: quotactl_fd as quotactl" {
+	run iso -- "$H/callsys" quotactl_fd
+	[ "$status" -eq 0 ]
+	[ "$output" = "quotactl_fd EPERM" ]
+	# control: without the policy the call reaches the kernel, which refuses the bad fd
+	run iso --policy=off -- "$H/callsys" quotactl_fd
+	[ "$output" = "quotactl_fd EBADF" ]
+	# a policy file that names the newer spelling denies the older one too
+	printf 'policy t\ndeny quotactl_fd\n' >"$W/t.policy"
+	run iso --policy="$W/t.policy" -- "$H/callsys" quotactl
+	[ "$output" = "quotactl EPERM" ]
+	run iso --policy=off -- "$H/callsys" quotactl
+	[ "$output" = "quotactl EINVAL" ]
+}
+
+@test "the console's input is refused as TIOCSTI is: TIOCLINUX (any subcode) and the keymap writers" {
+	run iso -- "$H/callsys" tioclinux tioclinux-shift kdskbsent kdskbent kdsetkeycode tiocsti \
+		tiocgwinsz </dev/null
+	[ "$status" -eq 0 ]
+	# tiocgwinsz is the control: an ioctl no policy denies reaches the kernel
+	[ "$output" = "tioclinux EPERM
+tioclinux-shift EPERM
+kdskbsent EPERM
+kdskbent EPERM
+kdsetkeycode EPERM
+tiocsti EPERM
+tiocgwinsz ENOTTY" ]
+	run iso --policy=off -- "$H/callsys" tioclinux kdskbsent </dev/null
+	[ "$output" = "tioclinux ENOTTY
+kdskbsent ENOTTY" ]
+}
+
 @test "control: with --policy=off the same calls reach the kernel and fail on their arguments" {
 	run iso --policy=off -- "$H/callsys" clock_settime
 	[ "$output" = "clock_settime EINVAL" ]

@@ -6,6 +6,7 @@
  * does).
  */
 #include <dirent.h>
+#include <linux/kd.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -173,21 +175,26 @@ static void test_default_contents(void **state)
 					"clock_settime", "clock_adjtime", "adjtimex",
 					"acct",		 "quotactl",	  "ioperm",
 					"iopl" };
+	static const unsigned long requests[] = { TIOCSTI, TIOCLINUX, KDSKBENT, KDSKBSENT,
+						  KDSETKEYCODE };
 	struct pol p;
 	size_t i;
 
 	load_ok("default", &p);
 	assert_string_equal(p.name, "default");
-	assert_int_equal(p.n_deny, ELEMENTSOF(denied) + 1);
+	assert_int_equal(p.n_deny, ELEMENTSOF(denied) + ELEMENTSOF(requests));
 	for (i = 0; i < ELEMENTSOF(denied); i++) {
 		assert_string_equal(p.deny[i].syscall, denied[i]);
 		assert_int_equal(p.deny[i].errnum, EPERM);
 		assert_false(p.deny[i].has_ioctl_req);
 	}
-	assert_string_equal(p.deny[i].syscall, "ioctl");
-	assert_true(p.deny[i].has_ioctl_req);
-	assert_int_equal(p.deny[i].ioctl_req, 0x5412); /* TIOCSTI */
-	assert_int_equal(p.deny[i].errnum, EPERM);
+	/* TIOCSTI, then TIOCLINUX and the console keymap's writers (policy/default.policy) */
+	for (size_t j = 0; j < ELEMENTSOF(requests); j++, i++) {
+		assert_string_equal(p.deny[i].syscall, "ioctl");
+		assert_true(p.deny[i].has_ioctl_req);
+		assert_int_equal(p.deny[i].ioctl_req, requests[j]);
+		assert_int_equal(p.deny[i].errnum, EPERM);
+	}
 	assert_string_equal(p.deny[0].origin, "default.policy:8");
 	assert_int_equal(p.n_socket, 0);
 	pol_free(&p);
@@ -334,7 +341,8 @@ static void test_errors(void **state)
 					  "  deny swapon wat=1\n"
 					  "              ^");
 	expect_error("deny ioctl request=TIOCSTX",
-		     "t.policy:1:20: bad ioctl request 'TIOCSTX' (a number, TIOCSTI or TIOCLINUX)\n"
+		     "t.policy:1:20: bad ioctl request 'TIOCSTX' (a number, TIOCSTI, TIOCLINUX, "
+		     "KDSKBENT, KDSKBSENT or KDSETKEYCODE)\n"
 		     "  deny ioctl request=TIOCSTX\n"
 		     "                     ^");
 	expect_error("deny reboot\npolicy x\n",
@@ -387,9 +395,9 @@ static void test_includes(void **state)
 	/* shipped names come from the binary, whatever the including file's directory */
 	parse_ok("policy mine\ninclude strict\ndeny sethostname\n", &p);
 	assert_string_equal(p.name, "mine");
-	assert_int_equal(p.n_deny, 18);
+	assert_int_equal(p.n_deny, 22);
 	assert_string_equal(p.deny[0].origin, "default.policy:8");
-	assert_string_equal(p.deny[17].origin, "t.policy:3");
+	assert_string_equal(p.deny[21].origin, "t.policy:3");
 	assert_int_equal(p.n_socket, 4);
 	assert_string_equal(p.socket[0].origin, "strict.policy:7");
 	pol_free(&p);
@@ -397,7 +405,7 @@ static void test_includes(void **state)
 	/* a shipped policy twice: its rules once */
 	parse_ok("include default\ninclude strict\ninclude default\n", &p);
 	assert_string_equal(p.name, "t");
-	assert_int_equal(p.n_deny, 17);
+	assert_int_equal(p.n_deny, 21);
 	assert_int_equal(p.n_guard, 18);
 	pol_free(&p);
 
