@@ -91,7 +91,7 @@ OPEN5='exec 3</dev/null 4</dev/null && echo "3 and 4 open"; exec 5</dev/null; ec
 	printf 'rlimit-fsize = big\n' >"$W/p/isorun.conf"
 	run --separate-stderr "$ISORUN" --root "$R" -- touch "$W/ran"
 	[ "$status" -eq 125 ]
-	[ "${stderr_lines[0]}" = "isorun: $W/p/isorun.conf:1: rlimit-fsize: expected a size in bytes (K, M, G, T suffixes) or unlimited, got 'big'" ]
+	[ "${stderr_lines[0]}" = "isorun: $W/p/isorun.conf:1:16: rlimit-fsize: expected a size in bytes (K, M, G, T suffixes) or unlimited, got 'big'" ]
 	[ ! -e "$W/ran" ]
 }
 
