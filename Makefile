@@ -93,7 +93,7 @@ $(SHIPPED_TEXT): policy/embed.awk $(POLICIES)
 $(SHIPPED_TEXT:.c=.o): $(SHIPPED_TEXT)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/gen/gen_bpf: policy/gen_bpf.c $(BUILD)/policy/parse.o $(BUILD)/policy/compile.o \
+$(BUILD)/gen/gen_bpf: policy/gen_bpf.c $(BUILD)/policy/parse.o $(BUILD)/policy/compile.o $(BUILD)/common/num.o \
 		$(SHIPPED_TEXT:.c=.o)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
