@@ -2,6 +2,8 @@
 #include "common/num.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <strings.h>
 
 static int digit_value(char c, unsigned base)
@@ -76,4 +78,28 @@ int iso_parse_u64(const char *s, const struct iso_num_unit *units, uint64_t min,
 		return -ERANGE;
 	*ret = v;
 	return 0;
+}
+
+int iso_parse_pid(const char *s)
+{
+	uint64_t v;
+
+	return iso_parse_u64(s, NULL, 1, INT_MAX, &v) < 0 ? 0 : (int)v;
+}
+
+int iso_next_pid(const char **p)
+{
+	const char *s = *p, *end;
+	uint64_t v;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	*p = s;
+	if (!*s)
+		return 0;
+	if (iso_parse_digits(s, 10, &end, &v) < 0 || v < 1 || v > INT_MAX ||
+	    (*end && *end != ' ' && *end != '\t' && *end != '\n'))
+		return -1;
+	*p = end;
+	return (int)v;
 }

@@ -33,6 +33,15 @@ int iso_parse_u64(const char *s, const struct iso_num_unit *units, uint64_t min,
  */
 int iso_parse_digits(const char *s, unsigned base, const char **ret_end, uint64_t *ret);
 
+/*
+ * A pid as the kernel writes one, 1..INT_MAX: iso_parse_pid() takes all of s (a
+ * /proc directory's name; 0 for "self" or "."); iso_next_pid() the next
+ * blank-separated one of a list at *p and moves *p past it (0 at the list's end,
+ * -1 for an entry that is not a pid).
+ */
+int iso_parse_pid(const char *s);
+int iso_next_pid(const char **p);
+
 /* a * b and a + b, or -ERANGE past 2^64-1. */
 int iso_mul_u64(uint64_t a, uint64_t b, uint64_t *ret);
 int iso_add_u64(uint64_t a, uint64_t b, uint64_t *ret);

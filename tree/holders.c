@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/num.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "tree/tree.h"
@@ -516,10 +517,9 @@ static int scan_threads(const struct iso_holder_query *q, struct found *f, int p
 			return 0;
 		for (long off = 0; off < n;) {
 			struct linux_dirent64 *d = (struct linux_dirent64 *)(dents + off);
-			char *end;
-			long tid = strtol(d->d_name, &end, 10);
+			long tid = iso_parse_pid(d->d_name);
 			off += d->d_reclen;
-			if (*end || tid <= 0 || tid == pid)
+			if (tid <= 0 || tid == pid)
 				continue;
 			/*
 			 * a thread with the fd table and fs of one already read shows
@@ -644,10 +644,9 @@ static int scan_all(const struct iso_holder_query *q, struct found *f, char *buf
 			break;
 		for (long off = 0; off < n;) {
 			struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
-			char *end;
-			long pid = strtol(d->d_name, &end, 10);
+			long pid = iso_parse_pid(d->d_name);
 			off += d->d_reclen;
-			if (*end || pid <= 0 || (pid_t)pid == q->exclude)
+			if (pid <= 0 || (pid_t)pid == q->exclude)
 				continue;
 			if (npids == cap) {
 				pid_t *np;

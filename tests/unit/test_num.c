@@ -128,12 +128,37 @@ static void test_durations(void **state)
 		assert_int_equal(iso_parse_duration(bad[i], &ms), -EINVAL);
 }
 
+/* pids as the kernel writes them: /proc names, children lists */
+static void test_pids(void **state)
+{
+	const char *p = " 12 7\n";
+
+	assert_int_equal(iso_parse_pid("4242"), 4242);
+	assert_int_equal(iso_parse_pid("self"), 0);
+	assert_int_equal(iso_parse_pid("."), 0);
+	assert_int_equal(iso_parse_pid("0"), 0);
+	assert_int_equal(iso_parse_pid("12x"), 0);
+	assert_int_equal(iso_parse_pid("2147483648"), 0);
+	assert_int_equal(iso_parse_pid("2147483647"), 2147483647);
+	assert_int_equal(iso_next_pid(&p), 12);
+	assert_int_equal(iso_next_pid(&p), 7);
+	assert_int_equal(iso_next_pid(&p), 0);
+	assert_int_equal(iso_next_pid(&p), 0);
+	p = "5 -3";
+	assert_int_equal(iso_next_pid(&p), 5);
+	assert_int_equal(iso_next_pid(&p), -1);
+	p = "99999999999999999999";
+	assert_int_equal(iso_next_pid(&p), -1);
+	p = "";
+	assert_int_equal(iso_next_pid(&p), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain),	  cmocka_unit_test(test_range),
 		cmocka_unit_test(test_units),	  cmocka_unit_test(test_digits),
-		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_durations), cmocka_unit_test(test_pids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
