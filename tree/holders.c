@@ -221,8 +221,9 @@ static FILE *open_proc_file(struct found *f, int procfd, const struct target *t,
  */
 static bool maps_fields(char *line, dev_t *dev, unsigned long *ino, char **path)
 {
-	unsigned long maj, min;
-	char *p = line, *end;
+	uint64_t maj, min, n;
+	const char *end;
+	char *p = line;
 
 	for (int i = 0; i < 3; i++) {
 		p = strchr(p, ' ');
@@ -230,18 +231,12 @@ static bool maps_fields(char *line, dev_t *dev, unsigned long *ino, char **path)
 			return false;
 		p++;
 	}
-	maj = strtoul(p, &end, 16);
-	if (end == p || *end != ':')
+	if (iso_parse_digits(p, 16, &end, &maj) < 0 || *end != ':' ||
+	    iso_parse_digits(end + 1, 16, &end, &min) < 0 || *end != ' ' ||
+	    iso_parse_digits(end + 1, 10, &end, &n) < 0 || maj > UINT32_MAX || min > UINT32_MAX)
 		return false;
-	p = end + 1;
-	min = strtoul(p, &end, 16);
-	if (end == p || *end != ' ')
-		return false;
-	p = end + 1;
-	*ino = strtoul(p, &end, 10);
-	if (end == p)
-		return false;
-	*path = end + strspn(end, " ");
+	*ino = (unsigned long)n;
+	*path = line + (end - line) + strspn(end, " ");
 	*dev = makedev(maj, min);
 	return true;
 }
