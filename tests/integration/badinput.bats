@@ -84,6 +84,18 @@ CPU="a percentage of one CPU from 1 to 1000000 (50, 150%), try:VALUE or none"
 	assert_no_tree
 }
 
+@test "the largest value each option takes is accepted, and the report that holds it validates" {
+	run --separate-stderr iso --pids-max try:4194304 --cpu-max try:1000000% \
+		--memory-max try:8388607T --rlimit-fsize 9223372036854775807 --rlimit-core 0 \
+		--rlimit-nofile 1024 --finding-exit-code 255 --timeout 1000000000000s \
+		--report "$W/r.json" -- true
+	[ "$status" -eq 0 ]
+	assert_report_valid "$W/r.json"
+	json_has() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); exec(sys.argv[2])' "$@"; }
+	json_has "$W/r.json" 's=r["settings"]; assert s["pids_max"]["value"] == 4194304 and s["cpu_max"]["value"] == 1000000, s'
+	assert_no_tree
+}
+
 @test "the same numbers in isorun.conf: file:line:column of the value, 125, nothing ran" {
 	conf_refused "pids-max = -1" "12: pids-max: expected $PIDS, got '-1'"
 	conf_refused "cpu-max = 18446744073709553" "11: cpu-max: '18446744073709553' is out of range (expected $CPU)"
@@ -168,6 +180,7 @@ cgroup2_dir() {
 	[ "$failed" -gt 0 ]
 }
 
+# helpers.bash's teardown, after this file's own cleanup of a cgroup or a mount
 teardown() {
 	local cg m
 	if [ -f "$BATS_TEST_TMPDIR/cg" ]; then
@@ -179,7 +192,8 @@ teardown() {
 		m=$(cat "$BATS_TEST_TMPDIR/mnt")
 		mountpoint -q "$m" && umount "$m"
 	fi
-	return 0
+	show_last_run
+	validate_outputs
 }
 
 # --- --report and --junit never name one file ------------------------------
@@ -225,6 +239,22 @@ same_file() {
 	[ ! -s "$W/out" ]
 	same_file fd:3 out 3>>"$W/out"
 	same_file fd:3 fd:4 3>>"$W/out" 4>>"$W/out"
+}
+
+@test "isorun.conf's report and the command line's --junit naming one file: refused; junit = fd:N is a descriptor" {
+	mkdir -p "$W/p"
+	printf 'report = out.json\n' >"$W/p/isorun.conf"
+	cd "$W/p"
+	run --separate-stderr "$ISORUN" --root "$R" --junit "$W/p/out.json" -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: --report '$W/p/out.json' and --junit '$W/p/out.json' are the same file: each would overwrite the other; give them two files" ]
+	[ ! -e "$W/ran" ] && [ ! -e out.json ]
+	printf 'junit = fd:3\n' >"$W/p/isorun.conf"
+	run --separate-stderr "$ISORUN" --root "$R" -- true 3>"$W/j.xml"
+	[ "$status" -eq 0 ]
+	[ ! -e "$W/p/fd:3" ]
+	assert_junit_valid "$W/j.xml"
+	assert_no_tree
 }
 
 @test "control: two distinct files, and two distinct descriptors, are each written whole" {
