@@ -162,7 +162,7 @@ void iso_usage(FILE *f)
 	      "on\n"
 	      "  --cgroup=auto|off      a cgroup of the run's own where one can be had (auto)\n"
 	      "  --report FILE|fd:N     write the JSON report to FILE or descriptor N\n"
-	      "  --junit FILE           write a JUnit XML file, one test case per guard\n"
+	      "  --junit FILE|fd:N      write JUnit XML, one test case per guard\n"
 	      "  --finding-exit-code N  exit code for a finding (122)\n"
 	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
 	      "  --no-config            read no isorun.conf\n"
