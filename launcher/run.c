@@ -1631,7 +1631,8 @@ static int make_tree(struct sup *s, struct iso_err *e)
 	int r = iso_tree_create(&s->tree, iso_tree_root(o->root), o->argv, e);
 
 	if (r < 0) {
-		if (e->errnum == EACCES || e->errnum == EROFS)
+		/* a hint already there says what a failed creation left behind */
+		if ((e->errnum == EACCES || e->errnum == EROFS) && !e->hint[0])
 			iso_err_hint(e, "choose a writable place with --root DIR or ISORUN_ROOT");
 		return r;
 	}

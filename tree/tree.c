@@ -281,8 +281,10 @@ static int take_reserve(struct iso_tree *t, struct iso_err *e)
  * cgroup2 directory has cgroup.procs and others in each one made) would fail to
  * unlink what isorun never made and keep the rest.  The walk is only the fallback.
  */
-static void unmake(struct iso_tree *t)
+static void unmake(struct iso_tree *t, struct iso_err *e)
 {
+	struct iso_err rm = { 0 };
+	char hint[sizeof(e->hint)], why[sizeof(rm.msg) + 64];
 	bool left = false;
 	size_t n = 0;
 
@@ -302,8 +304,21 @@ static void unmake(struct iso_tree *t)
 		close(t->fd);
 		t->fd = -1;
 	}
-	if (left || unlinkat(t->user_fd, t->id, AT_REMOVEDIR) < 0)
-		(void)iso_rmtree(t->user_fd, t->id, t->path, NULL, NULL);
+	if (!left && unlinkat(t->user_fd, t->id, AT_REMOVEDIR) == 0)
+		return;
+	/* 125 promises nothing is left: when something is, the error says what */
+	if (iso_rmtree(t->user_fd, t->id, t->path, NULL, &rm) < 0) {
+		static const char pre[] = "left behind, remove it by hand: ";
+		size_t w = strlen(iso_err_format(&rm, why, sizeof(why)));
+
+		/* cut short if need be: the path is at its front */
+		if (sizeof(pre) + w > sizeof(hint))
+			w = sizeof(hint) - sizeof(pre);
+		memcpy(hint, pre, sizeof(pre) - 1);
+		memcpy(hint + sizeof(pre) - 1, why, w);
+		hint[sizeof(pre) - 1 + w] = '\0';
+		iso_err_hint(e, hint);
+	}
 }
 
 int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e)
@@ -345,7 +360,7 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 	else
 		r = populate(t, argv, e);
 	if (r < 0)
-		unmake(t);
+		unmake(t, e);
 	return r;
 }
 
