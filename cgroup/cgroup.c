@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/num.h"
 #include "common/cleanup.h"
 
 static const struct {
@@ -417,6 +418,18 @@ int cg_run_write(struct cg_run *r, const char *file, const char *value, struct i
 	return 0;
 }
 
+/* A counter as a cgroup file writes it, up to its line's end; -1 for anything else ("max"). */
+static int64_t counter(const char *s)
+{
+	const char *end;
+	uint64_t v;
+
+	if (iso_parse_digits(s, 10, &end, &v) < 0 || v > INT64_MAX ||
+	    (*end && *end != '\n' && *end != ' '))
+		return -1;
+	return (int64_t)v;
+}
+
 /* "key N" in a flat-keyed file; -1 when the file or the key is not there. */
 static int64_t keyed(struct cg_run *r, const char *file, const char *key)
 {
@@ -427,7 +440,7 @@ static int64_t keyed(struct cg_run *r, const char *file, const char *key)
 		return -1;
 	for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if (!strncmp(p, key, klen) && p[klen] == ' ')
-			return strtoll(p + klen + 1, NULL, 10);
+			return counter(p + klen + 1);
 	return -1;
 }
 
@@ -435,9 +448,9 @@ static int64_t single(struct cg_run *r, const char *file)
 {
 	char buf[64];
 
-	if (read_small(r->dirfd, file, buf, sizeof(buf)) <= 0 || !isdigit((unsigned char)buf[0]))
+	if (read_small(r->dirfd, file, buf, sizeof(buf)) <= 0)
 		return -1;
-	return strtoll(buf, NULL, 10);
+	return counter(buf);
 }
 
 int cg_run_populated(struct cg_run *r)

@@ -2,6 +2,7 @@
 #include "cli/args.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 
 #include "common/cleanup.h"
 #include "common/exit.h"
+#include "common/num.h"
 #include "cli/suggest.h"
 #include "common/text.h"
 #include "tree/tree.h"
@@ -160,7 +162,7 @@ void iso_usage(FILE *f)
 	      "on\n"
 	      "  --cgroup=auto|off      a cgroup of the run's own where one can be had (auto)\n"
 	      "  --report FILE|fd:N     write the JSON report to FILE or descriptor N\n"
-	      "  --junit FILE           write a JUnit XML file, one test case per guard\n"
+	      "  --junit FILE|fd:N      write JUnit XML, one test case per guard\n"
 	      "  --finding-exit-code N  exit code for a finding (122)\n"
 	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
 	      "  --no-config            read no isorun.conf\n"
@@ -269,16 +271,23 @@ static bool valid_subdir(const char *s)
 	return p[-1] != '/';
 }
 
+/*
+ * A number refused: one line naming the option, what it takes and the value.
+ * Out of range (an overflow too) says so, so that a huge value is not read as a typo.
+ */
+static int bad_number(struct iso_err *e, int r, const char *opt, const char *want, const char *val)
+{
+	if (r == -ERANGE)
+		return iso_err_set(e, 0, "%s: '%s' is out of range (expected %s)", opt, val, want);
+	return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt, want, val);
+}
+
 static int add_pass_fd(struct iso_opts *o, const char *opt, const char *val, struct iso_err *e)
 {
-	char *end;
-	long n;
+	uint64_t n;
 	int *fds;
 
-	errno = 0;
-	n = strtol(val, &end, 10);
-	/* digits only: strtol would take " 5" and "+5" */
-	if (!isdigit((unsigned char)val[0]) || errno || *end || n < 3 || n > INT_MAX)
+	if (iso_parse_u64(val, NULL, 3, INT_MAX, &n) < 0)
 		return iso_err_set(e, 0, "%s: expected a descriptor number >= 3, got '%s'", opt,
 				   val);
 	/* the same descriptor twice is passed once */
@@ -328,7 +337,12 @@ static int unknown_signal(const char *opt, const char *val, struct iso_err *e)
 
 static int parse_dur(const char *opt, const char *val, uint64_t *ret, struct iso_err *e)
 {
-	if (iso_parse_duration(val, ret) < 0)
+	int r = iso_parse_duration(val, ret);
+
+	if (r == -ERANGE)
+		return iso_err_set(e, 0, "%s: '%s' is out of range (a duration below 31000 years)",
+				   opt, val);
+	if (r < 0)
 		return iso_err_set(e, 0, "%s: invalid duration '%s' (examples: 90s, 5m, 1h30m)",
 				   opt, val);
 	return 0;
@@ -412,48 +426,41 @@ static int set_flag(struct iso_opts *o, enum iso_key key, bool on)
 }
 
 /* A byte count: digits, then K, M, G or T (powers of 1024, "KiB" and "KB" alike). */
-static int parse_size(const char *val, uint64_t *ret)
-{
-	static const char units[] = "KMGT";
-	const char *u;
-	char *end;
-	uint64_t n;
-
-	if (!isdigit((unsigned char)*val))
-		return -EINVAL;
-	errno = 0;
-	n = strtoull(val, &end, 10);
-	if (errno)
-		return -EINVAL;
-	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
-		for (long i = 0; i <= u - units; i++) {
-			if (n > UINT64_MAX / 1024)
-				return -EINVAL;
-			n *= 1024;
-		}
-		end++;
-		if (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0)
-			end += strlen(end);
+#define SIZE_UNIT(u, shift)                                                                        \
+	{ u, 1ULL << (shift) }, { u "B", 1ULL << (shift) },                                        \
+	{                                                                                          \
+		u "iB", 1ULL << (shift)                                                            \
 	}
-	if (*end || n == UINT64_MAX)
-		return -EINVAL;
-	*ret = n;
-	return 0;
+static const struct iso_num_unit size_units[] = {
+	SIZE_UNIT("K", 10), SIZE_UNIT("M", 20), SIZE_UNIT("G", 30), SIZE_UNIT("T", 40), { 0 },
+};
+
+/* a byte count the report can hold (a JSON integer of 64 bits, signed) */
+static int parse_size(const char *val, uint64_t min, uint64_t *ret)
+{
+	return iso_parse_u64(val, size_units, min, INT64_MAX, ret);
 }
 
-/* --memory-max, --pids-max, --cpu-max: VALUE, try:VALUE, or none (undoes isorun.conf's). */
+/*
+ * --memory-max, --pids-max, --cpu-max: VALUE, try:VALUE, or none (undoes isorun.conf's).
+ * The kernel's own bounds: pids.max takes at most PID_MAX_LIMIT (2^22), and a CPU
+ * percentage of 10000 CPUs is 1000 s of quota per 100 ms period, far below cpu.max's.
+ */
 static int parse_ceiling(struct iso_opts *o, enum iso_key key, const char *opt, const char *val,
 			 struct iso_err *e)
 {
-	static const char *const want[] = { "a size (512M, 2G)", "a number of processes",
-					    "a percentage of one CPU (50, 150%)" };
+	static const char *const want[] = {
+		"a size (512M, 2G), try:VALUE or none",
+		"a number of processes from 1 to 4194304, try:VALUE or none",
+		"a percentage of one CPU from 1 to 1000000 (50, 150%), try:VALUE or none",
+	};
+	static const struct iso_num_unit percent[] = { { "%", 1 }, { 0 } };
 	struct iso_ceiling c = { .set = true };
 	int kind = key == ISO_K_MEMORY_MAX ? ISO_CEIL_MEMORY
 		   : key == ISO_K_PIDS_MAX ? ISO_CEIL_PIDS
 					   : ISO_CEIL_CPU;
 	const char *v = val;
-	char *end;
-	int r = 0;
+	int r;
 
 	if (strcmp(val, "none") == 0) {
 		o->ceilings[kind] = (struct iso_ceiling){ 0 };
@@ -463,18 +470,14 @@ static int parse_ceiling(struct iso_opts *o, enum iso_key key, const char *opt, 
 		c.try_ = true;
 		v += 4;
 	}
-	if (kind == ISO_CEIL_MEMORY) {
-		r = parse_size(v, &c.value);
-	} else {
-		errno = 0;
-		c.value = strtoull(v, &end, 10);
-		if (kind == ISO_CEIL_CPU && *end == '%')
-			end++;
-		r = errno || end == v || *end || *v == '-' ? -EINVAL : 0;
-	}
-	if (r < 0 || c.value == 0)
-		return iso_err_set(e, 0, "%s: expected %s, try:VALUE or none, got '%s'", opt,
-				   want[kind], val);
+	if (kind == ISO_CEIL_MEMORY)
+		r = parse_size(v, 1, &c.value);
+	else if (kind == ISO_CEIL_PIDS)
+		r = iso_parse_u64(v, NULL, 1, 4194304, &c.value);
+	else
+		r = iso_parse_u64(v, percent, 1, 1000000, &c.value);
+	if (r < 0)
+		return bad_number(e, r, opt, want[kind], val);
 	o->ceilings[kind] = c;
 	return 0;
 }
@@ -498,23 +501,19 @@ static int apply_rlimit(struct iso_opts *o, enum iso_key key, const char *val, c
 		: key == ISO_K_RLIMIT_CORE ? ISO_RLIM_CORE
 					   : ISO_RLIM_FSIZE;
 	uint64_t n;
-	char *end;
+	int r;
 
 	if (i != ISO_RLIM_NOFILE &&
 	    (strcmp(val, "unlimited") == 0 || strcmp(val, "infinity") == 0)) {
 		n = ISO_RLIM_UNLIMITED;
 	} else if (i == ISO_RLIM_NOFILE) {
-		errno = 0;
-		n = isdigit((unsigned char)*val) ? strtoull(val, &end, 10) : 0;
 		/* the kernel's own ceiling (fs.nr_open) is at most 2^30 */
-		if (!isdigit((unsigned char)*val) || errno || *end || n > INT_MAX)
-			return iso_err_set(e, 0, "%s: expected a number of descriptors, got '%s'",
-					   opt, val);
-	} else if (parse_size(val, &n) < 0) {
-		return iso_err_set(e, 0,
-				   "%s: expected a size in bytes (K, M, G, T suffixes) or "
-				   "unlimited, got '%s'",
-				   opt, val);
+		r = iso_parse_u64(val, NULL, 0, INT_MAX, &n);
+		if (r < 0)
+			return bad_number(e, r, opt, "a number of descriptors", val);
+	} else if ((r = parse_size(val, 0, &n)) < 0) {
+		return bad_number(e, r, opt, "a size in bytes (K, M, G, T suffixes) or unlimited",
+				  val);
 	}
 	o->rlimits.set[i] = true;
 	o->rlimits.value[i] = n;
@@ -522,39 +521,36 @@ static int apply_rlimit(struct iso_opts *o, enum iso_key key, const char *val, c
 }
 
 /*
- * --report FILE or fd:N (a descriptor the caller opened, as bwrap's --json-status-fd).
- * `-` is refused: stdout carries the command's own output, which a report would
+ * --report and --junit: FILE or fd:N (a descriptor the caller opened, as bwrap's
+ * --json-status-fd).  `-` is refused: stdout carries the command's own output, which a report would
  * corrupt, and stderr carries the command's errors and isorun's lines.
  */
-static int set_report(struct iso_opts *o, const char *opt, const char *val, struct iso_err *e)
+static int set_output(struct iso_opts *o, enum iso_key key, const char *opt, const char *val,
+		      struct iso_err *e)
 {
-	char *end;
-	long n;
+	uint64_t n;
+	int r;
 
 	if (!*val)
 		return iso_err_set(e, 0, "%s: empty path", opt);
 	if (strcmp(val, "-") == 0)
 		return iso_err_set(e, 0,
 				   "%s -: stdout carries the command's output; give a file, or a "
-				   "descriptor as fd:N (e.g. --report fd:3 3>&1 >out.log)",
-				   opt);
-	if (strncmp(val, "fd:", 3) == 0) {
-		errno = 0;
-		n = strtol(val + 3, &end, 10);
-		if (!isdigit((unsigned char)val[3]) || *end || errno || n > INT_MAX)
-			return iso_err_set(e, 0,
-					   "%s: expected fd:N with a descriptor number, got '%s'",
-					   opt, val);
-	}
-	o->report = val;
+				   "descriptor as fd:N (e.g. %s fd:3 3>&1 >out.log)",
+				   opt, opt);
+	if (strncmp(val, "fd:", 3) == 0 && (r = iso_parse_u64(val + 3, NULL, 0, INT_MAX, &n)) < 0)
+		return bad_number(e, r, opt, "fd:N with a descriptor number", val);
+	if (key == ISO_K_REPORT)
+		o->report = val;
+	else
+		o->junit = val;
 	return 0;
 }
 
 static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, const char *opt,
 		 struct iso_err *e)
 {
-	char *eq, *end;
-	long n;
+	char *eq;
 	int b;
 
 	if (iso_keys[key].kind == ISO_KIND_FLAG) {
@@ -569,18 +565,16 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 
 	switch (key) {
 	case ISO_K_REPORT:
-		return set_report(o, opt, val, e);
+	case ISO_K_JUNIT:
+		return set_output(o, key, opt, val, e);
 	case ISO_K_ROOT:
 	case ISO_K_CHDIR:
-	case ISO_K_JUNIT:
 		if (!*val)
 			return iso_err_set(e, 0, "%s: empty path", opt);
 		if (key == ISO_K_ROOT)
 			o->root = val;
-		else if (key == ISO_K_CHDIR)
-			o->chdir = val;
 		else
-			o->junit = val;
+			o->chdir = val;
 		return 0;
 	case ISO_K_ENV_DIR:
 		eq = strchr(val, '=');
@@ -643,13 +637,15 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 			return unknown_signal(opt, val, e);
 		return 0;
 	}
-	case ISO_K_FINDING_EXIT:
-		errno = 0;
-		n = strtol(val, &end, 10);
-		if (errno || *end || end == val || n < 1 || n > 255)
-			return iso_err_set(e, 0, "%s: expected 1..255, got '%s'", opt, val);
+	case ISO_K_FINDING_EXIT: {
+		uint64_t n;
+		int r = iso_parse_u64(val, NULL, 1, 255, &n);
+
+		if (r < 0)
+			return bad_number(e, r, opt, "1..255", val);
 		o->finding_exit = (int)n;
 		return 0;
+	}
 	case ISO_K_MEMORY_MAX:
 	case ISO_K_PIDS_MAX:
 	case ISO_K_CPU_MAX:

@@ -30,7 +30,10 @@ struct conf_parse {
 	char *dir;
 	const char *p, *end;
 	unsigned line;
-	bool failed; /* at line failed_line: nothing more is read */
+	char *buf; /* the line as handed to libinih, whose values point into it */
+	size_t buf_len;
+	size_t skipped; /* bytes of the line dropped before buf (a BOM, blanks) */
+	bool failed;	/* at line failed_line: nothing more is read */
 	unsigned failed_line;
 	struct iso_err *e;
 };
@@ -45,6 +48,23 @@ static __attribute__((format(printf, 2, 3))) void fail_at(struct conf_parse *cp,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	iso_err_set(cp->e, 0, "%s:%u: %s", cp->path, cp->line, msg);
+	cp->failed = true;
+	cp->failed_line = cp->line;
+}
+
+/* A value refused: file:line:column of the value, as a policy file's errors. */
+static void fail_value(struct conf_parse *cp, const char *value, const struct iso_err *sub)
+{
+	char buf[sizeof(sub->msg) + 64];
+	size_t col = 0;
+
+	if (cp->buf && value >= cp->buf && value <= cp->buf + cp->buf_len)
+		col = (size_t)(value - cp->buf) + cp->skipped + 1;
+	iso_err_format(sub, buf, sizeof(buf));
+	if (col)
+		iso_err_set(cp->e, 0, "%s:%u:%zu: %s", cp->path, cp->line, col, buf);
+	else
+		iso_err_set(cp->e, 0, "%s:%u: %s", cp->path, cp->line, buf);
 	cp->failed = true;
 	cp->failed_line = cp->line;
 }
@@ -129,7 +149,7 @@ static bool inline_comment_ok(struct conf_parse *cp, const char *s, size_t len, 
 static char *read_line(char *str, int num, void *stream)
 {
 	struct conf_parse *cp = stream;
-	const char *nl, *s;
+	const char *nl, *s, *start = cp->p;
 	size_t len, lead = 0;
 
 	if (cp->failed || cp->p >= cp->end)
@@ -139,10 +159,12 @@ static char *read_line(char *str, int num, void *stream)
 	s = cp->p;
 	cp->p += len;
 	cp->line++;
+	cp->buf = NULL;
 	/* a UTF-8 BOM: dropped here, so that the section check below sees a "[" */
 	if (cp->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
 		s += 3;
 		len -= 3;
+		start = s; /* columns count what an editor shows */
 	}
 	/*
 	 * Leading blanks go: libinih would take an indented line for the
@@ -161,6 +183,9 @@ static char *read_line(char *str, int num, void *stream)
 	}
 	memcpy(str, s, len);
 	str[len] = '\0';
+	cp->buf = str;
+	cp->buf_len = len;
+	cp->skipped = (size_t)(s - start);
 	if (str[0] == '[' && !section_ok(cp, str))
 		return NULL;
 	if (!inline_comment_ok(cp, str, strcspn(str, "\r\n"), lead))
@@ -203,7 +228,7 @@ static bool is_path_value(enum iso_key key, const char *val)
 		return false;
 	if (key == ISO_K_POLICY)
 		return strpbrk(val, "/.") != NULL;
-	if (key == ISO_K_REPORT)
+	if (key == ISO_K_REPORT || key == ISO_K_JUNIT)
 		return strncmp(val, "fd:", 3) != 0;
 	return true;
 }
@@ -232,7 +257,7 @@ static const char *caller_var(const char *name)
 static int setenv_value(struct conf_parse *cp, const char *value)
 {
 	struct iso_err sub = { 0 };
-	char why[300], buf[sizeof(sub.msg) + 64];
+	char why[300];
 	const char *eq = strchr(value, '=');
 	char *exp, *val = NULL;
 
@@ -251,7 +276,7 @@ static int setenv_value(struct conf_parse *cp, const char *value)
 		return 0;
 	}
 	if (iso_opt_set(cp->o, ISO_K_SETENV, val, cp->line, &sub) < 0) {
-		fail_at(cp, "%s", iso_err_format(&sub, buf, sizeof(buf)));
+		fail_value(cp, value, &sub);
 		return 0;
 	}
 	return 1;
@@ -276,7 +301,6 @@ static int on_setting(void *user, const char *section, const char *name, const c
 	static const char *const cli_only[] = { "config", "no-config", "help", "version" };
 	struct conf_parse *cp = user;
 	struct iso_err sub = { 0 };
-	char buf[sizeof(sub.msg) + 64];
 	char *val;
 	int key;
 
@@ -315,7 +339,7 @@ static int on_setting(void *user, const char *section, const char *name, const c
 		return 0;
 	}
 	if (iso_opt_set(cp->o, key, val, cp->line, &sub) < 0) {
-		fail_at(cp, "%s", iso_err_format(&sub, buf, sizeof(buf)));
+		fail_value(cp, value, &sub);
 		return 0;
 	}
 	return 1;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "common/num.h"
 #include "common/proc.h"
 
 #include <dirent.h>
@@ -163,7 +164,7 @@ pid_t iso_proc_live_thread_at(const char *proc, pid_t pid)
 	if (!d)
 		return 0;
 	while (!found && (de = readdir(d))) {
-		long tid = strtol(de->d_name, NULL, 10);
+		long tid = iso_parse_pid(de->d_name);
 		const char *p;
 
 		if (tid <= 0)
@@ -209,11 +210,10 @@ static ssize_t proc_table(struct iso_proc **ret)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
+		long pid = iso_parse_pid(de->d_name);
 		struct iso_proc p;
 
-		if (*end || pid <= 0 || iso_proc_stat((pid_t)pid, &p) < 0)
+		if (pid <= 0 || iso_proc_stat((pid_t)pid, &p) < 0)
 			continue; /* not a process, or gone meanwhile */
 		if (n == cap) {
 			struct iso_proc *na = reallocarray(all, cap ? cap * 2 : 256, sizeof(*na));
@@ -306,7 +306,7 @@ int iso_proc_children(pid_t pid, pid_t *out, size_t max)
 {
 	char name[32], buf[512];
 	size_t count = 0;
-	char *p = buf, *end;
+	const char *p = buf;
 	ssize_t n;
 
 	snprintf(name, sizeof(name), "task/%d/children", pid);
@@ -317,16 +317,15 @@ int iso_proc_children(pid_t pid, pid_t *out, size_t max)
 	if ((size_t)n == sizeof(buf) - 1)
 		return -E2BIG;
 	for (;;) {
-		long v = strtol(p, &end, 10);
+		int v = iso_next_pid(&p);
 
-		if (end == p)
+		if (v == 0)
 			break;
-		if (v <= 0)
+		if (v < 0)
 			return -EIO;
 		if (count == max)
 			return -E2BIG;
 		out[count++] = (pid_t)v;
-		p = end;
 	}
 	return (int)count;
 }

@@ -11,6 +11,37 @@
 #include <strings.h>
 
 #include "common/cleanup.h"
+#include "common/num.h"
+
+/*
+ * NUMBER[.FRACTION]: the fraction's first nine digits count (nanoseconds of a
+ * second), the rest must still be digits.  *ret_frac is in billionths.
+ */
+static int duration_number(const char *s, const char **ret_end, uint64_t *ret_int,
+			   uint64_t *ret_frac)
+{
+	const char *p = s;
+	uint64_t frac = 0, scale = 1000000000;
+	int r = 0;
+
+	*ret_int = 0;
+	if (*p != '.') {
+		r = iso_parse_digits(p, 10, &p, ret_int);
+		if (r < 0)
+			return r;
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		for (; *p >= '0' && *p <= '9'; p++)
+			if (scale /= 10)
+				frac += (uint64_t)(*p - '0') * scale;
+	}
+	*ret_end = p;
+	*ret_frac = frac;
+	return r;
+}
 
 int iso_parse_duration(const char *s, uint64_t *ret_ms)
 {
@@ -20,6 +51,8 @@ int iso_parse_duration(const char *s, uint64_t *ret_ms)
 	} units[] = {
 		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 }, { "d", 86400000 },
 	};
+	/* far beyond any run; the report keeps milliseconds in a JSON integer */
+	const uint64_t limit = 1000000000000000ULL;
 	uint64_t total = 0;
 	const char *p = s;
 
@@ -27,18 +60,13 @@ int iso_parse_duration(const char *s, uint64_t *ret_ms)
 		return -EINVAL;
 	while (*p) {
 		const char *start = p;
-		char *end;
-		double v;
+		uint64_t whole, frac, part;
 		size_t ulen = 0;
 		uint64_t mult = 0;
+		int r = duration_number(p, &p, &whole, &frac);
 
-		if (!isdigit((unsigned char)*p) && *p != '.')
-			return -EINVAL;
-		errno = 0;
-		v = strtod(p, &end);
-		if (errno || end == p || v < 0)
-			return -EINVAL;
-		p = end;
+		if (r < 0)
+			return r;
 		for (size_t i = 0; i < ELEMENTSOF(units); i++) {
 			size_t l = strlen(units[i].unit);
 			/* "m" must not swallow the "m" of "ms" */
@@ -54,9 +82,11 @@ int iso_parse_duration(const char *s, uint64_t *ret_ms)
 				return -EINVAL;
 			mult = 1000;
 		}
-		if (v * (double)mult > 1e15)
+		/* frac * mult stays below 2^64: frac < 10^9, mult <= 8.64 * 10^7 */
+		if (iso_mul_u64(whole, mult, &part) < 0 ||
+		    iso_add_u64(part, (frac * mult + 500000000) / 1000000000, &part) < 0 ||
+		    iso_add_u64(total, part, &total) < 0 || total > limit)
 			return -ERANGE;
-		total += (uint64_t)(v * (double)mult + 0.5);
 		p += ulen;
 	}
 	*ret_ms = total;

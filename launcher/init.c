@@ -30,6 +30,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include "common/num.h"
 #include "common/cleanup.h"
 #include "launcher/evloop.h"
 #include "launcher/leak.h"
@@ -248,7 +249,7 @@ static void signal_others(int sig, pid_t skip_pgrp)
 		return;
 	while ((de = readdir(d))) {
 		struct iso_proc p;
-		long pid = strtol(de->d_name, NULL, 10);
+		long pid = iso_parse_pid(de->d_name);
 		if (pid <= 1 || iso_proc_stat((pid_t)pid, &p) < 0)
 			continue;
 		if (skip_pgrp && p.pgrp == skip_pgrp)
@@ -312,7 +313,7 @@ static _Noreturn void sweep(struct init *in)
 	d = opendir("/proc");
 	while (d && (de = readdir(d))) {
 		struct iso_proc p;
-		long pid = strtol(de->d_name, NULL, 10);
+		long pid = iso_parse_pid(de->d_name);
 		_cleanup_free_ char *cmd = NULL, *cwd = NULL;
 
 		if (pid <= 1 || iso_proc_stat((pid_t)pid, &p) < 0 || !iso_proc_alive(&p))

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/num.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
 
@@ -120,7 +121,7 @@ static bool group_is_ours(const struct set *s, pid_t pgrp, pid_t cmd_pgid)
  */
 static void stop_children(pid_t self, iso_reap_fn fn, void *arg)
 {
-	char path[64], *p, *end;
+	char path[64];
 	_cleanup_free_ char *buf = malloc(CHILDREN_MAX);
 	_cleanup_close_ int fd = -1;
 	size_t len = 0;
@@ -137,12 +138,12 @@ static void stop_children(pid_t self, iso_reap_fn fn, void *arg)
 	       ((r = read(fd, buf + len, CHILDREN_MAX - 1 - len)) > 0 || (r < 0 && errno == EINTR)))
 		len += r > 0 ? (size_t)r : 0;
 	buf[len] = '\0';
-	for (p = buf;; p = end) {
-		long pid = strtol(p, &end, 10);
-		if (end == p)
+	/* an entry that is no pid ends the list: the scan after this finds the rest */
+	for (const char *q = buf;;) {
+		int pid = iso_next_pid(&q);
+		if (pid <= 0)
 			break;
-		if (pid > 0)
-			(void)kill((pid_t)pid, SIGSTOP);
+		(void)kill((pid_t)pid, SIGSTOP);
 	}
 }
 

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/num.h"
 #include "common/cleanup.h"
 #include "common/fdpass.h"
 #include "common/proc.h"
@@ -57,7 +58,7 @@ static int nspids(pid_t pid, pid_t *v, int max)
 	if (r < 0)
 		return r;
 	for (tok = strtok_r(buf, " \t", &save); tok && n < max; tok = strtok_r(NULL, " \t", &save))
-		v[n++] = (pid_t)atoi(tok);
+		v[n++] = (pid_t)iso_parse_pid(tok);
 	return n;
 }
 

@@ -50,6 +50,8 @@
 #include "tree/treeid.h"
 #include "launcher/leak.h"
 #include "launcher/outcome.h"
+#include "launcher/outid.h"
+#include "common/num.h"
 #include "launcher/pidns.h"
 #include "common/proc.h"
 #include "common/reader.h"
@@ -1583,8 +1585,13 @@ static void write_outputs(struct sup *s)
 /* FILE, or fd:N: a descriptor of the caller's, written through a duplicate of ours. */
 static int open_output(const char *opt, const char *spec, int *fd, struct iso_err *e)
 {
+	uint64_t n;
+
 	if (strncmp(spec, "fd:", 3) == 0) {
-		*fd = fcntl(atoi(spec + 3), F_DUPFD_CLOEXEC, 3);
+		/* cli/args.c refused anything else already */
+		if (iso_parse_u64(spec + 3, NULL, 0, INT_MAX, &n) < 0)
+			return iso_err_set(e, 0, "%s: expected fd:N, got '%s'", opt, spec);
+		*fd = fcntl((int)n, F_DUPFD_CLOEXEC, 3);
 		if (*fd < 0)
 			return iso_err_set(e, errno, "%s: descriptor %s", opt, spec + 3);
 		return 0;
@@ -1598,6 +1605,12 @@ static int open_output(const char *opt, const char *spec, int *fd, struct iso_er
 /* First of all, so that every later failure is in the report (docs/design.md). */
 static int open_outputs(struct sup *s, struct iso_err *e)
 {
+	const struct iso_output outs[] = { { "--report", s->o->report },
+					   { "--junit", s->o->junit } };
+
+	/* before either is opened: O_TRUNC would empty the file that is refused */
+	if (iso_outputs_distinct(outs, ELEMENTSOF(outs), e) < 0)
+		return -EINVAL;
 	if (s->o->report && open_output("--report", s->o->report, &s->report_fd, e) < 0)
 		return -EINVAL;
 	if (s->o->junit && open_output("--junit", s->o->junit, &s->junit_fd, e) < 0)
@@ -1692,7 +1705,8 @@ static int make_tree(struct sup *s, struct iso_err *e)
 	int r = iso_tree_create(&s->tree, iso_tree_root(o->root), o->argv, e);
 
 	if (r < 0) {
-		if (e->errnum == EACCES || e->errnum == EROFS)
+		/* a hint already there says what a failed creation left behind */
+		if ((e->errnum == EACCES || e->errnum == EROFS) && !e->hint[0])
 			iso_err_hint(e, "choose a writable place with --root DIR or ISORUN_ROOT");
 		return r;
 	}

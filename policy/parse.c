@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/num.h"
 #include "common/text.h"
 #include "policy/policy.h"
 
@@ -179,18 +180,9 @@ static int errno_by_name(const char *name)
 /* A decimal number in [lo, hi] with no sign, no leading zero, nothing after. */
 static bool parse_small(const char *s, int lo, int hi, int *ret)
 {
-	long v = 0;
+	uint64_t v;
 
-	if (s[0] < '1' || s[0] > '9')
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		v = v * 10 + (*s - '0');
-		if (v > hi)
-			return false;
-	}
-	if (v < lo)
+	if (s[0] == '0' || iso_parse_u64(s, NULL, (uint64_t)lo, (uint64_t)hi, &v) < 0)
 		return false;
 	*ret = (int)v;
 	return true;
@@ -198,20 +190,24 @@ static bool parse_small(const char *s, int lo, int hi, int *ret)
 
 static bool parse_ioctl_request(const char *s, unsigned long *ret)
 {
-	unsigned long long v;
-	char *end;
+	const char *end;
+	uint64_t v;
+	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(ioctl_names); i++)
 		if (strcmp(ioctl_names[i].name, s) == 0) {
 			*ret = ioctl_names[i].req;
 			return true;
 		}
-	if (s[0] < '0' || s[0] > '9')
+	/* 0x5412 or 21522; 010 is refused rather than read as C's octal or as ten */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		r = iso_parse_digits(s + 2, 16, &end, &v);
+	else if (s[0] == '0' && s[1])
 		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
+	else
+		r = iso_parse_digits(s, 10, &end, &v);
 	/* the kernel's ioctl request is an unsigned int */
-	if (errno || *end || v > 0xffffffffULL)
+	if (r < 0 || *end || v > 0xffffffffULL)
 		return false;
 	*ret = (unsigned long)v;
 	return true;

@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/num.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "tree/tree.h"
@@ -220,8 +221,9 @@ static FILE *open_proc_file(struct found *f, int procfd, const struct target *t,
  */
 static bool maps_fields(char *line, dev_t *dev, unsigned long *ino, char **path)
 {
-	unsigned long maj, min;
-	char *p = line, *end;
+	uint64_t maj, min, n;
+	const char *end;
+	char *p = line;
 
 	for (int i = 0; i < 3; i++) {
 		p = strchr(p, ' ');
@@ -229,18 +231,12 @@ static bool maps_fields(char *line, dev_t *dev, unsigned long *ino, char **path)
 			return false;
 		p++;
 	}
-	maj = strtoul(p, &end, 16);
-	if (end == p || *end != ':')
+	if (iso_parse_digits(p, 16, &end, &maj) < 0 || *end != ':' ||
+	    iso_parse_digits(end + 1, 16, &end, &min) < 0 || *end != ' ' ||
+	    iso_parse_digits(end + 1, 10, &end, &n) < 0 || maj > UINT32_MAX || min > UINT32_MAX)
 		return false;
-	p = end + 1;
-	min = strtoul(p, &end, 16);
-	if (end == p || *end != ' ')
-		return false;
-	p = end + 1;
-	*ino = strtoul(p, &end, 10);
-	if (end == p)
-		return false;
-	*path = end + strspn(end, " ");
+	*ino = (unsigned long)n;
+	*path = line + (end - line) + strspn(end, " ");
 	*dev = makedev(maj, min);
 	return true;
 }
@@ -516,10 +512,9 @@ static int scan_threads(const struct iso_holder_query *q, struct found *f, int p
 			return 0;
 		for (long off = 0; off < n;) {
 			struct linux_dirent64 *d = (struct linux_dirent64 *)(dents + off);
-			char *end;
-			long tid = strtol(d->d_name, &end, 10);
+			long tid = iso_parse_pid(d->d_name);
 			off += d->d_reclen;
-			if (*end || tid <= 0 || tid == pid)
+			if (tid <= 0 || tid == pid)
 				continue;
 			/*
 			 * a thread with the fd table and fs of one already read shows
@@ -638,10 +633,9 @@ static int scan_all(const struct iso_holder_query *q, struct found *f, char *buf
 			break;
 		for (long off = 0; off < n;) {
 			struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
-			char *end;
-			long pid = strtol(d->d_name, &end, 10);
+			long pid = iso_parse_pid(d->d_name);
 			off += d->d_reclen;
-			if (*end || pid <= 0 || (pid_t)pid == q->exclude)
+			if (pid <= 0 || (pid_t)pid == q->exclude)
 				continue;
 			if (npids == cap) {
 				pid_t *np;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/num.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "tree/evidence.h"
@@ -223,10 +224,9 @@ int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s
 		return -errno;
 	s->unreadable = 0;
 	while (r >= 0 && (de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
+		long pid = iso_parse_pid(de->d_name);
 
-		if (*end || pid <= 0)
+		if (pid <= 0)
 			continue;
 		r = examine(q, entry, (pid_t)pid, s);
 		added += r > 0;

@@ -77,6 +77,21 @@ mode_t iso_tree_dir_mode(void)
 }
 
 /* mkdirat, then the exact mode: the caller's umask must not decide it. */
+/*
+ * ISORUN_TEST_FAULT=tree:STEP fails that step of making a tree with EIO (the
+ * tests' stand-in for a file system that refuses it), so that every step's undo
+ * is tested.  STEP: home, tmp, run, owner, lock, write.
+ */
+static bool faulty(const char *step)
+{
+	const char *f = getenv("ISORUN_TEST_FAULT");
+
+	if (!f || strncmp(f, "tree:", 5) != 0 || strcmp(f + 5, step) != 0)
+		return false;
+	errno = EIO;
+	return true;
+}
+
 static int mkdir_mode(int dirfd, const char *name, mode_t mode)
 {
 	if (mkdirat(dirfd, name, mode) < 0)
@@ -225,16 +240,18 @@ static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
 
 	if (!text)
 		return iso_err_set(e, ENOMEM, "owner record");
-	t->lock_fd = openat(t->fd, ISO_TREE_OWNER,
-			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	t->lock_fd = faulty("owner")
+			     ? -1
+			     : openat(t->fd, ISO_TREE_OWNER,
+				      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (t->lock_fd < 0)
 		return iso_err_set(e, errno, "create '%s/owner'", t->path);
-	if (flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0)
+	if (faulty("lock") || flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0)
 		return iso_err_set(e, errno, "lock '%s/owner'", t->path);
 	len = strlen(text);
 	text[len] = '\n'; /* one write: the NUL's place is ours */
 	errno = 0;
-	if (write(t->lock_fd, text, len + 1) != (ssize_t)(len + 1))
+	if (faulty("write") || write(t->lock_fd, text, len + 1) != (ssize_t)(len + 1))
 		return iso_err_set(e, errno ? errno : EIO, "write '%s/owner'", t->path);
 	return 0;
 }
@@ -242,7 +259,7 @@ static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
 static int populate(struct iso_tree *t, char *const *argv, struct iso_err *e)
 {
 	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub; d++) {
-		int r = mkdir_mode(t->fd, d->sub, d->mode);
+		int r = faulty(d->sub) ? -errno : mkdir_mode(t->fd, d->sub, d->mode);
 
 		if (r < 0)
 			return iso_err_set(e, -r, "create '%s/%s'", t->path, d->sub);
@@ -275,6 +292,52 @@ static int take_reserve(struct iso_tree *t, struct iso_err *e)
 		t->reserve[i] = fd;
 	}
 	return 0;
+}
+
+/*
+ * Nothing of a failed setup may stay behind.  What was made is undone name by
+ * name: no walk into the tree, which on a file system with files of its own (a
+ * cgroup2 directory has cgroup.procs and others in each one made) would fail to
+ * unlink what isorun never made and keep the rest.  The walk is only the fallback.
+ */
+static void unmake(struct iso_tree *t, struct iso_err *e)
+{
+	struct iso_err rm = { 0 };
+	char hint[sizeof(e->hint)], why[sizeof(rm.msg) + 64];
+	bool left = false;
+	size_t n = 0;
+
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	t->lock_fd = -1;
+	iso_tree_release_reserve(t);
+	if (t->fd >= 0) {
+		if (unlinkat(t->fd, ISO_TREE_OWNER, 0) < 0 && errno != ENOENT)
+			left = true;
+		while (iso_tree_dirs[n].sub)
+			n++;
+		while (n--)
+			if (unlinkat(t->fd, iso_tree_dirs[n].sub, AT_REMOVEDIR) < 0 &&
+			    errno != ENOENT)
+				left = true;
+		close(t->fd);
+		t->fd = -1;
+	}
+	if (!left && unlinkat(t->user_fd, t->id, AT_REMOVEDIR) == 0)
+		return;
+	/* 125 promises nothing is left: when something is, the error says what */
+	if (iso_rmtree(t->user_fd, t->id, t->path, NULL, &rm) < 0) {
+		static const char pre[] = "left behind, remove it by hand: ";
+		size_t w = strlen(iso_err_format(&rm, why, sizeof(why)));
+
+		/* cut short if need be: the path is at its front */
+		if (sizeof(pre) + w > sizeof(hint))
+			w = sizeof(hint) - sizeof(pre);
+		memcpy(hint, pre, sizeof(pre) - 1);
+		memcpy(hint + sizeof(pre) - 1, why, w);
+		hint[sizeof(pre) - 1 + w] = '\0';
+		iso_err_hint(e, hint);
+	}
 }
 
 int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e)
@@ -315,16 +378,8 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 		r = iso_err_set(e, errno, "open '%s'", t->path);
 	else
 		r = populate(t, argv, e);
-	if (r < 0) {
-		/* nothing of a failed setup may stay behind */
-		if (t->lock_fd >= 0)
-			close(t->lock_fd);
-		if (t->fd >= 0)
-			close(t->fd);
-		t->lock_fd = t->fd = -1;
-		iso_tree_release_reserve(t);
-		(void)iso_rmtree(t->user_fd, t->id, t->path, NULL, NULL);
-	}
+	if (r < 0)
+		unmake(t, e);
 	return r;
 }
 

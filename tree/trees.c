@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/num.h"
 #include "common/cleanup.h"
 #include "tree/tree.h"
 
@@ -129,10 +130,12 @@ int iso_tree_read_record(int dirfd, const char *name, char **ret, char *why, siz
  */
 static void read_shield_dev(struct iso_tree_view *v, const json_t *dev)
 {
-	unsigned int maj, min;
+	const char *s = json_is_string(dev) ? json_string_value(dev) : NULL, *end;
+	uint64_t maj, min;
 
-	if (json_is_string(dev) && sscanf(json_string_value(dev), "%u:%u", &maj, &min) == 2)
-		v->alias_dev = makedev(maj, min);
+	if (s && iso_parse_digits(s, 10, &end, &maj) == 0 && *end == ':' &&
+	    iso_parse_u64(end + 1, NULL, 0, UINT32_MAX, &min) == 0 && maj <= UINT32_MAX)
+		v->alias_dev = makedev((unsigned)maj, (unsigned)min);
 }
 
 static int read_state(struct iso_tree_view *v, char *why, size_t len)

@@ -30,7 +30,7 @@ bad() {
 	bad "isorun: --setenv: expected VAR=VALUE, got 'NOVALUE'" --setenv NOVALUE -- true
 	bad "isorun: --unsetenv: invalid variable name 'A-B'" --unsetenv A-B -- true
 	bad "isorun: --pass-fd: expected a descriptor number >= 3, got '1'" --pass-fd 1 -- true
-	bad "isorun: --finding-exit-code: expected 1..255, got '0'" --finding-exit-code 0 -- true
+	bad "isorun: --finding-exit-code: '0' is out of range (expected 1..255)" --finding-exit-code 0 -- true
 	bad "isorun: --watch: open '$W/nope': No such file or directory" --watch "$W/nope" -- true
 	bad "isorun: no command given (usage: isorun [OPTION]... -- COMMAND)"
 }

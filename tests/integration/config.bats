@@ -187,7 +187,7 @@ EOF
 	printf 'keep = true\n\n[isorun]\nsettle = soon\n' >"$P/isorun.conf"
 	run --separate-stderr iso -- touch "$W/ran"
 	[ "$status" -eq 125 ]
-	[ "${stderr_lines[0]}" = "isorun: $P/isorun.conf:4: settle: invalid duration 'soon' (examples: 90s, 5m, 1h30m)" ]
+	[ "${stderr_lines[0]}" = "isorun: $P/isorun.conf:4:10: settle: invalid duration 'soon' (examples: 90s, 5m, 1h30m)" ]
 	printf '[tool.other]\nkeep = true\n' >"$P/isorun.conf"
 	run --separate-stderr iso -- touch "$W/ran"
 	[ "$status" -eq 125 ]

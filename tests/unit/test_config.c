@@ -98,8 +98,9 @@ static void test_flags(void **state)
 	assert_int_equal(conf(&o, &e, "verbose = on\nquiet = off\n"), 0);
 	assert_int_equal(o.verbosity, 1);
 	iso_opts_free(&o);
-	expect_conf_error("\n\nkeep = maybe\n", P ":3: keep: expected true or false, got 'maybe'");
-	expect_conf_error("quiet =\n", P ":1: quiet: expected true or false, got ''");
+	expect_conf_error("\n\nkeep = maybe\n",
+			  P ":3:8: keep: expected true or false, got 'maybe'");
+	expect_conf_error("quiet =\n", P ":1:8: quiet: expected true or false, got ''");
 }
 
 static void test_pidns(void **state)
@@ -117,7 +118,7 @@ static void test_pidns(void **state)
 	assert_int_equal(o.pidns, ISO_PIDNS_TRY);
 	iso_opts_free(&o);
 	expect_conf_error("pidns = maybe\n",
-			  P ":1: pidns: expected true, false or try, got 'maybe'");
+			  P ":1:9: pidns: expected true, false or try, got 'maybe'");
 }
 
 static const char *fake_var(const char *name)
@@ -183,22 +184,23 @@ static void test_values(void **state)
 	assert_string_equal(o.keep_env.v[0], "C");
 	iso_opts_free(&o);
 
-	/* the command line's wording, without "--", after file:line */
+	/* the command line's wording, without "--", after file:line:column (of the value) */
 	expect_conf_error("# a comment\n[isorun]\nsettle = soon\n",
-			  P ":3: settle: invalid duration 'soon' (examples: 90s, 5m, 1h30m)");
+			  P ":3:10: settle: invalid duration 'soon' (examples: 90s, 5m, 1h30m)");
 	/* 0 is no limit, as timeout(1) reads it: it undoes an earlier timeout */
 	assert_int_equal(conf(&o, &e, "timeout = 5m\ntimeout = 0\n"), 0);
 	assert_int_equal(o.timeout_ms, 0);
 	iso_opts_free(&o);
 	expect_conf_error("env-dir = A=/abs\n",
-			  P ":1: env-dir: expected VAR=SUBDIR with a relative SUBDIR inside the "
+			  P ":1:11: env-dir: expected VAR=SUBDIR with a relative SUBDIR inside the "
 			    "tree, got 'A=/abs'");
 	expect_conf_error("leaks = maybe\n",
-			  P ":1: leaks: expected fail, warn or ignore, got 'maybe'");
+			  P ":1:9: leaks: expected fail, warn or ignore, got 'maybe'");
 	expect_conf_error("pass-fd = 2\n",
-			  P ":1: pass-fd: expected a descriptor number >= 3, got '2'");
-	expect_conf_error("cap-keep = cap_nope\n", P ":1: cap-keep: unknown capability 'cap_nope'");
-	expect_conf_error("root =\n", P ":1: root: empty path");
+			  P ":1:11: pass-fd: expected a descriptor number >= 3, got '2'");
+	expect_conf_error("cap-keep = cap_nope\n",
+			  P ":1:12: cap-keep: unknown capability 'cap_nope'");
+	expect_conf_error("root =\n", P ":1:7: root: empty path");
 }
 
 static void test_keys_and_sections(void **state)
@@ -432,7 +434,7 @@ static void test_command_line_over_the_file(void **state)
 	/* a bad file: file:line, and the opts stay the command line's */
 	put(&s, "bad.conf", "keep = true\nsettle = soon\n", 0644);
 	assert_true(load(&o, &e, (char *[]){ "isorun", "--config", s.path, "true", NULL }) < 0);
-	assert_non_null(strstr(e.msg, "bad.conf:2: settle: invalid duration 'soon'"));
+	assert_non_null(strstr(e.msg, "bad.conf:2:10: settle: invalid duration 'soon'"));
 	assert_false(o.keep);
 	iso_opts_free(&o);
 

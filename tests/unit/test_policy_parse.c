@@ -345,6 +345,21 @@ static void test_errors(void **state)
 		     "KDSKBENT, KDSKBSENT or KDSETKEYCODE)\n"
 		     "  deny ioctl request=TIOCSTX\n"
 		     "                     ^");
+	/* numbers as the one parser reads them: no sign, no blank, no octal guess, no wrap */
+	static const char *const bad_req[] = { "-1",	      "+21522",
+					       "010",	      "0x",
+					       "0x1g",	      "4294967296",
+					       "0x100000000", "18446744073709551637" };
+	for (size_t i = 0; i < sizeof(bad_req) / sizeof(bad_req[0]); i++) {
+		char text[64], want[256];
+		snprintf(text, sizeof(text), "deny ioctl request=%s", bad_req[i]);
+		snprintf(want, sizeof(want),
+			 "t.policy:1:20: bad ioctl request '%s' (a number, TIOCSTI or TIOCLINUX)\n"
+			 "  %s\n"
+			 "                     ^",
+			 bad_req[i], text);
+		expect_error(text, want);
+	}
 	expect_error("deny reboot\npolicy x\n",
 		     "t.policy:2:1: 'policy' must be the first statement\n"
 		     "  policy x\n"
