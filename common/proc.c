@@ -504,3 +504,61 @@ int iso_proc_status(pid_t pid, const char *field, char *buf, size_t len)
 	}
 	return -ENOENT;
 }
+
+/* The text of the uid_map at `name` under procfd, or "" (then false). */
+static bool read_uid_map(int procfd, const char *name, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	if (n < 0 || (size_t)n == len - 1)
+		return false; /* unreadable, or longer than any map compared here */
+	buf[n] = '\0';
+	return true;
+}
+
+/* The initial user namespace's map: all of the ids, unchanged. */
+static bool initial_map(const char *map)
+{
+	unsigned int first, lower, count;
+	int end = 0;
+
+	return sscanf(map, "%u %u %u %n", &first, &lower, &count, &end) == 3 && map[end] == '\0' &&
+	       first == 0 && lower == 0 && count == UINT32_MAX;
+}
+
+/*
+ * Whether pid runs in a user namespace other than isorun's: an ancestor's or
+ * a sibling's, as around isorun run in `bwrap --unshare-user`, `unshare -U` or
+ * a rootless container that shares the host's process list.  The kernel
+ * refuses to let a process read such a one whatever its dumpability (ptrace
+ * needs the target in the reader's user namespace or one it holds
+ * CAP_SYS_PTRACE in), and with an unmapped or shared uid it reads as the
+ * caller's.  /proc/PID/uid_map needs no ptrace access and shows the map of
+ * the target's namespace in isorun's terms: a process of isorun's own
+ * namespace shows exactly isorun's /proc/self/uid_map, any other a text of its
+ * own (an id unmapped here reads 4294967295).  A descendant namespace shows a
+ * text of its own too, but isorun may read its processes (its owner holds
+ * every capability in it), so none of them gets here.  An identical text from
+ * another namespace (a sibling made with the same map) is taken for isorun's
+ * own: such a process is judged as one of isorun's, the safe side.  In the initial
+ * user namespace every other namespace is a descendant: never outside.
+ */
+bool iso_userns_outside(struct iso_userns_view *v, int procfd, pid_t pid)
+{
+	char name[40], map[sizeof(v->self_map)];
+
+	if (v->state == 0)
+		v->state = read_uid_map(procfd, "self/uid_map", v->self_map, sizeof(v->self_map)) &&
+					   !initial_map(v->self_map)
+				   ? 1
+				   : -1;
+	if (v->state < 0)
+		return false;
+	snprintf(name, sizeof(name), "%d/uid_map", pid);
+	return read_uid_map(procfd, name, map, sizeof(map)) && strcmp(map, v->self_map) != 0;
+}
