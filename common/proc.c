@@ -532,25 +532,31 @@ static bool initial_map(const char *map)
 }
 
 /*
- * Whether pid runs in a user namespace other than isorun's: an ancestor's or
- * a sibling's, as around isorun run in `bwrap --unshare-user`, `unshare -U` or
- * a rootless container that shares the host's process list.  The kernel
- * refuses to let a process read such a one whatever its dumpability (ptrace
- * needs the target in the reader's user namespace or one it holds
- * CAP_SYS_PTRACE in), and with an unmapped or shared uid it reads as the
- * caller's.  /proc/PID/uid_map needs no ptrace access and shows the map of
- * the target's namespace in isorun's terms: a process of isorun's own
- * namespace shows exactly isorun's /proc/self/uid_map, any other a text of its
- * own (an id unmapped here reads 4294967295).  A descendant namespace shows a
- * text of its own too, but isorun may read its processes (its owner holds
- * every capability in it), so none of them gets here.  An identical text from
- * another namespace (a sibling made with the same map) is taken for isorun's
- * own: such a process is judged as one of isorun's, the safe side.  In the initial
- * user namespace every other namespace is a descendant: never outside.
+ * Whether pid, a process of uid (as isorun's namespace shows it) that refused
+ * to be read, runs in a user namespace other than isorun's: an ancestor's or a
+ * sibling's, as around isorun run in `bwrap --unshare-user`, `unshare -U` or a
+ * rootless container that shares the host's process list.  The kernel refuses
+ * such a process to isorun whatever its dumpability (ptrace needs the target
+ * in the reader's user namespace or in one where it holds CAP_SYS_PTRACE).
+ * Neither test below needs ptrace access:
+ *  - /proc/PID/uid_map shows the map of the target's namespace in isorun's
+ *    terms: a process of isorun's own namespace shows exactly isorun's
+ *    /proc/self/uid_map, one outside mostly a text of its own (an id
+ *    unmapped here reads 4294967295);
+ *  - a sibling made with the same map (a second bwrap, another isorun's
+ *    --pidns of the same user) shows the same text: but a process of isorun's
+ *    own namespace that refuses a reader of its uid is not dumpable, and the
+ *    directory /proc/PID/fd of a dumpable process belongs to its uid, that of
+ *    a non-dumpable one to a root.  Where isorun's uid is unmapped (every id
+ *    then reads as the overflow uid) the owner says nothing.
+ * A descendant namespace's processes do not refuse isorun (the owner of a
+ * namespace holds every capability in it).  In the initial user namespace
+ * every other one is a descendant: never outside.
  */
-bool iso_userns_outside(struct iso_userns_view *v, int procfd, pid_t pid)
+bool iso_userns_outside(struct iso_userns_view *v, int procfd, pid_t pid, uid_t uid)
 {
 	char name[40], map[sizeof(v->self_map)];
+	struct stat st;
 
 	if (v->state == 0)
 		v->state = read_uid_map(procfd, "self/uid_map", v->self_map, sizeof(v->self_map)) &&
@@ -560,5 +566,10 @@ bool iso_userns_outside(struct iso_userns_view *v, int procfd, pid_t pid)
 	if (v->state < 0)
 		return false;
 	snprintf(name, sizeof(name), "%d/uid_map", pid);
-	return read_uid_map(procfd, name, map, sizeof(map)) && strcmp(map, v->self_map) != 0;
+	if (!read_uid_map(procfd, name, map, sizeof(map)))
+		return false;
+	if (strcmp(map, v->self_map) != 0)
+		return true;
+	snprintf(name, sizeof(name), "%d/fd", pid);
+	return v->self_map[0] != '\0' && fstatat(procfd, name, &st, 0) == 0 && st.st_uid == uid;
 }

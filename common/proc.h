@@ -90,10 +90,10 @@ struct iso_userns_view {
 	char self_map[512];
 };
 /*
- * Whether pid (under procfd, a /proc) runs in a user namespace other than
- * isorun's own, from /proc/PID/uid_map, which needs no ptrace access: for use
- * on a process that refused to be read.  False when it cannot tell.
+ * Whether pid (under procfd, a /proc), a process of uid that refused to be
+ * read, runs in a user namespace other than isorun's own, from what /proc
+ * shows without ptrace access.  False when it cannot tell.
  */
-bool iso_userns_outside(struct iso_userns_view *v, int procfd, pid_t pid);
+bool iso_userns_outside(struct iso_userns_view *v, int procfd, pid_t pid, uid_t uid);
 
 #endif

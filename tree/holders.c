@@ -388,14 +388,14 @@ static bool of_caller(struct found *f, int procfd, pid_t pid, bool capless)
 static int refusal_kind(struct found *f, int procfd, pid_t pid)
 {
 	if (f->uid == 0)
-		return iso_userns_outside(&f->userns, procfd, pid) &&
+		return iso_userns_outside(&f->userns, procfd, pid, f->uid) &&
 				       of_caller(f, procfd, pid, false)
 			       ? ISO_HOLDER_OUTSIDE
 			       : 0;
 	if (!of_caller(f, procfd, pid, true))
 		return 0;
-	return iso_userns_outside(&f->userns, procfd, pid) ? ISO_HOLDER_OUTSIDE
-							   : ISO_HOLDER_UNREADABLE;
+	return iso_userns_outside(&f->userns, procfd, pid, f->uid) ? ISO_HOLDER_OUTSIDE
+								   : ISO_HOLDER_UNREADABLE;
 }
 
 static int refused(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,

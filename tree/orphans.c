@@ -200,7 +200,7 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 		 * counted, each in its own words
 		 */
 		if (q->uid == 0 || of_user(q->proc, pid, q->uid)) {
-			if (iso_userns_outside(userns, procfd, pid))
+			if (iso_userns_outside(userns, procfd, pid, q->uid))
 				s->outside++;
 			else
 				s->unreadable++;

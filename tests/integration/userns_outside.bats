@@ -68,8 +68,24 @@ start_witness() {
 		sh -c 'echo $$ >"$1"; exec "$2" -t 600 "$3"' sh "$WD/ready" "$H/waitfor" "$W/never" \
 			<&- >/dev/null 2>&1 3>&- &
 	fi
-	read -r witness <"$WD/ready"
+	witness=$(timeout 60 cat "$WD/ready")
+	[ -n "$witness" ]
 	echo "$witness" >"$W/witness.kill"
+}
+
+# A process of the caller's in a sibling user namespace made with the map the
+# runs' own have (`unshare -Ur` as root maps 0 to 0, as bwrap does; bwrap as a
+# user maps the uid to itself): its /proc/PID/uid_map reads as theirs, yet it
+# is outside them.  Its pid goes to $W/sibling.kill.
+start_sibling() {
+	local k=unshare-Ur
+	[ "$(id -u)" -eq 0 ] || k=bwrap
+	mkfifo "$W/sibling.ready"
+	in_userns "$k" sh -c 'echo $$ >"$1"; exec "$2" -t 600 "$3"' sh "$W/sibling.ready" \
+		"$H/waitfor" "$W/never" <&- >/dev/null 2>&1 3>&- &
+	sibling=$(timeout 60 cat "$W/sibling.ready")
+	[ -n "$sibling" ]
+	echo "$sibling" >"$W/sibling.kill"
 }
 
 # No tree under any user directory of $R: isorun's uid inside is not ours.
@@ -120,6 +136,10 @@ run_inside() {
 	require "unprivileged user namespaces" unshare -U true
 	local k n=0
 	start_witness
+	# and one in a namespace whose map reads as the run's own
+	if [ "$(id -u)" -eq 0 ] || bwrap_ok >/dev/null 2>&1; then
+		start_sibling
+	fi
 	for k in $(kinds); do
 		run_inside "$k"
 		n=$((n + 1))
@@ -144,14 +164,14 @@ run_inside() {
 	[ "$(id -u)" -ne 0 ] || skip "root of a user namespace reads every process in it"
 	require bwrap bwrap_ok
 	# everything inside one bwrap: the run, and the holder it must not overlook
-	run --separate-stderr bwrap --unshare-user --dev-bind / / -- \
+	run --separate-stderr timeout -k 10 300 bwrap --unshare-user --dev-bind / / -- \
 		env W="$W" R="$R" H="$H" ISORUN="$ISORUN" sh -c '
 		mkfifo "$W/path"
 		"$ISORUN" --no-config --root "$R" -- sh -c \
 			"echo \"\$HOME\" >$W/path; exec $H/waitfor -t 600 $W/go" >"$W/out" 2>&1 &
 		isopid=$!
 		home=$(cat "$W/path")
-		"$H/mapholder" -n "$home/agent.sock" "$W/holder.pid" <&- &
+		"$H/mapholder" -n "$home/agent.sock" "$W/holder.pid" <&- >/dev/null 2>&1 &
 		"$H/waitfor" -t 60 "$W/holder.pid"
 		cp "$W/holder.pid" "$W/holder.kill"
 		: >"$W/go"
