@@ -250,16 +250,29 @@ static struct iso_orphan_query orphan_query(const struct cmd *c, const struct is
 	};
 }
 
-/* "; N processes of this user ..." when unreadable environments could hide some of the run's. */
-static void note_unreadable(size_t n, char *buf, size_t len)
+/*
+ * "; N processes of this user ..." when unreadable environments could hide
+ * some of the run's: not dumpable, or outside isorun's user namespace (then
+ * unreadable whatever their dumpability, and readable from outside it).
+ */
+static void note_unreadable(const struct iso_orphan_scan *s, char *buf, size_t len)
 {
-	if (n)
+	buf[0] = '\0';
+	if (s->unreadable)
 		snprintf(buf, len,
 			 "; %zu process%s of this user could not be examined (environment "
 			 "unreadable, e.g. not dumpable): some may be the run's",
-			 n, n == 1 ? "" : "es");
-	else
-		buf[0] = '\0';
+			 s->unreadable, s->unreadable == 1 ? "" : "es");
+	if (s->outside) {
+		size_t at = strlen(buf);
+
+		snprintf(
+			buf + at, len - at,
+			"; %zu process%s of this user outside isorun's user namespace could not be "
+			"examined (unreadable from inside it): some may be the run's (isorun gc "
+			"outside that namespace examines them)",
+			s->outside, s->outside == 1 ? "" : "es");
+	}
 }
 
 /* Said where a tree's cgroup record was not believed (cli/orphan_cg.h). */
@@ -293,7 +306,7 @@ static void row_orphans(const struct cmd *c, const struct iso_tree_view *v, stru
 {
 	struct iso_orphan_query q = orphan_query(c, v);
 	size_t at = strlen(r->reason);
-	char unread[200];
+	char unread[400];
 	int n = iso_orphans_find(&q, &r->orphans);
 
 	if (n >= 0) {
@@ -305,7 +318,7 @@ static void row_orphans(const struct cmd *c, const struct iso_tree_view *v, stru
 			 "; its processes could not be looked for: %s", strerror(-n));
 		return;
 	}
-	note_unreadable(r->orphans.unreadable, unread, sizeof(unread));
+	note_unreadable(&r->orphans, unread, sizeof(unread));
 	if (n > 0)
 		snprintf(r->reason + at, sizeof(r->reason) - at,
 			 "; %d of its processes still run (%s; isorun gc stops them)%s", n,
@@ -340,7 +353,7 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v,
 {
 	struct iso_orphan_query q = orphan_query(c, v);
 	struct iso_orphan_scan s = { 0 };
-	char why[600] = "", unread[200];
+	char why[600] = "", unread[400];
 	int r = c->dry_run ? iso_orphans_find(&q, &s)
 			   : iso_orphans_stop(&q, &s, 10000, why, sizeof(why));
 	size_t killed = 0;
@@ -358,7 +371,7 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v,
 		       c->dry_run ? "would stop" : "stopped", (int)s.v[i].pid,
 		       s.v[i].cmd ? s.v[i].cmd : "?", shown);
 	}
-	note_unreadable(s.unreadable, unread, sizeof(unread));
+	note_unreadable(&s, unread, sizeof(unread));
 	if (r < 0)
 		snprintf(note, len, "could not stop the run's processes (%s)%s", why, unread);
 	else if (killed)

@@ -568,3 +568,72 @@ int iso_proc_status(pid_t pid, const char *field, char *buf, size_t len)
 	}
 	return -ENOENT;
 }
+
+/* The text of the uid_map at `name` under procfd, or "" (then false). */
+static bool read_uid_map(int procfd, const char *name, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	if (n < 0 || (size_t)n == len - 1)
+		return false; /* unreadable, or longer than any map compared here */
+	buf[n] = '\0';
+	return true;
+}
+
+/* The initial user namespace's map: all of the ids, unchanged. */
+static bool initial_map(const char *map)
+{
+	unsigned int first, lower, count;
+	int end = 0;
+
+	return sscanf(map, "%u %u %u %n", &first, &lower, &count, &end) == 3 && map[end] == '\0' &&
+	       first == 0 && lower == 0 && count == UINT32_MAX;
+}
+
+/*
+ * Whether pid, a process of uid (as isorun's namespace shows it) that refused
+ * to be read, runs in a user namespace other than isorun's: an ancestor's or a
+ * sibling's, as around isorun run in `bwrap --unshare-user`, `unshare -U` or a
+ * rootless container that shares the host's process list.  The kernel refuses
+ * such a process to isorun whatever its dumpability (ptrace needs the target
+ * in the reader's user namespace or in one where it holds CAP_SYS_PTRACE).
+ * Neither test below needs ptrace access:
+ *  - /proc/PID/uid_map shows the map of the target's namespace in isorun's
+ *    terms: a process of isorun's own namespace shows exactly isorun's
+ *    /proc/self/uid_map, one outside mostly a text of its own (an id
+ *    unmapped here reads 4294967295);
+ *  - a sibling made with the same map (a second bwrap, another isorun's
+ *    --pidns of the same user) shows the same text: but a process of isorun's
+ *    own namespace that refuses a reader of its uid is not dumpable, and the
+ *    directory /proc/PID/fd of a dumpable process belongs to its uid, that of
+ *    a non-dumpable one to a root.  Where isorun's uid is unmapped (every id
+ *    then reads as the overflow uid) the owner says nothing.
+ * A descendant namespace's processes do not refuse isorun (the owner of a
+ * namespace holds every capability in it).  In the initial user namespace
+ * every other one is a descendant: never outside.
+ */
+bool iso_userns_outside(struct iso_userns_view *v, int procfd, pid_t pid, uid_t uid)
+{
+	char name[40], map[sizeof(v->self_map)];
+	struct stat st;
+
+	if (v->state == 0)
+		v->state = read_uid_map(procfd, "self/uid_map", v->self_map, sizeof(v->self_map)) &&
+					   !initial_map(v->self_map)
+				   ? 1
+				   : -1;
+	if (v->state < 0)
+		return false;
+	snprintf(name, sizeof(name), "%d/uid_map", pid);
+	if (!read_uid_map(procfd, name, map, sizeof(map)))
+		return false;
+	if (strcmp(map, v->self_map) != 0)
+		return true;
+	snprintf(name, sizeof(name), "%d/fd", pid);
+	return v->self_map[0] != '\0' && fstatat(procfd, name, &st, 0) == 0 && st.st_uid == uid;
+}

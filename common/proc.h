@@ -80,4 +80,20 @@ int iso_proc_status(pid_t pid, const char *field, char *buf, size_t len);
 /* /proc/sys/kernel/random/boot_id without the newline; into buf. */
 int iso_boot_id(char *buf, size_t len);
 
+/*
+ * isorun's own user namespace as /proc/self/uid_map shows it, read once, at the
+ * first question: state 0 not yet, 1 read (a namespace other than the initial
+ * one), -1 the initial one or unreadable (then no process is outside).
+ */
+struct iso_userns_view {
+	int state;
+	char self_map[512];
+};
+/*
+ * Whether pid (under procfd, a /proc), a process of uid that refused to be
+ * read, runs in a user namespace other than isorun's own, from what /proc
+ * shows without ptrace access.  False when it cannot tell.
+ */
+bool iso_userns_outside(struct iso_userns_view *v, int procfd, pid_t pid, uid_t uid);
+
 #endif

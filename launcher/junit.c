@@ -235,6 +235,9 @@ static void case_teardown(struct jcase *c, const struct iso_opts *opts, const st
 		jcase_set(c, "failure", "delivery", lost ? "output lost" : "report not written");
 	} else if (o->tree_state == ISO_TREE_KEPT) {
 		fprintf(c->m, "namespace kept at %s\n", o->tree_path);
+	} else if (o->tree_state == ISO_TREE_REMOVED && o->tree_reason[0]) {
+		/* removed, and what could not be measured on the way */
+		fprintf(c->m, "%s\n", o->tree_reason);
 	}
 }
 

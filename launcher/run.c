@@ -875,16 +875,40 @@ static int watch_stream(struct sup *s, int i)
 	return 0;
 }
 
-/* Why the tree cannot be removed, or "" when nothing is in the way. */
-static void find_obstacle(struct sup *s, char *why, size_t len)
+/*
+ * Processes outside isorun's user namespace (bwrap --unshare-user, unshare -U,
+ * a rootless container that shares the host's PIDs around isorun) cannot be
+ * read from inside it, whatever their dumpability.  They are not holders of
+ * the tree: it was made during the run, 0700, by isorun inside that
+ * namespace.  What was not measured is said (`unseen`), never passed over.
+ */
+static void note_outside(const struct iso_holder *h, size_t n, char *unseen, size_t len)
+{
+	char list[300];
+
+	iso_holders_list(h, n, list, sizeof(list));
+	snprintf(unseen, len,
+		 "holders not measured in %zu process%s outside isorun's user namespace, which "
+		 "cannot read %s (%s); not holders of a tree made inside it (isorun run outside "
+		 "that namespace measures %s)",
+		 n, n > 1 ? "es" : "", n > 1 ? "them" : "it", list, n > 1 ? "them" : "it");
+}
+
+/*
+ * Why the tree cannot be removed, or "" when nothing is in the way; `unseen`
+ * says which processes were not measured, or is "".
+ */
+static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, size_t ulen)
 {
 	struct iso_holder_query q = { .exclude = s->self };
 	struct iso_holder *h = NULL;
 	ino_t pipes[2];
 	const char *names[2];
+	size_t held;
 	int n;
 
 	why[0] = '\0';
+	unseen[0] = '\0';
 	if (s->join_unproven) {
 		snprintf(why, len, "leak check not measurable, so the join cannot be proven (%s)",
 			 s->out->gate_unmeasurable);
@@ -911,18 +935,21 @@ static void find_obstacle(struct sup *s, char *why, size_t len)
 		iso_holders_strerror(n, why, len);
 		return;
 	}
-	if (n > 0) {
-		const struct iso_holder *first = iso_holder_first(h, (size_t)n);
+	held = iso_holders_split_outside(h, (size_t)n);
+	if (held < (size_t)n)
+		note_outside(h + held, (size_t)n - held, unseen, ulen);
+	if (held > 0) {
+		const struct iso_holder *first = iso_holder_first(h, held);
 		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
 		if (first->pipe_index >= 0)
 			snprintf(why, len, "pipe still open (pid %d `%s` holds %s)", first->pid,
 				 cmd ? cmd : "?", names[first->pipe_index]);
 		else
-			iso_holder_describe(first, (size_t)n - (size_t)(first - h), cmd, why, len);
+			iso_holder_describe(first, held - (size_t)(first - h), cmd, why, len);
 		iso_holders_free(h, (size_t)n);
 		return;
 	}
-	iso_holders_free(h, 0);
+	iso_holders_free(h, (size_t)n);
 	if (q.n_pipes)
 		snprintf(why, len, "pipe still open (%s; its holder is not visible to isorun)",
 			 names[0]);
@@ -1158,7 +1185,7 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 	struct iso_outcome *out = s->out;
 	struct iso_err e = { 0 };
 	struct iso_rm_stop stop = { teardown_cancelled, s };
-	char why[sizeof(out->tree_reason)];
+	char why[sizeof(out->tree_reason)], unseen[sizeof(out->tree_reason)];
 	uint64_t t;
 	int r;
 
@@ -1173,7 +1200,9 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 	}
 	if (tree_gone_or_foreign(tree, s->shield_dev, out))
 		return;
-	find_obstacle(s, why, sizeof(why));
+	find_obstacle(s, why, sizeof(why), unseen, sizeof(unseen));
+	if (unseen[0] && s->o->verbosity >= 0)
+		fprintf(stderr, "isorun: %s\n", unseen);
 	/*
 	 * Once the holders are named, the shield comes off (a retained tree is a
 	 * plain directory); one that may still be in use is recorded by device, for
@@ -1224,6 +1253,8 @@ static void teardown(struct sup *s, struct iso_tree *tree)
 		return;
 	}
 	out->tree_state = ISO_TREE_REMOVED;
+	/* removed, and what was not measured on the way: the report's tree.reason */
+	snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", unseen);
 	/* a signal in the last stretch of the removal still cancels: 128+N, never swallowed */
 	(void)teardown_cancelled(s);
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/kcmp.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +28,8 @@ struct found {
 	size_t n, cap;
 	ino_t mntns[64]; /* mount namespaces whose mountinfo was read */
 	size_t n_mntns;
-	uid_t uid; /* the caller's: its refused processes are not measurable */
+	uid_t uid;		       /* the caller's: its refused processes are not measurable */
+	struct iso_userns_view userns; /* isorun's user namespace, read at the first refusal */
 	/*
 	 * The stdio buffer of the procfs file being read.  seq_file hands out at
 	 * most one page per read(); stdio's default for procfs (st_blksize 1 KiB)
@@ -336,16 +338,17 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 
 /*
  * From /proc/PID/status (readable even when the fds are not): whether the
- * process runs as `uid` (real or effective) with no effective capability.
+ * process runs as the caller's uid (real or effective, as isorun's user
+ * namespace shows it) and, with `capless`, with no effective capability.
  * An ordinary user's process with capabilities holds them in a user namespace
  * of its own (bwrap, a rootless container, another isorun being set up): it is
  * unreadable because of that namespace, not because it hid itself.
  */
-static bool own_and_hidden(struct found *f, int procfd, pid_t pid, uid_t uid)
+static bool of_caller(struct found *f, int procfd, pid_t pid, bool capless)
 {
 	struct target t = { .pid = pid };
 	_cleanup_fclose_ FILE *fp = NULL;
-	unsigned int ruid, euid;
+	unsigned int ruid, euid, kthread = 0;
 	unsigned long long capeff;
 	char line[256];
 	int got = 0;
@@ -354,24 +357,54 @@ static bool own_and_hidden(struct found *f, int procfd, pid_t pid, uid_t uid)
 	snprintf(t.base, sizeof(t.base), "%d", pid);
 	fp = open_proc_file(f, procfd, &t, "status");
 	while (fp && got != 3 && fgets(line, sizeof(line), fp)) {
+		/*
+		 * (where the kernel has the field, before CapEff) a kernel thread refuses root of a
+		 * user namespace (kcmp) and runs as uid 0, and holds no file of a user's
+		 */
+		if (sscanf(line, "Kthread: %u", &kthread) == 1 && kthread)
+			return false;
 		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
 			got |= 1;
 		else if (sscanf(line, "CapEff: %llx", &capeff) == 1)
 			got |= 2;
 	}
-	return got == 3 && (ruid == uid || euid == uid) && capeff == 0;
+	return got == 3 && (ruid == f->uid || euid == f->uid) && (!capless || capeff == 0);
+}
+
+/*
+ * What a process that refused to be read is for the tree: 0 (nothing),
+ * ISO_HOLDER_UNREADABLE or ISO_HOLDER_OUTSIDE.  An ordinary user's own
+ * process with no capability refuses it when it is not dumpable, or when it
+ * runs outside isorun's user namespace.  Root of the initial user namespace
+ * is refused only by a process with a capability it lacks (PID 1 of a
+ * container that dropped one): not counted.  Root of a user namespace of its
+ * own is refused by every process outside it; those of its uid could hold the
+ * tree, capabilities or not (root's processes have them).
+ */
+static int refusal_kind(struct found *f, int procfd, pid_t pid)
+{
+	if (f->uid == 0)
+		return iso_userns_outside(&f->userns, procfd, pid, f->uid) &&
+				       of_caller(f, procfd, pid, false)
+			       ? ISO_HOLDER_OUTSIDE
+			       : 0;
+	if (!of_caller(f, procfd, pid, true))
+		return 0;
+	return iso_userns_outside(&f->userns, procfd, pid, f->uid) ? ISO_HOLDER_OUTSIDE
+								   : ISO_HOLDER_UNREADABLE;
 }
 
 static int refused(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
 		   size_t *unreadable)
 {
 	char name[40], comm[64] = "?";
-	int fd;
+	int fd, kind;
 
 	struct iso_proc p;
 
 	(*unreadable)++;
-	if (!q->ids || f->uid == 0 || !own_and_hidden(f, procfd, pid, f->uid))
+	kind = q->ids ? refusal_kind(f, procfd, pid) : 0;
+	if (!kind)
 		return 0;
 	/*
 	 * a dead non-dumpable task still refuses us, and holds nothing; asked only
@@ -389,7 +422,8 @@ static int refused(const struct iso_holder_query *q, struct found *f, int procfd
 		comm[strcspn(comm, "\n")] = '\0';
 		close(fd);
 	}
-	return add(f, pid, "not measurable", comm, ISO_HOLDER_UNREADABLE);
+	return add(f, pid, kind == ISO_HOLDER_OUTSIDE ? "outside userns" : "not measurable", comm,
+		   kind);
 }
 
 /* The task has passed exit_mm(): it never runs user code again (a zombie, or dying). */
@@ -694,43 +728,105 @@ void iso_holders_free(struct iso_holder *h, size_t n)
 	free(h);
 }
 
+static bool merely_unseen(const struct iso_holder *h)
+{
+	return h->pipe_index == ISO_HOLDER_UNREADABLE || h->pipe_index == ISO_HOLDER_OUTSIDE;
+}
+
 const struct iso_holder *iso_holder_first(const struct iso_holder *h, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (h[i].pipe_index != ISO_HOLDER_UNREADABLE)
+		if (!merely_unseen(&h[i]))
 			return &h[i];
 	return n ? &h[0] : NULL;
 }
 
-/* Every unreadable process from h on, "pid N (comm), ..." (all of them are, after the first). */
-static void list_unreadable(const struct iso_holder *h, size_t n, char *buf, size_t len)
+size_t iso_holders_split_outside(struct iso_holder *h, size_t n)
 {
-	size_t used = 0;
+	size_t k = 0;
+
+	/* a stable partition: the holders keep the order the scan found them in */
+	for (size_t i = 0; i < n; i++)
+		if (h[i].pipe_index != ISO_HOLDER_OUTSIDE) {
+			struct iso_holder keep = h[i];
+			memmove(&h[k + 1], &h[k], (i - k) * sizeof(*h));
+			h[k++] = keep;
+		}
+	return k;
+}
+
+/* The entries of h[0..n) whose pipe_index is `kind`, "pid N (comm), ..."; how many. */
+static size_t list_kind(const struct iso_holder *h, size_t n, int kind, char *buf, size_t len)
+{
+	size_t used = 0, count = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < n && used < len; i++) {
-		int w = snprintf(buf + used, len - used, "%spid %d (%s)", i ? ", " : "", h[i].pid,
-				 h[i].target);
-		if (w < 0)
-			break;
-		used += (size_t)w;
+	for (size_t i = 0; i < n; i++) {
+		int w;
+
+		if (kind != 0 && h[i].pipe_index != kind)
+			continue;
+		count++;
+		if (used >= len)
+			continue;
+		w = snprintf(buf + used, len - used, "%spid %d (%s)", used ? ", " : "", h[i].pid,
+			     h[i].target);
+		if (w > 0)
+			used += (size_t)w;
 	}
+	if (used >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4); /* cut short, and says so */
+	return count;
+}
+
+void iso_holders_list(const struct iso_holder *h, size_t n, char *buf, size_t len)
+{
+	(void)list_kind(h, n, 0, buf, len);
+}
+
+/* Appends to the string in buf, truncating. */
+static void __attribute__((format(printf, 3, 4)))
+append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Processes that could not be read, each kind in its own words. */
+static void describe_unseen(const struct iso_holder *h, size_t n, char *why, size_t len)
+{
+	char mine[400], outside[400];
+	size_t nu = list_kind(h, n, ISO_HOLDER_UNREADABLE, mine, sizeof(mine));
+	size_t no = list_kind(h, n, ISO_HOLDER_OUTSIDE, outside, sizeof(outside));
+
+	snprintf(why, len, "holders not measurable");
+	if (nu)
+		append(why, len,
+		       ": %s %s the caller's but cannot be inspected (not dumpable: fds, cwd and "
+		       "mappings unreadable)",
+		       mine, nu > 1 ? "are" : "is");
+	if (no)
+		append(why, len,
+		       "%s%s %s outside isorun's user namespace, which cannot read %s (run isorun "
+		       "outside that namespace to measure %s)",
+		       nu ? "; " : ": ", outside, no > 1 ? "run" : "runs", no > 1 ? "them" : "it",
+		       no > 1 ? "them" : "it");
 }
 
 void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, char *why,
 			 size_t len)
 {
-	char list[400];
-
 	if (!cmd)
 		cmd = "?";
-	if (h->pipe_index == ISO_HOLDER_UNREADABLE) {
-		list_unreadable(h, n, list, sizeof(list));
-		snprintf(why, len,
-			 "holders not measurable: %s %s the caller's but cannot be inspected (not "
-			 "dumpable: fds, cwd and mappings unreadable)",
-			 list, n > 1 ? "are" : "is");
-	} else if (!strcmp(h->what, "cwd") || !strcmp(h->what, "root"))
+	if (merely_unseen(h))
+		describe_unseen(h, n, why, len);
+	else if (!strcmp(h->what, "cwd") || !strcmp(h->what, "root"))
 		snprintf(why, len, "pid %d `%s` has its %s in it (%s)", h->pid, cmd, h->what,
 			 h->target);
 	else if (!strcmp(h->what, "exe"))

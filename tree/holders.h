@@ -11,13 +11,20 @@
 
 struct iso_holder {
 	pid_t pid;
-	char what[24];	/* "cwd", "root", "exe", "fd 5", "mapping", "mount", "not measurable" */
+	char what[24];	/* "cwd", "root", "exe", "fd 5", "mapping", "mount", "not measurable",
+			   "outside userns" */
 	char *target;	/* the link's text; a pipe shows as "pipe:[ino]" */
 	int pipe_index; /* which pipe of the query, or -1 */
 };
 
 /* pipe_index of a process whose fds could not be read: `target` is its comm */
 #define ISO_HOLDER_UNREADABLE (-3)
+/*
+ * pipe_index of a process of the caller's uid that refused to be read because
+ * it runs outside isorun's user namespace (not because it is not dumpable):
+ * `target` is its comm.  Whether it can hold the tree is the caller's call.
+ */
+#define ISO_HOLDER_OUTSIDE (-4)
 
 struct iso_treeid;
 
@@ -34,18 +41,27 @@ struct iso_holder_query {
  * Holders of the tree are matched by identity (device and inode of everything in
  * it): an fd, cwd, root, exe, a file mapping, or a mount whose root is in it.
  * A process of the caller's own uid (not root) whose fds cannot be read is
- * returned as a holder with pipe_index ISO_HOLDER_UNREADABLE: not measurable.
+ * returned as a holder with pipe_index ISO_HOLDER_UNREADABLE: not measurable;
+ * or ISO_HOLDER_OUTSIDE when it runs outside isorun's user namespace.
  * -E2BIG: the tree has more than ISO_TREEID_MAX entries.
  * Returns the number of holders found (*ret malloc'ed, free with iso_holders_free)
  * or -errno; *ret_unreadable counts processes whose fds could not be read.
  */
 int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 		     size_t *ret_unreadable);
-/* The holder to name: the first that is not merely unreadable. */
+/* The holder to name: the first that is not merely unreadable or outside. */
 const struct iso_holder *iso_holder_first(const struct iso_holder *h, size_t n);
 /*
+ * Moves the ISO_HOLDER_OUTSIDE entries of h to its end, in order; returns how
+ * many entries precede them.
+ */
+size_t iso_holders_split_outside(struct iso_holder *h, size_t n);
+/* "pid N (comm), ..." of h[0..n), for a line saying what was not measured. */
+void iso_holders_list(const struct iso_holder *h, size_t n, char *buf, size_t len);
+/*
  * A tree holder in teardown's words; `cmd` is its command line, or NULL; `n`
- * counts the entries from h on (an unreadable first one lists them all).
+ * counts the entries from h on (an unreadable or outside first one lists them
+ * all, each kind in its own words).
  */
 void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, char *why,
 			 size_t len);

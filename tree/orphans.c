@@ -166,7 +166,7 @@ static void stop_early(struct iso_orphan *o)
  * gone), -ENOMEM.  Unreadable environments of this user's processes are counted.
  */
 static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pid,
-		   struct iso_orphan_scan *s)
+		   struct iso_orphan_scan *s, int procfd, struct iso_userns_view *userns)
 {
 	char path[PATH_MAX], state = 0;
 	_cleanup_close_ int fd = -1;
@@ -195,9 +195,17 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	r = fd < 0 ? -errno : environ_match(fd, entry);
 	if (r == -EACCES || r == -EPERM) {
-		/* another user's (not ours to judge), or ours and not dumpable: counted */
-		if (q->uid == 0 || of_user(q->proc, pid, q->uid))
-			s->unreadable++;
+		/*
+		 * another user's (not ours to judge), or ours and not dumpable, or
+		 * ours outside isorun's user namespace, whatever its dumpability:
+		 * counted, each in its own words
+		 */
+		if (q->uid == 0 || of_user(q->proc, pid, q->uid)) {
+			if (iso_userns_outside(userns, procfd, pid, q->uid))
+				s->outside++;
+			else
+				s->unreadable++;
+		}
 		return 0;
 	}
 	if (r <= 0)
@@ -211,6 +219,7 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s)
 {
 	_cleanup_free_ char *entry = NULL;
+	struct iso_userns_view userns = { 0 };
 	struct dirent *de;
 	int added = 0, r = 0;
 	DIR *d;
@@ -223,12 +232,13 @@ int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s
 	if (!d)
 		return -errno;
 	s->unreadable = 0;
+	s->outside = 0;
 	while (r >= 0 && (de = readdir(d))) {
 		long pid = iso_parse_pid(de->d_name);
 
 		if (pid <= 0)
 			continue;
-		r = examine(q, entry, (pid_t)pid, s);
+		r = examine(q, entry, (pid_t)pid, s, dirfd(d), &userns);
 		added += r > 0;
 	}
 	closedir(d);

@@ -41,6 +41,8 @@ struct iso_orphan_scan {
 	size_t n, cap;
 	/* processes of this user whose environment could not be read: they could be the run's */
 	size_t unreadable;
+	/* of those, the ones outside isorun's user namespace (not counted in unreadable) */
+	size_t outside;
 	/* iso_orphans_stop: SIGSTOP each one the moment it is found, not after the scan */
 	bool stop_at_once;
 };
@@ -53,7 +55,7 @@ bool iso_environ_has(int fd, const char *entry);
 
 /*
  * Add to s every live process whose environment names q->tree and that s does
- * not hold yet; s->unreadable is recounted.  Returns how many were added, or
+ * not hold yet; s->unreadable and s->outside are recounted.  Returns how many were added, or
  * -errno when /proc cannot be listed.
  */
 int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s);

@@ -120,6 +120,43 @@ run_examples() {
 	done
 }
 
+@test "man: both pages pass mandoc's lint, style messages included (mandoc -T lint)" {
+	# groff and man take a stray byte (a form feed where \f was meant) without a
+	# word; mandoc names it with its line and column
+	require mandoc command -v mandoc
+	for p in $PAGES; do
+		run mandoc -T lint "$MANDIR/$p"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+	done
+}
+
+# Bytes below space other than tab and newline, and DEL: in a page they are
+# garbage where an escape was meant (a shell's printf or echo -e turns \f, \b,
+# \e into the control byte); in rendered text they reach the reader's terminal.
+CONTROL_BYTES='[\x00-\x08\x0b-\x1f\x7f]'
+
+@test "man: no control byte in the pages, in their rendering or in the other docs" {
+	local top=$MANDIR/../.. bad p
+	bad=$(LC_ALL=C grep -rlP "$CONTROL_BYTES" "$top/docs" "$top/README.md" \
+		"$top/packaging" "$top/examples") || true
+	[ -z "$bad" ] || {
+		echo "control bytes in: $bad" >&2
+		LC_ALL=C grep -rnP "$CONTROL_BYTES" $bad | cat -A | head -5 >&2
+		return 1
+	}
+	for p in $PAGES; do
+		# no pager, no overstrike: what a reader gets in a pipe
+		env MANWIDTH=80 MAN_KEEP_FORMATTING= man -l "$MANDIR/$p" >"$BATS_TEST_TMPDIR/$p.txt" 2>/dev/null
+		[ -s "$BATS_TEST_TMPDIR/$p.txt" ]
+		if LC_ALL=C grep -qP "$CONTROL_BYTES" "$BATS_TEST_TMPDIR/$p.txt"; then
+			echo "$p renders control bytes:" >&2
+			LC_ALL=C grep -nP "$CONTROL_BYTES" "$BATS_TEST_TMPDIR/$p.txt" | cat -A | head -5 >&2
+			return 1
+		fi
+	done
+}
+
 @test "man: both pages have the promised sections and this version" {
 	local version s
 	version=$(cat "$MANDIR/../../VERSION")
