@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,11 +71,39 @@ static void run_job(struct iso_reader_core *c, struct iso_reader_job *j)
 	free(j);
 }
 
+/*
+ * glibc unblocks its own real-time signals (32, 33) in every thread it makes,
+ * and in the process's first thread when it makes the second;
+ * the supervisor reads them from its signalfd (kill -32 would otherwise end
+ * isorun through this thread), so they are blocked again first thing.
+ */
+static void block_reserved(void)
+{
+	uint64_t m = (1ULL << (32 - 1)) | (1ULL << (33 - 1));
+
+	(void)syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, NULL, sizeof(m));
+}
+
+/*
+ * Until then a signal 32 for the process could be delivered to the new thread:
+ * ignored, not fatal (33 has glibc's own handler).  A signal blocked by the
+ * main thread is still queued for its signalfd whatever the disposition.
+ */
+static void ignore_reserved(void)
+{
+	struct {
+		unsigned long handler, flags, restorer, mask;
+	} ign = { .handler = (unsigned long)SIG_IGN };
+
+	(void)syscall(SYS_rt_sigaction, 32, &ign, NULL, sizeof(ign.mask));
+}
+
 static void *reader_main(void *p)
 {
 	struct iso_reader_core *c = p;
 	uint64_t n;
 
+	block_reserved();
 	for (;;) {
 		struct iso_reader_job *j;
 		bool quit;
@@ -119,7 +149,10 @@ int iso_reader_start(struct iso_reader *r, unsigned deadline_ms, struct iso_err 
 		return iso_err_set(e, err,
 				   "create the eventfds of the reader of the command's memory");
 	}
+	ignore_reserved();
 	err = pthread_create(&r->thread, NULL, reader_main, c);
+	/* the first pthread_create() unblocks them in the caller too */
+	block_reserved();
 	if (err) {
 		core_free(c);
 		return iso_err_set(e, err, "start the thread that reads the command's memory");

@@ -119,15 +119,17 @@ finish_iso() {
 	assert_no_tree
 }
 
-# Send isorun one signal while sigcatch is the command; $got is what reached
-# the command ("" if nothing did), $rc isorun's exit.
+# Send isorun the signals in $1 (in turn) while sigcatch is the command; $got is
+# the first that reached the command ("" if none did), $rc isorun's exit.
 signal_run() {
-	local sig=$1
+	local sigs=$1 sig
 	shift
 	rm -f "$W/ready" "$W/got"
 	start_iso "$@" -- "$H/sigcatch" "$W"
 	"$H/waitfor" "$W/ready"
-	kill -s "$sig" "$ISOPID"
+	for sig in $sigs; do
+		kill -s "$sig" "$ISOPID"
+	done
 	finish_iso
 	got=$(cat "$W/got" 2>/dev/null || true)
 }
@@ -180,16 +182,8 @@ signums() {
 @test "signals isorun ignores neither end it nor reach the command" {
 	local bad=0
 	for mode in "" --pidns; do
-		rm -f "$W/ready" "$W/got"
-		start_iso $mode -- "$H/sigcatch" "$W"
-		"$H/waitfor" "$W/ready"
 		# a default action would end isorun at the first of these, before USR1
-		kill -s PIPE "$ISOPID"
-		kill -s XFSZ "$ISOPID"
-		kill -s TTOU "$ISOPID"
-		kill -s USR1 "$ISOPID"
-		finish_iso
-		got=$(cat "$W/got" 2>/dev/null || true)
+		signal_run "PIPE XFSZ TTOU USR1" $mode
 		if [ "$rc" -ne 0 ] || [ "$got" != "$(kill -l USR1)" ]; then
 			echo "mode '$mode': isorun exited $rc, the command got '$got'"
 			bad=$((bad + 1))
