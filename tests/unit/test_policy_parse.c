@@ -354,7 +354,8 @@ static void test_errors(void **state)
 		char text[64], want[256];
 		snprintf(text, sizeof(text), "deny ioctl request=%s", bad_req[i]);
 		snprintf(want, sizeof(want),
-			 "t.policy:1:20: bad ioctl request '%s' (a number, TIOCSTI or TIOCLINUX)\n"
+			 "t.policy:1:20: bad ioctl request '%s' (a number, TIOCSTI, TIOCLINUX, "
+			 "KDSKBENT, KDSKBSENT or KDSETKEYCODE)\n"
 			 "  %s\n"
 			 "                     ^",
 			 bad_req[i], text);
