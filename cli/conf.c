@@ -566,7 +566,7 @@ int iso_conf_load(struct iso_opts *o, struct iso_err *e)
 
 int iso_conf_fail(const struct iso_err *e)
 {
-	char buf[512];
+	char buf[sizeof(e->msg) + 128];
 
 	fprintf(stderr, "isorun: %s\n", iso_err_format(e, buf, sizeof(buf)));
 	if (e->hint[0])

@@ -20,7 +20,7 @@
 struct iso_err {
 	int errnum;	/* positive errno; 0 = no strerror suffix */
 	int cause;	/* the module's own cause code (enum ns_cause, ...); 0 = none */
-	char msg[256];	/* "verb 'object'", no trailing newline */
+	char msg[512];	/* "verb 'object'", no trailing newline */
 	char hint[256]; /* optional second line, without "hint: "; names no option */
 };
 
@@ -56,10 +56,15 @@ static inline void iso_err_cause(struct iso_err *e, int cause)
 /* "msg: strerror" into buf; returns buf. */
 static inline const char *iso_err_format(const struct iso_err *e, char *buf, size_t len)
 {
+	int n;
+
+	/* a buffer shorter than the message cuts it: the caller chose the width */
 	if (e->errnum)
-		snprintf(buf, len, "%s: %s", e->msg, strerror(e->errnum));
+		n = snprintf(buf, len, "%s: %s", e->msg, strerror(e->errnum));
 	else
-		snprintf(buf, len, "%s", e->msg);
+		n = snprintf(buf, len, "%s", e->msg);
+	if (n < 0 && len)
+		buf[0] = '\0';
 	return buf;
 }
 

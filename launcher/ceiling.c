@@ -104,7 +104,7 @@ static int plan_one(struct iso_ceilings *c, int kind, const struct iso_ceiling *
 		return 0;
 	}
 	if (c->want_cgroup) {
-		snprintf(why, sizeof(why), "%s", ce.msg);
+		snprintf(why, sizeof(why), "%.*s", (int)sizeof(why) - 1, ce.msg);
 		cause = ce.cause;
 	} else {
 		snprintf(why, sizeof(why), "%s",
