@@ -439,6 +439,20 @@ workspace() {
 	[[ "$output" == *"set ISORUN_GIT (and ISORUN_REF) to your isorun repository"* ]]
 }
 
+# The pinned revision's report and JUnit file: valid against that revision's own
+# schema (checked here), not necessarily HEAD's, so teardown's scan against HEAD's
+# schema is spared them (they move to invalid_dir).
+pinned_outputs_valid() {
+	local d schema="$BATS_TEST_TMPDIR/pinned-schema.json"
+	git -C "$TOP" show "$REF:docs/report.schema.json" >"$schema"
+	for d in "$@"; do
+		python3 -c 'import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
+			"$d/isorun.json" "$schema"
+		mv "$d/isorun.json" "$(invalid_dir)/$(basename "$d").json"
+	done
+}
+
 @test "package: GitHub's snippet, as shipped: its steps build the pinned revision, and its selftest and test command pass with it" {
 	local bin ws="$BATS_TEST_TMPDIR/workspace"
 	snippet_steps
@@ -457,6 +471,7 @@ workspace() {
 	python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["verdict"] == "passed"' \
 		"$ws/isorun.json"
 	python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$ws/isorun.xml"
+	pinned_outputs_valid "$ws"
 	assert_no_tree
 }
 
@@ -482,5 +497,6 @@ workspace() {
 	run env -C "$rs" PATH="$(dirname "$bin"):$PATH" ISORUN_ROOT="$R" bash -e "$CI_STEPS/readme-test.sh"
 	[ "$status" -eq 0 ]
 	[ -s "$rs/isorun.json" ] && [ -s "$rs/isorun.xml" ] && [ -e "$rs/ran" ]
+	pinned_outputs_valid "$ws" "$rs"
 	assert_no_tree
 }

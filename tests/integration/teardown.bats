@@ -180,19 +180,19 @@ open("leaf", "w").write("x")'
 		echo tree=\$tree
 		ls \"\$tree\" | tr '\n' ' '; echo
 		$ISORUN ls --root $R
-		umount \"\$tree/home/mnt\" || exit 91
-		$ISORUN gc --root $R
-		echo gc=\$?
-		[ -e \"\$tree\" ] && echo still-there || echo gone"
+		umount \"\$tree/home/mnt\" || exit 91"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"rc=122"* ]]
 	# isorun's own records are what stays, so the tree can be judged later
 	[[ "$output" == *"outcome"*"owner"* ]]
 	[[ "$output" != *"owner record: missing"* ]]
 	[[ "$output" == *"retained"* ]]
-	[[ "$output" == *"gc=0"* ]]
-	[[ "$output" == *"gone"* ]]
-	[[ "$output" != *"still-there"* ]]
+	# gc from outside the user namespace: inside it the host's processes cannot be
+	# read, and a dead run's tree is kept then (design.md, issue 26 item 20)
+	tree=$(find "$R" -mindepth 2 -maxdepth 2 -type d)
+	run "$ISORUN" gc --root "$R"
+	[ "$status" -eq 0 ]
+	[ ! -e "$tree" ]
 }
 
 @test "SIGTERM while a large tree is removed stops the removal: 143, cancelled_by, the rest retained and collectable" {
