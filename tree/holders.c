@@ -132,6 +132,29 @@ static const char *shield_path(const struct iso_holder_query *q, dev_t dev, ino_
 /* check_link(): the link is not there (an fd closed meanwhile, a task past exit_fs()) */
 #define LINK_ABSENT 1
 
+/*
+ * The file behind a /proc link, from the attributes the kernel has cached:
+ * a plain stat() asks a FUSE or network file system whose attributes expired,
+ * and one that never answers (a stalled server, a hung mount anyone on the
+ * host has a process in) would hold the scan, every signal blocked, for good.
+ * Following the link itself asks nothing; the identity is in the cache.
+ */
+static int stat_cached(int dirfd, const char *name, struct stat *st)
+{
+	struct statx sx;
+
+	if (statx(dirfd, name, AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_MODE | STATX_INO | STATX_NLINK | STATX_UID, &sx) < 0)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	st->st_ino = sx.stx_ino;
+	st->st_mode = sx.stx_mode;
+	st->st_nlink = sx.stx_nlink;
+	st->st_uid = sx.stx_uid;
+	return 0;
+}
+
 static int check_link(const struct iso_holder_query *q, struct found *f, int dirfd, pid_t pid,
 		      const char *name, const char *what)
 {
@@ -140,7 +163,7 @@ static int check_link(const struct iso_holder_query *q, struct found *f, int dir
 	ssize_t n;
 	int m = -2;
 
-	if (fstatat(dirfd, name, &st, 0) < 0)
+	if (stat_cached(dirfd, name, &st) < 0)
 		return errno == ENOENT ? LINK_ABSENT : 0;
 	if (S_ISFIFO(st.st_mode)) {
 		for (size_t i = 0; i < q->n_pipes; i++)

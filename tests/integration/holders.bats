@@ -299,3 +299,23 @@ holder_past_shield() { # SCRIPT WHY
 	assert_retained "pid $holder \`"
 	grep -F "has its cwd in it" "$W/out"
 }
+
+@test "a process anywhere on the host whose cwd is on a file system that stopped answering does not hold the holder scan" {
+	[ "$(id -u)" -eq 0 ] || skip "mounting FUSE is root's on this host"
+	require "FUSE" test -c /dev/fuse
+	mkdir -p "$W/mnt"
+	"$H/fusestall" "$W/mnt" "$W/ready" 3>&- &
+	fp=$!
+	"$H/waitfor" "$W/ready"
+	# the scan reads every process (no shield): a stat() of that cwd would wait
+	# for a server that never answers, every signal blocked
+	for mode in "" --pidns; do
+		run env ISORUN_TEST_FAULT=no-shield timeout -k 5 20 "$ISORUN" --no-config --root "$R" $mode -- true
+		[ "$status" -eq 0 ] || break
+	done
+	kill "$fp"
+	wait "$fp" || true
+	umount -l "$W/mnt" 2>/dev/null || true
+	[ "$status" -eq 0 ]
+	assert_no_tree
+}
