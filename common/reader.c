@@ -237,8 +237,12 @@ int iso_reader_run(struct iso_reader *r, void (*fn)(void *), void *arg, void (*f
 		fn(arg);
 		return 0;
 	}
-	if (r->stuck && !back(r))
+	if (r->stuck && !back(r)) {
+		/* ours to free as after an overrun: the caller never frees on -ETIMEDOUT */
+		if (free_fn)
+			free_fn(arg);
 		return -ETIMEDOUT;
+	}
 	c = r->core;
 	j = calloc(1, sizeof(*j));
 	if (!j)

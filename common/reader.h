@@ -48,7 +48,8 @@ void iso_reader_stop(struct iso_reader *r);
  * fn(arg) on the reader, waited for at most the deadline.  0 when it ran (its
  * results are in arg); -ETIMEDOUT when it did not return in time or an earlier
  * job never did: arg then belongs to the reader, which calls free_fn(arg) once
- * fn returns, if ever.  Without a running reader fn runs here.
+ * fn returns, if ever (at once when fn never ran).  Without a running reader fn
+ * runs here.
  */
 int iso_reader_run(struct iso_reader *r, void (*fn)(void *), void *arg, void (*free_fn)(void *));
 

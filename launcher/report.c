@@ -298,12 +298,15 @@ static json_t *not_measurable(const struct iso_opts *opts, const struct iso_outc
 	json_t *v = json_array();
 	char why[256];
 
-	if (iso_leak_check_unmeasurable(o))
+	/* the reason first: an argument's strlen() may be evaluated before the call */
+	if (iso_leak_check_unmeasurable(o)) {
+		const char *w = iso_unmeasurable_why(o, why, sizeof(why));
+
 		json_array_append_new(
 			v, json_pack("{s:s, s:n, s:o, s:s}", "guard", "leak check", "dir", "reason",
-				     text(iso_unmeasurable_why(o, why, sizeof(why)), strlen(why)),
-				     "severity",
+				     text(w, strlen(w)), "severity",
 				     iso_unmeasurable_counts(opts, o) ? "error" : "warning"));
+	}
 	for (size_t i = 0; i < o->n_residue_gaps; i++)
 		json_array_append_new(
 			v, json_pack("{s:s, s:o, s:o, s:s}", "guard", "residue", "dir",

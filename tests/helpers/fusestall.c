@@ -28,7 +28,8 @@ static void reply(int fd, const struct fuse_in_header *in, int error, const void
 				       .unique = in->unique };
 
 	memcpy(buf, &out, sizeof(out));
-	memcpy(buf + sizeof(out), body, len);
+	if (len)
+		memcpy(buf + sizeof(out), body, len);
 	if (write(fd, buf, out.len) != (ssize_t)out.len)
 		die("answer the kernel", "/dev/fuse");
 }
