@@ -687,6 +687,24 @@ static struct read_job *read_job_new(const struct seccomp_notif *req, enum call 
 	return j;
 }
 
+/*
+ * The call's arguments, read through rd: 0 or -errno, *ret_job NULL when the
+ * read overran (the job is the reader's then) or could not be made.
+ */
+static int read_call(struct iso_reader *rd, const struct seccomp_notif *req, enum call c,
+		     const struct target *t, struct read_job **ret_job)
+{
+	struct read_job *job = read_job_new(req, c, t);
+	int r = job ? iso_reader_run(rd, read_job_run, job, read_job_free) : -ENOMEM;
+
+	if (r == -ETIMEDOUT)
+		job = NULL;
+	else if (r == 0)
+		r = job->r;
+	*ret_job = job;
+	return r;
+}
+
 int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
 			   pol_exec_fn on_exec, void *arg, struct iso_reader *rd)
 {
@@ -729,12 +747,7 @@ int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, str
 	} else {
 		return respond(listener, req, resp, false);
 	}
-	job = read_job_new(req, c, &t);
-	r = job ? iso_reader_run(rd, read_job_run, job, read_job_free) : -ENOMEM;
-	if (r == -ETIMEDOUT)
-		job = NULL; /* the reader's now */
-	else if (r == 0)
-		r = job->r;
+	r = read_call(rd, req, c, &t, &job);
 	x = job ? job->x : NULL;
 	sock = job ? &job->sock : NULL;
 
