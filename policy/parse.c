@@ -1073,7 +1073,10 @@ const char *pol_error_format(const struct pol_error *err, char *buf, size_t len)
 			i += w;
 		}
 	}
-	buf[used++] = '^';
-	buf[used] = '\0';
+	/* the line itself may have filled the buffer: no room, no caret */
+	if (used + 2 <= len) {
+		buf[used++] = '^';
+		buf[used] = '\0';
+	}
 	return buf;
 }

@@ -400,6 +400,14 @@ static void test_error_without_line(void **state)
 	pol_error_format(&e, buf, 10);
 	assert_int_equal(strlen(buf), 9);
 	assert_int_equal(buf[11], 'x');
+	/* every size, including the one the line fills exactly: the caret never overruns */
+	assert_int_equal(pol_parse("deny reboot\ndeny x\xad\n", 19, "t.policy", &p, &e), -EINVAL);
+	for (size_t len = 1; len < 128; len++) {
+		memset(buf, 'x', sizeof(buf));
+		pol_error_format(&e, buf, len);
+		assert_true(strlen(buf) < len);
+		assert_int_equal(buf[len], 'x');
+	}
 }
 
 /* --- includes ------------------------------------------------------------------- */
