@@ -5,7 +5,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -265,4 +267,56 @@ int iso_reader_run(struct iso_reader *r, void (*fn)(void *), void *arg, void (*f
 		return -ETIMEDOUT;
 	free(j);
 	return 0;
+}
+
+struct stat_job {
+	int dirfd; /* a copy: the caller's may be closed while an abandoned job runs */
+	char *path;
+	int flags, r;
+	struct stat st;
+};
+
+static void stat_job_run(void *arg)
+{
+	struct stat_job *j = arg;
+
+	j->r = fstatat(j->dirfd, j->path, &j->st, j->flags) < 0 ? -errno : 0;
+}
+
+static void stat_job_free(void *arg)
+{
+	struct stat_job *j = arg;
+
+	if (j->dirfd >= 0)
+		close(j->dirfd);
+	free(j->path);
+	free(j);
+}
+
+int iso_reader_fstatat(struct iso_reader *r, int dirfd, const char *path, struct stat *st,
+		       int flags)
+{
+	struct stat_job *j = calloc(1, sizeof(*j));
+	int rc;
+
+	if (!j)
+		return -ENOMEM;
+	j->flags = flags;
+	j->path = strdup(path);
+	j->dirfd = dirfd == AT_FDCWD ? AT_FDCWD : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (!j->path || j->dirfd == -1) {
+		rc = j->path ? -errno : -ENOMEM;
+		stat_job_free(j);
+		return rc;
+	}
+	rc = iso_reader_run(r, stat_job_run, j, stat_job_free);
+	if (rc == -ETIMEDOUT)
+		return rc;
+	if (rc == 0) {
+		rc = j->r;
+		if (rc == 0)
+			*st = j->st;
+	}
+	stat_job_free(j);
+	return rc;
 }

@@ -20,6 +20,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "common/err.h"
@@ -52,6 +53,15 @@ void iso_reader_stop(struct iso_reader *r);
  * runs here.
  */
 int iso_reader_run(struct iso_reader *r, void (*fn)(void *), void *arg, void (*free_fn)(void *));
+
+/*
+ * fstatat() on the reader: a walk of a path in the command's mount namespace
+ * (/proc/PID/root/...) looks every component up, and a lookup on a file
+ * system the command serves (FUSE) waits for its answer.  0, -errno, or
+ * -ETIMEDOUT past the deadline.
+ */
+int iso_reader_fstatat(struct iso_reader *r, int dirfd, const char *path, struct stat *st,
+		       int flags);
 
 /* The reader iso_proc_read() of a process's cmdline and environ goes through (NULL: none). */
 void iso_reader_set_proc(struct iso_reader *r);

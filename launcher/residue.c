@@ -4,11 +4,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/nowait.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -33,7 +36,22 @@ static int push(struct iso_snapshot *s, size_t *cap, char *path)
 	return 0;
 }
 
-int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e)
+/* Whether rel, a mount in dir, is isorun's own tree (its shield): not a gap, nor residue. */
+static bool own_mount(const char *dir, const char *rel, const char *own)
+{
+	char canon[PATH_MAX], full[PATH_MAX * 2];
+	size_t len;
+
+	if (!own || !realpath(dir, canon))
+		return false;
+	snprintf(full, sizeof(full), "%s/%s", canon, rel);
+	len = strlen(full);
+	if (len && full[len - 1] == '/')
+		full[len - 1] = '\0';
+	return !strcmp(full, own);
+}
+
+static int take(const char *dir, const char *own, struct iso_snapshot *s, struct iso_err *e)
 {
 	size_t cap = 0;
 	int top, r = 0;
@@ -62,7 +80,15 @@ int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e
 		rel = i < 0 ? "." : s->paths[i];
 		if (i >= 0 && rel[strlen(rel) - 1] != '/')
 			continue;
-		fd = openat(top, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* not into another mount: its file system may be one the command answers for */
+		fd = i < 0 ? openat(top, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			   : iso_open_dir_here(top, rel);
+		if (fd < 0 && errno == EXDEV) {
+			if (!s->unmeasurable[0] && !own_mount(dir, rel, own))
+				snprintf(s->unmeasurable, sizeof(s->unmeasurable),
+					 "'%s' is a mount point: not looked into", rel);
+			continue;
+		}
 		if (fd < 0) {
 			/* gone meanwhile is nothing to watch; unreadable is a part not seen */
 			if (errno != ENOENT && errno != ENOTDIR && !s->unmeasurable[0])
@@ -146,8 +172,13 @@ void iso_snapshot_free(struct iso_snapshot *s)
 	*s = (struct iso_snapshot){ 0 };
 }
 
+int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e)
+{
+	return take(dir, NULL, s, e);
+}
+
 int iso_snapshot_compare(const struct iso_snapshot *before, struct iso_snapshot *after,
-			 const char ***ret, size_t *ret_n, char *why, size_t len)
+			 const char *own, const char ***ret, size_t *ret_n, char *why, size_t len)
 {
 	struct iso_err e = { 0 };
 
@@ -159,7 +190,7 @@ int iso_snapshot_compare(const struct iso_snapshot *before, struct iso_snapshot 
 		snprintf(why, len, "%s", before->unmeasurable);
 		return 0;
 	}
-	if (iso_snapshot_take(before->dir, after, &e) < 0) {
+	if (take(before->dir, own, after, &e) < 0) {
 		if (e.errnum == ENOENT)
 			snprintf(why, len, "the directory was removed during the run");
 		else

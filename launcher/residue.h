@@ -9,7 +9,11 @@
 
 #include "common/err.h"
 
-/* Entries are walked recursively, without following symlinks or entering .git. */
+/*
+ * Entries are walked recursively, without following symlinks or entering .git,
+ * nor another mount (its file system may be the command's, one that never
+ * answers): a mount point found is a part not seen.
+ */
 #define ISO_RESIDUE_MAX 200000
 
 struct iso_snapshot {
@@ -35,9 +39,10 @@ void iso_snapshot_free(struct iso_snapshot *s);
  * The directory after the run, compared with `before`: the new entries in *ret
  * (as iso_snapshot_new), or, when the two walks cannot be compared (either is
  * incomplete, the directory is gone or was replaced), none and the reason in
- * why.  `after` is the caller's to free either way.
+ * why.  `after` is the caller's to free either way.  own (absolute, canonical,
+ * or NULL): isorun's own tree, whose shield is a mount not counted as a gap.
  */
 int iso_snapshot_compare(const struct iso_snapshot *before, struct iso_snapshot *after,
-			 const char ***ret, size_t *ret_n, char *why, size_t len);
+			 const char *own, const char ***ret, size_t *ret_n, char *why, size_t len);
 
 #endif

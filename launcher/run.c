@@ -1302,7 +1302,8 @@ static void collect_residue(struct iso_snapshot *before, size_t n, struct iso_ou
 		size_t nf = 0;
 		char why[384];
 
-		if (iso_snapshot_compare(&before[w], &after, &fresh, &nf, why, sizeof(why)) < 0)
+		if (iso_snapshot_compare(&before[w], &after, tree[0] ? tree : NULL, &fresh, &nf, why,
+					 sizeof(why)) < 0)
 			snprintf(why, sizeof(why), "out of memory comparing the walks");
 		if (why[0])
 			residue_gap(out, before[w].dir, why);

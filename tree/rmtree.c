@@ -18,6 +18,7 @@
  */
 #include "tree/rmtree.h"
 #include "common/cleanup.h"
+#include "common/nowait.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,8 +39,12 @@
 
 /* O_RDONLY, not O_PATH: we need getdents and fchmod on it. */
 #define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-/* Never trigger an automount: it would put another file system in our way. */
-#define STATX_FLAGS (AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT)
+/*
+ * Never trigger an automount: it would put another file system in our way.
+ * Cached attributes only: a mount point's other file system (one the command
+ * serves through FUSE) is not asked, only recognised as a mount and refused.
+ */
+#define STATX_FLAGS (AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC)
 /*
  * Directories noted per pass: bounds memory when every level of a deep tree
  * is also wide; a later pass finds the rest.
@@ -752,7 +757,7 @@ static int remove_top_entry(int top_fd, const char *name, const char *display,
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/%s", display, name);
-	if (fstatat(top_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (iso_stat_cached(top_fd, name, AT_SYMLINK_NOFOLLOW, &st) < 0)
 		return errno == ENOENT ? 0 : iso_err_set(e, errno, "stat '%s'", path);
 	if (S_ISDIR(st.st_mode))
 		return rmtree_stoppable(top_fd, name, path, NULL, stop, e);
@@ -773,7 +778,8 @@ static bool is_last(int top_fd, const struct dirent *d, const char *const *last)
 		return false;
 	if (d->d_type != DT_UNKNOWN)
 		return true;
-	return fstatat(top_fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode);
+	return iso_stat_cached(top_fd, d->d_name, AT_SYMLINK_NOFOLLOW, &st) < 0 ||
+	       !S_ISDIR(st.st_mode);
 }
 
 /* Every entry of top_fd except `last`; keeps going, returns the first failure. */

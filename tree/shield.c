@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/nowait.h"
 #include "tree/mntns.h"
 #include "tree/rmtree.h"
 
@@ -231,8 +232,8 @@ bool iso_shield_present(int user_fd, const char *id)
 	struct stat st;
 
 	return work_name(id, name, sizeof(name)) == 0 &&
-	       fstatat(user_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
-	       is_shield(user_fd, id, &st);
+	       iso_stat_cached(user_fd, name, AT_SYMLINK_NOFOLLOW, &st) == 0 &&
+	       S_ISDIR(st.st_mode) && is_shield(user_fd, id, &st);
 }
 
 void iso_shield_off(const char *path)
@@ -353,7 +354,7 @@ int iso_shield_remove_work(int user_fd, const char *id, const char *user_path, s
 	struct stat st;
 	int r = work_name(id, name, sizeof(name));
 
-	if (r < 0 || fstatat(user_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (r < 0 || iso_stat_cached(user_fd, name, AT_SYMLINK_NOFOLLOW, &st) < 0)
 		return 0;
 	if (S_ISDIR(st.st_mode) && remove_known(user_fd, name))
 		return 0;
@@ -370,7 +371,8 @@ int iso_shield_take_off(int user_fd, const char *user_path, const char *id, cons
 	*dev = 0;
 	if (!iso_shield_present(user_fd, id))
 		return 0;
-	if (stat(path, &st) < 0)
+	/* the command may have covered it with a file system of its own: not asked */
+	if (iso_stat_cached(AT_FDCWD, path, 0, &st) < 0)
 		return iso_err_set(e, errno, "stat '%s'", path);
 	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
 		return iso_err_set(e, errno, "unmount the shield of '%s'", path);
@@ -410,7 +412,7 @@ int iso_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
 		if (!tree_of(de->d_name, id, sizeof(id)))
 			continue;
 		live++;
-		if (fstatat(user_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+		if (iso_stat_cached(user_fd, id, AT_SYMLINK_NOFOLLOW, &st) == 0 || errno != ENOENT)
 			continue;
 		r = iso_shield_remove_work(user_fd, id, user_path, e);
 		n += r == 0;

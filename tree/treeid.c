@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/nowait.h"
+
 static int push(struct iso_treeid *t, const struct stat *st)
 {
 	if (t->n == t->cap) {
@@ -56,19 +58,23 @@ static int walk(struct iso_treeid *t, int dfd, const char *const *skip)
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (iso_stat_cached(dirfd(d), e->d_name, AT_SYMLINK_NOFOLLOW, &st) < 0)
 			continue;
 		/* isorun's records are files: a directory of that name is the command's */
 		if (!S_ISDIR(st.st_mode) && skipped(skip, e->d_name))
 			continue;
 		r = push(t, &st);
 		if (r == 0 && S_ISDIR(st.st_mode)) {
-			int sub = openat(dirfd(d), e->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int sub = iso_open_dir_here(dirfd(d), e->d_name);
 
+			/*
+			 * a mount in the tree (its root is in the set) is not walked:
+			 * its file system may be the command's to answer or not, and
+			 * the tree is not removed from under a mount anyway
+			 */
 			if (sub >= 0)
 				r = walk(t, sub, NULL);
-			else
+			else if (errno != EXDEV)
 				t->partial = true;
 		}
 	}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/nowait.h"
 #include "tree/holders.h"
 #include "tree/treeid.h"
 #include "common/proc.h"
@@ -73,7 +74,7 @@ int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *
 	/* what was examined, not whatever the name points at by now */
 	if (fstat(v->fd, &held) < 0)
 		return iso_err_set(e, errno, "stat '%s'", v->path);
-	if (fstatat(user_fd, v->name, &now, AT_SYMLINK_NOFOLLOW) < 0)
+	if (iso_stat_cached(user_fd, v->name, AT_SYMLINK_NOFOLLOW, &now) < 0)
 		return iso_err_set(e, errno, "stat '%s'", v->path);
 	if (held.st_dev != now.st_dev || held.st_ino != now.st_ino)
 		return iso_err_set(e, 0, "'%s' was replaced while gc examined it", v->path);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/nowait.h"
 #include "tree/trees.h"
 
 /* a listing must not take as long as a removal */
@@ -41,7 +42,7 @@ static void walk(struct walk *w, int fd, int depth)
 			w->partial = true;
 			break;
 		}
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (iso_stat_cached(dirfd(d), de->d_name, AT_SYMLINK_NOFOLLOW, &st) < 0) {
 			if (errno != ENOENT)
 				w->partial = true;
 			continue;
@@ -56,8 +57,7 @@ static void walk(struct walk *w, int fd, int depth)
 			w->partial = true;
 			continue;
 		}
-		sub = openat(dirfd(d), de->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		sub = iso_open_dir_here(dirfd(d), de->d_name);
 		if (sub < 0) {
 			w->partial = true;
 			continue;

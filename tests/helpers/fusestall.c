@@ -1,23 +1,34 @@
 // SPDX-License-Identifier: MIT
 /*
  * fusestall DIR READY
+ * fusestall DIR READY --bind SRC
+ * fusestall DIR READY --here
  *
  * Root only.  Mounts a FUSE file system of its own on DIR, answers the
- * kernel's INIT and what a chdir() into DIR asks (root's attributes, never
- * cached), forks a child whose cwd is DIR, then stops answering: any later
- * request waits until this process dies (closing /dev/fuse aborts the
- * connection).  Creates READY once the child sits in DIR and the answers
- * stopped.  A stat() of the child's /proc/PID/cwd then waits forever, as a
- * hung network file system would make it.  SIGTERM ends both.
+ * kernel's INIT and what it is asked until the scene is set (attributes and
+ * entries never cached), then stops answering: any later request waits until
+ * this process dies (closing /dev/fuse aborts the connection).  Creates READY
+ * once the answers stopped.  SIGTERM ends it and its child.
+ *
+ * Default: a child sits with its cwd in DIR.  A stat() of its /proc/PID/cwd
+ * then waits forever, as a hung network file system would make it.
+ *
+ * --bind: DIR has one directory, x; a child in a mount namespace of its own
+ * bind-mounts SRC on DIR/x.  A walk of /proc/CHILD/root/DIR/x (looking for
+ * mounts of some file system) then waits in the lookup of x.
+ *
+ * --here: no child; DIR itself is the stalled mount (put one in a tree: a
+ * stat() of DIR, an opendir() of it, wait).
  */
 #include <linux/fuse.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #define PROG  "fusestall"
-#define USAGE PROG " DIR READY"
+#define USAGE PROG " DIR READY [--bind SRC | --here]"
 #include "common.h"
 
 static void reply(int fd, const struct fuse_in_header *in, int error, const void *body, size_t len)
@@ -34,7 +45,12 @@ static void reply(int fd, const struct fuse_in_header *in, int error, const void
 		die("answer the kernel", "/dev/fuse");
 }
 
-/* INIT, GETATTR of the root (valid for no time: every stat asks again), ENOSYS to the rest. */
+static struct fuse_attr dir_attr(uint64_t ino)
+{
+	return (struct fuse_attr){ .ino = ino, .mode = S_IFDIR | 0755, .nlink = 2 };
+}
+
+/* INIT, GETATTR (valid for no time: every stat asks again), LOOKUP of x, ENOSYS to the rest. */
 static void answer(int fd, const char *req)
 {
 	const struct fuse_in_header *in = (const void *)req;
@@ -46,22 +62,53 @@ static void answer(int fd, const char *req)
 					   .time_gran = 1 };
 		reply(fd, in, 0, &o, sizeof(o));
 	} else if (in->opcode == FUSE_GETATTR) {
-		struct fuse_attr_out o = { .attr = {
-						   .ino = 1, .mode = S_IFDIR | 0755, .nlink = 2 } };
+		struct fuse_attr_out o = { .attr = dir_attr(in->nodeid) };
+		reply(fd, in, 0, &o, sizeof(o));
+	} else if (in->opcode == FUSE_LOOKUP && in->nodeid == 1 &&
+		   !strcmp(req + sizeof(*in), "x")) {
+		/* entry_valid 0: the next walk through x asks again */
+		struct fuse_entry_out o = { .nodeid = 2, .generation = 1, .attr = dir_attr(2) };
 		reply(fd, in, 0, &o, sizeof(o));
 	} else {
 		reply(fd, in, -ENOSYS, NULL, 0);
 	}
 }
 
+/* The child's part of the scene; returns only when it is set. */
+static void set_scene(const char *dir, const char *bind)
+{
+	char x[PATH_MAX];
+
+	if (!bind) {
+		if (chdir(dir) < 0)
+			die("enter", dir);
+		return;
+	}
+	snprintf(x, sizeof(x), "%s/x", dir);
+	if (unshare(CLONE_NEWNS) < 0)
+		die("unshare a mount namespace", NULL);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		die("make the mounts private", NULL);
+	if (mount(bind, x, NULL, MS_BIND, NULL) < 0)
+		die("bind-mount on", x);
+	if (chdir("/") < 0)
+		die("enter", "/");
+}
+
 int main(int argc, char **argv)
 {
 	static char req[FUSE_MIN_READ_BUFFER + 65536];
+	const char *bind = NULL;
+	bool here = false;
 	char opts[128];
 	int fd, fd2, pipefd[2];
-	pid_t child;
+	pid_t child = 0;
 
-	if (argc != 3)
+	if (argc == 5 && !strcmp(argv[3], "--bind"))
+		bind = argv[4];
+	else if (argc == 4 && !strcmp(argv[3], "--here"))
+		here = true;
+	else if (argc != 3)
 		usage();
 	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
@@ -71,33 +118,39 @@ int main(int argc, char **argv)
 		die("mount fuse on", argv[1]);
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		die("pipe", NULL);
-	child = fork();
-	if (child < 0)
-		die("fork", NULL);
-	if (child == 0) {
+	if (!here) {
+		child = fork();
+		if (child < 0)
+			die("fork", NULL);
+	}
+	if (child == 0 && !here) {
 		char c = 0;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(fd);
-		if (chdir(argv[1]) < 0)
-			die("enter", argv[1]);
+		set_scene(argv[1], bind);
 		if (write(pipefd[1], &c, 1) != 1)
 			die("tell the parent", NULL);
 		pause();
 		_exit(0);
 	}
+	if (here && write(pipefd[1], "", 1) != 1)
+		die("tell myself", NULL);
 	close(pipefd[1]);
-	/* answer until the child is in */
-	for (;;) {
+	/* answer until the scene is set (--here: INIT only) */
+	for (bool init = false;;) {
 		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
 				       { .fd = pipefd[0], .events = POLLIN } };
 
 		if (poll(p, 2, -1) < 0)
 			die("poll", NULL);
-		if (p[1].revents)
+		if (p[1].revents && (!here || init))
 			break;
-		if (read(fd, req, sizeof(req)) > 0)
+		if (p[0].revents && read(fd, req, sizeof(req)) > 0) {
+			init |= ((const struct fuse_in_header *)(const void *)req)->opcode ==
+				FUSE_INIT;
 			answer(fd, req);
+		}
 	}
 	fd2 = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd2 < 0)

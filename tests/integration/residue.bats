@@ -107,6 +107,29 @@ for i in range(200001): open(os.path.join(sys.argv[1], str(i)), "w").close()' "$
 	chmod 700 "$W/co/sub"
 }
 
+@test "residue: a mount that appears in the checkout is not looked into: a file system that stopped answering there holds nothing" {
+	[ "$(id -u)" -eq 0 ] || skip "mounting FUSE is root's on this host"
+	require "FUSE" test -c /dev/fuse
+	mkdir -p "$W/co/mnt"
+	"$ISORUN" --no-config --root "$R" --watch "$W/co" --residue=fail -- \
+		sh -c "touch $W/started; exec $H/waitfor -t 600 $W/go" >"$W/out" 2>&1 3>&- &
+	isopid=$!
+	"$H/waitfor" "$W/started"
+	"$H/fusestall" "$W/co/mnt" "$W/ready" --here 3>&- &
+	fp=$!
+	"$H/waitfor" "$W/ready"
+	: >"$W/go"
+	# the safety net turns a hang into a failure
+	timeout -k 5 30 tail --pid="$isopid" -f /dev/null || kill -KILL "$isopid"
+	wait "$isopid" && rc=0 || rc=$?
+	kill "$fp"
+	wait "$fp" || true
+	umount -l "$W/co/mnt"
+	cat "$W/out"
+	[ "$rc" -eq 122 ]
+	grep -qxF "isorun: residue check: not measurable ($W/co: 'mnt/' is a mount point: not looked into)" "$W/out"
+}
+
 @test "leak check not measurable under --leaks=warn: said in the report, the JUnit file and an annotation" {
 	require "seccomp filters" "$H/nosubreaper" true
 	run --separate-stderr env GITHUB_ACTIONS=true "$H/nosubreaper" "$ISORUN" --no-config \
