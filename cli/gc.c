@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/orphan_cg.h"
 #include "common/exit.h"
+#include "common/reader.h"
 #include "cli/suggest.h"
 #include "common/text.h"
 #include "tree/orphans.h"
@@ -38,6 +39,8 @@ struct cmd {
 	struct iso_host host;
 	char **names;
 	size_t n;
+	/* the processes' environments, cmdlines and mount paths are read through it, bounded */
+	struct iso_reader reader;
 };
 
 static void usage(FILE *f, const char *name)
@@ -150,6 +153,8 @@ static int parse(struct cmd *c, int argc, char **argv)
 }
 
 /* 0 with c->names listed, 1 when there is no directory (nothing to do), or an exit code. */
+static void close_trees(struct cmd *c);
+
 static int open_trees(struct cmd *c)
 {
 	struct iso_err e = { 0 };
@@ -178,14 +183,25 @@ static int open_trees(struct cmd *c)
 	}
 	c->n = (size_t)r;
 	iso_host_current(&c->host);
+	if (iso_reader_start(&c->reader, ISO_READER_DEADLINE_MS, &e) < 0) {
+		fprintf(stderr, "isorun: %s: %s\n", c->name, iso_err_format(&e, buf, sizeof(buf)));
+		close_trees(c);
+		return ISO_EXIT_SETUP;
+	}
+	iso_reader_set_proc(&c->reader);
 	return 0;
 }
 
 static void close_trees(struct cmd *c)
 {
+	iso_reader_set_proc(NULL);
+	iso_reader_stop(&c->reader);
 	iso_tree_names_free(c->names, c->n);
+	c->names = NULL;
+	c->n = 0;
 	if (c->user_fd >= 0)
 		close(c->user_fd);
+	c->user_fd = -1;
 }
 
 static const char *format_age(time_t created, char *buf, size_t len)
@@ -272,6 +288,14 @@ static void note_unreadable(const struct iso_orphan_scan *s, char *buf, size_t l
 			"examined (unreadable from inside it): some may be the run's (isorun gc "
 			"outside that namespace examines them)",
 			s->outside, s->outside == 1 ? "" : "es");
+	}
+	if (s->stalled) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len - at,
+			 "; %zu process%s of this user could not be examined (environment not "
+			 "read within %d ms: its memory made the read wait): some may be the run's",
+			 s->stalled, s->stalled == 1 ? "" : "es", ISO_READER_DEADLINE_MS);
 	}
 }
 

@@ -18,8 +18,10 @@
 #include <unistd.h>
 
 #include "common/num.h"
+#include "common/nowait.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
+#include "common/reader.h"
 #include "tree/tree.h"
 #include "tree/treeid.h"
 
@@ -119,12 +121,15 @@ static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *na
 static const char *shield_path(const struct iso_holder_query *q, dev_t dev, ino_t ino,
 			       const char *target, char *buf, size_t len)
 {
+	_cleanup_close_ int top = -1;
 	struct stat st;
 
 	if (!q->alias_dev || dev != q->alias_dev || target[0] != '/' || inside(q->tree, target))
 		return target;
-	if (snprintf(buf, len, "%s%s", q->tree, target) >= (int)len || lstat(buf, &st) < 0 ||
-	    st.st_ino != ino)
+	/* within the tree only: a mount in it may be a file system that does not answer */
+	top = open(q->tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (snprintf(buf, len, "%s%s", q->tree, target) >= (int)len || top < 0 ||
+	    iso_stat_here(top, target + 1, &st) < 0 || st.st_ino != ino)
 		return target;
 	return buf;
 }
@@ -141,18 +146,7 @@ static const char *shield_path(const struct iso_holder_query *q, dev_t dev, ino_
  */
 static int stat_cached(int dirfd, const char *name, struct stat *st)
 {
-	struct statx sx;
-
-	if (statx(dirfd, name, AT_STATX_DONT_SYNC,
-		  STATX_TYPE | STATX_MODE | STATX_INO | STATX_NLINK | STATX_UID, &sx) < 0)
-		return -1;
-	memset(st, 0, sizeof(*st));
-	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-	st->st_ino = sx.stx_ino;
-	st->st_mode = sx.stx_mode;
-	st->st_nlink = sx.stx_nlink;
-	st->st_uid = sx.stx_uid;
-	return 0;
+	return iso_stat_cached(dirfd, name, 0, st);
 }
 
 static int check_link(const struct iso_holder_query *q, struct found *f, int dirfd, pid_t pid,
@@ -321,7 +315,7 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 	char name[80], line[2 * PATH_MAX];
 	_cleanup_fclose_ FILE *fp = NULL;
 	struct stat st;
-	int r = 0;
+	int r = 0, rc;
 
 	snprintf(name, sizeof(name), "%s/ns/mnt", t->base);
 	if (fstatat(procfd, name, &st, 0) < 0)
@@ -351,10 +345,12 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 		    (makedev(maj, min) == q->ids->root_dev || !strcmp(mp, q->tree)))
 			continue;
 		snprintf(at, sizeof(at), "%s/root%s", t->base, mp);
-		if (fstatat(procfd, at, &st, 0) < 0 ||
-		    !iso_treeid_has(q->ids, st.st_dev, st.st_ino))
-			continue;
-		r = add(f, t->pid, "mount", mp, -1);
+		/* the walk looks up every component, on file systems the command may serve */
+		rc = iso_reader_fstatat(iso_reader_proc(), procfd, at, &st, 0);
+		if (rc == -ETIMEDOUT)
+			r = add(f, t->pid, "mount", mp, ISO_HOLDER_STALLED);
+		else if (rc == 0 && iso_treeid_has(q->ids, st.st_dev, st.st_ino))
+			r = add(f, t->pid, "mount", mp, -1);
 	}
 	return r;
 }
@@ -753,7 +749,8 @@ void iso_holders_free(struct iso_holder *h, size_t n)
 
 static bool merely_unseen(const struct iso_holder *h)
 {
-	return h->pipe_index == ISO_HOLDER_UNREADABLE || h->pipe_index == ISO_HOLDER_OUTSIDE;
+	return h->pipe_index == ISO_HOLDER_UNREADABLE || h->pipe_index == ISO_HOLDER_OUTSIDE ||
+	       h->pipe_index == ISO_HOLDER_STALLED;
 }
 
 const struct iso_holder *iso_holder_first(const struct iso_holder *h, size_t n)
@@ -824,9 +821,10 @@ append(char *buf, size_t len, const char *fmt, ...)
 /* Processes that could not be read, each kind in its own words. */
 static void describe_unseen(const struct iso_holder *h, size_t n, char *why, size_t len)
 {
-	char mine[400], outside[400];
+	char mine[400], outside[400], stalled[400];
 	size_t nu = list_kind(h, n, ISO_HOLDER_UNREADABLE, mine, sizeof(mine));
 	size_t no = list_kind(h, n, ISO_HOLDER_OUTSIDE, outside, sizeof(outside));
+	size_t ns = list_kind(h, n, ISO_HOLDER_STALLED, stalled, sizeof(stalled));
 
 	snprintf(why, len, "holders not measurable");
 	if (nu)
@@ -840,6 +838,12 @@ static void describe_unseen(const struct iso_holder *h, size_t n, char *why, siz
 		       "outside that namespace to measure %s)",
 		       nu ? "; " : ": ", outside, no > 1 ? "run" : "runs", no > 1 ? "them" : "it",
 		       no > 1 ? "them" : "it");
+	if (ns)
+		append(why, len,
+		       "%smount%s in the namespace of %s could not be looked at within %d ms (a "
+		       "file system on the way stopped answering): part of the tree may be "
+		       "mounted there",
+		       nu || no ? "; " : ": ", ns > 1 ? "s" : "", stalled, ISO_READER_DEADLINE_MS);
 }
 
 void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, char *why,

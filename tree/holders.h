@@ -25,6 +25,13 @@ struct iso_holder {
  * `target` is its comm.  Whether it can hold the tree is the caller's call.
  */
 #define ISO_HOLDER_OUTSIDE (-4)
+/*
+ * pipe_index of a mount that might show part of the tree but whose path, in
+ * the process's mount namespace, did not answer within the reader's deadline
+ * (a lookup on a file system that stopped answering): `target` is the mount
+ * point.  Not measurable, as an unreadable process is.
+ */
+#define ISO_HOLDER_STALLED (-5)
 
 struct iso_treeid;
 
@@ -42,7 +49,8 @@ struct iso_holder_query {
  * it): an fd, cwd, root, exe, a file mapping, or a mount whose root is in it.
  * A process of the caller's own uid (not root) whose fds cannot be read is
  * returned as a holder with pipe_index ISO_HOLDER_UNREADABLE: not measurable;
- * or ISO_HOLDER_OUTSIDE when it runs outside isorun's user namespace.
+ * or ISO_HOLDER_OUTSIDE when it runs outside isorun's user namespace; a mount
+ * whose path could not be looked at in time is ISO_HOLDER_STALLED.
  * -E2BIG: the tree has more than ISO_TREEID_MAX entries.
  * Returns the number of holders found (*ret malloc'ed, free with iso_holders_free)
  * or -errno; *ret_unreadable counts processes whose fds could not be read.

@@ -17,6 +17,7 @@
 #include "common/num.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
+#include "common/reader.h"
 #include "tree/evidence.h"
 
 /* Rounds of SIGSTOP and rescan before giving up on a tree that keeps forking. */
@@ -71,6 +72,52 @@ static int environ_match(int fd, const char *entry)
 bool iso_environ_has(int fd, const char *entry)
 {
 	return environ_match(fd, entry) == 1;
+}
+
+/*
+ * The environment is the process's memory: a page it made wait (a FUSE
+ * mapping) would hold the scan, so it is read on the reader, bounded.
+ */
+struct environ_job {
+	char path[PATH_MAX];
+	char *entry;
+	int r;
+};
+
+static void environ_job_run(void *arg)
+{
+	struct environ_job *j = arg;
+	_cleanup_close_ int fd = open(j->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	j->r = fd < 0 ? -errno : environ_match(fd, j->entry);
+}
+
+static void environ_job_free(void *arg)
+{
+	struct environ_job *j = arg;
+
+	free(j->entry);
+	free(j);
+}
+
+/* environ_match() of the file at path: 1, 0, -errno, -ETIMEDOUT past the deadline. */
+static int environ_at(const char *path, const char *entry)
+{
+	struct environ_job *j = calloc(1, sizeof(*j));
+	int r;
+
+	if (!j || !(j->entry = strdup(entry))) {
+		free(j);
+		return -ENOMEM;
+	}
+	snprintf(j->path, sizeof(j->path), "%s", path);
+	r = iso_reader_run(iso_reader_proc(), environ_job_run, j, environ_job_free);
+	if (r == -ETIMEDOUT)
+		return r;
+	if (r == 0)
+		r = j->r;
+	environ_job_free(j);
+	return r;
 }
 
 /* Whether the real or effective uid in PROC/PID/status is uid (readable for any process). */
@@ -169,7 +216,6 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 		   struct iso_orphan_scan *s, int procfd, struct iso_userns_view *userns)
 {
 	char path[PATH_MAX], state = 0;
-	_cleanup_close_ int fd = -1;
 	uint64_t start = 0;
 	int r;
 
@@ -192,8 +238,11 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 		snprintf(path, sizeof(path), "%s/%d/task/%d/environ", q->proc, (int)pid, (int)tid);
 	} else
 		snprintf(path, sizeof(path), "%s/%d/environ", q->proc, (int)pid);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	r = fd < 0 ? -errno : environ_match(fd, entry);
+	r = environ_at(path, entry);
+	if (r == -ETIMEDOUT) {
+		s->stalled++;
+		return 0;
+	}
 	if (r == -EACCES || r == -EPERM) {
 		/*
 		 * another user's (not ours to judge), or ours and not dumpable, or
@@ -233,6 +282,7 @@ int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s
 		return -errno;
 	s->unreadable = 0;
 	s->outside = 0;
+	s->stalled = 0;
 	while (r >= 0 && (de = readdir(d))) {
 		long pid = iso_parse_pid(de->d_name);
 

@@ -43,6 +43,8 @@ struct iso_orphan_scan {
 	size_t unreadable;
 	/* of those, the ones outside isorun's user namespace (not counted in unreadable) */
 	size_t outside;
+	/* ones whose environment did not come within the reader's deadline (not in unreadable) */
+	size_t stalled;
 	/* iso_orphans_stop: SIGSTOP each one the moment it is found, not after the scan */
 	bool stop_at_once;
 };
@@ -55,7 +57,8 @@ bool iso_environ_has(int fd, const char *entry);
 
 /*
  * Add to s every live process whose environment names q->tree and that s does
- * not hold yet; s->unreadable and s->outside are recounted.  Returns how many were added, or
+ * not hold yet; s->unreadable, s->outside and s->stalled are recounted.  Each
+ * environment is read through iso_reader_proc() when there is one (bounded).  Returns how many were added, or
  * -errno when /proc cannot be listed.
  */
 int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s);

@@ -319,3 +319,56 @@ holder_past_shield() { # SCRIPT WHY
 	[ "$status" -eq 0 ]
 	assert_no_tree
 }
+
+@test "a mount on the tree's file system whose path leads through a file system that stopped answering: not measurable in bounded time, not a hang" {
+	[ "$(id -u)" -eq 0 ] || skip "mounting FUSE is root's on this host"
+	require "FUSE" test -c /dev/fuse
+	mkdir -p "$W/mnt" "$R/src"
+	# a child in a mount namespace of its own binds a directory of the trees'
+	# file system under the stalled mount: looking at that mount walks through it
+	"$H/fusestall" "$W/mnt" "$W/ready" --bind "$R/src" 3>&- &
+	echo $! >"$W/fuse.kill"
+	"$H/waitfor" "$W/ready"
+	for mode in "" --pidns; do
+		run env ISORUN_TEST_FAULT=no-shield timeout -k 5 30 "$ISORUN" --no-config --root "$R" $mode -- true
+		[ "$status" -eq 122 ] || break
+		[[ "$output" == *"could not be looked at within 1000 ms (a file system on the way stopped answering)"* ]] || break
+	done
+	kill "$(cat "$W/fuse.kill")"
+	wait || true
+	umount -l "$W/mnt" 2>/dev/null || true
+	echo "$output"
+	[ "$status" -eq 122 ]
+	[[ "$output" == *"mount in the namespace of pid "* ]]
+}
+
+@test "a file system in the tree that stopped answering (no shield): the run ends and names the mount, ls and gc end too, nothing of it is asked" {
+	[ "$(id -u)" -eq 0 ] || skip "mounting FUSE is root's on this host (an ordinary user's FUSE lives in a namespace isorun does not walk)"
+	require "FUSE" test -c /dev/fuse
+	# the shield would take the mount off with itself: the walks are the scan's
+	export ISORUN_TEST_FAULT=no-shield
+	start_run
+	mkdir "$home/mnt"
+	"$H/fusestall" "$home/mnt" "$W/ready" --here 3>&- &
+	echo $! >"$W/fuse.kill"
+	"$H/waitfor" "$W/ready"
+	: >"$W/go"
+	# the safety net turns a hang into a failure; the run itself waits on nothing
+	timeout -k 5 30 tail --pid="$isopid" -f /dev/null
+	wait "$isopid" && rc=0 || rc=$?
+	cat "$W/out"
+	[ "$rc" -eq 122 ]
+	grep -F "namespace retained at " "$W/out"
+	grep -F "/home/mnt': is a mount point" "$W/out"
+	run timeout -k 5 30 "$ISORUN" ls --root "$R"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"retained "*"is a mount point"* ]]
+	run timeout -k 5 30 "$ISORUN" gc --root "$R"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cannot remove "*"is a mount point"* ]]
+	kill "$(cat "$W/fuse.kill")"
+	wait || true
+	umount -l "$home/mnt"
+}
