@@ -122,6 +122,10 @@ static void case_command(struct jcase *c, const struct iso_opts *opts, const str
 		fprintf(c->m, " %s", q ? q : "?");
 	}
 	fputc('\n', c->m);
+	if (o->unfinished) {
+		jcase_set(c, "error", "unfinished", ISO_UNFINISHED);
+		return;
+	}
 	if (o->setup_before || o->setup_failed) {
 		iso_err_format(&o->setup_err, err, sizeof(err));
 		fprintf(c->m, "%s\n", err);
@@ -139,9 +143,9 @@ static void case_command(struct jcase *c, const struct iso_opts *opts, const str
 /* before the start nothing ran that a guard could judge */
 static bool not_run(struct jcase *c, const struct iso_outcome *o)
 {
-	if (!o->setup_before)
+	if (!o->setup_before && !o->unfinished)
 		return false;
-	jcase_set(c, "skipped", NULL, "the command did not run");
+	jcase_set(c, "skipped", NULL, o->unfinished ? ISO_UNFINISHED : "the command did not run");
 	return true;
 }
 
@@ -219,6 +223,10 @@ static void case_teardown(struct jcase *c, const struct iso_opts *opts, const st
 {
 	bool lost = false;
 
+	if (o->unfinished) {
+		jcase_set(c, "skipped", NULL, ISO_UNFINISHED);
+		return;
+	}
 	for (int i = 0; i < 2; i++)
 		if (iso_stream_lost(o->streams[i])) {
 			fprintf(c->m, "%s: write failed: %s (%llu bytes lost)\n",
@@ -324,8 +332,14 @@ static void emit(FILE *f, const struct iso_opts *opts, const struct iso_outcome 
 	iso_utc(o->started.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
 	(void)gethostname(host, sizeof(host) - 1);
-	iso_verdict_reason(opts, o, reason, sizeof(reason));
-	snprintf(code, sizeof(code), "%d", o->exit);
+	if (o->unfinished) {
+		/* no code yet: an empty value, never a 0 that reads as a pass */
+		snprintf(reason, sizeof(reason), "%s", ISO_UNFINISHED);
+		code[0] = '\0';
+	} else {
+		iso_verdict_reason(opts, o, reason, sizeof(reason));
+		snprintf(code, sizeof(code), "%d", o->exit);
+	}
 	counts(cases, attrs, sizeof(attrs), secs);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"isorun\" %s>\n",
 		attrs);

@@ -77,6 +77,8 @@ struct iso_outcome {
 	char *cwd;
 	struct timespec started; /* CLOCK_REALTIME */
 	uint64_t duration_ms;
+	/* the provisional report and JUnit file, written at the start: nothing is known yet */
+	bool unfinished;
 
 	bool subreaper;
 	char subreaper_why[160]; /* when not */

@@ -194,6 +194,10 @@ static json_t *init_lost(const struct iso_outcome *o)
 
 static json_t *isolation(const struct iso_outcome *o)
 {
+	if (o->unfinished)
+		return json_pack("{s:b, s:n, s:b, s:s, s:s}", "pidns", false, "pidns_reason",
+				 "subreaper", false, "leak_check", "not-measurable", "reason",
+				 ISO_UNFINISHED);
 	const char *check = o->gate_unmeasurable[0] ? "not-measurable"
 			    : o->pidns		    ? "pidns"
 			    : o->subreaper	    ? "subreaper"
@@ -298,6 +302,13 @@ static json_t *not_measurable(const struct iso_opts *opts, const struct iso_outc
 	json_t *v = json_array();
 	char why[256];
 
+	/* a run that did not finish measured nothing, and never passed a check */
+	if (o->unfinished) {
+		json_array_append_new(v, json_pack("{s:s, s:n, s:s, s:s}", "guard", "leak check",
+						   "dir", "reason", ISO_UNFINISHED, "severity",
+						   "error"));
+		return v;
+	}
 	/* the reason first: an argument's strlen() may be evaluated before the call */
 	if (iso_leak_check_unmeasurable(o)) {
 		const char *w = iso_unmeasurable_why(o, why, sizeof(why));
@@ -448,10 +459,16 @@ static json_t *build(const struct iso_opts *opts, const struct iso_outcome *o)
 	iso_utc(o->started.tv_sec, &tm);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-	iso_verdict_reason(opts, o, reason, sizeof(reason));
+	if (o->unfinished)
+		snprintf(reason, sizeof(reason), "%s", ISO_UNFINISHED);
+	else
+		iso_verdict_reason(opts, o, reason, sizeof(reason));
 	json_object_set_new(root, "schema", json_integer(ISO_REPORT_SCHEMA));
 	json_object_set_new(root, "version", json_string(ISO_VERSION));
-	json_object_set_new(root, "verdict", json_string(o->exit ? "failed" : "passed"));
+	json_object_set_new(root, "verdict",
+			    json_string(o->unfinished ? "unfinished"
+					: o->exit     ? "failed"
+						      : "passed"));
 	json_object_set_new(root, "reason", reason[0] ? json_string(reason) : json_null());
 	json_object_set_new(root, "error", setup_error(o));
 	json_object_set_new(root, "argv", argv);
@@ -479,7 +496,7 @@ static json_t *build(const struct iso_opts *opts, const struct iso_outcome *o)
 				      o->tree_reason[0] ? o->tree_reason : NULL));
 	json_object_set_new(root, "result", result(o));
 	json_object_set_new(root, "resources", resources);
-	json_object_set_new(root, "exit", json_integer(o->exit));
+	json_object_set_new(root, "exit", o->unfinished ? json_null() : json_integer(o->exit));
 	/* merged: the one tail is stdout's, in the order the command wrote */
 	json_object_set_new(root, "output_tail",
 			    json_pack("{s:o, s:o, s:b, s:{s:o, s:o}}", "stdout",

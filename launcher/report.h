@@ -11,6 +11,12 @@
 /* The report's version ("schema"), and its JSON Schema (docs/report.schema.json). */
 #define ISO_REPORT_SCHEMA 1
 
+/*
+ * The provisional report's reason and the JUnit file's error, until the end replaces
+ * both: a run killed on the way (a CI runner's SIGKILL) leaves them saying so.
+ */
+#define ISO_UNFINISHED "isorun did not finish"
+
 /* The JSON report (docs/design.md, "Report") to fd; returns 0 or -errno. */
 int iso_report_write(int fd, const struct iso_opts *opts, const struct iso_outcome *o);
 

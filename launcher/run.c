@@ -50,6 +50,7 @@
 #include "tree/treeid.h"
 #include "launcher/leak.h"
 #include "launcher/outcome.h"
+#include "launcher/outfile.h"
 #include "launcher/outid.h"
 #include "common/num.h"
 #include "launcher/pidns.h"
@@ -123,8 +124,8 @@ struct sup {
 	struct iso_snapshot *snaps; /* --watch, one per directory */
 	char **env;
 	char *cmd_path;
-	int report_fd;
-	int junit_fd;
+	struct iso_outfile report;
+	struct iso_outfile junit;
 	sigset_t mask;
 	struct termios saved_tty;
 	struct iso_exec_failure fail;
@@ -1578,27 +1579,18 @@ static void setup_error(struct sup *s, const struct iso_err *e)
 			e->hint[0] && out->setup_advice[0] ? "; " : "", out->setup_advice);
 }
 
-typedef int (*writer_fn)(int fd, const struct iso_opts *o, const struct iso_outcome *out);
-
 /*
- * --report or --junit, and its close: a file that is not all there is no evidence,
- * so the run fails (summary.c), and what was written of it is cut off, never half
- * read.
+ * --report or --junit, the final document over the provisional one: a file that is
+ * not all there is no evidence, so the run fails (summary.c), and the provisional
+ * document (or, rewritten in place, nothing) is what a reader finds, never half.
  */
-static void write_output(int *fd, const char *opt, const char *path, writer_fn fn,
-			 const struct iso_opts *o, struct iso_outcome *out, char *err, size_t len)
+static void write_output(struct iso_outfile *f, iso_outfile_writer fn, const struct iso_opts *o,
+			 struct iso_outcome *out, char *err, size_t len)
 {
-	int r = fn(*fd, o, out);
+	int r = iso_outfile_finish(f, fn, o, out);
 
-	if (r == 0 && close(*fd) < 0 && errno != EINTR)
-		r = -errno;
-	else if (r < 0) {
-		(void)!ftruncate(*fd, 0);
-		close(*fd);
-	}
-	*fd = -1;
 	if (r < 0)
-		snprintf(err, len, "%s: write '%s': %s", opt, path, strerror(-r));
+		snprintf(err, len, "%s: write '%s': %s", f->opt, f->spec, strerror(-r));
 }
 
 /* The report, then the JUnit file, which shows the report's failure too. */
@@ -1606,48 +1598,37 @@ static void write_outputs(struct sup *s)
 {
 	struct iso_outcome *out = s->out;
 
-	if (s->report_fd >= 0)
-		write_output(&s->report_fd, "--report", s->o->report, iso_report_write, s->o, out,
-			     out->report_error, sizeof(out->report_error));
-	if (s->junit_fd >= 0)
-		write_output(&s->junit_fd, "--junit", s->o->junit, iso_junit_write, s->o, out,
-			     out->junit_error, sizeof(out->junit_error));
+	if (iso_outfile_is_open(&s->report))
+		write_output(&s->report, iso_report_write, s->o, out, out->report_error,
+			     sizeof(out->report_error));
+	if (iso_outfile_is_open(&s->junit))
+		write_output(&s->junit, iso_junit_write, s->o, out, out->junit_error,
+			     sizeof(out->junit_error));
 }
 
-/* FILE, or fd:N: a descriptor of the caller's, written through a duplicate of ours. */
-static int open_output(const char *opt, const char *spec, int *fd, struct iso_err *e)
-{
-	uint64_t n;
-
-	if (strncmp(spec, "fd:", 3) == 0) {
-		/* cli/args.c refused anything else already */
-		if (iso_parse_u64(spec + 3, NULL, 0, INT_MAX, &n) < 0)
-			return iso_err_set(e, 0, "%s: expected fd:N, got '%s'", opt, spec);
-		*fd = fcntl((int)n, F_DUPFD_CLOEXEC, 3);
-		if (*fd < 0)
-			return iso_err_set(e, errno, "%s: descriptor %s", opt, spec + 3);
-		return 0;
-	}
-	*fd = open(spec, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (*fd < 0)
-		return iso_err_set(e, errno, "%s: open '%s'", opt, spec);
-	return 0;
-}
-
-/* First of all, so that every later failure is in the report (docs/design.md). */
+/*
+ * First of all, so that every later failure is in the report (docs/design.md); each
+ * gets a provisional document at once, so a run killed before its end leaves files
+ * that say it did not finish, never a previous run's verdict or an empty file.
+ */
 static int open_outputs(struct sup *s, struct iso_err *e)
 {
 	const struct iso_output outs[] = { { "--report", s->o->report },
 					   { "--junit", s->o->junit } };
+	int r = 0;
 
 	/* before either is opened: O_TRUNC would empty the file that is refused */
 	if (iso_outputs_distinct(outs, ELEMENTSOF(outs), e) < 0)
 		return -EINVAL;
-	if (s->o->report && open_output("--report", s->o->report, &s->report_fd, e) < 0)
-		return -EINVAL;
-	if (s->o->junit && open_output("--junit", s->o->junit, &s->junit_fd, e) < 0)
-		return -EINVAL;
-	return 0;
+	s->out->unfinished = true;
+	if (s->o->report)
+		r = iso_outfile_open(&s->report, "--report", s->o->report, iso_report_write, s->o,
+				     s->out, e);
+	if (r == 0 && s->o->junit)
+		r = iso_outfile_open(&s->junit, "--junit", s->o->junit, iso_junit_write, s->o,
+				     s->out, e);
+	s->out->unfinished = false;
+	return r < 0 ? -EINVAL : 0;
 }
 
 static int check_pass_fds(const struct iso_opts *o, struct iso_err *e)
@@ -2117,10 +2098,8 @@ static void free_sup(struct sup *s)
 		close(s->nsock);
 	if (s->listener >= 0)
 		close(s->listener);
-	if (s->report_fd >= 0)
-		close(s->report_fd);
-	if (s->junit_fd >= 0)
-		close(s->junit_fd);
+	iso_outfile_close(&s->report);
+	iso_outfile_close(&s->junit);
 	iso_evloop_close(&s->loop);
 	iso_tree_close(&s->tree);
 	iso_ceilings_close(&s->ceil);
@@ -2144,8 +2123,8 @@ int iso_run(const struct iso_opts *o)
 		.loop = ISO_EVLOOP_INIT,
 		.listener = -1,
 		.tty_fd = -1,
-		.report_fd = -1,
-		.junit_fd = -1,
+		.report = ISO_OUTFILE_INIT,
+		.junit = ISO_OUTFILE_INIT,
 		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
 		.shield = { .lock_fd = -1 },
 		.ceil = ISO_CEILINGS_INIT,

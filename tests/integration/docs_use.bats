@@ -387,3 +387,44 @@ EOS
 	[ -s "$W/example.json" ]
 	assert_report_valid "$W/example.json"
 }
+
+# --- git.md -----------------------------------------------------------------
+
+# git makes up an identity (user@host.domain) where the host's name has a domain:
+# the failure the page shows needs a host where it cannot.
+git_cannot_guess() {
+	! env -i PATH=/usr/bin:/bin HOME=/nonexistent git var GIT_COMMITTER_IDENT >/dev/null 2>&1
+}
+
+@test "git.md: under isorun the global identity is not read: git commit fails with git's words, exit 128" {
+	require "git" debian_tool git
+	git_cannot_guess || skip "this host's name has a domain: git makes up an identity instead of failing"
+	run_page git.md git-fail
+	assert_page_ok
+	assert_no_tree
+}
+
+@test "git.md: GIT_CONFIG_GLOBAL on the command line and in isorun.conf, or git's identity variables: the commit is the page's" {
+	require "git" debian_tool git
+	local top=$W
+	W=$top/fix
+	run_page git.md git-fix
+	assert_page_ok
+	W=$top/env
+	run_page git.md git-env
+	assert_page_ok
+	W=$top/conf
+	run_page git.md git-conf
+	assert_page_ok
+	# control: the page's command line without the setting fails as git-fail does
+	W=$top/control
+	mkdir -p "$W/docs/use"
+	sed 's/ --setenv GIT_CONFIG_GLOBAL="$HOME\/.gitconfig"//' "$PAGES/git.md" >"$W/docs/use/git.md"
+	! grep -q 'GIT_CONFIG_GLOBAL="' "$W/docs/use/git.md"
+	cp -r "$TOP/examples" "$W/"
+	run --separate-stderr env RUN_PAGE_WORK="$W/w" ISORUN="$ISORUN" ISORUN_ROOT="$R" \
+		"$RUN_PAGE" "$W/docs/use/git.md" git-fix
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"run-page: git-fix: \`isorun -- git commit -q --allow-empty -m 'from the suite'\` exited 128, the page says 0"* ]]
+	assert_no_tree
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * isorun's own output files (--report, --junit): a provisional document at the
+ * start, replaced whole at the end, so a reader never finds an empty or half
+ * written file and a run killed on the way leaves one that says it did not finish.
+ *
+ * A regular file (or a name still to be made) in a directory isorun can create in
+ * is replaced by rename(2) of a temporary `.NAME.isorun-XXXXXX` beside it, written
+ * and synced first.  Where that cannot be done (the directory is not writable, or
+ * the disk refused the provisional text) the file is rewritten in place, as a
+ * stream is.  A descriptor (fd:N), a FIFO, a device or a path through /proc
+ * (/dev/stdout) is a stream: it cannot take back what it was given, so it gets only
+ * the final document.
+ */
+#ifndef ISO_OUTFILE_H
+#define ISO_OUTFILE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "common/err.h"
+#include "launcher/opts.h"
+#include "launcher/outcome.h"
+
+enum iso_outfile_how {
+	ISO_OUT_STREAM,	 /* written once, at the end */
+	ISO_OUT_INPLACE, /* provisional, then truncated and rewritten */
+	ISO_OUT_REPLACE, /* provisional, then replaced by rename */
+};
+
+struct iso_outfile {
+	const char *opt;  /* "--report" */
+	const char *spec; /* FILE or fd:N, as given */
+	enum iso_outfile_how how;
+	int fd;			 /* STREAM, INPLACE: the destination; else -1 */
+	int dir_fd;		 /* REPLACE: the destination's directory; else -1 */
+	char name[NAME_MAX + 1]; /* REPLACE: the destination's name in it */
+	bool had_file;		 /* REPLACE: a file was there: its mode and owner are kept */
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+};
+
+#define ISO_OUTFILE_INIT                                                                           \
+	{                                                                                          \
+		.fd = -1, .dir_fd = -1                                                             \
+	}
+
+typedef int (*iso_outfile_writer)(int fd, const struct iso_opts *o, const struct iso_outcome *out);
+
+/*
+ * Open opt's spec and put the provisional document in it (fn of out, which the
+ * caller marks unfinished).  -EINVAL with e set when the file cannot be opened at
+ * all (a setup error); a provisional text the disk refused leaves an empty file.
+ */
+int iso_outfile_open(struct iso_outfile *f, const char *opt, const char *spec,
+		     iso_outfile_writer fn, const struct iso_opts *o, const struct iso_outcome *out,
+		     struct iso_err *e);
+
+/* Opened and not yet finished. */
+bool iso_outfile_is_open(const struct iso_outfile *f);
+
+/* The final document, then the file is closed; 0 or -errno (the provisional then stays). */
+int iso_outfile_finish(struct iso_outfile *f, iso_outfile_writer fn, const struct iso_opts *o,
+		       const struct iso_outcome *out);
+
+/* Close what is still open, writing nothing. */
+void iso_outfile_close(struct iso_outfile *f);
+
+#endif
