@@ -6,6 +6,9 @@
 
 load helpers
 
+# a ~/bin in the caller's PATH would be named under --protect-home=hide
+PATH=$(path_outside_home)
+
 userns_ok() {
 	unshare -Urpf --mount-proc true
 }
@@ -155,3 +158,4 @@ real_home() {
 		[ -z "$stderr" ]
 	done
 }
+
