@@ -96,6 +96,7 @@ struct iso_outcome {
 	int setup_line, setup_col;
 	bool exec_failed;
 	char exec_error[1024]; /* with the cause when a mount hides the command */
+	char *home;	       /* --protect-home: the real home it covered */
 	bool exited;	       /* the command's own status is known */
 	int exit_code;	       /* when exited normally */
 	int term_signal;       /* when killed by a signal */

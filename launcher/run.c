@@ -1505,6 +1505,8 @@ static int plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 				   "--protect-home: find the home of uid %u in the passwd database",
 				   (unsigned)getuid());
 	p->real_home = pw->pw_dir;
+	free(s->out->home);
+	s->out->home = strdup(pw->pw_dir); /* for the failure's note; none without memory */
 	r = home_keeps(s, p, e);
 	if (r == 0)
 		home_hint(s, p);
@@ -2115,6 +2117,7 @@ static void free_outcome(struct iso_outcome *out)
 	iso_leaks_free(out->leaks, out->n_leaks);
 	iso_hung_free(&out->hung);
 	free(out->cwd);
+	free(out->home);
 	for (size_t i = 0; i < out->n_policy_events; i++) {
 		free(out->policy_events[i].detail);
 		free(out->policy_events[i].origin);
