@@ -204,14 +204,19 @@ static bool interpreter(const char *path, char *buf, size_t len)
 
 void iso_hidden_cause(const struct iso_hidden *h, const char *path, char *buf, size_t len)
 {
-	char at[PATH_MAX], interp[256], fix[PATH_MAX + 128];
+	char at[PATH_MAX], interp[256], fix[PATH_MAX + 128], abs[PATH_MAX * 2];
 	const char *why = iso_hidden_by(h, path, true, at, sizeof(at)), *via = "";
 	_cleanup_free_ char *q = NULL, *qi = NULL;
 	struct stat st;
 
 	buf[0] = '\0';
+	/* relative to the command's working directory, not isorun's */
+	if (path[0] != '/' && h->cwd)
+		snprintf(abs, sizeof(abs), "%s/%s", h->cwd, path);
+	else
+		snprintf(abs, sizeof(abs), "%s", path);
 	/* the kernel answers ENOENT for a script whose interpreter is missing, too */
-	if (!why && interpreter(path, interp, sizeof(interp)) &&
+	if (!why && interpreter(abs, interp, sizeof(interp)) &&
 	    (why = iso_hidden_by(h, interp, true, at, sizeof(at))))
 		via = (qi = iso_shell_quote(interp)) ? qi : interp;
 	if (!why)

@@ -150,6 +150,9 @@ warned() {
 	run -127 --separate-stderr iso --private-tmp -- "$V/script"
 	[ "$status" -eq 127 ]
 	[ "${stderr_lines[0]}" = "isorun: cannot run the command: $V/script: No such file or directory; its interpreter $T/tool: --private-tmp hides $T from the command $TMP_WHY" ]
+	# relative to --chdir, not to isorun's own directory
+	run -127 --separate-stderr iso --private-tmp --chdir "$V" -- ./script
+	[ "${stderr_lines[0]}" = "isorun: cannot run the command: ./script: No such file or directory; its interpreter $T/tool: --private-tmp hides $T from the command $TMP_WHY" ]
 	# control: a visible link to a visible file
 	run --separate-stderr iso --private-tmp -- "$V/plain"
 	[ "$status" -eq 0 ]
