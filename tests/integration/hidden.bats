@@ -231,10 +231,11 @@ warned() {
 	[ "$status" -eq 127 ]
 	[[ "$stderr" == *"isorun: cannot run the command: $T/mysh: No such file or directory; --private-tmp hides $T from the command $TMP_WHY"* ]]
 	# the shell's tree is always kept: remove it
-	rm -rf "$U"/*
+	rm -rf "${U:?}"/*
 	# control: a visible SHELL starts
 	run --separate-stderr env SHELL="$(type -P sh)" "$ISORUN" shell --no-config --root "$R" --private-tmp </dev/null
 	[ "$status" -eq 0 ]
 	[ "$(warned)" -eq 0 ]
-	rm -rf "$U"/*
+	rm -rf "${U:?}"/*
+	assert_no_tree
 }
