@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/annotate.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,10 +133,21 @@ static void guards(FILE *f, const struct iso_opts *opts, const struct iso_outcom
 		finding(f, "error", "isorun: namespace retained", opts, o, ISO_FIND_RETAINED, 0);
 }
 
+/* A warning, as a possibility: it never fails the run by itself. */
+static void home_note(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	char note[PATH_MAX + 320];
+
+	if (iso_home_note(opts, o, note, sizeof(note)))
+		command(f, "warning", "isorun: home protected", NULL, note);
+}
+
 void iso_annotate(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o)
 {
 	setup_failure(f, o);
 	if (!o->setup_before)
 		guards(f, opts, o);
+	if (!o->setup_before)
+		home_note(f, opts, o);
 	delivery(f, o);
 }

@@ -9,6 +9,7 @@
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "common/text.h"
+#include "ns/ns.h"
 #include "launcher/residue.h"
 #include "launcher/shell.h"
 
@@ -504,4 +505,30 @@ char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
 		return NULL;
 	}
 	return buf;
+}
+
+bool iso_home_note(const struct iso_opts *opts, const struct iso_outcome *o, char *buf, size_t len)
+{
+	_cleanup_free_ char *q = NULL;
+
+	if (opts->protect_home == NS_HOME_OFF || !o->home || !o->started_cmd || o->exec_failed ||
+	    o->setup_failed || o->timed_out || o->cancelled_by ||
+	    (!o->exit_code && !o->term_signal))
+		return false;
+	q = iso_shell_quote(o->home);
+	if (opts->protect_home == NS_HOME_HIDE)
+		snprintf(buf, len,
+			 "the real home %s was hidden from the command (--protect-home=hide: an "
+			 "empty read-only directory in its place); if it failed reading or writing "
+			 "there, add --writable DIR for a directory below the home, or use "
+			 "--protect-home=ro",
+			 q ? q : o->home);
+	else
+		snprintf(
+			buf, len,
+			"the real home %s was read-only for the command (--protect-home=ro); if it "
+			"failed writing there (\"Read-only file system\"), add --writable DIR for "
+			"a directory below the home, or --protect-home=off",
+			q ? q : o->home);
+	return true;
 }

@@ -96,4 +96,13 @@ bool iso_residue_counts(const struct iso_opts *opts, const struct iso_outcome *o
 bool iso_residue_gaps_count(const struct iso_opts *opts, const struct iso_outcome *o);
 size_t iso_refused_count(const struct iso_outcome *o);
 
+/*
+ * Under --protect-home, when the command itself failed (exited non-zero or was
+ * killed, not by isorun's --timeout or a cancel): that the real home was
+ * read-only or hidden for it, and the option that lets a directory through, into
+ * buf.  A possibility, never a finding: the kernel refuses the write before
+ * anything isorun watches sees it (docs/design.md).  False when nothing applies.
+ */
+bool iso_home_note(const struct iso_opts *opts, const struct iso_outcome *o, char *buf, size_t len);
+
 #endif

@@ -97,10 +97,11 @@ struct iso_outcome {
 	char setup_file[256]; /* a policy file's mistake: file, line, column; else "" */
 	int setup_line, setup_col;
 	bool exec_failed;
-	char exec_error[300];
-	bool exited;	 /* the command's own status is known */
-	int exit_code;	 /* when exited normally */
-	int term_signal; /* when killed by a signal */
+	char exec_error[1024]; /* with the cause when a mount hides the command */
+	char *home;	       /* --protect-home: the real home it covered */
+	bool exited;	       /* the command's own status is known */
+	int exit_code;	       /* when exited normally */
+	int term_signal;       /* when killed by a signal */
 	bool timed_out;
 	int cancelled_by; /* signal caught by isorun, 0 if none */
 

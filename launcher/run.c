@@ -124,6 +124,8 @@ struct sup {
 	struct iso_snapshot *snaps; /* --watch, one per directory */
 	char **env;
 	char *cmd_path;
+	char *cmd_hidden;	  /* PATH's match the run's mounts hide (when none is seen) */
+	struct iso_hidden hidden; /* what --private-tmp and --protect-home=hide hide */
 	struct iso_outfile report;
 	struct iso_outfile junit;
 	sigset_t mask;
@@ -1505,6 +1507,8 @@ static int plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 				   "--protect-home: find the home of uid %u in the passwd database",
 				   (unsigned)getuid());
 	p->real_home = pw->pw_dir;
+	free(s->out->home);
+	s->out->home = strdup(pw->pw_dir); /* for the failure's note; none without memory */
 	r = home_keeps(s, p, e);
 	if (r == 0)
 		home_hint(s, p);
@@ -1809,6 +1813,26 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 }
 enum start { STARTED, EXEC_FAILED, FAILED_BEFORE, FAILED_AFTER };
 
+/*
+ * The exec's error, and when it is "not found" for a file the host has, the
+ * option whose mounts hide it: without it the run's 127 would not name its cause.
+ */
+static void exec_error(struct sup *s, int errnum)
+{
+	const char *via = s->cmd_path ? s->cmd_path : s->cmd_hidden;
+	char cause[768] = "";
+
+	if (errnum == ENOENT && via)
+		iso_hidden_cause(&s->hidden, via, cause, sizeof(cause));
+	if (cause[0] && !s->cmd_path)
+		snprintf(s->out->exec_error, sizeof(s->out->exec_error),
+			 "%s: %s in the run; PATH finds %s, but %s", s->o->argv[0],
+			 strerror(errnum), via, cause);
+	else
+		snprintf(s->out->exec_error, sizeof(s->out->exec_error), "%s: %s%s%s",
+			 s->o->argv[0], strerror(errnum), cause[0] ? "; " : "", cause);
+}
+
 /* The child never became the command: only the exec itself is the command's failure. */
 static enum start child_failed(struct sup *s, struct iso_err *e)
 {
@@ -1824,8 +1848,7 @@ static enum start child_failed(struct sup *s, struct iso_err *e)
 		return FAILED_BEFORE;
 	}
 	s->out->exec_failed = true;
-	snprintf(s->out->exec_error, sizeof(s->out->exec_error), "%s: %s", o->argv[0],
-		 strerror(f->errnum));
+	exec_error(s, f->errnum);
 	s->out->exit = f->errnum == ENOENT ? ISO_EXIT_NOT_FOUND : ISO_EXIT_CANNOT_EXEC;
 	return EXEC_FAILED;
 }
@@ -1894,7 +1917,12 @@ static int watch_command(struct sup *s, int listener, struct iso_err *e)
 static enum start start(struct sup *s, struct iso_err *e)
 {
 	const struct iso_opts *o = s->o;
-	int listener = -1, r = iso_resolve_command(o->argv[0], s->env, &s->cmd_path);
+	int listener = -1, r;
+
+	iso_hidden_init(&s->hidden, o, s->tree.path, s->out->cwd);
+	if (o->verbosity >= 0)
+		iso_hidden_warn(stderr, &s->hidden, o->argv, s->env);
+	r = iso_resolve_command(o->argv[0], s->env, &s->hidden, &s->cmd_path, &s->cmd_hidden);
 
 	if (r == -ENOENT) {
 		close_write_ends(s);
@@ -2071,6 +2099,7 @@ static void free_outcome(struct iso_outcome *out)
 	iso_leaks_free(out->leaks, out->n_leaks);
 	iso_hung_free(&out->hung);
 	free(out->cwd);
+	free(out->home);
 	for (size_t i = 0; i < out->n_policy_events; i++) {
 		free(out->policy_events[i].detail);
 		free(out->policy_events[i].origin);
@@ -2091,6 +2120,8 @@ static void free_sup(struct sup *s)
 	free(s->snaps);
 	iso_env_free(s->env);
 	free(s->cmd_path);
+	free(s->cmd_hidden);
+	iso_hidden_free(&s->hidden);
 	for (size_t i = 0; i < s->n_keep; i++)
 		free(s->keep[i]);
 	free(s->keep);

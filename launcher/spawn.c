@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -306,13 +307,22 @@ static const char *env_get(char **envp, const char *name)
 	return NULL;
 }
 
-int iso_resolve_command(const char *name, char **envp, char **ret_path)
+static bool is_hidden(const struct iso_hidden *h, const char *path)
+{
+	char at[PATH_MAX];
+
+	return h && iso_hidden_by(h, path, true, at, sizeof(at));
+}
+
+int iso_resolve_command(const char *name, char **envp, const struct iso_hidden *hidden,
+			char **ret_path, char **ret_hidden)
 {
 	const char *path = env_get(envp, "PATH");
 	_cleanup_free_ char *denied = NULL;
 	const char *p;
 
 	*ret_path = NULL;
+	*ret_hidden = NULL;
 	if (!*name)
 		return -ENOENT;
 	if (strchr(name, '/')) {
@@ -324,7 +334,9 @@ int iso_resolve_command(const char *name, char **envp, char **ret_path)
 	/*
 	 * As the shells search: the first executable regular file wins; a directory we
 	 * may not search is passed over (execvp() would answer EACCES and make a missing
-	 * command look like 126); a file found but not executable gives 126.
+	 * command look like 126); a file found but not executable gives 126.  A file
+	 * the run's mount namespace hides is passed over as the command's own search
+	 * would pass it over; the first is kept to say why nothing was found.
 	 */
 	for (p = path;; p++) {
 		const char *end = strchrnul(p, ':');
@@ -334,12 +346,15 @@ int iso_resolve_command(const char *name, char **envp, char **ret_path)
 		if (asprintf(&cand, "%.*s%s%s", (int)(end - p), p, end == p ? "" : "/", name) < 0)
 			return -ENOMEM;
 		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (access(cand, X_OK) == 0) {
+			if (is_hidden(hidden, cand)) {
+				if (!*ret_hidden)
+					*ret_hidden = TAKE_PTR(cand);
+			} else if (access(cand, X_OK) == 0) {
 				*ret_path = cand;
 				return 0;
-			}
-			if (!denied)
+			} else if (!denied) {
 				denied = TAKE_PTR(cand);
+			}
 		}
 		free(cand);
 		if (!*end)

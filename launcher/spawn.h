@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "common/err.h"
+#include "launcher/hidden.h"
 #include "launcher/opts.h"
 
 struct pol;
@@ -64,8 +65,13 @@ enum {
 	ISO_STAGE_LISTENER, /* not a failure: the listener fd rides along, or errnum EBUSY */
 };
 
-/* Find argv[0] in the command's own PATH; -ENOENT when it is nowhere. */
-int iso_resolve_command(const char *name, char **envp, char **ret_path);
+/*
+ * Find argv[0] in the command's own PATH; -ENOENT when it is nowhere the command
+ * sees.  ret_hidden: the first match that hidden (may be NULL) hides, else NULL;
+ * the caller frees it, whatever the return.
+ */
+int iso_resolve_command(const char *name, char **envp, const struct iso_hidden *hidden,
+			char **ret_path, char **ret_hidden);
 
 /*
  * Start the command in a new process group.  Returns only after the command has

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/summary.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,6 +140,15 @@ static void print_residue(const struct iso_opts *opts, const struct iso_outcome 
 		print_finding(opts, o, ISO_FIND_RESIDUE_GAP, i);
 }
 
+/* Not with -q: a failing command speaks for itself, and this is a possibility. */
+static void print_home_note(const struct iso_opts *opts, const struct iso_outcome *o)
+{
+	char note[PATH_MAX + 320];
+
+	if (opts->verbosity >= 0 && iso_home_note(opts, o, note, sizeof(note)))
+		say(opts, "%s", note);
+}
+
 /* One line per finding and per state worth knowing, before the verdict. */
 static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o)
 {
@@ -163,6 +173,7 @@ static void print_lines(const struct iso_opts *opts, const struct iso_outcome *o
 	if (o->gate_unmeasurable[0])
 		fprintf(stderr, "isorun: leak check: not measurable (%s)\n", gate ? gate : "?");
 	print_leaks(opts, o);
+	print_home_note(opts, o);
 	print_policy_events(opts, o);
 	print_residue(opts, o);
 	iso_resources_say(opts, &o->res, stderr);

@@ -173,6 +173,18 @@ home_scratch() {
 	printf '%s\n' "$d"
 }
 
+# The PATH without entries in the caller's real home: --protect-home=hide names
+# each one it hides in a line before the start (a ~/.local/bin, ~/.cargo/bin).
+path_outside_home() {
+	local real e out=
+	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	local IFS=:
+	for e in $PATH; do
+		case $e in "$real" | "$real"/*) ;; *) out=${out:+$out:}$e ;; esac
+	done
+	printf '%s\n' "$out"
+}
+
 # The test's root lies in bats' 0700 temporary directories: open the way down to it
 # (search only, as /tmp's parents are), so only isorun's own modes decide.
 open_way_to_root() {

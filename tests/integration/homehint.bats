@@ -6,6 +6,9 @@
 
 load helpers
 
+# a ~/bin in the caller's PATH would be named under --protect-home=hide
+PATH=$(path_outside_home)
+
 userns_ok() {
 	unshare -Urpf --mount-proc true
 }
@@ -154,4 +157,113 @@ real_home() {
 		[ "$status" -eq 0 ]
 		[ -z "$stderr" ]
 	done
+}
+
+# Issue 27 item 4: a failing command under a home protection gets one line,
+# before the verdict, saying the real home was read-only (or hidden) for it and
+# how --writable lets a directory through; an annotation under GitHub Actions.
+# Always on such a failure, worded as a possibility: the kernel refuses the
+# write before anything isorun watches sees it.
+
+note_ro() {
+	printf 'isorun: the real home %s was read-only for the command (--protect-home=ro); if it failed writing there ("Read-only file system"), add --writable DIR for a directory below the home, or --protect-home=off' "$1"
+}
+
+note_hide() {
+	printf 'isorun: the real home %s was hidden from the command (--protect-home=hide: an empty read-only directory in its place); if it failed reading or writing there, add --writable DIR for a directory below the home, or use --protect-home=ro' "$1"
+}
+
+notes() {
+	grep -c "^isorun: the real home .* for the command\|^isorun: the real home .* from the command" <<<"$stderr" || true
+}
+
+@test "a failing run that writes to the real home under --protect-home=ro: one line ties it to the option" {
+	require "user and PID namespaces" userns_ok
+	D=$(home_scratch)
+	H=$(real_home)
+	cd "$W"
+	run --separate-stderr iso --protect-home=ro -- sh -c 'touch "$1"' sh "$D/x"
+	[ "$status" -eq 1 ]
+	[[ "${stderr_lines[0]}" == *"Read-only file system"* ]]
+	[ "${stderr_lines[1]}" = "$(note_ro "$H")" ]
+	[ "${stderr_lines[2]}" = "isorun: FAILED (exit 1): command exited 1" ]
+	[ ! -e "$D/x" ]
+	# the fix it names works, and a passing run says nothing
+	run --separate-stderr iso --protect-home=ro --writable "$D" -- sh -c 'touch "$1"' sh "$D/x"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ -e "$D/x" ]
+	# killed by a signal is a failure of the command too
+	run --separate-stderr iso --protect-home=ro -- sh -c 'kill -TERM $$'
+	[ "$status" -eq 143 ]
+	[ "$(notes)" -eq 1 ]
+	# -q: a failing command speaks for itself
+	run --separate-stderr iso -q --protect-home=ro -- false
+	[ "$status" -eq 1 ]
+	[ "$(notes)" -eq 0 ]
+	assert_no_tree
+}
+
+@test "control: no note without a home protection, on a passing run, or when the command never ran or was stopped by isorun" {
+	require "user and PID namespaces" userns_ok
+	cd "$W"
+	run --separate-stderr iso -- false
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "isorun: FAILED (exit 1): command exited 1" ]
+	run --separate-stderr iso --pidns --private-tmp -- false
+	[ "$status" -eq 1 ]
+	[ "$(notes)" -eq 0 ]
+	run --separate-stderr iso --protect-home=ro -- true
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# not found: item 3's line says why; a timeout is isorun's own stop
+	run -127 --separate-stderr iso --protect-home=ro -- /nonexistent/cmd
+	[ "$(notes)" -eq 0 ]
+	run --separate-stderr iso --protect-home=ro --timeout 1s -- "$H/waitfor" -t 600 "$W/never"
+	[ "$status" -eq 124 ]
+	[ "$(notes)" -eq 0 ]
+	assert_no_tree
+}
+
+@test "--protect-home=hide: the note says hidden; isorun.conf's protect-home gets it too" {
+	require "user and PID namespaces" userns_ok
+	D=$(home_scratch)
+	H=$(real_home)
+	echo data >"$D/data"
+	cd "$W"
+	run --separate-stderr iso --protect-home=hide -- cat "$D/data"
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[-2]}" = "$(note_hide "$H")" ]
+	# the setting from a config file is the same protection
+	printf 'protect-home = ro\n' >"$W/isorun.conf"
+	run --separate-stderr "$ISORUN" --root "$R" --config "$W/isorun.conf" -- sh -c 'touch "$1"' sh "$D/y"
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[-2]}" = "$(note_ro "$H")" ]
+	assert_no_tree
+}
+
+@test "GITHUB_ACTIONS=true: the note is also a warning annotation (and not on a passing run)" {
+	require "user and PID namespaces" userns_ok
+	D=$(home_scratch)
+	H=$(real_home)
+	cd "$W"
+	export GITHUB_ACTIONS=true
+	run --separate-stderr iso --protect-home=ro -- sh -c 'touch "$1"' sh "$D/x"
+	[ "$status" -eq 1 ]
+	want=$(note_ro "$H")
+	grep -qxF -- "::warning title=isorun%3A home protected::${want#isorun: }" <<<"$stderr"
+	[ "$(notes)" -eq 1 ]
+	run --separate-stderr iso --protect-home=hide -- false
+	want=$(note_hide "$H")
+	grep -qxF -- "::warning title=isorun%3A home protected::${want#isorun: }" <<<"$stderr"
+	# -q silences the line, not the annotation (as for findings)
+	run --separate-stderr iso -q --protect-home=ro -- false
+	[ "$(notes)" -eq 0 ]
+	[ "$(grep -c '^::warning title=isorun%3A home protected::' <<<"$stderr")" -eq 1 ]
+	# controls: a passing run, no protection
+	run --separate-stderr iso --protect-home=ro -- true
+	[ -z "$stderr" ]
+	run --separate-stderr iso -- false
+	[[ "$stderr" != *"home protected"* ]]
+	assert_no_tree
 }

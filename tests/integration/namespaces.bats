@@ -247,6 +247,7 @@ dir-refused" ]
 
 @test "--protect-home=hide: the real home looks empty" {
 	require "user and PID namespaces" userns_ok
+	PATH=$(path_outside_home) # a ~/bin in it would be named on stderr
 	real=$(getent passwd "$(id -un)" | cut -d: -f6)
 	run iso --protect-home=hide --chdir "$W" -- sh -c "ls -A '$real' | wc -l"
 	[ "$status" -eq 0 ]
