@@ -53,6 +53,7 @@
 #include "launcher/outid.h"
 #include "common/num.h"
 #include "launcher/pidns.h"
+#include "launcher/mapusers.h"
 #include "common/proc.h"
 #include "common/reader.h"
 #include "launcher/relay.h"
@@ -140,6 +141,8 @@ struct sup {
 	size_t n_keep;
 	/* who exec'd what, from the guard's notifications, and what findings are attributed from */
 	struct iso_execlog execlog;
+	/* the namespace's id filter (launcher/mapusers.h), freed with the rest */
+	struct sock_filter *id_filter;
 	struct iso_attrib_ctx actx;
 };
 
@@ -1540,6 +1543,9 @@ static int start_pidns(struct sup *s, const struct iso_spawn *sp, int *ret_liste
 		.empty_dir = s->empty_dir,
 	};
 	plan_caps(s, &p->spawn, true, p->userns);
+	r = iso_map_users_plan(p, &s->id_filter, e);
+	if (r < 0)
+		return r;
 	/* init leaves for "/" before it mounts: the command names its directory */
 	if (!p->spawn.cwd)
 		p->spawn.cwd = s->out->cwd;
@@ -2125,6 +2131,7 @@ static void free_sup(struct sup *s)
 	iso_ceilings_close(&s->ceil);
 	if (s->pol)
 		pol_free(&s->policy);
+	free(s->id_filter);
 	iso_execlog_free(&s->execlog);
 }
 
