@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -116,24 +117,51 @@ static void first_line(int fd, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* Wait for the helper at most `timeout_ms`; then it is killed. */
-static int wait_bounded(pid_t pid, int timeout_ms, int *status)
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Whether the helper exited within `timeout_ms`: its pidfd polled, or without
+ * one (before Linux 5.3) waitpid(WNOHANG) every 10 ms.  Signals do not extend it.
+ */
+static bool exited_in_time(pid_t pid, int timeout_ms)
 {
 	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	struct pollfd p = { .fd = pfd, .events = POLLIN };
-	int r = 1;
+	long long end = now_ms() + timeout_ms;
+	siginfo_t si;
 
-	if (pfd >= 0) {
-		do
-			r = poll(&p, 1, timeout_ms);
-		while (r < 0 && errno == EINTR);
+	for (long long left = timeout_ms; left > 0; left = end - now_ms()) {
+		struct pollfd p = { .fd = pfd, .events = POLLIN };
+		struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+		if (pfd >= 0 && poll(&p, 1, (int)left) > 0)
+			return true;
+		si.si_pid = 0;
+		if (pfd < 0 && (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+				si.si_pid == pid))
+			return true;
+		if (pfd < 0)
+			(void)nanosleep(&tick, NULL);
 	}
-	if (r == 0)
+	return false;
+}
+
+/* Wait for the helper at most `timeout_ms`; then it is killed.  -ETIMEDOUT then. */
+static int wait_bounded(pid_t pid, int timeout_ms, int *status)
+{
+	bool in_time = exited_in_time(pid, timeout_ms);
+
+	if (!in_time)
 		(void)kill(pid, SIGKILL);
 	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
-	return r == 0 ? -ETIMEDOUT : 0;
+	return in_time ? 0 : -ETIMEDOUT;
 }
 
 static int run_mapper(const char *tool, pid_t child, const struct ns_idmap_line *l, size_t n,
