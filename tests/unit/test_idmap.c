@@ -10,8 +10,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <limits.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +143,112 @@ static void test_idfilter_kernel(void **state)
 	assert_int_equal(unlink(file), 0);
 }
 
+/*
+ * The filter run on a seccomp_data of our making: the ABIs this kernel cannot
+ * run here (i386, whose emulation is off; x32) are checked by their numbers.
+ * Only the instructions pol_idfilter_build() emits are known.
+ */
+static uint32_t run_bpf(const struct sock_filter *f, size_t len, const struct seccomp_data *d)
+{
+	uint32_t a = 0;
+
+	for (size_t pc = 0; pc < len; pc++) {
+		const struct sock_filter *i = &f[pc];
+
+		switch (i->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			assert_true(i->k + 4 <= sizeof(*d));
+			memcpy(&a, (const char *)d + i->k, 4);
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= i->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += i->k;
+			break;
+		case BPF_RET | BPF_K:
+			return i->k;
+		default:
+			fail_msg("instruction %#x at %zu", i->code, pc);
+		}
+	}
+	fail_msg("the filter ran off its end");
+	return 0;
+}
+
+static uint32_t verdict(const struct sock_filter *f, size_t len, uint32_t arch, uint32_t abi,
+			const char *call, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	struct seccomp_data d = { .arch = arch, .args = { a0, a1, a2, a3 } };
+	int nr = seccomp_syscall_resolve_name_arch(abi, call);
+
+	assert_true(nr >= 0);
+	d.nr = nr;
+	return run_bpf(f, len, &d);
+}
+
+#define EPERM_RET (SECCOMP_RET_ERRNO | EPERM)
+
+static void test_idfilter_abis(void **state)
+{
+	struct sock_filter *f = NULL;
+	struct iso_err e = { 0 };
+	size_t n = 0;
+
+	if (seccomp_arch_native() != SCMP_ARCH_X86_64)
+		skip();
+	assert_int_equal(pol_idfilter_build(1001, 1002, &f, &n, &e), 0);
+	/* i386's old calls take 16-bit ids: -1 is 0xffff, the upper half is not read */
+	assert_int_equal(verdict(f, n, AUDIT_ARCH_I386, SCMP_ARCH_X86, "setuid", 65534, 0, 0, 0),
+			 EPERM_RET);
+	assert_int_equal(verdict(f, n, AUDIT_ARCH_I386, SCMP_ARCH_X86, "setuid", 1001, 0, 0, 0),
+			 SECCOMP_RET_ALLOW);
+	assert_int_equal(
+		verdict(f, n, AUDIT_ARCH_I386, SCMP_ARCH_X86, "setuid", 0x10000 | 1001, 0, 0, 0),
+		SECCOMP_RET_ALLOW);
+	assert_int_equal(
+		verdict(f, n, AUDIT_ARCH_I386, SCMP_ARCH_X86, "setresgid", 0xffff, 1002, 0xffff, 0),
+		SECCOMP_RET_ALLOW);
+	assert_int_equal(verdict(f, n, AUDIT_ARCH_I386, SCMP_ARCH_X86, "chown", 0, 0xffff, 7, 0),
+			 EPERM_RET);
+	/* ... and the *32 calls full ones, where 0xffff is an id like any other */
+	assert_int_equal(verdict(f, n, AUDIT_ARCH_I386, SCMP_ARCH_X86, "setuid32", 0xffff, 0, 0, 0),
+			 EPERM_RET);
+	assert_int_equal(
+		verdict(f, n, AUDIT_ARCH_I386, SCMP_ARCH_X86, "setuid32", 0xffffffff, 0, 0, 0),
+		SECCOMP_RET_ALLOW);
+	assert_int_equal(
+		verdict(f, n, AUDIT_ARCH_I386, SCMP_ARCH_X86, "lchown32", 0, 1001, 65534, 0),
+		EPERM_RET);
+	assert_int_equal(
+		verdict(f, n, AUDIT_ARCH_I386, SCMP_ARCH_X86, "fchownat", 0, 0, 1001, 1002),
+		SECCOMP_RET_ALLOW);
+	/* x32 shares x86_64's audit value, its numbers carry the x32 bit */
+	assert_int_equal(
+		verdict(f, n, AUDIT_ARCH_X86_64, SCMP_ARCH_X32, "setreuid", 0xffffffff, 0, 0, 0),
+		EPERM_RET);
+	assert_int_equal(
+		verdict(f, n, AUDIT_ARCH_X86_64, SCMP_ARCH_X32, "fchown", 3, 1001, 1002, 0),
+		SECCOMP_RET_ALLOW);
+	assert_int_equal(verdict(f, n, AUDIT_ARCH_X86_64, SCMP_ARCH_X86_64, "setresuid",
+				 0xffffffffffffffffULL, 1001, 65534, 0),
+			 EPERM_RET);
+	/* the gid is the gid's: a uid's value there is another id */
+	assert_int_equal(
+		verdict(f, n, AUDIT_ARCH_X86_64, SCMP_ARCH_X86_64, "setgid", 1001, 0, 0, 0),
+		EPERM_RET);
+	/* other calls and architectures pass */
+	assert_int_equal(verdict(f, n, AUDIT_ARCH_X86_64, SCMP_ARCH_X86_64, "getuid", 0, 0, 0, 0),
+			 SECCOMP_RET_ALLOW);
+	assert_int_equal(
+		verdict(f, n, AUDIT_ARCH_AARCH64, SCMP_ARCH_AARCH64, "setuid", 65534, 0, 0, 0),
+		SECCOMP_RET_ALLOW);
+	free(f);
+}
+
 static int setup(void **state)
 {
 	return unit_mkdtemp(dir, sizeof(dir), "isorun-test-idmap.XXXXXX");
@@ -162,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_subid_find),
 		cmocka_unit_test(test_idmap_lines),
 		cmocka_unit_test(test_idfilter_kernel),
+		cmocka_unit_test(test_idfilter_abis),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
