@@ -169,9 +169,10 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 	*ret_pid = pid;
 	if (p->userns) {
 		/* init waits for GO: no command runs yet, and the helpers are bounded */
-		if (p->ranged)
+		if (p->ranged) {
 			r = ns_userns_write_ranges(pid, &p->idmaps, ISO_MAPPER_TIMEOUT_MS, e);
-		else
+			p->map_failed = r < 0;
+		} else
 			r = ns_userns_write_maps(pid, p->inside_uid, p->inside_gid, getuid(),
 						 getgid(), e);
 		if (r < 0)

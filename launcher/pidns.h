@@ -71,6 +71,8 @@ struct iso_ns_plan {
 	gid_t inside_gid;
 	/* --map-users: newuidmap/newgidmap write idmaps */
 	bool ranged;
+	/* --map-users could not be honoured: 125, never --pidns=try's fallback */
+	bool map_failed;
 	struct ns_idmaps idmaps;
 	const char *tree;	 /* the tree, absolute */
 	const char *tree_tmp;	 /* --private-tmp */

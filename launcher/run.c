@@ -1544,8 +1544,10 @@ static int start_pidns(struct sup *s, const struct iso_spawn *sp, int *ret_liste
 	};
 	plan_caps(s, &p->spawn, true, p->userns);
 	r = iso_map_users_plan(p, &s->id_filter, e);
-	if (r < 0)
+	if (r < 0) {
+		p->map_failed = true;
 		return r;
+	}
 	/* init leaves for "/" before it mounts: the command names its directory */
 	if (!p->spawn.cwd)
 		p->spawn.cwd = s->out->cwd;
@@ -1812,7 +1814,7 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 	s->out->timing.setup = lap(&s->t_us);
 	if (o->pidns || need_ns) {
 		r = start_pidns(s, &sp, listener, e);
-		if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns) {
+		if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns && !s->plan.map_failed) {
 			snprintf(s->out->pidns_why, sizeof(s->out->pidns_why), "%s",
 				 iso_err_format(e, buf, sizeof(buf)));
 			fprintf(stderr,

@@ -162,6 +162,12 @@ except OSError as e:
 	[[ "${stderr_lines[1]}" == "  (hint: ask an admin for a range"* ]]
 	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 125): setup failed before the command ran" ]
 	assert_no_tree
+	# --pidns=try falls back when namespaces are refused, not when require is not met
+	ISORUN_TEST_SUBUID=/dev/null run --separate-stderr iso --pidns=try --map-users=require -- true
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "isorun: --map-users=require: no range for "* ]]
+	[[ "$stderr" != *"subreaper gate"* ]]
+	assert_no_tree
 	run --separate-stderr env PATH=/nonexistent "$ISORUN" --no-config --root "$R" --pidns \
 		--map-users=auto -- "$H/idcalls" setuid 65534
 	[ "$status" -eq 0 ]
@@ -184,6 +190,11 @@ except OSError as e:
 	# the pid named is the namespace's init: gone with the run
 	local init=${stderr_lines[0]#isorun: map the ids of pid }
 	! kill -0 "${init%%:*}" 2>/dev/null
+	assert_no_tree
+	# a refusal is no reason for --pidns=try to run the command without the namespace
+	ISORUN_TEST_SUBUID="$W/subuid" run --separate-stderr iso --pidns=try --map-users=auto -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" != *"subreaper gate"* ]]
 	assert_no_tree
 }
 
