@@ -135,7 +135,7 @@ DEB_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev lib
 	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3 clang \
 	    debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
 	    python3-pytest python3-pytest-xdist golang-go cargo \
-	    python3-jsonschema python3-lxml python3-junitparser nodejs mandoc bubblewrap
+	    python3-jsonschema python3-lxml python3-junitparser nodejs mandoc bubblewrap uidmap
 deps:
 	@if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
 	$$SUDO apt-get update -qq && \

@@ -53,6 +53,7 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_FINDING_EXIT] = { "finding-exit-code", ISO_KIND_VALUE, false },
 	[ISO_K_PIDNS] = { "pidns", ISO_KIND_VALUE, false, true },
 	[ISO_K_MAP_ROOT] = { "map-root", ISO_KIND_FLAG, false },
+	[ISO_K_MAP_USERS] = { "map-users", ISO_KIND_VALUE, false },
 	[ISO_K_CAP_KEEP] = { "cap-keep", ISO_KIND_VALUE, false },
 	[ISO_K_NET] = { "net", ISO_KIND_VALUE, false },
 	[ISO_K_PRIVATE_TMP] = { "private-tmp", ISO_KIND_FLAG, false },
@@ -144,6 +145,8 @@ void iso_usage(FILE *f)
 	      "  --pidns[=try]          new PID + mount (+ user) namespace, isorun's init as\n"
 	      "                         PID 1; =try falls back to the subreaper gate\n"
 	      "  --map-root             inside the user namespace, be uid 0\n"
+	      "  --map-users=off|auto|require  also map your /etc/subuid and /etc/subgid\n"
+	      "                         ranges (newuidmap); auto: else one id, and says so\n"
 	      "  --cap-keep CAP,...|all capabilities the command keeps\n"
 	      "  --net=host|isolated    isolated: own network namespace, loopback up\n"
 	      "  --private-tmp          the tree's tmp over /tmp and /var/tmp\n"
@@ -211,6 +214,9 @@ void iso_warn_inert(const struct iso_opts *o)
 		return;
 	if (o->map_root && o->pidns == ISO_PIDNS_OFF)
 		fprintf(stderr, fmt, "--map-root", "--pidns");
+	if (o->map_users != ISO_MAP_USERS_OFF && o->pidns == ISO_PIDNS_OFF && !o->net_isolated &&
+	    !o->private_tmp && !o->protect_home)
+		fprintf(stderr, fmt, "--map-users", "--pidns");
 	if (o->residue == ISO_FAIL && !o->watch.n)
 		fprintf(stderr, fmt, "--residue=fail", "--watch");
 	if (o->writable.n && o->protect_home == NS_HOME_OFF)
@@ -650,6 +656,17 @@ static int apply(struct iso_opts *o, enum iso_key key, char *val, bool cli, cons
 	case ISO_K_PIDS_MAX:
 	case ISO_K_CPU_MAX:
 		return parse_ceiling(o, key, opt, val, e);
+	case ISO_K_MAP_USERS:
+		if (strcmp(val, "off") == 0)
+			o->map_users = ISO_MAP_USERS_OFF;
+		else if (strcmp(val, "auto") == 0)
+			o->map_users = ISO_MAP_USERS_AUTO;
+		else if (strcmp(val, "require") == 0)
+			o->map_users = ISO_MAP_USERS_REQUIRE;
+		else
+			return iso_err_set(e, 0, "%s: expected off, auto or require, got '%s'", opt,
+					   val);
+		return 0;
 	case ISO_K_CGROUP:
 		if (strcmp(val, "auto") && strcmp(val, "off"))
 			return iso_err_set(e, 0, "%s: expected auto or off, got '%s'", opt, val);

@@ -95,6 +95,10 @@ static const char *value(const struct iso_opts *o, enum iso_key key, char *buf, 
 		return o->pidns == ISO_PIDNS_TRY ? "try" : yes(o->pidns == ISO_PIDNS_ON);
 	case ISO_K_MAP_ROOT:
 		return yes(o->map_root);
+	case ISO_K_MAP_USERS:
+		return o->map_users == ISO_MAP_USERS_AUTO      ? "auto"
+		       : o->map_users == ISO_MAP_USERS_REQUIRE ? "require"
+							       : "off";
 	case ISO_K_CAP_KEEP:
 		/* as given: the names, not the bit mask */
 		s = last(o, key);

@@ -298,6 +298,11 @@ static bool empty(void)
 
 static _Noreturn void done(struct init *in)
 {
+	struct iso_err e = { 0 };
+
+	/* what the command gave to the range's ids, the caller could not remove */
+	if (in->p->ranged)
+		(void)ns_idmap_give_back(in->p->tree, in->p->inside_uid, in->p->inside_gid, &e);
 	send_status(in, ISO_NS_DONE, 0);
 	_exit(0);
 }

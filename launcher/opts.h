@@ -67,6 +67,7 @@ enum iso_key {
 	ISO_K_FINDING_EXIT,
 	ISO_K_PIDNS,
 	ISO_K_MAP_ROOT,
+	ISO_K_MAP_USERS,
 	ISO_K_CAP_KEEP,
 	ISO_K_NET,
 	ISO_K_PRIVATE_TMP,
@@ -96,6 +97,8 @@ struct iso_ceiling {
 };
 /* --cgroup: a cgroup of the run's own where one can be had, or none */
 enum { ISO_CGROUP_AUTO, ISO_CGROUP_OFF };
+/* --map-users: one id each; the subordinate ranges where there are (else one line); or 125 */
+enum { ISO_MAP_USERS_OFF, ISO_MAP_USERS_AUTO, ISO_MAP_USERS_REQUIRE };
 
 /* Where a setting came from: the command line, or a line of opts->config_path. */
 #define ISO_FROM_CLI 0
@@ -144,6 +147,8 @@ struct iso_opts {
 	bool policy_log;    /* --policy-mode=log */
 	int pidns;	    /* ISO_PIDNS_* */
 	bool map_root;
+	/* ISO_MAP_USERS_* */
+	int map_users;
 	uint64_t cap_keep; /* bit n: capability n */
 	bool net_isolated;
 	bool private_tmp;

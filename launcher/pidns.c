@@ -18,6 +18,7 @@
 #include "common/cleanup.h"
 #include "common/fdpass.h"
 #include "common/proc.h"
+#include "launcher/mapusers.h"
 #include "ns/ns.h"
 
 int iso_ns_send(int sock, const struct iso_ns_msg *m)
@@ -167,7 +168,13 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 	close(TAKE_FD(inner));
 	*ret_pid = pid;
 	if (p->userns) {
-		r = ns_userns_write_maps(pid, p->inside_uid, p->inside_gid, getuid(), getgid(), e);
+		/* init waits for GO: no command runs yet, and the helpers are bounded */
+		if (p->ranged) {
+			r = ns_userns_write_ranges(pid, &p->idmaps, ISO_MAPPER_TIMEOUT_MS, e);
+			p->map_failed = r < 0;
+		} else
+			r = ns_userns_write_maps(pid, p->inside_uid, p->inside_gid, getuid(),
+						 getgid(), e);
 		if (r < 0)
 			goto kill_init;
 	}

@@ -16,6 +16,7 @@
 #include "launcher/opts.h"
 #include "common/err.h"
 #include "launcher/spawn.h"
+#include "ns/ns.h"
 
 /* struct pol_event as it crosses the socket (its origin pointer cannot) */
 struct iso_ns_event_wire {
@@ -68,6 +69,11 @@ struct iso_ns_plan {
 	bool userns;
 	uid_t inside_uid;
 	gid_t inside_gid;
+	/* --map-users: newuidmap/newgidmap write idmaps */
+	bool ranged;
+	/* --map-users could not be honoured: 125, never --pidns=try's fallback */
+	bool map_failed;
+	struct ns_idmaps idmaps;
 	const char *tree;	 /* the tree, absolute */
 	const char *tree_tmp;	 /* --private-tmp */
 	const char *real_home;	 /* --protect-home, from the passwd entry */

@@ -332,6 +332,13 @@ static const char *pidns_name(int p)
 	return p == ISO_PIDNS_TRY ? "try" : p == ISO_PIDNS_ON ? "on" : "off";
 }
 
+static const char *map_users_name(const struct iso_opts *o)
+{
+	return o->map_users == ISO_MAP_USERS_AUTO      ? "auto"
+	       : o->map_users == ISO_MAP_USERS_REQUIRE ? "require"
+						       : "off";
+}
+
 static const char *home_name(int m)
 {
 	return m == NS_HOME_RO ? "ro" : m == NS_HOME_HIDE ? "hide" : "off";
@@ -399,6 +406,8 @@ static json_t *settings(const struct iso_opts *opts, const struct iso_outcome *o
 
 	if (set)
 		limit_settings(set, opts);
+	if (set)
+		(void)json_object_set_new(set, "map_users", json_string(map_users_name(opts)));
 	return set;
 }
 

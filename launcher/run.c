@@ -54,6 +54,7 @@
 #include "launcher/outid.h"
 #include "common/num.h"
 #include "launcher/pidns.h"
+#include "launcher/mapusers.h"
 #include "common/proc.h"
 #include "common/reader.h"
 #include "launcher/relay.h"
@@ -143,6 +144,8 @@ struct sup {
 	size_t n_keep;
 	/* who exec'd what, from the guard's notifications, and what findings are attributed from */
 	struct iso_execlog execlog;
+	/* the namespace's id filter (launcher/mapusers.h), freed with the rest */
+	struct sock_filter *id_filter;
 	struct iso_attrib_ctx actx;
 };
 
@@ -1546,6 +1549,11 @@ static int start_pidns(struct sup *s, const struct iso_spawn *sp, int *ret_liste
 		.empty_dir = s->empty_dir,
 	};
 	plan_caps(s, &p->spawn, true, p->userns);
+	r = iso_map_users_plan(p, &s->id_filter, e);
+	if (r < 0) {
+		p->map_failed = true;
+		return r;
+	}
 	/* init leaves for "/" before it mounts: the command names its directory */
 	if (!p->spawn.cwd)
 		p->spawn.cwd = s->out->cwd;
@@ -1792,7 +1800,7 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 	s->out->timing.setup = lap(&s->t_us);
 	if (o->pidns || need_ns) {
 		r = start_pidns(s, &sp, listener, e);
-		if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns) {
+		if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns && !s->plan.map_failed) {
 			snprintf(s->out->pidns_why, sizeof(s->out->pidns_why), "%s",
 				 iso_err_format(e, buf, sizeof(buf)));
 			fprintf(stderr,
@@ -2136,6 +2144,7 @@ static void free_sup(struct sup *s)
 	iso_ceilings_close(&s->ceil);
 	if (s->pol)
 		pol_free(&s->policy);
+	free(s->id_filter);
 	iso_execlog_free(&s->execlog);
 }
 

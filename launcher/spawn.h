@@ -13,6 +13,7 @@
 
 struct pol;
 struct pol_event;
+struct sock_filter;
 
 struct iso_spawn {
 	const char *path; /* from iso_resolve_command() */
@@ -43,6 +44,9 @@ struct iso_spawn {
 		uint64_t value;
 	} ceil_rlimits[4];
 	size_t n_ceil_rlimits;
+	/* a user namespace of one uid and gid: its id filter (policy/idfilter.c), or NULL */
+	const struct sock_filter *id_filter;
+	size_t id_filter_len;
 };
 
 /*

@@ -100,6 +100,56 @@ int ns_userns_diagnose(struct iso_err *e);
 /* Explain an errno from clone/unshare(CLONE_NEWUSER...) the same way, without probing. */
 void ns_userns_explain(int errnum, struct iso_err *e);
 
+/* --- id ranges (ns/subid.c): --map-users --------------------------------- */
+
+struct ns_subid {
+	uint32_t start, count;
+};
+struct ns_idmap_line {
+	uint32_t inside, outside, count;
+};
+/* What newuidmap and newgidmap are asked to write for a child. */
+struct ns_idmaps {
+	char newuidmap[256], newgidmap[256];
+	struct ns_idmap_line uid[3], gid[3];
+	size_t n_uid, n_gid;
+};
+
+/*
+ * The first range of user `name` (or of `uid` written in digits) in `file`, in
+ * /etc/subuid's format (NAME:START:COUNT): 1 found, 0 none (no file either),
+ * -errno with e set when the file cannot be read.
+ */
+int ns_subid_find(const char *file, const char *name, uid_t uid, struct ns_subid *ret,
+		  struct iso_err *e);
+/*
+ * The lines of a map that gives `inside` to `outside` alone and the range to the
+ * other ids from 0 up (`inside` skipped): at most 3.
+ */
+size_t ns_idmap_lines(uint32_t inside, uint32_t outside, const struct ns_subid *range,
+		      struct ns_idmap_line out[3]);
+/* The executable `name` in $PATH, into buf: 0, or -ENOENT (buf empty). */
+int ns_find_tool(const char *name, char *buf, size_t len);
+/*
+ * From the parent, for a child created with CLONE_NEWUSER and waiting: run
+ * newuidmap, then newgidmap, with the lines of `m`.  Each gets `timeout_ms`, then
+ * is killed: the supervisor waits on nothing unbounded.  setgroups stays "allow",
+ * as the helper leaves it: the admin gave the range.  A refusal carries the
+ * helper's own first line.
+ */
+int ns_userns_write_ranges(pid_t child, const struct ns_idmaps *m, int timeout_ms,
+			   struct iso_err *e);
+/*
+ * From inside the namespace, once nothing else runs in it: every entry below
+ * `dir` on its filesystem owned by another id than uid:gid (the caller's own,
+ * as the namespace names them) is chowned to them, symlinks themselves, so that
+ * the caller can remove (or keep) the tree outside.  Mounts are not entered,
+ * nor directories deeper than NS_GIVE_BACK_DEPTH.  Goes on past a failure; the
+ * first is returned.
+ */
+#define NS_GIVE_BACK_DEPTH 128
+int ns_idmap_give_back(const char *dir, uid_t uid, gid_t gid, struct iso_err *e);
+
 /* --- mounts (ns/mounts.c), inside a fresh mount namespace ------------------ */
 
 /* MS_REC|MS_SLAVE on "/": nothing mounted afterwards propagates to the host. */

@@ -141,6 +141,16 @@ int pol_filter_build(const struct pol *p, bool notify, bool log_only, struct soc
 int pol_filter_install(const struct sock_filter *insns, size_t len, bool listener, const char *name,
 		       struct iso_err *e);
 
+/*
+ * The id filter of a user namespace that maps `uid` and `gid` alone
+ * (policy/idfilter.c): setuid, setgid, setre*id, setres*id, chown, fchown,
+ * lchown and fchownat (and their 16/32-bit forms) to any other id than these or
+ * -1 fail with EPERM, as the host answers an unprivileged caller, not with the
+ * namespace's EINVAL.  Install it with pol_filter_install(); malloc'ed BPF.
+ */
+int pol_idfilter_build(uid_t uid, gid_t gid, struct sock_filter **ret, size_t *ret_len,
+		       struct iso_err *e);
+
 /* A shipped policy's text, generated at build time from the policy files by embed.awk. */
 struct pol_text {
 	const char *name, *file, *text;

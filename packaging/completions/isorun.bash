@@ -5,7 +5,7 @@
 
 _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-env
 	--chdir --pass-fd --watch --residue= --timeout --stop-signal --grace --settle
-	--leaks= --rlimit-nofile --rlimit-core --rlimit-fsize --report --junit --finding-exit-code --pidns --pidns=try --map-root --cap-keep
+	--leaks= --rlimit-nofile --rlimit-core --rlimit-fsize --report --junit --finding-exit-code --pidns --pidns=try --map-root --map-users= --cap-keep
 	--net= --private-tmp --protect-home= --writable --policy= --policy-mode= --config --no-config
 	--memory-max --pids-max --cpu-max --cgroup=
 	--quiet --verbose --color --color= --help --version'
@@ -28,7 +28,7 @@ _isorun_takes_arg() {
 	--root | --env-dir | --setenv | --unsetenv | --keep-env | --chdir | --pass-fd | \
 		--watch | --residue | --timeout | --stop-signal | --grace | --settle | --leaks | \
 		--rlimit-nofile | --rlimit-core | --rlimit-fsize | \
-		--report | --junit | --finding-exit-code | --cap-keep | --net | --protect-home | --writable | --policy | \
+		--report | --junit | --finding-exit-code | --map-users | --cap-keep | --net | --protect-home | --writable | --policy | \
 		--policy-mode | --config | --memory-max | --pids-max | --cpu-max | --cgroup)
 		return 0
 		;;
@@ -60,6 +60,7 @@ _isorun_value() {
 	--policy-mode) mapfile -t COMPREPLY < <(compgen -W 'enforce log' -- "$cur") ;;
 	--pidns) mapfile -t COMPREPLY < <(compgen -W 'try' -- "$cur") ;;
 	--cgroup) mapfile -t COMPREPLY < <(compgen -W 'auto off' -- "$cur") ;;
+	--map-users) mapfile -t COMPREPLY < <(compgen -W 'off auto require' -- "$cur") ;;
 	--stop-signal)
 		mapfile -t COMPREPLY < <(compgen -A signal -- "$cur")
 		;;

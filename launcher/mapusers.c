@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/mapusers.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ns/ns.h"
+#include "policy/policy.h"
+
+/* Test hooks: other range files (newuidmap still reads the real ones). */
+#define SUBUID_ENV "ISORUN_TEST_SUBUID"
+#define SUBGID_ENV "ISORUN_TEST_SUBGID"
+
+static const char *subid_file(const char *env, const char *dflt)
+{
+	const char *f = getenv(env);
+
+	return f && *f ? f : dflt;
+}
+
+/*
+ * The helpers and both ranges of the caller, into p->idmaps: 1 when all are
+ * there, 0 with `why` naming the first missing piece, -errno on a read error.
+ */
+static int find_ranges(struct iso_ns_plan *p, char *why, size_t len, struct iso_err *e)
+{
+	const char *uidf = subid_file(SUBUID_ENV, "/etc/subuid");
+	const char *gidf = subid_file(SUBGID_ENV, "/etc/subgid");
+	struct passwd *pw = getpwuid(getuid());
+	const char *name = pw ? pw->pw_name : NULL;
+	struct ns_idmaps *m = &p->idmaps;
+	struct ns_subid su, sg;
+	int r;
+
+	if (ns_find_tool("newuidmap", m->newuidmap, sizeof(m->newuidmap)) < 0 ||
+	    ns_find_tool("newgidmap", m->newgidmap, sizeof(m->newgidmap)) < 0) {
+		snprintf(why, len, "%s not found in PATH (Debian, Ubuntu: package uidmap)",
+			 m->newuidmap[0] ? "newgidmap" : "newuidmap");
+		return 0;
+	}
+	r = ns_subid_find(uidf, name, getuid(), &su, e);
+	if (r == 0)
+		snprintf(why, len, "no range for %s (uid %u) in %s", name ? name : "this user",
+			 (unsigned)getuid(), uidf);
+	if (r <= 0)
+		return r;
+	r = ns_subid_find(gidf, name, getuid(), &sg, e);
+	if (r == 0)
+		snprintf(why, len, "no range for %s (uid %u) in %s", name ? name : "this user",
+			 (unsigned)getuid(), gidf);
+	if (r <= 0)
+		return r;
+	m->n_uid = ns_idmap_lines(p->inside_uid, getuid(), &su, m->uid);
+	m->n_gid = ns_idmap_lines(p->inside_gid, getgid(), &sg, m->gid);
+	return 1;
+}
+
+int iso_map_users_plan(struct iso_ns_plan *p, struct sock_filter **ret_filter, struct iso_err *e)
+{
+	const struct iso_opts *o = p->o;
+	char why[512];
+	size_t len = 0;
+	int r = 0;
+
+	*ret_filter = NULL;
+	p->ranged = false;
+	if (!p->userns)
+		return 0; /* root: every id is there already */
+	if (o->map_users != ISO_MAP_USERS_OFF) {
+		r = find_ranges(p, why, sizeof(why), e);
+		if (r < 0)
+			return r;
+		if (r == 0 && o->map_users == ISO_MAP_USERS_REQUIRE) {
+			iso_err_set(e, 0, "--map-users=require: %s", why);
+			iso_err_hint(e, "ask an admin for a range (usermod --add-subuids, "
+					"--add-subgids), or use --map-users=auto");
+			return -EINVAL;
+		}
+		if (r == 0 && o->verbosity >= 0)
+			fprintf(stderr,
+				"isorun: --map-users=auto: %s; mapping uid %u and gid %u alone\n",
+				why, (unsigned)p->inside_uid, (unsigned)p->inside_gid);
+		p->ranged = r == 1;
+	}
+	if (p->ranged)
+		return 0;
+	r = pol_idfilter_build(p->inside_uid, p->inside_gid, ret_filter, &len, e);
+	if (r < 0)
+		return r;
+	p->spawn.id_filter = *ret_filter;
+	p->spawn.id_filter_len = len;
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ids of an ordinary user's namespace: --map-users' ranges where the host
+ * gives them, else one uid and one gid and the id filter that makes the
+ * namespace answer a change to any other id as the host does (EPERM).
+ */
+#ifndef ISO_MAPUSERS_H
+#define ISO_MAPUSERS_H
+
+#include "common/err.h"
+#include "launcher/pidns.h"
+
+/* How long newuidmap or newgidmap may take before it is killed and the run fails. */
+#define ISO_MAPPER_TIMEOUT_MS 10000
+
+/*
+ * For a plan with a user namespace: p->ranged and p->idmaps when --map-users
+ * asked and the ranges and helpers are there, else p->spawn's id filter, which
+ * *ret_filter owns (free() it after the run).  Under auto a missing piece is one
+ * line on stderr (not under -q); under require it is -EINVAL with e set.
+ */
+int iso_map_users_plan(struct iso_ns_plan *p, struct sock_filter **ret_filter, struct iso_err *e);
+
+#endif
