@@ -1,0 +1,199 @@
+#!/usr/bin/env bats
+# contain-signals (issue 27 item 5): without --pidns a signal from the command
+# may reach only processes of the run.  An outside process is a sigcatch the test
+# starts; after the run it is sent SIGUSR2, and DIR/got says which signal reached
+# it first (12: nothing from the command did).
+# kill(-1) and the pid-reuse test run in a PID namespace of their own, so that a
+# guard that fails kills what is in it, not bats.
+
+load helpers
+
+S() { echo "$H/sigsend"; }
+
+# An outside process in a session and group of its own: its pid in $P.
+outside() {
+	mkdir -p "$W/out"
+	setsid "$H/sigcatch" "$W/out" &
+	P=$!
+	"$H/waitfor" "$W/out/ready"
+}
+
+# What reached the outside process first: 12 when nothing from the command did.
+outside_got() {
+	kill -USR2 "$P" 2>/dev/null || true
+	wait "$P" || true
+	cat "$W/out/got"
+}
+
+@test "a signal to a process outside the run is refused with EPERM and a finding naming the call" {
+	outside
+	run --separate-stderr iso -- "$(S)" kill 10 "$P"
+	[ "$output" = "kill EPERM" ]
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"refused: kill \`SIGUSR1 to pid $P (sigcatch), outside the run\`"*"rule default.policy:"* ]]
+	[ "$(outside_got)" = 12 ]
+	assert_no_tree
+}
+
+@test "tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo and pidfd_send_signal to an outside process are refused too" {
+	outside
+	for call in tkill "tgkill $P $P" queue "tgqueue $P $P" pidfd; do
+		set -- $call
+		if [ $# -eq 1 ]; then set -- "$1" 10 "$P"; else set -- "$1" 10 "$2" "$3"; fi
+		run --separate-stderr iso -- "$(S)" "$@"
+		[ "$output" = "$1 EPERM" ]
+		name=$1
+		case $1 in queue) name=rt_sigqueueinfo ;; tgqueue) name=rt_tgsigqueueinfo ;; pidfd) name=pidfd_send_signal ;; esac
+		[[ "$stderr" == *"refused: $name \`SIGUSR1 to pid $P (sigcatch), outside the run\`"* ]]
+	done
+	[ "$(outside_got)" = 12 ]
+}
+
+@test "kill(-pgid) of an outside group is refused; kill(pid, 0) only probes and passes" {
+	outside
+	run --separate-stderr iso -- "$(S)" kill 10 "-$P"
+	[ "$output" = "kill EPERM" ]
+	[[ "$stderr" == *"refused: kill \`SIGUSR1 to process group $P (pid $P (sigcatch) in it), outside the run\`"* ]]
+	run --separate-stderr iso -- "$(S)" kill 0 "$P"
+	[ "$output" = "kill OK" ]
+	[ "$status" -eq 0 ]
+	[ "$(outside_got)" = 12 ]
+}
+
+@test "control: with --policy=off, or a policy without contain-signals, the same signal goes out" {
+	outside
+	run --separate-stderr iso --policy=off -- "$(S)" kill 10 "$P"
+	[ "$output" = "kill OK" ]
+	[ "$(outside_got)" = 10 ]
+	outside
+	printf 'deny reboot\n' >"$W/p.policy"
+	run --separate-stderr iso --policy="$W/p.policy" -- "$(S)" pidfd 10 "$P"
+	[ "$output" = "pidfd OK" ]
+	[ "$(outside_got)" = 10 ]
+}
+
+@test "--policy-mode=log lets the signal out and reports it" {
+	outside
+	run --separate-stderr iso --policy-mode=log -- "$(S)" kill 10 "$P"
+	[ "$output" = "kill OK" ]
+	[[ "$stderr" == *"logged: kill \`SIGUSR1 to pid $P (sigcatch), outside the run\`"* ]]
+	[ "$(outside_got)" = 10 ]
+}
+
+@test "signals inside the run go through: to a child, an orphan, the own group, self, by every call" {
+	for call in kill tkill queue pidfd tgkill tgqueue; do
+		rm -rf "$W/in" "$W/orph"
+		mkdir -p "$W/in" "$W/orph"
+		# timeout: a safety net, a refused signal would leave the shell waiting
+		run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- sh -c '
+			H=$1 W=$2 call=$3
+			"$H/sigcatch" "$W/in" & c=$!
+			# an orphan: its parent exits, isorun (the subreaper) adopts it
+			sh -c "\"$H/sigcatch\" \"$W/orph\" & echo \$! >\"$W/orph.pid\"" 
+			o=$(cat "$W/orph.pid")
+			"$H/waitfor" "$W/in/ready" "$W/orph/ready"
+			case $call in tg*) "$H/sigsend" $call 10 $c $c; "$H/sigsend" $call 12 $o $o ;;
+			*) "$H/sigsend" $call 10 $c; "$H/sigsend" $call 12 $o ;; esac
+			wait $c
+			"$H/waitfor" "$W/orph/got"
+			"$H/sigsend" $call 10 self self' sh "$H" "$W" "$call"
+		[ "$status" -eq 0 ]
+		[ "$(cat "$W/in/got")" = 10 ]
+		[ "$(cat "$W/orph/got")" = 12 ]
+		[ "${lines[0]}" = "$call OK" ]
+		[ "${lines[1]}" = "$call OK" ]
+		[ "${lines[2]}" = "$call OK" ]
+		[ "${lines[3]}" = "got 10" ]
+		[[ "$stderr" != *refused* ]]
+	done
+	# the own group: kill(0) reaches the shell itself
+	run --separate-stderr iso -- sh -c 'trap "echo caught; exit 0" USR1; "$1/sigsend" kill 10 0; echo missed' sh "$H"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *caught* ]]
+}
+
+@test "a signal between processes of the run is sent as the caller: the receiver sees its pid" {
+	run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- python3 -c '
+import os, signal, sys
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+    os.write(w, b"x")
+    info = signal.sigwaitinfo([signal.SIGUSR1])
+    print("from", "parent" if info.si_pid == os.getppid() else info.si_pid, flush=True)
+    os._exit(0)
+os.read(r, 1)
+os.kill(pid, signal.SIGUSR1)
+os.waitpid(pid, 0)'
+	[ "$status" -eq 0 ]
+	[ "$output" = "from parent" ]
+}
+
+# A shell in a PID namespace of its own runs the test: $1 is its script.
+in_pidns() {
+	if [ "$(id -u)" -eq 0 ]; then
+		unshare -pf --mount-proc bash -c "$1" bash "$ISORUN" "$R" "$H" "$W"
+	else
+		require "user and PID namespaces" unshare -Urpf --mount-proc true
+		unshare -Urpf --mount-proc bash -c "$1" bash "$ISORUN" "$R" "$H" "$W"
+	fi
+}
+
+@test "kill(-1) is refused always, and nothing outside the run is hit (contained in a PID namespace)" {
+	run in_pidns '
+		ISORUN=$1 R=$2 H=$3 W=$4
+		mkdir -p "$W/out"
+		"$H/sigcatch" "$W/out" & P=$!
+		"$H/waitfor" "$W/out/ready"
+		"$ISORUN" --no-config --root "$R" -- "$H/sigsend" kill 10 -1
+		echo "isorun $?"
+		kill -USR2 $P; wait $P
+		echo "outside got $(cat "$W/out/got")"'
+	[[ "$output" == *"kill EPERM"* ]]
+	[[ "$output" == *"refused: kill \`SIGUSR1 to every process it may signal (pid -1)\`"* ]]
+	[[ "$output" == *"isorun 122"* ]]
+	[[ "$output" == *"outside got 12"* ]]
+}
+
+@test "a pid of the run that exited and went to a stranger is not signalled (ns_last_pid in a PID namespace)" {
+	run in_pidns '
+		ISORUN=$1 R=$2 H=$3 W=$4
+		mkdir -p "$W/out"
+		"$ISORUN" --no-config --root "$R" -- sh -c "
+			sleep 0 & p=\$!; wait \$p
+			echo \$p >\"$W/p\"
+			\"$H/waitfor\" \"$W/out/ready\"
+			\"$H/sigsend\" kill 10 \$p" &
+		iso=$!
+		"$H/waitfor" "$W/p"
+		p=$(cat "$W/p")
+		echo $((p - 1)) >/proc/sys/kernel/ns_last_pid
+		"$H/sigcatch" "$W/out" & P=$!
+		[ "$P" = "$p" ] && echo "stranger took $p"
+		wait $iso; echo "isorun $?"
+		kill -USR2 $P; wait $P
+		echo "outside got $(cat "$W/out/got")"'
+	[[ "$output" == *"stranger took"* ]]
+	[[ "$output" == *"kill EPERM"* ]]
+	[[ "$output" == *"isorun 122"* ]]
+	[[ "$output" == *"outside got 12"* ]]
+}
+
+@test "under --pidns nothing is notified: the namespace contains the signal already" {
+	require "user and PID namespaces" unshare -Urpf --mount-proc true
+	outside
+	run --separate-stderr iso --pidns -- "$(S)" kill 10 "$P"
+	[ "$output" = "kill ESRCH" ]
+	[[ "$stderr" != *refused* ]]
+	[ "$(outside_got)" = 12 ]
+}
+
+@test "contain-signals in the policy language: shown by policy show, no argument, in the default" {
+	run "$ISORUN" policy show default
+	[[ "$output" == *$'\ncontain-signals\n'* || "$output" == *$'\ncontain-signals' ]]
+	printf 'contain-signals now\n' >"$W/bad.policy"
+	run --separate-stderr iso --policy="$W/bad.policy" -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"bad.policy:1:17: contain-signals: takes no argument"* ]]
+}
