@@ -176,7 +176,7 @@ static int status_nums(const char *text, const char *name, unsigned long long *v
 
 /* Tgid, real and saved uid, CapEff and session of pid. */
 static int creds(pid_t pid, pid_t *tgid, uid_t *ruid, uid_t *euid, uid_t *suid, bool *cap_kill,
-		 pid_t *sid)
+		 pid_t *sid, pid_t *pgrp)
 {
 	char buf[4096];
 	unsigned long long tg, uid[3], cap;
@@ -204,6 +204,8 @@ static int creds(pid_t pid, pid_t *tgid, uid_t *ruid, uid_t *euid, uid_t *suid, 
 	if (cap_kill)
 		*cap_kill = cap & (1ULL << CAP_KILL_BIT);
 	*sid = st.sid;
+	if (pgrp)
+		*pgrp = st.pgrp;
 	return 0;
 }
 
@@ -292,7 +294,7 @@ static int add_target(struct sig_job *j, pid_t pid, bool thread)
 	}
 	if (t.pidfd < 0)
 		return -errno;
-	r = creds(pid, &t.tgid, &t.ruid, &euid, &t.suid, NULL, &t.sid);
+	r = creds(pid, &t.tgid, &t.ruid, &euid, &t.suid, NULL, &t.sid, NULL);
 	if (r == 0)
 		t.member = member(&j->run, pid);
 	if (r == 0 && !t.member && !j->comm[0] &&
@@ -377,7 +379,7 @@ static int add_pidfd(struct sig_job *j)
 	j->t = v;
 	j->t[j->n] = (struct sig_target){ .pid = (pid_t)pid, .pidfd = fd };
 	r = creds((pid_t)pid, &j->t[j->n].tgid, &j->t[j->n].ruid, &(uid_t){ 0 }, &j->t[j->n].suid,
-		  NULL, &j->t[j->n].sid);
+		  NULL, &j->t[j->n].sid, NULL);
 	j->t[j->n].member = r == 0 && member(&j->run, (pid_t)pid);
 	if (r == 0 && !j->t[j->n].member &&
 	    iso_proc_read((pid_t)pid, "comm", j->comm, sizeof(j->comm)) > 0)
@@ -478,13 +480,7 @@ static void job_run(void *arg)
 	uid_t suid;
 
 	j->r = creds(j->c.caller, &j->c_tgid, &j->c_ruid, &j->c_euid, &suid, &j->c_cap_kill,
-		     &j->c_sid);
-	if (j->r == 0) {
-		struct iso_proc st;
-
-		j->r = iso_proc_stat(j->c.caller, &st);
-		j->c_pgrp = st.pgrp;
-	}
+		     &j->c_sid, &j->c_pgrp);
 	if (j->r == 0 && j->c.info_addr)
 		j->r = read_info(j);
 	if (j->r == 0)
@@ -531,6 +527,27 @@ static struct sig_call call_of(const struct seccomp_notif *req, enum pol_sig_kin
 		break;
 	}
 	return c;
+}
+
+/*
+ * The caller itself, known without reading anything: its own tid, or the pid of
+ * a process whose main thread is the caller (raise() and kill(getpid()) in a
+ * single-threaded program).  The call is blocked, so that pid is not free.
+ */
+static bool to_caller_thread(const struct sig_call *c)
+{
+	switch (c->kind) {
+	case PSIG_KILL:
+	case PSIG_QUEUE:
+		return c->pid == c->caller;
+	case PSIG_TKILL:
+		return c->tid == c->caller;
+	case PSIG_TGKILL:
+	case PSIG_TGQUEUE:
+		return c->pid == c->caller; /* the kernel checks that tid is in it */
+	default:
+		return false;
+	}
 }
 
 static int id_valid(int listener, uint64_t id)
@@ -670,6 +687,8 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 	j->c = call_of(req, kind, compat);
 	j->run = *run;
 	if (j->c.sig == 0) /* a 0 with bits above it: the kernel reads an int */
+		return answer(listener, req, 0, true);
+	if (to_caller_thread(&j->c))
 		return answer(listener, req, 0, true);
 	r = iso_reader_run(rd, job_run, j, job_free);
 	if (r == -ETIMEDOUT) {
