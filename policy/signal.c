@@ -51,6 +51,9 @@
 #ifndef PIDFD_SIGNAL_THREAD_GROUP
 #define PIDFD_SIGNAL_THREAD_GROUP (1UL << 1)
 #endif
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP (1UL << 2)
+#endif
 #ifndef SI_TKILL
 #define SI_TKILL (-6)
 #endif
@@ -379,12 +382,17 @@ static int add_pidfd(struct sig_job *j)
 	j->t = v;
 	j->t[j->n] = (struct sig_target){ .pid = (pid_t)pid, .pidfd = fd };
 	r = creds((pid_t)pid, &j->t[j->n].tgid, &j->t[j->n].ruid, &(uid_t){ 0 }, &j->t[j->n].suid,
-		  NULL, &j->t[j->n].sid, NULL);
+		  NULL, &j->t[j->n].sid, &j->pgrp);
 	j->t[j->n].member = r == 0 && member(&j->run, (pid_t)pid);
 	if (r == 0 && !j->t[j->n].member &&
 	    iso_proc_read((pid_t)pid, "comm", j->comm, sizeof(j->comm)) > 0)
 		j->comm[strcspn(j->comm, "\n")] = '\0';
 	j->n++;
+	if (r == 0 && (j->c.flags & PIDFD_SIGNAL_PROCESS_GROUP)) {
+		/* the pinned process's whole group: every member must be inside */
+		j->group = true;
+		r = add_group(j, j->pgrp);
+	}
 	return r;
 }
 
@@ -437,8 +445,6 @@ static int find_targets(struct sig_job *j)
 	switch (c->kind) {
 	case PSIG_KILL:
 	case PSIG_QUEUE:
-		if (c->pid == -1)
-			return 0; /* refused whatever it would reach */
 		if (c->kind == PSIG_KILL && c->pid <= 0) {
 			j->group = true;
 			j->pgrp = c->pid == 0 ? j->c_pgrp : -c->pid;
@@ -595,7 +601,10 @@ static int deliver(const struct sig_job *j)
 		info.si_uid = j->c_ruid;
 	}
 	info.si_signo = j->c.sig;
-	for (size_t i = 0; i < j->n; i++) {
+	/* pidfd_send_signal(PIDFD_SIGNAL_PROCESS_GROUP): once, the kernel reaches the group */
+	size_t n = j->c.kind == PSIG_PIDFD && j->group ? 1 : j->n;
+
+	for (size_t i = 0; i < n; i++) {
 		const struct sig_target *t = &j->t[i];
 		unsigned flags = j->c.kind == PSIG_PIDFD ? j->c.flags
 				 : t->group_scope	 ? PIDFD_SIGNAL_THREAD_GROUP
@@ -625,7 +634,7 @@ static void describe(const struct sig_job *j, char *out, size_t len)
 		snprintf(sig, sizeof(sig), "SIG%s", abbrev);
 	else
 		snprintf(sig, sizeof(sig), "signal %d", j->c.sig);
-	if ((j->c.kind == PSIG_KILL || j->c.kind == PSIG_QUEUE) && j->c.pid == -1) {
+	if (j->c.kind == PSIG_KILL && j->c.pid == -1) {
 		snprintf(out, len, "%s to every process it may signal (pid -1)", sig);
 		return;
 	}
@@ -690,6 +699,8 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 		return answer(listener, req, 0, true);
 	if (to_caller_thread(&j->c))
 		return answer(listener, req, 0, true);
+	if (j->c.kind == PSIG_KILL && j->c.pid == -1) /* whatever it would reach */
+		return refuse(listener, req, p, log_only, ret, j, NULL, NULL);
 	r = iso_reader_run(rd, job_run, j, job_free);
 	if (r == -ETIMEDOUT) {
 		struct sig_job only = { .c = j->c };
@@ -708,8 +719,6 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 	if (r < 0)
 		/* gone (ESRCH), a bad descriptor or pointer: the kernel's own answer */
 		return answer(listener, req, r, false);
-	if ((j->c.kind == PSIG_KILL || j->c.kind == PSIG_QUEUE) && j->c.pid == -1)
-		return refuse(listener, req, p, log_only, ret, j, NULL, NULL);
 	if (j->self)
 		return answer(listener, req, 0, true);
 	if (!all_members(j))

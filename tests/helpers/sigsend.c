@@ -10,13 +10,14 @@
  *   queue    rt_sigqueueinfo(PID, SIG, SI_QUEUE info with value 42)
  *   tgqueue  rt_tgsigqueueinfo(PID, TID, SIG, the same)
  *   pidfd    pidfd_send_signal(pidfd_open(PID), SIG, NULL, 0)
+ *   pidfd-group  the same with PIDFD_SIGNAL_PROCESS_GROUP: PID's whole group
  * PID and TID "self" are this process (its tid for tkill).  SIGUSR1 and
  * SIGUSR2 are caught: "got N" is printed when one reached this process.
  */
 #include <sys/syscall.h>
 
 #define PROG  "sigsend"
-#define USAGE PROG " kill|tkill|tgkill|queue|tgqueue|pidfd SIG PID [TID]"
+#define USAGE PROG " kill|tkill|tgkill|queue|tgqueue|pidfd|pidfd-group SIG PID [TID]"
 #include "common.h"
 
 static volatile sig_atomic_t got;
@@ -71,12 +72,13 @@ int main(int argc, char **argv)
 		r = syscall(SYS_rt_sigqueueinfo, pid, sig, &info);
 	else if (!strcmp(call, "tgqueue"))
 		r = syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, &info);
-	else if (!strcmp(call, "pidfd")) {
+	else if (!strcmp(call, "pidfd") || !strcmp(call, "pidfd-group")) {
 		long fd = syscall(SYS_pidfd_open, pid, 0);
 
 		if (fd < 0)
 			die("pidfd_open", NULL);
-		r = syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
+		/* PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9) */
+		r = syscall(SYS_pidfd_send_signal, fd, sig, NULL, strcmp(call, "pidfd") ? 4 : 0);
 	} else
 		usage();
 	printf("%s %s\n", call, r == 0 ? "OK" : strerrorname_np(errno));

@@ -49,11 +49,15 @@ outside_got() {
 	[ "$(outside_got)" = 12 ]
 }
 
-@test "kill(-pgid) of an outside group is refused; kill(pid, 0) only probes and passes" {
+@test "kill(-pgid) and a pidfd's group signal to an outside group are refused; kill(pid, 0) only probes and passes" {
 	outside
 	run --separate-stderr iso -- "$(S)" kill 10 "-$P"
 	[ "$output" = "kill EPERM" ]
 	[[ "$stderr" == *"refused: kill \`SIGUSR1 to process group $P (pid $P (sigcatch) in it), outside the run\`"* ]]
+	# pidfd_send_signal(PIDFD_SIGNAL_PROCESS_GROUP): the group of the pidfd's process
+	run --separate-stderr iso -- "$(S)" pidfd-group 10 "$P"
+	[ "$output" = "pidfd-group EPERM" ]
+	[[ "$stderr" == *"refused: pidfd_send_signal \`SIGUSR1 to process group $P (pid $P (sigcatch) in it), outside the run\`"* ]]
 	run --separate-stderr iso -- "$(S)" kill 0 "$P"
 	[ "$output" = "kill OK" ]
 	[ "$status" -eq 0 ]
@@ -196,4 +200,24 @@ in_pidns() {
 	run --separate-stderr iso --policy="$W/bad.policy" -- true
 	[ "$status" -eq 125 ]
 	[[ "$stderr" == *"bad.policy:1:17: contain-signals: takes no argument"* ]]
+}
+
+@test "the run's own group with an outside process in it: kill(0) and a pidfd group signal are refused" {
+	mkdir -p "$W/out"
+	# the command's shell leads the run's group; an outside process of the same session joins it
+	iso -- sh -c 'echo $$ >"$1/pg.tmp" && mv "$1/pg.tmp" "$1/pg"
+		"$2/waitfor" "$1/out/ready"
+		"$2/sigsend" kill 10 0; "$2/sigsend" pidfd-group 10 $$' sh "$W" "$H" >"$W/run.out" 2>"$W/run.err" &
+	iso_pid=$!
+	"$H/waitfor" "$W/pg"
+	pg=$(cat "$W/pg")
+	python3 -c 'import os, sys; os.setpgid(0, int(sys.argv[1])); os.execv(sys.argv[2], sys.argv[2:])' \
+		"$pg" "$H/sigcatch" "$W/out" &
+	P=$!
+	wait "$iso_pid" || true
+	cat "$W/run.out" "$W/run.err"
+	[ "$(cat "$W/run.out")" = $'kill EPERM\npidfd-group EPERM' ]
+	grep -q "refused: kill \`SIGUSR1 to process group $pg (pid $P (sigcatch) in it), outside the run\`" "$W/run.err"
+	grep -q "refused: pidfd_send_signal \`SIGUSR1 to process group $pg (pid $P (sigcatch) in it), outside the run\`" "$W/run.err"
+	[ "$(outside_got)" = 12 ]
 }
