@@ -116,7 +116,7 @@ struct sig_target {
 	bool group_scope; /* a thread's pidfd standing for its whole process */
 	bool member;
 	uid_t ruid, suid;
-	pid_t tgid, sid;
+	pid_t tgid, sid, pgrp;
 };
 
 /* Everything the reader finds out for one call (owned by it when it overran). */
@@ -281,23 +281,17 @@ static bool member(const struct pol_run *run, pid_t pid)
 	return pid != run->root && (in_cgroup(run, pid) || descends(run, pid));
 }
 
-/* The target pinned (pidfd first), then what it is: 0, or -errno (ESRCH: gone). */
-static int add_target(struct sig_job *j, pid_t pid, bool thread)
+/*
+ * What the process behind `pidfd` (ours, opened before this) is: appended to
+ * the targets, 0; or -errno with pidfd closed.
+ */
+static int pin_target(struct sig_job *j, pid_t pid, int pidfd, bool group_scope)
 {
-	struct sig_target t = { .pid = pid, .pidfd = -1 };
+	struct sig_target t = { .pid = pid, .pidfd = pidfd, .group_scope = group_scope };
 	struct sig_target *v;
 	uid_t euid;
-	int r;
+	int r = creds(pid, &t.tgid, &t.ruid, &euid, &t.suid, NULL, &t.sid, &t.pgrp);
 
-	t.pidfd = (int)syscall(SYS_pidfd_open, pid, thread ? PIDFD_THREAD : 0);
-	if (t.pidfd < 0 && errno == EINVAL && !thread) {
-		/* kill() of a thread that does not lead its group: its whole process */
-		t.pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
-		t.group_scope = true;
-	}
-	if (t.pidfd < 0)
-		return -errno;
-	r = creds(pid, &t.tgid, &t.ruid, &euid, &t.suid, NULL, &t.sid, NULL);
 	if (r == 0)
 		t.member = member(&j->run, pid);
 	if (r == 0 && !t.member && !j->comm[0] &&
@@ -305,12 +299,28 @@ static int add_target(struct sig_job *j, pid_t pid, bool thread)
 		j->comm[strcspn(j->comm, "\n")] = '\0';
 	v = r == 0 ? realloc(j->t, (j->n + 1) * sizeof(*v)) : NULL;
 	if (!v) {
-		close(t.pidfd);
+		close(pidfd);
 		return r < 0 ? r : -ENOMEM;
 	}
 	j->t = v;
 	j->t[j->n++] = t;
 	return 0;
+}
+
+/* The target pinned (pidfd first), then what it is: 0, or -errno (ESRCH: gone). */
+static int add_target(struct sig_job *j, pid_t pid, bool thread)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, thread ? PIDFD_THREAD : 0);
+	bool group_scope = false;
+
+	if (fd < 0 && errno == EINVAL && !thread) {
+		/* kill() of a thread that does not lead its group: its whole process */
+		fd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+		group_scope = true;
+	}
+	if (fd < 0)
+		return -errno;
+	return pin_target(j, pid, fd, group_scope);
 }
 
 static void closedirp(DIR **d)
@@ -345,52 +355,49 @@ static int add_group(struct sig_job *j, pid_t pg)
 	return j->n ? 0 : -ESRCH;
 }
 
-/* The pidfd the caller passed, as our own descriptor. */
+/* The pid a pidfd of ours stands for (/proc/self/fdinfo): -EBADF when it is none, -ESRCH gone. */
+static pid_t pidfd_pid(int fd)
+{
+	char path[64], buf[2048];
+	unsigned long long pid;
+	_cleanup_close_ int info = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info = open(path, O_RDONLY | O_CLOEXEC);
+	n = info >= 0 ? read(info, buf, sizeof(buf) - 1) : -1;
+	buf[n > 0 ? n : 0] = '\0';
+	if (status_nums(buf, "Pid", &pid, 1, 10) < 0)
+		return -EBADF;
+	/* -1: gone; 0: outside our pid namespace */
+	return (long long)pid <= 0 ? -ESRCH : (pid_t)pid;
+}
+
+/*
+ * The pidfd the caller passed, copied into ours (pidfd_getfd): the very process
+ * it names, whatever the caller's descriptor table says by the time we answer.
+ */
 static int add_pidfd(struct sig_job *j)
 {
 	_cleanup_close_ int caller = (int)syscall(SYS_pidfd_open, j->c.caller, PIDFD_THREAD);
-	char path[64], buf[2048];
-	unsigned long long pid;
-	struct sig_target *v;
 	int fd, r;
+	pid_t pid;
 
 	if (caller < 0)
 		return -errno;
 	fd = (int)syscall(SYS_pidfd_getfd, caller, j->c.fd, 0);
 	if (fd < 0)
-		return errno == EBADF ? -EBADF : -errno;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	{
-		_cleanup_close_ int info = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = info >= 0 ? read(info, buf, sizeof(buf) - 1) : -1;
-
-		buf[n > 0 ? n : 0] = '\0';
-	}
-	if (status_nums(buf, "Pid", &pid, 1, 10) < 0) {
+		return -errno;
+	pid = pidfd_pid(fd);
+	if (pid < 0) {
 		close(fd);
-		return -EBADF; /* not a pidfd */
+		return pid;
 	}
-	if ((long long)pid <= 0) {
-		close(fd);
-		return -ESRCH; /* gone, or outside our pid namespace */
-	}
-	v = realloc(j->t, (j->n + 1) * sizeof(*v));
-	if (!v) {
-		close(fd);
-		return -ENOMEM;
-	}
-	j->t = v;
-	j->t[j->n] = (struct sig_target){ .pid = (pid_t)pid, .pidfd = fd };
-	r = creds((pid_t)pid, &j->t[j->n].tgid, &j->t[j->n].ruid, &(uid_t){ 0 }, &j->t[j->n].suid,
-		  NULL, &j->t[j->n].sid, &j->pgrp);
-	j->t[j->n].member = r == 0 && member(&j->run, (pid_t)pid);
-	if (r == 0 && !j->t[j->n].member &&
-	    iso_proc_read((pid_t)pid, "comm", j->comm, sizeof(j->comm)) > 0)
-		j->comm[strcspn(j->comm, "\n")] = '\0';
-	j->n++;
+	r = pin_target(j, pid, fd, false);
 	if (r == 0 && (j->c.flags & PIDFD_SIGNAL_PROCESS_GROUP)) {
 		/* the pinned process's whole group: every member must be inside */
 		j->group = true;
+		j->pgrp = j->t[0].pgrp;
 		r = add_group(j, j->pgrp);
 	}
 	return r;
