@@ -221,3 +221,13 @@ in_pidns() {
 	grep -q "refused: pidfd_send_signal \`SIGUSR1 to process group $pg (pid $P (sigcatch) in it), outside the run\`" "$W/run.err"
 	[ "$(outside_got)" = 12 ]
 }
+
+@test "a siginfo the command makes unreadable is bounded: the call is refused and says why, the run goes on" {
+	[ "$(id -u)" -eq 0 ] || skip "userfaultfd is root's on this host (vm.unprivileged_userfaultfd=0)"
+	# rt_sigqueueinfo to its parent (the run's shell) with the siginfo on a page never filled
+	run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- \
+		sh -c "trap 'echo got' USR1; $H/uffdhold sigqueue; echo after"
+	[ "$status" -eq 122 ]
+	[ "$output" = $'sigqueue: Operation not permitted\nafter' ]
+	[[ "$stderr" == *"refused: rt_sigqueueinfo \`(not read within "*"ms: /proc or the caller's memory made the read wait)\`"*"rule isorun: call arguments unreadable"* ]]
+}
