@@ -95,7 +95,7 @@ outside_got() {
 			# an orphan: its parent exits, isorun (the subreaper) adopts it
 			sh -c "\"$H/sigcatch\" \"$W/orph\" & echo \$! >\"$W/orph.pid\"" 
 			o=$(cat "$W/orph.pid")
-			"$H/waitfor" "$W/in/ready" "$W/orph/ready"
+			"$H/waitfor" "$W/in/ready"; "$H/waitfor" "$W/orph/ready"
 			case $call in tg*) "$H/sigsend" $call 10 $c $c; "$H/sigsend" $call 12 $o $o ;;
 			*) "$H/sigsend" $call 10 $c; "$H/sigsend" $call 12 $o ;; esac
 			wait $c
