@@ -204,22 +204,27 @@ in_pidns() {
 
 @test "the run's own group with an outside process in it: kill(0) and a pidfd group signal are refused" {
 	mkdir -p "$W/out"
-	# the command's shell leads the run's group; an outside process of the same session joins it
+	# the command's shell leads the run's group; an outside process of the same session
+	# joins it.  It is judged before the run ends: isorun's own end signals that group.
 	iso -- sh -c 'echo $$ >"$1/pg.tmp" && mv "$1/pg.tmp" "$1/pg"
 		"$2/waitfor" "$1/out/ready"
-		"$2/sigsend" kill 10 0; "$2/sigsend" pidfd-group 10 $$' sh "$W" "$H" >"$W/run.out" 2>"$W/run.err" &
+		"$2/sigsend" kill 10 0; "$2/sigsend" pidfd-group 10 $$
+		touch "$1/sent"; "$2/waitfor" -t 60 "$1/judged"' sh "$W" "$H" >"$W/run.out" 2>"$W/run.err" &
 	iso_pid=$!
 	"$H/waitfor" "$W/pg"
 	pg=$(cat "$W/pg")
 	python3 -c 'import os, sys; os.setpgid(0, int(sys.argv[1])); os.execv(sys.argv[2], sys.argv[2:])' \
 		"$pg" "$H/sigcatch" "$W/out" &
 	P=$!
+	"$H/waitfor" -t 60 "$W/sent" || true
+	got=$(outside_got)
+	touch "$W/judged"
 	wait "$iso_pid" || true
 	cat "$W/run.out" "$W/run.err"
+	[ "$got" = 12 ]
 	[ "$(cat "$W/run.out")" = $'kill EPERM\npidfd-group EPERM' ]
 	grep -q "refused: kill \`SIGUSR1 to process group $pg (pid $P (sigcatch) in it), outside the run\`" "$W/run.err"
 	grep -q "refused: pidfd_send_signal \`SIGUSR1 to process group $pg (pid $P (sigcatch) in it), outside the run\`" "$W/run.err"
-	[ "$(outside_got)" = 12 ]
 }
 
 @test "a siginfo the command makes unreadable is bounded: the call is refused and says why, the run goes on" {
