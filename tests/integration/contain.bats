@@ -200,6 +200,17 @@ in_pidns() {
 	run --separate-stderr iso --policy="$W/bad.policy" -- true
 	[ "$status" -eq 125 ]
 	[[ "$stderr" == *"bad.policy:1:17: contain-signals: takes no argument"* ]]
+	run "$ISORUN" policy check "$W/bad.policy"
+	[ "$status" -eq 125 ]
+	# policy check says it; twice counts once; a policy without it says nothing
+	printf 'contain-signals\ncontain-signals\n' >"$W/ok.policy"
+	run "$ISORUN" policy check "$W/ok.policy"
+	[ "$output" = "$W/ok.policy: ok (0 denied calls, 0 guarded programs, 0 denied sockets, signals kept inside the run)" ]
+	run "$ISORUN" policy show "$W/ok.policy"
+	[ "$output" = $'policy ok\n\ncontain-signals' ]
+	printf 'deny reboot\n' >"$W/none.policy"
+	run "$ISORUN" policy check "$W/none.policy"
+	[ "$output" = "$W/none.policy: ok (1 denied calls, 0 guarded programs, 0 denied sockets)" ]
 }
 
 @test "the run's own group with an outside process in it: kill(0) and a pidfd group signal are refused" {
