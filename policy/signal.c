@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -543,21 +544,38 @@ static struct sig_call call_of(const struct seccomp_notif *req, enum pol_sig_kin
 }
 
 /*
- * The caller itself, known without reading anything: its own tid, or the pid of
- * a process whose main thread is the caller (raise() and kill(getpid()) in a
- * single-threaded program).  The call is blocked, so that pid is not free.
+ * The caller's own process, known without reading anything of it: the caller's
+ * tid is /proc/PID/task/TID (a lookup of pids, which nothing of the command's
+ * can make wait).  The caller is blocked in the call, so neither its tid nor its
+ * process's pid can be freed meanwhile.
  */
-static bool to_caller_thread(const struct sig_call *c)
+static bool caller_in(pid_t pid, pid_t caller)
+{
+	char path[64];
+	struct stat st;
+
+	if (pid == caller)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)caller);
+	return pid > 0 && stat(path, &st) == 0;
+}
+
+/*
+ * The caller itself: its own tid, or its own process (raise(), kill(getpid()),
+ * and the runtimes that signal their own threads with tgkill, Go's preemption
+ * among them, are answered without the reader).
+ */
+static bool to_caller(const struct sig_call *c)
 {
 	switch (c->kind) {
 	case PSIG_KILL:
 	case PSIG_QUEUE:
-		return c->pid == c->caller;
+		return c->pid > 0 && caller_in(c->pid, c->caller);
 	case PSIG_TKILL:
 		return c->tid == c->caller;
 	case PSIG_TGKILL:
 	case PSIG_TGQUEUE:
-		return c->pid == c->caller; /* the kernel checks that tid is in it */
+		return c->pid > 0 && caller_in(c->pid, c->caller); /* the kernel checks tid */
 	default:
 		return false;
 	}
@@ -704,7 +722,7 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 	j->run = *run;
 	if (j->c.sig == 0) /* a 0 with bits above it: the kernel reads an int */
 		return answer(listener, req, 0, true);
-	if (to_caller_thread(&j->c))
+	if (to_caller(&j->c))
 		return answer(listener, req, 0, true);
 	if (j->c.kind == PSIG_KILL && j->c.pid == -1) /* whatever it would reach */
 		return refuse(listener, req, p, log_only, ret, j, NULL, NULL);

@@ -134,6 +134,23 @@ os.waitpid(pid, 0)'
 	[ "$output" = "from parent" ]
 }
 
+@test "a thread that signals its own process or a sibling thread goes through (tgkill and kill from a non-main thread)" {
+	run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- python3 -c '
+import os, signal, threading
+got = []
+signal.signal(signal.SIGUSR1, lambda s, f: got.append("USR1"))
+signal.signal(signal.SIGUSR2, lambda s, f: got.append("USR2"))
+def other():
+    signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)  # tgkill(pid, main tid)
+    os.kill(os.getpid(), signal.SIGUSR2)                                 # kill(pid) from a thread
+# both go to the main thread, waiting in join(): handled when it returns
+t = threading.Thread(target=other); t.start(); t.join()
+print(sorted(got))'
+	[ "$status" -eq 0 ]
+	[ "$output" = "['USR1', 'USR2']" ]
+	[[ "$stderr" != *refused* ]]
+}
+
 # A shell in a PID namespace of its own runs the test: $1 is its script.
 in_pidns() {
 	if [ "$(id -u)" -eq 0 ]; then
