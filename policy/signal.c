@@ -231,8 +231,11 @@ static bool in_cgroup(const struct pol_run *run, pid_t pid)
 	return false;
 }
 
-/* The parent chain from pid up to the root or pid 1: its length, or -errno. */
-static int chain(pid_t pid, pid_t root, pid_t *v, uint64_t *start, size_t max)
+/*
+ * The parent chain from pid up to the root (*at_root) or pid 1: its length, or
+ * -errno.
+ */
+static int chain(pid_t pid, pid_t root, pid_t *v, uint64_t *start, size_t max, bool *at_root)
 {
 	size_t n = 0;
 
@@ -244,7 +247,8 @@ static int chain(pid_t pid, pid_t root, pid_t *v, uint64_t *start, size_t max)
 			return r;
 		v[n] = pid;
 		start[n++] = st.start;
-		if (st.ppid == root || st.ppid <= 1)
+		*at_root = st.ppid == root;
+		if (*at_root || st.ppid <= 1)
 			return (int)n;
 		pid = st.ppid;
 	}
@@ -260,17 +264,17 @@ static bool descends(const struct pol_run *run, pid_t pid)
 {
 	_cleanup_free_ pid_t *a = calloc(2 * CHAIN_MAX, sizeof(*a));
 	_cleanup_free_ uint64_t *s = calloc(2 * CHAIN_MAX, sizeof(*s));
-	struct iso_proc top;
+	bool at_root, again;
 	int n, m;
 
 	if (!a || !s || run->root <= 0)
 		return false;
 	for (int tries = 0; tries < 3; tries++) {
-		n = chain(pid, run->root, a, s, CHAIN_MAX);
-		if (n <= 0 || iso_proc_stat(a[n - 1], &top) < 0 || top.ppid != run->root)
+		n = chain(pid, run->root, a, s, CHAIN_MAX, &at_root);
+		if (n <= 0 || !at_root)
 			return false;
-		m = chain(pid, run->root, a + CHAIN_MAX, s + CHAIN_MAX, CHAIN_MAX);
-		if (m == n && !memcmp(a, a + CHAIN_MAX, (size_t)n * sizeof(*a)) &&
+		m = chain(pid, run->root, a + CHAIN_MAX, s + CHAIN_MAX, CHAIN_MAX, &again);
+		if (m == n && again && !memcmp(a, a + CHAIN_MAX, (size_t)n * sizeof(*a)) &&
 		    !memcmp(s, s + CHAIN_MAX, (size_t)n * sizeof(*s)))
 			return true;
 	}

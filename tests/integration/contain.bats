@@ -116,6 +116,22 @@ outside_got() {
 	[[ "$output" == *caught* ]]
 }
 
+@test "without a cgroup (--cgroup=off) the run is isorun's descendants: a child and an orphan get the signal" {
+	mkdir -p "$W/in" "$W/orph"
+	run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" --cgroup=off -- sh -c '
+		H=$1 W=$2
+		"$H/sigcatch" "$W/in" & c=$!
+		sh -c "\"$H/sigcatch\" \"$W/orph\" & echo \$! >\"$W/orph.pid\""
+		o=$(cat "$W/orph.pid")
+		"$H/waitfor" "$W/in/ready"; "$H/waitfor" "$W/orph/ready"
+		"$H/sigsend" kill 10 $c; "$H/sigsend" pidfd 12 $o
+		wait $c; "$H/waitfor" "$W/orph/got"' sh "$H" "$W"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'kill OK\npidfd OK' ]
+	[ "$(cat "$W/in/got")" = 10 ]
+	[ "$(cat "$W/orph/got")" = 12 ]
+}
+
 @test "a signal between processes of the run is sent as the caller: the receiver sees its pid" {
 	run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- python3 -c '
 import os, signal, sys
