@@ -190,6 +190,21 @@ else
 	echo "  not measurable (no cgroup can be made here: not root, not delegated)"
 fi
 
+# contain-signals (issue 27): a signal other than 0 from the command is a round trip
+# to the supervisor without --pidns.  Per-pair ratios against --policy=off (no
+# guard at all; its exec guard costs one notification here, not 1,000).
+cc -O2 -o "$out/sigloop" "$top/bench/sigloop.c"
+echo
+echo "signals: 1,000 kill() calls in one process, ${SIGNAL_ROUNDS:-15} pairs, root on ${shm:-$scratch}:"
+for m in probe self child; do
+	"$out/pairs" "${SIGNAL_ROUNDS:-15}" "--policy=off, sigloop $m" \
+		"$isorun" --no-config --root "${shm:-$scratch}" --policy=off -- "$out/sigloop" "$m" 1000 \
+		:: "--policy=default, sigloop $m" \
+		"$isorun" --no-config --root "${shm:-$scratch}" -- "$out/sigloop" "$m" 1000
+done
+echo "  probe: kill(self, 0), passes in the filter; self: kill(getpid(), SIGUSR1), answered"
+echo "  CONTINUE unread; child: kill(child, SIGUSR1), checked on /proc and sent by the supervisor"
+
 # What the holder scan costs here: it reads every fd of every process.
 procs=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
 fds=$(find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)

@@ -30,7 +30,7 @@ struct iso_residue_gap {
 
 struct iso_policy_event {
 	pid_t pid;
-	char call[16];
+	char call[24];
 	char *detail;
 	char *origin;
 	bool refused;	    /* false: --policy-mode=log let it through */

@@ -21,7 +21,7 @@
 /* struct pol_event as it crosses the socket (its origin pointer cannot) */
 struct iso_ns_event_wire {
 	pid_t pid;
-	char call[16];
+	char call[24];
 	char detail[512];
 	char origin[300];
 	int refused;

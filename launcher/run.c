@@ -112,7 +112,8 @@ struct sup {
 	bool init_gone;
 	bool init_killed; /* by the outer itself: the end of a cancel, not a loss */
 	const struct pol *pol;
-	int listener; /* seccomp notifications, -1 when none */
+	int listener;	     /* seccomp notifications, -1 when none */
+	struct pol_run prun; /* contain-signals: who is inside the run */
 
 	/* what a run sets up and frees: every piece of state of iso_run() lives here */
 	struct pol policy; /* loaded when --policy is not off; s->pol points at it */
@@ -665,8 +666,8 @@ static void on_notification(struct sup *s, uint32_t events)
 {
 	struct pol_event ev;
 
-	if (pol_notify_handle_exec(s->listener, s->pol, s->o->policy_log, &ev, on_exec_seen, s,
-				   &s->reader) == 1)
+	if (pol_notify_handle_run(s->listener, s->pol, s->o->policy_log, &ev, on_exec_seen, s,
+				  &s->reader, &s->prun) == 1)
 		on_policy_event(&ev, s);
 	else if (events & (EPOLLHUP | EPOLLERR))
 		/* no process uses the filter any more */
@@ -1774,6 +1775,7 @@ static struct iso_spawn spawn_request(struct sup *s)
 		.tty_fd = s->tty_fd,
 		.pol = s->pol,
 		.pol_log = o->policy_log,
+		.pol_run = &s->prun,
 		.rlimits = o->rlimits,
 		.on_event = on_policy_event,
 		.on_exec = on_exec_seen,
@@ -1782,6 +1784,19 @@ static struct iso_spawn spawn_request(struct sup *s)
 
 	iso_ceilings_spawn(&s->ceil, &sp);
 	return sp;
+}
+
+/* contain-signals without a PID namespace: the supervisor's descendants and the run's cgroup. */
+static void signals_scope(struct sup *s)
+{
+	const struct cg_run *cg = &s->ceil.run;
+	size_t mlen = strlen(cg->host ? cg->host->mount : "");
+
+	s->prun.root = getpid();
+	s->prun.cgroup[0] = '\0';
+	if (s->ceil.have_cgroup && cg->host && !cg->host->fake &&
+	    !strncmp(cg->path, cg->host->mount, mlen))
+		snprintf(s->prun.cgroup, sizeof(s->prun.cgroup), "%s", cg->path + mlen);
 }
 
 /*
@@ -1798,7 +1813,12 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 	int r = 1;
 
 	s->out->timing.setup = lap(&s->t_us);
+	signals_scope(s);
 	if (o->pidns || need_ns) {
+		/* the PID namespace contains the command's signals: no notification needed */
+		bool contain = s->policy.contain_signals;
+
+		s->policy.contain_signals = false;
 		r = start_pidns(s, &sp, listener, e);
 		if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns && !s->plan.map_failed) {
 			snprintf(s->out->pidns_why, sizeof(s->out->pidns_why), "%s",
@@ -1811,6 +1831,7 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 			iso_ceilings_spawn(&s->ceil, &sp);
 			r = 1;
 		}
+		s->policy.contain_signals = contain && r == 1;
 	}
 	if (r == 1) {
 		/* after a --pidns=try fallback: the plan the command really started with */

@@ -412,8 +412,9 @@ static int await_exec(const struct iso_spawn *s, int rd, struct iso_exec_failure
 		}
 		if (*listener >= 0 && (pfd[1].revents & POLLIN)) {
 			struct pol_event ev;
-			if (pol_notify_handle_exec(*listener, s->pol, s->pol_log, &ev, s->on_exec,
-						   s->event_arg, NULL) == 1 &&
+			/* the command may signal as soon as it runs, before this loop ends */
+			if (pol_notify_handle_run(*listener, s->pol, s->pol_log, &ev, s->on_exec,
+						  s->event_arg, NULL, s->pol_run) == 1 &&
 			    s->on_event)
 				s->on_event(&ev, s->event_arg);
 			continue;

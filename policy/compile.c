@@ -165,6 +165,48 @@ static int add_notify(scmp_filter_ctx ctx, const struct pol *p, const char *name
 	return 0;
 }
 
+/*
+ * contain-signals: each signal-sending call with a signal other than 0, by the
+ * index of its signal argument.  kill(pid, 0) and the like only probe for a
+ * process: they pass in the filter, unnotified (policy/signal.c says why).
+ */
+static const struct {
+	const char *name;
+	unsigned sig_arg;
+} signal_calls[] = {
+	{ "kill", 1 },
+	{ "tkill", 1 },
+	{ "tgkill", 2 },
+	{ "rt_sigqueueinfo", 1 },
+	{ "rt_tgsigqueueinfo", 2 },
+	{ "pidfd_send_signal", 1 },
+};
+
+static int add_signal_notify(scmp_filter_ctx ctx, const struct pol *p, struct iso_err *e)
+{
+	for (size_t i = 0; i < ELEMENTSOF(signal_calls); i++) {
+		int nr = seccomp_syscall_resolve_name(signal_calls[i].name);
+		int r;
+
+		if (nr == __NR_SCMP_ERROR)
+			return iso_err_set(e, EINVAL, "compile rule %s: unknown system call '%s'",
+					   p->signals_origin, signal_calls[i].name);
+		if (denied_outright(p, signal_calls[i].name))
+			continue;
+		/*
+		 * The whole register is compared: a 0 with garbage above it is
+		 * notified too, and let through by the supervisor (the kernel reads
+		 * an int).
+		 */
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+				     SCMP_CMP(signal_calls[i].sig_arg, SCMP_CMP_NE, 0));
+		if (r < 0 && r != -EEXIST)
+			return iso_err_set(e, r, "compile rule %s (%s)", p->signals_origin,
+					   signal_calls[i].name);
+	}
+	return 0;
+}
+
 static int build(const struct pol *p, bool notify, bool log_only, scmp_filter_ctx *ret,
 		 struct iso_err *e)
 {
@@ -187,6 +229,8 @@ static int build(const struct pol *p, bool notify, bool log_only, scmp_filter_ct
 			r = add_notify(ctx, p, "execveat", e);
 		if (r >= 0 && p->n_socket > 0)
 			r = add_notify(ctx, p, "connect", e);
+		if (r >= 0 && p->contain_signals)
+			r = add_signal_notify(ctx, p, e);
 		if (r < 0)
 			return r;
 	}

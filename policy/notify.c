@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "policy/signal.h"
 
 #define ARGS_MAX       256
 #define ARG_LEN_MAX    4096
@@ -59,14 +60,15 @@
 
 static const char unreadable_origin[] = "isorun: call arguments unreadable";
 
-enum call { CALL_OTHER, CALL_EXECVE, CALL_EXECVEAT, CALL_CONNECT, CALL_SOCKETCALL };
+enum call { CALL_OTHER, CALL_EXECVE, CALL_EXECVEAT, CALL_CONNECT, CALL_SOCKETCALL, CALL_SIGNAL };
 
 struct target {
 	pid_t pid;
 	int mem; /* /proc/PID/mem, opened on first need */
 	bool use_mem;
-	uint64_t addr_mask; /* 32 bits on i386: the kernel ignores the upper half */
-	unsigned ptr_size;  /* of argv entries */
+	uint64_t addr_mask;	    /* 32 bits on i386: the kernel ignores the upper half */
+	enum pol_sig_kind sig_kind; /* CALL_SIGNAL: which one */
+	unsigned ptr_size;	    /* of argv entries */
 	size_t page;
 };
 
@@ -104,7 +106,8 @@ static enum call classify(const struct seccomp_notif *req, struct target *t)
 			case SYS_connect:
 				return CALL_CONNECT;
 			default:
-				return CALL_OTHER;
+				t->sig_kind = pol_signal_kind_nr(req->data.nr);
+				return t->sig_kind == PSIG_NONE ? CALL_OTHER : CALL_SIGNAL;
 			}
 		}
 		arch = SCMP_ARCH_X32; /* x32 passes 64-bit registers, 4-byte argv entries */
@@ -117,7 +120,8 @@ static enum call classify(const struct seccomp_notif *req, struct target *t)
 	for (size_t i = 0; i < ELEMENTSOF(names); i++)
 		if (!strcmp(name, names[i].name))
 			return names[i].call;
-	return CALL_OTHER;
+	t->sig_kind = pol_signal_kind(name);
+	return t->sig_kind == PSIG_NONE ? CALL_OTHER : CALL_SIGNAL;
 }
 
 /* One piece that does not cross a page: bytes read, or -errno. */
@@ -708,6 +712,13 @@ static int read_call(struct iso_reader *rd, const struct seccomp_notif *req, enu
 int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
 			   pol_exec_fn on_exec, void *arg, struct iso_reader *rd)
 {
+	return pol_notify_handle_run(listener, p, log_only, ret, on_exec, arg, rd, NULL);
+}
+
+int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
+			  pol_exec_fn on_exec, void *arg, struct iso_reader *rd,
+			  const struct pol_run *run)
+{
 	_cleanup_(req_freep) struct seccomp_notif *req = NULL;
 	_cleanup_(resp_freep) struct seccomp_notif_resp *resp = NULL;
 	_cleanup_(read_jobp_free) struct read_job *job = NULL;
@@ -740,6 +751,9 @@ int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, str
 		if ((p->n_guard == 0 && !on_exec))
 			return respond(listener, req, resp, false);
 		snprintf(ev.call, sizeof(ev.call), "%s", c == CALL_EXECVE ? "execve" : "execveat");
+	} else if (c == CALL_SIGNAL) {
+		return pol_signal_handle(listener, req, t.sig_kind, t.ptr_size == 4, p, log_only,
+					 ret, rd, run);
 	} else if (c == CALL_CONNECT || c == CALL_SOCKETCALL) {
 		if (p->n_socket == 0)
 			return respond(listener, req, resp, false);

@@ -576,6 +576,19 @@ static int st_socket(struct parser *ps, const struct unit *u, const struct tok *
 	return 0;
 }
 
+/* contain-signals: a signal to a process outside the run is refused (policy/signal.c) */
+static int st_signals(struct parser *ps, const struct unit *u, const struct tok *t, size_t n)
+{
+	if (n > 1)
+		return fail(ps, u, t[1].col, "contain-signals: takes no argument");
+	if (ps->pol.contain_signals)
+		return 0; /* the same rule again */
+	if (!origin_set(ps->pol.signals_origin, sizeof(ps->pol.signals_origin), u))
+		return fail(ps, u, 1, "file name too long");
+	ps->pol.contain_signals = true;
+	return 0;
+}
+
 /* --- files and includes ------------------------------------------------------ */
 
 /* A regular file, whole, at most POL_MAX_TEXT bytes: 0 or -errno (-EFBIG, -EINVAL). */
@@ -701,15 +714,17 @@ static int statement(struct parser *ps, struct unit *u, const struct tok *t, siz
 		const char *word;
 		int (*fn)(struct parser *, const struct unit *, const struct tok *, size_t);
 	} table[] = {
-		{ "policy", st_policy }, { "include", st_include },    { "deny", st_deny },
-		{ "guard", st_guard },	 { "deny-socket", st_socket },
+		{ "policy", st_policy },      { "include", st_include },
+		{ "deny", st_deny },	      { "guard", st_guard },
+		{ "deny-socket", st_socket }, { "contain-signals", st_signals },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(table); i++)
 		if (strcmp(table[i].word, t[0].s) == 0)
 			return table[i].fn(ps, u, t, n);
 	return fail(ps, u, t[0].col,
-		    "unknown statement '%.64s' (policy, include, deny, guard, deny-socket)",
+		    "unknown statement '%.64s' (policy, include, deny, guard, deny-socket, "
+		    "contain-signals)",
 		    t[0].s);
 }
 
@@ -927,6 +942,8 @@ static bool spans_files(const struct pol *p)
 		CHECK(p->guard[i].origin);
 	for (size_t i = 0; i < p->n_socket; i++)
 		CHECK(p->socket[i].origin);
+	if (p->contain_signals)
+		CHECK(p->signals_origin);
 #undef CHECK
 	return false;
 }
@@ -993,6 +1010,12 @@ char *pol_format(const struct pol *p)
 		}
 		fmt_rule(&x, s->origin);
 		fprintf(x.f, "deny-socket %.*s\n", (int)n, raw);
+	}
+	x.section_open = false;
+
+	if (p->contain_signals) {
+		fmt_rule(&x, p->signals_origin);
+		fputs("contain-signals\n", x.f);
 	}
 
 	if (fclose(x.f) != 0) {

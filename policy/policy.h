@@ -62,6 +62,14 @@ struct pol {
 	size_t n_guard;
 	struct pol_socket *socket;
 	size_t n_socket;
+	/*
+	 * contain-signals: kill/tkill/tgkill/rt_(tg)sigqueueinfo/pidfd_send_signal
+	 * with a signal (not 0) are notified and refused when they would reach a
+	 * process outside the run (policy/signal.c).  The launcher clears it where
+	 * a PID namespace contains the run already.
+	 */
+	bool contain_signals;
+	char signals_origin[300];
 };
 
 /*
@@ -162,7 +170,7 @@ extern const size_t pol_n_shipped_text;
 /* A shipped policy's BPF, compiled at build time by policy/gen_bpf.c. */
 struct pol_bpf {
 	const char *policy;
-	bool notify, log_only;
+	bool notify, log_only, signals;
 	unsigned short len;
 	const struct sock_filter *insns;
 };
@@ -173,9 +181,19 @@ const struct pol_bpf *pol_filter_shipped(const struct pol *p, bool notify, bool 
 
 /* --- the supervisor side (policy/notify.c) -------------------------------- */
 
+/*
+ * What the run is, for contain-signals: a process is inside when it is in the
+ * run's cgroup (or one below it) or a descendant of `root` (the supervisor, a
+ * child subreaper, so the command's orphans stay its descendants).
+ */
+struct pol_run {
+	pid_t root;
+	char cgroup[4096]; /* as /proc/PID/cgroup names it ("/a/isorun-x"); "" without one */
+};
+
 struct pol_event {
 	pid_t pid;
-	char call[16];	  /* "execve", "connect" */
+	char call[24];	  /* "execve", "connect", "kill", "pidfd_send_signal" */
 	char detail[512]; /* the redactable command line or socket path */
 	const char *origin;
 	bool refused; /* false under log mode: allowed but reported */
@@ -202,5 +220,12 @@ typedef void (*pol_exec_fn)(pid_t pid, char *const *argv, size_t argc, void *arg
  */
 int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
 			   pol_exec_fn on_exec, void *arg, struct iso_reader *rd);
+/*
+ * The same with the run for contain-signals: NULL lets every signal call
+ * through (before the command's first exec nothing of it can signal).
+ */
+int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
+			  pol_exec_fn on_exec, void *arg, struct iso_reader *rd,
+			  const struct pol_run *run);
 
 #endif

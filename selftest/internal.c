@@ -239,7 +239,7 @@ int st_internal_main(int argc, char **argv)
 		{ "hold", mode_hold },	     { "create", mode_create },
 		{ "service", mode_service }, { "syscalls", mode_syscalls },
 		{ "connect", mode_connect }, { "forkstorm", st_mode_forkstorm },
-		{ "alloc", st_mode_alloc },
+		{ "alloc", st_mode_alloc },  { "signal", st_mode_signal },
 	};
 	const char *mode = argv[2] + strlen(ST_INTERNAL);
 	int r;

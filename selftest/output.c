@@ -21,9 +21,10 @@ const char *const st_probe_name[SP_COUNT] = {
 };
 
 const char *const st_control_name[SC_COUNT] = {
-	[SC_CLEAN] = "clean",	    [SC_DAEMON] = "daemon",	    [SC_HOLDER] = "holder",
-	[SC_HOME] = "protect-home", [SC_SERVICE] = "service-guard", [SC_DENYLIST] = "deny-list",
-	[SC_NET] = "net-isolated",  [SC_PIDS] = "pids-ceiling",	    [SC_MEMORY] = "memory-ceiling",
+	[SC_CLEAN] = "clean",		[SC_DAEMON] = "daemon",		[SC_HOLDER] = "holder",
+	[SC_HOME] = "protect-home",	[SC_SERVICE] = "service-guard", [SC_DENYLIST] = "deny-list",
+	[SC_SIGNALS] = "signals",	[SC_NET] = "net-isolated",	[SC_PIDS] = "pids-ceiling",
+	[SC_MEMORY] = "memory-ceiling",
 };
 
 const char *const st_control_what[SC_COUNT] = {
@@ -33,6 +34,7 @@ const char *const st_control_what[SC_COUNT] = {
 	[SC_HOME] = "under --protect-home=ro a write to the real home fails",
 	[SC_SERVICE] = "`systemctl restart` is refused while `systemctl is-active` runs",
 	[SC_DENYLIST] = "the policy's deny-list refuses host-mutating calls",
+	[SC_SIGNALS] = "a signal from the run to a process outside it is refused",
 	[SC_NET] = "under --net=isolated the host's loopback listener is unreachable",
 	[SC_PIDS] = "a fork storm is stopped at --pids-max",
 	[SC_MEMORY] = "an allocation past --memory-max is refused or OOM-killed",

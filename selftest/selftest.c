@@ -208,8 +208,8 @@ static void run_controls(struct st_ctx *c)
 		[SC_CLEAN] = st_control_clean,	   [SC_DAEMON] = st_control_daemon,
 		[SC_HOLDER] = st_control_holder,   [SC_HOME] = st_control_home,
 		[SC_SERVICE] = st_control_service, [SC_DENYLIST] = st_control_denylist,
-		[SC_NET] = st_control_net,	   [SC_PIDS] = st_control_pids,
-		[SC_MEMORY] = st_control_memory,
+		[SC_SIGNALS] = st_control_signals, [SC_NET] = st_control_net,
+		[SC_PIDS] = st_control_pids,	   [SC_MEMORY] = st_control_memory,
 	};
 
 	for (int i = 0; i < SC_COUNT; i++) {

@@ -40,6 +40,7 @@ enum st_control_id {
 	SC_HOME,
 	SC_SERVICE,
 	SC_DENYLIST,
+	SC_SIGNALS,
 	SC_NET,
 	SC_PIDS,
 	SC_MEMORY,
@@ -151,6 +152,9 @@ void st_control_home(struct st_ctx *c, struct st_control *ctl);
 void st_control_service(struct st_ctx *c, struct st_control *ctl);
 void st_control_denylist(struct st_ctx *c, struct st_control *ctl);
 void st_control_net(struct st_ctx *c, struct st_control *ctl);
+/* contain-signals (signals.c) */
+void st_control_signals(struct st_ctx *c, struct st_control *ctl);
+int st_mode_signal(char **args);
 /* the ceilings (ceilings.c) */
 void st_control_pids(struct st_ctx *c, struct st_control *ctl);
 void st_control_memory(struct st_ctx *c, struct st_control *ctl);

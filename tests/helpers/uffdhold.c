@@ -2,6 +2,7 @@
 /*
  * uffdhold exec PROGRAM
  * uffdhold connect
+ * uffdhold sigqueue
  * uffdhold cmdline READY PAD
  *
  * Memory whose read waits until someone answers a userfaultfd that nobody
@@ -13,6 +14,9 @@
  *
  * connect: connect() a Unix socket to an address on such a page (the service
  * guard reads it); prints "connect: ERROR" and exits 3.
+ *
+ * sigqueue: rt_sigqueueinfo(parent, SIGUSR1) with the siginfo on such a page
+ * (contain-signals reads it); prints "sigqueue: ERROR" and exits 3.
  *
  * cmdline: the page of its own command line after the first (PAD, an argument
  * longer than a page, keeps the page wholly strings) is emptied and
@@ -29,8 +33,9 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 
-#define PROG  "uffdhold"
-#define USAGE PROG " exec PROGRAM | " PROG " connect | " PROG " cmdline READY PAD"
+#define PROG "uffdhold"
+#define USAGE                                                                                      \
+	PROG " exec PROGRAM | " PROG " connect | " PROG " sigqueue | " PROG " cmdline READY PAD"
 #include "common.h"
 
 static void register_missing(void *addr, size_t len)
@@ -76,6 +81,17 @@ int main(int argc, char **argv)
 		register_missing(area, (size_t)page);
 		if (connect(fd, (struct sockaddr *)area, sizeof(struct sockaddr_un)) < 0)
 			printf("connect: %s\n", strerror(errno));
+		return 3;
+	}
+	if (argc == 2 && !strcmp(argv[1], "sigqueue")) {
+		char *area = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (area == MAP_FAILED)
+			die("mmap", NULL);
+		register_missing(area, (size_t)page);
+		if (syscall(SYS_rt_sigqueueinfo, getppid(), SIGUSR1, area) < 0)
+			printf("sigqueue: %s\n", strerror(errno));
 		return 3;
 	}
 	if (argc == 4 && !strcmp(argv[1], "cmdline") && strlen(argv[3]) > 2 * (size_t)page) {

@@ -10,7 +10,7 @@
 
 load helpers
 
-CONTROLS="clean daemon holder protect-home service-guard deny-list net-isolated pids-ceiling memory-ceiling"
+CONTROLS="clean daemon holder protect-home service-guard deny-list signals net-isolated pids-ceiling memory-ceiling"
 
 # A ceiling control this host cannot enforce says why: no controller, and for processes
 # no user namespace RLIMIT_NPROC would bind in (a kernel rule for root, not a lack)
@@ -32,7 +32,7 @@ results() {
 # passed (or, outside CI, could not be measured on this host).
 assert_red() {
 	local name res line want
-	[ "$(results | wc -l)" -eq 9 ]
+	[ "$(results | wc -l)" -eq 10 ]
 	for name in $CONTROLS; do
 		line=$(results | grep "^$name=")
 		res=${line#*=}
@@ -161,20 +161,21 @@ for c in sorted(d["controls"], key=lambda c: c["name"]):
 	assert_nothing_left
 }
 
-@test "control: --policy=off turns the service guard and the deny-list red, and only them" {
+@test "control: --policy=off turns the service guard, the deny-list and the signals control red, and only them" {
 	run --separate-stderr selftest --policy=off
 	[ "$status" -eq 1 ]
-	assert_red service-guard deny-list
+	assert_red service-guard deny-list signals
 	grep -q '^control service-guard: not ok (`systemctl restart selftest-unit` ran' <<<"$output"
 	grep -q '^control deny-list: not ok (let through: adjtimex (EFAULT), clock_settime (EFAULT), clock_adjtime (EFAULT), ioctl TIOCSTI (EBADF)' <<<"$output"
-	[ "${lines[-1]}" = "selftest: FAILED (exit 1): not ok: service-guard, deny-list" ]
+	grep -q '^control signals: not ok (a SIGUSR1 from inside the run reached pid [0-9]* outside it' <<<"$output"
+	[ "${lines[-1]}" = "selftest: FAILED (exit 1): not ok: service-guard, deny-list, signals" ]
 	assert_nothing_left
 }
 
-@test "control: --policy-mode=log lets the calls through: both policy controls red" {
+@test "control: --policy-mode=log lets the calls through: the three policy controls red" {
 	run --separate-stderr selftest --policy-mode=log
 	[ "$status" -eq 1 ]
-	assert_red service-guard deny-list
+	assert_red service-guard deny-list signals
 	assert_nothing_left
 }
 
@@ -221,7 +222,7 @@ for c in sorted(d["controls"], key=lambda c: c["name"]):
 	[ "$(results | grep "^protect-home=")" = "protect-home=not measurable" ]
 	[ "$(results | grep "^net-isolated=")" = "net-isolated=not measurable" ]
 	grep -q "^control protect-home: not measurable (mount namespaces: .*Operation not permitted" <<<"$output"
-	[ "$(results | grep -v -- '-ceiling=' | grep -c "=ok$")" -eq 5 ]
+	[ "$(results | grep -v -- '-ceiling=' | grep -c "=ok$")" -eq 6 ]
 	[[ "${lines[-1]}" == "selftest: ok ("*" controls ok, "*" not measurable on this host)" ]]
 	# a weakened guard that needs no namespace still goes red there
 	run --separate-stderr "$H/denyns" env TMPDIR="$W" "$ISORUN" selftest --net=host

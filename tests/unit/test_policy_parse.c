@@ -319,7 +319,7 @@ static void test_errors(void **state)
 		     "                    ^");
 	expect_error("# x\nrestart nginx\n",
 		     "t.policy:2:1: unknown statement 'restart' (policy, include, deny, guard, "
-		     "deny-socket)\n"
+		     "deny-socket, contain-signals)\n"
 		     "  restart nginx\n"
 		     "  ^");
 	expect_error("deny", "t.policy:1:5: deny: expected a syscall name\n"

@@ -1,0 +1,282 @@
+#!/usr/bin/env bats
+# contain-signals (issue 27 item 5): without --pidns a signal from the command
+# may reach only processes of the run.  An outside process is a sigcatch the test
+# starts; after the run it is sent SIGUSR2, and DIR/got says which signal reached
+# it first (12: nothing from the command did).
+# kill(-1) and the pid-reuse test run in a PID namespace of their own, so that a
+# guard that fails kills what is in it, not bats.
+
+load helpers
+
+S() { echo "$H/sigsend"; }
+
+# An outside process in a session and group of its own: its pid in $P.
+outside() {
+	mkdir -p "$W/out"
+	setsid "$H/sigcatch" "$W/out" &
+	P=$!
+	"$H/waitfor" "$W/out/ready"
+}
+
+# What reached the outside process first: 12 when nothing from the command did.
+outside_got() {
+	kill -USR2 "$P" 2>/dev/null || true
+	wait "$P" || true
+	cat "$W/out/got"
+}
+
+@test "a signal to a process outside the run is refused with EPERM and a finding naming the call" {
+	outside
+	run --separate-stderr iso -- "$(S)" kill 10 "$P"
+	[ "$output" = "kill EPERM" ]
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"refused: kill \`SIGUSR1 to pid $P (sigcatch), outside the run\`"*"rule default.policy:"* ]]
+	[ "$(outside_got)" = 12 ]
+	assert_no_tree
+}
+
+@test "tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo and pidfd_send_signal to an outside process are refused too" {
+	outside
+	for call in tkill "tgkill $P $P" queue "tgqueue $P $P" pidfd; do
+		set -- $call
+		if [ $# -eq 1 ]; then set -- "$1" 10 "$P"; else set -- "$1" 10 "$2" "$3"; fi
+		run --separate-stderr iso -- "$(S)" "$@"
+		[ "$output" = "$1 EPERM" ]
+		name=$1
+		case $1 in queue) name=rt_sigqueueinfo ;; tgqueue) name=rt_tgsigqueueinfo ;; pidfd) name=pidfd_send_signal ;; esac
+		[[ "$stderr" == *"refused: $name \`SIGUSR1 to pid $P (sigcatch), outside the run\`"* ]]
+	done
+	[ "$(outside_got)" = 12 ]
+}
+
+@test "kill(-pgid) and a pidfd's group signal to an outside group are refused; kill(pid, 0) only probes and passes" {
+	outside
+	run --separate-stderr iso -- "$(S)" kill 10 "-$P"
+	[ "$output" = "kill EPERM" ]
+	[[ "$stderr" == *"refused: kill \`SIGUSR1 to process group $P (pid $P (sigcatch) in it), outside the run\`"* ]]
+	# pidfd_send_signal(PIDFD_SIGNAL_PROCESS_GROUP): the group of the pidfd's process
+	run --separate-stderr iso -- "$(S)" pidfd-group 10 "$P"
+	[ "$output" = "pidfd-group EPERM" ]
+	[[ "$stderr" == *"refused: pidfd_send_signal \`SIGUSR1 to process group $P (pid $P (sigcatch) in it), outside the run\`"* ]]
+	run --separate-stderr iso -- "$(S)" kill 0 "$P"
+	[ "$output" = "kill OK" ]
+	[ "$status" -eq 0 ]
+	[ "$(outside_got)" = 12 ]
+}
+
+@test "control: with --policy=off, or a policy without contain-signals, the same signal goes out" {
+	outside
+	run --separate-stderr iso --policy=off -- "$(S)" kill 10 "$P"
+	[ "$output" = "kill OK" ]
+	[ "$(outside_got)" = 10 ]
+	outside
+	printf 'deny reboot\n' >"$W/p.policy"
+	run --separate-stderr iso --policy="$W/p.policy" -- "$(S)" pidfd 10 "$P"
+	[ "$output" = "pidfd OK" ]
+	[ "$(outside_got)" = 10 ]
+}
+
+@test "--policy-mode=log lets the signal out and reports it" {
+	outside
+	run --separate-stderr iso --policy-mode=log -- "$(S)" kill 10 "$P"
+	[ "$output" = "kill OK" ]
+	[[ "$stderr" == *"logged: kill \`SIGUSR1 to pid $P (sigcatch), outside the run\`"* ]]
+	[ "$(outside_got)" = 10 ]
+}
+
+@test "signals inside the run go through: to a child, an orphan, the own group, self, by every call" {
+	for call in kill tkill queue pidfd tgkill tgqueue; do
+		rm -rf "$W/in" "$W/orph"
+		mkdir -p "$W/in" "$W/orph"
+		# timeout: a safety net, a refused signal would leave the shell waiting
+		run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- sh -c '
+			H=$1 W=$2 call=$3
+			"$H/sigcatch" "$W/in" & c=$!
+			# an orphan: its parent exits, isorun (the subreaper) adopts it
+			sh -c "\"$H/sigcatch\" \"$W/orph\" & echo \$! >\"$W/orph.pid\"" 
+			o=$(cat "$W/orph.pid")
+			"$H/waitfor" "$W/in/ready"; "$H/waitfor" "$W/orph/ready"
+			case $call in tg*) "$H/sigsend" $call 10 $c $c; "$H/sigsend" $call 12 $o $o ;;
+			*) "$H/sigsend" $call 10 $c; "$H/sigsend" $call 12 $o ;; esac
+			wait $c
+			"$H/waitfor" "$W/orph/got"
+			"$H/sigsend" $call 10 self self' sh "$H" "$W" "$call"
+		[ "$status" -eq 0 ]
+		[ "$(cat "$W/in/got")" = 10 ]
+		[ "$(cat "$W/orph/got")" = 12 ]
+		[ "${lines[0]}" = "$call OK" ]
+		[ "${lines[1]}" = "$call OK" ]
+		[ "${lines[2]}" = "$call OK" ]
+		[ "${lines[3]}" = "got 10" ]
+		[[ "$stderr" != *refused* ]]
+	done
+	# the own group: kill(0) reaches the shell itself
+	run --separate-stderr iso -- sh -c 'trap "echo caught; exit 0" USR1; "$1/sigsend" kill 10 0; echo missed' sh "$H"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *caught* ]]
+}
+
+@test "without a cgroup (--cgroup=off) the run is isorun's descendants: a child and an orphan get the signal" {
+	mkdir -p "$W/in" "$W/orph"
+	run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" --cgroup=off -- sh -c '
+		H=$1 W=$2
+		"$H/sigcatch" "$W/in" & c=$!
+		sh -c "\"$H/sigcatch\" \"$W/orph\" & echo \$! >\"$W/orph.pid\""
+		o=$(cat "$W/orph.pid")
+		"$H/waitfor" "$W/in/ready"; "$H/waitfor" "$W/orph/ready"
+		"$H/sigsend" kill 10 $c; "$H/sigsend" pidfd 12 $o
+		wait $c; "$H/waitfor" "$W/orph/got"' sh "$H" "$W"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'kill OK\npidfd OK' ]
+	[ "$(cat "$W/in/got")" = 10 ]
+	[ "$(cat "$W/orph/got")" = 12 ]
+}
+
+@test "a signal between processes of the run is sent as the caller: the receiver sees its pid" {
+	run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- python3 -c '
+import os, signal, sys
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+    os.write(w, b"x")
+    info = signal.sigwaitinfo([signal.SIGUSR1])
+    print("from", "parent" if info.si_pid == os.getppid() else info.si_pid, flush=True)
+    os._exit(0)
+os.read(r, 1)
+os.kill(pid, signal.SIGUSR1)
+os.waitpid(pid, 0)'
+	[ "$status" -eq 0 ]
+	[ "$output" = "from parent" ]
+}
+
+@test "a thread that signals its own process or a sibling thread goes through (tgkill and kill from a non-main thread)" {
+	run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- python3 -c '
+import os, signal, threading
+got = []
+signal.signal(signal.SIGUSR1, lambda s, f: got.append("USR1"))
+signal.signal(signal.SIGUSR2, lambda s, f: got.append("USR2"))
+def other():
+    signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)  # tgkill(pid, main tid)
+    os.kill(os.getpid(), signal.SIGUSR2)                                 # kill(pid) from a thread
+# both go to the main thread, waiting in join(): handled when it returns
+t = threading.Thread(target=other); t.start(); t.join()
+print(sorted(got))'
+	[ "$status" -eq 0 ]
+	[ "$output" = "['USR1', 'USR2']" ]
+	[[ "$stderr" != *refused* ]]
+}
+
+# A shell in a PID namespace of its own runs the test: $1 is its script.
+in_pidns() {
+	if [ "$(id -u)" -eq 0 ]; then
+		unshare -pf --mount-proc bash -c "$1" bash "$ISORUN" "$R" "$H" "$W"
+	else
+		require "user and PID namespaces" unshare -Urpf --mount-proc true
+		unshare -Urpf --mount-proc bash -c "$1" bash "$ISORUN" "$R" "$H" "$W"
+	fi
+}
+
+@test "kill(-1) is refused always, and nothing outside the run is hit (contained in a PID namespace)" {
+	run in_pidns '
+		ISORUN=$1 R=$2 H=$3 W=$4
+		mkdir -p "$W/out"
+		"$H/sigcatch" "$W/out" & P=$!
+		"$H/waitfor" "$W/out/ready"
+		"$ISORUN" --no-config --root "$R" -- "$H/sigsend" kill 10 -1
+		echo "isorun $?"
+		kill -USR2 $P; wait $P
+		echo "outside got $(cat "$W/out/got")"'
+	[[ "$output" == *"kill EPERM"* ]]
+	[[ "$output" == *"refused: kill \`SIGUSR1 to every process it may signal (pid -1)\`"* ]]
+	[[ "$output" == *"isorun 122"* ]]
+	[[ "$output" == *"outside got 12"* ]]
+}
+
+@test "a pid of the run that exited and went to a stranger is not signalled (ns_last_pid in a PID namespace)" {
+	run in_pidns '
+		ISORUN=$1 R=$2 H=$3 W=$4
+		mkdir -p "$W/out"
+		"$ISORUN" --no-config --root "$R" -- sh -c "
+			sleep 0 & p=\$!; wait \$p
+			echo \$p >\"$W/p\"
+			\"$H/waitfor\" \"$W/out/ready\"
+			\"$H/sigsend\" kill 10 \$p" &
+		iso=$!
+		"$H/waitfor" "$W/p"
+		p=$(cat "$W/p")
+		echo $((p - 1)) >/proc/sys/kernel/ns_last_pid
+		"$H/sigcatch" "$W/out" & P=$!
+		[ "$P" = "$p" ] && echo "stranger took $p"
+		wait $iso; echo "isorun $?"
+		kill -USR2 $P; wait $P
+		echo "outside got $(cat "$W/out/got")"'
+	[[ "$output" == *"stranger took"* ]]
+	[[ "$output" == *"kill EPERM"* ]]
+	[[ "$output" == *"isorun 122"* ]]
+	[[ "$output" == *"outside got 12"* ]]
+}
+
+@test "under --pidns nothing is notified: the namespace contains the signal already" {
+	require "user and PID namespaces" unshare -Urpf --mount-proc true
+	outside
+	run --separate-stderr iso --pidns -- "$(S)" kill 10 "$P"
+	[ "$output" = "kill ESRCH" ]
+	[[ "$stderr" != *refused* ]]
+	[ "$(outside_got)" = 12 ]
+}
+
+@test "contain-signals in the policy language: shown by policy show, no argument, in the default" {
+	run "$ISORUN" policy show default
+	[[ "$output" == *$'\ncontain-signals\n'* || "$output" == *$'\ncontain-signals' ]]
+	printf 'contain-signals now\n' >"$W/bad.policy"
+	run --separate-stderr iso --policy="$W/bad.policy" -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"bad.policy:1:17: contain-signals: takes no argument"* ]]
+	run "$ISORUN" policy check "$W/bad.policy"
+	[ "$status" -eq 125 ]
+	# policy check says it; twice counts once; a policy without it says nothing
+	printf 'contain-signals\ncontain-signals\n' >"$W/ok.policy"
+	run "$ISORUN" policy check "$W/ok.policy"
+	[ "$output" = "$W/ok.policy: ok (0 denied calls, 0 guarded programs, 0 denied sockets, signals kept inside the run)" ]
+	run "$ISORUN" policy show "$W/ok.policy"
+	[ "$output" = $'policy ok\n\ncontain-signals' ]
+	printf 'deny reboot\n' >"$W/none.policy"
+	run "$ISORUN" policy check "$W/none.policy"
+	[ "$output" = "$W/none.policy: ok (1 denied calls, 0 guarded programs, 0 denied sockets)" ]
+}
+
+@test "the run's own group with an outside process in it: kill(0) and a pidfd group signal are refused" {
+	mkdir -p "$W/out"
+	# the command's shell leads the run's group; an outside process of the same session
+	# joins it.  It is judged before the run ends: isorun's own end signals that group.
+	iso -- sh -c 'echo $$ >"$1/pg.tmp" && mv "$1/pg.tmp" "$1/pg"
+		"$2/waitfor" "$1/out/ready"
+		"$2/sigsend" kill 10 0; "$2/sigsend" pidfd-group 10 $$
+		touch "$1/sent"; "$2/waitfor" -t 60 "$1/judged"' sh "$W" "$H" >"$W/run.out" 2>"$W/run.err" &
+	iso_pid=$!
+	"$H/waitfor" "$W/pg"
+	pg=$(cat "$W/pg")
+	python3 -c 'import os, sys; os.setpgid(0, int(sys.argv[1])); os.execv(sys.argv[2], sys.argv[2:])' \
+		"$pg" "$H/sigcatch" "$W/out" &
+	P=$!
+	"$H/waitfor" -t 60 "$W/sent" || true
+	got=$(outside_got)
+	touch "$W/judged"
+	wait "$iso_pid" || true
+	cat "$W/run.out" "$W/run.err"
+	[ "$got" = 12 ]
+	[ "$(cat "$W/run.out")" = $'kill EPERM\npidfd-group EPERM' ]
+	grep -q "refused: kill \`SIGUSR1 to process group $pg (pid $P (sigcatch) in it), outside the run\`" "$W/run.err"
+	grep -q "refused: pidfd_send_signal \`SIGUSR1 to process group $pg (pid $P (sigcatch) in it), outside the run\`" "$W/run.err"
+}
+
+@test "a siginfo the command makes unreadable is bounded: the call is refused and says why, the run goes on" {
+	[ "$(id -u)" -eq 0 ] || skip "userfaultfd is root's on this host (vm.unprivileged_userfaultfd=0)"
+	# rt_sigqueueinfo to its parent (the run's shell) with the siginfo on a page never filled
+	run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- \
+		sh -c "trap 'echo got' USR1; $H/uffdhold sigqueue; echo after"
+	[ "$status" -eq 122 ]
+	[ "$output" = $'sigqueue: Operation not permitted\nafter' ]
+	[[ "$stderr" == *"refused: rt_sigqueueinfo \`(not read within "*"ms: /proc or the caller's memory made the read wait)\`"*"rule isorun: call arguments unreadable"* ]]
+}
