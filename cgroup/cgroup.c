@@ -576,6 +576,22 @@ int cg_run_pids(struct cg_run *r, pid_t **pids, size_t *n)
 	return 0;
 }
 
+int cg_run_evict(struct cg_run *r, pid_t pid)
+{
+	char path[PATH_MAX + 16], num[24];
+	_cleanup_close_ int fd = -1;
+	int len;
+
+	if (r->host->fake)
+		return -EOPNOTSUPP;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", r->host->own);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = snprintf(num, sizeof(num), "%d", (int)pid);
+	return write(fd, num, (size_t)len) == len ? 0 : -errno;
+}
+
 int cg_run_kill(struct cg_run *r)
 {
 	int ret = 0;

@@ -102,6 +102,8 @@ int cg_run_on_event(struct cg_run *r);
 int cg_run_freeze(struct cg_run *r, uint64_t deadline_ms);
 /* cgroup.kill: SIGKILL to every process in it, at once; then thaw. */
 int cg_run_kill(struct cg_run *r);
+/* Move pid out of the run's cgroup into the caller's (its parent): 0 or -errno. */
+int cg_run_evict(struct cg_run *r, pid_t pid);
 /* The pids in cgroup.procs (malloc'ed, *n of them); -EINVAL for a file that is not a pid list. */
 int cg_run_pids(struct cg_run *r, pid_t **pids, size_t *n);
 /* Wait until empty (on the watch) up to deadline_ms; 0 empty, -ETIME not by then. */

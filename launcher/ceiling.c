@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/proc.h"
 #include "common/text.h"
 #include "tree/tree.h"
 
@@ -256,10 +258,72 @@ bool iso_ceilings_freeze(struct iso_ceilings *c, uint64_t deadline_ms)
 	return cg_run_freeze(&c->run, deadline_ms) == 0;
 }
 
+/* Whether pid descends from root (a run's process: the supervisor is a subreaper). */
+static bool descends_from(pid_t pid, pid_t root)
+{
+	for (int depth = 0; depth < 4096 && pid > 1; depth++) {
+		struct iso_proc st;
+
+		if (iso_proc_stat(pid, &st) < 0)
+			return true; /* gone: nothing of a stranger's to spare */
+		if (st.ppid == root)
+			return true;
+		pid = st.ppid;
+	}
+	return false;
+}
+
+/*
+ * Whoever may write the caller's cgroup.procs (the command, as the same user)
+ * can move a stranger into the run's cgroup: cgroup.kill would kill it.  Every
+ * process of the run descends from the supervisor (its members are frozen, so
+ * the chains hold still); one that does not is put back into the caller's
+ * cgroup and named, never killed.
+ */
+static void evict_strangers(struct iso_ceilings *c)
+{
+	_cleanup_free_ pid_t *pids = NULL;
+	pid_t self = getpid();
+	size_t n = 0;
+
+	if (cg_run_pids(&c->run, &pids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char comm[64] = "?";
+		int r;
+
+		if (descends_from(pids[i], self))
+			continue;
+		if (iso_proc_read(pids[i], "comm", comm, sizeof(comm)) > 0)
+			comm[strcspn(comm, "\n")] = '\0';
+		r = cg_run_evict(&c->run, pids[i]);
+		fprintf(stderr,
+			"isorun: pid %d `%s` is not the run's but was moved into its cgroup: %s\n",
+			(int)pids[i], comm,
+			r == 0 ? "moved back to the caller's cgroup, not killed"
+			       : "could not be moved back, not killed by the cgroup's kill");
+		if (r < 0)
+			c->stranger = true;
+	}
+}
+
 void iso_ceilings_kill(struct iso_ceilings *c, uint64_t deadline_ms)
 {
 	if (!c->have_cgroup)
 		return;
+	evict_strangers(c);
+	if (c->stranger) {
+		/* one by one, the run's alone: cgroup.kill would reach the stranger */
+		_cleanup_free_ pid_t *pids = NULL;
+		size_t n = 0;
+
+		if (cg_run_pids(&c->run, &pids, &n) == 0)
+			for (size_t i = 0; i < n; i++)
+				if (descends_from(pids[i], getpid()))
+					(void)kill(pids[i], SIGKILL);
+		(void)cg_run_write(&c->run, "cgroup.freeze", "0", NULL);
+		return;
+	}
 	(void)cg_run_kill(&c->run);
 	(void)cg_run_wait_empty(&c->run, deadline_ms);
 }

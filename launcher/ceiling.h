@@ -28,6 +28,7 @@ struct iso_ceilings {
 	size_t n_rl;
 	bool nproc_userns; /* RLIMIT_NPROC planned on the run's own user namespace */
 	int tree_fd;	   /* where the `cgroup` record is, while the cgroup exists */
+	bool stranger;	   /* a process not the run's sits in its cgroup: no cgroup.kill */
 };
 
 #define ISO_CEILINGS_INIT                                                                          \

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "ns/ns.h"
@@ -54,6 +55,17 @@ static int find_ranges(struct iso_ns_plan *p, char *why, size_t len, struct iso_
 			 (unsigned)getuid(), gidf);
 	if (r <= 0)
 		return r;
+	/*
+	 * The last piece, said only where the rest is there: inherited for
+	 * good from whatever sandbox started us, it makes a setuid helper gain
+	 * nothing
+	 */
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) {
+		snprintf(why, len,
+			 "no_new_privs is set on isorun (it runs inside a sandbox that sets it, "
+			 "another isorun among them), so the setuid newuidmap cannot map a range");
+		return 0;
+	}
 	m->n_uid = ns_idmap_lines(p->inside_uid, getuid(), &su, m->uid);
 	m->n_gid = ns_idmap_lines(p->inside_gid, getgid(), &sg, m->gid);
 	return 1;

@@ -1786,17 +1786,13 @@ static struct iso_spawn spawn_request(struct sup *s)
 	return sp;
 }
 
-/* contain-signals without a PID namespace: the supervisor's descendants and the run's cgroup. */
+/*
+ * contain-signals without a PID namespace: the supervisor's descendants (not the
+ * run's cgroup: the command may move a stranger into it, policy/signal.c).
+ */
 static void signals_scope(struct sup *s)
 {
-	const struct cg_run *cg = &s->ceil.run;
-	size_t mlen = strlen(cg->host ? cg->host->mount : "");
-
 	s->prun.root = getpid();
-	s->prun.cgroup[0] = '\0';
-	if (s->ceil.have_cgroup && cg->host && !cg->host->fake &&
-	    !strncmp(cg->path, cg->host->mount, mlen))
-		snprintf(s->prun.cgroup, sizeof(s->prun.cgroup), "%s", cg->path + mlen);
 }
 
 /*

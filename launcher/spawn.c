@@ -236,7 +236,7 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_
 	/* under --policy=off too: it is how the host answers, not a policy */
 	if (s->id_filter &&
 	    pol_filter_install(s->id_filter, s->id_filter_len, false, "ids", &e) < 0)
-		child_fail_err(status_fd, ISO_STAGE_POLICY, "install the command's id filter", &e);
+		child_fail_err(status_fd, ISO_STAGE_POLICY, "install the command's seccomp filter (the id filter)", &e);
 	if (s->pol) {
 		struct iso_exec_failure rec = { .stage = ISO_STAGE_LISTENER };
 		int listener = -1;

@@ -186,9 +186,9 @@ const struct pol_bpf *pol_filter_shipped(const struct pol *p, bool notify, bool 
  * run's cgroup (or one below it) or a descendant of `root` (the supervisor, a
  * child subreaper, so the command's orphans stay its descendants).
  */
+/* The run, for contain-signals: its processes are root's descendants. */
 struct pol_run {
 	pid_t root;
-	char cgroup[4096]; /* as /proc/PID/cgroup names it ("/a/isorun-x"); "" without one */
 };
 
 struct pol_event {

@@ -136,6 +136,7 @@ struct sig_job {
 	struct sig_target *t;
 	size_t n;
 	char comm[64]; /* of the first target outside */
+	bool unreadable; /* the caller's memory or descriptors refused us (not dumpable) */
 	int r;
 };
 
@@ -213,24 +214,6 @@ static int creds(pid_t pid, pid_t *tgid, uid_t *ruid, uid_t *euid, uid_t *suid, 
 	return 0;
 }
 
-/* In the run's cgroup or one below it. */
-static bool in_cgroup(const struct pol_run *run, pid_t pid)
-{
-	char buf[4096];
-	size_t len = strlen(run->cgroup);
-	const char *l;
-
-	if (!len || iso_proc_read(pid, "cgroup", buf, sizeof(buf)) < 0)
-		return false;
-	for (l = buf; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (!strncmp(l, "0::", 3)) {
-			l += 3;
-			return !strncmp(l, run->cgroup, len) &&
-			       (l[len] == '\n' || l[len] == '/' || l[len] == '\0');
-		}
-	return false;
-}
-
 /*
  * The parent chain from pid up to the root (*at_root) or pid 1: its length, or
  * -errno.
@@ -281,9 +264,15 @@ static bool descends(const struct pol_run *run, pid_t pid)
 	return false;
 }
 
+/*
+ * Descent alone decides: every process of the run descends from the subreaper
+ * that started it, and the run's cgroup is not evidence, since whoever may
+ * write the delegated parent's cgroup.procs (the command too) can move a
+ * stranger of the same user into it.
+ */
 static bool member(const struct pol_run *run, pid_t pid)
 {
-	return pid != run->root && (in_cgroup(run, pid) || descends(run, pid));
+	return pid != run->root && descends(run, pid);
 }
 
 /*
@@ -360,6 +349,33 @@ static int add_group(struct sig_job *j, pid_t pg)
 	return j->n ? 0 : -ESRCH;
 }
 
+/*
+ * The pid behind a /proc/PID directory of our own /proc (the kernel takes one
+ * for a pidfd): its name.  Sending through that very descriptor later reaches
+ * the process it was opened on or nobody, whoever has the number by then.
+ */
+static pid_t procdir_pid(int fd)
+{
+	char path[64], link[PATH_MAX];
+	struct stat st, proc;
+	ssize_t n;
+	long pid;
+	char *end;
+
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || stat("/proc", &proc) < 0 ||
+	    st.st_dev != proc.st_dev)
+		return -EBADF;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -EBADF;
+	link[n] = '\0';
+	if (strncmp(link, "/proc/", 6))
+		return -EBADF;
+	pid = strtol(link + 6, &end, 10);
+	return *end || pid <= 0 ? -EBADF : (pid_t)pid;
+}
+
 /* The pid a pidfd of ours stands for (/proc/self/fdinfo): -EBADF when it is none, -ESRCH gone. */
 static pid_t pidfd_pid(int fd)
 {
@@ -373,7 +389,7 @@ static pid_t pidfd_pid(int fd)
 	n = info >= 0 ? read(info, buf, sizeof(buf) - 1) : -1;
 	buf[n > 0 ? n : 0] = '\0';
 	if (status_nums(buf, "Pid", &pid, 1, 10) < 0)
-		return -EBADF;
+		return procdir_pid(fd);
 	/* -1: gone; 0: outside our pid namespace */
 	return (long long)pid <= 0 ? -ESRCH : (pid_t)pid;
 }
@@ -391,8 +407,10 @@ static int add_pidfd(struct sig_job *j)
 	if (caller < 0)
 		return -errno;
 	fd = (int)syscall(SYS_pidfd_getfd, caller, j->c.fd, 0);
-	if (fd < 0)
+	if (fd < 0) {
+		j->unreadable = errno == EPERM || errno == EACCES;
 		return -errno;
+	}
 	pid = pidfd_pid(fd);
 	if (pid < 0) {
 		close(fd);
@@ -422,8 +440,10 @@ static int read_info(struct sig_job *j)
 
 		snprintf(path, sizeof(path), "/proc/%d/mem", (int)j->c.caller);
 		mem = open(path, O_RDONLY | O_CLOEXEC);
-		if (mem < 0)
+		if (mem < 0) {
+			j->unreadable = errno == EPERM || errno == EACCES;
 			return -errno;
+		}
 		n = pread(mem, raw, sizeof(raw), (off_t)j->c.info_addr);
 		if (n < 0 && errno == EIO)
 			return -EFAULT;
@@ -585,6 +605,21 @@ static bool to_caller(const struct sig_call *c)
 	}
 }
 
+/*
+ * A caller in a PID namespace made inside the run (NSpid names it at more than
+ * one level): the numbers it passes are that namespace's, and every process it
+ * can name lives there, all of them the run's.  A process's own PID namespace
+ * never changes, and the run's are all ours or below it.
+ */
+static bool caller_nested(pid_t caller)
+{
+	char buf[4096];
+	unsigned long long v[2];
+
+	return iso_proc_read(caller, "status", buf, sizeof(buf)) > 0 &&
+	       status_nums(buf, "NSpid", v, 2, 10) == 0;
+}
+
 static int id_valid(int listener, uint64_t id)
 {
 	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0 ? -errno : 0;
@@ -726,6 +761,9 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 	j->run = *run;
 	if (j->c.sig == 0) /* a 0 with bits above it: the kernel reads an int */
 		return answer(listener, req, 0, true);
+	/* a pidfd may name any process, whatever the namespace: read as always */
+	if (j->c.kind != PSIG_PIDFD && caller_nested(j->c.caller))
+		return answer(listener, req, 0, true);
 	if (to_caller(&j->c))
 		return answer(listener, req, 0, true);
 	if (j->c.kind == PSIG_KILL && j->c.pid == -1) /* whatever it would reach */
@@ -745,6 +783,9 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 	r = r < 0 ? r : j->r;
 	if (id_valid(listener, req->id) < 0)
 		return -ENOENT;
+	if (r < 0 && j->unreadable)
+		return refuse(listener, req, p, log_only, ret, j, "isorun: call arguments unreadable",
+			      "(the caller refused to be read: not dumpable)");
 	if (r < 0)
 		/* gone (ESRCH), a bad descriptor or pointer: the kernel's own answer */
 		return answer(listener, req, r, false);

@@ -36,6 +36,9 @@ static bool only_notices(const char *err)
 	static const char *const ok[] = {
 		"isorun: pidns: not available (",
 		"isorun: policy: service guard enforced by the enclosing isorun",
+		/* the caller's PATH may name directories the option hides */
+		"isorun: --protect-home=hide hides from the command: ",
+		"isorun: --private-tmp hides from the command: ",
 	};
 
 	while (*err) {

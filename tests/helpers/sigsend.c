@@ -11,13 +11,16 @@
  *   tgqueue  rt_tgsigqueueinfo(PID, TID, SIG, the same)
  *   pidfd    pidfd_send_signal(pidfd_open(PID), SIG, NULL, 0)
  *   pidfd-group  the same with PIDFD_SIGNAL_PROCESS_GROUP: PID's whole group
+ *   procfd   pidfd_send_signal(open("/proc/PID"), SIG, NULL, 0)
+ * With SIGSEND_NODUMP=1 in the environment it makes itself not dumpable first.
  * PID and TID "self" are this process (its tid for tkill).  SIGUSR1 and
  * SIGUSR2 are caught: "got N" is printed when one reached this process.
  */
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #define PROG  "sigsend"
-#define USAGE PROG " kill|tkill|tgkill|queue|tgqueue|pidfd|pidfd-group SIG PID [TID]"
+#define USAGE PROG " kill|tkill|tgkill|queue|tgqueue|pidfd|pidfd-group|procfd SIG PID [TID]"
 #include "common.h"
 
 static volatile sig_atomic_t got;
@@ -56,6 +59,8 @@ int main(int argc, char **argv)
 		tid = !strcmp(argv[4], "self") ? syscall(SYS_gettid) : target(argv[4]);
 	signal(SIGUSR1, on_signal);
 	signal(SIGUSR2, on_signal);
+	if (getenv("SIGSEND_NODUMP") && prctl(PR_SET_DUMPABLE, 0) < 0)
+		die("make itself not dumpable", NULL);
 	memset(&info, 0, sizeof(info));
 	info.si_signo = sig;
 	info.si_code = SI_QUEUE;
@@ -79,6 +84,15 @@ int main(int argc, char **argv)
 			die("pidfd_open", NULL);
 		/* PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9) */
 		r = syscall(SYS_pidfd_send_signal, fd, sig, NULL, strcmp(call, "pidfd") ? 4 : 0);
+	} else if (!strcmp(call, "procfd")) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			die("open", path);
+		r = syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
 	} else
 		usage();
 	printf("%s %s\n", call, r == 0 ? "OK" : strerrorname_np(errno));

@@ -132,6 +132,66 @@ outside_got() {
 	[ "$(cat "$W/orph/got")" = 12 ]
 }
 
+@test "a PID namespace made inside the run: its numbers are its own, raise and a kill of its own child go through" {
+	local un=(unshare -pf --mount-proc)
+	[ "$(id -u)" -eq 0 ] || un=(unshare -Urpf --mount-proc)
+	require "a PID namespace of one's own" "${un[@]}" true
+	mkdir -p "$W/in"
+	# inside it, pid 1 is its own first process and the child's number is its own:
+	# read as the supervisor's numbers they would name strangers (kthreadd, ...)
+	# timeout: a safety net, a refused signal would leave the shell waiting
+	run --separate-stderr timeout -k 5 60 "$ISORUN" --no-config --root "$R" -- "${un[@]}" sh -c '
+		"$1/sigsend" kill 10 self
+		"$1/sigcatch" "$2/in" & c=$!
+		"$1/waitfor" "$2/in/ready"
+		"$1/sigsend" kill 10 $c; wait $c' sh "$H" "$W"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'kill OK\ngot 10\nkill OK' ]
+	[ "$(cat "$W/in/got")" = 10 ]
+	[[ "$stderr" != *refused* ]]
+}
+
+@test "pidfd_send_signal through a /proc/PID directory: inside the run it goes through, outside it is refused" {
+	outside
+	mkdir -p "$W/in"
+	run --separate-stderr timeout -k 5 60 "$ISORUN" --no-config --root "$R" -- sh -c '
+		"$1/sigcatch" "$2/in" & c=$!
+		"$1/waitfor" "$2/in/ready"
+		"$1/sigsend" procfd 10 $c; wait $c
+		"$1/sigsend" procfd 10 $3' sh "$H" "$W" "$P"
+	[ "$output" = $'procfd OK\nprocfd EPERM' ]
+	[ "$(cat "$W/in/got")" = 10 ]
+	[[ "$stderr" == *"refused: pidfd_send_signal \`SIGUSR1 to pid $P (sigcatch), outside the run\`"* ]]
+	[ "$(outside_got)" = 12 ]
+}
+
+@test "a process of the run that is not dumpable: kill still decides by target, a call isorun must read is refused as unreadable, never let out" {
+	[ "$(id -u)" -ne 0 ] || skip "root reads a process that is not dumpable"
+	mkdir -p "$W/in"
+	run --separate-stderr timeout -k 5 60 "$ISORUN" --no-config --root "$R" -- sh -c '
+		"$1/sigcatch" "$2/in" & c=$!
+		"$1/waitfor" "$2/in/ready"
+		SIGSEND_NODUMP=1 "$1/sigsend" queue 10 $c
+		SIGSEND_NODUMP=1 "$1/sigsend" kill 10 $c; wait $c' sh "$H" "$W"
+	[ "$output" = $'queue EPERM\nkill OK' ]
+	[ "$(cat "$W/in/got")" = 10 ]
+	[[ "$stderr" == *"refused: rt_sigqueueinfo \`(the caller refused to be read: not dumpable)\`"*"isorun: call arguments unreadable"* ]]
+}
+
+@test "a stranger the command moves into the run's cgroup is still outside the run: its signal is refused, isorun's own kill spares it" {
+	[ "$(id -u)" -eq 0 ] || skip "moving another process between cgroups needs a delegated parent (root here)"
+	outside
+	run --separate-stderr iso -- sh -c '
+		cg=$(sed -n "s/^0:://p" /proc/self/cgroup)
+		echo $2 >"/sys/fs/cgroup/unified$cg/cgroup.procs" || echo "no move"
+		"$1/sigsend" kill 10 $2' sh "$H" "$P"
+	echo "$stderr"
+	[ "$output" = "kill EPERM" ]
+	[[ "$stderr" == *"refused: kill \`SIGUSR1 to pid $P (sigcatch), outside the run\`"* ]]
+	[[ "$stderr" == *"isorun: pid $P \`sigcatch\` is not the run's but was moved into its cgroup: moved back to the caller's cgroup, not killed"* ]]
+	[ "$(outside_got)" = 12 ]
+}
+
 @test "a signal between processes of the run is sent as the caller: the receiver sees its pid" {
 	run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- python3 -c '
 import os, signal, sys
