@@ -29,10 +29,13 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -207,6 +210,53 @@ static int add_signal_notify(scmp_filter_ctx ctx, const struct pol *p, struct is
 	return 0;
 }
 
+/*
+ * contain-signals, the other ways to reach a process (policy/reach.c): only
+ * these requests are notified, every other fcntl, ioctl or ptrace passes here.
+ * A request compared as an unsigned int is masked (the kernel ignores the upper
+ * half); an owner or group of 0 with garbage above it is notified and let
+ * through by the supervisor.
+ */
+#define LOW32 0xffffffffu
+static const struct {
+	const char *name;
+	unsigned n;
+	struct scmp_arg_cmp cmp[2];
+} reach_rules[] = {
+	{ "fcntl", 2, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, F_SETOWN), SCMP_A2(SCMP_CMP_NE, 0) } },
+	{ "fcntl", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, F_SETOWN_EX) } },
+	{ "fcntl64", 2, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, F_SETOWN), SCMP_A2(SCMP_CMP_NE, 0) } },
+	{ "fcntl64", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, F_SETOWN_EX) } },
+	{ "ioctl", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, FIOSETOWN) } },
+	{ "ioctl", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, SIOCSPGRP) } },
+	{ "setpgid", 1, { SCMP_A1(SCMP_CMP_NE, 0) } },
+	{ "ptrace", 1, { SCMP_A0(SCMP_CMP_EQ, PTRACE_ATTACH) } },
+	{ "ptrace", 1, { SCMP_A0(SCMP_CMP_EQ, PTRACE_SEIZE) } },
+	{ .name = "process_vm_writev" },
+	{ .name = "pidfd_getfd" },
+};
+
+static int add_reach_notify(scmp_filter_ctx ctx, const struct pol *p, struct iso_err *e)
+{
+	for (size_t i = 0; i < ELEMENTSOF(reach_rules); i++) {
+		int nr = seccomp_syscall_resolve_name(reach_rules[i].name);
+		int r;
+
+		if (nr == __NR_SCMP_ERROR)
+			return iso_err_set(e, EINVAL, "compile rule %s: unknown system call '%s'",
+					   p->signals_origin, reach_rules[i].name);
+		if (denied_outright(p, reach_rules[i].name))
+			continue;
+		r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, reach_rules[i].n,
+					   reach_rules[i].cmp);
+		/* fcntl64 exists on i386 only: libseccomp places it there */
+		if (r < 0 && r != -EEXIST)
+			return iso_err_set(e, r, "compile rule %s (%s)", p->signals_origin,
+					   reach_rules[i].name);
+	}
+	return 0;
+}
+
 static int build(const struct pol *p, bool notify, bool log_only, scmp_filter_ctx *ret,
 		 struct iso_err *e)
 {
@@ -231,6 +281,8 @@ static int build(const struct pol *p, bool notify, bool log_only, scmp_filter_ct
 			r = add_notify(ctx, p, "connect", e);
 		if (r >= 0 && p->contain_signals)
 			r = add_signal_notify(ctx, p, e);
+		if (r >= 0 && p->contain_signals)
+			r = add_reach_notify(ctx, p, e);
 		if (r < 0)
 			return r;
 	}

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "policy/reach.h"
 #include "policy/signal.h"
 
 #define ARGS_MAX       256
@@ -60,15 +61,24 @@
 
 static const char unreadable_origin[] = "isorun: call arguments unreadable";
 
-enum call { CALL_OTHER, CALL_EXECVE, CALL_EXECVEAT, CALL_CONNECT, CALL_SOCKETCALL, CALL_SIGNAL };
+enum call {
+	CALL_OTHER,
+	CALL_EXECVE,
+	CALL_EXECVEAT,
+	CALL_CONNECT,
+	CALL_SOCKETCALL,
+	CALL_SIGNAL,
+	CALL_REACH,
+};
 
 struct target {
 	pid_t pid;
 	int mem; /* /proc/PID/mem, opened on first need */
 	bool use_mem;
-	uint64_t addr_mask;	    /* 32 bits on i386: the kernel ignores the upper half */
-	enum pol_sig_kind sig_kind; /* CALL_SIGNAL: which one */
-	unsigned ptr_size;	    /* of argv entries */
+	uint64_t addr_mask;		/* 32 bits on i386: the kernel ignores the upper half */
+	enum pol_sig_kind sig_kind;	/* CALL_SIGNAL: which one */
+	enum pol_reach_kind reach_kind; /* CALL_REACH: which one */
+	unsigned ptr_size;		/* of argv entries */
 	size_t page;
 };
 
@@ -77,6 +87,13 @@ static void target_done(struct target *t)
 	if (t->mem >= 0)
 		close(t->mem);
 	t->mem = -1;
+}
+
+static enum call signal_or_reach(const struct target *t)
+{
+	if (t->sig_kind != PSIG_NONE)
+		return CALL_SIGNAL;
+	return t->reach_kind == PREACH_NONE ? CALL_OTHER : CALL_REACH;
 }
 
 static enum call classify(const struct seccomp_notif *req, struct target *t)
@@ -107,7 +124,8 @@ static enum call classify(const struct seccomp_notif *req, struct target *t)
 				return CALL_CONNECT;
 			default:
 				t->sig_kind = pol_signal_kind_nr(req->data.nr);
-				return t->sig_kind == PSIG_NONE ? CALL_OTHER : CALL_SIGNAL;
+				t->reach_kind = pol_reach_kind_nr(req->data.nr);
+				return signal_or_reach(t);
 			}
 		}
 		arch = SCMP_ARCH_X32; /* x32 passes 64-bit registers, 4-byte argv entries */
@@ -121,7 +139,8 @@ static enum call classify(const struct seccomp_notif *req, struct target *t)
 		if (!strcmp(name, names[i].name))
 			return names[i].call;
 	t->sig_kind = pol_signal_kind(name);
-	return t->sig_kind == PSIG_NONE ? CALL_OTHER : CALL_SIGNAL;
+	t->reach_kind = pol_reach_kind(name);
+	return signal_or_reach(t);
 }
 
 /* One piece that does not cross a page: bytes read, or -errno. */
@@ -754,6 +773,9 @@ int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, stru
 	} else if (c == CALL_SIGNAL) {
 		return pol_signal_handle(listener, req, t.sig_kind, t.ptr_size == 4, p, log_only,
 					 ret, rd, run);
+	} else if (c == CALL_REACH) {
+		return pol_reach_handle(listener, req, t.reach_kind, t.ptr_size == 4, p, log_only,
+					ret, rd, run);
 	} else if (c == CALL_CONNECT || c == CALL_SOCKETCALL) {
 		if (p->n_socket == 0)
 			return respond(listener, req, resp, false);

@@ -797,3 +797,19 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 		return answer(listener, req, 0, true);
 	return answer(listener, req, deliver(j), false);
 }
+
+/* For policy/reach.c: the same rules, for the calls that reach a process otherwise. */
+bool pol_signal_member(const struct pol_run *run, pid_t pid)
+{
+	return member(run, pid);
+}
+
+pid_t pol_signal_pidfd_pid(int fd)
+{
+	return pidfd_pid(fd);
+}
+
+bool pol_signal_caller_in(pid_t pid, pid_t caller)
+{
+	return caller_in(pid, caller);
+}

@@ -31,4 +31,11 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 		      bool compat, const struct pol *p, bool log_only, struct pol_event *ret,
 		      struct iso_reader *rd, const struct pol_run *run);
 
+/* In the run (policy/reach.c asks the same question). */
+bool pol_signal_member(const struct pol_run *run, pid_t pid);
+/* The pid a pidfd of ours stands for: -EBADF when it is none, -ESRCH gone. */
+pid_t pol_signal_pidfd_pid(int fd);
+/* pid is the calling thread's own process (or the thread itself). */
+bool pol_signal_caller_in(pid_t pid, pid_t caller);
+
 #endif

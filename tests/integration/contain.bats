@@ -340,3 +340,116 @@ in_pidns() {
 	[ "$output" = $'sigqueue: Operation not permitted\nafter' ]
 	[[ "$stderr" == *"refused: rt_sigqueueinfo \`(not read within "*"ms: /proc or the caller's memory made the read wait)\`"*"rule isorun: call arguments unreadable"* ]]
 }
+
+# --- the other ways to reach a process (issue 27 item 5, the review's routes) ---
+
+RE() { echo "$H/reach"; }
+
+@test "F_SETOWN, F_SETOWN_EX, FIOSETOWN and SIOCSPGRP naming an outside process or group are refused: its SIGIO never comes" {
+	outside
+	for call in "setown $P" "setown -$P" "setown-ex pid $P" "setown-ex tid $P" "setown-ex pgrp $P" \
+		"fiosetown $P" "siocspgrp -$P"; do
+		set -- $call
+		run --separate-stderr iso -- "$(RE)" "$@" 10
+		[ "$status" -eq 122 ]
+		[ "$output" = "$1 EPERM" ]
+		case $1 in setown*) name=fcntl ;; *) name=ioctl ;; esac
+		case $1 in setown) what=F_SETOWN ;; setown-ex) what=F_SETOWN_EX ;; fiosetown) what=FIOSETOWN ;; *) what=SIOCSPGRP ;; esac
+		case $2$3 in -* | pgrp*) aim="process group $P (pid $P (sigcatch) in it)" ;; *) aim="pid $P (sigcatch)" ;; esac
+		[[ "$stderr" == *"refused: $name \`$what owner $aim, outside the run\`"*"rule default.policy:"* ]]
+	done
+	[ "$(outside_got)" = 12 ]
+}
+
+@test "the review's probe: F_SETOWN of an outside sleep, F_SETSIG SIGKILL, O_ASYNC and a write leave the sleep alive" {
+	sleep 300 &
+	v=$!
+	run --separate-stderr iso -- "$(RE)" setown "$v" 9
+	[ "$output" = "setown EPERM" ]
+	kill -0 "$v"
+	kill "$v"
+	# the control: without the policy the kernel kills it
+	sleep 300 &
+	v=$!
+	run --separate-stderr iso --policy=off -- "$(RE)" setown "$v" 9
+	[ "$output" = "setown OK" ]
+	wait "$v" || st=$?
+	[ "$st" -eq 137 ]
+}
+
+@test "owners inside the run go through: itself, its own group, a child (F_SETOWN, F_SETOWN_EX, FIOSETOWN), and 0 clears" {
+	run --separate-stderr iso -- sh -c 'trap "" USR2; R=$1; $R setown self 10; $R setown-ex tid self 12; $R setown-ex pid self 0
+		$R fiosetown self 0; $R siocspgrp -self 12; $R setown 0 10' sh "$(RE)"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'setown OK\ngot 10\nsetown-ex OK\ngot 12\nsetown-ex OK\ngot 29\nfiosetown OK\ngot 29\nsiocspgrp OK\ngot 12\nsetown OK' ]
+	[[ "$stderr" != *refused* ]]
+	for call in setown setown-ex fiosetown; do
+		rm -rf "$W/in"
+		mkdir -p "$W/in"
+		run --separate-stderr timeout 60 "$ISORUN" --no-config --root "$R" -- sh -c '
+			"$1/sigcatch" "$2/in" & c=$!
+			"$1/waitfor" "$2/in/ready"
+			case $3 in setown-ex) "$1/reach" $3 pid $c 10 ;; *) "$1/reach" $3 $c 10 ;; esac
+			wait $c' sh "$H" "$W" "$call"
+		[ "$status" -eq 0 ]
+		[ "$output" = "$call OK" ]
+		[ "$(cat "$W/in/got")" = 10 ]
+	done
+}
+
+@test "setpgid into a group with a process outside the run (same session) is refused; its own new group and an in-run group pass" {
+	mkdir -p "$W/out"
+	# a session of the test's own: its leader's group holds an outside sigcatch and isorun
+	run setsid bash -c '
+		H=$1 W=$2 ISORUN=$3 R=$4
+		"$H/sigcatch" "$W/out" & P=$!
+		trap "" USR1
+		"$H/waitfor" "$W/out/ready"
+		"$ISORUN" --no-config --root "$R" -- sh -c "\"$H/reach\" setpgid 0 $$; \"$H/sigsend\" kill 10 0" 2>&1
+		kill -USR2 $P; wait $P
+		echo "outside got $(cat "$W/out/got")"' bash "$H" "$W" "$ISORUN" "$R"
+	echo "$output"
+	[[ "$output" == *"setpgid EPERM"* ]]
+	[[ "$output" == *"refused: setpgid \`into process group "*" (pid "*" in it), outside the run\`"* ]]
+	[[ "$output" == *"outside got 12"* ]]
+	# its own new group, a child into its parent's group: job control in a shell
+	# (a pipeline under set -m: each member moves into its first one's group)
+	run --separate-stderr iso -- bash -c 'R=$1; $R setpgid 0 0; $R setpgid 0 $$
+		set -m; (echo b; echo a) | sort | cat' bash "$(RE)"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'setpgid OK\nsetpgid OK\na\nb' ]
+	[[ "$stderr" != *refused* ]]
+}
+
+@test "ptrace attach or seize, process_vm_writev and pidfd_getfd of an outside process are refused" {
+	outside
+	for call in ptrace attach "vmwrite $P 1000" getfd; do
+		set -- $call
+		[ $# -gt 1 ] || set -- "$1" "$P"
+		run --separate-stderr iso -- "$(RE)" "$@"
+		[ "$status" -eq 122 ]
+		[ "$output" = "$1 EPERM" ]
+		case $1 in
+		ptrace) what="ptrace \`PTRACE_SEIZE of" ;;
+		attach) what="ptrace \`PTRACE_ATTACH of" ;;
+		vmwrite) what="process_vm_writev \`into the memory of" ;;
+		getfd) what="pidfd_getfd \`a descriptor of" ;;
+		esac
+		[[ "$stderr" == *"refused: $what pid $P (sigcatch), outside the run\`"* ]]
+	done
+	grep -q '^TracerPid:[[:space:]]*0$' "/proc/$P/status"
+	[ "$(outside_got)" = 12 ]
+}
+
+@test "ptrace of the run's own processes works: strace -f, a tracer of its child, pidfd_getfd and process_vm_writev of a child" {
+	run --separate-stderr iso -- sh -c 'R=$1; $R child-trace
+		sleep 300 & c=$!; $R getfd $c; $R vmwrite $c 1000; $R ptrace $c; kill $c' sh "$(RE)"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'child-trace OK\ngetfd OK\nvmwrite EFAULT\nptrace OK' ]
+	[[ "$stderr" != *refused* ]]
+	command -v strace >/dev/null || skip "no strace"
+	run --separate-stderr iso -- strace -f -o "$W/strace.out" sh -c 'sh -c "echo traced"'
+	[ "$status" -eq 0 ]
+	[ "$output" = traced ]
+	grep -q 'execve(".*", \["sh", "-c", "echo traced"\]' "$W/strace.out"
+}

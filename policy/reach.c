@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * contain-signals beyond the signal calls: the other ways a command reaches a
+ * process outside the run without a PID namespace.
+ *
+ *  - fcntl F_SETOWN / F_SETOWN_EX and ioctl FIOSETOWN / SIOCSPGRP name the
+ *    owner the kernel later sends SIGIO (or the F_SETSIG signal, dnotify's
+ *    F_NOTIFY signal) to: any signal, to any process or group of the user.
+ *  - setpgid into a group with a process outside the run: a kill(0) of the
+ *    caller's own group, let through as its own, then reaches it.
+ *  - ptrace PTRACE_ATTACH / PTRACE_SEIZE, process_vm_writev and pidfd_getfd:
+ *    stop, write into, or take the files of a process outside.
+ *
+ * The filter notifies only these requests (F_SETOWN with an owner other than
+ * 0, setpgid into a group other than its own new one); every other fcntl,
+ * ioctl or ptrace passes in the filter.  The target is judged by the rules of
+ * signal.c (pol_signal_member()); an outside target is refused with EPERM and
+ * an event.  Inside:
+ *
+ *  - a value in a register (F_SETOWN, setpgid, ptrace, process_vm_writev)
+ *    continues: the kernel looks the number up again, a few microseconds later;
+ *  - a value in the caller's memory (F_SETOWN_EX, the ioctls) or a descriptor
+ *    of the caller's (pidfd_getfd) could be changed by another thread of it
+ *    between our read and the kernel's, so the call is made here, on our copy
+ *    of the caller's open file (the owner is a property of the open file, shared
+ *    with the caller) with the value we judged, and its result is the caller's
+ *    answer.  The kernel records the caller's uid as the owner's: done here
+ *    only when ours are the caller's real and effective uids, else refused.
+ */
+#include "policy/reach.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/proc.h"
+#include "policy/signal.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+
+static const struct {
+	const char *name;
+	enum pol_reach_kind kind;
+	long nr;
+} kinds[] = {
+	{ "fcntl", PREACH_FCNTL, SYS_fcntl },
+	{ "fcntl64", PREACH_FCNTL, -1 },
+	{ "ioctl", PREACH_IOCTL, SYS_ioctl },
+	{ "setpgid", PREACH_SETPGID, SYS_setpgid },
+	{ "ptrace", PREACH_PTRACE, SYS_ptrace },
+	{ "process_vm_writev", PREACH_VMWRITE, SYS_process_vm_writev },
+	{ "pidfd_getfd", PREACH_GETFD, SYS_pidfd_getfd },
+};
+
+enum pol_reach_kind pol_reach_kind(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
+		if (!strcmp(kinds[i].name, name))
+			return kinds[i].kind;
+	return PREACH_NONE;
+}
+
+enum pol_reach_kind pol_reach_kind_nr(long nr)
+{
+	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
+		if (kinds[i].nr == nr)
+			return kinds[i].kind;
+	return PREACH_NONE;
+}
+
+static const char *kind_name(enum pol_reach_kind k)
+{
+	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
+		if (kinds[i].kind == k)
+			return kinds[i].name;
+	return "?";
+}
+
+enum aim { AIM_NONE, AIM_PID, AIM_PGRP };
+
+struct reach_job {
+	/* from the registers */
+	enum pol_reach_kind kind;
+	pid_t caller;
+	uint64_t a[6];
+	struct pol_run run;
+	/* found out on the reader */
+	pid_t c_tgid;
+	uid_t c_ruid, c_euid;
+	bool indirect;	      /* the value was in memory: done here */
+	struct f_owner_ex ex; /* F_SETOWN_EX as read */
+	int owner;	      /* the ioctls' int as read */
+	enum aim aim;	      /* what the call reaches */
+	pid_t id;	      /* its pid or group */
+	pid_t outside;	      /* a process outside among them, 0 none */
+	char comm[64];
+	int copy; /* our copy of the caller's fd (indirect, getfd) */
+	int pin;  /* a pidfd of the target pid (indirect) */
+	int r;
+};
+
+static void job_free(void *arg)
+{
+	struct reach_job *j = arg;
+
+	if (j->copy >= 0)
+		close(j->copy);
+	if (j->pin >= 0)
+		close(j->pin);
+	free(j);
+}
+
+static void jobp_free(struct reach_job **j)
+{
+	if (*j)
+		job_free(*j);
+}
+
+/* "Name:\tN" of /proc/PID/status: 0, or -errno. */
+static int status_ids(pid_t pid, pid_t *tgid, uid_t *ruid, uid_t *euid)
+{
+	char buf[4096];
+	ssize_t n = iso_proc_read(pid, "status", buf, sizeof(buf));
+	const char *t, *u;
+	unsigned r, e;
+	int tg;
+
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : (int)n;
+	t = strstr(buf, "\nTgid:");
+	u = strstr(buf, "\nUid:");
+	if (!t || !u || sscanf(t, "\nTgid: %d", &tg) != 1 || sscanf(u, "\nUid: %u %u", &r, &e) != 2)
+		return -EINVAL;
+	*tgid = tg;
+	*ruid = r;
+	*euid = e;
+	return 0;
+}
+
+/* len bytes of the caller's memory at addr: 0, or -errno (EFAULT: not there). */
+static int read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0 && (errno == EPERM || errno == ENOSYS)) {
+		char path[64];
+		_cleanup_close_ int mem = -1;
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+		mem = open(path, O_RDONLY | O_CLOEXEC);
+		if (mem < 0)
+			return -errno;
+		n = pread(mem, buf, len, (off_t)addr);
+		if (n < 0 && errno == EIO)
+			return -EFAULT;
+	}
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* Our copy of the caller's descriptor fd: it or -errno. */
+static int copy_fd(pid_t caller, int fd)
+{
+	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, caller, PIDFD_THREAD);
+	int r;
+
+	if (pfd < 0)
+		return -errno;
+	r = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	return r < 0 ? -errno : r;
+}
+
+static void note_outside(struct reach_job *j, pid_t pid)
+{
+	if (j->outside)
+		return;
+	j->outside = pid;
+	if (iso_proc_read(pid, "comm", j->comm, sizeof(j->comm)) > 0)
+		j->comm[strcspn(j->comm, "\n")] = '\0';
+	else
+		j->comm[0] = '\0';
+}
+
+static void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
+/*
+ * Every process of group pg, and the process whose pid is pg (it may make
+ * that group later, with setsid or setpgid): the first outside the run.
+ */
+static void judge_group(struct reach_job *j, pid_t pg)
+{
+	_cleanup_(closedirp) DIR *d = opendir("/proc");
+	struct iso_proc st;
+	struct dirent *de;
+
+	if (iso_proc_stat(pg, &st) == 0 && !pol_signal_caller_in(pg, j->caller) &&
+	    !pol_signal_member(&j->run, pg))
+		note_outside(j, pg);
+	if (!d) {
+		j->r = -errno;
+		return;
+	}
+	while (!j->outside && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || iso_proc_stat((pid_t)pid, &st) < 0 || st.pgrp != pg)
+			continue;
+		if (!pol_signal_caller_in((pid_t)pid, j->caller) &&
+		    !pol_signal_member(&j->run, (pid_t)pid))
+			note_outside(j, (pid_t)pid);
+	}
+}
+
+/* An F_SETOWN-like owner: > 0 a process, < 0 a group, 0 none. */
+static void aim_owner(struct reach_job *j, int owner)
+{
+	if (owner > 0) {
+		j->aim = AIM_PID;
+		j->id = owner;
+	} else if (owner < 0 && owner != INT32_MIN) {
+		j->aim = AIM_PGRP;
+		j->id = -owner;
+	}
+}
+
+/* What the call reaches, from its registers and the caller's memory. */
+static int find_aim(struct reach_job *j)
+{
+	const uint64_t *a = j->a;
+	int r;
+
+	switch (j->kind) {
+	case PREACH_FCNTL:
+		if ((unsigned)a[1] == F_SETOWN) {
+			aim_owner(j, (int)a[2]);
+			return 0;
+		}
+		j->indirect = true;
+		r = read_mem(j->caller, a[2], &j->ex, sizeof(j->ex));
+		if (r < 0 || j->ex.pid <= 0)
+			return r;
+		j->aim = j->ex.type == F_OWNER_PGRP ? AIM_PGRP : AIM_PID;
+		j->id = j->ex.pid;
+		return 0;
+	case PREACH_IOCTL:
+		j->indirect = true;
+		r = read_mem(j->caller, a[2], &j->owner, sizeof(j->owner));
+		if (r == 0)
+			aim_owner(j, j->owner);
+		return r;
+	case PREACH_SETPGID: {
+		pid_t pid = (pid_t)a[0] ? (pid_t)a[0] : j->c_tgid, pg = (pid_t)a[1];
+
+		/* its own new group, or what the kernel refuses anyway */
+		if (pg > 0 && pg != pid) {
+			j->aim = AIM_PGRP;
+			j->id = pg;
+		}
+		return 0;
+	}
+	case PREACH_PTRACE:
+		j->aim = AIM_PID;
+		j->id = (pid_t)a[1];
+		return 0;
+	case PREACH_VMWRITE:
+		j->aim = AIM_PID;
+		j->id = (pid_t)a[0];
+		return 0;
+	case PREACH_GETFD:
+		/* our copy pins the process the caller's pidfd names */
+		j->copy = copy_fd(j->caller, (int)a[0]);
+		if (j->copy < 0)
+			return j->copy;
+		j->id = pol_signal_pidfd_pid(j->copy);
+		if (j->id < 0)
+			return j->id;
+		j->aim = AIM_PID;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static void job_run(void *arg)
+{
+	struct reach_job *j = arg;
+
+	j->r = status_ids(j->caller, &j->c_tgid, &j->c_ruid, &j->c_euid);
+	if (j->r == 0)
+		j->r = find_aim(j);
+	if (j->r < 0)
+		return;
+	if (j->indirect && j->aim == AIM_PID) {
+		/* pinned before it is judged: done here, a reused number is seen */
+		j->pin = (int)syscall(SYS_pidfd_open, j->id, PIDFD_THREAD);
+		if (j->pin < 0) {
+			j->r = -ESRCH;
+			return;
+		}
+	}
+	if (j->aim == AIM_PID && !pol_signal_caller_in(j->id, j->caller) &&
+	    !pol_signal_member(&j->run, j->id))
+		note_outside(j, j->id);
+	else if (j->aim == AIM_PGRP)
+		judge_group(j, j->id);
+	if (!j->outside && j->indirect && j->kind != PREACH_GETFD)
+		j->copy = copy_fd(j->caller, (int)j->a[0]);
+}
+
+static int answer(int listener, const struct seccomp_notif *req, int error, bool cont)
+{
+	struct seccomp_notif_resp resp = {
+		.id = req->id,
+		.error = error,
+		.flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0,
+	};
+
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
+		return -errno;
+	return 0;
+}
+
+static const char *what(const struct reach_job *j)
+{
+	switch (j->kind) {
+	case PREACH_FCNTL:
+		return (unsigned)j->a[1] == F_SETOWN ? "F_SETOWN owner" : "F_SETOWN_EX owner";
+	case PREACH_IOCTL:
+		return (unsigned)j->a[1] == FIOSETOWN ? "FIOSETOWN owner" : "SIOCSPGRP owner";
+	case PREACH_SETPGID:
+		return "into";
+	case PREACH_PTRACE:
+		return j->a[0] == PTRACE_ATTACH ? "PTRACE_ATTACH of" : "PTRACE_SEIZE of";
+	case PREACH_VMWRITE:
+		return "into the memory of";
+	case PREACH_GETFD:
+		return "a descriptor of";
+	default:
+		return "?";
+	}
+}
+
+static void describe(const struct reach_job *j, char *out, size_t len)
+{
+	char who[96] = "";
+
+	if (j->comm[0])
+		snprintf(who, sizeof(who), " (%s)", j->comm);
+	if (j->aim == AIM_PGRP)
+		snprintf(out, len, "%s process group %d (pid %d%s in it), outside the run", what(j),
+			 (int)j->id, (int)j->outside, who);
+	else
+		snprintf(out, len, "%s pid %d%s, outside the run", what(j), (int)j->outside, who);
+}
+
+static int refuse(int listener, const struct seccomp_notif *req, const struct pol *p, bool log_only,
+		  struct pol_event *ret, const struct reach_job *j, const char *origin,
+		  const char *detail)
+{
+	int r = answer(listener, req, log_only ? 0 : -EPERM, log_only);
+
+	if (r < 0)
+		return r;
+	if (ret) {
+		memset(ret, 0, sizeof(*ret));
+		ret->pid = (pid_t)req->pid;
+		snprintf(ret->call, sizeof(ret->call), "%s", kind_name(j->kind));
+		if (detail)
+			snprintf(ret->detail, sizeof(ret->detail), "%s", detail);
+		else
+			describe(j, ret->detail, sizeof(ret->detail));
+		ret->origin = origin ? origin : p->signals_origin;
+		ret->refused = !log_only;
+	}
+	return 1;
+}
+
+/* The pinned target still holds its number (a zombie does too): the kernel found it. */
+static bool still_there(const struct reach_job *j)
+{
+	return j->pin < 0 || syscall(SYS_pidfd_send_signal, j->pin, 0, NULL, 0) == 0;
+}
+
+/* The call made here, on our copy, with the value judged: the caller's answer. */
+static int do_here(int listener, const struct seccomp_notif *req, const struct reach_job *j)
+{
+	int owner = j->owner;
+	long r;
+
+	if (j->kind == PREACH_GETFD) {
+		struct seccomp_notif_addfd add = {
+			.id = req->id,
+			.flags = SECCOMP_ADDFD_FLAG_SEND,
+			.newfd_flags = O_CLOEXEC,
+		};
+		_cleanup_close_ int fd =
+			(int)syscall(SYS_pidfd_getfd, j->copy, (int)j->a[1], (unsigned)j->a[2]);
+
+		if (fd < 0)
+			return answer(listener, req, -errno, false);
+		add.srcfd = (unsigned)fd;
+		return ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 ? -errno : 0;
+	}
+	if (j->kind == PREACH_FCNTL)
+		r = fcntl(j->copy, F_SETOWN_EX, &j->ex);
+	else
+		r = ioctl(j->copy, (unsigned long)(unsigned)j->a[1], &owner);
+	if (r < 0)
+		return answer(listener, req, -errno, false);
+	if (!still_there(j)) {
+		/* the number went to another process meanwhile: no owner, as for a gone pid */
+		(void)fcntl(j->copy, F_SETOWN, 0);
+		return answer(listener, req, -ESRCH, false);
+	}
+	return answer(listener, req, 0, false);
+}
+
+int pol_reach_handle(int listener, const struct seccomp_notif *req, enum pol_reach_kind kind,
+		     bool compat, const struct pol *p, bool log_only, struct pol_event *ret,
+		     struct iso_reader *rd, const struct pol_run *run)
+{
+	_cleanup_(jobp_free) struct reach_job *j = NULL;
+	char why[160];
+	int r;
+
+	if (!run || !p->contain_signals)
+		return answer(listener, req, 0, true);
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return answer(listener, req, -ENOMEM, false);
+	j->kind = kind;
+	j->caller = (pid_t)req->pid;
+	j->run = *run;
+	j->copy = j->pin = -1;
+	for (size_t i = 0; i < 6; i++)
+		j->a[i] = compat ? req->data.args[i] & UINT32_MAX : req->data.args[i];
+	/* F_SETOWN of the caller itself or 0, setpgid to 0: nothing to read */
+	if ((kind == PREACH_FCNTL && (unsigned)j->a[1] == F_SETOWN &&
+	     ((int)j->a[2] == 0 || pol_signal_caller_in((int)j->a[2], j->caller))) ||
+	    (kind == PREACH_SETPGID && (int)j->a[1] == 0))
+		return answer(listener, req, 0, true);
+	r = iso_reader_run(rd, job_run, j, job_free);
+	if (r == -ETIMEDOUT) {
+		struct reach_job only = { .kind = j->kind, .copy = -1, .pin = -1 };
+
+		j = NULL; /* the reader's now */
+		snprintf(why, sizeof(why),
+			 "(not read within %u ms: /proc or the caller's memory "
+			 "made the read wait)",
+			 rd ? rd->deadline_ms : 0);
+		return refuse(listener, req, p, log_only, ret, &only,
+			      "isorun: call arguments unreadable", why);
+	}
+	r = r < 0 ? r : j->r;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0)
+		return -ENOENT;
+	if (r < 0)
+		/* gone (ESRCH), a bad descriptor or pointer: the kernel's own answer */
+		return answer(listener, req, r, false);
+	if (j->outside)
+		return refuse(listener, req, p, log_only, ret, j, NULL, NULL);
+	if (!j->indirect && j->kind != PREACH_GETFD)
+		return answer(listener, req, 0, true);
+	if (j->c_ruid != getuid() || j->c_euid != geteuid()) {
+		snprintf(why, sizeof(why),
+			 "%s (uid %u/%u: isorun, uid %u/%u, would make it for the caller)",
+			 kind_name(j->kind), (unsigned)j->c_ruid, (unsigned)j->c_euid,
+			 (unsigned)getuid(), (unsigned)geteuid());
+		return refuse(listener, req, p, log_only, ret, j, NULL, why);
+	}
+	if (j->copy < 0) {
+		snprintf(why, sizeof(why), "%s (isorun cannot take the caller's descriptor: %s)",
+			 what(j), strerror(-j->copy));
+		return refuse(listener, req, p, log_only, ret, j, NULL, why);
+	}
+	return do_here(listener, req, j);
+}

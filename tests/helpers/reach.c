@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reach CALL ARGS...
+ *
+ * The calls other than kill by which a process reaches another one (issue 27
+ * item 5), each printing "CALL OK" or "CALL ERRNONAME":
+ *   setown OWNER SIG      fcntl(pipe, F_SETOWN, OWNER) (-PGID for a group), then
+ *                         F_SETSIG SIG (0: SIGIO), O_ASYNC and a write: the
+ *                         kernel signals the owner
+ *   setown-ex TYPE PID SIG  the same with F_SETOWN_EX {TYPE (tid|pid|pgrp), PID}
+ *   fiosetown OWNER SIG   ioctl(socket, FIOSETOWN, &OWNER), O_ASYNC, a write
+ *   siocspgrp OWNER SIG   the same with SIOCSPGRP
+ *   setpgid PID PGID      setpgid(PID, PGID)
+ *   ptrace PID            ptrace(PTRACE_SEIZE, PID) (detached again when it worked)
+ *   attach PID            ptrace(PTRACE_ATTACH, PID), wait for its stop, detach
+ *   vmwrite PID ADDR      process_vm_writev of 1 byte at ADDR (hex) in PID
+ *   getfd PID             pidfd_getfd(pidfd_open(PID), 0)
+ *   child-trace           fork a child, attach to it, detach, let it exit
+ * OWNER and PID "self" are this process; "got N" is printed when signal N
+ * (SIGIO or the F_SETSIG one) reached this process.
+ */
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#define PROG  "reach"
+#define USAGE PROG " setown|setown-ex|fiosetown|siocspgrp|setpgid|ptrace|attach|vmwrite|getfd ARGS"
+#include "common.h"
+
+static volatile sig_atomic_t got;
+
+static void on_signal(int sig)
+{
+	got = sig;
+}
+
+static long num(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!strcmp(s, "self"))
+		return getpid();
+	if (!strcmp(s, "-self"))
+		return -getpgrp();
+	v = strtol(s, &end, 10);
+	if (*end || end == s)
+		usage();
+	return v;
+}
+
+/* O_ASYNC (and F_SETSIG) on rfd, then a byte through wfd: the kernel signals the owner. */
+static int fire(int rfd, int wfd, int sig)
+{
+	int fl = fcntl(rfd, F_GETFL);
+
+	if (fl < 0 || fcntl(rfd, F_SETSIG, sig) < 0 || fcntl(rfd, F_SETFL, fl | O_ASYNC) < 0 ||
+	    write(wfd, "x", 1) != 1)
+		die("arm O_ASYNC", NULL);
+	return 0;
+}
+
+static long owner_call(char **argv, int argc)
+{
+	int fds[2], sig;
+	long r, owner;
+
+	if (!strcmp(argv[1], "setown") || !strcmp(argv[1], "setown-ex")) {
+		if (pipe2(fds, O_CLOEXEC) < 0)
+			die("pipe", NULL);
+	} else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) {
+		die("socketpair", NULL);
+	}
+	if (!strcmp(argv[1], "setown-ex")) {
+		struct f_owner_ex ex;
+
+		if (argc != 5)
+			usage();
+		ex.type = !strcmp(argv[2], "tid")   ? F_OWNER_TID
+			  : !strcmp(argv[2], "pid") ? F_OWNER_PID
+						    : F_OWNER_PGRP;
+		ex.pid = (pid_t)num(argv[3]);
+		if (!strcmp(argv[3], "self") && ex.type == F_OWNER_TID)
+			ex.pid = (pid_t)syscall(SYS_gettid);
+		sig = (int)num(argv[4]);
+		r = fcntl(fds[0], F_SETOWN_EX, &ex);
+	} else {
+		int o;
+
+		if (argc != 4)
+			usage();
+		owner = num(argv[2]);
+		sig = (int)num(argv[3]);
+		o = (int)owner;
+		if (!strcmp(argv[1], "setown"))
+			r = fcntl(fds[0], F_SETOWN, o);
+		else if (!strcmp(argv[1], "fiosetown"))
+			r = ioctl(fds[0], FIOSETOWN, &o);
+		else
+			r = ioctl(fds[0], SIOCSPGRP, &o);
+	}
+	if (r == 0) {
+		int e = errno;
+
+		fire(fds[0], fds[1], sig);
+		errno = e;
+	}
+	return r;
+}
+
+static long child_trace(void)
+{
+	int st;
+	pid_t c = fork();
+
+	if (c < 0)
+		die("fork", NULL);
+	if (c == 0) {
+		pause();
+		_exit(0);
+	}
+	if (ptrace(PTRACE_ATTACH, c, 0, 0) < 0) {
+		int e = errno;
+
+		kill(c, SIGKILL);
+		errno = e;
+		return -1;
+	}
+	if (waitpid(c, &st, 0) != c || !WIFSTOPPED(st))
+		die("wait for the traced child's stop", NULL);
+	if (ptrace(PTRACE_DETACH, c, 0, 0) < 0)
+		die("detach", NULL);
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *call;
+	long r;
+
+	if (argc < 2)
+		usage();
+	call = argv[1];
+	signal(SIGIO, on_signal);
+	signal(SIGUSR1, on_signal);
+	signal(SIGUSR2, on_signal);
+	if (!strncmp(call, "setown", 6) || !strcmp(call, "fiosetown") ||
+	    !strcmp(call, "siocspgrp")) {
+		r = owner_call(argv, argc);
+	} else if (!strcmp(call, "setpgid") && argc == 4) {
+		r = setpgid((pid_t)num(argv[2]), (pid_t)num(argv[3]));
+	} else if (!strcmp(call, "ptrace") && argc == 3) {
+		pid_t pid = (pid_t)num(argv[2]);
+
+		r = ptrace(PTRACE_SEIZE, pid, 0, 0);
+		if (r == 0)
+			ptrace(PTRACE_DETACH, pid, 0, 0);
+	} else if (!strcmp(call, "attach") && argc == 3) {
+		pid_t pid = (pid_t)num(argv[2]);
+
+		r = ptrace(PTRACE_ATTACH, pid, 0, 0);
+		if (r == 0) {
+			waitpid(pid, NULL, __WALL);
+			ptrace(PTRACE_DETACH, pid, 0, 0);
+		}
+	} else if (!strcmp(call, "vmwrite") && argc == 4) {
+		char b = 0;
+		struct iovec l = { &b, 1 }, rem = { (void *)strtoul(argv[3], NULL, 16), 1 };
+
+		r = process_vm_writev((pid_t)num(argv[2]), &l, 1, &rem, 1, 0) < 0 ? -1 : 0;
+	} else if (!strcmp(call, "getfd") && argc == 3) {
+		long fd = syscall(SYS_pidfd_open, (pid_t)num(argv[2]), 0);
+
+		if (fd < 0)
+			die("pidfd_open", NULL);
+		r = syscall(SYS_pidfd_getfd, fd, 0, 0) < 0 ? -1 : 0;
+	} else if (!strcmp(call, "child-trace")) {
+		r = child_trace();
+	} else {
+		usage();
+	}
+	printf("%s %s\n", call, r == 0 ? "OK" : strerrorname_np(errno));
+	if (got)
+		printf("got %d\n", (int)got);
+	return 0;
+}
