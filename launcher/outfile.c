@@ -29,12 +29,7 @@ static bool magic_link(const char *path)
 	return r < 0 || sfs.f_type == PROC_SUPER_MAGIC;
 }
 
-/*
- * path's symlinks followed, as open(O_CREAT) would, to the name that is written:
- * the link stays a link and its target is replaced.  False for a chain through
- * /proc (/dev/stdout: whatever descriptor 1 is) or one that does not end.
- */
-static bool resolve(char *path, size_t len)
+bool iso_outfile_resolve(char *path, size_t len)
 {
 	for (int hops = 0; hops < 40; hops++) {
 		char target[PATH_MAX], joined[PATH_MAX];
@@ -225,7 +220,7 @@ int iso_outfile_open(struct iso_outfile *f, const char *opt, const char *spec,
 	if (strncmp(spec, "fd:", 3) == 0)
 		return open_fd(f, e) < 0 ? -EINVAL : 0;
 	if (snprintf(path, sizeof(path), "%s", spec) >= (int)sizeof(path) ||
-	    !resolve(path, sizeof(path)))
+	    !iso_outfile_resolve(path, sizeof(path)))
 		return open_in_place(f, ISO_OUT_STREAM, e) < 0 ? -EINVAL : 0;
 	exists = stat(path, &st) == 0;
 	if ((!exists && errno != ENOENT) || (exists && !S_ISREG(st.st_mode)))

@@ -68,4 +68,11 @@ int iso_outfile_finish(struct iso_outfile *f, iso_outfile_writer fn, const struc
 /* Close what is still open, writing nothing. */
 void iso_outfile_close(struct iso_outfile *f);
 
+/*
+ * path's symlinks followed, as open(O_CREAT) would, to the name that is written:
+ * the link stays a link and its target is replaced.  False for a chain through
+ * /proc (/dev/stdout: whatever descriptor 1 is) or one that does not end.
+ */
+bool iso_outfile_resolve(char *path, size_t len);
+
 #endif

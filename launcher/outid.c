@@ -13,6 +13,7 @@
 
 #include "common/cleanup.h"
 #include "common/num.h"
+#include "launcher/outfile.h"
 
 struct out_id {
 	int fd;	   /* fd:N, else -1 */
@@ -22,35 +23,6 @@ struct out_id {
 	char path[PATH_MAX]; /* canonical, for a file that does not exist yet; else "" */
 };
 
-/* A dangling symlink's target, followed (as open(O_CREAT) will), relative to its directory. */
-static bool follow_dangling(char *path, size_t len)
-{
-	for (int hops = 0; hops < 40; hops++) {
-		char target[PATH_MAX], joined[PATH_MAX];
-		const char *slash;
-		struct stat st;
-		ssize_t n;
-
-		if (lstat(path, &st) < 0)
-			return errno == ENOENT;
-		if (!S_ISLNK(st.st_mode))
-			return true;
-		n = readlink(path, target, sizeof(target) - 1);
-		if (n < 0)
-			return false;
-		target[n] = '\0';
-		slash = strrchr(path, '/');
-		if (target[0] == '/' || !slash)
-			snprintf(joined, sizeof(joined), "%s", target);
-		else if (snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - path), path,
-				  target) >= (int)sizeof(joined))
-			return false;
-		if (snprintf(path, len, "%s", joined) >= (int)len)
-			return false;
-	}
-	return false;
-}
-
 /* The canonical path of a file to be made: its directory resolved, its name kept. */
 static void new_file_path(const char *spec, struct out_id *id)
 {
@@ -58,7 +30,7 @@ static void new_file_path(const char *spec, struct out_id *id)
 	_cleanup_free_ char *dir = NULL;
 
 	if (snprintf(path, sizeof(path), "%s", spec) >= (int)sizeof(path) ||
-	    !follow_dangling(path, sizeof(path)))
+	    !iso_outfile_resolve(path, sizeof(path)))
 		return;
 	slash = strrchr(path, '/');
 	base = slash ? slash + 1 : path;
