@@ -135,7 +135,7 @@ struct sig_job {
 	bool have_info;
 	struct sig_target *t;
 	size_t n;
-	char comm[64]; /* of the first target outside */
+	char comm[64];	 /* of the first target outside */
 	bool unreadable; /* the caller's memory or descriptors refused us (not dumpable) */
 	int r;
 };
@@ -784,7 +784,8 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 	if (id_valid(listener, req->id) < 0)
 		return -ENOENT;
 	if (r < 0 && j->unreadable)
-		return refuse(listener, req, p, log_only, ret, j, "isorun: call arguments unreadable",
+		return refuse(listener, req, p, log_only, ret, j,
+			      "isorun: call arguments unreadable",
 			      "(the caller refused to be read: not dumpable)");
 	if (r < 0)
 		/* gone (ESRCH), a bad descriptor or pointer: the kernel's own answer */
