@@ -131,13 +131,14 @@ integration: $(BUILD)/isorun $(HELPER_BIN)
 	@tests/run-all.sh $(BUILD) integration
 
 # Every build and test dependency, from Debian's archive (libpython3.11-testsuite:
-# CPython's own tests of id changes, ids.bats; Debian 12's Python is 3.11).
+# CPython's own tests of id changes, ids.bats; Debian 12's Python is 3.11; strace:
+# contain.bats' ptrace of the run's own processes).
 DEB_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
 	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3 clang \
 	    debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
 	    python3-pytest python3-pytest-xdist golang-go cargo \
 	    python3-jsonschema python3-lxml python3-junitparser nodejs mandoc bubblewrap uidmap \
-	    libpython3.11-testsuite
+	    libpython3.11-testsuite strace
 deps:
 	@if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
 	$$SUDO apt-get update -qq && \

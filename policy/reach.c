@@ -456,6 +456,12 @@ int pol_reach_handle(int listener, const struct seccomp_notif *req, enum pol_rea
 	j->copy = j->pin = -1;
 	for (size_t i = 0; i < 6; i++)
 		j->a[i] = compat ? req->data.args[i] & UINT32_MAX : req->data.args[i];
+	/*
+	 * a caller in a PID namespace made inside the run names processes by that
+	 * namespace's numbers, all of them the run's; a pidfd may name any process
+	 */
+	if (kind != PREACH_GETFD && pol_signal_caller_nested(j->caller))
+		return answer(listener, req, 0, true);
 	/* F_SETOWN of the caller itself or 0, setpgid to 0: nothing to read */
 	if ((kind == PREACH_FCNTL && (unsigned)j->a[1] == F_SETOWN &&
 	     ((int)j->a[2] == 0 || pol_signal_caller_in((int)j->a[2], j->caller))) ||
@@ -463,7 +469,8 @@ int pol_reach_handle(int listener, const struct seccomp_notif *req, enum pol_rea
 		return answer(listener, req, 0, true);
 	r = iso_reader_run(rd, job_run, j, job_free);
 	if (r == -ETIMEDOUT) {
-		struct reach_job only = { .kind = j->kind, .copy = -1, .pin = -1 };
+		/* j is the reader's, and may be freed by now */
+		struct reach_job only = { .kind = kind, .copy = -1, .pin = -1 };
 
 		j = NULL; /* the reader's now */
 		snprintf(why, sizeof(why),

@@ -749,6 +749,7 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 		      struct iso_reader *rd, const struct pol_run *run)
 {
 	_cleanup_(jobp_free) struct sig_job *j = NULL;
+	struct sig_job only = { 0 };
 	char why[128];
 	int r;
 
@@ -768,9 +769,9 @@ int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_si
 		return answer(listener, req, 0, true);
 	if (j->c.kind == PSIG_KILL && j->c.pid == -1) /* whatever it would reach */
 		return refuse(listener, req, p, log_only, ret, j, NULL, NULL);
+	only.c = j->c; /* once given to the reader, j may be freed at any time */
 	r = iso_reader_run(rd, job_run, j, job_free);
 	if (r == -ETIMEDOUT) {
-		struct sig_job only = { .c = j->c };
 
 		j = NULL; /* the reader's now */
 		snprintf(why, sizeof(why),
@@ -813,4 +814,9 @@ pid_t pol_signal_pidfd_pid(int fd)
 bool pol_signal_caller_in(pid_t pid, pid_t caller)
 {
 	return caller_in(pid, caller);
+}
+
+bool pol_signal_caller_nested(pid_t caller)
+{
+	return caller_nested(caller);
 }

@@ -37,5 +37,7 @@ bool pol_signal_member(const struct pol_run *run, pid_t pid);
 pid_t pol_signal_pidfd_pid(int fd);
 /* pid is the calling thread's own process (or the thread itself). */
 bool pol_signal_caller_in(pid_t pid, pid_t caller);
+/* Whether the caller lives in a PID namespace made inside the run (its numbers are its own). */
+bool pol_signal_caller_nested(pid_t caller);
 
 #endif
