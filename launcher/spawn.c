@@ -21,6 +21,7 @@
 
 #include "launcher/opts.h"
 #include "common/cleanup.h"
+#include "common/reader.h"
 #include "common/fdpass.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
@@ -395,7 +396,7 @@ static char **sh_fallback_argv(const struct iso_spawn *s)
  * meanwhile, since the child may be waiting on one to exec at all.
  */
 static int await_exec(const struct iso_spawn *s, int rd, struct iso_exec_failure *f, int *listener,
-		      bool *guard_elsewhere, struct iso_err *e)
+		      bool *guard_elsewhere, struct iso_reader *reader, struct iso_err *e)
 {
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = rd, .events = POLLIN },
@@ -414,7 +415,7 @@ static int await_exec(const struct iso_spawn *s, int rd, struct iso_exec_failure
 			struct pol_event ev;
 			/* the command may signal as soon as it runs, before this loop ends */
 			if (pol_notify_handle_run(*listener, s->pol, s->pol_log, &ev, s->on_exec,
-						  s->event_arg, NULL, s->pol_run) == 1 &&
+						  s->event_arg, reader, s->pol_run) == 1 &&
 			    s->on_event)
 				s->on_event(&ev, s->event_arg);
 			continue;
@@ -450,7 +451,10 @@ int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure
 	_cleanup_free_ char **sh_argv = sh_fallback_argv(s);
 	struct iso_exec_failure f = { 0 };
 	struct child_arg arg = { .s = s };
+	struct iso_reader reader = { 0 };
+	struct iso_err re = { 0 };
 	int listener = -1, sv[2], r;
+	char buf[400];
 	pid_t pid;
 
 	*ret_listener = -1;
@@ -467,7 +471,16 @@ int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure
 		return iso_err_set(e, errno, "start the command '%s'", s->argv[0]);
 	close(TAKE_FD(wr));
 	*ret_pid = pid;
-	r = await_exec(s, rd, &f, &listener, ret_guard_elsewhere, e);
+	/*
+	 * Once it has exec'd, the command may make a call before its exec's word
+	 * reaches us: from its first instruction on, its memory is read with a
+	 * deadline.  The thread comes after the clone; none follows in here.
+	 */
+	if (iso_reader_start(&reader, ISO_READER_DEADLINE_MS, &re) < 0)
+		fprintf(stderr, "isorun: reads of the command's memory are not bounded: %s\n",
+			iso_err_format(&re, buf, sizeof(buf)));
+	r = await_exec(s, rd, &f, &listener, ret_guard_elsewhere, &reader, e);
+	iso_reader_stop(&reader);
 	if (r < 0)
 		return r;
 	/*
