@@ -452,9 +452,7 @@ int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure
 	struct iso_exec_failure f = { 0 };
 	struct child_arg arg = { .s = s };
 	struct iso_reader reader = { 0 };
-	struct iso_err re = { 0 };
 	int listener = -1, sv[2], r;
-	char buf[400];
 	pid_t pid;
 
 	*ret_listener = -1;
@@ -466,19 +464,23 @@ int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure
 	/* the read end is close-on-exec and the child never reads it */
 	arg.status_fd = wr;
 	arg.sh_argv = sh_argv;
-	pid = start_child(&arg);
-	if (pid < 0)
-		return iso_err_set(e, errno, "start the command '%s'", s->argv[0]);
-	close(TAKE_FD(wr));
-	*ret_pid = pid;
 	/*
 	 * Once it has exec'd, the command may make a call before its exec's word
 	 * reaches us: from its first instruction on, its memory is read with a
-	 * deadline.  The thread comes after the clone; none follows in here.
+	 * deadline.  The thread is made before the clone, not after: the child
+	 * shares our memory and our thread's malloc cache until its exec, and a
+	 * thread made meanwhile would allocate beside it; an idle reader touches
+	 * nothing (it sleeps in read()).
 	 */
-	if (iso_reader_start(&reader, ISO_READER_DEADLINE_MS, &re) < 0)
-		fprintf(stderr, "isorun: reads of the command's memory are not bounded: %s\n",
-			iso_err_format(&re, buf, sizeof(buf)));
+	if (iso_reader_start(&reader, ISO_READER_DEADLINE_MS, e) < 0)
+		return -EINVAL;
+	pid = start_child(&arg);
+	if (pid < 0) {
+		iso_reader_stop(&reader);
+		return iso_err_set(e, errno, "start the command '%s'", s->argv[0]);
+	}
+	close(TAKE_FD(wr));
+	*ret_pid = pid;
 	r = await_exec(s, rd, &f, &listener, ret_guard_elsewhere, &reader, e);
 	iso_reader_stop(&reader);
 	if (r < 0)
