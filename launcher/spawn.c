@@ -472,7 +472,7 @@ int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure
 	 * thread made meanwhile would allocate beside it; an idle reader touches
 	 * nothing (it sleeps in read()).
 	 */
-	if (iso_reader_start(&reader, ISO_READER_DEADLINE_MS, e) < 0)
+	if (s->bounded_start && iso_reader_start(&reader, ISO_READER_DEADLINE_MS, e) < 0)
 		return -EINVAL;
 	pid = start_child(&arg);
 	if (pid < 0) {
@@ -481,7 +481,8 @@ int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure
 	}
 	close(TAKE_FD(wr));
 	*ret_pid = pid;
-	r = await_exec(s, rd, &f, &listener, ret_guard_elsewhere, &reader, e);
+	r = await_exec(s, rd, &f, &listener, ret_guard_elsewhere,
+		       s->bounded_start ? &reader : NULL, e);
 	iso_reader_stop(&reader);
 	if (r < 0)
 		return r;
