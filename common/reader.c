@@ -91,12 +91,19 @@ static void block_reserved(void)
  * ignored, not fatal (33 has glibc's own handler).  A signal blocked by the
  * main thread is still queued for its signalfd whatever the disposition.
  */
-static void ignore_reserved(void)
+void iso_reader_ignore_reserved(void)
 {
 	struct {
 		unsigned long handler, flags, restorer, mask;
-	} ign = { .handler = (unsigned long)SIG_IGN };
+	} ign = { .handler = (unsigned long)SIG_IGN }, old = { 0 };
 
+	/*
+	 * Once only: setting SIG_IGN again would discard a 32 already pending,
+	 * one the supervisor's signalfd has yet to read and pass on
+	 */
+	if (syscall(SYS_rt_sigaction, 32, NULL, &old, sizeof(old.mask)) == 0 &&
+	    old.handler == (unsigned long)SIG_IGN)
+		return;
 	(void)syscall(SYS_rt_sigaction, 32, &ign, NULL, sizeof(ign.mask));
 }
 
@@ -151,7 +158,7 @@ int iso_reader_start(struct iso_reader *r, unsigned deadline_ms, struct iso_err 
 		return iso_err_set(e, err,
 				   "create the eventfds of the reader of the command's memory");
 	}
-	ignore_reserved();
+	iso_reader_ignore_reserved();
 	err = pthread_create(&r->thread, NULL, reader_main, c);
 	/* the first pthread_create() unblocks them in the caller too */
 	block_reserved();

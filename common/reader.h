@@ -63,6 +63,12 @@ int iso_reader_run(struct iso_reader *r, void (*fn)(void *), void *arg, void (*f
 int iso_reader_fstatat(struct iso_reader *r, int dirfd, const char *path, struct stat *st,
 		       int flags);
 
+/*
+ * Signal 32 (glibc's own) ignored, as a reader needs it, once: call it before
+ * anything can send one (a later call never discards a pending 32).
+ */
+void iso_reader_ignore_reserved(void);
+
 /* The reader iso_proc_read() of a process's cmdline and environ goes through (NULL: none). */
 void iso_reader_set_proc(struct iso_reader *r);
 struct iso_reader *iso_reader_proc(void);

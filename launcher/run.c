@@ -1351,6 +1351,8 @@ static int setup_signals(sigset_t *mask)
 	/* a reader that goes away must not kill the supervisor of a live tree */
 	if (sigaction(SIGPIPE, &ign, NULL) < 0)
 		return -errno;
+	/* before the command exists: made later, it would drop a 32 sent to us meanwhile */
+	iso_reader_ignore_reserved();
 	return 0;
 }
 
