@@ -734,6 +734,55 @@ int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, str
 	return pol_notify_handle_run(listener, p, log_only, ret, on_exec, arg, rd, NULL);
 }
 
+/* The event of a refused (or logged) exec or connect, its detail filled in. */
+static struct pol_event refusal(const struct pol_event *ev, const struct exec_call *x,
+				const struct connect_call *sock, const char *origin, bool log_only)
+{
+	struct pol_event e = *ev;
+
+	if (!e.detail[0]) {
+		if (x)
+			format_detail(e.detail, sizeof(e.detail), x);
+		else if (sock)
+			snprintf(e.detail, sizeof(e.detail), "%s", sock->path);
+	}
+	e.origin = origin;
+	e.refused = !log_only;
+	return e;
+}
+
+/*
+ * The verdict on an exec or connect whose arguments read_call() returned (r):
+ * 1 when the kernel's own answer stands (a bad pointer), else 0 with *v and,
+ * for a call that could not be read, why in detail.
+ */
+static int judge(const struct pol *p, int r, const struct exec_call *x,
+		 const struct connect_call *sock, const struct iso_reader *rd,
+		 struct pol_verdict *v, char *detail, size_t len)
+{
+	switch (r) {
+	case 0:
+		*v = x ? pol_decide_exec(p, x->path, x->argv) : pol_decide_connect(p, sock->path);
+		if (!x && !v->refuse)
+			*v = connect_by_identity(p, sock);
+		return 0;
+	case -EFAULT: /* a bad pointer: the kernel fails the call the same way */
+		return 1;
+	case -ETIMEDOUT:
+		snprintf(detail, len,
+			 "(not read within %u ms: the target's memory made the read wait)",
+			 rd ? rd->deadline_ms : 0);
+		break;
+	default:
+		/* ESRCH with a valid id: invisible in our pid namespace (pid 0) */
+		snprintf(detail, len, "(%s)", strerror(-r));
+		break;
+	}
+	v->refuse = true;
+	v->origin = unreadable_origin;
+	return 0;
+}
+
 int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
 			  pol_exec_fn on_exec, void *arg, struct iso_reader *rd,
 			  const struct pol_run *run)
@@ -791,31 +840,8 @@ int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, stru
 	if (seccomp_notify_id_valid(listener, req->id) < 0)
 		return -ENOENT;
 
-	switch (r) {
-	case 0:
-		if (x)
-			v = pol_decide_exec(p, x->path, x->argv);
-		else
-			v = pol_decide_connect(p, sock->path);
-		if (!x && !v.refuse)
-			v = connect_by_identity(p, sock);
-		break;
-	case -EFAULT: /* a bad pointer: the kernel fails the call the same way */
+	if (judge(p, r, x, sock, rd, &v, ev.detail, sizeof(ev.detail)))
 		return respond(listener, req, resp, false);
-	case -ETIMEDOUT:
-		v.refuse = true;
-		v.origin = unreadable_origin;
-		snprintf(ev.detail, sizeof(ev.detail),
-			 "(not read within %u ms: the target's memory made the read wait)",
-			 rd ? rd->deadline_ms : 0);
-		break;
-	default:
-		/* ESRCH with a valid id: invisible in our pid namespace (pid 0) */
-		v.refuse = true;
-		v.origin = unreadable_origin;
-		snprintf(ev.detail, sizeof(ev.detail), "(%s)", strerror(-r));
-		break;
-	}
 	if (!v.refuse) {
 		/*
 		 * Before the answer: until then a parent that waits for its child's
@@ -832,15 +858,7 @@ int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, stru
 	r = respond(listener, req, resp, !log_only);
 	if (r < 0)
 		return r; /* ENOENT: interrupted; a restarted call is notified again */
-	if (!ev.detail[0]) {
-		if (x)
-			format_detail(ev.detail, sizeof(ev.detail), x);
-		else if (sock)
-			snprintf(ev.detail, sizeof(ev.detail), "%s", sock->path);
-	}
-	ev.origin = v.origin;
-	ev.refused = !log_only;
 	if (ret)
-		*ret = ev;
+		*ret = refusal(&ev, x, sock, v.origin, log_only);
 	return 1;
 }
