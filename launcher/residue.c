@@ -51,6 +51,30 @@ static bool own_mount(const char *dir, const char *rel, const char *own)
 	return !strcmp(full, own);
 }
 
+/*
+ * A directory of the walk, or -1 with what it means for the walk noted: gone
+ * meanwhile is nothing to watch; unreadable, or another mount (its file system
+ * may be one the command answers for: not entered), is a part not seen.
+ */
+static int open_part(int top, const char *dir, const char *rel, bool first, const char *own,
+		     struct iso_snapshot *s)
+{
+	int fd = first ? openat(top, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+		       : iso_open_dir_here(top, rel);
+
+	if (fd >= 0 || s->unmeasurable[0])
+		return fd;
+	if (errno == EXDEV) {
+		if (!own_mount(dir, rel, own))
+			snprintf(s->unmeasurable, sizeof(s->unmeasurable),
+				 "'%s' is a mount point: not looked into", rel);
+	} else if (errno != ENOENT && errno != ENOTDIR) {
+		snprintf(s->unmeasurable, sizeof(s->unmeasurable), "'%s' could not be read: %s",
+			 rel, strerror(errno));
+	}
+	return -1;
+}
+
 static int take(const char *dir, const char *own, struct iso_snapshot *s, struct iso_err *e)
 {
 	size_t cap = 0;
@@ -80,22 +104,9 @@ static int take(const char *dir, const char *own, struct iso_snapshot *s, struct
 		rel = i < 0 ? "." : s->paths[i];
 		if (i >= 0 && rel[strlen(rel) - 1] != '/')
 			continue;
-		/* not into another mount: its file system may be one the command answers for */
-		fd = i < 0 ? openat(top, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-			   : iso_open_dir_here(top, rel);
-		if (fd < 0 && errno == EXDEV) {
-			if (!s->unmeasurable[0] && !own_mount(dir, rel, own))
-				snprintf(s->unmeasurable, sizeof(s->unmeasurable),
-					 "'%s' is a mount point: not looked into", rel);
+		fd = open_part(top, dir, rel, i < 0, own, s);
+		if (fd < 0)
 			continue;
-		}
-		if (fd < 0) {
-			/* gone meanwhile is nothing to watch; unreadable is a part not seen */
-			if (errno != ENOENT && errno != ENOTDIR && !s->unmeasurable[0])
-				snprintf(s->unmeasurable, sizeof(s->unmeasurable),
-					 "'%s' could not be read: %s", rel, strerror(errno));
-			continue;
-		}
 		d = fdopendir(fd);
 		if (!d) {
 			close(fd);
