@@ -435,7 +435,6 @@ static void start_command(struct init *in)
 	sp.event_arg = &in->sock;
 	/* the record is the outer's: the command's own exec goes unrecorded here */
 	sp.on_exec = NULL;
-	sp.bounded_start = false;
 	if (iso_spawn(&sp, &in->cmd, &xf, &listener, &elsewhere, &e) < 0)
 		fail(in->sock, ISO_STAGE_NS, &e);
 	if (xf.errnum) {

@@ -1778,7 +1778,6 @@ static struct iso_spawn spawn_request(struct sup *s)
 		.pol = s->pol,
 		.pol_log = o->policy_log,
 		.pol_run = &s->prun,
-		.bounded_start = true,
 		.rlimits = o->rlimits,
 		.on_event = on_policy_event,
 		.on_exec = on_exec_seen,

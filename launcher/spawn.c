@@ -21,6 +21,7 @@
 
 #include "launcher/opts.h"
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "common/reader.h"
 #include "common/fdpass.h"
 #include "ns/ns.h"
@@ -395,34 +396,79 @@ static char **sh_fallback_argv(const struct iso_spawn *s)
  * failed: its seccomp listener on the way, whose notifications are answered
  * meanwhile, since the child may be waiting on one to exec at all.
  */
-static int await_exec(const struct iso_spawn *s, int rd, struct iso_exec_failure *f, int *listener,
-		      bool *guard_elsewhere, struct iso_reader *reader, struct iso_err *e)
+struct start_wait {
+	const struct iso_spawn *s;
+	int rd;
+	int listener;
+	bool guard_elsewhere;
+	/*
+	 * Once it has exec'd, the command may make a call before its exec's word
+	 * reaches us: its memory is read with a deadline from the listener's
+	 * arrival on.  Not earlier: until then the child runs libseccomp in our
+	 * memory and on our thread's malloc cache, and a thread made meanwhile
+	 * allocates beside it; after it, the child touches no heap before its
+	 * exec, and the thread is idle unless asked.  Not before the clone: in
+	 * the PID namespace's init the thread would take the command's pid 2.
+	 */
+	struct iso_reader reader;
+	bool reading;
+	bool event;	/* a call was refused or reported */
+	bool hold_word; /* ISORUN_TEST_FAULT=late-exec-word: only after an event */
+};
+
+static int take_listener(struct start_wait *w, const struct iso_exec_failure *rec, int fd,
+			 struct iso_err *e)
 {
+	w->listener = fd;
+	w->guard_elsewhere = rec->errnum == EBUSY;
+	if (fd < 0)
+		return 0;
+	if (iso_reader_start(&w->reader, ISO_READER_DEADLINE_MS, e) < 0)
+		return -EINVAL;
+	w->reading = true;
+	return 0;
+}
+
+static void answer_call(struct start_wait *w)
+{
+	const struct iso_spawn *s = w->s;
+	struct pol_event ev;
+
+	/* the command may signal as soon as it runs, before this loop ends */
+	if (pol_notify_handle_run(w->listener, s->pol, s->pol_log, &ev, s->on_exec, s->event_arg,
+				  w->reading ? &w->reader : NULL, s->pol_run) != 1)
+		return;
+	w->event = true;
+	if (s->on_event)
+		s->on_event(&ev, s->event_arg);
+}
+
+static int await_exec(struct start_wait *w, struct iso_exec_failure *f, struct iso_err *e)
+{
+	const struct iso_spawn *s = w->s;
+
 	for (;;) {
-		struct pollfd pfd[2] = { { .fd = rd, .events = POLLIN },
-					 { .fd = *listener, .events = POLLIN } };
+		/* the listener comes by the same socket as the word */
+		bool word = w->listener < 0 || !w->hold_word || w->event;
+		struct pollfd pfd[2] = { { .fd = word ? w->rd : -1, .events = POLLIN },
+					 { .fd = w->listener, .events = POLLIN } };
 		struct iso_exec_failure rec;
 		int fd = -1;
 		ssize_t n;
 
-		if (poll(pfd, *listener >= 0 ? 2 : 1, -1) < 0) {
+		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return iso_err_set(e, errno, "wait for the command '%s' to start",
 					   s->argv[0]);
 		}
-		if (*listener >= 0 && (pfd[1].revents & POLLIN)) {
-			struct pol_event ev;
-			/* the command may signal as soon as it runs, before this loop ends */
-			if (pol_notify_handle_run(*listener, s->pol, s->pol_log, &ev, s->on_exec,
-						  s->event_arg, reader, s->pol_run) == 1 &&
-			    s->on_event)
-				s->on_event(&ev, s->event_arg);
+		if (w->listener >= 0 && (pfd[1].revents & POLLIN)) {
+			answer_call(w);
 			continue;
 		}
 		if (!pfd[0].revents)
 			continue;
-		n = iso_recv_record(rd, &rec, sizeof(rec), &fd);
+		n = iso_recv_record(w->rd, &rec, sizeof(rec), &fd);
 		if (n == 0)
 			return 0;
 		if (n < 0) {
@@ -433,8 +479,8 @@ static int await_exec(const struct iso_spawn *s, int rd, struct iso_exec_failure
 			return 0;
 		}
 		if (rec.stage == ISO_STAGE_LISTENER) {
-			*listener = fd;
-			*guard_elsewhere = rec.errnum == EBUSY;
+			if (take_listener(w, &rec, fd, e) < 0)
+				return -EINVAL;
 			continue;
 		}
 		if (fd >= 0)
@@ -447,51 +493,46 @@ static int await_exec(const struct iso_spawn *s, int rd, struct iso_exec_failure
 int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure *ret_fail,
 	      int *ret_listener, bool *ret_guard_elsewhere, struct iso_err *e)
 {
-	_cleanup_close_ int rd = -1, wr = -1;
+	_cleanup_close_ int wr = -1;
 	_cleanup_free_ char **sh_argv = sh_fallback_argv(s);
 	struct iso_exec_failure f = { 0 };
 	struct child_arg arg = { .s = s };
-	struct iso_reader reader = { 0 };
-	int listener = -1, sv[2], r;
+	struct start_wait w = { .s = s, .listener = -1 };
+	int sv[2], r;
 	pid_t pid;
 
 	*ret_listener = -1;
 	*ret_guard_elsewhere = false;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return iso_err_set(e, errno, "create the exec status socket");
-	rd = sv[0];
+	w.rd = sv[0];
 	wr = sv[1];
+	w.hold_word = iso_test_fault("late-exec-word");
 	/* the read end is close-on-exec and the child never reads it */
 	arg.status_fd = wr;
 	arg.sh_argv = sh_argv;
-	/*
-	 * Once it has exec'd, the command may make a call before its exec's word
-	 * reaches us: from its first instruction on, its memory is read with a
-	 * deadline.  The thread is made before the clone, not after: the child
-	 * shares our memory and our thread's malloc cache until its exec, and a
-	 * thread made meanwhile would allocate beside it; an idle reader touches
-	 * nothing (it sleeps in read()).
-	 */
-	if (s->bounded_start && iso_reader_start(&reader, ISO_READER_DEADLINE_MS, e) < 0)
-		return -EINVAL;
 	pid = start_child(&arg);
 	if (pid < 0) {
-		iso_reader_stop(&reader);
+		close(w.rd);
 		return iso_err_set(e, errno, "start the command '%s'", s->argv[0]);
 	}
 	close(TAKE_FD(wr));
 	*ret_pid = pid;
-	r = await_exec(s, rd, &f, &listener, ret_guard_elsewhere,
-		       s->bounded_start ? &reader : NULL, e);
-	iso_reader_stop(&reader);
-	if (r < 0)
+	r = await_exec(&w, &f, e);
+	iso_reader_stop(&w.reader);
+	close(w.rd);
+	if (r < 0) {
+		if (w.listener >= 0)
+			close(w.listener);
 		return r;
+	}
 	/*
 	 * The child set its group before anything it reports; ours is for the
 	 * record only (it fails with EACCES once the child has exec'd).
 	 */
 	(void)setpgid(pid, pid);
 	*ret_fail = f;
-	*ret_listener = listener;
+	*ret_listener = w.listener;
+	*ret_guard_elsewhere = w.guard_elsewhere;
 	return 0;
 }

@@ -31,12 +31,6 @@ struct iso_spawn {
 	const struct pol *pol; /* NULL: --policy=off */
 	bool pol_log;	       /* --policy-mode=log */
 	const struct pol_run *pol_run; /* contain-signals: who is inside (policy/policy.h) */
-	/*
-	 * Read the command's memory through a reader of the spawn loop's own while it
-	 * starts; not in the PID namespace's init, where the reader thread would take
-	 * the command's pid 2 (there init alone waits, and the outer can kill it).
-	 */
-	bool bounded_start;
 	struct iso_rlimits rlimits;    /* set before privileges are dropped */
 	/* a notified call decided while the command was still being started */
 	void (*on_event)(const struct pol_event *ev, void *arg);

@@ -3,6 +3,7 @@
  * fusestall DIR READY
  * fusestall DIR READY --bind SRC
  * fusestall DIR READY --here
+ * fusestall DIR READY --file
  *
  * Root only.  Mounts a FUSE file system of its own on DIR, answers the
  * kernel's INIT and what it is asked until the scene is set (attributes and
@@ -19,6 +20,10 @@
  *
  * --here: no child; DIR itself is the stalled mount (put one in a tree: a
  * stat() of DIR, an opendir() of it, wait).
+ *
+ * --file: DIR has one file, f, of one page, that can be opened and mapped but
+ * whose READ is never answered (every other request still is): a touch of
+ * its mapping waits, as does a read of that page from another process.
  */
 #include <linux/fuse.h>
 #include <sched.h>
@@ -28,7 +33,7 @@
 #include <sys/wait.h>
 
 #define PROG  "fusestall"
-#define USAGE PROG " DIR READY [--bind SRC | --here]"
+#define USAGE PROG " DIR READY [--bind SRC | --here | --file]"
 #include "common.h"
 
 static void reply(int fd, const struct fuse_in_header *in, int error, const void *body, size_t len)
@@ -50,8 +55,31 @@ static struct fuse_attr dir_attr(uint64_t ino)
 	return (struct fuse_attr){ .ino = ino, .mode = S_IFDIR | 0755, .nlink = 2 };
 }
 
-/* INIT, GETATTR (valid for no time: every stat asks again), LOOKUP of x, ENOSYS to the rest. */
-static void answer(int fd, const char *req)
+static struct fuse_attr file_attr(uint64_t ino)
+{
+	return (struct fuse_attr){
+		.ino = ino, .mode = S_IFREG | 0644, .nlink = 1, .size = 4096, .blocks = 8
+	};
+}
+
+static void answer_lookup(int fd, const struct fuse_in_header *in, const char *name)
+{
+	/* entry_valid 0: the next walk through x asks again */
+	struct fuse_entry_out o = { .nodeid = 2, .generation = 1 };
+
+	if (in->nodeid != 1 || (strcmp(name, "x") && strcmp(name, "f"))) {
+		reply(fd, in, -ENOENT, NULL, 0);
+		return;
+	}
+	o.attr = name[0] == 'x' ? dir_attr(2) : file_attr(2);
+	reply(fd, in, 0, &o, sizeof(o));
+}
+
+/*
+ * INIT, GETATTR (valid for no time: every stat asks again), LOOKUP of x (or f),
+ * OPEN, FLUSH and RELEASE of f; READ never; ENOSYS to the rest.
+ */
+static void answer(int fd, const char *req, bool file)
 {
 	const struct fuse_in_header *in = (const void *)req;
 
@@ -62,15 +90,42 @@ static void answer(int fd, const char *req)
 					   .time_gran = 1 };
 		reply(fd, in, 0, &o, sizeof(o));
 	} else if (in->opcode == FUSE_GETATTR) {
-		struct fuse_attr_out o = { .attr = dir_attr(in->nodeid) };
+		struct fuse_attr_out o = { .attr = file && in->nodeid == 2 ? file_attr(2)
+									   : dir_attr(in->nodeid) };
 		reply(fd, in, 0, &o, sizeof(o));
-	} else if (in->opcode == FUSE_LOOKUP && in->nodeid == 1 &&
-		   !strcmp(req + sizeof(*in), "x")) {
-		/* entry_valid 0: the next walk through x asks again */
-		struct fuse_entry_out o = { .nodeid = 2, .generation = 1, .attr = dir_attr(2) };
+	} else if (in->opcode == FUSE_LOOKUP) {
+		answer_lookup(fd, in, req + sizeof(*in));
+	} else if (file && in->opcode == FUSE_OPEN) {
+		/* keep the cache: an open must not wait on a page whose READ never ends */
+		struct fuse_open_out o = { .open_flags = FOPEN_KEEP_CACHE };
 		reply(fd, in, 0, &o, sizeof(o));
-	} else {
+	} else if (file && (in->opcode == FUSE_FLUSH || in->opcode == FUSE_RELEASE)) {
+		reply(fd, in, 0, NULL, 0);
+	} else if (in->opcode != FUSE_READ && in->opcode != FUSE_FORGET &&
+		   in->opcode != FUSE_BATCH_FORGET && in->opcode != FUSE_INTERRUPT) {
 		reply(fd, in, -ENOSYS, NULL, 0);
+	}
+}
+
+/* --file: READY once INIT is answered; everything but READ answered for good. */
+static _Noreturn void serve_file(int fd, const char *ready, char *req, size_t len)
+{
+	for (bool told = false;;) {
+		ssize_t n = read(fd, req, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("read a request", "/dev/fuse");
+		answer(fd, req, true);
+		if (!told &&
+		    ((const struct fuse_in_header *)(const void *)req)->opcode == FUSE_INIT) {
+			int r = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+			if (r < 0)
+				die("create", ready);
+			close(r);
+			told = true;
+		}
 	}
 }
 
@@ -99,7 +154,7 @@ int main(int argc, char **argv)
 {
 	static char req[FUSE_MIN_READ_BUFFER + 65536];
 	const char *bind = NULL;
-	bool here = false;
+	bool here = false, file = false;
 	char opts[128];
 	int fd, fd2, pipefd[2];
 	pid_t child = 0;
@@ -108,6 +163,8 @@ int main(int argc, char **argv)
 		bind = argv[4];
 	else if (argc == 4 && !strcmp(argv[3], "--here"))
 		here = true;
+	else if (argc == 4 && !strcmp(argv[3], "--file"))
+		file = true;
 	else if (argc != 3)
 		usage();
 	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
@@ -116,6 +173,8 @@ int main(int argc, char **argv)
 	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
 	if (mount("fusestall", argv[1], "fuse.fusestall", MS_NOSUID | MS_NODEV, opts) < 0)
 		die("mount fuse on", argv[1]);
+	if (file)
+		serve_file(fd, argv[2], req, sizeof(req));
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		die("pipe", NULL);
 	if (!here) {
@@ -149,7 +208,7 @@ int main(int argc, char **argv)
 		if (p[0].revents && read(fd, req, sizeof(req)) > 0) {
 			init |= ((const struct fuse_in_header *)(const void *)req)->opcode ==
 				FUSE_INIT;
-			answer(fd, req);
+			answer(fd, req, false);
 		}
 	}
 	fd2 = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0600);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * uffdhold exec PROGRAM
+ * uffdhold exec-file FILE PROGRAM
  * uffdhold connect
  * uffdhold sigqueue
  * uffdhold cmdline READY PAD
@@ -11,6 +12,9 @@
  * exec: execve(PROGRAM, [PROGRAM, S]) where S lies on a registered page never
  * filled, so a reader of the exec's argv (isorun's exec record) waits; prints
  * "execve: ERROR" and exits 3 when the exec is refused instead.
+ *
+ * exec-file: the same, S on the first page of FILE mapped (a file whose
+ * read is never answered: fusestall --file); for any user.
  *
  * connect: connect() a Unix socket to an address on such a page (the service
  * guard reads it); prints "connect: ERROR" and exits 3.
@@ -35,7 +39,8 @@
 
 #define PROG "uffdhold"
 #define USAGE                                                                                      \
-	PROG " exec PROGRAM | " PROG " connect | " PROG " sigqueue | " PROG " cmdline READY PAD"
+	PROG " exec PROGRAM | " PROG " exec-file FILE PROGRAM | " PROG " connect | " PROG          \
+	     " sigqueue | " PROG " cmdline READY PAD"
 #include "common.h"
 
 static void register_missing(void *addr, size_t len)
@@ -68,6 +73,18 @@ int main(int argc, char **argv)
 			die("mmap", NULL);
 		register_missing(area, (size_t)page);
 		execv(argv[2], args);
+		printf("execve: %s\n", strerror(errno));
+		return 3;
+	}
+	if (argc == 4 && !strcmp(argv[1], "exec-file")) {
+		int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		char *area = fd < 0 ? MAP_FAILED
+				    : mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE, fd, 0);
+		char *args[] = { argv[3], area, NULL };
+
+		if (area == MAP_FAILED)
+			die("open and map", argv[2]);
+		execv(argv[3], args);
 		printf("execve: %s\n", strerror(errno));
 		return 3;
 	}

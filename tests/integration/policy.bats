@@ -310,6 +310,36 @@ proc-pid-fd EPERM" ]
 	assert_no_tree
 }
 
+@test "a call the command makes before its exec's word has reached the start loop is read with a deadline, in both gates" {
+	[ "$(id -u)" -eq 0 ] || skip "mounting FUSE is root's on this host"
+	require "FUSE" test -c /dev/fuse
+	# late-exec-word: the start loop answers calls until one is refused before
+	# it looks at the exec's word, as a loaded machine may.  The one refused is
+	# an exec whose argv lies on a page
+	# of a file whose READ is never answered, served by the command's own FUSE
+	# server in a user and mount namespace of its own (under --pidns root's
+	# command is in a user namespace: no userfaultfd there).  A read of such a
+	# page waits uninterruptibly until the server dies: the run's end kills it
+	# (a leak), and every read meanwhile is refused at once.
+	mkdir "$W/mnt"
+	cat >"$W/cmd" <<-EOF
+		"$H/fusestall" "$W/mnt" "$W/ready" --file &
+		"$H/waitfor" "$W/ready"
+		exec "$H/uffdhold" exec-file "$W/mnt/f" /bin/echo
+	EOF
+	for mode in "" --pidns; do
+		rm -f "$W/ready"
+		run env ISORUN_TEST_FAULT=late-exec-word timeout -k 5 60 "$ISORUN" --no-config \
+			--root "$R" $mode -- unshare -Urm sh "$W/cmd"
+		echo "$mode: $output"
+		[ "$status" -eq 3 ]
+		[[ "$output" == *"execve: Operation not permitted"* ]]
+		[[ "$output" == *"not read within 1000 ms: the target's memory made the read wait"* ]]
+		[[ "$output" == *"leaked: pid "*"killed"* ]]
+	done
+	assert_no_tree
+}
+
 @test "while the command makes every exec's read wait, --timeout and a SIGTERM still end the run on time" {
 	[ "$(id -u)" -eq 0 ] || skip "userfaultfd is root's on this host (vm.unprivileged_userfaultfd=0)"
 	loop="while :; do $H/uffdhold exec /bin/echo; done"

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ISORUN_TEST_FAULT=NAME: a failure or a slow phase on purpose, for the paths
+ * no real run reaches on demand (docs/design.md, "Architecture").
+ */
+#ifndef ISO_FAULT_H
+#define ISO_FAULT_H
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline bool iso_test_fault(const char *name)
+{
+	const char *f = getenv("ISORUN_TEST_FAULT");
+
+	return f && strcmp(f, name) == 0;
+}
+
+#endif
