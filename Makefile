@@ -20,7 +20,7 @@ PKGS	:= libseccomp libcap libnl-3.0 libnl-route-3.0 jansson inih
 # A package pkg-config cannot find would silently empty every package's flags
 # and the build would fail later on a header with no hint why: stop here,
 # naming it (goals that build nothing, like deps, go on).
-NOBUILD_GOALS := deps clean lint dist uninstall
+NOBUILD_GOALS := deps deps-build clean lint dist uninstall
 ifneq ($(filter-out $(NOBUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
 ifneq ($(PKG_MISSING),)
@@ -78,7 +78,7 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit integration deps install uninstall dist deb clean lint bench example fuzz
+.PHONY: all check unit integration deps deps-build install uninstall dist deb clean lint bench example fuzz
 
 all: $(BUILD)/isorun
 
@@ -130,19 +130,24 @@ unit: $(UNIT_BIN)
 integration: $(BUILD)/isorun $(HELPER_BIN)
 	@tests/run-all.sh $(BUILD) integration
 
-# Every build and test dependency, from Debian's archive (libpython3.11-testsuite:
-# CPython's own tests of id changes, ids.bats; Debian 12's Python is 3.11; strace:
-# contain.bats' ptrace of the run's own processes).
-DEB_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
-	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3 clang \
-	    debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
-	    python3-pytest python3-pytest-xdist golang-go cargo \
-	    python3-jsonschema python3-lxml python3-junitparser nodejs mandoc bubblewrap uidmap \
-	    libpython3.11-testsuite strace
+# What building isorun needs, from Debian's archive.
+BUILD_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
+	      libjansson-dev libinih-dev
+# What the tests need beside it (libpython3.11-testsuite: CPython's own tests of
+# id changes, ids.bats; Debian 12's Python is 3.11; strace: contain.bats' ptrace
+# of the run's own processes; go, cargo, node: the ecosystems' real suites;
+# debhelper, lintian: the package; mandoc: the man pages' lint).
+TEST_DEPS := libcmocka-dev bats util-linux procps python3 clang \
+	     debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
+	     python3-pytest python3-pytest-xdist golang-go cargo \
+	     python3-jsonschema python3-lxml python3-junitparser nodejs mandoc bubblewrap uidmap \
+	     libpython3.11-testsuite strace
+DEB_DEPS := $(BUILD_DEPS) $(TEST_DEPS)
+# Only what is missing; without root or sudo, the line to run as root.
 deps:
-	@if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
-	$$SUDO apt-get update -qq && \
-	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(DEB_DEPS)
+	@packaging/deps.sh $(DEB_DEPS)
+deps-build:
+	@packaging/deps.sh $(BUILD_DEPS)
 
 # libFuzzer on the policy parser (clang from Debian); FUZZ_SECONDS bounds it.
 FUZZ_SECONDS ?= 60
