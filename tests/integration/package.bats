@@ -500,3 +500,47 @@ jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))'
 	pinned_outputs_valid "$ws" "$rs"
 	assert_no_tree
 }
+
+# make deps' installer, with dpkg-query, id, sudo and apt-get as stand-ins in a
+# PATH of its own: what it installs is recorded, never done
+deps_stand_ins() { # INSTALLED UID [sudo]
+	mkdir -p "$W/bin"
+	printf '#!/bin/sh\ncase " %s " in *" $3 "*) echo "install ok installed";; *) exit 1;; esac\n' \
+		"$1" >"$W/bin/dpkg-query"
+	printf '#!/bin/sh\necho %s\n' "$2" >"$W/bin/id"
+	printf '#!/bin/sh\necho "apt-get $*" >>"%s"\n' "$W/ran" >"$W/bin/apt-get"
+	if [ "${3:-}" = sudo ]; then
+		printf '#!/bin/sh\necho "sudo $1" >>"%s"; exec "$@"\n' "$W/ran" >"$W/bin/sudo"
+	fi
+	chmod +x "$W"/bin/*
+	for t in sh cat grep; do ln -s "$(command -v $t)" "$W/bin/$t"; done
+}
+
+@test "make deps installs only what is missing, and without root or sudo prints the line root has to run" {
+	# everything there: nothing to do, for anyone
+	deps_stand_ins "a b" 1000
+	run env PATH="$W/bin" "$TOP/packaging/deps.sh" a b
+	[ "$status" -eq 0 ]
+	[ "$output" = "deps: all 2 packages are installed" ]
+	[ ! -e "$W/ran" ]
+	# an ordinary user without sudo: the one line, exit 1, nothing run
+	run env PATH="$W/bin" "$TOP/packaging/deps.sh" a b c
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not installed: c"* ]]
+	[[ "$output" == *"as root, run: apt-get update && apt-get install -y --no-install-recommends c"* ]]
+	[ ! -e "$W/ran" ]
+	# with sudo: the missing one only, through it
+	rm -rf "$W/bin"
+	deps_stand_ins "a" 1000 sudo
+	run env PATH="$W/bin" "$TOP/packaging/deps.sh" a b
+	[ "$status" -eq 0 ]
+	grep -qx "sudo apt-get" "$W/ran"
+	grep -q "apt-get install -y -qq --no-install-recommends b$" "$W/ran"
+	# root: apt-get itself
+	rm -rf "$W/bin" "$W/ran"
+	deps_stand_ins "" 0
+	run env PATH="$W/bin" "$TOP/packaging/deps.sh" a
+	[ "$status" -eq 0 ]
+	! grep -q sudo "$W/ran"
+	grep -q "apt-get install -y -qq --no-install-recommends a$" "$W/ran"
+}
