@@ -198,6 +198,7 @@ int main(int argc, char **argv)
 		return iso_conf_fail(&e);
 	}
 	o.advise = iso_advise;
+	o.report_settings = iso_key_report;
 	iso_warn_inert(&o);
 	code = iso_run(&o);
 	iso_opts_free(&o);
