@@ -151,6 +151,13 @@ void iso_config_usage(FILE *f)
 	      f);
 }
 
+/* The one place that decides which options need a namespace. */
+void iso_plan_compile(struct iso_opts *o)
+{
+	o->plan.protections = o->net_isolated || o->private_tmp || o->protect_home != NS_HOME_OFF;
+	o->plan.namespaces = o->plan.protections || o->pidns != ISO_PIDNS_OFF;
+}
+
 /*
  * A setting that does nothing without another is a mistake the user cannot see:
  * one line each on stderr, naming the one it needs; -q silences them.
@@ -163,8 +170,7 @@ void iso_warn_inert(const struct iso_opts *o)
 		return;
 	if (o->map_root && o->pidns == ISO_PIDNS_OFF)
 		fprintf(stderr, fmt, "--map-root", "--pidns");
-	if (o->map_users != ISO_MAP_USERS_OFF && o->pidns == ISO_PIDNS_OFF && !o->net_isolated &&
-	    !o->private_tmp && !o->protect_home)
+	if (o->map_users != ISO_MAP_USERS_OFF && !o->plan.namespaces)
 		fprintf(stderr, fmt, "--map-users", "--pidns");
 	if (o->residue == ISO_FAIL && !o->watch.n)
 		fprintf(stderr, fmt, "--residue=fail", "--watch");

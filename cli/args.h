@@ -89,6 +89,8 @@ void iso_usage(FILE *f);
 /* The --help of `isorun shell` and `isorun config`. */
 void iso_shell_usage(FILE *f);
 void iso_config_usage(FILE *f);
+/* The options' implications, once they are final (after iso_conf_load()). */
+void iso_plan_compile(struct iso_opts *o);
 /* One warning line for each setting that does nothing without another (not with -q). */
 void iso_warn_inert(const struct iso_opts *o);
 /* The two lines of a refused command line; frees o and returns 125. */

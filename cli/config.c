@@ -256,6 +256,7 @@ int iso_config_main(int argc, char **argv)
 		iso_opts_free(&o);
 		return iso_conf_fail(&e);
 	}
+	iso_plan_compile(&o);
 	iso_warn_inert(&o);
 	if (json) {
 		r = print_json(&o);

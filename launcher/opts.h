@@ -135,6 +135,20 @@ struct iso_report_setting {
 /* the report's settings: the keys that have one, and the file they came from */
 #define ISO_REPORT_SETTINGS_MAX (ISO_N_KEYS + 1)
 
+/*
+ * What the options imply, decided once by cli/ (iso_plan_compile()) when they are
+ * final: launcher/ reads these, not the options they come from.  A first step of the
+ * run plan (issue 28): the namespaces a run needs.
+ */
+struct iso_run_plan {
+	/* --net=isolated, --private-tmp or --protect-home: the command runs under init in
+	 * namespaces of its own (a mount namespace; a network one for --net=isolated),
+	 * with --pidns or without */
+	bool protections;
+	/* protections or --pidns: a user namespace of the run's own where isorun is not root */
+	bool namespaces;
+};
+
 struct iso_opts;
 /* Fills out[] in the report's order and returns how many (cli/keys.c). */
 typedef size_t iso_report_settings_fn(const struct iso_opts *o,
@@ -150,6 +164,7 @@ struct iso_opts {
 	void (*advise)(const struct iso_opts *o, int cause, char *buf, size_t len);
 	/* the command line's words for the report's settings, or NULL: none */
 	iso_report_settings_fn *report_settings;
+	struct iso_run_plan plan;
 	const char *root;
 	bool keep;
 	bool clearenv;

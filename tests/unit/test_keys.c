@@ -226,6 +226,40 @@ static void test_choice_words(void **state)
 	iso_opts_free(&o);
 }
 
+/* One place decides which options need a namespace (the run plan's first part). */
+static void test_plan_namespaces(void **state)
+{
+	static const struct {
+		enum iso_key key;
+		const char *val;
+		bool protections, namespaces;
+	} cases[] = {
+		{ ISO_K_NET, "isolated", true, true },
+		{ ISO_K_PRIVATE_TMP, "true", true, true },
+		{ ISO_K_PROTECT_HOME, "ro", true, true },
+		{ ISO_K_PROTECT_HOME, "hide", true, true },
+		{ ISO_K_PIDNS, "try", false, true },
+		{ ISO_K_PIDNS, "true", false, true },
+		{ ISO_K_NET, "host", false, false },
+		{ ISO_K_PROTECT_HOME, "off", false, false },
+		{ ISO_K_MAP_ROOT, "true", false, false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct iso_err e = { 0 };
+		struct iso_opts o;
+		char val[16];
+
+		snprintf(val, sizeof(val), "%s", cases[i].val);
+		iso_opts_init(&o);
+		assert_int_equal(iso_opt_set(&o, cases[i].key, val, 1, &e), 0);
+		iso_plan_compile(&o);
+		assert_int_equal(o.plan.protections, cases[i].protections);
+		assert_int_equal(o.plan.namespaces, cases[i].namespaces);
+		iso_opts_free(&o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_report_values),
 		cmocka_unit_test(test_shown_value_reads_back),
 		cmocka_unit_test(test_choice_words),
+		cmocka_unit_test(test_plan_namespaces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
