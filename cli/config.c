@@ -36,120 +36,6 @@ static void print_line(const struct iso_opts *o, const char *name, const char *v
 		printf("%s = %s    (%s:%u)\n", name, val, o->config_path, from->line);
 }
 
-/* The setting that decided `key`: the last one applied (either of quiet and verbose). */
-static const struct iso_setting *last(const struct iso_opts *o, enum iso_key key)
-{
-	for (size_t i = o->n_settings; i-- > 0;) {
-		enum iso_key k = o->settings[i].key;
-		if (k == key || ((key == ISO_K_QUIET || key == ISO_K_VERBOSE) &&
-				 (k == ISO_K_QUIET || k == ISO_K_VERBOSE)))
-			return &o->settings[i];
-	}
-	return NULL;
-}
-
-static const char *mode_name(enum iso_verdict_mode m)
-{
-	return m == ISO_FAIL ? "fail" : m == ISO_WARN ? "warn" : "ignore";
-}
-
-static const char *yes(bool b)
-{
-	return b ? "true" : "false";
-}
-
-/* The effective value of a scalar `key`, as an option would spell it. */
-static const char *value(const struct iso_opts *o, enum iso_key key, char *buf, size_t len)
-{
-	const struct iso_setting *s;
-
-	switch (key) {
-	case ISO_K_ROOT:
-		return o->root ? o->root : iso_tree_root(NULL);
-	case ISO_K_KEEP:
-		return yes(o->keep);
-	case ISO_K_CLEARENV:
-		return yes(o->clearenv);
-	case ISO_K_CHDIR:
-		return o->chdir ? o->chdir : "none";
-	case ISO_K_RESIDUE:
-		return mode_name(o->residue);
-	case ISO_K_LEAKS:
-		return mode_name(o->leaks);
-	case ISO_K_TIMEOUT:
-		return o->timeout_ms ? iso_format_duration(o->timeout_ms, buf, len) : "none";
-	case ISO_K_STOP_SIGNAL:
-		return iso_signal_name(o->stop_signal, buf, len);
-	case ISO_K_GRACE:
-		return iso_format_duration(o->grace_ms, buf, len);
-	case ISO_K_SETTLE:
-		return iso_format_duration(o->settle_ms, buf, len);
-	case ISO_K_REPORT:
-		return o->report ? o->report : "none";
-	case ISO_K_JUNIT:
-		return o->junit ? o->junit : "none";
-	case ISO_K_FINDING_EXIT:
-		snprintf(buf, len, "%d", o->finding_exit);
-		return buf;
-	case ISO_K_PIDNS:
-		return o->pidns == ISO_PIDNS_TRY ? "try" : yes(o->pidns == ISO_PIDNS_ON);
-	case ISO_K_MAP_ROOT:
-		return yes(o->map_root);
-	case ISO_K_MAP_USERS:
-		return o->map_users == ISO_MAP_USERS_AUTO      ? "auto"
-		       : o->map_users == ISO_MAP_USERS_REQUIRE ? "require"
-							       : "off";
-	case ISO_K_CAP_KEEP:
-		/* as given: the names, not the bit mask */
-		s = last(o, key);
-		return s && o->cap_keep ? s->val : "none";
-	case ISO_K_NET:
-		return o->net_isolated ? "isolated" : "host";
-	case ISO_K_PRIVATE_TMP:
-		return yes(o->private_tmp);
-	case ISO_K_PROTECT_HOME:
-		return o->protect_home == NS_HOME_RO	 ? "ro"
-		       : o->protect_home == NS_HOME_HIDE ? "hide"
-							 : "off";
-	case ISO_K_POLICY:
-		return o->policy;
-	case ISO_K_POLICY_MODE:
-		return o->policy_log ? "log" : "enforce";
-	case ISO_K_QUIET:
-		return yes(o->verbosity < 0);
-	case ISO_K_VERBOSE:
-		return yes(o->verbosity > 0);
-	case ISO_K_MEMORY_MAX:
-	case ISO_K_PIDS_MAX:
-	case ISO_K_CPU_MAX:
-		/* as given: the last setting's own spelling */
-		s = last(o, key);
-		return s && o->ceilings[key - ISO_K_MEMORY_MAX].set ? s->val : "none";
-	case ISO_K_CGROUP:
-		return o->cgroup == ISO_CGROUP_OFF ? "off" : "auto";
-	case ISO_K_COLOR:
-		return o->color == ISO_COLOR_ALWAYS  ? "always"
-		       : o->color == ISO_COLOR_NEVER ? "never"
-						     : "auto";
-	case ISO_K_RLIMIT_NOFILE:
-	case ISO_K_RLIMIT_CORE:
-	case ISO_K_RLIMIT_FSIZE: {
-		int i = key == ISO_K_RLIMIT_NOFILE ? ISO_RLIM_NOFILE
-			: key == ISO_K_RLIMIT_CORE ? ISO_RLIM_CORE
-						   : ISO_RLIM_FSIZE;
-
-		if (!o->rlimits.set[i])
-			return "inherited";
-		if (o->rlimits.value[i] == ISO_RLIM_UNLIMITED)
-			return "unlimited";
-		snprintf(buf, len, "%llu", (unsigned long long)o->rlimits.value[i]);
-		return buf;
-	}
-	default:
-		return "?";
-	}
-}
-
 static void print_settings(const struct iso_opts *o)
 {
 	char buf[64];
@@ -164,7 +50,8 @@ static void print_settings(const struct iso_opts *o)
 		bool any = false;
 
 		if (iso_keys[k].kind != ISO_KIND_LIST) {
-			print_line(o, name, value(o, k, buf, sizeof(buf)), last(o, k));
+			print_line(o, name, iso_key_show(o, k, buf, sizeof(buf)),
+				   iso_key_last(o, k));
 			continue;
 		}
 		/* a list: each entry where it came from, the file's first */
@@ -271,8 +158,9 @@ static json_t *settings_json(const struct iso_opts *o)
 		json_t *list;
 
 		if (iso_keys[k].kind != ISO_KIND_LIST) {
-			json_object_set_new(set, iso_keys[k].name,
-					    entry(o, value(o, k, buf, sizeof(buf)), last(o, k)));
+			json_object_set_new(
+				set, iso_keys[k].name,
+				entry(o, iso_key_show(o, k, buf, sizeof(buf)), iso_key_last(o, k)));
 			continue;
 		}
 		list = json_array();
@@ -368,6 +256,7 @@ int iso_config_main(int argc, char **argv)
 		iso_opts_free(&o);
 		return iso_conf_fail(&e);
 	}
+	iso_plan_compile(&o);
 	iso_warn_inert(&o);
 	if (json) {
 		r = print_json(&o);

@@ -12,6 +12,7 @@
 
 #include "common/cleanup.h"
 #include "common/text.h"
+#include "cli/keys.h"
 #include "ns/ns.h"
 
 /* at most this many symlinks are followed, as the kernel's own limit */
@@ -182,7 +183,6 @@ static bool cli_gives(const struct iso_opts *cli, enum iso_key key, const char *
 static const char *widens(const struct iso_opts *cli, enum iso_key key, const char *raw,
 			  const char *val, char *prot, size_t len)
 {
-	static const char *const home_mode[] = { [NS_HOME_RO] = "ro", [NS_HOME_HIDE] = "hide" };
 	uint64_t caps = 0;
 	struct iso_err ce = { 0 };
 	const char *m;
@@ -190,7 +190,8 @@ static const char *widens(const struct iso_opts *cli, enum iso_key key, const ch
 	if (cli_gives(cli, key, val))
 		return NULL;
 	if (cli->protect_home != NS_HOME_OFF)
-		snprintf(prot, len, "--protect-home=%s", home_mode[cli->protect_home]);
+		snprintf(prot, len, "--protect-home=%s",
+			 iso_word_name(&iso_keys[ISO_K_PROTECT_HOME], cli->protect_home));
 	switch (key) {
 	case ISO_K_WRITABLE:
 	case ISO_K_JUNIT:

@@ -198,6 +198,8 @@ int main(int argc, char **argv)
 		return iso_conf_fail(&e);
 	}
 	o.advise = iso_advise;
+	o.report_settings = iso_key_report;
+	iso_plan_compile(&o);
 	iso_warn_inert(&o);
 	code = iso_run(&o);
 	iso_opts_free(&o);

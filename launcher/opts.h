@@ -111,6 +111,50 @@ struct iso_setting {
 };
 
 /*
+ * One of the report's settings as cli/ words it (its key table says how):
+ * launcher/report.c only prints it, so that no option's words live below cli/.
+ */
+enum iso_report_kind {
+	ISO_REPORT_NULL,
+	ISO_REPORT_BOOL,
+	ISO_REPORT_INT,
+	ISO_REPORT_STRING,
+	ISO_REPORT_PATH,    /* made absolute against isorun's directory; NULL: null */
+	ISO_REPORT_PATHS,   /* a list of them */
+	ISO_REPORT_CEILING, /* {value, try} */
+};
+struct iso_report_setting {
+	const char *key;
+	enum iso_report_kind kind;
+	const char *str; /* STRING, PATH */
+	const struct iso_strv *paths;
+	int64_t num;  /* INT; CEILING's value */
+	bool flag;    /* BOOL; CEILING's try */
+	char buf[32]; /* a STRING cli/ formatted: str points here */
+};
+/* the report's settings: the keys that have one, and the file they came from */
+#define ISO_REPORT_SETTINGS_MAX (ISO_N_KEYS + 1)
+
+/*
+ * What the options imply, decided once by cli/ (iso_plan_compile()) when they are
+ * final: launcher/ reads these, not the options they come from.  A first step of the
+ * run plan (issue 28): the namespaces a run needs.
+ */
+struct iso_run_plan {
+	/* --net=isolated, --private-tmp or --protect-home: the command runs under init in
+	 * namespaces of its own (a mount namespace; a network one for --net=isolated),
+	 * with --pidns or without */
+	bool protections;
+	/* protections or --pidns: a user namespace of the run's own where isorun is not root */
+	bool namespaces;
+};
+
+struct iso_opts;
+/* Fills out[] in the report's order and returns how many (cli/keys.c). */
+typedef size_t iso_report_settings_fn(const struct iso_opts *o,
+				      struct iso_report_setting out[ISO_REPORT_SETTINGS_MAX]);
+
+/*
  * How a run was asked for.  Filled by iso_parse_args() from the command line and
  * then by iso_conf_load() (launcher/conf.h) from isorun.conf.  Strings point into
  * argv or into `pool`, which lives as long as the opts.
@@ -118,6 +162,9 @@ struct iso_setting {
 struct iso_opts {
 	/* the command line's advice for a module's cause code (an option to use), or NULL */
 	void (*advise)(const struct iso_opts *o, int cause, char *buf, size_t len);
+	/* the command line's words for the report's settings, or NULL: none */
+	iso_report_settings_fn *report_settings;
+	struct iso_run_plan plan;
 	const char *root;
 	bool keep;
 	bool clearenv;

@@ -155,11 +155,6 @@ static const char *severity(enum iso_verdict_mode m)
 	return m == ISO_FAIL ? "error" : m == ISO_WARN ? "warning" : "info";
 }
 
-static const char *mode_name(enum iso_verdict_mode m)
-{
-	return m == ISO_FAIL ? "fail" : m == ISO_WARN ? "warn" : "ignore";
-}
-
 static const char *state_name(enum iso_tree_state s)
 {
 	switch (s) {
@@ -327,87 +322,43 @@ static json_t *not_measurable(const struct iso_opts *opts, const struct iso_outc
 	return v;
 }
 
-static const char *pidns_name(int p)
+/* One setting as cli/ worded it; NULL when a value cannot be made. */
+static json_t *setting(const struct iso_outcome *o, const struct iso_report_setting *s)
 {
-	return p == ISO_PIDNS_TRY ? "try" : p == ISO_PIDNS_ON ? "on" : "off";
-}
-
-static const char *map_users_name(const struct iso_opts *o)
-{
-	return o->map_users == ISO_MAP_USERS_AUTO      ? "auto"
-	       : o->map_users == ISO_MAP_USERS_REQUIRE ? "require"
-						       : "off";
-}
-
-static const char *home_name(int m)
-{
-	return m == NS_HOME_RO ? "ro" : m == NS_HOME_HIDE ? "hide" : "off";
-}
-
-static json_t *ms_or_null(uint64_t ms)
-{
-	return ms ? json_integer((json_int_t)ms) : json_null();
-}
-
-/* Ceilings as {value, try} or null; rlimits as a number, "unlimited" or null. */
-static void limit_settings(json_t *set, const struct iso_opts *opts)
-{
-	static const char *const ceil_key[ISO_N_CEILINGS] = { "memory_max", "pids_max", "cpu_max" };
-	static const char *const rlim_key[ISO_N_RLIMS] = { "rlimit_nofile", "rlimit_core",
-							   "rlimit_fsize" };
-
-	for (int k = 0; k < ISO_N_CEILINGS; k++) {
-		const struct iso_ceiling *c = &opts->ceilings[k];
-
-		json_object_set_new(set, ceil_key[k],
-				    c->set ? json_pack("{s:I, s:b}", "value", (json_int_t)c->value,
-						       "try", c->try_)
-					   : json_null());
+	switch (s->kind) {
+	case ISO_REPORT_BOOL:
+		return json_boolean(s->flag);
+	case ISO_REPORT_INT:
+		return json_integer((json_int_t)s->num);
+	case ISO_REPORT_STRING:
+		return json_string(s->str);
+	case ISO_REPORT_PATH:
+		return abs_path(o, s->str);
+	case ISO_REPORT_PATHS:
+		return abs_paths(o, s->paths);
+	case ISO_REPORT_CEILING:
+		return json_pack("{s:I, s:b}", "value", (json_int_t)s->num, "try", s->flag);
+	default:
+		return json_null();
 	}
-	for (int i = 0; i < ISO_N_RLIMS; i++) {
-		uint64_t v = opts->rlimits.value[i];
-
-		json_object_set_new(set, rlim_key[i],
-				    !opts->rlimits.set[i]     ? json_null()
-				    : v == ISO_RLIM_UNLIMITED ? json_string("unlimited")
-							      : json_integer((json_int_t)v));
-	}
-	json_object_set_new(set, "cgroup",
-			    json_string(opts->cgroup == ISO_CGROUP_OFF ? "off" : "auto"));
 }
 
-/* The settings in effect, by their option names; paths absolute. */
+/* The settings in effect, by their option names, in the order cli/ gives; paths absolute. */
 static json_t *settings(const struct iso_opts *opts, const struct iso_outcome *o)
 {
-	char sig[32];
-	const char *policy = opts->policy;
-	bool file = strchr(policy, '/') != NULL;
+	struct iso_report_setting s[ISO_REPORT_SETTINGS_MAX];
+	size_t n = opts->report_settings ? opts->report_settings(opts, s) : 0;
+	json_t *set = json_object();
 
-	json_t *set = json_pack(
-		"{s:o, s:o, s:b, s:o, s:b, s:o, s:s, s:s, s:o, s:s, s:I, s:I, s:s, s:b, s:s, s:b, "
-		"s:s, s:o, s:o, s:s, s:o, s:o, s:i}",
-		"config", abs_path(o, opts->config_path), "root",
-		abs_path(o, iso_tree_root(opts->root)), "keep", opts->keep, "chdir",
-		abs_path(o, opts->chdir), "clearenv", opts->clearenv, "watch",
-		abs_paths(o, &opts->watch), "residue", mode_name(opts->residue), "leaks",
-		mode_name(opts->leaks), "timeout_ms", ms_or_null(opts->timeout_ms), "stop_signal",
-		iso_signal_name(opts->stop_signal, sig, sizeof(sig)), "grace_ms",
-		(json_int_t)opts->grace_ms, "settle_ms", (json_int_t)opts->settle_ms, "pidns",
-		pidns_name(opts->pidns), "map_root", opts->map_root, "net",
-		opts->net_isolated ? "isolated" : "host", "private_tmp", opts->private_tmp,
-		"protect_home", home_name(opts->protect_home), "writable",
-		abs_paths(o, &opts->writable), "policy",
-		file ? abs_path(o, policy) : json_string(policy), "policy_mode",
-		opts->policy_log ? "log" : "enforce", "report",
-		opts->report ? (strncmp(opts->report, "fd:", 3) == 0 ? json_string(opts->report)
-								     : abs_path(o, opts->report))
-			     : json_null(),
-		"junit", abs_path(o, opts->junit), "finding_exit_code", opts->finding_exit);
+	for (size_t i = 0; set && i < n; i++) {
+		json_t *v = setting(o, &s[i]);
 
-	if (set)
-		limit_settings(set, opts);
-	if (set)
-		(void)json_object_set_new(set, "map_users", json_string(map_users_name(opts)));
+		/* one value that cannot be made loses them all, as one json_pack() did */
+		if (!v || json_object_set_new(set, s[i].key, v) < 0) {
+			json_decref(set);
+			return NULL;
+		}
+	}
 	return set;
 }
 

@@ -1696,9 +1696,7 @@ static int load_policy(struct sup *s)
 /* The command will run in a user namespace of the run's own (start_pidns()). */
 static bool will_have_userns(const struct iso_opts *o)
 {
-	bool ns = o->pidns || o->net_isolated || o->private_tmp || o->protect_home;
-
-	return ns && (getuid() != 0 || geteuid() != 0);
+	return o->plan.namespaces && (getuid() != 0 || geteuid() != 0);
 }
 
 /* Before the tree: the subreaper, the checks, the ceilings, --watch. */
@@ -1805,7 +1803,7 @@ static void signals_scope(struct sup *s)
 static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 {
 	const struct iso_opts *o = s->o;
-	bool need_ns = o->net_isolated || o->private_tmp || o->protect_home;
+	bool need_ns = o->plan.protections;
 	struct iso_spawn sp = spawn_request(s);
 	char buf[300];
 	int r = 1;

@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The key table: one entry per option, the one place that describes it.  The
+ * command line's getopt table (args.c), isorun.conf (conf.c), isorun config
+ * (config.c) and the report's settings (launcher/report.c prints what
+ * iso_key_report() words) loop over it.  Adding an option is an entry here,
+ * its field in struct iso_opts (launcher/opts.h), its ISO_K_ name, its line in
+ * --help, and the code that uses it.
+ */
+#include "cli/keys.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/text.h"
+#include "ns/ns.h"
+#include "tree/tree.h"
+
+/* a choice's word; its value is what the field holds */
+#define WORD(w, v)                                                                                 \
+	{                                                                                          \
+		.word = w, .value = v                                                              \
+	}
+static const struct iso_word verdict_modes[] = {
+	WORD("fail", ISO_FAIL), WORD("warn", ISO_WARN), WORD("ignore", ISO_IGNORE), { 0 }
+};
+/* --residue takes no ignore: an entry that appears is reported at least */
+static const struct iso_word residue_modes[] = { WORD("fail", ISO_FAIL),
+						 WORD("warn", ISO_WARN),
+						 { 0 } };
+static const struct iso_word map_users_words[] = { WORD("off", ISO_MAP_USERS_OFF),
+						   WORD("auto", ISO_MAP_USERS_AUTO),
+						   WORD("require", ISO_MAP_USERS_REQUIRE),
+						   { 0 } };
+static const struct iso_word net_words[] = { WORD("host", false), WORD("isolated", true), { 0 } };
+/* read-only: systemd's ProtectHome= spelling */
+static const struct iso_word home_words[] = { WORD("off", NS_HOME_OFF),
+					      { "ro", NS_HOME_RO, "read-only" },
+					      WORD("hide", NS_HOME_HIDE),
+					      { 0 } };
+static const struct iso_word policy_modes[] = { WORD("enforce", false), WORD("log", true), { 0 } };
+static const struct iso_word color_words[] = { WORD("auto", ISO_COLOR_AUTO),
+					       WORD("always", ISO_COLOR_ALWAYS),
+					       WORD("never", ISO_COLOR_NEVER),
+					       { 0 } };
+static const struct iso_word cgroup_words[] = { WORD("auto", ISO_CGROUP_AUTO),
+						WORD("off", ISO_CGROUP_OFF),
+						{ 0 } };
+
+int iso_choice_get(const struct iso_opts *o, const struct iso_key_info *k)
+{
+	return k->size == sizeof(bool) ? *ISO_CFIELD(o, k, bool) : *ISO_CFIELD(o, k, int);
+}
+
+const char *iso_word_name(const struct iso_key_info *k, int value)
+{
+	for (const struct iso_word *x = k->words; x && x->word; x++)
+		if (x->value == value)
+			return x->word;
+	return "?";
+}
+
+/* ---- isorun config: a value as an option would spell it ---- */
+
+static const char *yes(bool b)
+{
+	return b ? "true" : "false";
+}
+
+static const char *show_flag(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+			     size_t len)
+{
+	return yes(*ISO_CFIELD(o, k, bool));
+}
+
+static const char *show_verbosity(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+				  size_t len)
+{
+	return yes(o->verbosity * k->arg > 0);
+}
+
+static const char *show_choice(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+			       size_t len)
+{
+	return iso_word_name(k, iso_choice_get(o, k));
+}
+
+static const char *show_str(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+			    size_t len)
+{
+	const char *s = *ISO_CFIELD(o, k, const char *);
+
+	return s ? s : "none";
+}
+
+static const char *show_root(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+			     size_t len)
+{
+	return o->root ? o->root : iso_tree_root(NULL);
+}
+
+static const char *show_pidns(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+			      size_t len)
+{
+	return o->pidns == ISO_PIDNS_TRY ? "try" : yes(o->pidns == ISO_PIDNS_ON);
+}
+
+/* 0 is none for --timeout; a grace or settle of 0 is a duration */
+static const char *show_duration(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+				 size_t len)
+{
+	uint64_t ms = *ISO_CFIELD(o, k, uint64_t);
+
+	if (!ms && k->arg)
+		return "none";
+	return iso_format_duration(ms, buf, len);
+}
+
+static const char *show_signal(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+			       size_t len)
+{
+	return iso_signal_name(o->stop_signal, buf, len);
+}
+
+static const char *show_finding_exit(const struct iso_opts *o, const struct iso_key_info *k,
+				     char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", o->finding_exit);
+	return buf;
+}
+
+/* as given: the names, not the bit mask */
+static const char *show_cap_keep(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+				 size_t len)
+{
+	const struct iso_setting *s = iso_key_last(o, (enum iso_key)(k - iso_keys));
+
+	return s && o->cap_keep ? s->val : "none";
+}
+
+/* as given: the last setting's own spelling */
+static const char *show_ceiling(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+				size_t len)
+{
+	const struct iso_setting *s = iso_key_last(o, (enum iso_key)(k - iso_keys));
+
+	return s && o->ceilings[k->arg].set ? s->val : "none";
+}
+
+static const char *show_rlimit(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+			       size_t len)
+{
+	if (!o->rlimits.set[k->arg])
+		return "inherited";
+	if (o->rlimits.value[k->arg] == ISO_RLIM_UNLIMITED)
+		return "unlimited";
+	snprintf(buf, len, "%llu", (unsigned long long)o->rlimits.value[k->arg]);
+	return buf;
+}
+
+/* ---- the report's settings: cli/ words them, launcher/report.c prints them ---- */
+
+static void rep_flag(const struct iso_opts *o, const struct iso_key_info *k,
+		     struct iso_report_setting *out)
+{
+	out->kind = ISO_REPORT_BOOL;
+	out->flag = *ISO_CFIELD(o, k, bool);
+}
+
+static void rep_choice(const struct iso_opts *o, const struct iso_key_info *k,
+		       struct iso_report_setting *out)
+{
+	out->kind = ISO_REPORT_STRING;
+	out->str = iso_word_name(k, iso_choice_get(o, k));
+}
+
+/* the report's own words for --pidns: on and off, where isorun config says true and false */
+static void rep_pidns(const struct iso_opts *o, const struct iso_key_info *k,
+		      struct iso_report_setting *out)
+{
+	out->kind = ISO_REPORT_STRING;
+	out->str = o->pidns == ISO_PIDNS_TRY ? "try" : o->pidns == ISO_PIDNS_ON ? "on" : "off";
+}
+
+static void rep_path(const struct iso_opts *o, const struct iso_key_info *k,
+		     struct iso_report_setting *out)
+{
+	out->kind = ISO_REPORT_PATH;
+	out->str = *ISO_CFIELD(o, k, const char *);
+}
+
+static void rep_paths(const struct iso_opts *o, const struct iso_key_info *k,
+		      struct iso_report_setting *out)
+{
+	out->kind = ISO_REPORT_PATHS;
+	out->paths = ISO_CFIELD(o, k, struct iso_strv);
+}
+
+static void rep_root(const struct iso_opts *o, const struct iso_key_info *k,
+		     struct iso_report_setting *out)
+{
+	out->kind = ISO_REPORT_PATH;
+	out->str = iso_tree_root(o->root);
+}
+
+/* a shipped policy by its name, a file by its path */
+static void rep_policy(const struct iso_opts *o, const struct iso_key_info *k,
+		       struct iso_report_setting *out)
+{
+	out->kind = strchr(o->policy, '/') ? ISO_REPORT_PATH : ISO_REPORT_STRING;
+	out->str = o->policy;
+}
+
+/* --report fd:N is a descriptor, not a path */
+static void rep_output(const struct iso_opts *o, const struct iso_key_info *k,
+		       struct iso_report_setting *out)
+{
+	const char *s = *ISO_CFIELD(o, k, const char *);
+
+	out->kind = !s				? ISO_REPORT_NULL
+		    : strncmp(s, "fd:", 3) == 0 ? ISO_REPORT_STRING
+						: ISO_REPORT_PATH;
+	out->str = s;
+}
+
+/* milliseconds; --timeout's 0 (none) is null */
+static void rep_ms(const struct iso_opts *o, const struct iso_key_info *k,
+		   struct iso_report_setting *out)
+{
+	uint64_t ms = *ISO_CFIELD(o, k, uint64_t);
+
+	out->kind = !ms && k->arg ? ISO_REPORT_NULL : ISO_REPORT_INT;
+	out->num = (int64_t)ms;
+}
+
+static void rep_signal(const struct iso_opts *o, const struct iso_key_info *k,
+		       struct iso_report_setting *out)
+{
+	out->kind = ISO_REPORT_STRING;
+	out->str = iso_signal_name(o->stop_signal, out->buf, sizeof(out->buf));
+}
+
+static void rep_finding_exit(const struct iso_opts *o, const struct iso_key_info *k,
+			     struct iso_report_setting *out)
+{
+	out->kind = ISO_REPORT_INT;
+	out->num = o->finding_exit;
+}
+
+static void rep_ceiling(const struct iso_opts *o, const struct iso_key_info *k,
+			struct iso_report_setting *out)
+{
+	const struct iso_ceiling *c = &o->ceilings[k->arg];
+
+	out->kind = c->set ? ISO_REPORT_CEILING : ISO_REPORT_NULL;
+	out->num = (int64_t)c->value;
+	out->flag = c->try_;
+}
+
+/* a number, "unlimited", or null: inherited */
+static void rep_rlimit(const struct iso_opts *o, const struct iso_key_info *k,
+		       struct iso_report_setting *out)
+{
+	uint64_t v = o->rlimits.value[k->arg];
+
+	out->kind = !o->rlimits.set[k->arg]   ? ISO_REPORT_NULL
+		    : v == ISO_RLIM_UNLIMITED ? ISO_REPORT_STRING
+					      : ISO_REPORT_INT;
+	out->str = "unlimited";
+	out->num = (int64_t)v;
+}
+
+/* ---- the table ---- */
+
+#define VALUE ISO_KIND_VALUE
+#define FLAG  ISO_KIND_FLAG
+#define LIST  ISO_KIND_LIST
+/* a flag: a bool field, shown as true/false, in the report as a boolean at `at` */
+#define FLAG_KEY(nm, member, rkey, at)                                                             \
+	{                                                                                          \
+		.name = nm, .kind = FLAG, ISO_FIELD_OF(member), .parse = iso_set_flag,             \
+		.show = show_flag, .report = rkey, .report_at = at, .report_value = rep_flag       \
+	}
+/* a choice among words: an int or bool field */
+#define CHOICE_KEY(nm, member, w, rkey, at)                                                        \
+	{                                                                                          \
+		.name = nm, .kind = VALUE, ISO_FIELD_OF(member), .words = w,                       \
+		.parse = iso_set_choice, .show = show_choice, .report = rkey, .report_at = at,     \
+		.report_value = rep_choice                                                         \
+	}
+
+const struct iso_key_info iso_keys[ISO_N_KEYS] = {
+	[ISO_K_ROOT] = { .name = "root",
+			 .kind = VALUE,
+			 .path = true,
+			 ISO_FIELD_OF(root),
+			 .parse = iso_set_path,
+			 .show = show_root,
+			 .report = "root",
+			 .report_at = 2,
+			 .report_value = rep_root },
+	[ISO_K_KEEP] = FLAG_KEY("keep", keep, "keep", 3),
+	[ISO_K_ENV_DIR] = { .name = "env-dir",
+			    .kind = LIST,
+			    ISO_FIELD_OF(env_dirs),
+			    .parse = iso_set_env_dir },
+	[ISO_K_CLEARENV] = FLAG_KEY("clearenv", clearenv, "clearenv", 5),
+	[ISO_K_SETENV] = { .name = "setenv",
+			   .kind = LIST,
+			   ISO_FIELD_OF(setenv),
+			   .parse = iso_set_setenv },
+	[ISO_K_UNSETENV] = { .name = "unsetenv",
+			     .kind = LIST,
+			     ISO_FIELD_OF(unsetenv),
+			     .parse = iso_set_env_name },
+	[ISO_K_KEEP_ENV] = { .name = "keep-env",
+			     .kind = LIST,
+			     ISO_FIELD_OF(keep_env),
+			     .parse = iso_set_env_name },
+	[ISO_K_CHDIR] = { .name = "chdir",
+			  .kind = VALUE,
+			  .path = true,
+			  ISO_FIELD_OF(chdir),
+			  .parse = iso_set_path,
+			  .show = show_str,
+			  .report = "chdir",
+			  .report_at = 4,
+			  .report_value = rep_path },
+	[ISO_K_PASS_FD] = { .name = "pass-fd", .kind = LIST, .parse = iso_set_pass_fd },
+	[ISO_K_WATCH] = { .name = "watch",
+			  .kind = LIST,
+			  .path = true,
+			  ISO_FIELD_OF(watch),
+			  .parse = iso_set_path_list,
+			  .report = "watch",
+			  .report_at = 6,
+			  .report_value = rep_paths },
+	[ISO_K_RESIDUE] = CHOICE_KEY("residue", residue, residue_modes, "residue", 7),
+	/* arg 1: 0 is none */
+	[ISO_K_TIMEOUT] = { .name = "timeout",
+			    .kind = VALUE,
+			    ISO_FIELD_OF(timeout_ms),
+			    .arg = 1,
+			    .parse = iso_set_duration,
+			    .show = show_duration,
+			    .report = "timeout_ms",
+			    .report_at = 9,
+			    .report_value = rep_ms },
+	[ISO_K_STOP_SIGNAL] = { .name = "stop-signal",
+				.kind = VALUE,
+				.parse = iso_set_stop_signal,
+				.show = show_signal,
+				.report = "stop_signal",
+				.report_at = 10,
+				.report_value = rep_signal },
+	[ISO_K_GRACE] = { .name = "grace",
+			  .kind = VALUE,
+			  ISO_FIELD_OF(grace_ms),
+			  .parse = iso_set_duration,
+			  .show = show_duration,
+			  .report = "grace_ms",
+			  .report_at = 11,
+			  .report_value = rep_ms },
+	[ISO_K_SETTLE] = { .name = "settle",
+			   .kind = VALUE,
+			   ISO_FIELD_OF(settle_ms),
+			   .parse = iso_set_duration,
+			   .show = show_duration,
+			   .report = "settle_ms",
+			   .report_at = 12,
+			   .report_value = rep_ms },
+	[ISO_K_LEAKS] = CHOICE_KEY("leaks", leaks, verdict_modes, "leaks", 8),
+	[ISO_K_REPORT] = { .name = "report",
+			   .kind = VALUE,
+			   .path = true,
+			   ISO_FIELD_OF(report),
+			   .parse = iso_set_output,
+			   .show = show_str,
+			   .report = "report",
+			   .report_at = 21,
+			   .report_value = rep_output },
+	/* a junit fd:N is made absolute as a path: the report has always said so */
+	[ISO_K_JUNIT] = { .name = "junit",
+			  .kind = VALUE,
+			  .path = true,
+			  ISO_FIELD_OF(junit),
+			  .parse = iso_set_output,
+			  .show = show_str,
+			  .report = "junit",
+			  .report_at = 22,
+			  .report_value = rep_path },
+	[ISO_K_FINDING_EXIT] = { .name = "finding-exit-code",
+				 .kind = VALUE,
+				 .parse = iso_set_finding_exit,
+				 .show = show_finding_exit,
+				 .report = "finding_exit_code",
+				 .report_at = 23,
+				 .report_value = rep_finding_exit },
+	[ISO_K_PIDNS] = { .name = "pidns",
+			  .kind = VALUE,
+			  .bare = true,
+			  .parse = iso_set_pidns,
+			  .show = show_pidns,
+			  .report = "pidns",
+			  .report_at = 13,
+			  .report_value = rep_pidns },
+	[ISO_K_MAP_ROOT] = FLAG_KEY("map-root", map_root, "map_root", 14),
+	[ISO_K_MAP_USERS] = CHOICE_KEY("map-users", map_users, map_users_words, "map_users", 31),
+	[ISO_K_CAP_KEEP] = { .name = "cap-keep",
+			     .kind = VALUE,
+			     .parse = iso_set_cap_keep,
+			     .show = show_cap_keep },
+	[ISO_K_NET] = CHOICE_KEY("net", net_isolated, net_words, "net", 15),
+	[ISO_K_PRIVATE_TMP] = FLAG_KEY("private-tmp", private_tmp, "private_tmp", 16),
+	[ISO_K_PROTECT_HOME] =
+		CHOICE_KEY("protect-home", protect_home, home_words, "protect_home", 17),
+	[ISO_K_WRITABLE] = { .name = "writable",
+			     .kind = LIST,
+			     .path = true,
+			     ISO_FIELD_OF(writable),
+			     .parse = iso_set_path_list,
+			     .report = "writable",
+			     .report_at = 18,
+			     .report_value = rep_paths },
+	/* a FILE, not a shipped name: see iso_conf_resolve() */
+	[ISO_K_POLICY] = { .name = "policy",
+			   .kind = VALUE,
+			   .path = true,
+			   ISO_FIELD_OF(policy),
+			   .parse = iso_set_policy,
+			   .show = show_str,
+			   .report = "policy",
+			   .report_at = 19,
+			   .report_value = rep_policy },
+	[ISO_K_POLICY_MODE] =
+		CHOICE_KEY("policy-mode", policy_log, policy_modes, "policy_mode", 20),
+	[ISO_K_QUIET] = { .name = "quiet",
+			  .kind = FLAG,
+			  .arg = -1,
+			  .parse = iso_set_verbosity,
+			  .show = show_verbosity },
+	[ISO_K_VERBOSE] = { .name = "verbose",
+			    .kind = FLAG,
+			    .arg = 1,
+			    .parse = iso_set_verbosity,
+			    .show = show_verbosity },
+	/* a bare --color is always, as ls(1) and grep(1) read it */
+	[ISO_K_COLOR] = { .name = "color",
+			  .kind = VALUE,
+			  .bare = true,
+			  ISO_FIELD_OF(color),
+			  .words = color_words,
+			  .parse = iso_set_color,
+			  .show = show_choice },
+	[ISO_K_RLIMIT_NOFILE] = { .name = "rlimit-nofile",
+				  .kind = VALUE,
+				  .arg = ISO_RLIM_NOFILE,
+				  .parse = iso_set_rlimit,
+				  .show = show_rlimit,
+				  .report = "rlimit_nofile",
+				  .report_at = 27,
+				  .report_value = rep_rlimit },
+	[ISO_K_RLIMIT_CORE] = { .name = "rlimit-core",
+				.kind = VALUE,
+				.arg = ISO_RLIM_CORE,
+				.parse = iso_set_rlimit,
+				.show = show_rlimit,
+				.report = "rlimit_core",
+				.report_at = 28,
+				.report_value = rep_rlimit },
+	[ISO_K_RLIMIT_FSIZE] = { .name = "rlimit-fsize",
+				 .kind = VALUE,
+				 .arg = ISO_RLIM_FSIZE,
+				 .parse = iso_set_rlimit,
+				 .show = show_rlimit,
+				 .report = "rlimit_fsize",
+				 .report_at = 29,
+				 .report_value = rep_rlimit },
+	[ISO_K_MEMORY_MAX] = { .name = "memory-max",
+			       .kind = VALUE,
+			       .arg = ISO_CEIL_MEMORY,
+			       .parse = iso_set_ceiling,
+			       .show = show_ceiling,
+			       .report = "memory_max",
+			       .report_at = 24,
+			       .report_value = rep_ceiling },
+	[ISO_K_PIDS_MAX] = { .name = "pids-max",
+			     .kind = VALUE,
+			     .arg = ISO_CEIL_PIDS,
+			     .parse = iso_set_ceiling,
+			     .show = show_ceiling,
+			     .report = "pids_max",
+			     .report_at = 25,
+			     .report_value = rep_ceiling },
+	[ISO_K_CPU_MAX] = { .name = "cpu-max",
+			    .kind = VALUE,
+			    .arg = ISO_CEIL_CPU,
+			    .parse = iso_set_ceiling,
+			    .show = show_ceiling,
+			    .report = "cpu_max",
+			    .report_at = 26,
+			    .report_value = rep_ceiling },
+	[ISO_K_CGROUP] = CHOICE_KEY("cgroup", cgroup, cgroup_words, "cgroup", 30),
+};
+
+int iso_key_lookup(const char *name)
+{
+	for (int k = 0; k < ISO_N_KEYS; k++)
+		if (strcmp(iso_keys[k].name, name) == 0)
+			return k;
+	return -1;
+}
+
+const struct iso_setting *iso_key_last(const struct iso_opts *o, enum iso_key key)
+{
+	for (size_t i = o->n_settings; i-- > 0;) {
+		enum iso_key k = o->settings[i].key;
+		if (k == key || ((key == ISO_K_QUIET || key == ISO_K_VERBOSE) &&
+				 (k == ISO_K_QUIET || k == ISO_K_VERBOSE)))
+			return &o->settings[i];
+	}
+	return NULL;
+}
+
+const char *iso_key_show(const struct iso_opts *o, enum iso_key key, char *buf, size_t len)
+{
+	const struct iso_key_info *k = &iso_keys[key];
+
+	return k->show ? k->show(o, k, buf, len) : "?";
+}
+
+/*
+ * The report's settings, in the order its readers know (each key's report_at;
+ * the file read, "config", comes first).
+ */
+size_t iso_key_report(const struct iso_opts *o,
+		      struct iso_report_setting out[ISO_REPORT_SETTINGS_MAX])
+{
+	size_t n = 0;
+
+	out[n++] = (struct iso_report_setting){ .key = "config",
+						.kind = ISO_REPORT_PATH,
+						.str = o->config_path };
+	for (int at = 2; n < ISO_REPORT_SETTINGS_MAX; at++) {
+		int k = 0;
+
+		while (k < ISO_N_KEYS && (!iso_keys[k].report || iso_keys[k].report_at != at))
+			k++;
+		if (k == ISO_N_KEYS)
+			break;
+		out[n] = (struct iso_report_setting){ .key = iso_keys[k].report };
+		iso_keys[k].report_value(o, &iso_keys[k], &out[n]);
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The setters of the key table (keys.c): each validates one option's value,
+ * for the command line and isorun.conf alike, and sets its field.  A message
+ * names the option as `opt` spells it and the value; the caller adds where.
+ */
+#include "cli/keys.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "common/cleanup.h"
+#include "common/num.h"
+#include "common/text.h"
+#include "cli/suggest.h"
+#include "ns/ns.h"
+#include "policy/policy.h"
+#include "tree/tree.h"
+
+static int strv_push(struct iso_strv *v, char *s)
+{
+	char **n = realloc(v->v, (v->n + 2) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n[v->n++] = s;
+	n[v->n] = NULL;
+	v->v = n;
+	return 0;
+}
+
+static bool valid_env_name(const char *s, size_t len)
+{
+	if (!len || isdigit((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+/* A SUB of --env-dir: relative, no "..", no empty component. */
+static bool valid_subdir(const char *s)
+{
+	const char *p = s;
+
+	if (!*s || *s == '/')
+		return false;
+	while (*p) {
+		size_t l = strcspn(p, "/");
+		if (l == 0 || (l == 1 && p[0] == '.') || (l == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += l;
+		if (*p == '/')
+			p++;
+	}
+	return p[-1] != '/';
+}
+
+/*
+ * A number refused: one line naming the option, what it takes and the value.
+ * Out of range (an overflow too) says so, so that a huge value is not read as a typo.
+ */
+static int bad_number(struct iso_err *e, int r, const char *opt, const char *want, const char *val)
+{
+	if (r == -ERANGE)
+		return iso_err_set(e, 0, "%s: '%s' is out of range (expected %s)", opt, val, want);
+	return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt, want, val);
+}
+
+/* "--stop-signal: unknown signal 'TREM'; did you mean TERM?" */
+static int unknown_signal(const char *opt, const char *val, struct iso_err *e)
+{
+	const char *names[NSIG] = { 0 }, *near;
+	bool sig = strncasecmp(val, "SIG", 3) == 0;
+
+	for (int i = 1; i < NSIG; i++)
+		names[i] = sigabbrev_np(i);
+	near = iso_suggest(sig ? val + 3 : val, names, NSIG);
+	if (near)
+		return iso_err_set(e, 0, "%s: unknown signal '%s'; did you mean %s%s?", opt, val,
+				   sig ? "SIG" : "", near);
+	return iso_err_set(e, 0, "%s: unknown signal '%s' (examples: TERM, SIGINT, 9)", opt, val);
+}
+
+static int parse_dur(const char *opt, const char *val, uint64_t *ret, struct iso_err *e)
+{
+	int r = iso_parse_duration(val, ret);
+
+	if (r == -ERANGE)
+		return iso_err_set(e, 0, "%s: '%s' is out of range (a duration below 31000 years)",
+				   opt, val);
+	if (r < 0)
+		return iso_err_set(e, 0, "%s: invalid duration '%s' (examples: 90s, 5m, 1h30m)",
+				   opt, val);
+	return 0;
+}
+
+/* true/false, yes/no, on/off, 1/0; -1 for anything else */
+int iso_parse_bool(const char *val)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcasecmp(val, yes[i]) == 0)
+			return 1;
+		if (strcasecmp(val, no[i]) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * `--policy=stric`: a bare name (no '/' or '.': isorun.conf resolves no path for
+ * it) that is neither shipped nor a file here, near a shipped one.
+ */
+static const char *near_policy_name(const char *val)
+{
+	const char *names[9] = { "off" };
+	struct stat st;
+	size_t n = 1;
+
+	if (strpbrk(val, "/.") || stat(val, &st) == 0 || errno != ENOENT)
+		return NULL;
+	for (; n < ELEMENTSOF(names) && pol_shipped_name(n - 1); n++)
+		names[n] = pol_shipped_name(n - 1);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(val, names[i]) == 0)
+			return NULL;
+	return iso_suggest(val, names, n);
+}
+
+/* A byte count: digits, then K, M, G or T (powers of 1024, "KiB" and "KB" alike). */
+#define SIZE_UNIT(u, shift)                                                                        \
+	{ u, 1ULL << (shift) }, { u "B", 1ULL << (shift) },                                        \
+	{                                                                                          \
+		u "iB", 1ULL << (shift)                                                            \
+	}
+static const struct iso_num_unit size_units[] = {
+	SIZE_UNIT("K", 10), SIZE_UNIT("M", 20), SIZE_UNIT("G", 30), SIZE_UNIT("T", 40), { 0 },
+};
+
+/* a byte count the report can hold (a JSON integer of 64 bits, signed) */
+static int parse_size(const char *val, uint64_t min, uint64_t *ret)
+{
+	return iso_parse_u64(val, size_units, min, INT64_MAX, ret);
+}
+
+/* Flags take nothing, =true or =false on the command line; true or false in the file. */
+static int flag_value(const char *opt, const char *val, bool cli, struct iso_err *e)
+{
+	int b = val ? iso_parse_bool(val) : 1;
+
+	if (b < 0)
+		return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt,
+				   cli ? "nothing, =true or =false" : "true or false", val);
+	return b;
+}
+
+int iso_set_flag(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		 bool cli, struct iso_err *e)
+{
+	int b = flag_value(opt, val, cli, e);
+
+	if (b < 0)
+		return b;
+	*ISO_FIELD(o, k, bool) = b;
+	return 0;
+}
+
+/* one verbosity: "quiet = false" undoes a quiet, not a verbose */
+int iso_set_verbosity(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		      bool cli, struct iso_err *e)
+{
+	int b = flag_value(opt, val, cli, e);
+
+	if (b < 0)
+		return b;
+	if (b)
+		o->verbosity = k->arg;
+	else if (o->verbosity * k->arg > 0)
+		o->verbosity = 0;
+	return 0;
+}
+
+int iso_word_value(const struct iso_key_info *k, const char *w)
+{
+	for (const struct iso_word *x = k->words; x && x->word; x++)
+		if (strcmp(w, x->word) == 0 || (x->alias && strcmp(w, x->alias) == 0))
+			return x->value;
+	return -1;
+}
+
+/* "expected off, ro (read-only) or hide, got 'x'" */
+static int bad_word(const struct iso_key_info *k, const char *opt, const char *val,
+		    struct iso_err *e)
+{
+	char want[160] = "";
+	size_t n = 0, len = 0;
+
+	while (k->words[n].word)
+		n++;
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(
+			want + len, len < sizeof(want) ? sizeof(want) - len : 0, "%s%s%s%s%s",
+			i == 0	    ? ""
+			: i + 1 < n ? ", "
+				    : " or ",
+			k->words[i].word, k->words[i].alias ? " (" : "",
+			k->words[i].alias ? k->words[i].alias : "", k->words[i].alias ? ")" : "");
+	return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt, want, val);
+}
+
+static int set_choice(struct iso_opts *o, const struct iso_key_info *k, const char *opt,
+		      const char *val, struct iso_err *e)
+{
+	int v = iso_word_value(k, val);
+
+	if (v < 0)
+		return bad_word(k, opt, val, e);
+	if (k->size == sizeof(bool))
+		*ISO_FIELD(o, k, bool) = v;
+	else
+		*ISO_FIELD(o, k, int) = v;
+	return 0;
+}
+
+int iso_set_choice(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		   bool cli, struct iso_err *e)
+{
+	return set_choice(o, k, opt, val, e);
+}
+
+/* a bare --color is always, as ls(1) and grep(1) read it */
+int iso_set_color(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		  bool cli, struct iso_err *e)
+{
+	return set_choice(o, k, opt, val ? val : "always", e);
+}
+
+int iso_set_pidns(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		  bool cli, struct iso_err *e)
+{
+	int b = !val ? 1 : strcmp(val, "try") == 0 ? 2 : iso_parse_bool(val);
+
+	if (b < 0)
+		return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt,
+				   cli ? "nothing or =try" : "true, false or try", val);
+	o->pidns = b == 2 ? ISO_PIDNS_TRY : b ? ISO_PIDNS_ON : ISO_PIDNS_OFF;
+	return 0;
+}
+
+int iso_set_path(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		 bool cli, struct iso_err *e)
+{
+	if (!*val)
+		return iso_err_set(e, 0, "%s: empty path", opt);
+	*ISO_FIELD(o, k, const char *) = val;
+	return 0;
+}
+
+int iso_set_path_list(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		      bool cli, struct iso_err *e)
+{
+	if (!*val)
+		return iso_err_set(e, 0, "%s: empty path", opt);
+	return strv_push(ISO_FIELD(o, k, struct iso_strv), val);
+}
+
+/*
+ * --report and --junit: FILE or fd:N (a descriptor the caller opened, as bwrap's
+ * --json-status-fd).  `-` is refused: stdout carries the command's own output, which a report would
+ * corrupt, and stderr carries the command's errors and isorun's lines.
+ */
+int iso_set_output(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		   bool cli, struct iso_err *e)
+{
+	uint64_t n;
+	int r;
+
+	if (!*val)
+		return iso_err_set(e, 0, "%s: empty path", opt);
+	if (strcmp(val, "-") == 0)
+		return iso_err_set(e, 0,
+				   "%s -: stdout carries the command's output; give a file, or a "
+				   "descriptor as fd:N (e.g. %s fd:3 3>&1 >out.log)",
+				   opt, opt);
+	if (strncmp(val, "fd:", 3) == 0 && (r = iso_parse_u64(val + 3, NULL, 0, INT_MAX, &n)) < 0)
+		return bad_number(e, r, opt, "fd:N with a descriptor number", val);
+	*ISO_FIELD(o, k, const char *) = val;
+	return 0;
+}
+
+int iso_set_policy(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		   bool cli, struct iso_err *e)
+{
+	if (!*val)
+		return iso_err_set(e, 0, "%s: expected default, strict, off or a file", opt);
+	if (near_policy_name(val))
+		return iso_err_set(e, 0,
+				   "%s: '%s' is no shipped policy and no file; did you mean "
+				   "%s%s%s?",
+				   opt, val, cli ? opt : "", cli ? "=" : "", near_policy_name(val));
+	o->policy = val;
+	return 0;
+}
+
+int iso_set_env_dir(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		    bool cli, struct iso_err *e)
+{
+	char *eq = strchr(val, '=');
+
+	if (!eq || !valid_env_name(val, (size_t)(eq - val)) || !valid_subdir(eq + 1))
+		return iso_err_set(e, 0,
+				   "%s: expected VAR=SUBDIR with a relative SUBDIR "
+				   "inside the tree, got '%s'",
+				   opt, val);
+	if (iso_tree_reserved(eq + 1))
+		return iso_err_set(e, 0,
+				   "%s: '%s' would point %.*s at isorun's own '%s' in the "
+				   "tree; choose another SUBDIR",
+				   opt, val, (int)(eq - val), val, iso_tree_reserved(eq + 1));
+	return strv_push(&o->env_dirs, val);
+}
+
+int iso_set_setenv(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		   bool cli, struct iso_err *e)
+{
+	char *eq = strchr(val, '=');
+
+	if (!eq || !valid_env_name(val, (size_t)(eq - val)))
+		return iso_err_set(e, 0, "%s: expected VAR=VALUE, got '%s'", opt, val);
+	return strv_push(&o->setenv, val);
+}
+
+int iso_set_env_name(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		     bool cli, struct iso_err *e)
+{
+	if (!valid_env_name(val, strlen(val)))
+		return iso_err_set(e, 0, "%s: invalid variable name '%s'", opt, val);
+	return strv_push(ISO_FIELD(o, k, struct iso_strv), val);
+}
+
+int iso_set_pass_fd(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		    bool cli, struct iso_err *e)
+{
+	uint64_t n;
+	int *fds;
+
+	if (iso_parse_u64(val, NULL, 3, INT_MAX, &n) < 0)
+		return iso_err_set(e, 0, "%s: expected a descriptor number >= 3, got '%s'", opt,
+				   val);
+	/* the same descriptor twice is passed once */
+	for (size_t i = 0; i < o->n_pass_fds; i++)
+		if (o->pass_fds[i] == (int)n)
+			return 0;
+	if (o->n_pass_fds >= ISO_PASS_FD_MAX)
+		return iso_err_set(e, 0, "%s: at most %d descriptors, got one more ('%s')", opt,
+				   ISO_PASS_FD_MAX, val);
+	fds = realloc(o->pass_fds, (o->n_pass_fds + 1) * sizeof(*fds));
+	if (!fds)
+		return -ENOMEM;
+	fds[o->n_pass_fds++] = (int)n;
+	o->pass_fds = fds;
+	return 0;
+}
+
+/* --timeout 0 is no limit, as timeout(1) reads it: a later 0 undoes isorun.conf's */
+int iso_set_duration(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		     bool cli, struct iso_err *e)
+{
+	uint64_t ms;
+
+	if (parse_dur(opt, val, &ms, e) < 0)
+		return -EINVAL;
+	*ISO_FIELD(o, k, uint64_t) = ms;
+	return 0;
+}
+
+int iso_set_stop_signal(struct iso_opts *o, const struct iso_key_info *k, const char *opt,
+			char *val, bool cli, struct iso_err *e)
+{
+	int r = iso_parse_signal(val, &o->stop_signal);
+
+	if (r == -ERANGE)
+		return iso_err_set(e, 0,
+				   "%s: signal '%s' out of range: 1..%d (real-time: "
+				   "SIGRTMIN..SIGRTMAX, %d..%d)",
+				   opt, val, NSIG - 1, SIGRTMIN, SIGRTMAX);
+	if (r < 0)
+		return unknown_signal(opt, val, e);
+	return 0;
+}
+
+int iso_set_finding_exit(struct iso_opts *o, const struct iso_key_info *k, const char *opt,
+			 char *val, bool cli, struct iso_err *e)
+{
+	uint64_t n;
+	int r = iso_parse_u64(val, NULL, 1, 255, &n);
+
+	if (r < 0)
+		return bad_number(e, r, opt, "1..255", val);
+	o->finding_exit = (int)n;
+	return 0;
+}
+
+int iso_set_cap_keep(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		     bool cli, struct iso_err *e)
+{
+	struct iso_err ce = { 0 };
+	uint64_t keep;
+
+	/* ns_caps_parse() says which name is wrong; ours, which setting */
+	if (ns_caps_parse(val, &keep, &ce) < 0) {
+		iso_err_set(e, 0, "%s: %s", opt, ce.msg);
+		iso_err_hint(e, ce.hint);
+		return -EINVAL;
+	}
+	o->cap_keep = keep;
+	return 0;
+}
+
+/*
+ * --memory-max, --pids-max, --cpu-max: VALUE, try:VALUE, or none (undoes isorun.conf's).
+ * The kernel's own bounds: pids.max takes at most PID_MAX_LIMIT (2^22), and a CPU
+ * percentage of 10000 CPUs is 1000 s of quota per 100 ms period, far below cpu.max's.
+ */
+int iso_set_ceiling(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		    bool cli, struct iso_err *e)
+{
+	static const char *const want[] = {
+		"a size (512M, 2G), try:VALUE or none",
+		"a number of processes from 1 to 4194304, try:VALUE or none",
+		"a percentage of one CPU from 1 to 1000000 (50, 150%), try:VALUE or none",
+	};
+	static const struct iso_num_unit percent[] = { { "%", 1 }, { 0 } };
+	struct iso_ceiling c = { .set = true };
+	int kind = k->arg;
+	const char *v = val;
+	int r;
+
+	if (strcmp(val, "none") == 0) {
+		o->ceilings[kind] = (struct iso_ceiling){ 0 };
+		return 0;
+	}
+	if (strncmp(v, "try:", 4) == 0) {
+		c.try_ = true;
+		v += 4;
+	}
+	if (kind == ISO_CEIL_MEMORY)
+		r = parse_size(v, 1, &c.value);
+	else if (kind == ISO_CEIL_PIDS)
+		r = iso_parse_u64(v, NULL, 1, 4194304, &c.value);
+	else
+		r = iso_parse_u64(v, percent, 1, 1000000, &c.value);
+	if (r < 0)
+		return bad_number(e, r, opt, want[kind], val);
+	o->ceilings[kind] = c;
+	return 0;
+}
+
+/* --rlimit-nofile N; --rlimit-core, --rlimit-fsize SIZE or unlimited. */
+int iso_set_rlimit(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		   bool cli, struct iso_err *e)
+{
+	int i = k->arg;
+	uint64_t n;
+	int r;
+
+	if (i != ISO_RLIM_NOFILE &&
+	    (strcmp(val, "unlimited") == 0 || strcmp(val, "infinity") == 0)) {
+		n = ISO_RLIM_UNLIMITED;
+	} else if (i == ISO_RLIM_NOFILE) {
+		/* the kernel's own ceiling (fs.nr_open) is at most 2^30 */
+		r = iso_parse_u64(val, NULL, 0, INT_MAX, &n);
+		if (r < 0)
+			return bad_number(e, r, opt, "a number of descriptors", val);
+	} else if ((r = parse_size(val, 0, &n)) < 0) {
+		return bad_number(e, r, opt, "a size in bytes (K, M, G, T suffixes) or unlimited",
+				  val);
+	}
+	o->rlimits.set[i] = true;
+	o->rlimits.value[i] = n;
+	return 0;
+}

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests: the key table (cli/keys.c) is the one description of an option.
+ * Every entry is whole; a value isorun config shows reads back as the same
+ * value; the report's settings keep their published keys and order.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli/args.h"
+#include "cli/keys.h"
+
+static void test_every_entry_is_whole(void **state)
+{
+	for (int k = 0; k < ISO_N_KEYS; k++) {
+		const struct iso_key_info *x = &iso_keys[k];
+
+		assert_non_null(x->name);
+		assert_non_null(x->parse);
+		/* a list is shown entry by entry, a value by its key's show */
+		assert_int_equal(x->show == NULL, x->kind == ISO_KIND_LIST);
+		assert_int_equal(x->report == NULL, x->report_value == NULL);
+		assert_int_equal(x->report == NULL, x->report_at == 0);
+		/* a choice's field is one the setter can write */
+		if (x->words)
+			assert_true(x->size == sizeof(bool) || x->size == sizeof(int));
+	}
+}
+
+/* The report's keys and their order are published (docs/design.md, the report). */
+static void test_report_order_is_published(void **state)
+{
+	static const char *const want[] = {
+		"config",
+		"root",
+		"keep",
+		"chdir",
+		"clearenv",
+		"watch",
+		"residue",
+		"leaks",
+		"timeout_ms",
+		"stop_signal",
+		"grace_ms",
+		"settle_ms",
+		"pidns",
+		"map_root",
+		"net",
+		"private_tmp",
+		"protect_home",
+		"writable",
+		"policy",
+		"policy_mode",
+		"report",
+		"junit",
+		"finding_exit_code",
+		"memory_max",
+		"pids_max",
+		"cpu_max",
+		"rlimit_nofile",
+		"rlimit_core",
+		"rlimit_fsize",
+		"cgroup",
+		"map_users",
+	};
+	struct iso_report_setting s[ISO_REPORT_SETTINGS_MAX];
+	struct iso_opts o;
+	size_t n;
+	int in_report = 0;
+
+	for (int k = 0; k < ISO_N_KEYS; k++)
+		in_report += iso_keys[k].report != NULL;
+	iso_opts_init(&o);
+	n = iso_key_report(&o, s);
+	/* no key lost to a gap or a twice-used place */
+	assert_int_equal(n, in_report + 1);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(s[i].key, want[i]);
+	iso_opts_free(&o);
+}
+
+static const struct iso_report_setting *find(const struct iso_report_setting *s, size_t n,
+					     const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s[i].key, key) == 0)
+			return &s[i];
+	fail_msg("no report setting %s", key);
+	return &s[0]; /* not reached: fail_msg() leaves the test */
+}
+
+static void test_report_values(void **state)
+{
+	char *argv[] = { "isorun",
+			 "--report",
+			 "fd:3",
+			 "--pidns=try",
+			 "--policy=./p.pol",
+			 "--rlimit-core",
+			 "unlimited",
+			 "--pids-max",
+			 "try:50",
+			 "--protect-home=read-only",
+			 "--",
+			 "true",
+			 NULL };
+	struct iso_report_setting s[ISO_REPORT_SETTINGS_MAX];
+	struct iso_err e = { 0 };
+	struct iso_opts o;
+	size_t n;
+
+	iso_opts_init(&o);
+	assert_int_equal(iso_parse_args(12, argv, &o, &e), ISO_RUN);
+	n = iso_key_report(&o, s);
+	assert_int_equal(find(s, n, "report")->kind, ISO_REPORT_STRING);
+	assert_int_equal(find(s, n, "policy")->kind, ISO_REPORT_PATH);
+	assert_int_equal(find(s, n, "timeout_ms")->kind, ISO_REPORT_NULL);
+	assert_int_equal(find(s, n, "grace_ms")->num, 5000);
+	assert_string_equal(find(s, n, "pidns")->str, "try");
+	assert_string_equal(find(s, n, "protect_home")->str, "ro");
+	assert_string_equal(find(s, n, "rlimit_core")->str, "unlimited");
+	assert_int_equal(find(s, n, "rlimit_nofile")->kind, ISO_REPORT_NULL);
+	assert_int_equal(find(s, n, "pids_max")->kind, ISO_REPORT_CEILING);
+	assert_int_equal(find(s, n, "pids_max")->num, 50);
+	assert_true(find(s, n, "pids_max")->flag);
+	assert_string_equal(find(s, n, "stop_signal")->str, "SIGTERM");
+	iso_opts_free(&o);
+}
+
+/*
+ * A value of each scalar key, set as isorun.conf sets it: what isorun config
+ * shows for it is accepted again and shows the same.  A key missing here fails,
+ * so that a new option gets a sample.
+ */
+static const struct {
+	const char *key, *val;
+} samples[] = {
+	{ "root", "r" },
+	{ "keep", "true" },
+	{ "clearenv", "on" },
+	{ "chdir", "d" },
+	{ "residue", "fail" },
+	{ "timeout", "90s" },
+	{ "stop-signal", "INT" },
+	{ "grace", "1500ms" },
+	{ "settle", "0" },
+	{ "leaks", "ignore" },
+	{ "report", "fd:3" },
+	{ "junit", "j.xml" },
+	{ "finding-exit-code", "9" },
+	{ "pidns", "try" },
+	{ "map-root", "1" },
+	{ "map-users", "require" },
+	{ "cap-keep", "net_raw" },
+	{ "net", "isolated" },
+	{ "private-tmp", "yes" },
+	{ "protect-home", "read-only" },
+	{ "policy", "strict" },
+	{ "policy-mode", "log" },
+	{ "quiet", "true" },
+	{ "verbose", "true" },
+	{ "color", "never" },
+	{ "rlimit-nofile", "64" },
+	{ "rlimit-core", "infinity" },
+	{ "rlimit-fsize", "1M" },
+	{ "memory-max", "try:512M" },
+	{ "pids-max", "100" },
+	{ "cpu-max", "150%" },
+	{ "cgroup", "off" },
+};
+
+static void test_shown_value_reads_back(void **state)
+{
+	for (int k = 0; k < ISO_N_KEYS; k++) {
+		struct iso_opts a, b;
+		struct iso_err e = { 0 };
+		char buf[64], buf2[64], shown[64], val[64] = "";
+
+		if (iso_keys[k].kind == ISO_KIND_LIST)
+			continue;
+		for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
+			if (strcmp(samples[i].key, iso_keys[k].name) == 0)
+				snprintf(val, sizeof(val), "%s", samples[i].val);
+		if (!val[0])
+			fail_msg("no sample value for %s", iso_keys[k].name);
+		iso_opts_init(&a);
+		iso_opts_init(&b);
+		assert_int_equal(iso_opt_set(&a, k, val, 1, &e), 0);
+		snprintf(shown, sizeof(shown), "%s", iso_key_show(&a, k, buf, sizeof(buf)));
+		assert_int_equal(iso_opt_set(&b, k, shown, 1, &e), 0);
+		if (strcmp(shown, iso_key_show(&b, k, buf2, sizeof(buf2))) != 0)
+			fail_msg("%s: shown '%s', read back as '%s'", iso_keys[k].name, shown,
+				 iso_key_show(&b, k, buf2, sizeof(buf2)));
+		iso_opts_free(&a);
+		iso_opts_free(&b);
+	}
+}
+
+/* A choice's message lists its words from the table, the alias beside its word. */
+static void test_choice_words(void **state)
+{
+	struct iso_err e = { 0 };
+	struct iso_opts o;
+
+	iso_opts_init(&o);
+	assert_true(iso_opt_set(&o, ISO_K_PROTECT_HOME, "x", ISO_FROM_CLI, &e) < 0);
+	assert_string_equal(e.msg, "--protect-home: expected off, ro (read-only) or hide, got 'x'");
+	assert_true(iso_opt_set(&o, ISO_K_CGROUP, "x", 3, &e) < 0);
+	assert_string_equal(e.msg, "cgroup: expected auto or off, got 'x'");
+	assert_true(iso_opt_set(&o, ISO_K_NET, "isolated", 3, &e) == 0);
+	assert_true(o.net_isolated);
+	assert_true(iso_opt_set(&o, ISO_K_POLICY_MODE, "log", 3, &e) == 0);
+	assert_true(o.policy_log);
+	assert_true(iso_opt_set(&o, ISO_K_COLOR, NULL, ISO_FROM_CLI, &e) == 0);
+	assert_int_equal(o.color, ISO_COLOR_ALWAYS);
+	/* a word of another choice is no word of this one */
+	assert_true(iso_opt_set(&o, ISO_K_RESIDUE, "ignore", 3, &e) < 0);
+	assert_string_equal(e.msg, "residue: expected fail or warn, got 'ignore'");
+	iso_opts_free(&o);
+}
+
+/* One place decides which options need a namespace (the run plan's first part). */
+static void test_plan_namespaces(void **state)
+{
+	static const struct {
+		enum iso_key key;
+		const char *val;
+		bool protections, namespaces;
+	} cases[] = {
+		{ ISO_K_NET, "isolated", true, true },
+		{ ISO_K_PRIVATE_TMP, "true", true, true },
+		{ ISO_K_PROTECT_HOME, "ro", true, true },
+		{ ISO_K_PROTECT_HOME, "hide", true, true },
+		{ ISO_K_PIDNS, "try", false, true },
+		{ ISO_K_PIDNS, "true", false, true },
+		{ ISO_K_NET, "host", false, false },
+		{ ISO_K_PROTECT_HOME, "off", false, false },
+		{ ISO_K_MAP_ROOT, "true", false, false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct iso_err e = { 0 };
+		struct iso_opts o;
+		char val[16];
+
+		snprintf(val, sizeof(val), "%s", cases[i].val);
+		iso_opts_init(&o);
+		assert_int_equal(iso_opt_set(&o, cases[i].key, val, 1, &e), 0);
+		iso_plan_compile(&o);
+		assert_int_equal(o.plan.protections, cases[i].protections);
+		assert_int_equal(o.plan.namespaces, cases[i].namespaces);
+		iso_opts_free(&o);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_entry_is_whole),
+		cmocka_unit_test(test_report_order_is_published),
+		cmocka_unit_test(test_report_values),
+		cmocka_unit_test(test_shown_value_reads_back),
+		cmocka_unit_test(test_choice_words),
+		cmocka_unit_test(test_plan_namespaces),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
