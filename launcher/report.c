@@ -320,10 +320,9 @@ static json_t *not_measurable(const struct iso_verdict *v)
 	if (v->n[ISO_V_UNMEASURABLE]) {
 		const char *w = iso_unmeasurable_why(o, why, sizeof(why));
 
-		json_array_append_new(
-			a, json_pack("{s:s, s:n, s:o, s:s}", "guard", "leak check", "dir", "reason",
-				     text(w, strlen(w)), "severity",
-				     severity(v, ISO_V_UNMEASURABLE, 0)));
+		json_array_append_new(a, json_pack("{s:s, s:n, s:o, s:s}", "guard", "leak check",
+						   "dir", "reason", text(w, strlen(w)), "severity",
+						   severity(v, ISO_V_UNMEASURABLE, 0)));
 	}
 	for (size_t i = 0; i < o->n_residue_gaps; i++)
 		json_array_append_new(
