@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/junit.h"
+#include "launcher/sinks.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -8,12 +8,9 @@
 #ifndef ISO_JUNIT_H
 #define ISO_JUNIT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
-
-#include "launcher/sinks.h"
-
-/* The JUnit file, a row of launcher/sinks.c's table. */
-void iso_junit_render(struct iso_doc *d, const struct iso_verdict *v);
 
 /*
  * s as XML 1.0 character data (attr: an attribute value, whose newlines and tabs

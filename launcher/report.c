@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/report.h"
+#include "launcher/sinks.h"
 
 #include "launcher/ceiling.h"
 

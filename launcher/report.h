@@ -5,13 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "launcher/sinks.h"
-
 /* The report's version ("schema"), and its JSON Schema (docs/report.schema.json). */
 #define ISO_REPORT_SCHEMA 1
-
-/* The JSON report (docs/design.md, "Report"), a row of launcher/sinks.c's table. */
-void iso_report_render(struct iso_doc *d, const struct iso_verdict *v);
 
 /* p absolute against cwd, "." ".." and "//" resolved by the words alone; malloc'ed. */
 char *iso_abs_path(const char *cwd, const char *p);

@@ -8,9 +8,7 @@
 
 #include "common/cleanup.h"
 #include "launcher/annotate.h"
-#include "launcher/junit.h"
 #include "launcher/outid.h"
-#include "launcher/report.h"
 #include "launcher/summary.h"
 
 /* One output format: the option that asks for it, and what its failure is called. */

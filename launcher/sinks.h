@@ -32,6 +32,10 @@ struct iso_doc {
 /* A renderer of a whole document from the verdict. */
 typedef void (*iso_renderer)(struct iso_doc *d, const struct iso_verdict *v);
 
+/* The renderers of the table's rows (sinks.c), one file each. */
+void iso_report_render(struct iso_doc *d, const struct iso_verdict *v); /* report.c */
+void iso_junit_render(struct iso_doc *d, const struct iso_verdict *v);	/* junit.c */
+
 /* At most this many output files; sinks.c checks its table against it. */
 #define ISO_SINKS_MAX 4
 

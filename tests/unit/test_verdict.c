@@ -12,7 +12,6 @@
 
 #include "common/exit.h"
 #include "launcher/annotate.h"
-#include "launcher/junit.h"
 #include "launcher/sinks.h"
 #include "launcher/summary.h"
 #include "launcher/verdict.h"
