@@ -2,7 +2,8 @@
 /*
  * GitHub Actions workflow commands for the findings: `::error title=...::text`,
  * `::warning` for what does not fail the run, with file, line and col where a
- * finding has them (a policy file's mistake).  The words are finding.c's.
+ * finding has them (a policy file's mistake).  Levels, titles and words are the
+ * verdict's (launcher/verdict.c).
  */
 #ifndef ISO_ANNOTATE_H
 #define ISO_ANNOTATE_H
@@ -10,12 +11,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "launcher/opts.h"
-#include "launcher/outcome.h"
+#include "launcher/verdict.h"
 
 /* GITHUB_ACTIONS=true, as the runner sets it for every step. */
 bool iso_annotations_wanted(void);
-void iso_annotate(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o);
+/* Every finding of the verdict that has a title, in the verdict's order. */
+void iso_annotate(FILE *f, const struct iso_verdict *v);
 
 /* Escape s for a command's message (props false) or a property value; malloc'ed. */
 char *iso_gha_escape(const char *s, bool props);

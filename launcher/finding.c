@@ -346,41 +346,6 @@ json_t *iso_hung_json(const struct iso_hung_tree *t)
 
 /* --- one finding, as stderr, JUnit and the annotations say it ------------ */
 
-size_t iso_refused_count(const struct iso_outcome *o)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < o->n_policy_events; i++)
-		n += o->policy_events[i].refused;
-	return n;
-}
-
-bool iso_leaks_count(const struct iso_opts *opts, const struct iso_outcome *o)
-{
-	return o->n_leaks && opts->leaks == ISO_FAIL;
-}
-
-bool iso_unmeasurable_counts(const struct iso_opts *opts, const struct iso_outcome *o)
-{
-	return (!o->subreaper && !o->pidns && opts->leaks == ISO_FAIL) || o->gate_unmeasurable[0];
-}
-
-bool iso_leak_check_unmeasurable(const struct iso_outcome *o)
-{
-	return (!o->subreaper && !o->pidns) || o->gate_unmeasurable[0];
-}
-
-bool iso_residue_counts(const struct iso_opts *opts, const struct iso_outcome *o)
-{
-	return o->n_residue && opts->residue == ISO_FAIL;
-}
-
-/* A check that could not run fails as a finding would: --residue=fail asked for proof. */
-bool iso_residue_gaps_count(const struct iso_opts *opts, const struct iso_outcome *o)
-{
-	return o->n_residue_gaps && opts->residue == ISO_FAIL;
-}
-
 const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s",
@@ -472,8 +437,8 @@ static void finding_lines(FILE *f, const struct iso_opts *opts, const struct iso
 }
 
 /* The text without a final newline, whatever the kind's own function ends with. */
-void iso_finding_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o,
-		      enum iso_finding_kind kind, size_t i)
+static void finding_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o,
+			 enum iso_finding_kind kind, size_t i)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -499,7 +464,7 @@ char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
 
 	if (!m)
 		return NULL;
-	iso_finding_text(m, opts, o, kind, i);
+	finding_text(m, opts, o, kind, i);
 	if (fclose(m) != 0) {
 		free(buf);
 		return NULL;

@@ -80,21 +80,12 @@ enum iso_finding_kind {
 	ISO_FIND_RETAINED,
 };
 
-/* The i-th finding of a kind (i is ignored for the single ones). */
-void iso_finding_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o,
-		      enum iso_finding_kind kind, size_t i);
-/* The same as a malloc'ed string; NULL on ENOMEM. */
+/*
+ * The words of the i-th finding of a kind (i is ignored for the single ones), without
+ * a final newline, malloc'ed; NULL on ENOMEM.  Whether it counts is launcher/verdict.c's.
+ */
 char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
 		      enum iso_finding_kind kind, size_t i);
-
-/* Whether a finding counts against the verdict (the same rules as the exit code). */
-bool iso_leaks_count(const struct iso_opts *opts, const struct iso_outcome *o);
-bool iso_unmeasurable_counts(const struct iso_opts *opts, const struct iso_outcome *o);
-/* The leak check did not run, whatever --leaks makes of it. */
-bool iso_leak_check_unmeasurable(const struct iso_outcome *o);
-bool iso_residue_counts(const struct iso_opts *opts, const struct iso_outcome *o);
-bool iso_residue_gaps_count(const struct iso_opts *opts, const struct iso_outcome *o);
-size_t iso_refused_count(const struct iso_outcome *o);
 
 /*
  * Under --protect-home, when the command itself failed (exited non-zero or was

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/junit.h"
+#include "launcher/sinks.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/text.h"
-#include "launcher/finding.h"
-#include "launcher/report.h"
 #include "launcher/shell.h"
-#include "launcher/summary.h"
 
 /* The length of the valid UTF-8 sequence at s (at most n bytes) and its code point; 0: none. */
 static size_t utf8_char(const unsigned char *s, size_t n, unsigned *cp)
@@ -101,19 +100,19 @@ static void jcase_set(struct jcase *c, const char *status, const char *type, con
 	snprintf(c->message, sizeof(c->message), "%s", msg);
 }
 
-/* The texts of `count` findings of a kind, one per line. */
-static void texts(struct jcase *c, const struct iso_opts *opts, const struct iso_outcome *o,
-		  enum iso_finding_kind kind, size_t count)
+/* The words of every finding of a kind, one per line. */
+static void texts(struct jcase *c, const struct iso_verdict *v, enum iso_vkind kind)
 {
-	for (size_t i = 0; i < count; i++) {
-		iso_finding_text(c->m, opts, o, kind, i);
-		fputc('\n', c->m);
+	for (size_t i = 0; i < v->n[kind]; i++) {
+		const char *t = iso_verdict_get(v, kind, i)->text;
+
+		fprintf(c->m, "%s\n", t ? t : "?");
 	}
 }
 
-static void case_command(struct jcase *c, const struct iso_opts *opts, const struct iso_outcome *o)
+static void case_command(struct jcase *c, const struct iso_verdict *v)
 {
-	char how[300] = "", err[600];
+	const struct iso_outcome *o = v->out;
 
 	fputs("$", c->m);
 	for (size_t i = 0; i < o->argc; i++) {
@@ -122,125 +121,117 @@ static void case_command(struct jcase *c, const struct iso_opts *opts, const str
 		fprintf(c->m, " %s", q ? q : "?");
 	}
 	fputc('\n', c->m);
-	if (o->unfinished) {
+	if (v->unfinished) {
 		jcase_set(c, "error", "unfinished", ISO_UNFINISHED);
 		return;
 	}
 	if (o->setup_before || o->setup_failed) {
-		iso_err_format(&o->setup_err, err, sizeof(err));
-		fprintf(c->m, "%s\n", err);
-		iso_how_it_ended(o, o->exit, how, sizeof(how));
-		jcase_set(c, "error", "setup", how);
+		texts(c, v, ISO_V_SETUP);
+		jcase_set(c, "error", "setup", v->how);
 		return;
 	}
-	iso_how_it_ended(o, o->exit, how, sizeof(how));
 	if (o->cancelled_by)
-		jcase_set(c, "error", "cancelled", how);
-	else if (how[0] && !o->timed_out)
-		jcase_set(c, "failure", "command", how);
+		jcase_set(c, "error", "cancelled", v->how);
+	else if (v->how[0] && !o->timed_out)
+		jcase_set(c, "failure", "command", v->how);
 }
 
 /* before the start nothing ran that a guard could judge */
-static bool not_run(struct jcase *c, const struct iso_outcome *o)
+static bool not_run(struct jcase *c, const struct iso_verdict *v)
 {
-	if (!o->setup_before && !o->unfinished)
+	if (!v->nothing_ran && !v->unfinished)
 		return false;
-	jcase_set(c, "skipped", NULL, o->unfinished ? ISO_UNFINISHED : "the command did not run");
+	jcase_set(c, "skipped", NULL, v->unfinished ? ISO_UNFINISHED : "the command did not run");
 	return true;
 }
 
-static void case_leaks(struct jcase *c, const struct iso_opts *opts, const struct iso_outcome *o)
+static void case_leaks(struct jcase *c, const struct iso_verdict *v)
 {
-	char why[256], msg[300];
+	const struct iso_vfinding *gap = iso_verdict_get(v, ISO_V_UNMEASURABLE, 0);
+	size_t n = v->n[ISO_V_LEAK];
+	char msg[300];
 
-	if (not_run(c, o))
+	if (not_run(c, v))
 		return;
-	texts(c, opts, o, ISO_FIND_LEAK, o->n_leaks);
-	snprintf(msg, sizeof(msg), "leak check: not measurable (%s)",
-		 iso_unmeasurable_why(o, why, sizeof(why)));
-	if (iso_leak_check_unmeasurable(o))
-		fprintf(c->m, "%s\n", msg);
-	if (iso_unmeasurable_counts(opts, o)) {
-		jcase_set(c, "failure", "not-measurable", msg);
-	} else if (iso_leaks_count(opts, o)) {
-		snprintf(msg, sizeof(msg), "%zu process%s outlived the command", o->n_leaks,
-			 o->n_leaks == 1 ? "" : "es");
+	texts(c, v, ISO_V_LEAK);
+	texts(c, v, ISO_V_UNMEASURABLE);
+	if (gap && gap->counts) {
+		jcase_set(c, "failure", "not-measurable", gap->text ? gap->text : "?");
+	} else if (v->n_counting[ISO_V_LEAK]) {
+		snprintf(msg, sizeof(msg), "%zu process%s outlived the command", n,
+			 n == 1 ? "" : "es");
 		jcase_set(c, "failure", "leak", msg);
-	} else if (iso_leak_check_unmeasurable(o)) {
+	} else if (gap) {
 		/* --leaks=warn|ignore: not a failure, and never a pass either */
-		jcase_set(c, "skipped", NULL, msg);
+		jcase_set(c, "skipped", NULL, gap->text ? gap->text : "?");
 	}
 }
 
-static void case_residue(struct jcase *c, const struct iso_opts *opts, const struct iso_outcome *o)
+static void case_residue(struct jcase *c, const struct iso_verdict *v)
 {
+	size_t n = v->n[ISO_V_RESIDUE], gaps = v->n[ISO_V_RESIDUE_GAP];
 	char msg[160];
 
-	if (not_run(c, o))
+	if (not_run(c, v))
 		return;
-	if (!opts->watch.n) {
+	if (!v->opts->watch.n) {
 		jcase_set(c, "skipped", NULL, "no --watch directory");
 		return;
 	}
-	texts(c, opts, o, ISO_FIND_RESIDUE, o->n_residue);
-	texts(c, opts, o, ISO_FIND_RESIDUE_GAP, o->n_residue_gaps);
-	if (iso_residue_gaps_count(opts, o)) {
-		snprintf(msg, sizeof(msg), "residue check not measurable in %zu director%s",
-			 o->n_residue_gaps, o->n_residue_gaps == 1 ? "y" : "ies");
+	texts(c, v, ISO_V_RESIDUE);
+	texts(c, v, ISO_V_RESIDUE_GAP);
+	if (v->n_counting[ISO_V_RESIDUE_GAP]) {
+		snprintf(msg, sizeof(msg), "residue check not measurable in %zu director%s", gaps,
+			 gaps == 1 ? "y" : "ies");
 		jcase_set(c, "failure", "not-measurable", msg);
-	} else if (iso_residue_counts(opts, o)) {
-		snprintf(msg, sizeof(msg), "%zu new entr%s in watched directories", o->n_residue,
-			 o->n_residue == 1 ? "y" : "ies");
+	} else if (v->n_counting[ISO_V_RESIDUE]) {
+		snprintf(msg, sizeof(msg), "%zu new entr%s in watched directories", n,
+			 n == 1 ? "y" : "ies");
 		jcase_set(c, "failure", "residue", msg);
-	} else if (o->n_residue_gaps) {
+	} else if (gaps) {
 		/* --residue=warn: not a failure, and never a pass either */
-		snprintf(msg, sizeof(msg), "residue check: not measurable in %zu director%s",
-			 o->n_residue_gaps, o->n_residue_gaps == 1 ? "y" : "ies");
+		snprintf(msg, sizeof(msg), "residue check: not measurable in %zu director%s", gaps,
+			 gaps == 1 ? "y" : "ies");
 		jcase_set(c, "skipped", NULL, msg);
 	}
 }
 
-static void case_policy(struct jcase *c, const struct iso_opts *opts, const struct iso_outcome *o)
+static void case_policy(struct jcase *c, const struct iso_verdict *v)
 {
+	size_t n = v->n_counting[ISO_V_REFUSAL];
 	char msg[160];
-	size_t n = iso_refused_count(o);
 
-	if (not_run(c, o))
+	if (not_run(c, v))
 		return;
-	if (!o->policy_name) {
+	if (!v->out->policy_name) {
 		jcase_set(c, "skipped", NULL, "--policy=off");
 		return;
 	}
-	texts(c, opts, o, ISO_FIND_REFUSAL, o->n_policy_events);
+	texts(c, v, ISO_V_REFUSAL);
 	if (n) {
 		snprintf(msg, sizeof(msg), "%zu call%s refused", n, n == 1 ? "" : "s");
 		jcase_set(c, "failure", "policy", msg);
 	}
 }
 
-/* the tree's removal, and the delivery of what the command wrote */
-static void case_teardown(struct jcase *c, const struct iso_opts *opts, const struct iso_outcome *o)
+/* the tree's removal, and the delivery of what the command wrote and of the files before */
+static void case_teardown(struct jcase *c, const struct iso_verdict *v)
 {
-	bool lost = false;
+	const struct iso_vfinding *undelivered = iso_verdict_get(v, ISO_V_UNDELIVERED, 0);
+	const struct iso_outcome *o = v->out;
 
-	if (o->unfinished) {
+	if (v->unfinished) {
 		jcase_set(c, "skipped", NULL, ISO_UNFINISHED);
 		return;
 	}
-	for (int i = 0; i < 2; i++)
-		if (iso_stream_lost(o->streams[i])) {
-			fprintf(c->m, "%s: write failed: %s (%llu bytes lost)\n",
-				o->streams[i]->name, strerror(o->streams[i]->out_err),
-				(unsigned long long)o->streams[i]->lost);
-			lost = true;
-		}
-	if (o->report_error[0])
-		fprintf(c->m, "%s\n", o->report_error);
-	if (o->tree_state == ISO_TREE_RETAINED) {
-		texts(c, opts, o, ISO_FIND_RETAINED, 1);
+	texts(c, v, ISO_V_STREAM_LOST);
+	texts(c, v, ISO_V_UNDELIVERED);
+	if (v->n[ISO_V_RETAINED]) {
+		texts(c, v, ISO_V_RETAINED);
 		jcase_set(c, "failure", "retained", "namespace retained");
-	} else if (lost || o->report_error[0]) {
-		jcase_set(c, "failure", "delivery", lost ? "output lost" : "report not written");
+	} else if (v->n[ISO_V_STREAM_LOST] || undelivered) {
+		jcase_set(c, "failure", "delivery",
+			  v->n[ISO_V_STREAM_LOST] ? "output lost" : undelivered->word);
 	} else if (o->tree_state == ISO_TREE_KEPT) {
 		fprintf(c->m, "namespace kept at %s\n", o->tree_path);
 	} else if (o->tree_state == ISO_TREE_REMOVED && o->tree_reason[0]) {
@@ -249,16 +240,16 @@ static void case_teardown(struct jcase *c, const struct iso_opts *opts, const st
 	}
 }
 
-static void case_timeout(struct jcase *c, const struct iso_opts *opts, const struct iso_outcome *o)
+static void case_timeout(struct jcase *c, const struct iso_verdict *v)
 {
-	if (not_run(c, o))
+	if (not_run(c, v))
 		return;
-	if (!opts->timeout_ms) {
+	if (!v->opts->timeout_ms) {
 		jcase_set(c, "skipped", NULL, "no --timeout");
 		return;
 	}
-	if (o->timed_out) {
-		texts(c, opts, o, ISO_FIND_TIMEOUT, 1);
+	if (v->n[ISO_V_TIMEOUT]) {
+		texts(c, v, ISO_V_TIMEOUT);
 		jcase_set(c, "failure", "timeout", "timed out");
 	}
 }
@@ -321,10 +312,10 @@ static void property(FILE *f, const char *name, const char *value)
 	fputs("\"/>\n", f);
 }
 
-static void emit(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o,
-		 const struct jcase *cases)
+static void emit(FILE *f, const struct iso_verdict *v, const struct jcase *cases)
 {
-	char attrs[160], stamp[32], host[256] = "localhost", reason[512], code[16];
+	const struct iso_outcome *o = v->out;
+	char attrs[160], stamp[32], host[256] = "localhost", code[16] = "";
 	double secs = (double)o->duration_ms / 1000.0;
 	double cmd = o->timing.command == ISO_TIMING_NONE ? 0 : (double)o->timing.command / 1e6;
 	struct tm tm;
@@ -332,14 +323,9 @@ static void emit(FILE *f, const struct iso_opts *opts, const struct iso_outcome 
 	iso_utc(o->started.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
 	(void)gethostname(host, sizeof(host) - 1);
-	if (o->unfinished) {
-		/* no code yet: an empty value, never a 0 that reads as a pass */
-		snprintf(reason, sizeof(reason), "%s", ISO_UNFINISHED);
-		code[0] = '\0';
-	} else {
-		iso_verdict_reason(opts, o, reason, sizeof(reason));
-		snprintf(code, sizeof(code), "%d", o->exit);
-	}
+	/* unfinished: no code yet, an empty value, never a 0 that reads as a pass */
+	if (!v->unfinished)
+		snprintf(code, sizeof(code), "%d", v->exit);
 	counts(cases, attrs, sizeof(attrs), secs);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"isorun\" %s>\n",
 		attrs);
@@ -348,46 +334,34 @@ static void emit(FILE *f, const struct iso_opts *opts, const struct iso_outcome 
 	fputs("\">\n    <properties>\n", f);
 	property(f, "isorun.version", ISO_VERSION);
 	property(f, "isorun.exit", code);
-	property(f, "isorun.reason", reason);
+	property(f, "isorun.reason", v->reason);
 	fputs("    </properties>\n", f);
 	for (int i = 0; i < N_CASES; i++)
 		emit_case(f, &cases[i], i == 0 ? cmd : 0);
 	fputs("  </testsuite>\n</testsuites>\n", f);
 }
 
-typedef void (*case_fn)(struct jcase *c, const struct iso_opts *opts, const struct iso_outcome *o);
+typedef void (*case_fn)(struct jcase *c, const struct iso_verdict *v);
 
-int iso_junit_write(int fd, const struct iso_opts *opts, const struct iso_outcome *o)
+void iso_junit_render(struct iso_doc *d, const struct iso_verdict *v)
 {
 	static const char *const names[N_CASES] = { "command", "leak gate", "residue",
 						    "policy",  "teardown",  "timeout" };
 	const case_fn fns[N_CASES] = { case_command, case_leaks,    case_residue,
 				       case_policy,  case_teardown, case_timeout };
 	struct jcase cases[N_CASES] = { 0 };
-	_cleanup_free_ char *xml = NULL;
-	size_t len = 0;
-	FILE *f = NULL;
-	int r = -ENOMEM;
 
-	for (int i = 0; i < N_CASES; i++) {
+	for (int i = 0; i < N_CASES && !d->err; i++) {
 		if (!jcase_open(&cases[i], names[i]))
-			goto out;
-		fns[i](&cases[i], opts, o);
-		if (fclose(cases[i].m) != 0)
-			goto out;
+			d->err = -ENOMEM;
+		else
+			fns[i](&cases[i], v);
+		if (cases[i].m && fclose(cases[i].m) != 0)
+			d->err = -ENOMEM;
 		cases[i].m = NULL;
 	}
-	f = open_memstream(&xml, &len);
-	if (!f)
-		goto out;
-	emit(f, opts, o, cases);
-	if (fclose(f) == 0)
-		r = iso_write_synced(fd, xml, len);
-out:
-	for (int i = 0; i < N_CASES; i++) {
-		if (cases[i].m)
-			fclose(cases[i].m);
+	if (!d->err)
+		emit(d->f, v, cases);
+	for (int i = 0; i < N_CASES; i++)
 		free(cases[i].text);
-	}
-	return r;
 }

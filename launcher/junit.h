@@ -2,18 +2,15 @@
 /*
  * --junit FILE: the run as JUnit XML (the Ant/Jenkins shape CI dashboards read),
  * one test case per guard: the command, the leak gate, residue, policy, teardown
- * and timeout.  A case fails exactly when its finding counts against the verdict;
- * its text is finding.c's, the words of the stderr lines.
+ * and timeout.  A case fails exactly when its finding counts against the verdict
+ * (launcher/verdict.c); its text is the verdict's, the words of the stderr lines.
  */
 #ifndef ISO_JUNIT_H
 #define ISO_JUNIT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
-
-#include "launcher/opts.h"
-#include "launcher/outcome.h"
-
-int iso_junit_write(int fd, const struct iso_opts *opts, const struct iso_outcome *o);
 
 /*
  * s as XML 1.0 character data (attr: an attribute value, whose newlines and tabs

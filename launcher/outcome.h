@@ -77,9 +77,6 @@ struct iso_outcome {
 	char *cwd;
 	struct timespec started; /* CLOCK_REALTIME */
 	uint64_t duration_ms;
-	/* the provisional report and JUnit file, written at the start: nothing is known yet */
-	bool unfinished;
-
 	bool subreaper;
 	char subreaper_why[160]; /* when not */
 	bool pidns;		 /* the leak gate was the PID namespace's init */
@@ -141,9 +138,7 @@ struct iso_outcome {
 
 	struct iso_resources res; /* accounting and ceilings: the report's `resources` */
 
-	char report_error[400]; /* --report could not be written: what and why */
-	char junit_error[400];	/* --junit could not be written: what and why */
-	int exit;
+	int exit; /* the exec's failure (126, 127); at the end, isorun's exit code (verdict.c) */
 };
 
 #endif

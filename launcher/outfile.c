@@ -163,9 +163,38 @@ static int keep_owner(const struct iso_outfile *f, int fd)
 	return 0;
 }
 
+/*
+ * The whole text, then a sync where the file has one: a report that is not on the
+ * disk is no evidence, and ENOSPC, EDQUOT or EIO may surface only at the sync.
+ */
+int iso_write_synced(int fd, const char *text, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t w = write(fd, text + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		done += (size_t)w;
+	}
+	/* a pipe or a device has nothing to sync */
+	if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
+		return -errno;
+	return 0;
+}
+
+/* The document, or -ENOMEM for one that could not be rendered (text NULL). */
+static int put(int fd, const struct iso_text *t)
+{
+	return t->text ? iso_write_synced(fd, t->text, t->len) : -ENOMEM;
+}
+
 /* Write and sync a temporary file, then rename it over the file: all of it or none. */
-static int replace(struct iso_outfile *f, iso_outfile_writer fn, const struct iso_opts *o,
-		   const struct iso_outcome *out)
+static int replace(struct iso_outfile *f, const struct iso_text *t)
 {
 	char tmp[NAME_MAX + 1];
 	int fd = make_temp(f, tmp, sizeof(tmp));
@@ -175,7 +204,7 @@ static int replace(struct iso_outfile *f, iso_outfile_writer fn, const struct is
 		return fd;
 	r = keep_owner(f, fd);
 	if (r == 0)
-		r = fn(fd, o, out);
+		r = put(fd, t);
 	if (close(fd) < 0 && r == 0 && errno != EINTR)
 		r = -errno;
 	if (r == 0 && renameat(f->dir_fd, tmp, f->dir_fd, f->name) < 0)
@@ -192,23 +221,21 @@ static int replace(struct iso_outfile *f, iso_outfile_writer fn, const struct is
 }
 
 /* A file rewritten where it is: emptied first, and emptied again if the text failed. */
-static int rewrite(struct iso_outfile *f, iso_outfile_writer fn, const struct iso_opts *o,
-		   const struct iso_outcome *out)
+static int rewrite(struct iso_outfile *f, const struct iso_text *t)
 {
 	int r = 0;
 
 	if (f->how == ISO_OUT_INPLACE && (ftruncate(f->fd, 0) < 0 || lseek(f->fd, 0, SEEK_SET) < 0))
 		r = -errno;
 	if (r == 0)
-		r = fn(f->fd, o, out);
+		r = put(f->fd, t);
 	if (r < 0)
 		(void)!ftruncate(f->fd, 0); /* a pipe or a device has nothing to cut */
 	return r;
 }
 
 int iso_outfile_open(struct iso_outfile *f, const char *opt, const char *spec,
-		     iso_outfile_writer fn, const struct iso_opts *o, const struct iso_outcome *out,
-		     struct iso_err *e)
+		     const struct iso_text *t, struct iso_err *e)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -225,13 +252,13 @@ int iso_outfile_open(struct iso_outfile *f, const char *opt, const char *spec,
 	exists = stat(path, &st) == 0;
 	if ((!exists && errno != ENOENT) || (exists && !S_ISREG(st.st_mode)))
 		return open_in_place(f, ISO_OUT_STREAM, e) < 0 ? -EINVAL : 0;
-	if (open_dir(f, path, exists ? &st : NULL) == 0 && replace(f, fn, o, out) == 0)
+	if (open_dir(f, path, exists ? &st : NULL) == 0 && replace(f, t) == 0)
 		return 0;
 	iso_outfile_close(f);
 	/* not a directory we may create in, or the disk refused the text: in place */
 	if (open_in_place(f, ISO_OUT_INPLACE, e) < 0)
 		return -EINVAL;
-	(void)rewrite(f, fn, o, out); /* emptied on failure; the end tries again */
+	(void)rewrite(f, t); /* emptied on failure; the end tries again */
 	return 0;
 }
 
@@ -240,15 +267,14 @@ bool iso_outfile_is_open(const struct iso_outfile *f)
 	return f->fd >= 0 || f->dir_fd >= 0;
 }
 
-int iso_outfile_finish(struct iso_outfile *f, iso_outfile_writer fn, const struct iso_opts *o,
-		       const struct iso_outcome *out)
+int iso_outfile_finish(struct iso_outfile *f, const struct iso_text *t)
 {
 	int r;
 
 	if (f->how == ISO_OUT_REPLACE)
-		r = replace(f, fn, o, out);
+		r = replace(f, t);
 	else
-		r = rewrite(f, fn, o, out);
+		r = rewrite(f, t);
 	if (f->fd >= 0 && close(f->fd) < 0 && r == 0 && errno != EINTR)
 		r = -errno;
 	f->fd = -1;

@@ -20,8 +20,6 @@
 #include <sys/types.h>
 
 #include "common/err.h"
-#include "launcher/opts.h"
-#include "launcher/outcome.h"
 
 enum iso_outfile_how {
 	ISO_OUT_STREAM,	 /* written once, at the end */
@@ -47,23 +45,28 @@ struct iso_outfile {
 		.fd = -1, .dir_fd = -1                                                             \
 	}
 
-typedef int (*iso_outfile_writer)(int fd, const struct iso_opts *o, const struct iso_outcome *out);
+/* A whole document in memory; text NULL: it could not be rendered (ENOMEM). */
+struct iso_text {
+	const char *text;
+	size_t len;
+};
 
 /*
- * Open opt's spec and put the provisional document in it (fn of out, which the
- * caller marks unfinished).  -EINVAL with e set when the file cannot be opened at
- * all (a setup error); a provisional text the disk refused leaves an empty file.
+ * Open opt's spec and put the provisional document t in it.  -EINVAL with e set
+ * when the file cannot be opened at all (a setup error); a provisional text the
+ * disk refused leaves an empty file.
  */
 int iso_outfile_open(struct iso_outfile *f, const char *opt, const char *spec,
-		     iso_outfile_writer fn, const struct iso_opts *o, const struct iso_outcome *out,
-		     struct iso_err *e);
+		     const struct iso_text *t, struct iso_err *e);
 
 /* Opened and not yet finished. */
 bool iso_outfile_is_open(const struct iso_outfile *f);
 
 /* The final document, then the file is closed; 0 or -errno (the provisional then stays). */
-int iso_outfile_finish(struct iso_outfile *f, iso_outfile_writer fn, const struct iso_opts *o,
-		       const struct iso_outcome *out);
+int iso_outfile_finish(struct iso_outfile *f, const struct iso_text *t);
+
+/* All of text to fd, then fsync where fd has one; 0 or -errno. */
+int iso_write_synced(int fd, const char *text, size_t len);
 
 /* Close what is still open, writing nothing. */
 void iso_outfile_close(struct iso_outfile *f);

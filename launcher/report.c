@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/report.h"
+#include "launcher/sinks.h"
 
 #include "launcher/ceiling.h"
 
@@ -9,12 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/text.h"
 #include "launcher/finding.h"
-#include "launcher/summary.h"
 #include "ns/ns.h"
 #include "tree/tree.h"
 
@@ -150,9 +149,12 @@ static json_t *abs_paths(const struct iso_outcome *o, const struct iso_strv *v)
 	return a;
 }
 
-static const char *severity(enum iso_verdict_mode m)
+/* A finding's severity, as the verdict decided it. */
+static const char *severity(const struct iso_verdict *v, enum iso_vkind kind, size_t i)
 {
-	return m == ISO_FAIL ? "error" : m == ISO_WARN ? "warning" : "info";
+	const struct iso_vfinding *f = iso_verdict_get(v, kind, i);
+
+	return f ? f->level : "error";
 }
 
 static const char *state_name(enum iso_tree_state s)
@@ -187,9 +189,11 @@ static json_t *init_lost(const struct iso_outcome *o)
 	return json_pack("{s:i}", "exit_code", o->init_status);
 }
 
-static json_t *isolation(const struct iso_outcome *o)
+static json_t *isolation(const struct iso_verdict *v)
 {
-	if (o->unfinished)
+	const struct iso_outcome *o = v->out;
+
+	if (v->unfinished)
 		return json_pack("{s:b, s:n, s:b, s:s, s:s}", "pidns", false, "pidns_reason",
 				 "subreaper", false, "leak_check", "not-measurable", "reason",
 				 ISO_UNFINISHED);
@@ -238,8 +242,9 @@ static void rlimit_entries(const struct iso_outcome *o, json_t *limits)
 	}
 }
 
-static json_t *policy(const struct iso_outcome *o)
+static json_t *policy(const struct iso_verdict *v)
 {
+	const struct iso_outcome *o = v->out;
 	json_t *refused = json_array();
 
 	for (size_t i = 0; i < o->n_policy_events; i++) {
@@ -249,7 +254,7 @@ static json_t *policy(const struct iso_outcome *o)
 				      ev->origin ? ev->origin : "", "action",
 				      ev->refused ? "refused" : "logged");
 		iso_refusal_json_add(e, ev);
-		json_object_set_new(e, "severity", json_string(ev->refused ? "error" : "warning"));
+		json_object_set_new(e, "severity", json_string(severity(v, ISO_V_REFUSAL, i)));
 		json_array_append_new(refused, e);
 	}
 	return json_pack("{s:s, s:s, s:s, s:o}", "name", o->policy_name ? o->policy_name : "off",
@@ -261,9 +266,10 @@ static json_t *policy(const struct iso_outcome *o)
 }
 
 /* Attribution (ppid, argv, exe, times, what started it) is filled where the gate records it. */
-static json_t *leaks(const struct iso_opts *opts, const struct iso_outcome *o)
+static json_t *leaks(const struct iso_verdict *v)
 {
-	json_t *v = json_array();
+	const struct iso_outcome *o = v->out;
+	json_t *a = json_array();
 
 	for (size_t i = 0; i < o->n_leaks; i++) {
 		const struct iso_leak *l = &o->leaks[i];
@@ -273,53 +279,54 @@ static json_t *leaks(const struct iso_opts *opts, const struct iso_outcome *o)
 			redacted(l->cmdline), "cwd", l->cwd ? redacted(l->cwd) : json_null(),
 			"session", l->sid, "killed", 1);
 		iso_leak_json_add(e, l);
-		json_object_set_new(e, "severity", json_string(severity(opts->leaks)));
-		json_array_append_new(v, e);
+		json_object_set_new(e, "severity", json_string(severity(v, ISO_V_LEAK, i)));
+		json_array_append_new(a, e);
 	}
-	return v;
+	return a;
 }
 
-static json_t *residue(const struct iso_opts *opts, const struct iso_outcome *o)
+static json_t *residue(const struct iso_verdict *v)
 {
-	json_t *v = json_array();
+	const struct iso_outcome *o = v->out;
+	json_t *a = json_array();
 
 	for (size_t i = 0; i < o->n_residue; i++)
 		json_array_append_new(
-			v, json_pack("{s:o, s:o, s:s}", "dir", abs_path(o, o->residue[i].dir),
+			a, json_pack("{s:o, s:o, s:s}", "dir", abs_path(o, o->residue[i].dir),
 				     "path", text(o->residue[i].path, strlen(o->residue[i].path)),
-				     "severity", severity(opts->residue)));
-	return v;
+				     "severity", severity(v, ISO_V_RESIDUE, i)));
+	return a;
 }
 
 /* Every guard that could not run, and why: a check that did not run never reads as passed. */
-static json_t *not_measurable(const struct iso_opts *opts, const struct iso_outcome *o)
+static json_t *not_measurable(const struct iso_verdict *v)
 {
-	json_t *v = json_array();
+	const struct iso_outcome *o = v->out;
+	json_t *a = json_array();
 	char why[256];
 
 	/* a run that did not finish measured nothing, and never passed a check */
-	if (o->unfinished) {
-		json_array_append_new(v, json_pack("{s:s, s:n, s:s, s:s}", "guard", "leak check",
+	if (v->unfinished) {
+		json_array_append_new(a, json_pack("{s:s, s:n, s:s, s:s}", "guard", "leak check",
 						   "dir", "reason", ISO_UNFINISHED, "severity",
 						   "error"));
-		return v;
+		return a;
 	}
 	/* the reason first: an argument's strlen() may be evaluated before the call */
-	if (iso_leak_check_unmeasurable(o)) {
+	if (v->n[ISO_V_UNMEASURABLE]) {
 		const char *w = iso_unmeasurable_why(o, why, sizeof(why));
 
-		json_array_append_new(
-			v, json_pack("{s:s, s:n, s:o, s:s}", "guard", "leak check", "dir", "reason",
-				     text(w, strlen(w)), "severity",
-				     iso_unmeasurable_counts(opts, o) ? "error" : "warning"));
+		json_array_append_new(a, json_pack("{s:s, s:n, s:o, s:s}", "guard", "leak check",
+						   "dir", "reason", text(w, strlen(w)), "severity",
+						   severity(v, ISO_V_UNMEASURABLE, 0)));
 	}
 	for (size_t i = 0; i < o->n_residue_gaps; i++)
 		json_array_append_new(
-			v, json_pack("{s:s, s:o, s:o, s:s}", "guard", "residue", "dir",
+			a, json_pack("{s:s, s:o, s:o, s:s}", "guard", "residue", "dir",
 				     abs_path(o, o->residue_gaps[i].dir), "reason",
 				     text(o->residue_gaps[i].why, strlen(o->residue_gaps[i].why)),
-				     "severity", severity(opts->residue)));
-	return v;
+				     "severity", severity(v, ISO_V_RESIDUE_GAP, i)));
+	return a;
 }
 
 /* One setting as cli/ worded it; NULL when a value cannot be made. */
@@ -405,11 +412,13 @@ static json_t *result(const struct iso_outcome *o)
 			 o->setup_failed ? o->setup_error : NULL);
 }
 
-static json_t *build(const struct iso_opts *opts, const struct iso_outcome *o)
+static json_t *build(const struct iso_verdict *v)
 {
+	const struct iso_opts *opts = v->opts;
+	const struct iso_outcome *o = v->out;
 	json_t *root = json_object(), *argv = json_array();
 	json_t *resources = iso_resources_json(&o->res);
-	char started[64], reason[512];
+	char started[64];
 	struct tm tm;
 
 	rlimit_entries(o, json_object_get(resources, "limits"));
@@ -419,17 +428,10 @@ static json_t *build(const struct iso_opts *opts, const struct iso_outcome *o)
 	iso_utc(o->started.tv_sec, &tm);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-	if (o->unfinished)
-		snprintf(reason, sizeof(reason), "%s", ISO_UNFINISHED);
-	else
-		iso_verdict_reason(opts, o, reason, sizeof(reason));
 	json_object_set_new(root, "schema", json_integer(ISO_REPORT_SCHEMA));
 	json_object_set_new(root, "version", json_string(ISO_VERSION));
-	json_object_set_new(root, "verdict",
-			    json_string(o->unfinished ? "unfinished"
-					: o->exit     ? "failed"
-						      : "passed"));
-	json_object_set_new(root, "reason", reason[0] ? json_string(reason) : json_null());
+	json_object_set_new(root, "verdict", json_string(iso_verdict_word(v)));
+	json_object_set_new(root, "reason", v->reason[0] ? json_string(v->reason) : json_null());
 	json_object_set_new(root, "error", setup_error(o));
 	json_object_set_new(root, "argv", argv);
 	json_object_set_new(root, "cwd", o->cwd ? redacted(o->cwd) : json_null());
@@ -442,13 +444,13 @@ static json_t *build(const struct iso_opts *opts, const struct iso_outcome *o)
 				      "removal", micros(o->timing.removal)));
 	json_object_set_new(root, "environment", names(o->env));
 	json_object_set_new(root, "settings", settings(opts, o));
-	json_object_set_new(root, "isolation", isolation(o));
-	json_object_set_new(root, "policy", policy(o));
-	json_object_set_new(root, "leaks", leaks(opts, o));
+	json_object_set_new(root, "isolation", isolation(v));
+	json_object_set_new(root, "policy", policy(v));
+	json_object_set_new(root, "leaks", leaks(v));
 	json_object_set_new(root, "timeout", iso_hung_json(&o->hung));
 	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
-	json_object_set_new(root, "residue", residue(opts, o));
-	json_object_set_new(root, "not_measurable", not_measurable(opts, o));
+	json_object_set_new(root, "residue", residue(v));
+	json_object_set_new(root, "not_measurable", not_measurable(v));
 	json_object_set_new(root, "tree",
 			    json_pack("{s:s?, s:s, s:s?}", "path",
 				      o->tree_path[0] ? o->tree_path : NULL, "state",
@@ -456,7 +458,7 @@ static json_t *build(const struct iso_opts *opts, const struct iso_outcome *o)
 				      o->tree_reason[0] ? o->tree_reason : NULL));
 	json_object_set_new(root, "result", result(o));
 	json_object_set_new(root, "resources", resources);
-	json_object_set_new(root, "exit", o->unfinished ? json_null() : json_integer(o->exit));
+	json_object_set_new(root, "exit", v->unfinished ? json_null() : json_integer(v->exit));
 	/* merged: the one tail is stdout's, in the order the command wrote */
 	json_object_set_new(root, "output_tail",
 			    json_pack("{s:o, s:o, s:b, s:{s:o, s:o}}", "stdout",
@@ -474,46 +476,20 @@ static json_t *lost(const struct iso_stream *s)
 	return json_pack("{s:s, s:I}", "error", strerror(s->out_err), "bytes", (json_int_t)s->lost);
 }
 
-/*
- * The whole text, then a sync where the file has one: a report that is not on the
- * disk is no evidence, and ENOSPC, EDQUOT or EIO may surface only at the sync.
- */
-int iso_write_synced(int fd, const char *text, size_t len)
+void iso_report_render(struct iso_doc *d, const struct iso_verdict *v)
 {
-	size_t done = 0;
+	const struct iso_outcome *o = v->out;
+	json_t *root = build(v);
 
-	while (done < len) {
-		ssize_t w = write(fd, text + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		done += (size_t)w;
+	if (!root) {
+		d->err = -ENOMEM;
+		return;
 	}
-	/* a pipe or a device has nothing to sync */
-	if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
-		return -errno;
-	return 0;
-}
-
-int iso_report_write(int fd, const struct iso_opts *opts, const struct iso_outcome *o)
-{
-	json_t *root = build(opts, o);
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-
-	if (!root)
-		return -ENOMEM;
 	json_object_set_new(root, "output_lost",
 			    json_pack("{s:o, s:o}", "stdout", lost(o->streams[0]), "stderr",
 				      lost(o->streams[1])));
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (json_dumpf(root, d->f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
+		d->err = -ENOMEM;
+	fputc('\n', d->f);
 	json_decref(root);
-	if (!text)
-		return -ENOMEM;
-	len = strlen(text);
-	text[len++] = '\n'; /* over the NUL: json_dumps' buffer has room for it */
-	return iso_write_synced(fd, text, len);
 }

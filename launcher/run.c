@@ -50,22 +50,18 @@
 #include "tree/treeid.h"
 #include "launcher/leak.h"
 #include "launcher/outcome.h"
-#include "launcher/outfile.h"
-#include "launcher/outid.h"
 #include "common/num.h"
 #include "launcher/pidns.h"
 #include "launcher/mapusers.h"
 #include "common/proc.h"
 #include "common/reader.h"
 #include "launcher/relay.h"
-#include "launcher/junit.h"
-#include "launcher/report.h"
 #include "launcher/residue.h"
 #include "tree/rmtree.h"
 #include "launcher/shell.h"
 #include "launcher/sigtable.h"
 #include "launcher/spawn.h"
-#include "launcher/summary.h"
+#include "launcher/sinks.h"
 #include "common/text.h"
 #include "tree/tree.h"
 #include "ns/ns.h"
@@ -128,8 +124,7 @@ struct sup {
 	char *cmd_path;
 	char *cmd_hidden;	  /* PATH's match the run's mounts hide (when none is seen) */
 	struct iso_hidden hidden; /* what --private-tmp and --protect-home=hide hide */
-	struct iso_outfile report;
-	struct iso_outfile junit;
+	struct iso_sinks outputs; /* --report, --junit */
 	sigset_t mask;
 	struct termios saved_tty;
 	struct iso_exec_failure fail;
@@ -1594,58 +1589,6 @@ static void setup_error(struct sup *s, const struct iso_err *e)
 			e->hint[0] && out->setup_advice[0] ? "; " : "", out->setup_advice);
 }
 
-/*
- * --report or --junit, the final document over the provisional one: a file that is
- * not all there is no evidence, so the run fails (summary.c), and the provisional
- * document (or, rewritten in place, nothing) is what a reader finds, never half.
- */
-static void write_output(struct iso_outfile *f, iso_outfile_writer fn, const struct iso_opts *o,
-			 struct iso_outcome *out, char *err, size_t len)
-{
-	int r = iso_outfile_finish(f, fn, o, out);
-
-	if (r < 0)
-		snprintf(err, len, "%s: write '%s': %s", f->opt, f->spec, strerror(-r));
-}
-
-/* The report, then the JUnit file, which shows the report's failure too. */
-static void write_outputs(struct sup *s)
-{
-	struct iso_outcome *out = s->out;
-
-	if (iso_outfile_is_open(&s->report))
-		write_output(&s->report, iso_report_write, s->o, out, out->report_error,
-			     sizeof(out->report_error));
-	if (iso_outfile_is_open(&s->junit))
-		write_output(&s->junit, iso_junit_write, s->o, out, out->junit_error,
-			     sizeof(out->junit_error));
-}
-
-/*
- * First of all, so that every later failure is in the report (docs/design.md); each
- * gets a provisional document at once, so a run killed before its end leaves files
- * that say it did not finish, never a previous run's verdict or an empty file.
- */
-static int open_outputs(struct sup *s, struct iso_err *e)
-{
-	const struct iso_output outs[] = { { "--report", s->o->report },
-					   { "--junit", s->o->junit } };
-	int r = 0;
-
-	/* before either is opened: O_TRUNC would empty the file that is refused */
-	if (iso_outputs_distinct(outs, ELEMENTSOF(outs), e) < 0)
-		return -EINVAL;
-	s->out->unfinished = true;
-	if (s->o->report)
-		r = iso_outfile_open(&s->report, "--report", s->o->report, iso_report_write, s->o,
-				     s->out, e);
-	if (r == 0 && s->o->junit)
-		r = iso_outfile_open(&s->junit, "--junit", s->o->junit, iso_junit_write, s->o,
-				     s->out, e);
-	s->out->unfinished = false;
-	return r < 0 ? -EINVAL : 0;
-}
-
 static int check_pass_fds(const struct iso_opts *o, struct iso_err *e)
 {
 	for (size_t i = 0; i < o->n_pass_fds; i++)
@@ -2085,10 +2028,8 @@ static int finish(struct sup *s)
 	teardown(s, &s->tree);
 	record_state(s);
 	out->duration_ms = (now_us() - s->t_start) / 1000;
-	/* the report before the verdict: a report that could not be written is part of it */
-	out->exit = iso_exit_code(o, out, NULL);
-	write_outputs(s);
-	return iso_summarize(o, out);
+	/* the files before stderr: a report that could not be written is part of the verdict */
+	return iso_sinks_finish(&s->outputs, o, out);
 }
 
 /* A setup that failed before the command ran leaves nothing behind; e: NULL when printed. */
@@ -2106,13 +2047,7 @@ static int fail_before_start(struct sup *s, const struct iso_err *e)
 	if (e)
 		setup_error(s, e);
 	out->duration_ms = (now_us() - s->t_start) / 1000;
-	out->exit = ISO_EXIT_SETUP;
-	write_outputs(s);
-	if (out->report_error[0])
-		fprintf(stderr, "isorun: %s\n", out->report_error);
-	if (out->junit_error[0])
-		fprintf(stderr, "isorun: %s\n", out->junit_error);
-	return iso_summarize(s->o, out);
+	return iso_sinks_finish(&s->outputs, s->o, out);
 }
 
 static void free_outcome(struct iso_outcome *out)
@@ -2154,8 +2089,7 @@ static void free_sup(struct sup *s)
 		close(s->nsock);
 	if (s->listener >= 0)
 		close(s->listener);
-	iso_outfile_close(&s->report);
-	iso_outfile_close(&s->junit);
+	iso_sinks_close(&s->outputs);
 	iso_evloop_close(&s->loop);
 	iso_tree_close(&s->tree);
 	iso_ceilings_close(&s->ceil);
@@ -2180,8 +2114,7 @@ int iso_run(const struct iso_opts *o)
 		.loop = ISO_EVLOOP_INIT,
 		.listener = -1,
 		.tty_fd = -1,
-		.report = ISO_OUTFILE_INIT,
-		.junit = ISO_OUTFILE_INIT,
+		.outputs = ISO_SINKS_INIT,
 		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
 		.shield = { .lock_fd = -1 },
 		.ceil = ISO_CEILINGS_INIT,
@@ -2201,7 +2134,7 @@ int iso_run(const struct iso_opts *o)
 	if ((code = setup_signals(&s.mask)) < 0) {
 		iso_err_set(&e, -code, "block signals");
 		code = fail_before_start(&s, &e);
-	} else if (open_outputs(&s, &e) < 0) {
+	} else if (iso_sinks_open(&s.outputs, o, &out, &e) < 0) {
 		code = fail_before_start(&s, &e);
 	} else if (load_policy(&s) < 0) {
 		code = fail_before_start(&s, NULL);

@@ -120,6 +120,25 @@ PY
 	[[ "$output" != *$'\001'* ]]
 }
 
+@test "junit: written after a report that could not be, it carries the verdict with that failure" {
+	require "python3-junitparser" /usr/bin/python3 -c 'import junitparser'
+	run --separate-stderr iso --settle 0 --report /dev/full --junit "$W/j.xml" -- true
+	[ "$status" -eq 122 ]
+	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 122): report not written" ]
+	assert_junit_valid "$W/j.xml"
+	grep -qF '<property name="isorun.exit" value="122"/>' "$W/j.xml"
+	grep -qF '<property name="isorun.reason" value="report not written"/>' "$W/j.xml"
+	run cases "$W/j.xml"
+	[ "${lines[4]}" = "teardown|failure|delivery|report not written" ]
+	run failure_text "$W/j.xml" teardown
+	[ "$output" = "--report: write '/dev/full': No space left on device" ]
+	# a failing command keeps its code there too
+	run --separate-stderr iso --settle 0 --report /dev/full --junit "$W/j.xml" -- sh -c 'exit 4'
+	[ "$status" -eq 4 ]
+	grep -qF '<property name="isorun.exit" value="4"/>' "$W/j.xml"
+	grep -qF '<property name="isorun.reason" value="command exited 4, report not written"/>' "$W/j.xml"
+}
+
 @test "junit: an unwritable path is a setup error before anything runs" {
 	run --separate-stderr iso --junit "$W/no/dir/j.xml" -- touch "$W/ran"
 	[ "$status" -eq 125 ]

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: option parsing and the exit-code decision of the contract. */
+/* Unit tests: option parsing (the exit-code decision is test_verdict.c's). */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -12,7 +12,6 @@
 #include "cli/args.h"
 #include "common/exit.h"
 #include "cli/suggest.h"
-#include "launcher/summary.h"
 
 static int parse(struct iso_opts *o, struct iso_err *e, char **argv)
 {
@@ -222,84 +221,6 @@ static void test_every_key_is_an_option(void **state)
 	}
 }
 
-static struct iso_outcome ok_outcome(void)
-{
-	return (struct iso_outcome){ .subreaper = true,
-				     .exited = true,
-				     .tree_state = ISO_TREE_REMOVED };
-}
-
-static void test_exit_codes(void **state)
-{
-	struct iso_opts o;
-	struct iso_outcome out = ok_outcome();
-	struct iso_leak leak = { .pid = 1 };
-	bool finding;
-
-	iso_opts_init(&o);
-	assert_int_equal(iso_exit_code(&o, &out, &finding), 0);
-	assert_false(finding);
-
-	for (int c = 1; c < 256; c++) {
-		out.exit_code = c;
-		assert_int_equal(iso_exit_code(&o, &out, NULL), c);
-	}
-	out = ok_outcome();
-	out.leaks = &leak;
-	out.n_leaks = 1;
-	assert_int_equal(iso_exit_code(&o, &out, &finding), ISO_EXIT_FINDING);
-	assert_true(finding);
-	out.exit_code = 3;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), 3);
-	out.exit_code = 0;
-	o.finding_exit = 99;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), 99);
-	o.leaks = ISO_WARN;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), 0);
-
-	iso_opts_init(&o);
-	out = ok_outcome();
-	out.tree_state = ISO_TREE_RETAINED;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), ISO_EXIT_FINDING);
-	out = ok_outcome();
-	out.term_signal = SIGSEGV;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), 128 + SIGSEGV);
-	out = ok_outcome();
-	out.timed_out = true;
-	out.cancelled_by = 0;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), ISO_EXIT_TIMEOUT);
-	out = ok_outcome();
-	out.cancelled_by = SIGINT;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), 130);
-	out = ok_outcome();
-	out.exec_failed = true;
-	out.exit = ISO_EXIT_NOT_FOUND;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), 127);
-	out = ok_outcome();
-	out.subreaper = false;
-	assert_int_equal(iso_exit_code(&o, &out, &finding), ISO_EXIT_FINDING);
-	assert_true(finding);
-}
-
-/* Output isorun could not deliver is a finding; a reader that left is not. */
-static void test_exit_codes_delivery(void **state)
-{
-	struct iso_opts o;
-	struct iso_outcome out = ok_outcome();
-	struct iso_stream st = { .name = "stdout", .out_broken = true, .out_err = EPIPE };
-
-	iso_opts_init(&o);
-	out.streams[0] = &st;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), 0);
-	st.out_err = ENOSPC;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), ISO_EXIT_FINDING);
-	out.exit_code = 3;
-	assert_int_equal(iso_exit_code(&o, &out, NULL), 3);
-	out = ok_outcome();
-	snprintf(out.report_error, sizeof(out.report_error), "--report: write 'r': EIO");
-	assert_int_equal(iso_exit_code(&o, &out, NULL), ISO_EXIT_FINDING);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,8 +232,6 @@ int main(void)
 		cmocka_unit_test(test_flags_and_config),
 		cmocka_unit_test(test_one_setter_for_both),
 		cmocka_unit_test(test_every_key_is_an_option),
-		cmocka_unit_test(test_exit_codes),
-		cmocka_unit_test(test_exit_codes_delivery),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
