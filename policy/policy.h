@@ -86,6 +86,13 @@ int pol_load(const char *name_or_path, struct pol *ret, struct pol_error *err);
 /* The canonical text form (`isorun policy show`), malloc'ed. */
 char *pol_format(const struct pol *p);
 void pol_free(struct pol *p);
+/* What each rule kind holds, for `isorun policy check`: "N denied calls, ..." into buf. */
+char *pol_summary(const struct pol *p, char *buf, size_t len);
+/* The i-th path the launcher's init mounts /dev/null over (deny-socket), NULL after the last. */
+const char *pol_masked_path(const struct pol *p, size_t i);
+/* contain-signals: whether the policy has it; the launcher clears it under a PID namespace. */
+bool pol_signals_contained(const struct pol *p);
+void pol_set_signals_contained(struct pol *p, bool on);
 /* "file:line:col: msg\n  <line>\n  ^" into buf. */
 const char *pol_error_format(const struct pol_error *err, char *buf, size_t len);
 
