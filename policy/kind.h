@@ -159,6 +159,8 @@ int pol_filter_notify(pol_scmp_ctx ctx, const struct pol *p, const char *name, s
 
 struct pol_kind {
 	const char *word; /* the statement */
+	/* one rule of this kind in canonical form: tests/unit/test_policy_kinds.c reads it back */
+	const char *example;
 	int (*parse)(const struct pol_stmt *st);
 	/* its rules: how many, and where each was written ("file:line") */
 	size_t (*count)(const struct pol *p);

@@ -294,6 +294,7 @@ static int deny_filter(pol_scmp_ctx ctx, const struct pol *p, bool notify, bool 
 
 const struct pol_kind pol_kind_deny = {
 	.word = "deny",
+	.example = "deny ioctl request=TIOCSTI errno=EACCES",
 	.parse = deny_parse,
 	.count = deny_count,
 	.origin = deny_origin,

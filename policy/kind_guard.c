@@ -288,6 +288,7 @@ static int guard_handle(const struct pol_notif *n)
 
 const struct pol_kind pol_kind_guard = {
 	.word = "guard",
+	.example = "guard systemctl verb=2 empty=allow allow status show",
 	.parse = guard_parse,
 	.count = guard_count,
 	.origin = guard_origin,

@@ -170,6 +170,7 @@ static int signals_handle(const struct pol_notif *n)
 
 const struct pol_kind pol_kind_signals = {
 	.word = "contain-signals",
+	.example = "contain-signals",
 	.parse = signals_parse,
 	.count = signals_count,
 	.origin = signals_origin,

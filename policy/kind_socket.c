@@ -352,6 +352,7 @@ static int socket_handle(const struct pol_notif *n)
 
 const struct pol_kind pol_kind_socket = {
 	.word = "deny-socket",
+	.example = "deny-socket $XDG_RUNTIME_DIR/bus",
 	.parse = socket_parse,
 	.count = socket_count,
 	.origin = socket_origin,
