@@ -3,8 +3,10 @@
  * policy/: text in, filter out.  A pure parser (no side effects) turns policy
  * text into struct pol; the compiler turns struct pol into a libseccomp filter
  * (plain BPF deny-list + user notification for execve/execveat/connect); the
- * notify side decides a notified call from the target's memory.  Only policy/
- * links libseccomp.  No printing here: errors go into struct pol_error.
+ * notify side decides a notified call from the target's memory.  Each rule
+ * kind is one descriptor (policy/kind.h) in one table (policy/kinds.c) that
+ * all three walk.  Only policy/ links libseccomp.  No printing here: errors go
+ * into struct pol_error.
  */
 #ifndef ISO_POLICY_H
 #define ISO_POLICY_H
@@ -118,7 +120,7 @@ struct pol_verdict pol_decide_exec(const struct pol *p, const char *path, char *
 /*
  * connect() to AF_UNIX `path` ("" for abstract or other families: never refused),
  * compared after pol_path_normalize(); the supervisor also compares the socket's
- * identity (policy/notify.c).
+ * identity (policy/kind_socket.c).
  */
 struct pol_verdict pol_decide_connect(const struct pol *p, const char *path);
 /* An absolute path without "//", "." and ".." (lexically, ".." of "/" is "/"); -errno. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* contain-signals, the other ways to reach a process: notify.c hands such a call to reach.c. */
+/* contain-signals, the other ways to reach a process: kind_signals.c hands such a call here. */
 #ifndef ISO_POLICY_REACH_H
 #define ISO_POLICY_REACH_H
 

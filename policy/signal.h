@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* contain-signals inside policy/: notify.c hands a signal call to signal.c. */
+/* contain-signals inside policy/: kind_signals.c hands a signal call to signal.c. */
 #ifndef ISO_POLICY_SIGNAL_H
 #define ISO_POLICY_SIGNAL_H
 
