@@ -285,21 +285,32 @@ static int read_sockaddr(struct pol_target *t, uint64_t addr, uint64_t addrlen,
 	return 0;
 }
 
+/* args is not zeroed (pol_notif_args): nothing read is no path and no socket */
+static struct connect_call *connect_init(void *args)
+{
+	struct connect_call *cc = args;
+
+	cc->path[0] = '\0';
+	cc->have_st = false;
+	return cc;
+}
+
 static int read_connect(struct pol_target *t, const struct seccomp_notif *req, void *args)
 {
-	return read_sockaddr(t, req->data.args[1], req->data.args[2], args);
+	return read_sockaddr(t, req->data.args[1], req->data.args[2], connect_init(args));
 }
 
 /* i386's socketcall(SYS_CONNECT, args): args is three 32-bit words. */
 static int read_socketcall(struct pol_target *t, const struct seccomp_notif *req, void *args)
 {
+	struct connect_call *cc = connect_init(args);
 	uint32_t words[3];
 	int r;
 
 	if (req->data.args[0] != SYS_CONNECT)
 		return 0;
 	r = pol_target_read(t, req->data.args[1] & UINT32_MAX, words, sizeof(words));
-	return r < 0 ? r : read_sockaddr(t, words[1], words[2], args);
+	return r < 0 ? r : read_sockaddr(t, words[1], words[2], cc);
 }
 
 /* By path, then a deny-socket rule naming the same socket by any other path. */
