@@ -182,5 +182,11 @@ struct pol_kind {
 /* The kinds in order (policy/kinds.c). */
 extern const struct pol_kind *const pol_kinds[];
 extern const size_t pol_n_kinds;
+/*
+ * Where kind k keeps its rules in p, for a kind without a member of struct pol
+ * of its own: its slot of p->kind_rules (NULL until its parser sets it; its
+ * free empties it).
+ */
+void **pol_kind_rules(struct pol *p, const struct pol_kind *k);
 
 #endif

@@ -72,6 +72,11 @@ struct pol {
 	 */
 	bool contain_signals;
 	char signals_origin[300];
+	/*
+	 * The rules of a kind that keeps them in its own file, by its place in
+	 * the table (pol_kind_rules(), policy/kind.h): a new kind needs no member.
+	 */
+	void *kind_rules[8];
 };
 
 /*

@@ -153,6 +153,24 @@ static void test_summary_and_masks(void **state)
 	pol_free(&p);
 }
 
+/* A kind without a member of struct pol of its own has a slot there, its alone. */
+static void test_rules_slots(void **state)
+{
+	static const struct pol_kind stranger = { .word = "stranger" };
+	struct pol p = { 0 };
+
+	for (size_t k = 0; k < pol_n_kinds; k++) {
+		void **slot = pol_kind_rules(&p, pol_kinds[k]);
+
+		assert_non_null(slot);
+		assert_null(*slot);
+		*slot = &p;
+		for (size_t j = 0; j < k; j++)
+			assert_ptr_not_equal(pol_kind_rules(&p, pol_kinds[j]), slot);
+	}
+	assert_null(pol_kind_rules(&p, &stranger));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_example_compiles),
 		cmocka_unit_test(test_unknown_statement_lists_the_table),
 		cmocka_unit_test(test_summary_and_masks),
+		cmocka_unit_test(test_rules_slots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
