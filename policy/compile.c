@@ -80,14 +80,6 @@ static int add_arches(scmp_filter_ctx ctx, const struct pol *p, struct iso_err *
 	return 0;
 }
 
-bool pol_denied_outright(const struct pol *p, const char *name)
-{
-	for (size_t i = 0; i < p->n_deny; i++)
-		if (!p->deny[i].has_ioctl_req && !strcmp(p->deny[i].syscall, name))
-			return true;
-	return false;
-}
-
 int pol_filter_notify(pol_scmp_ctx ctx, const struct pol *p, const char *name, struct iso_err *e)
 {
 	int nr = seccomp_syscall_resolve_name(name);

@@ -150,7 +150,8 @@ const char *pol_call_kind_name(const struct pol_call_name *calls, size_t ncalls,
 /* --- the filter (policy/compile.c) ------------------------------------------- */
 
 typedef void *pol_scmp_ctx; /* libseccomp's scmp_filter_ctx */
-/* A whole-call deny on `name` wins over notifying it and over a family's expansion. */
+/* A whole-call deny on `name` wins over notifying it and over a family's expansion (kind_deny.c).
+ */
 bool pol_denied_outright(const struct pol *p, const char *name);
 /* Notify every call of `name` unless it is denied outright. */
 int pol_filter_notify(pol_scmp_ctx ctx, const struct pol *p, const char *name, struct iso_err *e);

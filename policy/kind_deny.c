@@ -220,6 +220,14 @@ static void deny_summary(const struct pol *p, char *buf, size_t len)
 	snprintf(buf, len, "%zu denied calls", p->n_deny);
 }
 
+bool pol_denied_outright(const struct pol *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_deny; i++)
+		if (!p->deny[i].has_ioctl_req && !strcmp(p->deny[i].syscall, name))
+			return true;
+	return false;
+}
+
 static int add_rule(pol_scmp_ctx ctx, const struct pol_deny *d, const char *name, uint32_t action,
 		    struct iso_err *e)
 {
