@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The supervisor's half of the service guard: receive one notification, read
- * the call's arguments from the target, decide, answer.
+ * The supervisor's half of the service guard: receive one notification and
+ * offer it to each rule kind's handler in the order of policy/kinds.c, as crun
+ * offers it to its seccomp-notify plugins; the first that takes it answers it,
+ * and a call no kind takes continues.  What every handler shares is here: the
+ * answer, the refusal and its event, the lookup of a call by ABI, and reading
+ * a call's arguments from the target on the reader (exec's argv here, for the
+ * guard kind and the exec log; connect's address in policy/kind_socket.c).
  *
  * Reading: process_vm_readv(), or /proc/PID/mem when that is refused (EPERM:
  * the two use different credentials; ENOSYS: a seccomp filter on us), one page
@@ -25,10 +30,9 @@
  *
  * ABIs: x86_64 numbers are compared directly; x32 (same audit arch, numbers
  * with __X32_SYSCALL_BIT) and i386 (AUDIT_ARCH_I386) are named through
- * libseccomp, and read with 4-byte argv pointers.  On i386, connect() also
- * arrives as socketcall(SYS_CONNECT, args), args being three 32-bit words.
- * (This VM has IA-32 emulation disabled at runtime, so the i386 path is not
- * exercised by the tests.)
+ * libseccomp, and read with 4-byte argv pointers.  (This VM has IA-32
+ * emulation disabled at runtime, so the i386 path is not exercised by the
+ * tests.)
  */
 #include "policy/kind.h"
 
