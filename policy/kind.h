@@ -109,6 +109,7 @@ void pol_target_link(pid_t pid, const char *what, char *out, size_t len);
 struct pol_args_ops {
 	const char *call; /* the event's "call" */
 	size_t size;	  /* of the arguments read */
+	/* on the reader: 0 or -errno; args comes not zeroed, read sets what it reports */
 	int (*read)(struct pol_target *t, const struct seccomp_notif *req, void *args);
 	struct pol_verdict (*decide)(const struct pol *p, const void *args);
 	void (*detail)(const void *args, char *out, size_t len); /* of a refusal */
