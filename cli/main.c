@@ -97,9 +97,7 @@ static int policy_command(int argc, char **argv)
 		return ISO_EXIT_SETUP;
 	}
 	if (strcmp(verb, "check") == 0) {
-		printf("%s: ok (%zu denied calls, %zu guarded programs, %zu denied sockets%s)\n",
-		       what, p.n_deny, p.n_guard, p.n_socket,
-		       p.contain_signals ? ", signals kept inside the run" : "");
+		printf("%s: ok (%s)\n", what, pol_summary(&p, buf, sizeof(buf)));
 	} else {
 		text = pol_format(&p);
 		if (text)

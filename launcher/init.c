@@ -216,8 +216,8 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 	if (r == 0 && o->private_tmp && p->spawn.cwd)
 		r = reexpose(p->spawn.cwd, cwd, e);
 	/* --policy's deny-socket paths: refused by the filter, and here not even there */
-	for (size_t i = 0; r == 0 && p->spawn.pol && i < p->spawn.pol->n_socket; i++) {
-		const char *sock = p->spawn.pol->socket[i].path;
+	for (size_t i = 0; r == 0 && pol_masked_path(p->spawn.pol, i); i++) {
+		const char *sock = pol_masked_path(p->spawn.pol, i);
 		struct stat st;
 		if (stat(sock, &st) < 0 || S_ISDIR(st.st_mode))
 			continue;

@@ -1422,7 +1422,7 @@ static void plan_caps(struct sup *s, struct iso_spawn *sp, bool pidns, bool user
 {
 	struct iso_caps_plan *c = &s->out->caps;
 	/* init covers the deny-socket paths only under --pidns */
-	bool masks = pidns && s->pol && s->pol->n_socket > 0;
+	bool masks = pidns && pol_masked_path(s->pol, 0);
 
 	iso_caps_plan(c, s->o, pidns, userns, masks);
 	sp->caps_mode = c->mode;
@@ -1755,9 +1755,9 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 	signals_scope(s);
 	if (o->pidns || need_ns) {
 		/* the PID namespace contains the command's signals: no notification needed */
-		bool contain = s->policy.contain_signals;
+		bool contain = pol_signals_contained(&s->policy);
 
-		s->policy.contain_signals = false;
+		pol_set_signals_contained(&s->policy, false);
 		r = start_pidns(s, &sp, listener, e);
 		if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns && !s->plan.map_failed) {
 			snprintf(s->out->pidns_why, sizeof(s->out->pidns_why), "%s",
@@ -1770,7 +1770,7 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 			iso_ceilings_spawn(&s->ceil, &sp);
 			r = 1;
 		}
-		s->policy.contain_signals = contain && r == 1;
+		pol_set_signals_contained(&s->policy, contain && r == 1);
 	}
 	if (r == 1) {
 		/* after a --pidns=try fallback: the plan the command really started with */

@@ -29,23 +29,19 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <linux/sockios.h>
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/ptrace.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "policy/kind.h"
 
 #define BADARCH_ACTION SCMP_ACT_ERRNO(ENOSYS)
-/* The kernel's MAX_ERRNO: larger ERRNO() data is clamped by the kernel. */
-#define ERRNO_MAX 4095
 
 static void release_ctx(scmp_filter_ctx *ctx)
 {
@@ -84,83 +80,13 @@ static int add_arches(scmp_filter_ctx ctx, const struct pol *p, struct iso_err *
 	return 0;
 }
 
-/* A whole-call deny on `name` wins over notifying it and over a family's expansion. */
-static bool denied_outright(const struct pol *p, const char *name)
-{
-	for (size_t i = 0; i < p->n_deny; i++)
-		if (!p->deny[i].has_ioctl_req && !strcmp(p->deny[i].syscall, name))
-			return true;
-	return false;
-}
-
-static int add_rule(scmp_filter_ctx ctx, const struct pol_deny *d, const char *name,
-		    uint32_t action, struct iso_err *e)
+int pol_filter_notify(pol_scmp_ctx ctx, const struct pol *p, const char *name, struct iso_err *e)
 {
 	int nr = seccomp_syscall_resolve_name(name);
 	int r;
 
-	if (nr == __NR_SCMP_ERROR)
-		return iso_err_set(e, EINVAL,
-				   strcmp(name, d->syscall)
-					   ? "compile rule %s: libseccomp does not know '%s', a "
-					     "spelling of '%s' (a newer libseccomp is needed)"
-					   : "compile rule %s: unknown system call '%s'",
-				   d->origin, name, d->syscall);
-	if (d->has_ioctl_req) {
-		if (nr != SCMP_SYS(ioctl))
-			return iso_err_set(e, EINVAL,
-					   "compile rule %s: a request applies to ioctl only",
-					   d->origin);
-		/* ioctl's request is an unsigned int: the kernel ignores the upper half */
-		r = seccomp_rule_add(ctx, action, nr, 1,
-				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
-					     (scmp_datum_t)(d->ioctl_req & 0xffffffffu)));
-	} else {
-		r = seccomp_rule_add(ctx, action, nr, 0);
-	}
-	/*
-	 * A call denied twice (an include repeating a rule, a family reached
-	 * from two of its members) keeps the first rule: libseccomp 2.5.4
-	 * ignores the repeat of a whole-call rule and says -EEXIST for a
-	 * repeated condition; neither is an error here.  It skips the ABIs on
-	 * which a call does not exist (kexec_file_load on i386, create_module
-	 * on x32, stime everywhere but i386).
-	 */
-	if (r < 0 && r != -EEXIST)
-		return iso_err_set(e, r, "compile rule %s (%s)", d->origin, name);
-	return 0;
-}
-
-/*
- * The rule's call and, for a whole-call deny, every other spelling of it
- * (policy/families.c) that the policy does not deny by a rule of its own.
- */
-static int add_deny(scmp_filter_ctx ctx, const struct pol *p, const struct pol_deny *d,
-		    bool log_only, struct iso_err *e)
-{
-	const char *const *family = d->has_ioctl_req ? NULL : pol_family(d->syscall);
-	uint32_t action;
-	int r;
-
-	if (d->errnum <= 0 || d->errnum > ERRNO_MAX)
-		return iso_err_set(e, EINVAL, "compile rule %s: errno %d out of range", d->origin,
-				   d->errnum);
-	action = log_only ? SCMP_ACT_LOG : SCMP_ACT_ERRNO((uint32_t)d->errnum);
-	r = add_rule(ctx, d, d->syscall, action, e);
-	for (; r == 0 && family && *family; family++)
-		if (strcmp(*family, d->syscall) && !denied_outright(p, *family))
-			r = add_rule(ctx, d, *family, action, e);
-	return r;
-}
-
-static int add_notify(scmp_filter_ctx ctx, const struct pol *p, const char *name, struct iso_err *e)
-{
-	int nr = seccomp_syscall_resolve_name(name);
-	int r;
-
-	if (denied_outright(p, name))
+	if (pol_denied_outright(p, name))
 		return 0;
-	/* connect on i386 also comes through socketcall(SYS_CONNECT): libseccomp adds both */
 	r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	if (r < 0 && r != -EEXIST)
 		return iso_err_set(e, r, "add user notification for %s to the seccomp policy '%s'",
@@ -168,95 +94,7 @@ static int add_notify(scmp_filter_ctx ctx, const struct pol *p, const char *name
 	return 0;
 }
 
-/*
- * contain-signals: each signal-sending call with a signal other than 0, by the
- * index of its signal argument.  kill(pid, 0) and the like only probe for a
- * process: they pass in the filter, unnotified (policy/signal.c says why).
- */
-static const struct {
-	const char *name;
-	unsigned sig_arg;
-} signal_calls[] = {
-	{ "kill", 1 },
-	{ "tkill", 1 },
-	{ "tgkill", 2 },
-	{ "rt_sigqueueinfo", 1 },
-	{ "rt_tgsigqueueinfo", 2 },
-	{ "pidfd_send_signal", 1 },
-};
-
-static int add_signal_notify(scmp_filter_ctx ctx, const struct pol *p, struct iso_err *e)
-{
-	for (size_t i = 0; i < ELEMENTSOF(signal_calls); i++) {
-		int nr = seccomp_syscall_resolve_name(signal_calls[i].name);
-		int r;
-
-		if (nr == __NR_SCMP_ERROR)
-			return iso_err_set(e, EINVAL, "compile rule %s: unknown system call '%s'",
-					   p->signals_origin, signal_calls[i].name);
-		if (denied_outright(p, signal_calls[i].name))
-			continue;
-		/*
-		 * The whole register is compared: a 0 with garbage above it is
-		 * notified too, and let through by the supervisor (the kernel reads
-		 * an int).
-		 */
-		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-				     SCMP_CMP(signal_calls[i].sig_arg, SCMP_CMP_NE, 0));
-		if (r < 0 && r != -EEXIST)
-			return iso_err_set(e, r, "compile rule %s (%s)", p->signals_origin,
-					   signal_calls[i].name);
-	}
-	return 0;
-}
-
-/*
- * contain-signals, the other ways to reach a process (policy/reach.c): only
- * these requests are notified, every other fcntl, ioctl or ptrace passes here.
- * A request compared as an unsigned int is masked (the kernel ignores the upper
- * half); an owner or group of 0 with garbage above it is notified and let
- * through by the supervisor.
- */
-#define LOW32 0xffffffffu
-static const struct {
-	const char *name;
-	unsigned n;
-	struct scmp_arg_cmp cmp[2];
-} reach_rules[] = {
-	{ "fcntl", 2, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, F_SETOWN), SCMP_A2(SCMP_CMP_NE, 0) } },
-	{ "fcntl", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, F_SETOWN_EX) } },
-	{ "fcntl64", 2, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, F_SETOWN), SCMP_A2(SCMP_CMP_NE, 0) } },
-	{ "fcntl64", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, F_SETOWN_EX) } },
-	{ "ioctl", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, FIOSETOWN) } },
-	{ "ioctl", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, SIOCSPGRP) } },
-	{ "setpgid", 1, { SCMP_A1(SCMP_CMP_NE, 0) } },
-	{ "ptrace", 1, { SCMP_A0(SCMP_CMP_EQ, PTRACE_ATTACH) } },
-	{ "ptrace", 1, { SCMP_A0(SCMP_CMP_EQ, PTRACE_SEIZE) } },
-	{ .name = "process_vm_writev" },
-	{ .name = "pidfd_getfd" },
-};
-
-static int add_reach_notify(scmp_filter_ctx ctx, const struct pol *p, struct iso_err *e)
-{
-	for (size_t i = 0; i < ELEMENTSOF(reach_rules); i++) {
-		int nr = seccomp_syscall_resolve_name(reach_rules[i].name);
-		int r;
-
-		if (nr == __NR_SCMP_ERROR)
-			return iso_err_set(e, EINVAL, "compile rule %s: unknown system call '%s'",
-					   p->signals_origin, reach_rules[i].name);
-		if (denied_outright(p, reach_rules[i].name))
-			continue;
-		r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, reach_rules[i].n,
-					   reach_rules[i].cmp);
-		/* fcntl64 exists on i386 only: libseccomp places it there */
-		if (r < 0 && r != -EEXIST)
-			return iso_err_set(e, r, "compile rule %s (%s)", p->signals_origin,
-					   reach_rules[i].name);
-	}
-	return 0;
-}
-
+/* Each kind's part, in the order of the table: the deny-list, then the notified calls. */
 static int build(const struct pol *p, bool notify, bool log_only, scmp_filter_ctx *ret,
 		 struct iso_err *e)
 {
@@ -268,21 +106,8 @@ static int build(const struct pol *p, bool notify, bool log_only, scmp_filter_ct
 	r = add_arches(ctx, p, e);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < p->n_deny; i++) {
-		r = add_deny(ctx, p, &p->deny[i], log_only, e);
-		if (r < 0)
-			return r;
-	}
-	if (notify) {
-		r = add_notify(ctx, p, "execve", e);
-		if (r >= 0)
-			r = add_notify(ctx, p, "execveat", e);
-		if (r >= 0 && p->n_socket > 0)
-			r = add_notify(ctx, p, "connect", e);
-		if (r >= 0 && p->contain_signals)
-			r = add_signal_notify(ctx, p, e);
-		if (r >= 0 && p->contain_signals)
-			r = add_reach_notify(ctx, p, e);
+	for (size_t k = 0; k < pol_n_kinds; k++) {
+		r = pol_kinds[k]->filter(ctx, p, notify, log_only, e);
 		if (r < 0)
 			return r;
 	}

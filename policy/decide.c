@@ -17,7 +17,7 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-#define VERB_MAX 100 /* verb=N is at most 99 (parse.c) */
+#define VERB_MAX 100 /* verb=N is at most 99 (kind_guard.c) */
 
 static bool verb_refused(const struct pol_guard *g, const char *verb)
 {

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The supervisor's half of the service guard: receive one notification, read
- * the call's arguments from the target, decide, answer.
+ * The supervisor's half of the service guard: receive one notification and
+ * offer it to each rule kind's handler in the order of policy/kinds.c, as crun
+ * offers it to its seccomp-notify plugins; the first that takes it answers it,
+ * and a call no kind takes continues.  What every handler shares is here: the
+ * answer, the refusal and its event, the lookup of a call by ABI, and reading
+ * a call's arguments from the target on the reader (exec's argv here, for the
+ * guard kind and the exec log; connect's address in policy/kind_socket.c).
  *
  * Reading: process_vm_readv(), or /proc/PID/mem when that is refused (EPERM:
  * the two use different credentials; ENOSYS: a seccomp filter on us), one page
@@ -25,126 +30,75 @@
  *
  * ABIs: x86_64 numbers are compared directly; x32 (same audit arch, numbers
  * with __X32_SYSCALL_BIT) and i386 (AUDIT_ARCH_I386) are named through
- * libseccomp, and read with 4-byte argv pointers.  On i386, connect() also
- * arrives as socketcall(SYS_CONNECT, args), args being three 32-bit words.
- * (This VM has IA-32 emulation disabled at runtime, so the i386 path is not
- * exercised by the tests.)
+ * libseccomp, and read with 4-byte argv pointers.  (This VM has IA-32
+ * emulation disabled at runtime, so the i386 path is not exercised by the
+ * tests.)
  */
-#include "policy/policy.h"
+#include "policy/kind.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/audit.h>
-#include <linux/openat2.h>
-#include <linux/net.h>
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "policy/reach.h"
-#include "policy/signal.h"
 
-#define ARGS_MAX       256
+#define ARGS_MAX       POL_ARGS_MAX
 #define ARG_LEN_MAX    4096
-#define ARGS_TOTAL_MAX (64 * 1024)
+#define ARGS_TOTAL_MAX POL_ARGS_TOTAL_MAX
 #define X32_BIT	       0x40000000u
 
-static const char unreadable_origin[] = "isorun: call arguments unreadable";
+const char pol_unreadable_origin[] = "isorun: call arguments unreadable";
 
-enum call {
-	CALL_OTHER,
-	CALL_EXECVE,
-	CALL_EXECVEAT,
-	CALL_CONNECT,
-	CALL_SOCKETCALL,
-	CALL_SIGNAL,
-	CALL_REACH,
-};
-
-struct target {
+struct pol_target {
 	pid_t pid;
 	int mem; /* /proc/PID/mem, opened on first need */
 	bool use_mem;
-	uint64_t addr_mask;		/* 32 bits on i386: the kernel ignores the upper half */
-	enum pol_sig_kind sig_kind;	/* CALL_SIGNAL: which one */
-	enum pol_reach_kind reach_kind; /* CALL_REACH: which one */
-	unsigned ptr_size;		/* of argv entries */
+	uint64_t addr_mask; /* 32 bits on i386: the kernel ignores the upper half */
+	unsigned ptr_size;  /* of argv entries */
 	size_t page;
 };
 
-static void target_done(struct target *t)
+static void target_done(struct pol_target *t)
 {
 	if (t->mem >= 0)
 		close(t->mem);
 	t->mem = -1;
 }
 
-static enum call signal_or_reach(const struct target *t)
+/* The call's ABI: x86_64's own numbers, or its name through libseccomp (malloc'ed). */
+static char *abi(const struct seccomp_notif *req, struct pol_target *t, bool *native)
 {
-	if (t->sig_kind != PSIG_NONE)
-		return CALL_SIGNAL;
-	return t->reach_kind == PREACH_NONE ? CALL_OTHER : CALL_REACH;
-}
-
-static enum call classify(const struct seccomp_notif *req, struct target *t)
-{
-	static const struct {
-		const char *name;
-		enum call call;
-	} names[] = {
-		{ "execve", CALL_EXECVE },
-		{ "execveat", CALL_EXECVEAT },
-		{ "connect", CALL_CONNECT },
-		{ "socketcall", CALL_SOCKETCALL },
-	};
 	uint32_t arch = req->data.arch;
-	_cleanup_free_ char *name = NULL;
 
 	t->ptr_size = arch & __AUDIT_ARCH_64BIT ? 8 : 4;
 	t->addr_mask = arch & __AUDIT_ARCH_64BIT ? UINT64_MAX : UINT32_MAX;
+	*native = false;
 #ifdef __x86_64__
 	if (arch == AUDIT_ARCH_X86_64) {
 		if (!((uint32_t)req->data.nr & X32_BIT)) {
-			switch (req->data.nr) {
-			case SYS_execve:
-				return CALL_EXECVE;
-			case SYS_execveat:
-				return CALL_EXECVEAT;
-			case SYS_connect:
-				return CALL_CONNECT;
-			default:
-				t->sig_kind = pol_signal_kind_nr(req->data.nr);
-				t->reach_kind = pol_reach_kind_nr(req->data.nr);
-				return signal_or_reach(t);
-			}
+			*native = true;
+			return NULL;
 		}
 		arch = SCMP_ARCH_X32; /* x32 passes 64-bit registers, 4-byte argv entries */
 		t->ptr_size = 4;
 	}
 #endif
-	name = seccomp_syscall_resolve_num_arch(arch, req->data.nr);
-	if (!name)
-		return CALL_OTHER;
-	for (size_t i = 0; i < ELEMENTSOF(names); i++)
-		if (!strcmp(name, names[i].name))
-			return names[i].call;
-	t->sig_kind = pol_signal_kind(name);
-	t->reach_kind = pol_reach_kind(name);
-	return signal_or_reach(t);
+	return seccomp_syscall_resolve_num_arch(arch, req->data.nr);
 }
 
 /* One piece that does not cross a page: bytes read, or -errno. */
-static ssize_t read_piece(struct target *t, uint64_t addr, void *buf, size_t len)
+static ssize_t read_piece(struct pol_target *t, uint64_t addr, void *buf, size_t len)
 {
 	ssize_t n;
 
@@ -175,13 +129,13 @@ static ssize_t read_piece(struct target *t, uint64_t addr, void *buf, size_t len
 	return n;
 }
 
-static size_t page_left(const struct target *t, uint64_t addr)
+static size_t page_left(const struct pol_target *t, uint64_t addr)
 {
 	return t->page - (size_t)(addr & (t->page - 1));
 }
 
 /* Exactly len bytes, or -errno (-EFAULT when some of them are not mapped). */
-static int read_bytes(struct target *t, uint64_t addr, void *buf, size_t len)
+static int read_bytes(struct pol_target *t, uint64_t addr, void *buf, size_t len)
 {
 	unsigned char *out = buf;
 
@@ -207,7 +161,7 @@ static int read_bytes(struct target *t, uint64_t addr, void *buf, size_t len)
  * A NUL-terminated string of at most cap - 1 bytes into buf (always
  * terminated).  *trunc when it was longer.  Returns its length or -errno.
  */
-static ssize_t read_string(struct target *t, uint64_t addr, char *buf, size_t cap, bool *trunc)
+static ssize_t read_string(struct pol_target *t, uint64_t addr, char *buf, size_t cap, bool *trunc)
 {
 	size_t have = 0;
 
@@ -237,8 +191,8 @@ static ssize_t read_string(struct target *t, uint64_t addr, char *buf, size_t ca
 }
 
 /* Up to max pointers of a NULL-terminated array; *trunc when there were more. */
-static int read_pointers(struct target *t, uint64_t addr, uint64_t *out, size_t max, size_t *ret_n,
-			 bool *trunc)
+static int read_pointers(struct pol_target *t, uint64_t addr, uint64_t *out, size_t max,
+			 size_t *ret_n, bool *trunc)
 {
 	unsigned char raw[512];
 	size_t n = 0;
@@ -285,8 +239,7 @@ static int read_pointers(struct target *t, uint64_t addr, uint64_t *out, size_t 
 	return 0;
 }
 
-/* The target's view of a relative name: /proc/PID/cwd or /proc/PID/fd/DIRFD. */
-static void resolve_link(pid_t pid, const char *what, char *out, size_t len)
+void pol_target_link(pid_t pid, const char *what, char *out, size_t len)
 {
 	char link[64];
 	ssize_t n;
@@ -296,28 +249,30 @@ static void resolve_link(pid_t pid, const char *what, char *out, size_t len)
 	out[n > 0 ? n : 0] = '\0';
 }
 
-struct exec_call {
-	char path[PATH_MAX];
-	char *argv[ARGS_MAX + 1];
-	size_t argc;
-	bool truncated;
-	char *strings; /* ARGS_TOTAL_MAX bytes */
-	char *scratch; /* FAST_SCRATCH bytes: the pieces read at once, before they are cut */
-};
+int pol_target_read(struct pol_target *t, uint64_t addr, void *buf, size_t len)
+{
+	return read_bytes(t, addr & t->addr_mask, buf, len);
+}
+
+pid_t pol_target_pid(const struct pol_target *t)
+{
+	return t->pid;
+}
 
 /* Per argument at first: most are shorter, a longer one is read on from there. */
 #define FAST_PIECE 256
 /* the argv array is read a piece of at most this many pointers at first */
 #define FAST_ARGS    64
 #define FAST_SCRATCH (FAST_ARGS * FAST_PIECE)
+_Static_assert(FAST_SCRATCH == POL_ARGS_SCRATCH, "kind.h sizes the exec's buffers");
 
 /*
  * Argument i from its prefetched piece, read on from the target where the piece
  * held no NUL, with read_exec()'s bounds: bytes used in x->strings (0 and
  * x->truncated: no room left), or -errno.
  */
-static ssize_t take_string(struct target *t, uint64_t addr, const struct iovec *piece,
-			   struct exec_call *x, size_t used)
+static ssize_t take_string(struct pol_target *t, uint64_t addr, const struct iovec *piece,
+			   struct pol_exec_args *x, size_t used)
 {
 	size_t cap = ARGS_TOTAL_MAX - used, have = piece->iov_len;
 	char *out = x->strings + used;
@@ -357,8 +312,8 @@ static ssize_t take_string(struct target *t, uint64_t addr, const struct iovec *
  * 1 when everything was whole, 0 when the careful path must read it (a string
  * or the array crossing a page, an unreadable piece, /proc/PID/mem needed).
  */
-static int read_exec_fast(struct target *t, uint64_t path_addr, uint64_t argv_addr,
-			  struct exec_call *x)
+static int read_exec_fast(struct pol_target *t, uint64_t path_addr, uint64_t argv_addr,
+			  struct pol_exec_args *x)
 {
 	size_t plen = page_left(t, path_addr), alen = page_left(t, argv_addr), used = 0, n = 0;
 	unsigned char raw[FAST_ARGS * 8];
@@ -410,11 +365,11 @@ static int read_exec_fast(struct target *t, uint64_t path_addr, uint64_t argv_ad
 	return 1;
 }
 
-static int read_exec(struct target *t, const struct seccomp_notif *req, enum call c,
-		     struct exec_call *x)
+static int read_exec(struct pol_target *t, const struct seccomp_notif *req, bool at,
+		     struct pol_exec_args *x)
 {
-	uint64_t path_addr = c == CALL_EXECVE ? req->data.args[0] : req->data.args[1];
-	uint64_t argv_addr = c == CALL_EXECVE ? req->data.args[1] : req->data.args[2];
+	uint64_t path_addr = !at ? req->data.args[0] : req->data.args[1];
+	uint64_t argv_addr = !at ? req->data.args[1] : req->data.args[2];
 	uint64_t ptrs[ARGS_MAX];
 	size_t n, used = 0;
 	bool trunc;
@@ -424,7 +379,7 @@ static int read_exec(struct target *t, const struct seccomp_notif *req, enum cal
 	x->argc = 0;
 	x->argv[0] = NULL;
 	x->truncated = false;
-	if (!(c == CALL_EXECVEAT && (req->data.args[4] & AT_EMPTY_PATH)) &&
+	if (!(at && (req->data.args[4] & AT_EMPTY_PATH)) &&
 	    read_exec_fast(t, path_addr & t->addr_mask, argv_addr & t->addr_mask, x) > 0)
 		return 0;
 	x->argc = 0;
@@ -432,12 +387,12 @@ static int read_exec(struct target *t, const struct seccomp_notif *req, enum cal
 	len = read_string(t, path_addr & t->addr_mask, x->path, sizeof(x->path), &trunc);
 	if (len < 0)
 		return (int)len;
-	if (c == CALL_EXECVEAT && len == 0 && (req->data.args[4] & AT_EMPTY_PATH)) {
+	if (at && len == 0 && (req->data.args[4] & AT_EMPTY_PATH)) {
 		/* fexecve(): the program is the file behind the descriptor */
 		char fd[32];
 
 		snprintf(fd, sizeof(fd), "fd/%d", (int)req->data.args[0]);
-		resolve_link(t->pid, fd, x->path, sizeof(x->path));
+		pol_target_link(t->pid, fd, x->path, sizeof(x->path));
 	}
 
 	r = read_pointers(t, argv_addr & t->addr_mask, ptrs, ARGS_MAX, &n, &x->truncated);
@@ -463,132 +418,10 @@ static int read_exec(struct target *t, const struct seccomp_notif *req, enum cal
 	return 0;
 }
 
-struct connect_call {
-	char path[512]; /* absolute: as written, or joined to the target's cwd */
-	struct stat st; /* the socket it leads to for the target ... */
-	bool have_st;	/* ... when there is one */
-};
-
-/* /proc/self and /proc/thread-self are the target's, not ours: NULL or the rest. */
-static const char *proc_self_rest(const char *norm)
-{
-	static const char *const prefixes[] = { "/proc/self", "/proc/thread-self" };
-
-	for (size_t i = 0; i < ELEMENTSOF(prefixes); i++) {
-		size_t n = strlen(prefixes[i]);
-
-		if (!strncmp(norm, prefixes[i], n) && (norm[n] == '/' || norm[n] == '\0'))
-			return norm + n;
-	}
-	return NULL;
-}
-
-/*
- * What the kernel will connect to, found the way it will walk the path: from the
- * target's root (/proc/PID/root, so an absolute symlink stays inside it), through
- * every "..", symlink and mount.  RESOLVE_IN_ROOT refuses magic links, so a path
- * through /proc/PID/fd/N is walked again without it; /proc/self would be us.
- */
-static void resolve_socket(pid_t pid, struct connect_call *c)
-{
-	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
-	char norm[PATH_MAX], buf[PATH_MAX + 64];
-	const char *rest = NULL;
-	int fd = -1;
-
-	if (pol_path_normalize(c->path, norm, sizeof(norm)) == 0)
-		rest = proc_self_rest(norm);
-	if (rest) {
-		snprintf(buf, sizeof(buf), "/proc/%d%s", (int)pid, rest);
-		fd = open(buf, O_PATH | O_CLOEXEC);
-	} else {
-		snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
-		_cleanup_close_ int root = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-		if (root >= 0)
-			fd = (int)syscall(SYS_openat2, root, c->path, &how, sizeof(how));
-		if (fd < 0 && root >= 0) {
-			snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, c->path);
-			fd = open(buf, O_PATH | O_CLOEXEC);
-		}
-	}
-	if (fd < 0)
-		return; /* nothing there for us: nothing there to connect to either */
-	c->have_st = fstat(fd, &c->st) == 0 && S_ISSOCK(c->st.st_mode);
-	close(fd);
-}
-
-/* A deny-socket rule naming the same socket by any other path. */
-static struct pol_verdict connect_by_identity(const struct pol *p, const struct connect_call *c)
-{
-	struct pol_verdict v = { .refuse = false, .origin = NULL };
-
-	for (size_t i = 0; c->have_st && i < p->n_socket; i++) {
-		struct stat st;
-
-		if (stat(p->socket[i].path, &st) == 0 && S_ISSOCK(st.st_mode) &&
-		    st.st_dev == c->st.st_dev && st.st_ino == c->st.st_ino) {
-			v.refuse = true;
-			v.origin = p->socket[i].origin;
-			break;
-		}
-	}
-	return v;
-}
-
-/* connect()'s AF_UNIX path and the socket behind it ("" for other families and abstract names). */
-static int read_connect(struct target *t, const struct seccomp_notif *req, enum call c,
-			struct connect_call *cc)
-{
-	struct sockaddr_un sun;
-	uint64_t addr = req->data.args[1];
-	uint64_t addrlen = req->data.args[2];
-	size_t n, plen;
-	int r;
-
-	cc->path[0] = '\0';
-	cc->have_st = false;
-	if (c == CALL_SOCKETCALL) {
-		uint32_t words[3];
-
-		if (req->data.args[0] != SYS_CONNECT)
-			return 0;
-		r = read_bytes(t, req->data.args[1] & UINT32_MAX, words, sizeof(words));
-		if (r < 0)
-			return r;
-		addr = words[1];
-		addrlen = words[2];
-	}
-	addrlen &= UINT32_MAX; /* socklen_t */
-	if (addrlen <= offsetof(struct sockaddr_un, sun_path))
-		return 0;
-	n = addrlen < sizeof(sun) ? (size_t)addrlen : sizeof(sun);
-	memset(&sun, 0, sizeof(sun));
-	r = read_bytes(t, addr & t->addr_mask, &sun, n);
-	if (r < 0)
-		return r;
-	if (sun.sun_family != AF_UNIX || sun.sun_path[0] == '\0')
-		return 0; /* abstract names live in the network namespace */
-	plen = strnlen(sun.sun_path, n - offsetof(struct sockaddr_un, sun_path));
-	if (sun.sun_path[0] == '/') {
-		snprintf(cc->path, sizeof(cc->path), "%.*s", (int)plen, sun.sun_path);
-	} else {
-		char cwd[PATH_MAX];
-
-		resolve_link(t->pid, "cwd", cwd, sizeof(cwd));
-		/* longer than any rule (struct pol_socket): cannot match */
-		if (cwd[0] != '/' || snprintf(cc->path, sizeof(cc->path), "%s/%.*s", cwd, (int)plen,
-					      sun.sun_path) >= (int)sizeof(cc->path))
-			cc->path[0] = '\0';
-	}
-	if (cc->path[0])
-		resolve_socket(t->pid, cc);
-	return 0;
-}
-
 /* argv joined with spaces, control characters as '?', "..." when cut. */
-static void format_detail(char *out, size_t len, const struct exec_call *x)
+void pol_exec_detail(const void *args, char *out, size_t len)
 {
+	const struct pol_exec_args *x = args;
 	const char *path_only[] = { x->path };
 	const char *const *argv = x->argc ? (const char *const *)x->argv : path_only;
 	size_t argc = x->argc ? x->argc : 1;
@@ -614,27 +447,235 @@ static void format_detail(char *out, size_t len, const struct exec_call *x)
 	}
 }
 
-static int respond(int listener, const struct seccomp_notif *req, struct seccomp_notif_resp *resp,
-		   bool refuse)
+/* x's buffers follow it in one allocation of POL_EXEC_ARGS_SIZE. */
+static void exec_args_init(struct pol_exec_args *x)
 {
+	x->strings = (char *)(x + 1);
+	x->scratch = x->strings + ARGS_TOTAL_MAX;
+}
+
+int pol_exec_read(struct pol_target *t, const struct seccomp_notif *req, void *args)
+{
+	exec_args_init(args);
+	return read_exec(t, req, false, args);
+}
+
+int pol_execat_read(struct pol_target *t, const struct seccomp_notif *req, void *args)
+{
+	exec_args_init(args);
+	return read_exec(t, req, true, args);
+}
+
+/* --- answers: shared by every kind's handler ------------------------------------- */
+
+bool pol_notif_is(const struct pol_notif *n, long nr, const char *name)
+{
+	if (n->native)
+		return nr >= 0 && n->req->data.nr == nr;
+	return n->name && !strcmp(n->name, name);
+}
+
+int pol_call_kind(const struct pol_notif *n, const struct pol_call_name *calls, size_t ncalls)
+{
+	for (size_t i = 0; i < ncalls; i++)
+		if (pol_notif_is(n, calls[i].nr, calls[i].name))
+			return calls[i].kind;
+	return 0;
+}
+
+const char *pol_call_kind_name(const struct pol_call_name *calls, size_t ncalls, int kind)
+{
+	for (size_t i = 0; i < ncalls; i++)
+		if (calls[i].kind == kind)
+			return calls[i].name;
+	return "?";
+}
+
+int pol_notif_answer(const struct pol_notif *n, int error, bool cont)
+{
+	struct seccomp_notif_resp resp = {
+		.id = n->req->id,
+		.error = error,
+		.flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0,
+	};
+
+	if (ioctl(n->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
+		return -errno;
+	return 0;
+}
+
+int pol_notif_id_valid(const struct pol_notif *n)
+{
+	return ioctl(n->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->req->id) < 0 ? -errno : 0;
+}
+
+int pol_notif_refuse(const struct pol_notif *n, const char *call, const char *origin,
+		     const char *detail)
+{
+	int r = pol_notif_answer(n, n->log_only ? 0 : -EPERM, n->log_only);
+
+	if (r < 0)
+		return r; /* ENOENT: interrupted; a restarted call is notified again */
+	if (n->ret) {
+		memset(n->ret, 0, sizeof(*n->ret));
+		n->ret->pid = (pid_t)n->req->pid;
+		snprintf(n->ret->call, sizeof(n->ret->call), "%s", call);
+		snprintf(n->ret->detail, sizeof(n->ret->detail), "%s", detail);
+		n->ret->origin = origin;
+		n->ret->refused = !n->log_only;
+	}
+	return 1;
+}
+
+int pol_notif_overran(const struct pol_notif *n, const char *call, const char *what)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why), "(not read within %u ms: %s made the read wait)",
+		 n->rd ? n->rd->deadline_ms : 0, what);
+	return pol_notif_refuse(n, call, pol_unreadable_origin, why);
+}
+
+/* --- a call's arguments, read on the reader -------------------------------------- */
+
+/*
+ * Everything read from the target for one call: the reader's job, so that a
+ * read the target makes wait (common/reader.h) never holds the supervisor.
+ * Owned by the reader when it overran.
+ */
+struct read_job {
+	struct pol_target t;
+	struct seccomp_notif req;
+	int (*read)(struct pol_target *t, const struct seccomp_notif *req, void *args);
+	void *args;
+	int r;
+};
+
+static void read_job_run(void *arg)
+{
+	struct read_job *j = arg;
+
+	j->r = j->t.pid <= 0 ? -ESRCH : j->read(&j->t, &j->req, j->args);
+	target_done(&j->t);
+}
+
+static void read_job_free(void *arg)
+{
+	struct read_job *j = arg;
+
+	free(j->args);
+	free(j);
+}
+
+static void read_jobp_free(struct read_job **j)
+{
+	if (*j)
+		read_job_free(*j);
+}
+
+static struct read_job *read_job_new(const struct pol_notif *n, const struct pol_target *t,
+				     const struct pol_args_ops *ops)
+{
+	struct read_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->t = *t;
+	j->req = *n->req;
+	j->read = ops->read;
+	/* not zeroed: the exec's 80 KiB are written as they are read */
+	j->args = malloc(ops->size);
+	if (!j->args) {
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
+/*
+ * The call's arguments, read through rd: 0 or -errno, *ret_job NULL when the
+ * read overran (the job is the reader's then) or could not be made.
+ */
+static int read_call(const struct pol_notif *n, const struct pol_target *t,
+		     const struct pol_args_ops *ops, struct read_job **ret_job)
+{
+	struct read_job *job = read_job_new(n, t, ops);
+	int r = job ? iso_reader_run(n->rd, read_job_run, job, read_job_free) : -ENOMEM;
+
+	if (r == -ETIMEDOUT)
+		job = NULL;
+	else if (r == 0)
+		r = job->r;
+	*ret_job = job;
+	return r;
+}
+
+/*
+ * The verdict on a call whose arguments read_call() returned (r): 1 when the
+ * kernel's own answer stands (a bad pointer), else 0 with *v and, for a call
+ * that could not be read, why in detail.
+ */
+static int judge(const struct pol_notif *n, const struct pol_args_ops *ops, int r, const void *args,
+		 struct pol_verdict *v, char *detail, size_t len)
+{
+	switch (r) {
+	case 0:
+		*v = ops->decide(n->p, args);
+		return 0;
+	case -EFAULT: /* a bad pointer: the kernel fails the call the same way */
+		return 1;
+	case -ETIMEDOUT:
+		snprintf(detail, len,
+			 "(not read within %u ms: the target's memory made the read wait)",
+			 n->rd ? n->rd->deadline_ms : 0);
+		break;
+	default:
+		/* ESRCH with a valid id: invisible in our pid namespace (pid 0) */
+		snprintf(detail, len, "(%s)", strerror(-r));
+		break;
+	}
+	v->refuse = true;
+	v->origin = pol_unreadable_origin;
+	return 0;
+}
+
+int pol_notif_args(const struct pol_notif *n, const struct pol_args_ops *ops)
+{
+	_cleanup_(read_jobp_free) struct read_job *job = NULL;
+	struct pol_target t = { .mem = -1, .pid = (pid_t)n->req->pid };
+	struct pol_verdict v = { false, NULL };
+	char detail[sizeof(n->ret->detail)] = "";
+	void *args;
 	int r;
 
-	resp->id = req->id;
-	resp->val = 0;
-	resp->error = refuse ? -EPERM : 0;
-	resp->flags = refuse ? 0 : SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	r = seccomp_notify_respond(listener, resp);
-	/* libseccomp says -ECANCELED for any ioctl failure: errno is the cause */
-	if (r == -ECANCELED && errno)
-		return -errno;
-	return r < 0 ? r : 0;
+	t.page = (size_t)sysconf(_SC_PAGESIZE);
+	t.ptr_size = n->compat ? 4 : 8; /* x32: 4-byte pointers in 64-bit registers */
+	t.addr_mask = n->req->data.arch & __AUDIT_ARCH_64BIT ? UINT64_MAX : UINT32_MAX;
+	r = read_call(n, &t, ops, &job);
+	args = job ? job->args : NULL;
+	/* between reading the target's memory and using it */
+	if (pol_notif_id_valid(n) < 0)
+		return -ENOENT;
+	if (judge(n, ops, r, args, &v, detail, sizeof(detail)))
+		return pol_notif_answer(n, 0, true);
+	if (!v.refuse) {
+		/*
+		 * Before the answer: until then a parent that waits for its child's
+		 * exec (vfork, posix_spawn, Go, Python's subprocess, libuv) is still
+		 * there to be its parent; answered first, a Go test binary that
+		 * returned from cmd.Start() could exit before the record was made,
+		 * and its leak lost "during go test".
+		 */
+		if (r == 0 && ops->passed)
+			ops->passed(n, args);
+		return pol_notif_answer(n, 0, true);
+	}
+	if (!detail[0])
+		ops->detail(args, detail, sizeof(detail));
+	return pol_notif_refuse(n, ops->call, v.origin, detail);
 }
 
-static void resp_freep(struct seccomp_notif_resp **resp)
-{
-	if (*resp)
-		seccomp_notify_free(NULL, *resp);
-}
+/* --- one notification, asked of each kind in turn -------------------------------- */
 
 static void req_freep(struct seccomp_notif **req)
 {
@@ -647,140 +688,10 @@ int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct p
 	return pol_notify_handle_exec(listener, p, log_only, ret, NULL, NULL, NULL);
 }
 
-/*
- * Everything read from the target for one call: the reader's job, so that a
- * read the target makes wait (common/reader.h) never holds the supervisor.
- * Owned by the reader when it overran.
- */
-struct read_job {
-	struct target t;
-	struct seccomp_notif req;
-	enum call c;
-	struct exec_call *x; /* an exec; else sock */
-	struct connect_call sock;
-	int r;
-};
-
-static void read_job_run(void *arg)
-{
-	struct read_job *j = arg;
-
-	if (j->t.pid <= 0)
-		j->r = -ESRCH;
-	else if (j->x)
-		j->r = read_exec(&j->t, &j->req, j->c, j->x);
-	else
-		j->r = read_connect(&j->t, &j->req, j->c, &j->sock);
-	target_done(&j->t);
-}
-
-static void read_job_free(void *arg)
-{
-	struct read_job *j = arg;
-
-	free(j->x);
-	free(j);
-}
-
-static void read_jobp_free(struct read_job **j)
-{
-	if (*j)
-		read_job_free(*j);
-}
-
-static struct read_job *read_job_new(const struct seccomp_notif *req, enum call c,
-				     const struct target *t)
-{
-	struct read_job *j = calloc(1, sizeof(*j));
-
-	if (!j)
-		return NULL;
-	j->t = *t;
-	j->req = *req;
-	j->c = c;
-	if (c != CALL_EXECVE && c != CALL_EXECVEAT)
-		return j;
-	j->x = malloc(sizeof(*j->x) + ARGS_TOTAL_MAX + FAST_SCRATCH);
-	if (!j->x) {
-		free(j);
-		return NULL;
-	}
-	j->x->strings = (char *)(j->x + 1);
-	j->x->scratch = j->x->strings + ARGS_TOTAL_MAX;
-	return j;
-}
-
-/*
- * The call's arguments, read through rd: 0 or -errno, *ret_job NULL when the
- * read overran (the job is the reader's then) or could not be made.
- */
-static int read_call(struct iso_reader *rd, const struct seccomp_notif *req, enum call c,
-		     const struct target *t, struct read_job **ret_job)
-{
-	struct read_job *job = read_job_new(req, c, t);
-	int r = job ? iso_reader_run(rd, read_job_run, job, read_job_free) : -ENOMEM;
-
-	if (r == -ETIMEDOUT)
-		job = NULL;
-	else if (r == 0)
-		r = job->r;
-	*ret_job = job;
-	return r;
-}
-
 int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
 			   pol_exec_fn on_exec, void *arg, struct iso_reader *rd)
 {
 	return pol_notify_handle_run(listener, p, log_only, ret, on_exec, arg, rd, NULL);
-}
-
-/* The event of a refused (or logged) exec or connect, its detail filled in. */
-static struct pol_event refusal(const struct pol_event *ev, const struct exec_call *x,
-				const struct connect_call *sock, const char *origin, bool log_only)
-{
-	struct pol_event e = *ev;
-
-	if (!e.detail[0]) {
-		if (x)
-			format_detail(e.detail, sizeof(e.detail), x);
-		else if (sock)
-			snprintf(e.detail, sizeof(e.detail), "%s", sock->path);
-	}
-	e.origin = origin;
-	e.refused = !log_only;
-	return e;
-}
-
-/*
- * The verdict on an exec or connect whose arguments read_call() returned (r):
- * 1 when the kernel's own answer stands (a bad pointer), else 0 with *v and,
- * for a call that could not be read, why in detail.
- */
-static int judge(const struct pol *p, int r, const struct exec_call *x,
-		 const struct connect_call *sock, const struct iso_reader *rd,
-		 struct pol_verdict *v, char *detail, size_t len)
-{
-	switch (r) {
-	case 0:
-		*v = x ? pol_decide_exec(p, x->path, x->argv) : pol_decide_connect(p, sock->path);
-		if (!x && !v->refuse)
-			*v = connect_by_identity(p, sock);
-		return 0;
-	case -EFAULT: /* a bad pointer: the kernel fails the call the same way */
-		return 1;
-	case -ETIMEDOUT:
-		snprintf(detail, len,
-			 "(not read within %u ms: the target's memory made the read wait)",
-			 rd ? rd->deadline_ms : 0);
-		break;
-	default:
-		/* ESRCH with a valid id: invisible in our pid namespace (pid 0) */
-		snprintf(detail, len, "(%s)", strerror(-r));
-		break;
-	}
-	v->refuse = true;
-	v->origin = unreadable_origin;
-	return 0;
 }
 
 int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
@@ -788,19 +699,14 @@ int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, stru
 			  const struct pol_run *run)
 {
 	_cleanup_(req_freep) struct seccomp_notif *req = NULL;
-	_cleanup_(resp_freep) struct seccomp_notif_resp *resp = NULL;
-	_cleanup_(read_jobp_free) struct read_job *job = NULL;
-	struct target t = { .mem = -1 };
-	struct exec_call *x = NULL;
-	struct pol_verdict v = { false, NULL };
-	struct pol_event ev;
-	struct connect_call *sock;
-	enum call c;
+	_cleanup_free_ char *name = NULL;
+	struct pol_target t = { .mem = -1 };
+	struct pol_notif n;
 	int r;
 
 	if (!p)
 		return -EINVAL;
-	r = seccomp_notify_alloc(&req, &resp);
+	r = seccomp_notify_alloc(&req, NULL);
 	if (r < 0)
 		return r;
 	/* seccomp_notify_alloc() zeroes it: the kernel refuses a request that is not */
@@ -809,56 +715,24 @@ int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, stru
 		return -errno; /* ENOENT: the target went away first */
 	if (r < 0)
 		return r;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.pid = (pid_t)req->pid;
-	t.pid = (pid_t)req->pid;
-	t.page = (size_t)sysconf(_SC_PAGESIZE);
-	c = classify(req, &t);
-	if (c == CALL_EXECVE || c == CALL_EXECVEAT) {
-		if ((p->n_guard == 0 && !on_exec))
-			return respond(listener, req, resp, false);
-		snprintf(ev.call, sizeof(ev.call), "%s", c == CALL_EXECVE ? "execve" : "execveat");
-	} else if (c == CALL_SIGNAL) {
-		return pol_signal_handle(listener, req, t.sig_kind, t.ptr_size == 4, p, log_only,
-					 ret, rd, run);
-	} else if (c == CALL_REACH) {
-		return pol_reach_handle(listener, req, t.reach_kind, t.ptr_size == 4, p, log_only,
-					ret, rd, run);
-	} else if (c == CALL_CONNECT || c == CALL_SOCKETCALL) {
-		if (p->n_socket == 0)
-			return respond(listener, req, resp, false);
-		snprintf(ev.call, sizeof(ev.call), "connect");
-	} else {
-		return respond(listener, req, resp, false);
+	n = (struct pol_notif){ .listener = listener,
+				.req = req,
+				.p = p,
+				.log_only = log_only,
+				.ret = ret,
+				.on_exec = on_exec,
+				.arg = arg,
+				.rd = rd,
+				.run = run };
+	name = abi(req, &t, &n.native);
+	n.name = name;
+	n.compat = t.ptr_size == 4;
+	for (size_t k = 0; k < pol_n_kinds; k++) {
+		if (!pol_kinds[k]->handle)
+			continue;
+		r = pol_kinds[k]->handle(&n);
+		if (r != POL_NOTIF_NOT_MINE)
+			return r;
 	}
-	r = read_call(rd, req, c, &t, &job);
-	x = job ? job->x : NULL;
-	sock = job ? &job->sock : NULL;
-
-	/* between reading the target's memory and using it */
-	if (seccomp_notify_id_valid(listener, req->id) < 0)
-		return -ENOENT;
-
-	if (judge(p, r, x, sock, rd, &v, ev.detail, sizeof(ev.detail)))
-		return respond(listener, req, resp, false);
-	if (!v.refuse) {
-		/*
-		 * Before the answer: until then a parent that waits for its child's
-		 * exec (vfork, posix_spawn, Go, Python's subprocess, libuv) is still
-		 * there to be its parent; answered first, a Go test binary that
-		 * returned from cmd.Start() could exit before the record was made,
-		 * and its leak lost "during go test".
-		 */
-		if (r == 0 && x && on_exec)
-			on_exec((pid_t)req->pid, x->argv, x->argc, arg);
-		return respond(listener, req, resp, false);
-	}
-
-	r = respond(listener, req, resp, !log_only);
-	if (r < 0)
-		return r; /* ENOENT: interrupted; a restarted call is notified again */
-	if (ret)
-		*ret = refusal(&ev, x, sock, v.origin, log_only);
-	return 1;
+	return pol_notif_answer(&n, 0, true);
 }

@@ -3,8 +3,10 @@
  * policy/: text in, filter out.  A pure parser (no side effects) turns policy
  * text into struct pol; the compiler turns struct pol into a libseccomp filter
  * (plain BPF deny-list + user notification for execve/execveat/connect); the
- * notify side decides a notified call from the target's memory.  Only policy/
- * links libseccomp.  No printing here: errors go into struct pol_error.
+ * notify side decides a notified call from the target's memory.  Each rule
+ * kind is one descriptor (policy/kind.h) in one table (policy/kinds.c) that
+ * all three walk.  Only policy/ links libseccomp.  No printing here: errors go
+ * into struct pol_error.
  */
 #ifndef ISO_POLICY_H
 #define ISO_POLICY_H
@@ -70,6 +72,11 @@ struct pol {
 	 */
 	bool contain_signals;
 	char signals_origin[300];
+	/*
+	 * The rules of a kind that keeps them in its own file, by its place in
+	 * the table (pol_kind_rules(), policy/kind.h): a new kind needs no member.
+	 */
+	void *kind_rules[8];
 };
 
 /*
@@ -86,6 +93,13 @@ int pol_load(const char *name_or_path, struct pol *ret, struct pol_error *err);
 /* The canonical text form (`isorun policy show`), malloc'ed. */
 char *pol_format(const struct pol *p);
 void pol_free(struct pol *p);
+/* What each rule kind holds, for `isorun policy check`: "N denied calls, ..." into buf. */
+char *pol_summary(const struct pol *p, char *buf, size_t len);
+/* The i-th path the launcher's init mounts /dev/null over (deny-socket), NULL after the last. */
+const char *pol_masked_path(const struct pol *p, size_t i);
+/* contain-signals: whether the policy has it; the launcher clears it under a PID namespace. */
+bool pol_signals_contained(const struct pol *p);
+void pol_set_signals_contained(struct pol *p, bool on);
 /* "file:line:col: msg\n  <line>\n  ^" into buf. */
 const char *pol_error_format(const struct pol_error *err, char *buf, size_t len);
 
@@ -111,7 +125,7 @@ struct pol_verdict pol_decide_exec(const struct pol *p, const char *path, char *
 /*
  * connect() to AF_UNIX `path` ("" for abstract or other families: never refused),
  * compared after pol_path_normalize(); the supervisor also compares the socket's
- * identity (policy/notify.c).
+ * identity (policy/kind_socket.c).
  */
 struct pol_verdict pol_decide_connect(const struct pol *p, const char *path);
 /* An absolute path without "//", "." and ".." (lexically, ".." of "/" is "/"); -errno. */

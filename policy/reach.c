@@ -53,11 +53,7 @@
 #define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
 #endif
 
-static const struct {
-	const char *name;
-	enum pol_reach_kind kind;
-	long nr;
-} kinds[] = {
+static const struct pol_call_name kinds[] = {
 	{ "fcntl", PREACH_FCNTL, SYS_fcntl },
 	{ "fcntl64", PREACH_FCNTL, -1 },
 	{ "ioctl", PREACH_IOCTL, SYS_ioctl },
@@ -67,28 +63,9 @@ static const struct {
 	{ "pidfd_getfd", PREACH_GETFD, SYS_pidfd_getfd },
 };
 
-enum pol_reach_kind pol_reach_kind(const char *name)
-{
-	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
-		if (!strcmp(kinds[i].name, name))
-			return kinds[i].kind;
-	return PREACH_NONE;
-}
-
-enum pol_reach_kind pol_reach_kind_nr(long nr)
-{
-	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
-		if (kinds[i].nr == nr)
-			return kinds[i].kind;
-	return PREACH_NONE;
-}
-
 static const char *kind_name(enum pol_reach_kind k)
 {
-	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
-		if (kinds[i].kind == k)
-			return kinds[i].name;
-	return "?";
+	return pol_call_kind_name(kinds, ELEMENTSOF(kinds), (int)k);
 }
 
 enum aim { AIM_NONE, AIM_PID, AIM_PGRP };
@@ -329,19 +306,6 @@ static void job_run(void *arg)
 		j->copy = copy_fd(j->caller, (int)j->a[0]);
 }
 
-static int answer(int listener, const struct seccomp_notif *req, int error, bool cont)
-{
-	struct seccomp_notif_resp resp = {
-		.id = req->id,
-		.error = error,
-		.flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0,
-	};
-
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
-		return -errno;
-	return 0;
-}
-
 static const char *what(const struct reach_job *j)
 {
 	switch (j->kind) {
@@ -375,26 +339,15 @@ static void describe(const struct reach_job *j, char *out, size_t len)
 		snprintf(out, len, "%s pid %d%s, outside the run", what(j), (int)j->outside, who);
 }
 
-static int refuse(int listener, const struct seccomp_notif *req, const struct pol *p, bool log_only,
-		  struct pol_event *ret, const struct reach_job *j, const char *origin,
-		  const char *detail)
+/* EPERM and the event: detail NULL describes the call's target. */
+static int refuse(const struct pol_notif *n, const struct reach_job *j, const char *detail)
 {
-	int r = answer(listener, req, log_only ? 0 : -EPERM, log_only);
+	char what_[sizeof(n->ret->detail)];
 
-	if (r < 0)
-		return r;
-	if (ret) {
-		memset(ret, 0, sizeof(*ret));
-		ret->pid = (pid_t)req->pid;
-		snprintf(ret->call, sizeof(ret->call), "%s", kind_name(j->kind));
-		if (detail)
-			snprintf(ret->detail, sizeof(ret->detail), "%s", detail);
-		else
-			describe(j, ret->detail, sizeof(ret->detail));
-		ret->origin = origin ? origin : p->signals_origin;
-		ret->refused = !log_only;
-	}
-	return 1;
+	if (!detail)
+		describe(j, what_, sizeof(what_));
+	return pol_notif_refuse(n, kind_name(j->kind), n->p->signals_origin,
+				detail ? detail : what_);
 }
 
 /* The pinned target still holds its number (a zombie does too): the kernel found it. */
@@ -404,14 +357,14 @@ static bool still_there(const struct reach_job *j)
 }
 
 /* The call made here, on our copy, with the value judged: the caller's answer. */
-static int do_here(int listener, const struct seccomp_notif *req, const struct reach_job *j)
+static int do_here(const struct pol_notif *n, const struct reach_job *j)
 {
 	int owner = j->owner;
 	long r;
 
 	if (j->kind == PREACH_GETFD) {
 		struct seccomp_notif_addfd add = {
-			.id = req->id,
+			.id = n->req->id,
 			.flags = SECCOMP_ADDFD_FLAG_SEND,
 			.newfd_flags = O_CLOEXEC,
 		};
@@ -419,88 +372,96 @@ static int do_here(int listener, const struct seccomp_notif *req, const struct r
 			(int)syscall(SYS_pidfd_getfd, j->copy, (int)j->a[1], (unsigned)j->a[2]);
 
 		if (fd < 0)
-			return answer(listener, req, -errno, false);
+			return pol_notif_answer(n, -errno, false);
 		add.srcfd = (unsigned)fd;
-		return ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 ? -errno : 0;
+		return ioctl(n->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 ? -errno : 0;
 	}
 	if (j->kind == PREACH_FCNTL)
 		r = fcntl(j->copy, F_SETOWN_EX, &j->ex);
 	else
 		r = ioctl(j->copy, (unsigned long)(unsigned)j->a[1], &owner);
 	if (r < 0)
-		return answer(listener, req, -errno, false);
+		return pol_notif_answer(n, -errno, false);
 	if (!still_there(j)) {
 		/* the number went to another process meanwhile: no owner, as for a gone pid */
 		(void)fcntl(j->copy, F_SETOWN, 0);
-		return answer(listener, req, -ESRCH, false);
+		return pol_notif_answer(n, -ESRCH, false);
 	}
-	return answer(listener, req, 0, false);
+	return pol_notif_answer(n, 0, false);
 }
 
-int pol_reach_handle(int listener, const struct seccomp_notif *req, enum pol_reach_kind kind,
-		     bool compat, const struct pol *p, bool log_only, struct pol_event *ret,
-		     struct iso_reader *rd, const struct pol_run *run)
+/* The job for a call from its registers: NULL when out of memory. */
+static struct reach_job *job_new(const struct pol_notif *n, enum pol_reach_kind kind)
+{
+	struct reach_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->kind = kind;
+	j->caller = (pid_t)n->req->pid;
+	j->run = *n->run;
+	j->copy = j->pin = -1;
+	for (size_t i = 0; i < 6; i++)
+		j->a[i] = n->compat ? n->req->data.args[i] & UINT32_MAX : n->req->data.args[i];
+	return j;
+}
+
+/* Nothing to judge: the caller itself or 0 (F_SETOWN), its own new group (setpgid). */
+static bool nothing_to_read(const struct reach_job *j)
+{
+	return (j->kind == PREACH_FCNTL && (unsigned)j->a[1] == F_SETOWN &&
+		((int)j->a[2] == 0 || pol_signal_caller_in((int)j->a[2], j->caller))) ||
+	       (j->kind == PREACH_SETPGID && (int)j->a[1] == 0);
+}
+
+int pol_reach_handle(const struct pol_notif *n)
 {
 	_cleanup_(jobp_free) struct reach_job *j = NULL;
+	enum pol_reach_kind kind = (enum pol_reach_kind)pol_call_kind(n, kinds, ELEMENTSOF(kinds));
 	char why[160];
 	int r;
 
-	if (!run || !p->contain_signals)
-		return answer(listener, req, 0, true);
-	j = calloc(1, sizeof(*j));
+	if (kind == PREACH_NONE)
+		return POL_NOTIF_NOT_MINE;
+	if (!n->run || !n->p->contain_signals)
+		return pol_notif_answer(n, 0, true);
+	j = job_new(n, kind);
 	if (!j)
-		return answer(listener, req, -ENOMEM, false);
-	j->kind = kind;
-	j->caller = (pid_t)req->pid;
-	j->run = *run;
-	j->copy = j->pin = -1;
-	for (size_t i = 0; i < 6; i++)
-		j->a[i] = compat ? req->data.args[i] & UINT32_MAX : req->data.args[i];
+		return pol_notif_answer(n, -ENOMEM, false);
 	/*
 	 * a caller in a PID namespace made inside the run names processes by that
 	 * namespace's numbers, all of them the run's; a pidfd may name any process
 	 */
 	if (kind != PREACH_GETFD && pol_signal_caller_nested(j->caller))
-		return answer(listener, req, 0, true);
-	/* F_SETOWN of the caller itself or 0, setpgid to 0: nothing to read */
-	if ((kind == PREACH_FCNTL && (unsigned)j->a[1] == F_SETOWN &&
-	     ((int)j->a[2] == 0 || pol_signal_caller_in((int)j->a[2], j->caller))) ||
-	    (kind == PREACH_SETPGID && (int)j->a[1] == 0))
-		return answer(listener, req, 0, true);
-	r = iso_reader_run(rd, job_run, j, job_free);
+		return pol_notif_answer(n, 0, true);
+	if (nothing_to_read(j))
+		return pol_notif_answer(n, 0, true);
+	r = iso_reader_run(n->rd, job_run, j, job_free);
 	if (r == -ETIMEDOUT) {
-		/* j is the reader's, and may be freed by now */
-		struct reach_job only = { .kind = kind, .copy = -1, .pin = -1 };
-
-		j = NULL; /* the reader's now */
-		snprintf(why, sizeof(why),
-			 "(not read within %u ms: /proc or the caller's memory "
-			 "made the read wait)",
-			 rd ? rd->deadline_ms : 0);
-		return refuse(listener, req, p, log_only, ret, &only,
-			      "isorun: call arguments unreadable", why);
+		j = NULL; /* the reader's now, and may be freed by now */
+		return pol_notif_overran(n, kind_name(kind), "/proc or the caller's memory");
 	}
 	r = r < 0 ? r : j->r;
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0)
+	if (pol_notif_id_valid(n) < 0)
 		return -ENOENT;
 	if (r < 0)
 		/* gone (ESRCH), a bad descriptor or pointer: the kernel's own answer */
-		return answer(listener, req, r, false);
+		return pol_notif_answer(n, r, false);
 	if (j->outside)
-		return refuse(listener, req, p, log_only, ret, j, NULL, NULL);
+		return refuse(n, j, NULL);
 	if (!j->indirect && j->kind != PREACH_GETFD)
-		return answer(listener, req, 0, true);
+		return pol_notif_answer(n, 0, true);
 	if (j->c_ruid != getuid() || j->c_euid != geteuid()) {
 		snprintf(why, sizeof(why),
 			 "%s (uid %u/%u: isorun, uid %u/%u, would make it for the caller)",
 			 kind_name(j->kind), (unsigned)j->c_ruid, (unsigned)j->c_euid,
 			 (unsigned)getuid(), (unsigned)geteuid());
-		return refuse(listener, req, p, log_only, ret, j, NULL, why);
+		return refuse(n, j, why);
 	}
 	if (j->copy < 0) {
 		snprintf(why, sizeof(why), "%s (isorun cannot take the caller's descriptor: %s)",
 			 what(j), strerror(-j->copy));
-		return refuse(listener, req, p, log_only, ret, j, NULL, why);
+		return refuse(n, j, why);
 	}
-	return do_here(listener, req, j);
+	return do_here(n, j);
 }

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* contain-signals, the other ways to reach a process: notify.c hands such a call to reach.c. */
+/* contain-signals, the other ways to reach a process: kind_signals.c hands such a call here. */
 #ifndef ISO_POLICY_REACH_H
 #define ISO_POLICY_REACH_H
 
-#include <linux/seccomp.h>
-
-#include "policy/policy.h"
+#include "policy/kind.h"
 
 enum pol_reach_kind {
 	PREACH_NONE,
@@ -17,18 +15,11 @@ enum pol_reach_kind {
 	PREACH_GETFD,	/* pidfd_getfd */
 };
 
-/* The kind of a call by its name (the other ABIs), PREACH_NONE for any other call. */
-enum pol_reach_kind pol_reach_kind(const char *name);
-/* The same by its x86_64 number. */
-enum pol_reach_kind pol_reach_kind_nr(long nr);
-
 /*
- * Decide one notified call and answer it: continue, do it ourselves for the
- * caller, or refuse it (EPERM and an event).  Same return as
- * pol_signal_handle(); `compat`: a 32-bit ABI.
+ * A notified call of these (POL_NOTIF_NOT_MINE for any other): continue, do
+ * it ourselves for the caller, or refuse it (EPERM and an event).  Same return
+ * as pol_signal_handle().
  */
-int pol_reach_handle(int listener, const struct seccomp_notif *req, enum pol_reach_kind kind,
-		     bool compat, const struct pol *p, bool log_only, struct pol_event *ret,
-		     struct iso_reader *rd, const struct pol_run *run);
+int pol_reach_handle(const struct pol_notif *n);
 
 #endif

@@ -61,11 +61,7 @@
 #define CAP_KILL_BIT 5
 #define CHAIN_MAX    4096
 
-static const struct {
-	const char *name;
-	enum pol_sig_kind kind;
-	long nr;
-} kinds[] = {
+static const struct pol_call_name kinds[] = {
 	{ "kill", PSIG_KILL, SYS_kill },
 	{ "tkill", PSIG_TKILL, SYS_tkill },
 	{ "tgkill", PSIG_TGKILL, SYS_tgkill },
@@ -74,28 +70,9 @@ static const struct {
 	{ "pidfd_send_signal", PSIG_PIDFD, SYS_pidfd_send_signal },
 };
 
-enum pol_sig_kind pol_signal_kind(const char *name)
-{
-	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
-		if (!strcmp(kinds[i].name, name))
-			return kinds[i].kind;
-	return PSIG_NONE;
-}
-
-enum pol_sig_kind pol_signal_kind_nr(long nr)
-{
-	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
-		if (kinds[i].nr == nr)
-			return kinds[i].kind;
-	return PSIG_NONE;
-}
-
 static const char *kind_name(enum pol_sig_kind k)
 {
-	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
-		if (kinds[i].kind == k)
-			return kinds[i].name;
-	return "?";
+	return pol_call_kind_name(kinds, ELEMENTSOF(kinds), (int)k);
 }
 
 /* What the call asks, from its registers. */
@@ -620,24 +597,6 @@ static bool caller_nested(pid_t caller)
 	       status_nums(buf, "NSpid", v, 2, 10) == 0;
 }
 
-static int id_valid(int listener, uint64_t id)
-{
-	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0 ? -errno : 0;
-}
-
-static int answer(int listener, const struct seccomp_notif *req, int error, bool cont)
-{
-	struct seccomp_notif_resp resp = {
-		.id = req->id,
-		.error = error,
-		.flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0,
-	};
-
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0)
-		return -errno;
-	return 0;
-}
-
 /* The kernel's kill permission (kill_ok_by_cred), on the caller's credentials. */
 static bool permitted(const struct sig_job *j, const struct sig_target *t)
 {
@@ -722,82 +681,63 @@ static bool all_members(const struct sig_job *j)
 	return true;
 }
 
-static int refuse(int listener, const struct seccomp_notif *req, const struct pol *p, bool log_only,
-		  struct pol_event *ret, const struct sig_job *j, const char *origin,
+/* EPERM and the event: detail NULL describes the call's target. */
+static int refuse(const struct pol_notif *n, const struct sig_job *j, const char *origin,
 		  const char *detail)
 {
-	int r = answer(listener, req, log_only ? 0 : -EPERM, log_only);
+	char what[sizeof(n->ret->detail)];
 
-	if (r < 0)
-		return r;
-	if (ret) {
-		memset(ret, 0, sizeof(*ret));
-		ret->pid = (pid_t)req->pid;
-		snprintf(ret->call, sizeof(ret->call), "%s", kind_name(j->c.kind));
-		if (detail)
-			snprintf(ret->detail, sizeof(ret->detail), "%s", detail);
-		else
-			describe(j, ret->detail, sizeof(ret->detail));
-		ret->origin = origin ? origin : p->signals_origin;
-		ret->refused = !log_only;
-	}
-	return 1;
+	if (!detail)
+		describe(j, what, sizeof(what));
+	return pol_notif_refuse(n, kind_name(j->c.kind), origin ? origin : n->p->signals_origin,
+				detail ? detail : what);
 }
 
-int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_sig_kind kind,
-		      bool compat, const struct pol *p, bool log_only, struct pol_event *ret,
-		      struct iso_reader *rd, const struct pol_run *run)
+int pol_signal_handle(const struct pol_notif *n)
 {
 	_cleanup_(jobp_free) struct sig_job *j = NULL;
-	struct sig_job only = { 0 };
-	char why[128];
+	enum pol_sig_kind kind = (enum pol_sig_kind)pol_call_kind(n, kinds, ELEMENTSOF(kinds));
 	int r;
 
-	if (!run || !p->contain_signals)
-		return answer(listener, req, 0, true);
+	if (kind == PSIG_NONE)
+		return POL_NOTIF_NOT_MINE;
+	if (!n->run || !n->p->contain_signals)
+		return pol_notif_answer(n, 0, true);
 	j = calloc(1, sizeof(*j));
 	if (!j)
-		return answer(listener, req, -ENOMEM, false);
-	j->c = call_of(req, kind, compat);
-	j->run = *run;
+		return pol_notif_answer(n, -ENOMEM, false);
+	j->c = call_of(n->req, kind, n->compat);
+	j->run = *n->run;
 	if (j->c.sig == 0) /* a 0 with bits above it: the kernel reads an int */
-		return answer(listener, req, 0, true);
+		return pol_notif_answer(n, 0, true);
 	/* a pidfd may name any process, whatever the namespace: read as always */
 	if (j->c.kind != PSIG_PIDFD && caller_nested(j->c.caller))
-		return answer(listener, req, 0, true);
+		return pol_notif_answer(n, 0, true);
 	if (to_caller(&j->c))
-		return answer(listener, req, 0, true);
+		return pol_notif_answer(n, 0, true);
 	if (j->c.kind == PSIG_KILL && j->c.pid == -1) /* whatever it would reach */
-		return refuse(listener, req, p, log_only, ret, j, NULL, NULL);
-	only.c = j->c; /* once given to the reader, j may be freed at any time */
-	r = iso_reader_run(rd, job_run, j, job_free);
+		return refuse(n, j, NULL, NULL);
+	r = iso_reader_run(n->rd, job_run, j, job_free);
 	if (r == -ETIMEDOUT) {
-
-		j = NULL; /* the reader's now */
-		snprintf(why, sizeof(why),
-			 "(not read within %u ms: /proc or the caller's memory "
-			 "made the read wait)",
-			 rd ? rd->deadline_ms : 0);
-		return refuse(listener, req, p, log_only, ret, &only,
-			      "isorun: call arguments unreadable", why);
+		j = NULL; /* the reader's now, and may be freed by now */
+		return pol_notif_overran(n, kind_name(kind), "/proc or the caller's memory");
 	}
 	r = r < 0 ? r : j->r;
-	if (id_valid(listener, req->id) < 0)
+	if (pol_notif_id_valid(n) < 0)
 		return -ENOENT;
 	if (r < 0 && j->unreadable)
-		return refuse(listener, req, p, log_only, ret, j,
-			      "isorun: call arguments unreadable",
+		return refuse(n, j, pol_unreadable_origin,
 			      "(the caller refused to be read: not dumpable)");
 	if (r < 0)
 		/* gone (ESRCH), a bad descriptor or pointer: the kernel's own answer */
-		return answer(listener, req, r, false);
+		return pol_notif_answer(n, r, false);
 	if (j->self)
-		return answer(listener, req, 0, true);
+		return pol_notif_answer(n, 0, true);
 	if (!all_members(j))
-		return refuse(listener, req, p, log_only, ret, j, NULL, NULL);
+		return refuse(n, j, NULL, NULL);
 	if (j->group && j->caller_group)
-		return answer(listener, req, 0, true);
-	return answer(listener, req, deliver(j), false);
+		return pol_notif_answer(n, 0, true);
+	return pol_notif_answer(n, deliver(j), false);
 }
 
 /* For policy/reach.c: the same rules, for the calls that reach a process otherwise. */

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* contain-signals inside policy/: notify.c hands a signal call to signal.c. */
+/* contain-signals inside policy/: kind_signals.c hands a signal call to signal.c. */
 #ifndef ISO_POLICY_SIGNAL_H
 #define ISO_POLICY_SIGNAL_H
 
-#include <linux/seccomp.h>
-
-#include "policy/policy.h"
+#include "policy/kind.h"
 
 enum pol_sig_kind {
 	PSIG_NONE,
@@ -17,19 +15,12 @@ enum pol_sig_kind {
 	PSIG_PIDFD,   /* pidfd_send_signal */
 };
 
-/* The kind of a call by its name (the other ABIs), PSIG_NONE for any other call. */
-enum pol_sig_kind pol_signal_kind(const char *name);
-/* The same by its x86_64 number. */
-enum pol_sig_kind pol_signal_kind_nr(long nr);
-
 /*
- * Decide one notified signal call and answer it: let it continue, send the
- * signal ourselves through a pidfd, or refuse it (EPERM and an event).  Same
- * return as pol_notify_handle_exec().  `compat`: a 32-bit ABI (its siginfo).
+ * A notified signal call (POL_NOTIF_NOT_MINE for any other call): let it
+ * continue, send the signal ourselves through a pidfd, or refuse it (EPERM and
+ * an event).  Same return as pol_notify_handle_run().
  */
-int pol_signal_handle(int listener, const struct seccomp_notif *req, enum pol_sig_kind kind,
-		      bool compat, const struct pol *p, bool log_only, struct pol_event *ret,
-		      struct iso_reader *rd, const struct pol_run *run);
+int pol_signal_handle(const struct pol_notif *n);
 
 /* In the run (policy/reach.c asks the same question). */
 bool pol_signal_member(const struct pol_run *run, pid_t pid);

@@ -6,7 +6,8 @@
  * runs both decisions on what it parsed.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
- *         tests/fuzz/fuzz_policy.c policy/parse.c policy/decide.c -lseccomp
+ *         tests/fuzz/fuzz_policy.c $(GEN_BPF_SRC) build/gen/shipped_text.c -lseccomp
+ *         (make fuzz: policy/ but load.c and gen_bpf.c, and common/)
  *   ./a.out -max_total_time=30 -max_len=4096
  */
 #include <stdint.h>
