@@ -367,6 +367,12 @@ static void dispatch(struct sup *s, enum sup_source src, uint32_t events)
 	}
 }
 
+/*
+ * The loop, in five lines: wait for the next event; turn it into a phase event
+ * (a signal, the timer, a reap, the gate's message, the pipes' EOF); the phase
+ * table says what follows and sup_step() does it; until DONE.  Then what is still
+ * buffered in the pipes is relayed.
+ */
 void sup_loop(struct sup *s)
 {
 	struct epoll_event evs[8];

@@ -333,6 +333,30 @@ void sup_lower_shield(struct sup *s, bool prove)
 	}
 }
 
+/* The removal stopped (a signal, its deadline) or failed: the rest of the tree stays. */
+static void removal_failed(struct sup *s, int r, const struct iso_err *e)
+{
+	struct iso_outcome *out = s->out;
+	char sig[32], dur[32], buf[400];
+
+	out->tree_state = ISO_TREE_RETAINED;
+	if (r != -ECANCELED) {
+		snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
+			 iso_err_format(e, buf, sizeof(buf)));
+		return;
+	}
+	iso_format_duration(ISO_REMOVE_DEADLINE_MS, dur, sizeof(dur));
+	if (s->td.remove_overdue)
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "removal still running after %s; the rest of the tree stays for "
+			 "isorun gc",
+			 dur);
+	else
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "removal stopped by %s; the rest of the tree stays",
+			 iso_signal_name(out->cancelled_by, sig, sizeof(sig)));
+}
+
 void sup_teardown(struct sup *s)
 {
 	struct iso_tree *tree = &s->tree;
@@ -384,26 +408,8 @@ void sup_teardown(struct sup *s)
 	/* deleted or moved by someone else while we removed it: say so, not the failure */
 	if (r < 0 && tree_gone_or_foreign(tree, s->td.shield_dev, out))
 		return;
-	if (r == -ECANCELED) {
-		char sig[32], dur[32];
-		out->tree_state = ISO_TREE_RETAINED;
-		iso_format_duration(ISO_REMOVE_DEADLINE_MS, dur, sizeof(dur));
-		if (s->td.remove_overdue)
-			snprintf(out->tree_reason, sizeof(out->tree_reason),
-				 "removal still running after %s; the rest of the tree stays for "
-				 "isorun gc",
-				 dur);
-		else
-			snprintf(out->tree_reason, sizeof(out->tree_reason),
-				 "removal stopped by %s; the rest of the tree stays",
-				 iso_signal_name(out->cancelled_by, sig, sizeof(sig)));
-		return;
-	}
 	if (r < 0) {
-		char buf[400];
-		out->tree_state = ISO_TREE_RETAINED;
-		snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
-			 iso_err_format(&e, buf, sizeof(buf)));
+		removal_failed(s, r, &e);
 		return;
 	}
 	out->tree_state = ISO_TREE_REMOVED;
