@@ -151,7 +151,7 @@ int sup_load_policy(struct sup *s)
 	return 0;
 }
 
-/* The command will run in a user namespace of the run's own (start_pidns()). */
+/* The command will run in a user namespace of the run's own (launcher/gate_pidns.c). */
 static bool will_have_userns(const struct iso_opts *o)
 {
 	bool ns = o->pidns || o->net_isolated || o->private_tmp || o->protect_home;
