@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One epoll set with its signalfd and its timerfd: the event loop of the
- * supervisor (run.c) and of the PID-namespace init (init.c).  Each loop names
+ * supervisor (supervise.c) and of the PID-namespace init (init.c).  Each loop names
  * its event sources with an enum of its own; the source is the epoll tag.
  */
 #ifndef ISO_EVLOOP_H

@@ -18,37 +18,9 @@
 #include "common/cleanup.h"
 #include "common/fdpass.h"
 #include "common/proc.h"
+#include "launcher/init.h"
 #include "launcher/mapusers.h"
 #include "ns/ns.h"
-
-int iso_ns_send(int sock, const struct iso_ns_msg *m)
-{
-	return iso_send_record(sock, m, sizeof(*m), -1);
-}
-
-int iso_ns_send_fd(int sock, const struct iso_ns_msg *m, int fd)
-{
-	return iso_send_record(sock, m, sizeof(*m), fd);
-}
-
-int iso_ns_recv_fd(int sock, struct iso_ns_msg *m, int *ret_fd)
-{
-	int fd = -1;
-	ssize_t n = iso_recv_record(sock, m, sizeof(*m), &fd);
-
-	if (ret_fd)
-		*ret_fd = fd;
-	else if (fd >= 0)
-		close(fd);
-	if (n < 0)
-		return (int)n;
-	return n == 0 ? 0 : 1;
-}
-
-int iso_ns_recv(int sock, struct iso_ns_msg *m)
-{
-	return iso_ns_recv_fd(sock, m, NULL);
-}
 
 /* The NSpid fields of pid as isorun reads them: one per namespace, outermost first. */
 static int nspids(pid_t pid, pid_t *v, int max)

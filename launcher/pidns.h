@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --pidns: the outer isorun and the namespace's init talk over one
- * SOCK_SEQPACKET pair.  It carries the start handshake, control from outside
- * (cancel, timeout, go-ahead to kill), and from inside the setup result, the
- * command's status and the survivors, named before they are killed.  Its EOF
- * is each side's news that the other is gone.
+ * --pidns, the outer side: start the namespace's init (launcher/init.c) and
+ * find its survivors from outside.  The messages: launcher/nsmsg.h.
  */
 #ifndef ISO_PIDNS_H
 #define ISO_PIDNS_H
@@ -17,73 +14,7 @@
 #include "common/err.h"
 #include "launcher/spawn.h"
 #include "ns/ns.h"
-
-/* struct pol_event as it crosses the socket (its origin pointer cannot) */
-struct iso_ns_event_wire {
-	pid_t pid;
-	char call[24];
-	char detail[512];
-	char origin[300];
-	int refused;
-};
-
-enum iso_ns_msg_type {
-	/* outer -> init */
-	ISO_NS_GO = 1,	 /* maps written; set up and start the command */
-	ISO_NS_CANCEL,	 /* sig: to the command's group; --stop-signal to the rest */
-	ISO_NS_TIMEOUT,	 /* --stop-signal to everything */
-	ISO_NS_KILL_OK,	 /* survivors were recorded: kill them */
-	ISO_NS_CONTINUE, /* the caller's shell continued us: hand back the terminal */
-	ISO_NS_SWEEP,	 /* --timeout cut the settle short: stop, name and kill now */
-	ISO_NS_FORWARD,	 /* sig to the command (status 1: to its process group) */
-	/* init -> outer */
-	ISO_NS_FAILED,	/* setup or exec failed: stage, err */
-	ISO_NS_STARTED, /* the command runs: pid (inside); the listener rides along
-			   (sig=EBUSY: an enclosing isorun holds it), as with FAILED */
-	ISO_NS_EXITED,	/* the command's wait status */
-	ISO_NS_LEAK,	/* one survivor, stopped */
-	ISO_NS_LEAKS_DONE,
-	ISO_NS_DONE,	     /* the namespace is empty but for init, which exits now */
-	ISO_NS_STOPPED,	     /* the command was stopped from the terminal (Ctrl-Z) */
-	ISO_NS_POLICY_EVENT, /* a call decided while the command started: in `event` */
-};
-
-struct iso_ns_msg {
-	int type;
-	int sig;
-	int status;
-	int stage;
-	pid_t pid;
-	pid_t sid;
-	uint64_t start;
-	struct iso_err err;
-	char cmdline[512];
-	char cwd[512];
-	char event[sizeof(struct iso_ns_event_wire)];
-};
-
-/* What init needs besides the options: all decided by the outer before clone. */
-struct iso_ns_plan {
-	const struct iso_opts *o;
-	struct iso_spawn spawn; /* the command, as the outer would start it */
-	bool userns;
-	uid_t inside_uid;
-	gid_t inside_gid;
-	/* --map-users: newuidmap/newgidmap write idmaps */
-	bool ranged;
-	/* --map-users could not be honoured: 125, never --pidns=try's fallback */
-	bool map_failed;
-	struct ns_idmaps idmaps;
-	const char *tree;	 /* the tree, absolute */
-	const char *tree_tmp;	 /* --private-tmp */
-	const char *real_home;	 /* --protect-home, from the passwd entry */
-	const char *empty_dir;	 /* --protect-home=hide */
-	const char *const *keep; /* canonical paths left as they are inside the home */
-	size_t n_keep;
-};
-
-/* The init role (launcher/init.c); never returns. */
-_Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock);
+#include "launcher/nsmsg.h"
 
 /*
  * Outer side (launcher/pidns.c): clone init into the new namespaces, write the
@@ -95,12 +26,6 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 		    struct iso_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
 		    void (*on_event)(const struct iso_ns_event_wire *w, void *arg), void *arg,
 		    struct iso_err *e);
-
-int iso_ns_send(int sock, const struct iso_ns_msg *m);
-int iso_ns_send_fd(int sock, const struct iso_ns_msg *m, int fd);
-/* 1 on a message, 0 on EOF, -errno.  A passed fd lands in *ret_fd (NULL: closed). */
-int iso_ns_recv(int sock, struct iso_ns_msg *m);
-int iso_ns_recv_fd(int sock, struct iso_ns_msg *m, int *ret_fd);
 
 /*
  * For each inner[j], a pid in init's namespace, the pid in isorun's own namespace

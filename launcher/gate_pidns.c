@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The PID-namespace gate (launcher/gate.h), --pidns.  s->cmd is the namespace's
+ * init (launcher/init.c), started by launcher/pidns.c; it runs the settle and
+ * the sweep inside and reports by message on s->ns.sock: the command's status,
+ * each survivor (stopped, named before it is killed), the end of the list.  The
+ * outer keeps the deadlines: it tells init to end the settle when --timeout comes
+ * first, and its last word is SIGKILL to init, after which the kernel kills
+ * everything in the namespace.  init's end is the kernel's proof that the
+ * namespace is empty.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/proc.h"
+#include "common/text.h"
+#include "launcher/leak.h"
+#include "launcher/mapusers.h"
+#include "launcher/sigtable.h"
+#include "launcher/sup.h"
+
+/* The outer's last word under --pidns: the kernel kills the namespace with init. */
+static void kill_init(struct sup *s)
+{
+	s->ns.killed = true;
+	(void)kill(s->cmd, SIGKILL);
+}
+
+/*
+ * init exits 0 only after it emptied the namespace.  Any other end not of our doing
+ * killed the command and every survivor unseen: the run cannot pass.
+ */
+static void init_ended(struct sup *s, int status)
+{
+	struct iso_outcome *o = s->out;
+	char sig[32];
+
+	s->ns.gone = true;
+	if (s->ns.killed || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		return;
+	o->init_lost = true;
+	if (WIFSIGNALED(status)) {
+		o->init_signal = WTERMSIG(status);
+		snprintf(o->gate_unmeasurable, sizeof(o->gate_unmeasurable),
+			 "the namespace's init (pid %d) was killed by %s", s->cmd,
+			 iso_signal_name(o->init_signal, sig, sizeof(sig)));
+	} else {
+		o->init_status = WEXITSTATUS(status);
+		snprintf(o->gate_unmeasurable, sizeof(o->gate_unmeasurable),
+			 "the namespace's init (pid %d) exited %d", s->cmd, o->init_status);
+	}
+}
+
+/* init's end is the kernel's proof that the namespace is empty. */
+static enum phase_event children(struct sup *s)
+{
+	return s->ns.gone ? PE_EMPTY : PE_NONE;
+}
+
+/*
+ * --pidns: init runs the settle and the sweep itself.  The outer tells it to end the
+ * settle early when --timeout comes first, and keeps a watchdog for the rest: past the
+ * settle plus the kill deadline, it kills init and with it the namespace.
+ */
+static void settle(struct sup *s)
+{
+	uint64_t left = sup_settle_left(s);
+
+	s->ns.sweep_sent = left >= s->o->settle_ms;
+	iso_evloop_arm(&s->loop, s->ns.sweep_sent ? left + ISO_KILL_DEADLINE_MS : left);
+}
+
+static enum phase_event settle_timer(struct sup *s)
+{
+	struct iso_ns_msg m = { .type = ISO_NS_SWEEP };
+	char dur[32];
+
+	if (!s->ns.sweep_sent) {
+		s->ns.sweep_sent = true;
+		(void)iso_ns_send(s->ns.sock, &m);
+		iso_evloop_arm(&s->loop, ISO_KILL_DEADLINE_MS);
+		return PE_NONE;
+	}
+	iso_format_duration(ISO_KILL_DEADLINE_MS, dur, sizeof(dur));
+	snprintf(s->out->gate_unmeasurable, sizeof(s->out->gate_unmeasurable),
+		 "the namespace's init did not finish the leak gate within %s of the settle; "
+		 "killed it and the namespace with it",
+		 dur);
+	kill_init(s);
+	return PE_NONE;
+}
+
+/* init does the signalling inside: sig to the command's group, --stop-signal to the rest. */
+static void stop(struct sup *s, int sig, bool from_terminal)
+{
+	struct iso_ns_msg m = { .type = sig ? ISO_NS_CANCEL : ISO_NS_TIMEOUT,
+				.sig = sup_to_command(s, sig) };
+
+	(void)iso_ns_send(s->ns.sock, &m);
+}
+
+/* In the settle, init stops, names and kills the survivors on the same message. */
+static enum phase_event sweep(struct sup *s, int sig)
+{
+	stop(s, sig, false);
+	return PE_NONE;
+}
+
+/* The end of a cancel: init and with it the namespace; its end comes as SIGCHLD. */
+static enum phase_event kill_ns(struct sup *s)
+{
+	kill_init(s);
+	return PE_NONE;
+}
+
+/* A signal for the command: init passes it on (status 1: to its process group). */
+static void forward(struct sup *s, int sig)
+{
+	struct iso_ns_msg m = { .type = ISO_NS_FORWARD,
+				.sig = sig,
+				.status = iso_sig_class(sig) == ISO_SIG_GROUP };
+
+	(void)iso_ns_send(s->ns.sock, &m);
+}
+
+static int add_leak(struct sup *s, const struct iso_ns_msg *m)
+{
+	struct iso_leak *l = realloc(s->out->leaks, (s->out->n_leaks + 1) * sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	s->out->leaks = l;
+	/* the pid outside is looked up for all at once, at ISO_NS_LEAKS_DONE */
+	l[s->out->n_leaks++] = (struct iso_leak){
+		.pid = m->pid,
+		.inner_pid = m->pid,
+		.sid = m->sid,
+		.start = m->start,
+		.cmdline = strdup(m->cmdline),
+		.cwd = m->cwd[0] ? strdup(m->cwd) : NULL,
+	};
+	s->out->leak_alive_ms = sup_now_ms() - s->cmd_exit_ms;
+	return 0;
+}
+
+/* The survivors are stopped, so still there to be found by their pid at init's level. */
+static void map_leaks(struct sup *s)
+{
+	struct iso_outcome *o = s->out;
+	pid_t *inner = calloc(o->n_leaks ? o->n_leaks : 1, sizeof(*inner));
+	pid_t *outer = calloc(o->n_leaks ? o->n_leaks : 1, sizeof(*outer));
+
+	if (inner && outer) {
+		for (size_t i = 0; i < o->n_leaks; i++)
+			inner[i] = o->leaks[i].inner_pid;
+		iso_pidns_outer_pids(s->cmd, inner, outer, o->n_leaks);
+		for (size_t i = 0; i < o->n_leaks; i++) {
+			o->leaks[i].started_ms = ISO_STARTED_UNKNOWN;
+			if (!outer[i]) {
+				snprintf(o->leaks[i].at.why_not, sizeof(o->leaks[i].at.why_not),
+					 "not found from outside the namespace");
+				continue;
+			}
+			o->leaks[i].pid = outer[i];
+			/* stopped and visible from here: described as the subreaper gate does */
+			iso_leak_describe(&o->leaks[i], &s->actx);
+		}
+	}
+	free(inner);
+	free(outer);
+}
+
+/* One message from init: 1, or 0 at its end (EOF or an error: the socket leaves the loop). */
+static int on_init_message(struct sup *s)
+{
+	struct iso_ns_msg m, ok = { .type = ISO_NS_KILL_OK };
+	int r = iso_ns_recv(s->ns.sock, &m);
+
+	if (r <= 0) {
+		iso_evloop_del(&s->loop, s->ns.sock);
+		return 0;
+	}
+	switch (m.type) {
+	case ISO_NS_EXITED:
+		sup_record_status(s, m.status);
+		sup_step(s, PE_EXITED, 0, false);
+		break;
+	case ISO_NS_LEAK:
+		(void)add_leak(s, &m);
+		break;
+	case ISO_NS_LEAKS_DONE:
+		map_leaks(s);
+		(void)iso_ns_send(s->ns.sock, &ok);
+		break;
+	case ISO_NS_STOPPED:
+		if (s->tty_handed) {
+			/* as follow_stop(), with init doing the inside half */
+			struct iso_ns_msg cont = { .type = ISO_NS_CONTINUE };
+			(void)tcsetpgrp(s->tty_fd, getpgrp());
+			(void)kill(getpid(), SIGSTOP);
+			(void)iso_ns_send(s->ns.sock, &cont);
+		}
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+static void on_message(struct sup *s)
+{
+	(void)on_init_message(s);
+}
+
+/*
+ * init writes its last messages (the command's status among them) before it
+ * exits, so once it is reaped they are all in the socket: read them before
+ * the join, whichever event (SIGCHLD, the cgroup's populated 0) came first.
+ */
+static void drain(struct sup *s)
+{
+	struct pollfd p = { .fd = s->ns.sock, .events = POLLIN };
+
+	while (s->ns.sock >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN) &&
+	       on_init_message(s) > 0)
+		;
+}
+
+static void on_wire_event(const struct iso_ns_event_wire *w, void *arg)
+{
+	struct sup *s = arg;
+	struct iso_outcome *o = s->out;
+	size_t n = o->n_policy_events;
+
+	sup_add_policy_event(s, w->pid, w->call, w->detail, w->origin, w->refused);
+	/* init answered it before the outer had the listener: its pid is init's */
+	if (o->n_policy_events > n)
+		snprintf(o->policy_events[n].at.why_not, sizeof(o->policy_events[n].at.why_not),
+			 "decided by the namespace's init while the command started");
+}
+
+/* The plan for init, then init itself; on success s->cmd is init, s->ns.sock its socket. */
+static int start(struct sup *s, struct iso_spawn *sp, int *ret_listener, struct iso_err *e)
+{
+	const struct iso_opts *o = s->o;
+	struct iso_ns_plan *p = &s->ns.plan;
+	int r;
+
+	*p = (struct iso_ns_plan){
+		.o = o,
+		.spawn = *sp,
+		.userns = getuid() != 0 || geteuid() != 0,
+		.inside_uid = o->map_root ? 0 : getuid(),
+		.inside_gid = o->map_root ? 0 : getgid(),
+		.tree = s->tree.path,
+		.tree_tmp = s->ns.tree_tmp,
+		.empty_dir = s->ns.empty_dir,
+	};
+	sup_plan_caps(s, &p->spawn, true, p->userns);
+	r = iso_map_users_plan(p, &s->ns.id_filter, e);
+	if (r < 0) {
+		p->map_failed = true;
+		return r;
+	}
+	/* init leaves for "/" before it mounts: the command names its directory */
+	if (!p->spawn.cwd)
+		p->spawn.cwd = s->out->cwd;
+	snprintf(s->ns.tree_tmp, sizeof(s->ns.tree_tmp), "%s/tmp", s->tree.path);
+	if (o->protect_home) {
+		r = sup_plan_home(s, p, e);
+		if (r < 0)
+			return r;
+	}
+	r = iso_pidns_start(p, &s->cmd, &s->ns.sock, &s->fail, ret_listener, &s->guard_elsewhere,
+			    on_wire_event, s, e);
+	if (r < 0)
+		return r;
+	s->gate = &gate_pidns;
+	if (iso_evloop_add(&s->loop, s->ns.sock, SRC_INIT) < 0)
+		return iso_err_set(e, errno, "watch the namespace control socket");
+	return 0;
+}
+
+/*
+ * Attribution stops at init too.  init answered the command's own exec: record it
+ * here.  Init has one thread, so its children file names the command in one read;
+ * the walk of every process's stat is for kernels without that file.
+ */
+static void attrib(struct sup *s)
+{
+	struct iso_proc *list = NULL;
+	pid_t kids[16];
+	int n;
+
+	s->actx.roots[1] = s->cmd;
+	s->actx.cmd = 0;
+	if (!s->execlog.on)
+		return;
+	n = sup_test_fault("no-children-file") ? -ENOENT
+					       : iso_proc_children(s->cmd, kids, ELEMENTSOF(kids));
+	if (n >= 0) {
+		for (int i = 0; i < n; i++)
+			sup_record_start(s, kids[i]);
+		return;
+	}
+	n = iso_proc_descendants(s->cmd, &list);
+	for (int i = 0; i < n; i++)
+		if (list[i].ppid == s->cmd)
+			sup_record_start(s, list[i].pid);
+	free(list);
+}
+
+static pid_t root(const struct sup *s)
+{
+	return s->cmd;
+}
+
+static void close_ns(struct sup *s)
+{
+	if (s->ns.sock >= 0)
+		close(s->ns.sock);
+	s->ns.sock = -1;
+}
+
+const struct gate_ops gate_pidns = {
+	.namespaced = true,
+	.start = start,
+	.attrib = attrib,
+	.on_reaped = init_ended,
+	.children = children,
+	.settle = settle,
+	.settle_timer = settle_timer,
+	.sweep = sweep,
+	.kill = kill_ns,
+	.stop = stop,
+	.drain = drain,
+	.forward = forward,
+	.on_message = on_message,
+	.root = root,
+	.close = close_ns,
+};

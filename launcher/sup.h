@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The supervisor's state and the functions its files share.  Files by role:
+ * run.c (iso_run(): set up, supervise, finish; the output files), start.c (the
+ * checks, the tree, the command's start), supervise.c (the event loop and the
+ * phase table's actions), gate_subreaper.c and gate_pidns.c (the two leak gates,
+ * launcher/gate.h), teardown.c (the shield, the holders, the removal, the
+ * residue) and homeplan.c (--protect-home's plan).  Private to launcher/.
+ */
+#ifndef ISO_SUP_H
+#define ISO_SUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+
+#include "common/err.h"
+#include "common/reader.h"
+#include "launcher/attrib.h"
+#include "launcher/ceiling.h"
+#include "launcher/evloop.h"
+#include "launcher/execlog.h"
+#include "launcher/gate.h"
+#include "launcher/hidden.h"
+#include "launcher/outcome.h"
+#include "launcher/sinks.h"
+#include "launcher/phase.h"
+#include "launcher/pidns.h"
+#include "launcher/relay.h"
+#include "launcher/residue.h"
+#include "launcher/spawn.h"
+#include "policy/policy.h"
+#include "tree/shield.h"
+#include "tree/tree.h"
+
+/* The supervisor's event sources, the tags of its epoll set. */
+enum sup_source {
+	SRC_SIGNAL,
+	SRC_TIMER,
+	SRC_STDOUT,
+	SRC_STDERR,
+	SRC_STDOUT_ROOM, /* our own output took bytes again */
+	SRC_STDERR_ROOM,
+	SRC_INIT,
+	SRC_LISTENER,
+	SRC_CGROUP,
+};
+
+/* The PID-namespace gate's state: init, its socket, its plan and what the plan points into. */
+struct sup_ns {
+	int sock; /* -1 until init runs */
+	bool gone;
+	bool killed;	 /* by the outer itself: the end of a cancel, not a loss */
+	bool sweep_sent; /* init was told to end its settle (or does so itself) */
+	struct iso_ns_plan plan;
+	char tree_tmp[PATH_MAX + 16], empty_dir[PATH_MAX + 16];
+	char **keep; /* --protect-home: what stays writable, canonical */
+	size_t n_keep;
+	struct sock_filter *id_filter; /* the namespace's id filter (launcher/mapusers.h) */
+};
+
+/* Teardown's state: the tree's shield, what lowering it proved, the removal's deadline. */
+struct sup_teardown {
+	struct iso_shield shield;    /* as root, the tree's own mount (tree/shield.h) */
+	enum iso_shield_proof proof; /* what lowering it proved */
+	dev_t shield_dev;	     /* its device, which a holder through it shows */
+	char proof_why[300];
+	uint64_t remove_deadline_ms; /* monotonic; 0 while no removal runs */
+	bool remove_overdue;
+};
+
+struct sup {
+	const struct iso_opts *o;
+	const struct gate_ops *gate;
+	struct iso_reader reader; /* reads of the command's memory and /proc files, bounded */
+	bool slow_record;	  /* ISORUN_TEST_FAULT=slow-exec-record */
+	struct iso_outcome *out;
+	pid_t self;
+	pid_t cmd; /* the command, or under --pidns the namespace's init */
+	struct iso_evloop loop;
+	enum phase phase;
+	struct iso_stream streams[2];
+	bool relayed[2];
+	bool tty_handed;
+	int tty_fd;
+	uint64_t cmd_exit_ms; /* monotonic, when the command's status came in */
+	uint64_t started_ms;  /* monotonic, when the command started: --timeout counts from it */
+	bool reap_more;	      /* the last reap hit its bound: more may wait without a new SIGCHLD */
+	bool join_unproven;   /* the kill did not converge by its deadline */
+	struct sup_ns ns;
+	const struct pol *pol;
+	int listener;	     /* seccomp notifications, -1 when none */
+	struct pol_run prun; /* contain-signals: who is inside the run */
+
+	/* what a run sets up and frees: every piece of state of iso_run() lives here */
+	struct pol policy; /* loaded when --policy is not off; s->pol points at it */
+	struct iso_tree tree;
+	struct sup_teardown td;
+	struct iso_ceilings ceil;   /* the run's cgroup, its ceilings and accounting */
+	struct iso_snapshot *snaps; /* --watch, one per directory */
+	char **env;
+	char *cmd_path;
+	char *cmd_hidden;	  /* PATH's match the run's mounts hide (when none is seen) */
+	struct iso_hidden hidden; /* what --private-tmp and --protect-home=hide hide */
+	struct iso_sinks outputs; /* --report, --junit */
+	sigset_t mask;
+	struct termios saved_tty;
+	struct iso_exec_failure fail;
+	struct iso_err err; /* the setup failure, printed once */
+	bool guard_elsewhere;
+	uint64_t t_start, t_us; /* monotonic µs: the run's start, the last lap */
+	/* who exec'd what, from the guard's notifications, and what findings are attributed from */
+	struct iso_execlog execlog;
+	struct iso_attrib_ctx actx;
+};
+
+enum start { STARTED, EXEC_FAILED, FAILED_BEFORE, FAILED_AFTER };
+
+static inline uint64_t sup_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static inline uint64_t sup_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The time since *mark, and *mark moved to now: consecutive phases leave no gap. */
+static inline uint64_t sup_lap(uint64_t *mark)
+{
+	uint64_t now = sup_now_us(), d = now - *mark;
+
+	*mark = now;
+	return d;
+}
+
+/*
+ * A failure or a slow phase on purpose, for the paths no real run reaches on
+ * demand (design.md, "Architecture"): "after-start", "slow-removal",
+ * "slow-exec-record", "no-children-file", "no-shield".
+ */
+static inline bool sup_test_fault(const char *name)
+{
+	const char *f = getenv("ISORUN_TEST_FAULT");
+
+	return f && strcmp(f, name) == 0;
+}
+
+/* supervise.c: the loop and the phase table's actions */
+void sup_step(struct sup *s, enum phase_event ev, int sig, bool from_terminal);
+void sup_loop(struct sup *s);
+enum phase_event sup_join(struct sup *s);
+uint64_t sup_settle_left(const struct sup *s);
+void sup_record_status(struct sup *s, int status);
+void sup_note_cancel(struct sup *s, int sig);
+void sup_on_reaped(pid_t pid, int status, void *arg);
+int sup_to_command(const struct sup *s, int sig);
+void sup_add_policy_event(struct sup *s, pid_t pid, const char *call, const char *detail,
+			  const char *origin, bool refused);
+void sup_on_policy_event(const struct pol_event *ev, void *arg);
+void sup_on_exec_seen(pid_t pid, char *const *argv, size_t argc, void *arg);
+int sup_watch_stream(struct sup *s, int i);
+
+/* start.c: before the command, and its start */
+int sup_setup_signals(sigset_t *mask);
+int sup_load_policy(struct sup *s);
+int sup_prepare(struct sup *s, struct iso_err *e);
+int sup_make_tree(struct sup *s, struct iso_err *e);
+void sup_plan_caps(struct sup *s, struct iso_spawn *sp, bool pidns, bool userns);
+void sup_record_start(struct sup *s, pid_t pid);
+enum start sup_start(struct sup *s, struct iso_err *e);
+void sup_start_reader(struct sup *s);
+
+/* homeplan.c: --protect-home */
+int sup_plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e);
+
+/* teardown.c */
+void sup_raise_shield(struct sup *s);
+void sup_lower_shield(struct sup *s, bool prove);
+void sup_teardown(struct sup *s);
+void sup_remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome *out);
+void sup_collect_residue(struct iso_snapshot *before, size_t n, struct iso_outcome *out);
+
+#endif

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The supervision loop.  isorun waits on one epoll: a signalfd (SIGCHLD and the
+ * signals it decides), the output pipes, the gate's socket, the seccomp
+ * listener, the cgroup's events and one timerfd for whichever deadline is next.
+ * Each event becomes a phase event; the phase table (launcher/phase.h) says what
+ * follows, this file performs it, and the gate (launcher/gate.h) does the part
+ * that differs between the subreaper and the PID namespace.
+ *
+ * "The tree is empty" has positive evidence: under the subreaper gate isorun has
+ * no child left (every live descendant whose parent died was reparented to it);
+ * under --pidns the namespace's init ended.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "launcher/finding.h"
+#include "launcher/leak.h"
+#include "launcher/sigtable.h"
+#include "launcher/sup.h"
+#include "ns/ns.h"
+
+void sup_record_status(struct sup *s, int status)
+{
+	if (s->out->exited)
+		return;
+	s->out->exited = true;
+	s->cmd_exit_ms = sup_now_ms();
+	if (WIFEXITED(status))
+		s->out->exit_code = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		s->out->term_signal = WTERMSIG(status);
+}
+
+void sup_on_reaped(pid_t pid, int status, void *arg)
+{
+	struct sup *s = arg;
+
+	if (pid == s->cmd)
+		s->gate->on_reaped(s, status);
+}
+
+static bool streams_done(const struct sup *s)
+{
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i] && !s->streams[i].eof)
+			return false;
+	return true;
+}
+
+/* PA_JOIN: the tree is gone; whoever still holds a pipe is outside it.  Bounded wait. */
+enum phase_event sup_join(struct sup *s)
+{
+	iso_evloop_disarm(&s->loop);
+	if (streams_done(s))
+		return PE_STREAMS_DONE;
+	iso_evloop_arm(&s->loop, s->o->settle_ms);
+	return PE_NONE;
+}
+
+/*
+ * The settle window: --settle, cut short by --timeout, which covers the whole run up
+ * to the leak gate (survivors of a command that ended in time are leaks, not a timeout).
+ */
+uint64_t sup_settle_left(const struct sup *s)
+{
+	uint64_t now = sup_now_ms(), end;
+
+	if (!s->o->timeout_ms)
+		return s->o->settle_ms;
+	end = s->started_ms + s->o->timeout_ms;
+	if (end <= now)
+		return 0;
+	return end - now < s->o->settle_ms ? end - now : s->o->settle_ms;
+}
+
+void sup_note_cancel(struct sup *s, int sig)
+{
+	if (sig)
+		s->out->cancelled_by = sig;
+}
+
+/*
+ * The tree as it is when --timeout fires or a cancel comes, before any signal: what
+ * hung, said at once (a CI job may be killed during the grace) and kept for the report.
+ */
+static void take_hung(struct sup *s, int sig)
+{
+	struct iso_hung_tree *t = &s->out->hung;
+
+	if (t->taken || !s->out->started_cmd)
+		return;
+	iso_hung_take(t, s->gate->root(s), &s->actx);
+	t->after_ms = sup_now_ms() - s->started_ms;
+	t->signal = s->o->stop_signal;
+	t->grace_ms = s->o->grace_ms;
+	iso_hung_text(stderr, s->out, sig != 0, "isorun: ");
+}
+
+/* The grace is over (or a second signal cut it): name who outlived it, then kill. */
+static void grace_over(struct sup *s)
+{
+	struct iso_hung_tree *t = &s->out->hung;
+
+	if (!t->taken || t->survived)
+		return;
+	iso_hung_survivors(t, s->gate->root(s));
+	iso_survived_text(stderr, t, "isorun: ");
+}
+
+/*
+ * What the command's group gets on a cancel by sig: the signal itself when it
+ * asks a program to stop (a Ctrl-C'd test runner prints its summary), else
+ * --stop-signal (a SIGSEGV sent to isorun is no fault of the command's).
+ */
+int sup_to_command(const struct sup *s, int sig)
+{
+	return iso_sig_class(sig) == ISO_SIG_CANCEL ? sig : s->o->stop_signal;
+}
+
+/* The actions of one step, in enum phase_action's order; returns the gate's answer. */
+static enum phase_event perform(struct sup *s, unsigned a, int sig, bool from_terminal)
+{
+	const struct gate_ops *g = s->gate;
+	enum phase_event next = PE_NONE;
+
+	if (a & PA_TIMED_OUT)
+		s->out->timed_out = true;
+	if (a & PA_NOTE_CANCEL)
+		sup_note_cancel(s, sig);
+	if (a & PA_TAKE_HUNG)
+		take_hung(s, sig);
+	if (a & PA_GRACE_OVER)
+		grace_over(s);
+	if (a & PA_ARM_GRACE)
+		iso_evloop_arm(&s->loop, s->o->grace_ms);
+	if (a & PA_STOP)
+		g->stop(s, sig, from_terminal);
+	if (a & PA_SWEEP)
+		next = g->sweep(s, sig);
+	if (a & PA_SETTLE)
+		g->settle(s);
+	if (a & PA_SETTLE_TIMER)
+		next = g->settle_timer(s);
+	if (a & PA_KILL)
+		next = g->kill(s);
+	if ((a & PA_DRAIN) && g->drain)
+		g->drain(s);
+	if (a & PA_JOIN)
+		next = sup_join(s);
+	if ((a & PA_LATE_CANCEL) && g->late_cancel)
+		next = g->late_cancel(s, sig);
+	if (a & PA_FORWARD)
+		g->forward(s, sig);
+	if ((a & PA_LATE_FORWARD) && g->late_forward)
+		g->late_forward(s, sig);
+	return next;
+}
+
+/* One event through the phase table; what the gate answers goes through it in turn. */
+void sup_step(struct sup *s, enum phase_event ev, int sig, bool from_terminal)
+{
+	while (ev != PE_NONE) {
+		struct phase_step st = phase_next(s->phase, ev);
+
+		s->phase = st.next;
+		ev = perform(s, st.actions, sig, from_terminal);
+		sig = 0;
+		from_terminal = false;
+	}
+}
+
+/*
+ * Job control, as sudo does it: when the command is stopped from the terminal
+ * (Ctrl-Z), take the terminal back and stop isorun too, so the caller's shell
+ * sees its job stop and gets its prompt; on `fg` (SIGCONT) hand the terminal back
+ * and continue the command.
+ */
+static void follow_stop(struct sup *s)
+{
+	int status;
+
+	if (!s->tty_handed || s->out->exited)
+		return;
+	if (waitpid(s->cmd, &status, WUNTRACED | WNOHANG) != s->cmd)
+		return;
+	if (!WIFSTOPPED(status)) {
+		/* it exited instead: this call reaped it, so keep its status */
+		sup_on_reaped(s->cmd, status, s);
+		return;
+	}
+	(void)tcsetpgrp(s->tty_fd, getpgrp());
+	(void)kill(getpid(), SIGSTOP);
+	/* running again: the shell continued us */
+	(void)tcsetpgrp(s->tty_fd, s->cmd);
+	(void)kill(-s->cmd, SIGCONT);
+}
+
+/* Reap a batch, then see what the tree's state means for the phase. */
+static void on_children(struct sup *s)
+{
+	s->reap_more = iso_reap_ready(sup_on_reaped, s) == ISO_REAP_BATCH;
+	sup_step(s, s->gate->children(s), 0, false);
+}
+
+static void on_signal(struct sup *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->loop.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		switch (iso_sig_class(sig)) {
+		case ISO_SIG_REAP:
+			follow_stop(s);
+			break;
+		case ISO_SIG_CANCEL:
+		case ISO_SIG_ABORT:
+			/* a terminal's signal already reached the foreground group */
+			sup_step(s, PE_SIGNAL, sig, si.ssi_code == SI_KERNEL);
+			break;
+		case ISO_SIG_GROUP:
+		case ISO_SIG_FORWARD:
+			sup_step(s, PE_FORWARD, sig, false);
+			break;
+		default:
+			break;
+		}
+	}
+	on_children(s);
+}
+
+static void on_timer(struct sup *s)
+{
+	if (iso_evloop_expired(&s->loop))
+		sup_step(s, PE_TIMER, 0, false);
+}
+
+void sup_add_policy_event(struct sup *s, pid_t pid, const char *call, const char *detail,
+			  const char *origin, bool refused)
+{
+	struct iso_outcome *o = s->out;
+	struct iso_policy_event *v;
+
+	/* a shell tries the name in each PATH directory: one refusal, reported once */
+	for (size_t i = 0; i < o->n_policy_events; i++)
+		if (o->policy_events[i].pid == pid && !strcmp(o->policy_events[i].call, call) &&
+		    o->policy_events[i].detail && !strcmp(o->policy_events[i].detail, detail))
+			return;
+	v = realloc(o->policy_events, (o->n_policy_events + 1) * sizeof(*v));
+	if (!v)
+		return;
+	o->policy_events = v;
+	v[o->n_policy_events] = (struct iso_policy_event){ .pid = pid,
+							   .detail = strdup(detail),
+							   .origin = strdup(origin ? origin : ""),
+							   .refused = refused,
+							   .started_ms = ISO_STARTED_UNKNOWN };
+	snprintf(v[o->n_policy_events].call, sizeof(v->call), "%s", call);
+	o->n_policy_events++;
+}
+
+/* The refused process still lives (the call failed, it goes on): attribute it now. */
+void sup_on_policy_event(const struct pol_event *ev, void *arg)
+{
+	struct sup *s = arg;
+	struct iso_outcome *o = s->out;
+	size_t n = o->n_policy_events;
+
+	sup_add_policy_event(s, ev->pid, ev->call, ev->detail, ev->origin, ev->refused);
+	if (o->n_policy_events > n)
+		iso_policy_event_attribute(&o->policy_events[n], &s->actx);
+}
+
+void sup_on_exec_seen(pid_t pid, char *const *argv, size_t argc, void *arg)
+{
+	struct sup *s = arg;
+
+	if (s->slow_record) {
+		/* a loaded machine's late record: the caller's parent must still be there */
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		(void)nanosleep(&ts, NULL);
+	}
+	iso_execlog_add(&s->execlog, pid, argv, argc, s->actx.roots);
+}
+
+static void on_notification(struct sup *s, uint32_t events)
+{
+	struct pol_event ev;
+
+	if (pol_notify_handle_run(s->listener, s->pol, s->o->policy_log, &ev, sup_on_exec_seen, s,
+				  &s->reader, &s->prun) == 1)
+		sup_on_policy_event(&ev, s);
+	else if (events & (EPOLLHUP | EPOLLERR))
+		/* no process uses the filter any more */
+		iso_evloop_del(&s->loop, s->listener);
+}
+
+static void on_output(struct sup *s, struct iso_stream *st)
+{
+	(void)iso_stream_pump(st);
+	if (st->eof) {
+		iso_evloop_del(&s->loop, st->rd);
+		if (st->out_watched)
+			iso_evloop_del(&s->loop, st->out);
+		st->out_watched = false;
+		if (streams_done(s))
+			sup_step(s, PE_STREAMS_DONE, 0, false);
+	}
+}
+
+static void on_room(struct sup *s, struct iso_stream *st)
+{
+	if (!st->out_full)
+		return;
+	st->out_full = false;
+	on_output(s, st);
+}
+
+/* A stream whose pump spent its budget with input left: the loop comes back at once. */
+static bool streams_more(const struct sup *s)
+{
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i] && s->streams[i].more)
+			return true;
+	return false;
+}
+
+static void dispatch(struct sup *s, enum sup_source src, uint32_t events)
+{
+	switch (src) {
+	case SRC_SIGNAL:
+		on_signal(s);
+		break;
+	case SRC_TIMER:
+		on_timer(s);
+		break;
+	case SRC_STDOUT:
+	case SRC_STDERR:
+		on_output(s, &s->streams[src - SRC_STDOUT]);
+		break;
+	case SRC_STDOUT_ROOM:
+	case SRC_STDERR_ROOM:
+		on_room(s, &s->streams[src - SRC_STDOUT_ROOM]);
+		break;
+	case SRC_INIT:
+		if (s->gate->on_message)
+			s->gate->on_message(s);
+		break;
+	case SRC_LISTENER:
+		on_notification(s, events);
+		break;
+	case SRC_CGROUP:
+		/* the kernel's own witness changed (populated 0): see where the tree is */
+		(void)cg_run_on_event(&s->ceil.run);
+		on_children(s);
+		break;
+	}
+}
+
+/*
+ * The loop, in five lines: wait for the next event; turn it into a phase event
+ * (a signal, the timer, a reap, the gate's message, the pipes' EOF); the phase
+ * table says what follows and sup_step() does it; until DONE.  Then what is still
+ * buffered in the pipes is relayed.
+ */
+void sup_loop(struct sup *s)
+{
+	struct epoll_event evs[8];
+
+	while (s->phase != PH_DONE) {
+		/*
+		 * Zombies left by a bounded reap, output left by a pump's budget: look
+		 * again once the other events had a turn.
+		 */
+		bool more = s->reap_more || streams_more(s);
+		int n = iso_evloop_wait(&s->loop, evs, ELEMENTSOF(evs), more ? 0 : -1);
+
+		if (n < 0)
+			break;
+		for (int i = 0; i < n && s->phase != PH_DONE; i++)
+			dispatch(s, (enum sup_source)evs[i].data.u64, evs[i].events);
+		if (s->reap_more && s->phase != PH_DONE)
+			on_children(s);
+		for (int i = 0; i < 2 && s->phase != PH_DONE; i++)
+			if (s->relayed[i] && s->streams[i].more)
+				on_output(s, &s->streams[i]);
+	}
+	/* what is still buffered in a pipe belongs to the output, even past the deadline */
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i] && !s->streams[i].eof)
+			(void)iso_stream_drain(&s->streams[i]);
+}
+
+/*
+ * Edge-triggered both ways.  The pump runs until the input is empty, the output
+ * is full or its budget is spent (then the loop comes back at once), so no level
+ * is left unreported; and while the output is full, input it cannot move must
+ * not wake the loop.  Waiting for room here, not in the pump, keeps a reader that
+ * stopped reading from stopping the supervisor: the timeout and the signals still
+ * act.  A regular file cannot be watched (EPERM) and never fills: the pump writes it.
+ */
+int sup_watch_stream(struct sup *s, int i)
+{
+	struct iso_stream *st = &s->streams[i];
+	int r = iso_evloop_watch(&s->loop, st->rd, SRC_STDOUT + i, EPOLLIN | EPOLLET);
+
+	if (r < 0)
+		return r;
+	st->out_watched =
+		iso_evloop_watch(&s->loop, st->out, SRC_STDOUT_ROOM + i, EPOLLOUT | EPOLLET) == 0;
+	return 0;
+}

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Teardown: after the join, the tree's shield comes off (as root the kernel then
+ * says whether anything holds the tree, tree/shield.h), the holders are named
+ * when something may, and the tree is removed, retained with the reason, or
+ * kept; a signal that cancels, or the removal's deadline, stops the removal.
+ * Also the residue in the --watch directories.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/proc.h"
+#include "common/text.h"
+#include "launcher/shell.h"
+#include "launcher/sigtable.h"
+#include "launcher/sup.h"
+#include "tree/holders.h"
+#include "tree/rmtree.h"
+#include "tree/treeid.h"
+
+/*
+ * Processes outside isorun's user namespace (bwrap --unshare-user, unshare -U,
+ * a rootless container that shares the host's PIDs around isorun) cannot be
+ * read from inside it, whatever their dumpability.  They are not holders of
+ * the tree: it was made during the run, 0700, by isorun inside that
+ * namespace.  What was not measured is said (`unseen`), never passed over.
+ */
+static void note_outside(const struct iso_holder *h, size_t n, char *unseen, size_t len)
+{
+	char list[300];
+
+	iso_holders_list(h, n, list, sizeof(list));
+	snprintf(unseen, len,
+		 "holders not measured in %zu process%s outside isorun's user namespace, which "
+		 "cannot read %s (%s); not holders of a tree made inside it (isorun run outside "
+		 "that namespace measures %s)",
+		 n, n > 1 ? "es" : "", n > 1 ? "them" : "it", list, n > 1 ? "them" : "it");
+}
+
+/*
+ * Why the tree cannot be removed, or "" when nothing is in the way; `unseen`
+ * says which processes were not measured, or is "".
+ */
+static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, size_t ulen)
+{
+	struct iso_holder_query q = { .exclude = s->self };
+	struct iso_holder *h = NULL;
+	ino_t pipes[2];
+	const char *names[2];
+	size_t held;
+	int n;
+
+	why[0] = '\0';
+	unseen[0] = '\0';
+	if (s->join_unproven) {
+		snprintf(why, len, "leak check not measurable, so the join cannot be proven (%s)",
+			 s->out->gate_unmeasurable);
+		return;
+	}
+	if (s->gate->unmeasurable && s->gate->unmeasurable(s)) {
+		snprintf(why, len, "leak check not measurable, so the join cannot be proven (%s)",
+			 s->gate->unmeasurable(s));
+		return;
+	}
+	q.pipes = pipes;
+	for (int i = 0; i < 2; i++)
+		if (s->relayed[i] && !s->streams[i].eof) {
+			names[q.n_pipes] = s->streams[i].name;
+			pipes[q.n_pipes++] = s->streams[i].ino;
+		}
+	q.tree = s->td.proof == ISO_SHIELD_UNUSED ? NULL : s->out->tree_path;
+	q.alias_dev = s->td.shield_dev;
+	/* the kernel proved the tree unused and the pipes saw their EOF: nothing to look for */
+	if (!q.tree && !q.n_pipes)
+		return;
+	n = iso_find_holders(&q, &h, NULL);
+	if (n < 0) {
+		iso_holders_strerror(n, why, len);
+		return;
+	}
+	held = iso_holders_split_outside(h, (size_t)n);
+	if (held < (size_t)n)
+		note_outside(h + held, (size_t)n - held, unseen, ulen);
+	if (held > 0) {
+		const struct iso_holder *first = iso_holder_first(h, held);
+		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
+		if (first->pipe_index >= 0)
+			snprintf(why, len, "pipe still open (pid %d `%s` holds %s)", first->pid,
+				 cmd ? cmd : "?", names[first->pipe_index]);
+		else
+			iso_holder_describe(first, held - (size_t)(first - h), cmd, why, len);
+		iso_holders_free(h, (size_t)n);
+		return;
+	}
+	iso_holders_free(h, (size_t)n);
+	if (q.n_pipes)
+		snprintf(why, len, "pipe still open (%s; its holder is not visible to isorun)",
+			 names[0]);
+}
+
+enum tree_whereabouts { TREE_HERE, TREE_GONE, TREE_MOVED, TREE_REPLACED };
+
+/*
+ * Is the tree still the directory isorun made, at its path?  The command may
+ * have deleted it (gone is gone: nothing left to remove), renamed it, or put
+ * something else at its path; those two are not ours to remove.  Identity is
+ * the (dev, ino) of the directory fd held since creation, not the path.
+ */
+static enum tree_whereabouts tree_whereabouts(const struct iso_tree *tree, dev_t shield)
+{
+	struct stat held, at_path;
+
+	if (fstat(tree->fd, &held) < 0)
+		return TREE_HERE; /* cannot tell: let the removal find out and say why */
+	if (fstatat(tree->user_fd, tree->id, &at_path, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return TREE_HERE;
+		/* a deleted directory has no links left; a renamed one still has its own */
+		return held.st_nlink == 0 ? TREE_GONE : TREE_MOVED;
+	}
+	/* a shield still on the tree (held, its holders not named yet) shows its own inode */
+	if ((at_path.st_dev != held.st_dev && (!shield || at_path.st_dev != shield)) ||
+	    at_path.st_ino != held.st_ino)
+		return TREE_REPLACED; /* even if ours is gone: what is there now is not ours */
+	return TREE_HERE;
+}
+
+/*
+ * Settles the outcome when the tree is no longer isorun's to remove: gone is
+ * removed (exit unchanged); moved or replaced is retained, a finding, with
+ * where it went when that can be told.  Returns false when the tree is here.
+ */
+static bool tree_gone_or_foreign(const struct iso_tree *tree, dev_t shield, struct iso_outcome *out)
+{
+	char fdpath[64], where[PATH_MAX];
+	ssize_t n;
+
+	switch (tree_whereabouts(tree, shield)) {
+	case TREE_HERE:
+		return false;
+	case TREE_GONE:
+		out->tree_state = ISO_TREE_REMOVED;
+		return true;
+	case TREE_REPLACED:
+		out->tree_state = ISO_TREE_RETAINED;
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "the tree was replaced by something else at its path; "
+			 "not removed, not isorun's");
+		return true;
+	case TREE_MOVED:
+		break;
+	}
+	out->tree_state = ISO_TREE_RETAINED;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", tree->fd);
+	n = readlink(fdpath, where, sizeof(where) - 1);
+	if (n > 0) {
+		where[n] = '\0';
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "the tree was moved away (now at %.400s); not removed", where);
+	} else {
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "the tree was moved away; not removed");
+	}
+	return true;
+}
+
+/*
+ * Asked now and then while the tree is removed: a signal that cancels
+ * (launcher/sigtable.h) then cancels the run (128+N, as at any other time) and stops the
+ * removal; so does the removal's deadline.  The rest of the tree is retained
+ * with its records, for gc.
+ */
+static bool teardown_cancelled(void *arg)
+{
+	struct sup *s = arg;
+	struct signalfd_siginfo si;
+
+	if (s->td.remove_deadline_ms && sup_now_ms() >= s->td.remove_deadline_ms) {
+		s->td.remove_overdue = true;
+		return true;
+	}
+
+	while (read(s->loop.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		if (iso_sig_cancels(iso_sig_class(sig))) {
+			if (!s->out->cancelled_by)
+				s->out->cancelled_by = sig;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A setup that failed after the tree was made: remove it with the descriptors
+ * set aside for this, and say `removed` only when it is.  What stays keeps its
+ * records, so gc can take it.
+ */
+void sup_remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome *out)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+	_cleanup_free_ char *path = NULL, *reason = NULL;
+
+	iso_tree_release_reserve(tree);
+	if (iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, NULL,
+			    &e) == 0) {
+		out->tree_state = ISO_TREE_REMOVED;
+		return;
+	}
+	out->tree_state = ISO_TREE_RETAINED;
+	snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
+		 iso_err_format(&e, buf, sizeof(buf)));
+	/* the failure names an entry of the tree: a name the command chose */
+	path = iso_shell_quote(tree->path);
+	reason = iso_escape(out->tree_reason);
+	fprintf(stderr, "isorun: namespace retained at %s: %s\n", path ? path : "?",
+		reason ? reason : "?");
+}
+
+/* After the holders were named through a held shield: the tree shows on disk again. */
+static void finish_shield(struct sup *s)
+{
+	struct iso_tree *t = &s->tree;
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	if (s->td.shield.up)
+		iso_shield_off(t->path);
+	s->td.shield.up = false;
+	if (!s->td.shield.work)
+		return;
+	if (iso_shield_remove_work(t->user_fd, t->id, t->user_path, &e) < 0 && s->o->verbosity >= 0)
+		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+	s->td.shield.work = false;
+}
+
+/*
+ * As root the tree wears its shield from just before the command starts: at
+ * teardown the kernel then says whether anything holds the tree, and no
+ * process is read unless something does (tree/shield.h).
+ */
+void sup_raise_shield(struct sup *s)
+{
+	struct iso_err e = { 0 };
+
+	if (sup_test_fault("no-shield")) {
+		snprintf(s->td.shield.why, sizeof(s->td.shield.why),
+			 "turned off (ISORUN_TEST_FAULT)");
+		return;
+	}
+	(void)iso_shield_raise(&s->td.shield, s->tree.user_fd, s->tree.fd, s->tree.id, s->tree.path,
+			       ISO_TREE_OWNER);
+	if (s->td.shield.up && iso_tree_park(&s->tree, &e) < 0) {
+		char buf[400];
+
+		/* a shield with a way past it in our own table proves nothing */
+		snprintf(s->td.shield.why, sizeof(s->td.shield.why), "%.199s",
+			 iso_err_format(&e, buf, sizeof(buf)));
+		iso_shield_unlock(&s->td.shield);
+		finish_shield(s);
+	}
+}
+
+static const char *proof_words(const struct sup *s)
+{
+	switch (s->td.proof) {
+	case ISO_SHIELD_UNUSED:
+		return "proven by the kernel, no process read: the tree's shield ended with its "
+		       "unmount";
+	case ISO_SHIELD_HELD:
+		return "every process read: the tree's shield is held through its mount";
+	case ISO_SHIELD_ELSEWHERE:
+		return "every process read: the tree's shield lives on after its unmount (another "
+		       "mount of it, or a copy in a mount namespace)";
+	case ISO_SHIELD_EXPOSED:
+	case ISO_SHIELD_NONE:
+		break;
+	}
+	return NULL;
+}
+
+/*
+ * The shield comes off before anything looks at the tree's path, which then
+ * shows the tree on disk, and the work directory goes with it.  A kept tree
+ * needs no proof.
+ */
+void sup_lower_shield(struct sup *s, bool prove)
+{
+	struct iso_tree *t = &s->tree;
+	struct iso_err e = { 0 };
+
+	s->td.proof = ISO_SHIELD_NONE;
+	iso_shield_unlock(&s->td.shield);
+	/* the tree's descriptor comes back first: teardown knows the tree by it */
+	if (iso_tree_unpark(t, &e) < 0 && s->o->verbosity >= 0) {
+		char buf[400];
+		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+	}
+	if (!s->td.shield.up)
+		snprintf(s->td.proof_why, sizeof(s->td.proof_why), "%s", s->td.shield.why);
+	else if (prove)
+		s->td.proof = iso_shield_prove(t->user_fd, t->user_path, t->id, t->path,
+					       s->td.shield.dev, &s->td.shield_dev, s->td.proof_why,
+					       sizeof(s->td.proof_why));
+	/*
+	 * A shield gone before the proof (a root command unmounted it, lazily) may
+	 * live on detached: holders through it still show the device it had.
+	 */
+	if (s->td.shield.up && !s->td.shield_dev)
+		s->td.shield_dev = s->td.shield.dev;
+	/* a held shield stays until the holders are named through it */
+	if (s->td.proof != ISO_SHIELD_HELD)
+		finish_shield(s);
+	if (prove && s->o->verbosity > 0) {
+		/* the scan's words name processes of the run */
+		_cleanup_free_ char *why = iso_escape(s->td.proof_why);
+
+		fprintf(stderr, "isorun: holders: %s%s\n",
+			proof_words(s) ? "" : "every process read: ",
+			proof_words(s) ? proof_words(s)
+			: why	       ? why
+				       : "?");
+	}
+}
+
+/* The removal stopped (a signal, its deadline) or failed: the rest of the tree stays. */
+static void removal_failed(struct sup *s, int r, const struct iso_err *e)
+{
+	struct iso_outcome *out = s->out;
+	char sig[32], dur[32], buf[400];
+
+	out->tree_state = ISO_TREE_RETAINED;
+	if (r != -ECANCELED) {
+		snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
+			 iso_err_format(e, buf, sizeof(buf)));
+		return;
+	}
+	iso_format_duration(ISO_REMOVE_DEADLINE_MS, dur, sizeof(dur));
+	if (s->td.remove_overdue)
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "removal still running after %s; the rest of the tree stays for "
+			 "isorun gc",
+			 dur);
+	else
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "removal stopped by %s; the rest of the tree stays",
+			 iso_signal_name(out->cancelled_by, sig, sizeof(sig)));
+}
+
+void sup_teardown(struct sup *s)
+{
+	struct iso_tree *tree = &s->tree;
+	struct iso_outcome *out = s->out;
+	struct iso_err e = { 0 };
+	struct iso_rm_stop stop = { teardown_cancelled, s };
+	char why[sizeof(out->tree_reason)], unseen[sizeof(out->tree_reason)];
+	uint64_t t;
+	int r;
+
+	/* the proof, and a scan, may need the descriptors a full table left no room for */
+	iso_tree_release_reserve(tree);
+	/* the shield's proof is the holder scan's first step, and timed with it */
+	t = sup_now_us();
+	sup_lower_shield(s, !s->o->keep);
+	if (s->o->keep) {
+		out->tree_state = ISO_TREE_KEPT;
+		return;
+	}
+	if (tree_gone_or_foreign(tree, s->td.shield_dev, out))
+		return;
+	find_obstacle(s, why, sizeof(why), unseen, sizeof(unseen));
+	if (unseen[0] && s->o->verbosity >= 0)
+		fprintf(stderr, "isorun: %s\n", unseen);
+	/*
+	 * Once the holders are named, the shield comes off (a retained tree is a
+	 * plain directory); one that may still be in use is recorded by device, for
+	 * gc to match.
+	 */
+	if (s->td.proof != ISO_SHIELD_UNUSED)
+		tree->shield_dev = s->td.shield_dev;
+	if (s->td.proof == ISO_SHIELD_HELD)
+		finish_shield(s);
+	out->timing.scan = sup_lap(&t);
+	if (why[0]) {
+		out->tree_state = ISO_TREE_RETAINED;
+		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
+		return;
+	}
+	iso_tree_release_reserve(tree);
+	if (s->o->verbosity > 0)
+		fprintf(stderr, "isorun: removing %s\n", tree->path);
+	s->td.remove_deadline_ms =
+		sup_now_ms() + (sup_test_fault("slow-removal") ? 0 : ISO_REMOVE_DEADLINE_MS);
+	r = iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, &stop,
+			    &e);
+	s->td.remove_deadline_ms = 0;
+	out->timing.removal = sup_lap(&t);
+	/* deleted or moved by someone else while we removed it: say so, not the failure */
+	if (r < 0 && tree_gone_or_foreign(tree, s->td.shield_dev, out))
+		return;
+	if (r < 0) {
+		removal_failed(s, r, &e);
+		return;
+	}
+	out->tree_state = ISO_TREE_REMOVED;
+	/* removed, and what was not measured on the way: the report's tree.reason */
+	snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", unseen);
+	/* a signal in the last stretch of the removal still cancels: 128+N, never swallowed */
+	(void)teardown_cancelled(s);
+}
+
+/* `path`, under the watched directory `canon` (canonical), is the tree or holds it. */
+static bool holds_tree(const char *canon, const char *path, const char *tree)
+{
+	char full[PATH_MAX * 2];
+	size_t len;
+
+	if (!tree[0] || !canon[0])
+		return false;
+	snprintf(full, sizeof(full), "%s/%s", canon, path);
+	len = strlen(full);
+	if (len && full[len - 1] == '/') /* a new directory is named with a slash */
+		full[--len] = '\0';
+	return strncmp(tree, full, len) == 0 && (tree[len] == '\0' || tree[len] == '/');
+}
+
+static void residue_gap(struct iso_outcome *out, const char *dir, const char *why)
+{
+	struct iso_residue_gap *v =
+		realloc(out->residue_gaps, (out->n_residue_gaps + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	out->residue_gaps = v;
+	v[out->n_residue_gaps] = (struct iso_residue_gap){ .dir = dir };
+	snprintf(v[out->n_residue_gaps++].why, sizeof(v->why), "%s", why);
+}
+
+/*
+ * Residue in the watched directories; isorun's own tree (a --root inside one) is
+ * not.  A directory whose walks cannot be compared is a gap, never an empty list.
+ */
+void sup_collect_residue(struct iso_snapshot *before, size_t n, struct iso_outcome *out)
+{
+	char tree[PATH_MAX] = "", canon[PATH_MAX];
+
+	if (!realpath(out->tree_path, tree))
+		tree[0] = '\0';
+	for (size_t w = 0; w < n; w++) {
+		struct iso_snapshot after = { 0 };
+		const char **fresh = NULL;
+		size_t nf = 0;
+		char why[384];
+
+		if (iso_snapshot_compare(&before[w], &after, tree[0] ? tree : NULL, &fresh, &nf,
+					 why, sizeof(why)) < 0)
+			snprintf(why, sizeof(why), "out of memory comparing the walks");
+		if (why[0])
+			residue_gap(out, before[w].dir, why);
+		if (!realpath(before[w].dir, canon))
+			canon[0] = '\0';
+		if (nf) {
+			struct iso_residue_entry *v =
+				realloc(out->residue, (out->n_residue + nf) * sizeof(*v));
+			if (v) {
+				out->residue = v;
+				for (size_t i = 0; i < nf; i++)
+					if (!holds_tree(canon, fresh[i], tree))
+						v[out->n_residue++] = (struct iso_residue_entry){
+							.dir = before[w].dir,
+							.path = strdup(fresh[i])
+						};
+			}
+		}
+		free(fresh);
+		iso_snapshot_free(&after);
+	}
+}
