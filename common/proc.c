@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "common/num.h"
 #include "common/proc.h"
+#include "common/fault.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -436,10 +437,8 @@ bool iso_proc_ident_probe(void)
 {
 	_cleanup_close_ int fd = -1;
 	struct iso_ident me;
-	const char *f = getenv("ISORUN_TEST_FAULT");
-
 	/* st_ino holds the whole 64-bit number only in a 64-bit build */
-	if ((f && !strcmp(f, "no-pidfs")) || sizeof(ino_t) < 8 || sizeof(long) < 8 ||
+	if (iso_test_fault("no-pidfs") || sizeof(ino_t) < 8 || sizeof(long) < 8 ||
 	    !pidfs_ino_ordered())
 		return false;
 	/* pidfs is there on these kernels; a seccomp profile may still refuse the calls */

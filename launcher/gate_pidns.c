@@ -303,7 +303,7 @@ static void attrib(struct sup *s)
 	s->actx.cmd = 0;
 	if (!s->execlog.on)
 		return;
-	n = sup_test_fault("no-children-file") ? -ENOENT
+	n = iso_test_fault("no-children-file") ? -ENOENT
 					       : iso_proc_children(s->cmd, kids, ELEMENTSOF(kids));
 	if (n >= 0) {
 		for (int i = 0; i < n; i++)

@@ -223,7 +223,7 @@ int iso_run(const struct iso_opts *o)
 	s.t_us = s.t_start;
 	s.actx.log = &s.execlog;
 	s.actx.roots[0] = s.self;
-	s.slow_record = sup_test_fault("slow-exec-record");
+	s.slow_record = iso_test_fault("slow-exec-record");
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
 	if ((code = sup_setup_signals(&s.mask)) < 0) {

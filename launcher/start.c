@@ -362,7 +362,7 @@ static int watch_command(struct sup *s, int listener, struct iso_err *e)
 		if (r < 0)
 			return iso_err_set(e, -r, "watch the seccomp listener");
 	}
-	r = sup_test_fault("after-start") ? -EMFILE : 0;
+	r = iso_test_fault("after-start") ? -EMFILE : 0;
 	if (r < 0)
 		return iso_err_set(e, -r, "supervise the command (ISORUN_TEST_FAULT)");
 	return 0;

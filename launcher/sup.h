@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "common/err.h"
+#include "common/fault.h"
 #include "common/reader.h"
 #include "launcher/attrib.h"
 #include "launcher/ceiling.h"
@@ -143,18 +144,6 @@ static inline uint64_t sup_lap(uint64_t *mark)
 
 	*mark = now;
 	return d;
-}
-
-/*
- * A failure or a slow phase on purpose, for the paths no real run reaches on
- * demand (design.md, "Architecture"): "after-start", "slow-removal",
- * "slow-exec-record", "no-children-file", "no-shield".
- */
-static inline bool sup_test_fault(const char *name)
-{
-	const char *f = getenv("ISORUN_TEST_FAULT");
-
-	return f && strcmp(f, name) == 0;
 }
 
 /* supervise.c: the loop and the phase table's actions */

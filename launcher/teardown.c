@@ -253,7 +253,7 @@ void sup_raise_shield(struct sup *s)
 {
 	struct iso_err e = { 0 };
 
-	if (sup_test_fault("no-shield")) {
+	if (iso_test_fault("no-shield")) {
 		snprintf(s->td.shield.why, sizeof(s->td.shield.why),
 			 "turned off (ISORUN_TEST_FAULT)");
 		return;
@@ -400,7 +400,7 @@ void sup_teardown(struct sup *s)
 	if (s->o->verbosity > 0)
 		fprintf(stderr, "isorun: removing %s\n", tree->path);
 	s->td.remove_deadline_ms =
-		sup_now_ms() + (sup_test_fault("slow-removal") ? 0 : ISO_REMOVE_DEADLINE_MS);
+		sup_now_ms() + (iso_test_fault("slow-removal") ? 0 : ISO_REMOVE_DEADLINE_MS);
 	r = iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, &stop,
 			    &e);
 	s->td.remove_deadline_ms = 0;
