@@ -157,18 +157,45 @@ analyze:
 		$(ANALYZE_DIRS)
 	@echo "analyze: cppcheck clean over $(ANALYZE_DIRS)"
 
-# libFuzzer on the policy parser (clang from Debian); FUZZ_SECONDS bounds it.
+# libFuzzer on every parser of input isorun does not control (clang from
+# Debian): the policy, the owner record ls/gc read from disk, isorun.conf, and
+# durations, sizes, numbers and signals.  Each tests/fuzz/fuzz_NAME.c runs for
+# FUZZ_SECONDS, from the seeds in tests/fuzz/seeds/NAME/ (and tests/policy for
+# the policy); its corpus grows in $(BUILD)/fuzz/corpus/NAME.  The library is
+# built again with clang, instrumented, under $(BUILD)/fuzz/obj.
 FUZZ_SECONDS ?= 60
-fuzz: $(SHIPPED_TEXT)
-	@mkdir -p $(BUILD)/fuzz
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -I. \
-		-o $(BUILD)/fuzz/fuzz_policy tests/fuzz/fuzz_policy.c policy/parse.c policy/decide.c policy/options.c \
-		common/text.c common/num.c policy/families.c $(SHIPPED_TEXT) \
-		$(shell pkg-config --libs libseccomp)
-	@mkdir -p $(BUILD)/fuzz/corpus
-	@$(BUILD)/fuzz/fuzz_policy -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-		$(BUILD)/fuzz/corpus tests/policy >$(BUILD)/fuzz/log 2>&1; rc=$$?; \
-		tail -3 $(BUILD)/fuzz/log; exit $$rc
+FUZZ_TARGETS := $(sort $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c))))
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -std=gnu11 -D_GNU_SOURCE \
+	       -DISO_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS)
+FUZZ_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/shipped_text.o \
+	    $(BUILD)/fuzz/obj/shipped_bpf.o
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	@clang $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+$(BUILD)/fuzz/obj/shipped_text.o: $(SHIPPED_TEXT)
+	@clang $(FUZZ_CFLAGS) -c -o $@ $<
+$(BUILD)/fuzz/obj/shipped_bpf.o: $(SHIPPED_BPF)
+	@clang $(FUZZ_CFLAGS) -c -o $@ $<
+$(BUILD)/fuzz/libiso.a: $(FUZZ_OBJ)
+	@rm -f $@
+	@ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libiso.a
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libiso.a $(PKG_LIBS)
+
+fuzz: $(FUZZ_BIN)
+	@for t in $(FUZZ_TARGETS); do \
+		n=$${t#fuzz_}; mkdir -p $(BUILD)/fuzz/corpus/$$n; \
+		seeds=$$(ls -d tests/fuzz/seeds/$$n $$([ $$n = policy ] && echo tests/policy) \
+			2>/dev/null); \
+		$(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+			-artifact_prefix=$(BUILD)/fuzz/$$n- \
+			$(BUILD)/fuzz/corpus/$$n $$seeds >$(BUILD)/fuzz/$$n.log 2>&1; rc=$$?; \
+		echo "fuzz $$n: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' \
+			$(BUILD)/fuzz/$$n.log || echo "exit $$rc")"; \
+		[ $$rc -eq 0 ] || { tail -30 $(BUILD)/fuzz/$$n.log; exit $$rc; }; \
+	done
 
 example: $(BUILD)/isorun
 	@examples/run-leaky-suite.sh $(BUILD)/isorun
@@ -250,4 +277,4 @@ lint:
 clean:
 	rm -rf $(BUILD)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/cli/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/cli/main.d $(wildcard $(BUILD)/fuzz/obj/*/*.d)
