@@ -79,7 +79,7 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
 .DELETE_ON_ERROR:
 .PHONY: all check unit integration deps install uninstall dist deb clean lint bench example fuzz \
-	analyze coverage
+	analyze coverage test-bins
 
 all: $(BUILD)/isorun
 
@@ -196,6 +196,30 @@ fuzz: $(FUZZ_BIN)
 			$(BUILD)/fuzz/$$n.log || echo "exit $$rc")"; \
 		[ $$rc -eq 0 ] || { tail -30 $(BUILD)/fuzz/$$n.log; exit $$rc; }; \
 	done
+
+# Line coverage per folder (gcov and lcov from Debian): everything built again
+# with --coverage under $(BUILD)/cov, the tests of COVERAGE_TIER run on it (all,
+# unit or integration; all by default, as `make check`), then lines hit per
+# folder.  The lcov data is $(BUILD)/cov/coverage.info (genhtml makes pages of it).
+COVERAGE_TIER ?= all
+COV_DIRS := common ns policy tree cgroup launcher selftest cli
+test-bins: $(BUILD)/isorun $(UNIT_BIN) $(HELPER_BIN)
+coverage:
+	@find $(BUILD)/cov -name '*.gcda' -delete 2>/dev/null || true
+	$(MAKE) BUILD=$(BUILD)/cov CFLAGS="-Og -g --coverage" LDFLAGS=--coverage test-bins
+	@tests/run-all.sh $(BUILD)/cov $(COVERAGE_TIER) | tail -1
+	@lcov -q --capture --directory $(BUILD)/cov --base-directory . \
+		--output-file $(BUILD)/cov/all.info 2>$(BUILD)/cov/lcov.log
+	@lcov -q --extract $(BUILD)/cov/all.info $(COV_DIRS:%='$(CURDIR)/%/*') \
+		--output-file $(BUILD)/cov/coverage.info 2>>$(BUILD)/cov/lcov.log
+	@echo "line coverage per folder ($(COVERAGE_TIER) tests):"
+	@awk -F: -v top='$(CURDIR)/' -v dirs='$(COV_DIRS)' \
+		'/^SF:/ { d = substr($$2, length(top) + 1); sub("/.*", "", d) } \
+		/^LF:/ { lf[d] += $$2; LF += $$2 } /^LH:/ { lh[d] += $$2; LH += $$2 } \
+		END { n = split(dirs, ds, " "); for (i = 1; i <= n; i++) { d = ds[i]; \
+			printf "  %-9s %6d/%-6d %5.1f%%\n", d, lh[d], lf[d], lf[d] ? 100 * lh[d] / lf[d] : 0 } \
+		printf "  %-9s %6d/%-6d %5.1f%%\n", "all", LH, LF, LF ? 100 * LH / LF : 0 }' \
+		$(BUILD)/cov/coverage.info
 
 example: $(BUILD)/isorun
 	@examples/run-leaky-suite.sh $(BUILD)/isorun
