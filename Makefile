@@ -20,7 +20,7 @@ PKGS	:= libseccomp libcap libnl-3.0 libnl-route-3.0 jansson inih
 # A package pkg-config cannot find would silently empty every package's flags
 # and the build would fail later on a header with no hint why: stop here,
 # naming it (goals that build nothing, like deps, go on).
-NOBUILD_GOALS := deps clean lint dist uninstall analyze
+NOBUILD_GOALS := deps clean lint dist uninstall
 ifneq ($(filter-out $(NOBUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
 ifneq ($(PKG_MISSING),)
@@ -78,8 +78,7 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit integration deps install uninstall dist deb clean lint bench example fuzz \
-	analyze coverage test-bins
+.PHONY: all check unit integration deps install uninstall dist deb clean lint bench example fuzz
 
 all: $(BUILD)/isorun
 
@@ -133,14 +132,13 @@ integration: $(BUILD)/isorun $(HELPER_BIN)
 
 # Every build and test dependency, from Debian's archive (libpython3.11-testsuite:
 # CPython's own tests of id changes, ids.bats; Debian 12's Python is 3.11; strace:
-# contain.bats' ptrace of the run's own processes; cppcheck: make analyze; lcov:
-# make coverage).
+# contain.bats' ptrace of the run's own processes).
 DEB_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
 	    libjansson-dev libinih-dev libcmocka-dev bats util-linux procps python3 clang \
 	    debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
 	    python3-pytest python3-pytest-xdist golang-go cargo \
 	    python3-jsonschema python3-lxml python3-junitparser nodejs mandoc bubblewrap uidmap \
-	    libpython3.11-testsuite strace cppcheck lcov
+	    libpython3.11-testsuite strace
 deps:
 	@if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
 	$$SUDO apt-get update -qq && \
@@ -149,6 +147,9 @@ deps:
 # cppcheck over every module folder: any finding fails the target.  What it is
 # wrong about is listed with the reason in tests/analyze/cppcheck-suppress.xml.
 # One configuration (the build's defines) keeps it to seconds on two cores.
+# (`make deps` installs cppcheck, and lcov for `make coverage`.)
+.PHONY: analyze coverage test-bins
+DEB_DEPS += cppcheck lcov
 ANALYZE_DIRS := common ns policy tree cgroup launcher selftest cli
 analyze:
 	cppcheck -q -j2 --std=c11 -D_GNU_SOURCE -I. --enable=warning,portability \

@@ -520,8 +520,8 @@ int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure
 	}
 	close(TAKE_FD(wr));
 	*ret_pid = pid;
-	r = await_exec(s, rd, &f, &listener, ret_guard_elsewhere, s->bounded_start ? &reader : NULL,
-		       e);
+	r = await_exec(s, rd, &f, &listener, ret_guard_elsewhere,
+		       s->bounded_start ? &reader : NULL, e);
 	iso_reader_stop(&reader);
 	if (r < 0)
 		return r;
