@@ -20,7 +20,7 @@ PKGS	:= libseccomp libcap libnl-3.0 libnl-route-3.0 jansson inih
 # A package pkg-config cannot find would silently empty every package's flags
 # and the build would fail later on a header with no hint why: stop here,
 # naming it (goals that build nothing, like deps, go on).
-NOBUILD_GOALS := deps deps-build clean lint dist uninstall
+NOBUILD_GOALS := deps deps-build clean lint dist uninstall analyze
 ifneq ($(filter-out $(NOBUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
 ifneq ($(PKG_MISSING),)
@@ -138,12 +138,13 @@ BUILD_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev l
 # What the tests need beside it (libpython3.11-testsuite: CPython's own tests of
 # id changes, ids.bats; Debian 12's Python is 3.11; strace: contain.bats' ptrace
 # of the run's own processes; go, cargo, node: the ecosystems' real suites;
-# debhelper, lintian: the package; mandoc: the man pages' lint).
+# debhelper, lintian: the package; mandoc: the man pages' lint; cppcheck: make
+# analyze; lcov: make coverage).
 TEST_DEPS := libcmocka-dev bats util-linux procps python3 clang \
 	     debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
 	     python3-pytest python3-pytest-xdist golang-go cargo \
 	     python3-jsonschema python3-lxml python3-junitparser nodejs mandoc bubblewrap uidmap \
-	     libpython3.11-testsuite strace
+	     libpython3.11-testsuite strace cppcheck lcov
 DEB_DEPS := $(BUILD_DEPS) $(TEST_DEPS)
 # Only what is missing; without root or sudo, the line to run as root.
 deps:
@@ -151,17 +152,88 @@ deps:
 deps-build:
 	@packaging/deps.sh $(BUILD_DEPS)
 
-# libFuzzer on the policy parser (clang from Debian); FUZZ_SECONDS bounds it.
+# cppcheck over every module folder: any finding fails the target.  What it is
+# wrong about is listed with the reason in tests/analyze/cppcheck-suppress.xml.
+# One configuration (the build's defines) keeps it to seconds on two cores.
+.PHONY: analyze coverage test-bins
+ANALYZE_DIRS := common ns policy tree cgroup launcher selftest cli
+analyze:
+	cppcheck -q -j2 --std=c11 -D_GNU_SOURCE -I. --enable=warning,portability \
+		--inline-suppr --suppress-xml=tests/analyze/cppcheck-suppress.xml \
+		--error-exitcode=1 --template='{file}:{line}: {severity}: {message} [{id}]' \
+		$(ANALYZE_DIRS)
+	@echo "analyze: cppcheck clean over $(ANALYZE_DIRS)"
+
+# libFuzzer on every parser of input isorun does not control (clang from
+# Debian): the policy, the owner record ls/gc read from disk, isorun.conf, and
+# durations, sizes, numbers and signals.  Each tests/fuzz/fuzz_NAME.c runs for
+# FUZZ_SECONDS, from the seeds in tests/fuzz/seeds/NAME/ (and tests/policy for
+# the policy); its corpus grows in $(BUILD)/fuzz/corpus/NAME.  The library is
+# built again with clang, instrumented, under $(BUILD)/fuzz/obj.
 FUZZ_SECONDS ?= 60
-fuzz: $(SHIPPED_TEXT)
-	@mkdir -p $(BUILD)/fuzz
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -I. \
-		-o $(BUILD)/fuzz/fuzz_policy tests/fuzz/fuzz_policy.c $(GEN_BPF_SRC) $(SHIPPED_TEXT) \
-		$(shell pkg-config --libs libseccomp)
-	@mkdir -p $(BUILD)/fuzz/corpus
-	@$(BUILD)/fuzz/fuzz_policy -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-		$(BUILD)/fuzz/corpus tests/policy >$(BUILD)/fuzz/log 2>&1; rc=$$?; \
-		tail -3 $(BUILD)/fuzz/log; exit $$rc
+FUZZ_TARGETS := $(sort $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c))))
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -std=gnu11 -D_GNU_SOURCE \
+	       -DISO_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS)
+FUZZ_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/shipped_text.o \
+	    $(BUILD)/fuzz/obj/shipped_bpf.o
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	@clang $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+$(BUILD)/fuzz/obj/shipped_text.o: $(SHIPPED_TEXT)
+	@clang $(FUZZ_CFLAGS) -c -o $@ $<
+$(BUILD)/fuzz/obj/shipped_bpf.o: $(SHIPPED_BPF)
+	@clang $(FUZZ_CFLAGS) -c -o $@ $<
+$(BUILD)/fuzz/libiso.a: $(FUZZ_OBJ)
+	@rm -f $@
+	@ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libiso.a
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libiso.a $(PKG_LIBS)
+
+fuzz: $(FUZZ_BIN)
+	@for t in $(FUZZ_TARGETS); do \
+		n=$${t#fuzz_}; mkdir -p $(BUILD)/fuzz/corpus/$$n; \
+		seeds=$$(ls -d tests/fuzz/seeds/$$n $$([ $$n = policy ] && echo tests/policy) \
+			2>/dev/null); \
+		$(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+			-artifact_prefix=$(BUILD)/fuzz/$$n- \
+			$(BUILD)/fuzz/corpus/$$n $$seeds >$(BUILD)/fuzz/$$n.log 2>&1; rc=$$?; \
+		echo "fuzz $$n: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' \
+			$(BUILD)/fuzz/$$n.log || echo "exit $$rc")"; \
+		[ $$rc -eq 0 ] || { tail -30 $(BUILD)/fuzz/$$n.log; exit $$rc; }; \
+	done
+
+# Line coverage per folder (gcov and lcov from Debian): everything built again
+# with --coverage under $(BUILD)/cov, the tests of COVERAGE_TIER run on it (all,
+# unit or integration; all by default, as `make check`), then lines hit per
+# folder.  The lcov data is $(BUILD)/cov/coverage.info (genhtml makes pages of it).
+COVERAGE_TIER ?= all
+COV_DIRS := common ns policy tree cgroup launcher selftest cli
+test-bins: $(BUILD)/isorun $(UNIT_BIN) $(HELPER_BIN)
+coverage:
+	@find $(BUILD)/cov -name '*.gcda' -delete 2>/dev/null || true
+	$(MAKE) BUILD=$(BUILD)/cov CFLAGS="-Og -g --coverage" LDFLAGS=--coverage test-bins
+	@# gcov's complaints (a process that may not write its counts) kept off the tests' stderr
+	@GCOV_ERROR_FILE=$(abspath $(BUILD))/cov/gcov-errors.log \
+		tests/run-all.sh $(BUILD)/cov $(COVERAGE_TIER) | tail -1
+	@# the --initial pass counts the files no test reached, at zero
+	@lcov -q --capture --initial --directory $(BUILD)/cov --base-directory . \
+		--output-file $(BUILD)/cov/base.info 2>$(BUILD)/cov/lcov.log
+	@lcov -q --capture --directory $(BUILD)/cov --base-directory . \
+		--output-file $(BUILD)/cov/run.info 2>>$(BUILD)/cov/lcov.log
+	@lcov -q -a $(BUILD)/cov/base.info -a $(BUILD)/cov/run.info \
+		--output-file $(BUILD)/cov/all.info 2>>$(BUILD)/cov/lcov.log
+	@lcov -q --extract $(BUILD)/cov/all.info $(COV_DIRS:%='$(CURDIR)/%/*') \
+		--output-file $(BUILD)/cov/coverage.info 2>>$(BUILD)/cov/lcov.log
+	@echo "line coverage per folder ($(COVERAGE_TIER) tests):"
+	@awk -F: -v top='$(CURDIR)/' -v dirs='$(COV_DIRS)' \
+		'/^SF:/ { d = substr($$2, length(top) + 1); sub("/.*", "", d) } \
+		/^LF:/ { lf[d] += $$2; LF += $$2 } /^LH:/ { lh[d] += $$2; LH += $$2 } \
+		END { n = split(dirs, ds, " "); for (i = 1; i <= n; i++) { d = ds[i]; \
+			printf "  %-9s %6d/%-6d %5.1f%%\n", d, lh[d], lf[d], lf[d] ? 100 * lh[d] / lf[d] : 0 } \
+		printf "  %-9s %6d/%-6d %5.1f%%\n", "all", LH, LF, LF ? 100 * LH / LF : 0 }' \
+		$(BUILD)/cov/coverage.info
 
 example: $(BUILD)/isorun
 	@examples/run-leaky-suite.sh $(BUILD)/isorun
@@ -243,4 +315,4 @@ lint:
 clean:
 	rm -rf $(BUILD)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/cli/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/cli/main.d $(wildcard $(BUILD)/fuzz/obj/*/*.d)

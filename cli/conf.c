@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* isorun.conf: find it, refuse it unless only its owner can change it, map it onto iso_opts. */
 #include "cli/conf.h"
+#include "cli/keys.h"
 
 #include <ctype.h>
 #include <fcntl.h>

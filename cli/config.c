@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "cli/args.h"
+#include "cli/keys.h"
 #include "common/cleanup.h"
 #include "cli/commands.h"
 #include "cli/conf.h"

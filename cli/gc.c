@@ -70,7 +70,7 @@ static int refuse_option(int argc, char **argv, const char *word, const struct o
 	char buf[300], shortw[3] = { '-', (char)optopt, 0 };
 	size_t n = 0;
 
-	for (; opts[n].name && n < ELEMENTSOF(longs); n++)
+	for (; n < ELEMENTSOF(longs) && opts[n].name; n++)
 		longs[n] = opts[n].name;
 	if (strncmp(word, "--", 2) != 0)
 		word = shortw;

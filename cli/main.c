@@ -15,6 +15,7 @@
 
 #include "cli/advice.h"
 #include "cli/args.h"
+#include "cli/keys.h"
 #include "cli/commands.h"
 #include "cli/conf.h"
 #include "common/cleanup.h"

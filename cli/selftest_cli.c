@@ -54,7 +54,7 @@ static void unknown(const struct option *opts, const char *word)
 	char buf[300], shortw[3] = { '-', (char)optopt, 0 };
 	size_t n = 0;
 
-	for (; opts[n].name && n < ELEMENTSOF(names); n++)
+	for (; n < ELEMENTSOF(names) && opts[n].name; n++)
 		names[n] = opts[n].name;
 	iso_unknown_option(word ? word : shortw, names, n, buf, sizeof(buf));
 	fprintf(stderr, "isorun: selftest: %s (see isorun selftest --help)\n", buf);

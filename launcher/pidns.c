@@ -91,7 +91,12 @@ static int await_start(int sock, struct iso_ns_msg *m, int *ret_listener, bool *
 	}
 }
 
-/* A fork with namespace flags: the child is PID 1 of the new PID namespace. */
+/*
+ * A fork with namespace flags: the child is PID 1 of the new PID namespace.  The
+ * raw call, as glibc's clone() wants a new stack; its first two arguments are
+ * swapped on s390 and CRIS (stack, then flags), and the three after them are 0
+ * here, whatever their order on the architecture.
+ */
 static pid_t clone_init(struct iso_ns_plan *p, int inner, int outer, struct iso_err *e)
 {
 	unsigned long flags = CLONE_NEWPID | CLONE_NEWNS;
@@ -101,7 +106,11 @@ static pid_t clone_init(struct iso_ns_plan *p, int inner, int outer, struct iso_
 		flags |= CLONE_NEWUSER;
 	if (p->o->net_isolated)
 		flags |= CLONE_NEWNET;
+#if defined(__s390__) || defined(__CRIS__)
+	pid = (pid_t)syscall(SYS_clone, NULL, flags | SIGCHLD, NULL, NULL, 0);
+#else
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+#endif
 	if (pid < 0) {
 		int err = errno;
 		/* the same causes refuse a PID or mount namespace to root: name them */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -26,6 +27,20 @@
 #include "common/fdpass.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
+/*
+ * Marks the functions of the child that call a noreturn function (_exit, a
+ * failure, execve's caller): ASan does not instrument them.  The child runs on
+ * the parent's ASan thread (CLONE_VM keeps the thread pointer), whose stack
+ * bounds are the parent's, so ASan would refuse the stack cleanup of each such
+ * call with a warning on stderr.  What they call is still checked: libc through
+ * ASan's interceptors, isorun's other files as everywhere; UBSan checks it all.
+ */
+#define CHILD_SIDE __attribute__((no_sanitize_address))
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -45,9 +60,10 @@ static int seal_fds(const int *keep, size_t n)
 
 	if (n > ELEMENTSOF(sorted))
 		return -E2BIG;
-	if (n)
+	if (n) {
 		memcpy(sorted, keep, n * sizeof(int));
-	qsort(sorted, n, sizeof(int), cmp_int);
+		qsort(sorted, n, sizeof(int), cmp_int);
+	}
 	for (size_t i = 0; i <= n; i++) {
 		unsigned hi = i < n ? (unsigned)sorted[i] - 1 : ~0U;
 		if (i < n && (unsigned)sorted[i] < lo)
@@ -101,7 +117,7 @@ static int set_ceiling_rlimits(const struct iso_spawn *s)
  * The whole error goes to the parent, not just errno: "Operation not permitted"
  * alone cannot tell a refused seccomp(2) from a command that may not be run.
  */
-__attribute__((format(printf, 4, 5))) static _Noreturn void
+CHILD_SIDE __attribute__((format(printf, 4, 5))) static _Noreturn void
 child_fail(int status_fd, int stage, int errnum, const char *fmt, ...)
 {
 	struct iso_exec_failure f = { .errnum = errnum ? errnum : EIO, .stage = stage };
@@ -116,8 +132,8 @@ child_fail(int status_fd, int stage, int errnum, const char *fmt, ...)
 }
 
 /* A failure described by a callee: its message, under the step that called it. */
-static _Noreturn void child_fail_err(int status_fd, int stage, const char *step,
-				     const struct iso_err *e)
+CHILD_SIDE static _Noreturn void child_fail_err(int status_fd, int stage, const char *step,
+						const struct iso_err *e)
 {
 	child_fail(status_fd, stage, e->errnum ? e->errnum : EPERM, "%s%s%s", step,
 		   e->msg[0] ? ": " : "", e->msg);
@@ -134,7 +150,7 @@ static rlim_t rlimit_value(const struct iso_rlimits *l, int i)
 	return l->value[i] == ISO_RLIM_UNLIMITED ? RLIM_INFINITY : (rlim_t)l->value[i];
 }
 
-static _Noreturn void rlimit_fail(int status_fd, int i, rlim_t v)
+CHILD_SIDE static _Noreturn void rlimit_fail(int status_fd, int i, rlim_t v)
 {
 	child_fail(status_fd, ISO_STAGE_SETUP, errno,
 		   "prepare the command: set its %s limit to %llu (setrlimit)", iso_rlimit_name(i),
@@ -145,7 +161,7 @@ static _Noreturn void rlimit_fail(int status_fd, int i, rlim_t v)
  * A hard limit above the current one, while the capabilities are still there:
  * raising it needs CAP_SYS_RESOURCE, which the command may not keep.
  */
-static void raise_rlimits(const struct iso_rlimits *l, int status_fd)
+CHILD_SIDE static void raise_rlimits(const struct iso_rlimits *l, int status_fd)
 {
 	for (int i = 0; i < ISO_N_RLIMS; i++) {
 		rlim_t v = rlimit_value(l, i);
@@ -168,7 +184,7 @@ static void raise_rlimits(const struct iso_rlimits *l, int status_fd)
  * whose listener needs a descriptor of its own.  Only lowering is left, which
  * does not fail.
  */
-static void set_rlimits(const struct iso_rlimits *l, int status_fd)
+CHILD_SIDE static void set_rlimits(const struct iso_rlimits *l, int status_fd)
 {
 	for (int i = 0; i < ISO_N_RLIMS; i++) {
 		rlim_t v = rlimit_value(l, i);
@@ -190,7 +206,7 @@ static void set_rlimits(const struct iso_rlimits *l, int status_fd)
  * in execve() waiting for the parent to answer its seccomp notification.  The
  * shell fallback's argv is built by the parent beforehand for that reason.
  */
-static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_argv)
+CHILD_SIDE static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_argv)
 {
 	struct iso_err e = { 0 };
 	sigset_t none;
@@ -238,7 +254,8 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_
 	/* under --policy=off too: it is how the host answers, not a policy */
 	if (s->id_filter &&
 	    pol_filter_install(s->id_filter, s->id_filter_len, false, "ids", &e) < 0)
-		child_fail_err(status_fd, ISO_STAGE_POLICY, "install the command's seccomp filter (the id filter)", &e);
+		child_fail_err(status_fd, ISO_STAGE_POLICY,
+			       "install the command's seccomp filter (the id filter)", &e);
 	if (s->pol) {
 		struct iso_exec_failure rec = { .stage = ISO_STAGE_LISTENER };
 		int listener = -1;
@@ -268,39 +285,61 @@ static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_
  * a copy: fork() copied the page tables of the whole process and its exec then
  * tore the copy down again, ~0.3 ms of every launch here.  Not CLONE_VFORK: the
  * parent must stay awake to answer the notification of the child's own execve.
- * ASan keeps fork(): its shadow memory does not follow a stack it did not make.
+ * Every build takes this path, ASan's too (see CHILD_SIDE, child_stack_ready()).
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define SPAWN_SHARES_VM 0
-#else
-#define SPAWN_SHARES_VM 1
-#endif
-
 struct child_arg {
 	const struct iso_spawn *s;
 	int status_fd;
 	char **sh_argv;
 };
 
-/* one spawn at a time per process, and a child never returns onto it */
-static char child_stack[512 * 1024] __attribute__((aligned(64)));
+/*
+ * The child's stack: mapped once and reused (one spawn at a time per process,
+ * and a child never returns onto it), with an inaccessible page below it so an
+ * overflow faults instead of writing over whatever lies beneath.
+ */
+#define CHILD_STACK_SIZE (512 * 1024)
+static void *child_stack; /* the lowest usable byte; the guard page lies below */
 
-static int child_entry(void *p)
+CHILD_SIDE static int child_entry(void *p)
 {
 	const struct child_arg *a = p;
 
 	child(a->s, a->status_fd, a->sh_argv);
 }
 
+/*
+ * The stack, ready for a child.  Under ASan the shadow of the stack is shared
+ * with the parent and a child never returns from its frames, so the redzones of
+ * the last child's locals are still poisoned: cleared here, before each clone.
+ */
+static int child_stack_ready(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *m;
+
+	if (!child_stack) {
+		m = mmap(NULL, CHILD_STACK_SIZE + page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (m == MAP_FAILED)
+			return -1;
+		if (mprotect(m, page, PROT_NONE) < 0) {
+			(void)munmap(m, CHILD_STACK_SIZE + page);
+			return -1;
+		}
+		child_stack = m + page;
+	}
+#if defined(__SANITIZE_ADDRESS__)
+	ASAN_UNPOISON_MEMORY_REGION(child_stack, CHILD_STACK_SIZE);
+#endif
+	return 0;
+}
+
 static pid_t start_child(struct child_arg *a)
 {
-	if (!SPAWN_SHARES_VM) {
-		pid_t pid = fork();
-		if (pid == 0)
-			child(a->s, a->status_fd, a->sh_argv);
-		return pid;
-	}
-	return clone(child_entry, child_stack + sizeof(child_stack), CLONE_VM | SIGCHLD, a);
+	if (child_stack_ready() < 0)
+		return -1;
+	return clone(child_entry, (char *)child_stack + CHILD_STACK_SIZE, CLONE_VM | SIGCHLD, a);
 }
 
 static const char *env_get(char **envp, const char *name)

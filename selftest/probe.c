@@ -192,7 +192,8 @@ static void seccomp_notify(struct st_probe *p, void *arg)
 	struct seccomp_notif_sizes sizes = { 0 };
 	_cleanup_free_ struct seccomp_notif *req = NULL;
 	_cleanup_free_ struct seccomp_notif_resp *resp = NULL;
-	int listener, report[2], err = 0, status;
+	_cleanup_close_ int listener = -1, rd = -1, wr = -1;
+	int report[2], err = 0, status;
 	struct pollfd pfd[2];
 	pid_t pid;
 
@@ -216,6 +217,8 @@ static void seccomp_notify(struct st_probe *p, void *arg)
 		st_set(p, ST_NO, "SECCOMP_GET_NOTIF_SIZES or pipe: %s", strerror(errno));
 		return;
 	}
+	rd = report[0];
+	wr = report[1];
 	req = calloc(1, sizes.seccomp_notif > sizeof(*req) ? sizes.seccomp_notif : sizeof(*req));
 	resp = calloc(1, sizes.seccomp_notif_resp > sizeof(*resp) ? sizes.seccomp_notif_resp
 								  : sizeof(*resp));
@@ -231,14 +234,14 @@ static void seccomp_notify(struct st_probe *p, void *arg)
 	}
 	if (pid == 0) {
 		close(listener); /* a stray copy would keep the listener alive */
-		close(report[0]);
+		close(rd);
 		err = syscall(SYS_fchdir, -1) < 0 ? errno : 0;
-		(void)!write(report[1], &err, sizeof(err));
+		(void)!write(wr, &err, sizeof(err));
 		_exit(0);
 	}
-	close(report[1]);
+	close(TAKE_FD(wr));
 	pfd[0] = (struct pollfd){ .fd = listener, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = report[0], .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = rd, .events = POLLIN };
 	while (poll(pfd, 2, -1) < 0 && errno == EINTR)
 		;
 	if (!(pfd[0].revents & POLLIN)) {
@@ -260,7 +263,7 @@ static void seccomp_notify(struct st_probe *p, void *arg)
 		       strerror(errno));
 		goto out;
 	}
-	if (read(report[0], &err, sizeof(err)) != (ssize_t)sizeof(err)) {
+	if (read(rd, &err, sizeof(err)) != (ssize_t)sizeof(err)) {
 		st_set(p, ST_NO, "the notified caller sent no result");
 		goto out;
 	}
@@ -272,8 +275,9 @@ static void seccomp_notify(struct st_probe *p, void *arg)
 		       "a listener was created; a notified fchdir(-1) reached it and, "
 		       "answered CONTINUE, failed with EBADF from the kernel");
 out:
-	close(listener);
-	close(report[0]);
+	/* closed before the wait: a caller still parked in fchdir then fails and exits */
+	close(TAKE_FD(listener));
+	close(TAKE_FD(rd));
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 }

@@ -150,6 +150,8 @@ static void pidns(struct st_probe *p, void *arg)
 	if (pid < 0) {
 		p->err = errno;
 		st_set(p, ST_NO, "fork into the new PID namespace: %s", strerror(errno));
+		close(report[0]);
+		close(report[1]);
 		return;
 	}
 	if (pid == 0) {

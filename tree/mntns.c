@@ -87,10 +87,11 @@ static int stat_mount(uint64_t mnt_id, uint64_t ns_id, struct mount_seen *m)
 				  .mnt_ns_id = ns_id };
 	_cleanup_free_ char *buf = malloc(STATMOUNT_STR_OFFSET + 2 * PATH_MAX);
 	const struct statmount_head *h = (const void *)buf;
-	const char *str = buf + STATMOUNT_STR_OFFSET;
+	const char *str;
 
 	if (!buf)
 		return -ENOMEM;
+	str = buf + STATMOUNT_STR_OFFSET;
 	if (syscall(SYS_statmount, &req, buf, STATMOUNT_STR_OFFSET + 2 * PATH_MAX, 0) < 0)
 		return -errno;
 	m->dev = makedev(h->sb_dev_major, h->sb_dev_minor);

@@ -81,6 +81,75 @@ local_statics() {
 	[ -n "$(local_statics "$W/t")" ]
 }
 
+# The rules over every folder (tests/layout_check.py), less the debts listed
+# in tests/layout-allow.txt with their reasons: an entry that no longer offends
+# fails the rule until it is removed from the list.
+layout_rule() {
+	python3 "$TOP/tests/layout_check.py" "$1" "$2" "${3:-$TOP/tests/layout-allow.txt}"
+}
+
+# A fixture tree: $W/t with the folder $1 holding the file $2 of text $3.
+fixture() {
+	mkdir -p "$W/t/$1"
+	printf '%b' "$3" >"$W/t/$1/$2"
+}
+
+@test "layout: no include cycle between the files of one folder" {
+	run layout_rule include-cycle "$TOP"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	# control: two files of tree/ that include each other are caught
+	fixture tree a.h '#include "tree/b.h"\n'
+	fixture tree b.c '#include "tree/b.h"\n#include "tree/a.h"\n'
+	fixture tree b.h '#include "tree/a.h"\n'
+	run layout_rule include-cycle "$W/t" /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"include-cycle tree/: a -> b -> a"* ]]
+}
+
+@test "layout: every path a comment names exists" {
+	run layout_rule comment-path "$TOP"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	# control: a comment naming a file that is not there is caught, one that is passes
+	fixture common x.c '/* see common/x.c and docs/nowhere.md */\nint x;\n'
+	run layout_rule comment-path "$W/t" /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == "comment-path common/x.c: docs/nowhere.md: (line 1)" ]]
+}
+
+@test "layout: no function in any folder is longer than 80 lines" {
+	run layout_rule long-function "$TOP"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	# control: an 81-line function is caught, an 80-line one is not
+	fixture cgroup x.c "static int longer(void)\n{\n$(printf '\tx++;\\n%.0s' $(seq 79))}\n"
+	fixture cgroup y.c "int fits(int x)\n{\n$(printf '\tx++;\\n%.0s' $(seq 78))}\n"
+	run layout_rule long-function "$W/t" /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == "long-function cgroup/x.c:longer: 81 lines" ]]
+}
+
+@test "layout: no string outside cli/ names a command-line option" {
+	run layout_rule option-name "$TOP"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	# control: a message naming --pidns in tree/ is caught; a comment, or cli/, may name it
+	fixture tree x.c '/* --pidns */\nconst char *m = "use --pidns=try";\n'
+	fixture cli y.c 'const char *m = "--pidns";\n'
+	run layout_rule option-name "$W/t" /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == "option-name tree/x.c:--pidns: (line 2)" ]]
+}
+
+@test "layout: an allowlist entry that no longer offends fails its rule until removed" {
+	fixture tree x.c 'const char *m = "use --pidns=try";\n'
+	printf 'option-name tree/x.c:--pidns  # the fixture\n' >"$W/allow"
+	run layout_rule option-name "$W/t" "$W/allow"
+	[ "$status" -eq 0 ]
+	# control: the offender fixed, its entry is stale and the rule fails
+	fixture tree x.c 'const char *m = "use pidns=try";\n'
+	run layout_rule option-name "$W/t" "$W/allow"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "stale: option-name tree/x.c:--pidns"* ]]
+}
+
 @test "build: a package pkg-config cannot find stops make at once, naming it and the fix" {
 	run make -n -C "$TOP" BUILD="$W/b" PKGS="libseccomp isorun-no-such-package" all
 	[ "$status" -ne 0 ]

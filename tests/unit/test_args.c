@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "cli/args.h"
+#include "cli/keys.h"
 #include "common/exit.h"
 #include "cli/suggest.h"
 

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The layout rules of docs/design.md ("Layout") that read the sources, for
+tests/integration/layout.bats.
+
+    tests/layout_check.py RULE TOP [ALLOW]
+
+prints one line per offender ("RULE key: detail") of RULE under the tree TOP,
+less those the allowlist ALLOW names, and one line "stale: ..." per allowlist
+entry of RULE that no longer offends (so each removal is checked).  Exit 1 when
+it printed anything.  RULE is one of:
+
+  include-cycle   no cycle of includes between the files of one folder
+  comment-path    every repository path a C comment names exists
+  long-function   no function over 80 lines (key: file:function)
+  option-name     no "--option" in a string literal outside cli/ (key: file:--option)
+
+ALLOW has one entry a line, "RULE key  # reason"; blank lines and lines
+starting with # are ignored.
+"""
+import os
+import re
+import sys
+
+FOLDERS = ["common", "ns", "policy", "tree", "cgroup", "launcher", "selftest", "cli"]
+MAX_LINES = 80
+
+
+def sources(top, folders=FOLDERS):
+    for d in folders:
+        path = os.path.join(top, d)
+        if not os.path.isdir(path):
+            continue
+        for name in sorted(os.listdir(path)):
+            if name.endswith((".c", ".h")):
+                yield d, name, os.path.join(path, name)
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def include_cycle(top):
+    """Nodes are a folder's files by stem (x.c and x.h are one)."""
+    for d in FOLDERS:
+        edges = {}
+        for _, name, path in sources(top, [d]):
+            stem = name.rsplit(".", 1)[0]
+            for inc in re.findall(r'^#include "%s/([a-z0-9_]+)\.h"' % d, read(path), re.M):
+                if inc != stem:
+                    edges.setdefault(stem, set()).add(inc)
+        for cycle in cycles(edges):
+            yield "%s/: %s" % (d, " -> ".join(cycle + [cycle[0]])), ""
+
+
+def cycles(edges):
+    """Each elementary cycle once, as found by a depth-first walk from its least node."""
+    found = set()
+    for start in sorted(edges):
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in sorted(edges.get(node, ())):
+                if nxt == start:
+                    key = tuple(path)
+                    if key not in found:
+                        found.add(key)
+                        yield list(path)
+                elif nxt > start and nxt not in path:
+                    stack.append((nxt, path + [nxt]))
+
+
+PATH_RE = re.compile(
+    r"(?<![\w/.$-])((?:common|ns|policy|tree|cgroup|launcher|selftest|cli|tests|docs|bench|"
+    r"packaging|examples)/[\w./-]*\w\.(?:c|h|md|bats|sh|bash|txt|policy|py|json|awk|xsd))\b")
+
+
+def comments(text):
+    """The text of each C comment, with the line it starts on."""
+    for m in re.finditer(r"/\*.*?\*/|//[^\n]*", text, re.S):
+        yield text.count("\n", 0, m.start()) + 1, m.group(0)
+
+
+def comment_path(top):
+    for d, name, path in sources(top):
+        for line, c in comments(read(path)):
+            for p in PATH_RE.findall(c):
+                if not os.path.exists(os.path.join(top, p)):
+                    yield "%s/%s: %s" % (d, name, p), " (line %d)" % line
+
+
+FUNC_START = re.compile(r"^(?!#|static const|struct|enum|union|typedef)[A-Za-z_].*\(")
+
+
+def long_function(top):
+    for d, name, path in sources(top):
+        if not name.endswith(".c"):
+            continue
+        start = fname = None
+        for n, line in enumerate(read(path).split("\n"), 1):
+            if start is None and FUNC_START.match(line) and not line.rstrip().endswith(";"):
+                m = re.search(r"(\w+)\s*\(", line.split("(")[0] + "(")
+                start, fname = n, m.group(1) if m else "?"
+            elif start is not None and line.startswith("}"):
+                if n - start > MAX_LINES:
+                    yield "%s/%s:%s" % (d, name, fname), " %d lines" % (n - start)
+                start = None
+            elif start is not None and line.rstrip().endswith(";") and line[:1].isalpha():
+                start = None  # a declaration over several lines, not a definition
+
+
+OPTION_RE = re.compile(r'"(?:[^"\\\n]|\\.)*?(?<![\w-])(--[a-z][a-z0-9-]*)')
+
+
+def option_name(top):
+    for d, name, path in sources(top, [f for f in FOLDERS if f != "cli"]):
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", lambda m: "\n" * m.group(0).count("\n"),
+                      read(path), flags=re.S)
+        seen = {}
+        for n, line in enumerate(text.split("\n"), 1):
+            for s in re.findall(r'"(?:[^"\\\n]|\\.)*"', line):
+                for opt in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", s):
+                    seen.setdefault(opt, n)
+        for opt, n in sorted(seen.items()):
+            yield "%s/%s:%s" % (d, name, opt), " (line %d)" % n
+
+
+RULES = {"include-cycle": include_cycle, "comment-path": comment_path,
+         "long-function": long_function, "option-name": option_name}
+
+
+def allowed(path, rule):
+    keys = set()
+    if path:
+        for line in read(path).split("\n"):
+            line = line.split("#", 1)[0].strip()
+            if line.startswith(rule + " "):
+                keys.add(line[len(rule) + 1:].strip())
+    return keys
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in RULES:
+        sys.exit(__doc__)
+    rule, top = sys.argv[1], sys.argv[2]
+    allow = allowed(sys.argv[3] if len(sys.argv) > 3 else None, rule)
+    bad = 0
+    hit = set()
+    for key, detail in RULES[rule](top):
+        if key in allow:
+            hit.add(key)
+            continue
+        print("%s %s:%s" % (rule, key, detail))
+        bad += 1
+    for key in sorted(allow - hit):
+        print("stale: %s %s (it no longer offends: remove it from the allowlist)" % (rule, key))
+        bad += 1
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
