@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The supervisor's state and the functions its files share.  Files by role:
- * run.c (iso_run(): set up, supervise, finish; the output files), start.c (the
+ * run.c (iso_run(): set up, supervise, finish), sinks.c (the output files), start.c (the
  * checks, the tree, the command's start), supervise.c (the event loop and the
  * phase table's actions), gate_subreaper.c and gate_pidns.c (the two leak gates,
  * launcher/gate.h), teardown.c (the shield, the holders, the removal, the
