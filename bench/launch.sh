@@ -19,7 +19,9 @@ out=$top/build/bench
 mkdir -p "$out"
 cc -O2 -o "$out/runner" "$top/bench/runner.c"
 # the floors: what isorun must at least do, in one small program, timed beside it
-cc -O2 -D_GNU_SOURCE -I"$top" -o "$out/floor" "$top/bench/floor.c" "$top/build/libiso.a"
+# shellcheck disable=SC2046 # pkg-config prints several words on purpose
+cc -O2 -D_GNU_SOURCE -I"$top" -o "$out/floor" "$top/bench/floor.c" "$top/build/libiso.a" \
+	$(pkg-config --libs jansson)
 # shellcheck disable=SC2046 # pkg-config prints several words on purpose
 cc -O2 -D_GNU_SOURCE -I"$top" -o "$out/rmbench" "$top/bench/rmbench.c" "$top/build/libiso.a" \
 	$(pkg-config --libs jansson)
