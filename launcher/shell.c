@@ -5,6 +5,7 @@
 
 #include "common/cleanup.h"
 #include "common/text.h"
+#include "launcher/say.h"
 #include "ns/ns.h"
 
 /* Append ", WHAT" (or "WHAT" first) to buf. */
@@ -40,10 +41,10 @@ void iso_shell_banner(FILE *f, const struct iso_opts *o, const char *tree_path)
 		ISO_SHELL_VAR);
 }
 
-void iso_shell_kept(FILE *f, const char *path)
+void iso_shell_kept(FILE *f, const struct iso_opts *o, const char *path)
 {
 	fprintf(f,
 		"isorun: namespace kept at %s; remove it with: rm -rf %s (or every kept tree: "
-		"isorun gc --kept)\n",
-		path, path);
+		"%s)\n",
+		path, path, iso_say(o->say, ISO_SAY_GC_KEPT));
 }
