@@ -67,6 +67,7 @@ const char *const iso_says[ISO_SAY_N] = {
 	[ISO_SAY_CAP_KEEP] = "--cap-keep",
 	[ISO_SAY_CGROUP_OFF] = "--cgroup=off",
 	[ISO_SAY_CHDIR] = "--chdir",
+	[ISO_SAY_CPU_MAX] = "--cpu-max",
 	[ISO_SAY_ENV_DIR] = "--env-dir",
 	[ISO_SAY_GC_KEPT] = "isorun gc --kept",
 	[ISO_SAY_GUARD_OFF] = "the service guard, which records each exec, is off "

@@ -21,6 +21,9 @@
 
 static const char *const names[ISO_N_CEILINGS] = { "memory-max", "pids-max", "cpu-max" };
 static const enum cg_ctrl ctrl_of[ISO_N_CEILINGS] = { CG_MEMORY, CG_PIDS, CG_CPU };
+/* the option of each, in messages (names[] are the report's keys) */
+static const enum iso_say say_of[ISO_N_CEILINGS] = { ISO_SAY_MEMORY_MAX, ISO_SAY_PIDS_MAX,
+						     ISO_SAY_CPU_MAX };
 
 const char *iso_ceiling_name(int kind)
 {
@@ -84,7 +87,7 @@ static bool fallback(struct iso_ceilings *c, int kind, bool userns, struct iso_l
 static int refuse(const struct iso_ceilings *c, int kind, const struct iso_limit *l,
 		  const char *why, int cause, struct iso_err *e)
 {
-	iso_err_set(e, 0, "--%s cannot be enforced: %s%s%s", names[kind], why,
+	iso_err_set(e, 0, "%s cannot be enforced: %s%s%s", iso_say(c->say, say_of[kind]), why,
 		    l->note[0] ? "; " : "", l->note);
 	iso_err_cause(e, cause);
 	iso_err_hint(e, "ask for it as try:VALUE to run with what can be enforced");
@@ -373,14 +376,13 @@ static void find_hits(const struct iso_opts *o, bool failed, struct iso_resource
 		const struct iso_limit *l = &res->limits[k];
 		if (l->asked && l->enforced_by && !strcmp(l->enforced_by, "rlimit")) {
 			snprintf(res->ceiling_note, sizeof(res->ceiling_note),
-				 "the command failed under --%s %" PRIu64 " (%.120s); whether it "
+				 "the command failed under %s %" PRIu64 " (%.120s); whether it "
 				 "hit the ceiling is not observable (the kernel keeps no count of "
 				 "refused rlimits)",
-				 names[k], l->value, l->note);
+				 iso_say(o->say, say_of[k]), l->value, l->note);
 			return;
 		}
 	}
-	(void)o;
 }
 
 void iso_ceilings_finish(struct iso_ceilings *c, const struct iso_opts *o, bool failed,

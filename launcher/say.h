@@ -12,6 +12,7 @@ enum iso_say {
 	ISO_SAY_CAP_KEEP,	/* the capabilities a namespace's root keeps */
 	ISO_SAY_CGROUP_OFF,	/* cgroups asked off */
 	ISO_SAY_CHDIR,		/* the command's working directory */
+	ISO_SAY_CPU_MAX,	/* the cpu ceiling */
 	ISO_SAY_ENV_DIR,	/* a variable pointing into the tree */
 	ISO_SAY_GC_KEPT,	/* the command that removes every kept tree */
 	ISO_SAY_GUARD_OFF,	/* why no exec was recorded: the service guard is off */
