@@ -61,3 +61,46 @@ void iso_advise(const struct iso_opts *o, int cause, char *buf, size_t len)
 		break;
 	}
 }
+
+/* launcher/'s words that name an option (launcher/say.h), spelled once, here. */
+const char *const iso_says[ISO_SAY_N] = {
+	[ISO_SAY_CAP_KEEP] = "--cap-keep",
+	[ISO_SAY_CGROUP_OFF] = "--cgroup=off",
+	[ISO_SAY_CHDIR] = "--chdir",
+	[ISO_SAY_CPU_MAX] = "--cpu-max",
+	[ISO_SAY_ENV_DIR] = "--env-dir",
+	[ISO_SAY_GC_KEPT] = "isorun gc --kept",
+	[ISO_SAY_GUARD_OFF] = "the service guard, which records each exec, is off "
+			      "(--policy=off)",
+	[ISO_SAY_HOME_HIDE] = "--protect-home=hide",
+	[ISO_SAY_HOME_HIDE_FIX] = "add --writable DIR for a directory below the home, or use "
+				  "--protect-home=ro",
+	[ISO_SAY_HOME_RO] = "--protect-home=ro",
+	[ISO_SAY_HOME_RO_FIX] = "add --writable DIR for a directory below the home, or "
+				"--protect-home=off",
+	[ISO_SAY_HOME_SHOW] = "--protect-home=ro (the home visible, read-only)",
+	[ISO_SAY_HOME_WHOLE_FIX] = "--writable cannot keep the whole home: add --protect-home=off, "
+				   "or use a directory below the home with --writable DIR",
+	[ISO_SAY_JUNIT] = "--junit",
+	[ISO_SAY_KEEP] = "--keep",
+	[ISO_SAY_MAP_USERS_AUTO] = "--map-users=auto",
+	[ISO_SAY_MAP_USERS_REQ] = "--map-users=require",
+	[ISO_SAY_MAP_USERS_FIX] = "ask an admin for a range (usermod --add-subuids, "
+				  "--add-subgids), or use --map-users=auto",
+	[ISO_SAY_MEMORY_MAX] = "--memory-max",
+	[ISO_SAY_NET_ISOLATED] = "--net=isolated",
+	[ISO_SAY_PASS_FD] = "--pass-fd",
+	[ISO_SAY_PIDNS] = "--pidns",
+	[ISO_SAY_PIDS_MAX] = "--pids-max",
+	[ISO_SAY_POLICY] = "--policy",
+	[ISO_SAY_POLICY_OFF] = "--policy=off",
+	[ISO_SAY_PRIVATE_TMP] = "--private-tmp",
+	[ISO_SAY_PROTECT_HOME] = "--protect-home",
+	[ISO_SAY_REPORT] = "--report",
+	[ISO_SAY_ROOT] = "--root",
+	[ISO_SAY_ROOT_FIX] = "choose a writable place with --root DIR or ISORUN_ROOT",
+	[ISO_SAY_SOCKET_MASKS] = "--policy's deny-socket masks",
+	[ISO_SAY_TIMEOUT] = "--timeout",
+	[ISO_SAY_WATCH] = "--watch",
+	[ISO_SAY_WRITABLE] = "--writable",
+};

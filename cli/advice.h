@@ -5,8 +5,12 @@
 #include <stddef.h>
 
 #include "cli/args.h"
+#include "launcher/say.h"
 
 /* The advice for a module's cause code, naming the options that help; "" when none. */
 void iso_advise(const struct iso_opts *o, int cause, char *buf, size_t len);
+
+/* The words of launcher/say.h, for opts->say. */
+extern const char *const iso_says[ISO_SAY_N];
 
 #endif

@@ -173,6 +173,8 @@ static int open_trees(struct cmd *c)
 		return 1;
 	}
 	if (c->user_fd < 0) {
+		if (e.cause == TREE_CAUSE_ROOT)
+			iso_err_prefix(&e, "--root", " ");
 		fprintf(stderr, "isorun: %s: %s\n", c->name, iso_err_format(&e, buf, sizeof(buf)));
 		return ISO_EXIT_SETUP;
 	}

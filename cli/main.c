@@ -197,6 +197,7 @@ int main(int argc, char **argv)
 		return iso_conf_fail(&e);
 	}
 	o.advise = iso_advise;
+	o.say = iso_says;
 	o.report_settings = iso_key_report;
 	iso_plan_compile(&o);
 	iso_warn_inert(&o);

@@ -53,6 +53,16 @@ static inline void iso_err_cause(struct iso_err *e, int cause)
 		e->cause = cause;
 }
 
+/* The caller names what msg is about (an option, for a module that names none). */
+static inline void iso_err_prefix(struct iso_err *e, const char *word, const char *sep)
+{
+	char msg[sizeof(e->msg)];
+
+	memcpy(msg, e->msg, sizeof(msg));
+	if (snprintf(e->msg, sizeof(e->msg), "%s%s%s", word, msg[0] ? sep : "", msg) < 0)
+		e->msg[0] = '\0';
+}
+
 /* "msg: strerror" into buf; returns buf. */
 static inline const char *iso_err_format(const struct iso_err *e, char *buf, size_t len)
 {

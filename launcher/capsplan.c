@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include "launcher/opts.h"
+#include "launcher/say.h"
 #include "ns/ns.h"
 
 static const char why_host[] = "acts on the whole host";
 static const char say_host[] = "they act on the whole host";
-static const char why_userns[] = "root of a user namespace keeps only --cap-keep";
 
 /* The mounts made for this run that a root command must not be able to undo. */
 static void protections(struct iso_caps_plan *c, const struct iso_opts *o, bool socket_masks)
@@ -19,16 +19,16 @@ static void protections(struct iso_caps_plan *c, const struct iso_opts *o, bool 
 	const char *what[4];
 
 	if (o->protect_home == NS_HOME_RO)
-		what[n++] = "--protect-home=ro";
+		what[n++] = iso_say(o->say, ISO_SAY_HOME_RO);
 	else if (o->protect_home == NS_HOME_HIDE)
-		what[n++] = "--protect-home=hide";
+		what[n++] = iso_say(o->say, ISO_SAY_HOME_HIDE);
 	if (o->private_tmp)
-		what[n++] = "--private-tmp";
+		what[n++] = iso_say(o->say, ISO_SAY_PRIVATE_TMP);
 	/* with the host's /proc uncovered, setns() leads back to the host's network */
 	if (o->net_isolated)
-		what[n++] = "--net=isolated";
+		what[n++] = iso_say(o->say, ISO_SAY_NET_ISOLATED);
 	if (socket_masks)
-		what[n++] = "--policy's deny-socket masks";
+		what[n++] = iso_say(o->say, ISO_SAY_SOCKET_MASKS);
 	c->protect_why[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(c->protect_why);
@@ -43,7 +43,10 @@ void iso_caps_plan(struct iso_caps_plan *c, const struct iso_opts *o, bool pidns
 {
 	bool real_root = getuid() == 0 && geteuid() == 0;
 
-	*c = (struct iso_caps_plan){ .keep = o->cap_keep };
+	*c = (struct iso_caps_plan){ .keep = o->cap_keep,
+				     .keep_word = iso_say(o->say, ISO_SAY_CAP_KEEP) };
+	snprintf(c->userns_why, sizeof(c->userns_why), "root of a user namespace keeps only %s",
+		 c->keep_word);
 	if (pidns && userns) {
 		/* as bwrap: root of the namespace gets nothing it did not ask for */
 		c->mode = NS_CAPS_EMPTY;
@@ -96,7 +99,7 @@ void iso_caps_say(const struct iso_caps_plan *c, FILE *f)
 		return;
 	fprintf(f, "isorun: capabilities:");
 	if (c->userns) {
-		fprintf(f, " dropped all but --cap-keep (%s)\n", why_userns);
+		fprintf(f, " dropped all but %s (%s)\n", c->keep_word, c->userns_why);
 		return;
 	}
 	snprintf(why, sizeof(why), "they could undo %s", c->protect_why);
@@ -134,7 +137,7 @@ json_t *iso_caps_json(const struct iso_caps_plan *c)
 		json_array_append_new(dropped, json_pack("{s:s, s:s}", "name", name, "why",
 							 (c->protect >> i) & 1 ? why
 							 : (c->host >> i) & 1  ? why_host
-									       : why_userns));
+									       : c->userns_why));
 	}
 	json_object_set_new(o, "kept", kept);
 	json_object_set_new(o, "dropped", dropped);

@@ -18,6 +18,8 @@ struct iso_caps_plan {
 	uint64_t protect;      /* dropped: they could undo the protections below */
 	uint64_t userns;       /* dropped: root of a user namespace keeps only --cap-keep */
 	char protect_why[160]; /* "--protect-home=ro, --private-tmp" */
+	const char *keep_word; /* the command line's name of `keep` */
+	char userns_why[100];  /* the words for `userns` */
 };
 
 /*

@@ -16,10 +16,14 @@
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "common/text.h"
+#include "launcher/say.h"
 #include "tree/tree.h"
 
 static const char *const names[ISO_N_CEILINGS] = { "memory-max", "pids-max", "cpu-max" };
 static const enum cg_ctrl ctrl_of[ISO_N_CEILINGS] = { CG_MEMORY, CG_PIDS, CG_CPU };
+/* the option of each, in messages (names[] are the report's keys) */
+static const enum iso_say say_of[ISO_N_CEILINGS] = { ISO_SAY_MEMORY_MAX, ISO_SAY_PIDS_MAX,
+						     ISO_SAY_CPU_MAX };
 
 const char *iso_ceiling_name(int kind)
 {
@@ -63,8 +67,8 @@ static bool fallback(struct iso_ceilings *c, int kind, bool userns, struct iso_l
 		note(l, NULL,
 		     getuid() == 0 ? "RLIMIT_NPROC does not bind uid 0 outside a user namespace"
 				   : "RLIMIT_NPROC would count every process of uid %u on the "
-				     "host, not the run's: not applied without --pidns",
-		     (unsigned)getuid());
+				     "host, not the run's: not applied without %s",
+		     (unsigned)getuid(), iso_say(c->say, ISO_SAY_PIDNS));
 		return false;
 	case ISO_CEIL_MEMORY:
 		if (l->try_) {
@@ -83,7 +87,7 @@ static bool fallback(struct iso_ceilings *c, int kind, bool userns, struct iso_l
 static int refuse(const struct iso_ceilings *c, int kind, const struct iso_limit *l,
 		  const char *why, int cause, struct iso_err *e)
 {
-	iso_err_set(e, 0, "--%s cannot be enforced: %s%s%s", names[kind], why,
+	iso_err_set(e, 0, "%s cannot be enforced: %s%s%s", iso_say(c->say, say_of[kind]), why,
 		    l->note[0] ? "; " : "", l->note);
 	iso_err_cause(e, cause);
 	iso_err_hint(e, "ask for it as try:VALUE to run with what can be enforced");
@@ -109,8 +113,11 @@ static int plan_one(struct iso_ceilings *c, int kind, const struct iso_ceiling *
 		snprintf(why, sizeof(why), "%.*s", (int)sizeof(why) - 1, ce.msg);
 		cause = ce.cause;
 	} else {
-		snprintf(why, sizeof(why), "%s",
-			 c->host.usable ? "cgroups are off (--cgroup=off)" : c->host.why);
+		if (c->host.usable)
+			snprintf(why, sizeof(why), "cgroups are off (%s)",
+				 iso_say(c->say, ISO_SAY_CGROUP_OFF));
+		else
+			snprintf(why, sizeof(why), "%s", c->host.why);
 		cause = c->host.cause;
 	}
 	if (fallback(c, kind, userns, l))
@@ -129,6 +136,7 @@ static int plan_one(struct iso_ceilings *c, int kind, const struct iso_ceiling *
 int iso_ceilings_plan(struct iso_ceilings *c, const struct iso_opts *o, bool userns,
 		      struct iso_resources *res, struct iso_err *e)
 {
+	c->say = o->say;
 	if (o->cgroup == ISO_CGROUP_AUTO) {
 		cg_host_probe(&c->host);
 		c->want_cgroup = c->host.usable;
@@ -352,15 +360,15 @@ static void find_hits(const struct iso_opts *o, bool failed, struct iso_resource
 	    res->cg.oom_kill > 0) {
 		snprintf(v, sizeof(v), "%" PRIu64, m->value);
 		snprintf(res->ceiling_hit, sizeof(res->ceiling_hit),
-			 "memory ceiling reached (--memory-max %s bytes): %" PRId64
-			 " process%s OOM-killed",
-			 v, res->cg.oom_kill, res->cg.oom_kill == 1 ? "" : "es");
+			 "memory ceiling reached (%s %s bytes): %" PRId64 " process%s OOM-killed",
+			 iso_say(o->say, ISO_SAY_MEMORY_MAX), v, res->cg.oom_kill,
+			 res->cg.oom_kill == 1 ? "" : "es");
 	} else if (p->asked && p->enforced_by && !strcmp(p->enforced_by, "cgroup") &&
 		   res->cg.pids_max_hits > 0) {
 		snprintf(res->ceiling_hit, sizeof(res->ceiling_hit),
-			 "process ceiling reached (--pids-max %" PRIu64 "): %" PRId64
-			 " fork%s refused",
-			 p->value, res->cg.pids_max_hits, res->cg.pids_max_hits == 1 ? "" : "s");
+			 "process ceiling reached (%s %" PRIu64 "): %" PRId64 " fork%s refused",
+			 iso_say(o->say, ISO_SAY_PIDS_MAX), p->value, res->cg.pids_max_hits,
+			 res->cg.pids_max_hits == 1 ? "" : "s");
 	}
 	if (!failed || res->ceiling_hit[0])
 		return;
@@ -368,14 +376,13 @@ static void find_hits(const struct iso_opts *o, bool failed, struct iso_resource
 		const struct iso_limit *l = &res->limits[k];
 		if (l->asked && l->enforced_by && !strcmp(l->enforced_by, "rlimit")) {
 			snprintf(res->ceiling_note, sizeof(res->ceiling_note),
-				 "the command failed under --%s %" PRIu64 " (%.120s); whether it "
+				 "the command failed under %s %" PRIu64 " (%.120s); whether it "
 				 "hit the ceiling is not observable (the kernel keeps no count of "
 				 "refused rlimits)",
-				 names[k], l->value, l->note);
+				 iso_say(o->say, say_of[k]), l->value, l->note);
 			return;
 		}
 	}
-	(void)o;
 }
 
 void iso_ceilings_finish(struct iso_ceilings *c, const struct iso_opts *o, bool failed,

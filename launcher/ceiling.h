@@ -26,9 +26,10 @@ struct iso_ceilings {
 	unsigned ctrls;	  /* the controllers the ceilings need */
 	struct iso_rlimit rl[ISO_N_CEILINGS];
 	size_t n_rl;
-	bool nproc_userns; /* RLIMIT_NPROC planned on the run's own user namespace */
-	int tree_fd;	   /* where the `cgroup` record is, while the cgroup exists */
-	bool stranger;	   /* a process not the run's sits in its cgroup: no cgroup.kill */
+	bool nproc_userns;	/* RLIMIT_NPROC planned on the run's own user namespace */
+	int tree_fd;		/* where the `cgroup` record is, while the cgroup exists */
+	bool stranger;		/* a process not the run's sits in its cgroup: no cgroup.kill */
+	const char *const *say; /* the options' words (launcher/say.h) */
 };
 
 #define ISO_CEILINGS_INIT                                                                          \

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/say.h"
 #include "launcher/shell.h"
 #include "tree/orphans.h"
 
@@ -107,6 +108,10 @@ int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *bas
 		char *name = strndup(kv, (size_t)(sub - 1 - kv));
 
 		r = iso_tree_mkdir_sub(t, sub, e);
+		if (r < 0 && e && e->cause == TREE_CAUSE_ENV_DIR) {
+			iso_err_prefix(e, iso_say(o->say, ISO_SAY_ENV_DIR), " ");
+			e->cause = 0;
+		}
 		if (r < 0) {
 			free(name);
 			iso_env_free(env.v);

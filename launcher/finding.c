@@ -11,6 +11,7 @@
 #include "common/text.h"
 #include "ns/ns.h"
 #include "launcher/residue.h"
+#include "launcher/say.h"
 #include "launcher/shell.h"
 
 /* A test's id and phase come from the command's environment, its chain from its argv. */
@@ -483,17 +484,15 @@ bool iso_home_note(const struct iso_opts *opts, const struct iso_outcome *o, cha
 	q = iso_shell_quote(o->home);
 	if (opts->protect_home == NS_HOME_HIDE)
 		snprintf(buf, len,
-			 "the real home %s was hidden from the command (--protect-home=hide: an "
-			 "empty read-only directory in its place); if it failed reading or writing "
-			 "there, add --writable DIR for a directory below the home, or use "
-			 "--protect-home=ro",
-			 q ? q : o->home);
+			 "the real home %s was hidden from the command (%s: an empty read-only "
+			 "directory in its place); if it failed reading or writing there, %s",
+			 q ? q : o->home, iso_say(opts->say, ISO_SAY_HOME_HIDE),
+			 iso_say(opts->say, ISO_SAY_HOME_HIDE_FIX));
 	else
-		snprintf(
-			buf, len,
-			"the real home %s was read-only for the command (--protect-home=ro); if it "
-			"failed writing there (\"Read-only file system\"), add --writable DIR for "
-			"a directory below the home, or --protect-home=off",
-			q ? q : o->home);
+		snprintf(buf, len,
+			 "the real home %s was read-only for the command (%s); if it failed "
+			 "writing there (\"Read-only file system\"), %s",
+			 q ? q : o->home, iso_say(opts->say, ISO_SAY_HOME_RO),
+			 iso_say(opts->say, ISO_SAY_HOME_RO_FIX));
 	return true;
 }

@@ -11,13 +11,11 @@
 
 #include "common/cleanup.h"
 #include "common/text.h"
+#include "launcher/say.h"
 #include "ns/ns.h"
 
-#define OPT_TMP	   "--private-tmp"
-#define OPT_HIDE   "--protect-home=hide"
 #define MAX_LINKS  40 /* the kernel's own limit on symlinks in one lookup */
 #define MAX_LISTED 8
-#define SHOW_HOME  "--protect-home=ro (the home visible, read-only)"
 
 static bool at_or_below(const char *path, const char *dir)
 {
@@ -51,9 +49,9 @@ static const char *hidden_at(const struct iso_hidden *h, const char *cand)
 {
 	for (size_t i = 0; i < ELEMENTSOF(h->tmp); i++)
 		if (covered(cand, h->tmp[i], h->tmp_keep, ELEMENTSOF(h->tmp_keep)))
-			return OPT_TMP;
+			return iso_say(h->say, ISO_SAY_PRIVATE_TMP);
 	if (covered(cand, h->home, h->home_keep, h->n_home_keep))
-		return OPT_HIDE;
+		return iso_say(h->say, ISO_SAY_HOME_HIDE);
 	return NULL;
 }
 
@@ -82,7 +80,7 @@ void iso_hidden_init(struct iso_hidden *h, const struct iso_opts *o, const char 
 {
 	const char *work = o->chdir ? o->chdir : cwd;
 
-	*h = (struct iso_hidden){ 0 };
+	*h = (struct iso_hidden){ .say = o->say };
 	h->on = o->private_tmp || o->protect_home == NS_HOME_HIDE;
 	if (!h->on)
 		return;
@@ -222,14 +220,16 @@ void iso_hidden_cause(const struct iso_hidden *h, const char *path, char *buf, s
 	if (!why)
 		return;
 	q = iso_shell_quote(at);
-	if (!strcmp(why, OPT_TMP))
+	if (!strcmp(why, iso_say(h->say, ISO_SAY_PRIVATE_TMP)))
 		snprintf(fix, sizeof(fix),
 			 " (of /tmp and /var/tmp only the working directory and "
 			 "the tree stay visible)");
 	else if (stat(at, &st) == 0 && S_ISDIR(st.st_mode))
-		snprintf(fix, sizeof(fix), "; add --writable %s, or use %s", q ? q : at, SHOW_HOME);
+		snprintf(fix, sizeof(fix), "; add %s %s, or use %s",
+			 iso_say(h->say, ISO_SAY_WRITABLE), q ? q : at,
+			 iso_say(h->say, ISO_SAY_HOME_SHOW));
 	else
-		snprintf(fix, sizeof(fix), "; use %s", SHOW_HOME);
+		snprintf(fix, sizeof(fix), "; use %s", iso_say(h->say, ISO_SAY_HOME_SHOW));
 	snprintf(buf, len, "%s%s%s%s hides %s from the command%s", via[0] ? "its interpreter " : "",
 		 via, via[0] ? ": " : "", why, q ? q : at, fix);
 }
@@ -312,7 +312,8 @@ static void list_argv(struct listing *l, const struct iso_hidden *h, char *const
 
 void iso_hidden_warn(FILE *f, const struct iso_hidden *h, char *const *argv, char *const *envp)
 {
-	static const char *const opts[] = { OPT_TMP, OPT_HIDE };
+	const char *const opts[] = { iso_say(h->say, ISO_SAY_PRIVATE_TMP),
+				     iso_say(h->say, ISO_SAY_HOME_HIDE) };
 	char at[PATH_MAX];
 	/* a hidden working directory fails the start with its own line: its paths would echo it */
 	bool relative = h->cwd && !iso_hidden_by(h, h->cwd, false, at, sizeof(at));

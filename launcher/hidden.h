@@ -24,7 +24,8 @@ struct iso_hidden {
 	char *home;	   /* --protect-home=hide: the real home, canonical */
 	char **home_keep;  /* visible there: the tree, each --writable DIR */
 	size_t n_home_keep;
-	char *cwd; /* the command's working directory, canonical: relative paths */
+	char *cwd;		/* the command's working directory, canonical: relative paths */
+	const char *const *say; /* the options' words (launcher/say.h) */
 };
 
 /*

@@ -15,6 +15,7 @@
 
 #include "common/cleanup.h"
 #include "common/text.h"
+#include "launcher/say.h"
 #include "launcher/shell.h"
 #include "launcher/sup.h"
 #include "ns/ns.h"
@@ -29,7 +30,7 @@ static int home_keeps(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 
 	s->ns.keep = calloc(o->writable.n + 1, sizeof(*s->ns.keep));
 	if (!s->ns.keep)
-		return iso_err_set(e, ENOMEM, "--writable");
+		return iso_err_set(e, ENOMEM, "%s", iso_say(o->say, ISO_SAY_WRITABLE));
 	s->ns.keep[0] = realpath(s->tree.path, NULL);
 	if (!s->ns.keep[0])
 		return iso_err_set(e, errno, "resolve '%s'", s->tree.path);
@@ -37,7 +38,8 @@ static int home_keeps(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 	for (size_t i = 0; i < o->writable.n; i++, s->ns.n_keep++) {
 		s->ns.keep[s->ns.n_keep] = realpath(o->writable.v[i], NULL);
 		if (!s->ns.keep[s->ns.n_keep])
-			return iso_err_set(e, errno, "--writable '%s'", o->writable.v[i]);
+			return iso_err_set(e, errno, "%s '%s'", iso_say(o->say, ISO_SAY_WRITABLE),
+					   o->writable.v[i]);
 	}
 	p->keep = (const char *const *)s->ns.keep;
 	p->n_keep = s->ns.n_keep;
@@ -71,11 +73,14 @@ static enum covered home_covered_dir(const struct sup *s, const struct iso_ns_pl
  * (docs/use/guard-home.md), so the suite's own "Read-only file system" would be
  * all the user gets.  One line, not with -q.
  */
-static const char *const covered_what[] = {
-	[COVERED_CWD] = "the working directory",
-	[COVERED_CHDIR] = "the --chdir directory",
-	[COVERED_WATCH] = "the --watch directory",
-};
+static void name_covered(const struct iso_opts *o, enum covered c, char *buf, size_t len)
+{
+	if (c == COVERED_CWD)
+		snprintf(buf, len, "the working directory");
+	else
+		snprintf(buf, len, "the %s directory",
+			 iso_say(o->say, c == COVERED_CHDIR ? ISO_SAY_CHDIR : ISO_SAY_WATCH));
+}
 
 static void home_hint(const struct sup *s, const struct iso_ns_plan *p)
 {
@@ -85,26 +90,27 @@ static void home_hint(const struct sup *s, const struct iso_ns_plan *p)
 	char dir[PATH_MAX];
 	enum covered c =
 		o->verbosity < 0 || !home ? COVERED_NONE : home_covered_dir(s, p, home, dir);
-	const char *shown, *what;
+	const char *shown, *what, *writable = iso_say(o->say, ISO_SAY_WRITABLE);
+	char covered[64], alt[64] = "";
 
 	if (c == COVERED_NONE)
 		return;
 	q = iso_shell_quote(dir);
 	shown = q ? q : dir;
+	name_covered(o, c, covered, sizeof(covered));
 	what = o->protect_home == NS_HOME_HIDE
 		       ? "hidden home; the command can neither see nor write it"
 		       : "protected home; writes there will fail with \"Read-only file system\"";
 	/* --writable refuses the home itself: a hint must work when followed */
 	if (strcmp(home, dir) == 0) {
-		fprintf(stderr,
-			"isorun: %s %s is the %s; --writable cannot keep the whole home: add "
-			"--protect-home=off, or use a directory below the home with --writable "
-			"DIR\n",
-			covered_what[c], shown, what);
+		fprintf(stderr, "isorun: %s %s is the %s; %s\n", covered, shown, what,
+			iso_say(o->say, ISO_SAY_HOME_WHOLE_FIX));
 		return;
 	}
-	fprintf(stderr, "isorun: %s %s lies under the %s; add --writable %s%s\n", covered_what[c],
-		shown, what, shown, c == COVERED_CWD ? " (or --writable .)" : "");
+	if (c == COVERED_CWD)
+		snprintf(alt, sizeof(alt), " (or %s .)", writable);
+	fprintf(stderr, "isorun: %s %s lies under the %s; add %s %s%s\n", covered, shown, what,
+		writable, shown, alt);
 }
 
 /* --protect-home: the real home from the passwd entry, and what stays writable. */
@@ -119,8 +125,8 @@ int sup_plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 	pw = getpwuid(getuid());
 	if (!pw || !pw->pw_dir || !*pw->pw_dir)
 		return iso_err_set(e, errno ? errno : ENOENT,
-				   "--protect-home: find the home of uid %u in the passwd database",
-				   (unsigned)getuid());
+				   "%s: find the home of uid %u in the passwd database",
+				   iso_say(s->o->say, ISO_SAY_PROTECT_HOME), (unsigned)getuid());
 	p->real_home = pw->pw_dir;
 	free(s->out->home);
 	s->out->home = strdup(pw->pw_dir); /* for the failure's note; none without memory */

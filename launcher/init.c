@@ -36,6 +36,7 @@
 #include "launcher/leak.h"
 #include "launcher/init.h"
 #include "launcher/nsmsg.h"
+#include "launcher/say.h"
 #include "common/proc.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
@@ -443,10 +444,12 @@ static void start_command(struct init *in)
 		e = xf.err;
 		(void)waitpid(in->cmd, NULL, 0);
 		if (xf.stage == ISO_STAGE_CHDIR)
-			iso_err_set(
-				&e, xf.errnum, "enter the working directory '%s'%s", p->spawn.cwd,
-				p->o->protect_home == NS_HOME_HIDE ? " under --protect-home=hide"
-								   : "");
+			iso_err_set(&e, xf.errnum, "enter the working directory '%s'%s%s",
+				    p->spawn.cwd,
+				    p->o->protect_home == NS_HOME_HIDE ? " under " : "",
+				    p->o->protect_home == NS_HOME_HIDE
+					    ? iso_say(p->o->say, ISO_SAY_HOME_HIDE)
+					    : "");
 		e.errnum = xf.errnum;
 		fail_passing(in->sock, xf.stage, &e, listener, elsewhere);
 	}

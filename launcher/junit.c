@@ -9,6 +9,7 @@
 
 #include "common/cleanup.h"
 #include "common/text.h"
+#include "launcher/say.h"
 #include "launcher/shell.h"
 
 /* The length of the valid UTF-8 sequence at s (at most n bytes) and its code point; 0: none. */
@@ -175,7 +176,8 @@ static void case_residue(struct jcase *c, const struct iso_verdict *v)
 	if (not_run(c, v))
 		return;
 	if (!v->opts->watch.n) {
-		jcase_set(c, "skipped", NULL, "no --watch directory");
+		snprintf(msg, sizeof(msg), "no %s directory", iso_say(v->opts->say, ISO_SAY_WATCH));
+		jcase_set(c, "skipped", NULL, msg);
 		return;
 	}
 	texts(c, v, ISO_V_RESIDUE);
@@ -204,7 +206,7 @@ static void case_policy(struct jcase *c, const struct iso_verdict *v)
 	if (not_run(c, v))
 		return;
 	if (!v->out->policy_name) {
-		jcase_set(c, "skipped", NULL, "--policy=off");
+		jcase_set(c, "skipped", NULL, iso_say(v->opts->say, ISO_SAY_POLICY_OFF));
 		return;
 	}
 	texts(c, v, ISO_V_REFUSAL);
@@ -242,10 +244,13 @@ static void case_teardown(struct jcase *c, const struct iso_verdict *v)
 
 static void case_timeout(struct jcase *c, const struct iso_verdict *v)
 {
+	char msg[64];
+
 	if (not_run(c, v))
 		return;
 	if (!v->opts->timeout_ms) {
-		jcase_set(c, "skipped", NULL, "no --timeout");
+		snprintf(msg, sizeof(msg), "no %s", iso_say(v->opts->say, ISO_SAY_TIMEOUT));
+		jcase_set(c, "skipped", NULL, msg);
 		return;
 	}
 	if (v->n[ISO_V_TIMEOUT]) {

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "launcher/say.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
 
@@ -87,15 +88,14 @@ int iso_map_users_plan(struct iso_ns_plan *p, struct sock_filter **ret_filter, s
 		if (r < 0)
 			return r;
 		if (r == 0 && o->map_users == ISO_MAP_USERS_REQUIRE) {
-			iso_err_set(e, 0, "--map-users=require: %s", why);
-			iso_err_hint(e, "ask an admin for a range (usermod --add-subuids, "
-					"--add-subgids), or use --map-users=auto");
+			iso_err_set(e, 0, "%s: %s", iso_say(o->say, ISO_SAY_MAP_USERS_REQ), why);
+			iso_err_hint(e, iso_say(o->say, ISO_SAY_MAP_USERS_FIX));
 			return -EINVAL;
 		}
 		if (r == 0 && o->verbosity >= 0)
-			fprintf(stderr,
-				"isorun: --map-users=auto: %s; mapping uid %u and gid %u alone\n",
-				why, (unsigned)p->inside_uid, (unsigned)p->inside_gid);
+			fprintf(stderr, "isorun: %s: %s; mapping uid %u and gid %u alone\n",
+				iso_say(o->say, ISO_SAY_MAP_USERS_AUTO), why,
+				(unsigned)p->inside_uid, (unsigned)p->inside_gid);
 		p->ranged = r == 1;
 	}
 	if (p->ranged)

@@ -162,6 +162,8 @@ typedef size_t iso_report_settings_fn(const struct iso_opts *o,
 struct iso_opts {
 	/* the command line's advice for a module's cause code (an option to use), or NULL */
 	void (*advise)(const struct iso_opts *o, int cause, char *buf, size_t len);
+	/* the command line's words that name an option, by enum iso_say (launcher/say.h) */
+	const char *const *say;
 	/* the command line's words for the report's settings, or NULL: none */
 	iso_report_settings_fn *report_settings;
 	struct iso_run_plan plan;

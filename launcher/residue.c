@@ -84,11 +84,11 @@ static int take(const char *dir, const char *own, struct iso_snapshot *s, struct
 	*s = (struct iso_snapshot){ .dir = strdup(dir) };
 	top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (top < 0)
-		return iso_err_set(e, errno, "--watch: open '%s'", dir);
+		return iso_err_set(e, errno, "open '%s'", dir);
 	if (fstat(top, &st) < 0) {
 		r = -errno;
 		close(top);
-		return iso_err_set(e, -r, "--watch: stat '%s'", dir);
+		return iso_err_set(e, -r, "stat '%s'", dir);
 	}
 	s->dev = st.st_dev;
 	s->ino = st.st_ino;
@@ -135,7 +135,7 @@ static int take(const char *dir, const char *own, struct iso_snapshot *s, struct
 	}
 	close(top);
 	if (r < 0)
-		return iso_err_set(e, -r, "--watch: read '%s'", dir);
+		return iso_err_set(e, -r, "read '%s'", dir);
 	if (s->truncated)
 		snprintf(s->unmeasurable, sizeof(s->unmeasurable), "more than %d entries",
 			 ISO_RESIDUE_MAX);

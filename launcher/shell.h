@@ -18,6 +18,6 @@
 void iso_shell_banner(FILE *f, const struct iso_opts *o, const char *tree_path);
 
 /* The kept line on exit, with how to remove the tree; `path` is shell-quoted. */
-void iso_shell_kept(FILE *f, const char *path);
+void iso_shell_kept(FILE *f, const struct iso_opts *o, const char *path);
 
 #endif

@@ -9,11 +9,12 @@
 #include "common/cleanup.h"
 #include "launcher/annotate.h"
 #include "launcher/outid.h"
+#include "launcher/say.h"
 #include "launcher/summary.h"
 
 /* One output format: the option that asks for it, and what its failure is called. */
 struct iso_sink {
-	const char *opt;     /* "--report" */
+	enum iso_say opt;    /* the option that asks for it */
 	size_t spec;	     /* offsetof the option's FILE|fd:N in struct iso_opts */
 	iso_renderer render; /* the document, from the verdict */
 	const char *word;    /* the verdict's reason when it could not be written */
@@ -22,10 +23,10 @@ struct iso_sink {
 
 /* In the order they are written: the JUnit file names the report's failure. */
 static const struct iso_sink sinks[] = {
-	{ "--report", offsetof(struct iso_opts, report), iso_report_render, "report not written",
-	  "isorun: report not written" },
-	{ "--junit", offsetof(struct iso_opts, junit), iso_junit_render, "JUnit file not written",
-	  "isorun: JUnit file not written" },
+	{ ISO_SAY_REPORT, offsetof(struct iso_opts, report), iso_report_render,
+	  "report not written", "isorun: report not written" },
+	{ ISO_SAY_JUNIT, offsetof(struct iso_opts, junit), iso_junit_render,
+	  "JUnit file not written", "isorun: JUnit file not written" },
 };
 
 _Static_assert(ELEMENTSOF(sinks) <= ISO_SINKS_MAX, "ISO_SINKS_MAX is below the table");
@@ -72,7 +73,8 @@ int iso_sinks_open(struct iso_sinks *s, const struct iso_opts *opts, const struc
 	int r = 0;
 
 	for (size_t i = 0; i < ELEMENTSOF(sinks); i++)
-		outs[i] = (struct iso_output){ sinks[i].opt, spec_of(&sinks[i], opts) };
+		outs[i] = (struct iso_output){ iso_say(opts->say, sinks[i].opt),
+					       spec_of(&sinks[i], opts) };
 	/* before any is opened: O_TRUNC would empty the file that is refused */
 	if (iso_outputs_distinct(outs, ELEMENTSOF(outs), e) < 0)
 		return -EINVAL;
@@ -85,7 +87,7 @@ int iso_sinks_open(struct iso_sinks *s, const struct iso_opts *opts, const struc
 			continue;
 		iso_doc_render(&d, sinks[i].render, &v);
 		t = text_of(&d);
-		r = iso_outfile_open(&s->files[i], sinks[i].opt, outs[i].spec, &t, e);
+		r = iso_outfile_open(&s->files[i], outs[i].opt, outs[i].spec, &t, e);
 		iso_doc_free(&d);
 	}
 	return r < 0 ? -EINVAL : 0;

@@ -239,7 +239,7 @@ CHILD_SIDE static _Noreturn void child(const struct iso_spawn *s, int status_fd,
 			   "prepare the command: put the stderr pipe on fd 2 (dup2)");
 	for (size_t i = 0; i < s->n_pass_fds; i++)
 		if (fcntl(s->pass_fds[i], F_GETFD) < 0)
-			child_fail(status_fd, ISO_STAGE_SETUP, errno, "--pass-fd %d",
+			child_fail(status_fd, ISO_STAGE_SETUP, errno, "%s %d", s->pass_fd_word,
 				   s->pass_fds[i]);
 	r = seal_fds(s->pass_fds, s->n_pass_fds);
 	if (r < 0)

@@ -24,12 +24,13 @@ struct iso_spawn {
 	int out_fd, err_fd; /* -1: inherit isorun's own 1 / 2 */
 	const int *pass_fds;
 	size_t n_pass_fds;
-	int tty_fd;	       /* >= 0: make the command's group the terminal's foreground */
-	int caps_mode;	       /* enum ns_caps_mode, applied last before execve */
-	uint64_t caps_keep;    /* --cap-keep */
-	uint64_t caps_drop;    /* NS_CAPS_HOST_ROOT: dropped besides the host-wide ones */
-	const struct pol *pol; /* NULL: --policy=off */
-	bool pol_log;	       /* --policy-mode=log */
+	const char *pass_fd_word; /* how the command line names pass_fds */
+	int tty_fd;		  /* >= 0: make the command's group the terminal's foreground */
+	int caps_mode;		  /* enum ns_caps_mode, applied last before execve */
+	uint64_t caps_keep;	  /* --cap-keep */
+	uint64_t caps_drop;	  /* NS_CAPS_HOST_ROOT: dropped besides the host-wide ones */
+	const struct pol *pol;	  /* NULL: --policy=off */
+	bool pol_log;		  /* --policy-mode=log */
 	const struct pol_run *pol_run; /* contain-signals: who is inside (policy/policy.h) */
 	struct iso_rlimits rlimits;    /* set before privileges are dropped */
 	/* a notified call decided while the command was still being started */

@@ -22,6 +22,7 @@
 #include "common/proc.h"
 #include "launcher/capsplan.h"
 #include "launcher/env.h"
+#include "launcher/say.h"
 #include "launcher/shell.h"
 #include "launcher/sigtable.h"
 #include "launcher/sup.h"
@@ -108,7 +109,8 @@ static int check_pass_fds(const struct iso_opts *o, struct iso_err *e)
 {
 	for (size_t i = 0; i < o->n_pass_fds; i++)
 		if (fcntl(o->pass_fds[i], F_GETFD) < 0)
-			return iso_err_set(e, errno, "--pass-fd %d", o->pass_fds[i]);
+			return iso_err_set(e, errno, "%s %d", iso_say(o->say, ISO_SAY_PASS_FD),
+					   o->pass_fds[i]);
 	return 0;
 }
 
@@ -120,7 +122,7 @@ static int check_chdir(const struct iso_opts *o, struct iso_err *e)
 		return 0;
 	fd = open(o->chdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return iso_err_set(e, errno, "--chdir '%s'", o->chdir);
+		return iso_err_set(e, errno, "%s '%s'", iso_say(o->say, ISO_SAY_CHDIR), o->chdir);
 	return 0;
 }
 
@@ -129,14 +131,14 @@ int sup_load_policy(struct sup *s)
 {
 	struct pol_error perr = { 0 };
 	char buf[1024];
+	const char *opt = iso_say(s->o->say, ISO_SAY_POLICY);
 
 	if (strcmp(s->o->policy, "off") == 0)
 		return 0;
 	if (pol_load(s->o->policy, &s->policy, &perr) < 0) {
-		fprintf(stderr, "isorun: --policy: %s\n",
-			pol_error_format(&perr, buf, sizeof(buf)));
+		fprintf(stderr, "isorun: %s: %s\n", opt, pol_error_format(&perr, buf, sizeof(buf)));
 		/* kept for the report, the JUnit file and the annotation: file:line:col */
-		iso_err_set(&s->out->setup_err, 0, "--policy: %s", perr.msg);
+		iso_err_set(&s->out->setup_err, 0, "%s: %s", opt, perr.msg);
 		if (perr.file[0]) {
 			snprintf(s->out->setup_file, sizeof(s->out->setup_file), "%s", perr.file);
 			s->out->setup_line = perr.line;
@@ -175,10 +177,12 @@ int sup_prepare(struct sup *s, struct iso_err *e)
 		return 0;
 	s->snaps = calloc(o->watch.n, sizeof(*s->snaps));
 	if (!s->snaps)
-		return iso_err_set(e, ENOMEM, "--watch");
+		return iso_err_set(e, ENOMEM, "%s", iso_say(o->say, ISO_SAY_WATCH));
 	for (size_t i = 0; i < o->watch.n; i++)
-		if (iso_snapshot_take(o->watch.v[i], &s->snaps[i], e) < 0)
+		if (iso_snapshot_take(o->watch.v[i], &s->snaps[i], e) < 0) {
+			iso_err_prefix(e, iso_say(o->say, ISO_SAY_WATCH), ": ");
 			return -EINVAL;
+		}
 	return 0;
 }
 
@@ -189,9 +193,13 @@ int sup_make_tree(struct sup *s, struct iso_err *e)
 	int r = iso_tree_create(&s->tree, iso_tree_root(o->root), o->argv, e);
 
 	if (r < 0) {
+		if (e->cause == TREE_CAUSE_ROOT) {
+			iso_err_prefix(e, iso_say(o->say, ISO_SAY_ROOT), " ");
+			e->cause = 0;
+		}
 		/* a hint already there says what a failed creation left behind */
 		if ((e->errnum == EACCES || e->errnum == EROFS) && !e->hint[0])
-			iso_err_hint(e, "choose a writable place with --root DIR or ISORUN_ROOT");
+			iso_err_hint(e, iso_say(o->say, ISO_SAY_ROOT_FIX));
 		return r;
 	}
 	snprintf(s->out->tree_path, sizeof(s->out->tree_path), "%s", s->tree.path);
@@ -230,6 +238,7 @@ static struct iso_spawn spawn_request(struct sup *s)
 						: -1,
 		.pass_fds = o->pass_fds,
 		.n_pass_fds = o->n_pass_fds,
+		.pass_fd_word = iso_say(o->say, ISO_SAY_PASS_FD),
 		.tty_fd = s->tty_fd,
 		.pol = s->pol,
 		.pol_log = o->policy_log,
@@ -321,7 +330,8 @@ static enum start child_failed(struct sup *s, struct iso_err *e)
 	if (f->stage != ISO_STAGE_EXEC) {
 		*e = f->err;
 		if (f->stage == ISO_STAGE_CHDIR && o->chdir)
-			iso_err_set(e, f->errnum, "--chdir '%s'", o->chdir);
+			iso_err_set(e, f->errnum, "%s '%s'", iso_say(o->say, ISO_SAY_CHDIR),
+				    o->chdir);
 		if (!e->msg[0])
 			iso_err_set(e, f->errnum, "prepare the command");
 		return FAILED_BEFORE;
@@ -341,8 +351,7 @@ void sup_record_start(struct sup *s, pid_t pid)
 static void attrib_ready(struct sup *s)
 {
 	s->execlog.on = s->pol && !s->guard_elsewhere;
-	s->actx.no_record = !s->pol ? "the service guard, which records each exec, is off "
-				      "(--policy=off)"
+	s->actx.no_record = !s->pol ? iso_say(s->o->say, ISO_SAY_GUARD_OFF)
 			    : s->guard_elsewhere
 				    ? "an enclosing isorun receives the exec notifications"
 				    : NULL;

@@ -136,7 +136,7 @@ static void print_end(FILE *f, const struct iso_verdict *v)
 	if (v->n[ISO_V_RETAINED])
 		print_kind(f, v, ISO_V_RETAINED);
 	else if (o->tree_state == ISO_TREE_KEPT && v->opts->shell)
-		iso_shell_kept(f, path ? path : "?");
+		iso_shell_kept(f, v->opts, path ? path : "?");
 	else if (o->tree_state == ISO_TREE_KEPT)
 		fprintf(f, "isorun: namespace kept at %s\n", path ? path : "?");
 	iso_resources_say_usage(v->opts, &o->res, f);

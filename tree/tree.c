@@ -128,8 +128,11 @@ int iso_tree_open_user_dir(const char *given, bool create, char *path, size_t le
 		return iso_err_set(e, errno, "resolve root directory '%s'", given);
 	snprintf(name, sizeof(name), "isorun-%u", (unsigned)uid);
 	if (snprintf(path, len, "%s%s%s", root, root[strlen(root) - 1] == '/' ? "" : "/", name) >=
-	    (int)len)
-		return iso_err_set(e, ENAMETOOLONG, "--root '%s'", root);
+	    (int)len) {
+		iso_err_set(e, ENAMETOOLONG, "'%s'", root);
+		iso_err_cause(e, TREE_CAUSE_ROOT);
+		return -ENAMETOOLONG;
+	}
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return iso_err_set(e, errno, "open root directory '%s'", root);
@@ -388,8 +391,11 @@ int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e)
 	_cleanup_free_ char *copy = strdup(sub);
 	char *p;
 
-	if (!copy)
-		return iso_err_set(e, ENOMEM, "--env-dir");
+	if (!copy) {
+		iso_err_set(e, ENOMEM, "%s", "");
+		iso_err_cause(e, TREE_CAUSE_ENV_DIR);
+		return -ENOMEM;
+	}
 	for (p = copy;; p++) {
 		if (*p == '/' || *p == '\0') {
 			char c = *p;

@@ -30,6 +30,16 @@ struct iso_tree_var {
 };
 extern const struct iso_tree_var iso_tree_vars[];
 
+/*
+ * iso_err.cause from tree/: the failure is about an option's value, which only
+ * the caller can name (iso_err_prefix()); msg then holds the rest, or nothing.
+ * Numbered apart from ns/'s and cgroup/'s causes, which share the field.
+ */
+enum tree_cause {
+	TREE_CAUSE_ROOT = 0x100, /* the place asked for the trees; msg: "'PATH'" */
+	TREE_CAUSE_ENV_DIR,	 /* a variable's directory in the tree; msg: "" */
+};
+
 struct iso_tree {
 	int user_fd; /* $ROOT/isorun-$UID, verified */
 	int fd;	     /* the invocation's directory */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/advice.h"
 #include "common/cleanup.h"
 #include "launcher/hidden.h"
 #include "tests/unit/unit.h"
@@ -88,7 +89,7 @@ static int teardown(void **state)
 /* "tmp" covered but for tmp/keep/proj, the working directory. */
 static void tmp_plan(struct iso_hidden *h)
 {
-	*h = (struct iso_hidden){ .on = true };
+	*h = (struct iso_hidden){ .on = true, .say = iso_says };
 	h->tmp[0] = in_s("tmp");
 	h->tmp_keep[0] = in_s("tmp/keep/proj");
 	h->cwd = in_s("tmp/keep/proj");
@@ -169,7 +170,7 @@ static void test_links_and_missing(void **state)
 
 static void test_home(void **state)
 {
-	struct iso_hidden h = { .on = true };
+	struct iso_hidden h = { .on = true, .say = iso_says };
 	char at[PATH_MAX], cause[PATH_MAX * 2];
 
 	h.home = in_s("home");
