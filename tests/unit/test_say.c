@@ -8,6 +8,7 @@
 
 #include "cli/advice.h"
 #include "cli/args.h"
+#include "cli/keys.h"
 #include "common/err.h"
 #include "launcher/say.h"
 #include "tests/unit/unit.h"
