@@ -99,7 +99,7 @@ static pid_t clone_init(struct iso_ns_plan *p, int inner, int outer, struct iso_
 
 	if (p->userns)
 		flags |= CLONE_NEWUSER;
-	if (p->o->net_isolated)
+	if (p->mounts.net_isolated)
 		flags |= CLONE_NEWNET;
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
 	if (pid < 0) {
