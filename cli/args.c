@@ -165,6 +165,7 @@ void iso_plan_compile(struct iso_opts *o)
 	p->init_fallback = o->pidns == ISO_PIDNS_TRY && !p->protections;
 	p->hides = o->private_tmp || o->protect_home == NS_HOME_HIDE;
 	p->keep_output = o->report != NULL;
+	p->policy = strcmp(o->policy, "off") != 0;
 	p->mounts = (struct iso_mount_plan){
 		.net_isolated = o->net_isolated,
 		.private_tmp = o->private_tmp,
@@ -198,7 +199,7 @@ void iso_warn_inert(const struct iso_opts *o)
 		fprintf(stderr, fmt, "--writable", "--protect-home=ro|hide");
 	if (o->keep_env.n && !o->clearenv)
 		fprintf(stderr, fmt, "--keep-env", "--clearenv");
-	if (o->policy_log && strcmp(o->policy, "off") == 0)
+	if (o->policy_log && !o->plan.policy)
 		fputs("isorun: warning: --policy-mode=log has no effect with --policy=off\n",
 		      stderr);
 }

@@ -172,6 +172,8 @@ struct iso_run_plan {
 	bool hides;
 	/* --report: the tail of the command's output is kept for it */
 	bool keep_output;
+	/* a seccomp policy is loaded: --policy other than off */
+	bool policy;
 	struct iso_mount_plan mounts;
 	struct iso_stop_plan stop;
 };

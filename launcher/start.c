@@ -130,7 +130,7 @@ int sup_load_policy(struct sup *s)
 	struct pol_error perr = { 0 };
 	char buf[1024];
 
-	if (strcmp(s->o->policy, "off") == 0)
+	if (!s->o->plan.policy)
 		return 0;
 	if (pol_load(s->o->policy, &s->policy, &perr) < 0) {
 		fprintf(stderr, "isorun: --policy: %s\n",

@@ -273,79 +273,54 @@ struct plan_case {
 	struct iso_run_plan want;
 };
 
-#define DEFAULT_STOP                                                                               \
+/* STOP: the default stop; NS: what every protection implies (namespaces, init) */
+#define STOP                                                                                       \
 	{                                                                                          \
-		.signal = SIGTERM, .grace_ms = 5000, .settle_ms = 3000, .timeout_ms = 0            \
+		.signal = SIGTERM, .grace_ms = 5000, .settle_ms = 3000                             \
 	}
+#define NS .protections = true, .namespaces = true, .init_gate = true
 
+// clang-format off
 static const struct plan_case plan_cases[] = {
-	/* nothing asked: no namespace, no init, the default stop */
-	{ .n = 0, .want = { .stop = DEFAULT_STOP } },
+	/* nothing asked: no namespace, no init, the default stop, the default policy */
+	{ .n = 0, .want = { .policy = true, .stop = STOP } },
 	/* --net=isolated: a protection; init brings lo up in a network namespace */
-	{ { { ISO_K_NET, "isolated" } },
-	  1,
-	  { .protections = true,
-	    .namespaces = true,
-	    .init_gate = true,
-	    .mounts = { .net_isolated = true },
-	    .stop = DEFAULT_STOP } },
+	{ { { ISO_K_NET, "isolated" } }, 1,
+	  { NS, .mounts = { .net_isolated = true }, .policy = true, .stop = STOP } },
 	/* --private-tmp: a protection that hides the host's /tmp */
-	{ { { ISO_K_PRIVATE_TMP, "true" } },
-	  1,
-	  { .protections = true,
-	    .namespaces = true,
-	    .init_gate = true,
-	    .hides = true,
-	    .mounts = { .private_tmp = true },
-	    .stop = DEFAULT_STOP } },
-	/* --protect-home=ro: a protection that hides nothing */
-	{ { { ISO_K_PROTECT_HOME, "ro" } },
-	  1,
-	  { .protections = true,
-	    .namespaces = true,
-	    .init_gate = true,
-	    .mounts = { .home = NS_HOME_RO },
-	    .stop = DEFAULT_STOP } },
-	{ { { ISO_K_PROTECT_HOME, "hide" } },
-	  1,
-	  { .protections = true,
-	    .namespaces = true,
-	    .init_gate = true,
-	    .hides = true,
-	    .mounts = { .home = NS_HOME_HIDE },
-	    .stop = DEFAULT_STOP } },
+	{ { { ISO_K_PRIVATE_TMP, "true" } }, 1,
+	  { NS, .hides = true, .mounts = { .private_tmp = true }, .policy = true, .stop = STOP } },
+	/* --protect-home=ro: a protection that hides nothing; hide does */
+	{ { { ISO_K_PROTECT_HOME, "ro" } }, 1,
+	  { NS, .mounts = { .home = NS_HOME_RO }, .policy = true, .stop = STOP } },
+	{ { { ISO_K_PROTECT_HOME, "hide" } }, 1,
+	  { NS, .hides = true, .mounts = { .home = NS_HOME_HIDE }, .policy = true, .stop = STOP } },
 	/* --pidns: init, no protection, never a fallback */
-	{ { { ISO_K_PIDNS, "true" } },
-	  1,
-	  { .namespaces = true, .init_gate = true, .stop = DEFAULT_STOP } },
+	{ { { ISO_K_PIDNS, "true" } }, 1,
+	  { .namespaces = true, .init_gate = true, .policy = true, .stop = STOP } },
 	/* --pidns=try alone may fall back to the subreaper gate ... */
-	{ { { ISO_K_PIDNS, "try" } },
-	  1,
-	  { .namespaces = true, .init_gate = true, .init_fallback = true, .stop = DEFAULT_STOP } },
+	{ { { ISO_K_PIDNS, "try" } }, 1,
+	  { .namespaces = true, .init_gate = true, .init_fallback = true, .policy = true,
+	    .stop = STOP } },
 	/* ... but a protection is never dropped with it */
-	{ { { ISO_K_PIDNS, "try" }, { ISO_K_PRIVATE_TMP, "true" } },
-	  2,
-	  { .protections = true,
-	    .namespaces = true,
-	    .init_gate = true,
-	    .hides = true,
-	    .mounts = { .private_tmp = true },
-	    .stop = DEFAULT_STOP } },
-	{ { { ISO_K_MAP_ROOT, "true" } }, 1, { .stop = DEFAULT_STOP } },
+	{ { { ISO_K_PIDNS, "try" }, { ISO_K_PRIVATE_TMP, "true" } }, 2,
+	  { NS, .hides = true, .mounts = { .private_tmp = true }, .policy = true, .stop = STOP } },
+	/* --map-root alone implies nothing */
+	{ { { ISO_K_MAP_ROOT, "true" } }, 1, { .policy = true, .stop = STOP } },
 	/* --report keeps the output's tail; --junit does not */
-	{ { { ISO_K_REPORT, "r.json" } }, 1, { .keep_output = true, .stop = DEFAULT_STOP } },
-	{ { { ISO_K_JUNIT, "j.xml" } }, 1, { .stop = DEFAULT_STOP } },
+	{ { { ISO_K_REPORT, "r.json" } }, 1, { .keep_output = true, .policy = true, .stop = STOP } },
+	{ { { ISO_K_JUNIT, "j.xml" } }, 1, { .policy = true, .stop = STOP } },
+	/* --policy=off loads none; strict is one */
+	{ { { ISO_K_POLICY, "off" } }, 1, { .stop = STOP } },
+	{ { { ISO_K_POLICY, "strict" } }, 1, { .policy = true, .stop = STOP } },
 	/* the stop: each option lands in its field */
-	{ { { ISO_K_STOP_SIGNAL, "INT" }, { ISO_K_GRACE, "1s" } },
-	  2,
-	  { .stop = { .signal = SIGINT, .grace_ms = 1000, .settle_ms = 3000 } } },
-	{ { { ISO_K_SETTLE, "2s" }, { ISO_K_TIMEOUT, "7s" } },
-	  2,
-	  { .stop = { .signal = SIGTERM,
-		      .grace_ms = 5000,
-		      .settle_ms = 2000,
-		      .timeout_ms = 7000 } } },
+	{ { { ISO_K_STOP_SIGNAL, "INT" }, { ISO_K_GRACE, "1s" } }, 2,
+	  { .policy = true, .stop = { .signal = SIGINT, .grace_ms = 1000, .settle_ms = 3000 } } },
+	{ { { ISO_K_SETTLE, "2s" }, { ISO_K_TIMEOUT, "7s" } }, 2,
+	  { .policy = true,
+	    .stop = { .signal = SIGTERM, .grace_ms = 5000, .settle_ms = 2000, .timeout_ms = 7000 } } },
 };
+// clang-format on
 
 static void assert_plan(const struct iso_run_plan *got, const struct iso_run_plan *want)
 {
@@ -355,6 +330,7 @@ static void assert_plan(const struct iso_run_plan *got, const struct iso_run_pla
 	assert_int_equal(got->init_fallback, want->init_fallback);
 	assert_int_equal(got->hides, want->hides);
 	assert_int_equal(got->keep_output, want->keep_output);
+	assert_int_equal(got->policy, want->policy);
 	assert_int_equal(got->mounts.net_isolated, want->mounts.net_isolated);
 	assert_int_equal(got->mounts.private_tmp, want->mounts.private_tmp);
 	assert_int_equal(got->mounts.home, want->mounts.home);
@@ -368,7 +344,7 @@ static bool plan_equal(const struct iso_run_plan *a, const struct iso_run_plan *
 {
 	return a->protections == b->protections && a->namespaces == b->namespaces &&
 	       a->init_gate == b->init_gate && a->init_fallback == b->init_fallback &&
-	       a->hides == b->hides && a->keep_output == b->keep_output &&
+	       a->hides == b->hides && a->keep_output == b->keep_output && a->policy == b->policy &&
 	       a->mounts.net_isolated == b->mounts.net_isolated &&
 	       a->mounts.private_tmp == b->mounts.private_tmp && a->mounts.home == b->mounts.home &&
 	       a->stop.signal == b->stop.signal && a->stop.grace_ms == b->stop.grace_ms &&
