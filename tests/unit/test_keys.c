@@ -361,15 +361,16 @@ static void test_plan_implications(void **state)
 	for (size_t i = 0; i < sizeof(plan_cases) / sizeof(plan_cases[0]); i++) {
 		const struct plan_case *c = &plan_cases[i];
 		struct iso_opts o;
+		/* the options keep pointers into their values, as into argv */
+		char val[2][32];
 
 		iso_opts_init(&o);
 		iso_plan_compile(&o);
 		for (size_t j = 0; j < c->n; j++) {
 			struct iso_err e = { 0 };
-			char val[32];
 
-			snprintf(val, sizeof(val), "%s", c->set[j].val);
-			assert_int_equal(iso_opt_set(&o, c->set[j].key, val, 1, &e), 0);
+			snprintf(val[j], sizeof(val[j]), "%s", c->set[j].val);
+			assert_int_equal(iso_opt_set(&o, c->set[j].key, val[j], 1, &e), 0);
 		}
 		iso_plan_compile(&o);
 		if (!plan_equal(&o.plan, &c->want))
