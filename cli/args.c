@@ -151,11 +151,32 @@ void iso_config_usage(FILE *f)
 	      f);
 }
 
-/* The one place that decides which options need a namespace. */
+/*
+ * The one place that decides what the options imply: which namespaces, which gate,
+ * what init mounts, how the run is stopped, which sinks keep what.
+ */
 void iso_plan_compile(struct iso_opts *o)
 {
-	o->plan.protections = o->net_isolated || o->private_tmp || o->protect_home != NS_HOME_OFF;
-	o->plan.namespaces = o->plan.protections || o->pidns != ISO_PIDNS_OFF;
+	struct iso_run_plan *p = &o->plan;
+
+	p->protections = o->net_isolated || o->private_tmp || o->protect_home != NS_HOME_OFF;
+	p->namespaces = p->protections || o->pidns != ISO_PIDNS_OFF;
+	p->init_gate = p->namespaces;
+	p->init_fallback = o->pidns == ISO_PIDNS_TRY && !p->protections;
+	p->hides = o->private_tmp || o->protect_home == NS_HOME_HIDE;
+	p->keep_output = o->report != NULL;
+	p->policy = strcmp(o->policy, "off") != 0;
+	p->mounts = (struct iso_mount_plan){
+		.net_isolated = o->net_isolated,
+		.private_tmp = o->private_tmp,
+		.home = o->protect_home,
+	};
+	p->stop = (struct iso_stop_plan){
+		.signal = o->stop_signal,
+		.grace_ms = o->grace_ms,
+		.settle_ms = o->settle_ms,
+		.timeout_ms = o->timeout_ms,
+	};
 }
 
 /*
@@ -178,7 +199,7 @@ void iso_warn_inert(const struct iso_opts *o)
 		fprintf(stderr, fmt, "--writable", "--protect-home=ro|hide");
 	if (o->keep_env.n && !o->clearenv)
 		fprintf(stderr, fmt, "--keep-env", "--clearenv");
-	if (o->policy_log && strcmp(o->policy, "off") == 0)
+	if (o->policy_log && !o->plan.policy)
 		fputs("isorun: warning: --policy-mode=log has no effect with --policy=off\n",
 		      stderr);
 }

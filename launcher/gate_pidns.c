@@ -73,7 +73,7 @@ static void settle(struct sup *s)
 {
 	uint64_t left = sup_settle_left(s);
 
-	s->ns.sweep_sent = left >= s->o->settle_ms;
+	s->ns.sweep_sent = left >= s->o->plan.stop.settle_ms;
 	iso_evloop_arm(&s->loop, s->ns.sweep_sent ? left + ISO_KILL_DEADLINE_MS : left);
 }
 
@@ -254,7 +254,9 @@ static int start(struct sup *s, struct iso_spawn *sp, int *ret_listener, struct 
 	int r;
 
 	*p = (struct iso_ns_plan){
-		.o = o,
+		.mounts = o->plan.mounts,
+		.say = o->say,
+		.stop = o->plan.stop,
 		.spawn = *sp,
 		.userns = getuid() != 0 || geteuid() != 0,
 		.inside_uid = o->map_root ? 0 : getuid(),
@@ -264,7 +266,7 @@ static int start(struct sup *s, struct iso_spawn *sp, int *ret_listener, struct 
 		.empty_dir = s->ns.empty_dir,
 	};
 	sup_plan_caps(s, &p->spawn, true, p->userns);
-	r = iso_map_users_plan(p, &s->ns.id_filter, e);
+	r = iso_map_users_plan(o, p, &s->ns.id_filter, e);
 	if (r < 0) {
 		p->map_failed = true;
 		return r;
@@ -273,7 +275,7 @@ static int start(struct sup *s, struct iso_spawn *sp, int *ret_listener, struct 
 	if (!p->spawn.cwd)
 		p->spawn.cwd = s->out->cwd;
 	snprintf(s->ns.tree_tmp, sizeof(s->ns.tree_tmp), "%s/tmp", s->tree.path);
-	if (o->protect_home) {
+	if (o->plan.mounts.home != NS_HOME_OFF) {
 		r = sup_plan_home(s, p, e);
 		if (r < 0)
 			return r;

@@ -113,7 +113,7 @@ static enum phase_event kill_rest(struct sup *s)
  */
 static void stop(struct sup *s, int sig, bool from_terminal)
 {
-	int stop = s->o->stop_signal;
+	int stop = s->o->plan.stop.signal;
 
 	if (sig && !s->out->exited) {
 		if (!(from_terminal && s->tty_handed))

@@ -81,11 +81,11 @@ void iso_hidden_init(struct iso_hidden *h, const struct iso_opts *o, const char 
 	const char *work = o->chdir ? o->chdir : cwd;
 
 	*h = (struct iso_hidden){ .say = o->say };
-	h->on = o->private_tmp || o->protect_home == NS_HOME_HIDE;
+	h->on = o->plan.hides;
 	if (!h->on)
 		return;
 	h->cwd = work ? realpath(work, NULL) : NULL;
-	if (o->private_tmp) {
+	if (o->plan.mounts.private_tmp) {
 		h->tmp[0] = realpath("/tmp", NULL);
 		h->tmp[1] = realpath("/var/tmp", NULL);
 		if (h->tmp[0] && h->tmp[1] && !strcmp(h->tmp[0], h->tmp[1]))
@@ -94,7 +94,7 @@ void iso_hidden_init(struct iso_hidden *h, const struct iso_opts *o, const char 
 		if (h->cwd && work && literally_in_tmp(work))
 			h->tmp_keep[1] = strdup(h->cwd);
 	}
-	if (o->protect_home == NS_HOME_HIDE)
+	if (o->plan.mounts.home == NS_HOME_HIDE)
 		init_home(h, o, tree);
 }
 

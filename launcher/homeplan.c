@@ -133,7 +133,7 @@ int sup_plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 	r = home_keeps(s, p, e);
 	if (r == 0)
 		home_hint(s, p);
-	if (r < 0 || s->o->protect_home != NS_HOME_HIDE)
+	if (r < 0 || s->o->plan.mounts.home != NS_HOME_HIDE)
 		return r;
 	snprintf(s->ns.empty_dir, sizeof(s->ns.empty_dir), "%s/empty", t->path);
 	/* by path: the tree's descriptor is parked while its shield is up */

@@ -187,18 +187,18 @@ static int home_fds(const struct iso_ns_plan *p, struct iso_err *e)
 
 static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 {
-	const struct iso_opts *o = p->o;
+	const struct iso_mount_plan *m = &p->mounts;
 	char tmp[64] = "", empty[64] = "", tree[64] = "", cwd[64] = "";
 	int r = 0;
 
-	if (o->private_tmp) {
+	if (m->private_tmp) {
 		r = pin(p->tree_tmp, tmp, sizeof(tmp), e);
 		if (r == 0)
 			r = pin(p->tree, tree, sizeof(tree), e);
 		if (r == 0 && p->spawn.cwd)
 			r = pin(p->spawn.cwd, cwd, sizeof(cwd), e);
 	}
-	if (r == 0 && o->protect_home == NS_HOME_HIDE)
+	if (r == 0 && m->home == NS_HOME_HIDE)
 		r = pin(p->empty_dir, empty, sizeof(empty), e);
 	if (r < 0)
 		return r;
@@ -206,16 +206,16 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 	r = ns_mounts_make_private(e);
 	if (r == 0)
 		r = ns_mount_proc(e);
-	if (r == 0 && o->net_isolated)
+	if (r == 0 && m->net_isolated)
 		r = ns_loopback_up(e);
 	/* the inherited /sys shows, and lets root rewrite, the host's interfaces */
-	if (r == 0 && o->net_isolated)
+	if (r == 0 && m->net_isolated)
 		r = ns_mount_sysfs(e);
-	if (r == 0 && o->private_tmp)
+	if (r == 0 && m->private_tmp)
 		r = ns_private_tmp(tmp, e);
-	if (r == 0 && o->private_tmp)
+	if (r == 0 && m->private_tmp)
 		r = reexpose(p->tree, tree, e);
-	if (r == 0 && o->private_tmp && p->spawn.cwd)
+	if (r == 0 && m->private_tmp && p->spawn.cwd)
 		r = reexpose(p->spawn.cwd, cwd, e);
 	/* --policy's deny-socket paths: refused by the filter, and here not even there */
 	for (size_t i = 0; r == 0 && pol_masked_path(p->spawn.pol, i); i++) {
@@ -226,11 +226,11 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 		if (mount("/dev/null", sock, NULL, MS_BIND, NULL) < 0)
 			r = iso_err_set(e, errno, "mask '%s'", sock);
 	}
-	if (r == 0 && o->protect_home != NS_HOME_OFF)
+	if (r == 0 && m->home != NS_HOME_OFF)
 		r = home_fds(p, e);
-	if (r == 0 && o->protect_home != NS_HOME_OFF)
-		r = ns_protect_home(p->real_home, (enum ns_home_mode)o->protect_home, empty,
-				    p->keep, p->n_keep, e);
+	if (r == 0 && m->home != NS_HOME_OFF)
+		r = ns_protect_home(p->real_home, (enum ns_home_mode)m->home, empty, p->keep,
+				    p->n_keep, e);
 	return r;
 }
 
@@ -364,14 +364,14 @@ static void on_control(struct init *in)
 		}
 		if (!in->cmd_done)
 			(void)kill(-in->cmd, m.sig);
-		signal_others(in->p->o->stop_signal, in->cmd_done ? 0 : in->cmd);
+		signal_others(in->p->stop.signal, in->cmd_done ? 0 : in->cmd);
 		break;
 	case ISO_NS_SWEEP:
 		if (in->cmd_done)
 			sweep(in);
 		break;
 	case ISO_NS_TIMEOUT:
-		(void)kill(-1, in->p->o->stop_signal);
+		(void)kill(-1, in->p->stop.signal);
 		break;
 	case ISO_NS_FORWARD:
 		if (!in->cmd_done)
@@ -396,7 +396,7 @@ static void on_children(struct init *in)
 		done(in);
 	if (in->cmd_done && !in->settling) {
 		in->settling = true;
-		iso_evloop_arm(&in->loop, in->p->o->settle_ms);
+		iso_evloop_arm(&in->loop, in->p->stop.settle_ms);
 	}
 }
 
@@ -445,10 +445,9 @@ static void start_command(struct init *in)
 		(void)waitpid(in->cmd, NULL, 0);
 		if (xf.stage == ISO_STAGE_CHDIR)
 			iso_err_set(&e, xf.errnum, "enter the working directory '%s'%s%s",
-				    p->spawn.cwd,
-				    p->o->protect_home == NS_HOME_HIDE ? " under " : "",
-				    p->o->protect_home == NS_HOME_HIDE
-					    ? iso_say(p->o->say, ISO_SAY_HOME_HIDE)
+				    p->spawn.cwd, p->mounts.home == NS_HOME_HIDE ? " under " : "",
+				    p->mounts.home == NS_HOME_HIDE
+					    ? iso_say(p->say, ISO_SAY_HOME_HIDE)
 					    : "");
 		e.errnum = xf.errnum;
 		fail_passing(in->sock, xf.stage, &e, listener, elsewhere);

@@ -72,9 +72,9 @@ static int find_ranges(struct iso_ns_plan *p, char *why, size_t len, struct iso_
 	return 1;
 }
 
-int iso_map_users_plan(struct iso_ns_plan *p, struct sock_filter **ret_filter, struct iso_err *e)
+int iso_map_users_plan(const struct iso_opts *o, struct iso_ns_plan *p,
+		       struct sock_filter **ret_filter, struct iso_err *e)
 {
-	const struct iso_opts *o = p->o;
 	char why[512];
 	size_t len = 0;
 	int r = 0;

@@ -19,6 +19,7 @@
  * *ret_filter owns (free() it after the run).  Under auto a missing piece is one
  * line on stderr (not under -q); under require it is -EINVAL with e set.
  */
-int iso_map_users_plan(struct iso_ns_plan *p, struct sock_filter **ret_filter, struct iso_err *e);
+int iso_map_users_plan(const struct iso_opts *o, struct iso_ns_plan *p,
+		       struct sock_filter **ret_filter, struct iso_err *e);
 
 #endif

@@ -63,9 +63,11 @@ struct iso_ns_msg {
 	char event[sizeof(struct iso_ns_event_wire)];
 };
 
-/* What init needs besides the options: all decided by the outer before clone. */
+/* What init needs, all decided before clone: by cli/ (mounts, stop) and by the outer. */
 struct iso_ns_plan {
-	const struct iso_opts *o;
+	struct iso_mount_plan mounts;
+	struct iso_stop_plan stop;
+	const char *const *say; /* cli/'s spellings of the options (launcher/say.h) */
 	struct iso_spawn spawn; /* the command, as the outer would start it */
 	bool userns;
 	uid_t inside_uid;

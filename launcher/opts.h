@@ -135,10 +135,25 @@ struct iso_report_setting {
 /* the report's settings: the keys that have one, and the file they came from */
 #define ISO_REPORT_SETTINGS_MAX (ISO_N_KEYS + 1)
 
+/* The mounts init makes in the run's mount namespace (launcher/init.c). */
+struct iso_mount_plan {
+	bool net_isolated; /* a network namespace of its own: lo up, its own /sys */
+	bool private_tmp;
+	int home; /* enum ns_home_mode: --protect-home */
+};
+
+/* How the run is stopped: --stop-signal, --grace, --settle, --timeout (0: none). */
+struct iso_stop_plan {
+	int signal;
+	uint64_t grace_ms;
+	uint64_t settle_ms;
+	uint64_t timeout_ms;
+};
+
 /*
  * What the options imply, decided once by cli/ (iso_plan_compile()) when they are
- * final: launcher/ reads these, not the options they come from.  A first step of the
- * run plan (issue 28): the namespaces a run needs.
+ * final: launcher/ reads these, not the options they come from, and init gets only
+ * `mounts` and `stop`.
  */
 struct iso_run_plan {
 	/* --net=isolated, --private-tmp or --protect-home: the command runs under init in
@@ -147,6 +162,20 @@ struct iso_run_plan {
 	bool protections;
 	/* protections or --pidns: a user namespace of the run's own where isorun is not root */
 	bool namespaces;
+	/* the command starts under init in a PID namespace: --pidns (on or try) or protections */
+	bool init_gate;
+	/* --pidns=try without protections: when the namespace cannot be had, the
+	 * subreaper gate instead (a protection is never dropped) */
+	bool init_fallback;
+	/* --private-tmp or --protect-home=hide: host paths the command cannot see
+	 * (launcher/hidden.c names them when an exec is not found) */
+	bool hides;
+	/* --report: the tail of the command's output is kept for it */
+	bool keep_output;
+	/* a seccomp policy is loaded: --policy other than off */
+	bool policy;
+	struct iso_mount_plan mounts;
+	struct iso_stop_plan stop;
 };
 
 struct iso_opts;

@@ -104,7 +104,7 @@ static pid_t clone_init(struct iso_ns_plan *p, int inner, int outer, struct iso_
 
 	if (p->userns)
 		flags |= CLONE_NEWUSER;
-	if (p->o->net_isolated)
+	if (p->mounts.net_isolated)
 		flags |= CLONE_NEWNET;
 #if defined(__s390__) || defined(__CRIS__)
 	pid = (pid_t)syscall(SYS_clone, NULL, flags | SIGCHLD, NULL, NULL, 0);

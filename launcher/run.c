@@ -62,8 +62,8 @@ static void supervise(struct sup *s, enum start how)
 	s->out->started_cmd = true;
 	s->started_ms = sup_now_ms();
 	sup_start_reader(s);
-	if (s->o->timeout_ms)
-		iso_evloop_arm(&s->loop, s->o->timeout_ms);
+	if (s->o->plan.stop.timeout_ms)
+		iso_evloop_arm(&s->loop, s->o->plan.stop.timeout_ms);
 	sup_loop(s);
 	s->out->timing.command = sup_lap(&s->t_us);
 }

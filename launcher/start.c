@@ -70,7 +70,7 @@ static int open_streams(struct sup *s, struct iso_err *e)
 			continue;
 		}
 		r = iso_stream_open(&s->streams[i], i ? "stderr" : "stdout", fd,
-				    s->o->report != NULL);
+				    s->o->plan.keep_output);
 		if (r < 0)
 			return iso_err_set(e, -r, "create the %s pipe", i ? "stderr" : "stdout");
 		s->relayed[i] = true;
@@ -133,7 +133,7 @@ int sup_load_policy(struct sup *s)
 	char buf[1024];
 	const char *opt = iso_say(s->o->say, ISO_SAY_POLICY);
 
-	if (strcmp(s->o->policy, "off") == 0)
+	if (!s->o->plan.policy)
 		return 0;
 	if (pol_load(s->o->policy, &s->policy, &perr) < 0) {
 		fprintf(stderr, "isorun: %s: %s\n", opt, pol_error_format(&perr, buf, sizeof(buf)));
@@ -270,20 +270,19 @@ static void signals_scope(struct sup *s)
 static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 {
 	const struct iso_opts *o = s->o;
-	bool need_ns = o->plan.protections;
 	struct iso_spawn sp = spawn_request(s);
 	char buf[300];
 	int r = 1;
 
 	s->out->timing.setup = sup_lap(&s->t_us);
 	signals_scope(s);
-	if (o->pidns || need_ns) {
+	if (o->plan.init_gate) {
 		/* the PID namespace contains the command's signals: no notification needed */
 		bool contain = pol_signals_contained(&s->policy);
 
 		pol_set_signals_contained(&s->policy, false);
 		r = gate_pidns.start(s, &sp, listener, e);
-		if (r < 0 && o->pidns == ISO_PIDNS_TRY && !need_ns && !s->ns.plan.map_failed) {
+		if (r < 0 && o->plan.init_fallback && !s->ns.plan.map_failed) {
 			snprintf(s->out->pidns_why, sizeof(s->out->pidns_why), "%s",
 				 iso_err_format(e, buf, sizeof(buf)));
 			fprintf(stderr,

@@ -63,7 +63,7 @@ enum phase_event sup_join(struct sup *s)
 	iso_evloop_disarm(&s->loop);
 	if (streams_done(s))
 		return PE_STREAMS_DONE;
-	iso_evloop_arm(&s->loop, s->o->settle_ms);
+	iso_evloop_arm(&s->loop, s->o->plan.stop.settle_ms);
 	return PE_NONE;
 }
 
@@ -75,12 +75,12 @@ uint64_t sup_settle_left(const struct sup *s)
 {
 	uint64_t now = sup_now_ms(), end;
 
-	if (!s->o->timeout_ms)
-		return s->o->settle_ms;
-	end = s->started_ms + s->o->timeout_ms;
+	if (!s->o->plan.stop.timeout_ms)
+		return s->o->plan.stop.settle_ms;
+	end = s->started_ms + s->o->plan.stop.timeout_ms;
 	if (end <= now)
 		return 0;
-	return end - now < s->o->settle_ms ? end - now : s->o->settle_ms;
+	return end - now < s->o->plan.stop.settle_ms ? end - now : s->o->plan.stop.settle_ms;
 }
 
 void sup_note_cancel(struct sup *s, int sig)
@@ -101,8 +101,8 @@ static void take_hung(struct sup *s, int sig)
 		return;
 	iso_hung_take(t, s->gate->root(s), &s->actx);
 	t->after_ms = sup_now_ms() - s->started_ms;
-	t->signal = s->o->stop_signal;
-	t->grace_ms = s->o->grace_ms;
+	t->signal = s->o->plan.stop.signal;
+	t->grace_ms = s->o->plan.stop.grace_ms;
 	iso_hung_text(stderr, s->out, sig != 0, "isorun: ");
 }
 
@@ -124,7 +124,7 @@ static void grace_over(struct sup *s)
  */
 int sup_to_command(const struct sup *s, int sig)
 {
-	return iso_sig_class(sig) == ISO_SIG_CANCEL ? sig : s->o->stop_signal;
+	return iso_sig_class(sig) == ISO_SIG_CANCEL ? sig : s->o->plan.stop.signal;
 }
 
 /* The actions of one step, in enum phase_action's order; returns the gate's answer. */
@@ -142,7 +142,7 @@ static enum phase_event perform(struct sup *s, unsigned a, int sig, bool from_te
 	if (a & PA_GRACE_OVER)
 		grace_over(s);
 	if (a & PA_ARM_GRACE)
-		iso_evloop_arm(&s->loop, s->o->grace_ms);
+		iso_evloop_arm(&s->loop, s->o->plan.stop.grace_ms);
 	if (a & PA_STOP)
 		g->stop(s, sig, from_terminal);
 	if (a & PA_SWEEP)

@@ -5,6 +5,8 @@
  * value; the report's settings keep their published keys and order.
  */
 #include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 
 #include "cli/args.h"
 #include "cli/keys.h"
+#include "ns/ns.h"
 
 static void test_every_entry_is_whole(void **state)
 {
@@ -260,6 +263,140 @@ static void test_plan_namespaces(void **state)
 	}
 }
 
+/* One case: up to two settings and the plan they compile to. */
+struct plan_case {
+	struct {
+		enum iso_key key;
+		const char *val;
+	} set[2];
+	size_t n;
+	struct iso_run_plan want;
+};
+
+/* STOP: the default stop; NS: what every protection implies (namespaces, init) */
+#define STOP                                                                                       \
+	{                                                                                          \
+		.signal = SIGTERM, .grace_ms = 5000, .settle_ms = 3000                             \
+	}
+#define NS .protections = true, .namespaces = true, .init_gate = true
+
+// clang-format off
+static const struct plan_case plan_cases[] = {
+	/* nothing asked: no namespace, no init, the default stop, the default policy */
+	{ .n = 0, .want = { .policy = true, .stop = STOP } },
+	/* --net=isolated: a protection; init brings lo up in a network namespace */
+	{ { { ISO_K_NET, "isolated" } }, 1,
+	  { NS, .mounts = { .net_isolated = true }, .policy = true, .stop = STOP } },
+	/* --private-tmp: a protection that hides the host's /tmp */
+	{ { { ISO_K_PRIVATE_TMP, "true" } }, 1,
+	  { NS, .hides = true, .mounts = { .private_tmp = true }, .policy = true, .stop = STOP } },
+	/* --protect-home=ro: a protection that hides nothing; hide does */
+	{ { { ISO_K_PROTECT_HOME, "ro" } }, 1,
+	  { NS, .mounts = { .home = NS_HOME_RO }, .policy = true, .stop = STOP } },
+	{ { { ISO_K_PROTECT_HOME, "hide" } }, 1,
+	  { NS, .hides = true, .mounts = { .home = NS_HOME_HIDE }, .policy = true, .stop = STOP } },
+	/* --pidns: init, no protection, never a fallback */
+	{ { { ISO_K_PIDNS, "true" } }, 1,
+	  { .namespaces = true, .init_gate = true, .policy = true, .stop = STOP } },
+	/* --pidns=try alone may fall back to the subreaper gate ... */
+	{ { { ISO_K_PIDNS, "try" } }, 1,
+	  { .namespaces = true, .init_gate = true, .init_fallback = true, .policy = true,
+	    .stop = STOP } },
+	/* ... but a protection is never dropped with it */
+	{ { { ISO_K_PIDNS, "try" }, { ISO_K_PRIVATE_TMP, "true" } }, 2,
+	  { NS, .hides = true, .mounts = { .private_tmp = true }, .policy = true, .stop = STOP } },
+	/* --map-root alone implies nothing */
+	{ { { ISO_K_MAP_ROOT, "true" } }, 1, { .policy = true, .stop = STOP } },
+	/* --report keeps the output's tail; --junit does not */
+	{ { { ISO_K_REPORT, "r.json" } }, 1, { .keep_output = true, .policy = true, .stop = STOP } },
+	{ { { ISO_K_JUNIT, "j.xml" } }, 1, { .policy = true, .stop = STOP } },
+	/* --policy=off loads none; strict is one */
+	{ { { ISO_K_POLICY, "off" } }, 1, { .stop = STOP } },
+	{ { { ISO_K_POLICY, "strict" } }, 1, { .policy = true, .stop = STOP } },
+	/* the stop: each option lands in its field */
+	{ { { ISO_K_STOP_SIGNAL, "INT" }, { ISO_K_GRACE, "1s" } }, 2,
+	  { .policy = true, .stop = { .signal = SIGINT, .grace_ms = 1000, .settle_ms = 3000 } } },
+	{ { { ISO_K_SETTLE, "2s" }, { ISO_K_TIMEOUT, "7s" } }, 2,
+	  { .policy = true,
+	    .stop = { .signal = SIGTERM, .grace_ms = 5000, .settle_ms = 2000, .timeout_ms = 7000 } } },
+};
+// clang-format on
+
+static void assert_plan(const struct iso_run_plan *got, const struct iso_run_plan *want)
+{
+	assert_int_equal(got->protections, want->protections);
+	assert_int_equal(got->namespaces, want->namespaces);
+	assert_int_equal(got->init_gate, want->init_gate);
+	assert_int_equal(got->init_fallback, want->init_fallback);
+	assert_int_equal(got->hides, want->hides);
+	assert_int_equal(got->keep_output, want->keep_output);
+	assert_int_equal(got->policy, want->policy);
+	assert_int_equal(got->mounts.net_isolated, want->mounts.net_isolated);
+	assert_int_equal(got->mounts.private_tmp, want->mounts.private_tmp);
+	assert_int_equal(got->mounts.home, want->mounts.home);
+	assert_int_equal(got->stop.signal, want->stop.signal);
+	assert_int_equal(got->stop.grace_ms, want->stop.grace_ms);
+	assert_int_equal(got->stop.settle_ms, want->stop.settle_ms);
+	assert_int_equal(got->stop.timeout_ms, want->stop.timeout_ms);
+}
+
+static bool plan_equal(const struct iso_run_plan *a, const struct iso_run_plan *b)
+{
+	return a->protections == b->protections && a->namespaces == b->namespaces &&
+	       a->init_gate == b->init_gate && a->init_fallback == b->init_fallback &&
+	       a->hides == b->hides && a->keep_output == b->keep_output && a->policy == b->policy &&
+	       a->mounts.net_isolated == b->mounts.net_isolated &&
+	       a->mounts.private_tmp == b->mounts.private_tmp && a->mounts.home == b->mounts.home &&
+	       a->stop.signal == b->stop.signal && a->stop.grace_ms == b->stop.grace_ms &&
+	       a->stop.settle_ms == b->stop.settle_ms && a->stop.timeout_ms == b->stop.timeout_ms;
+}
+
+/*
+ * Every implication, decided in one place: each case is the whole plan, so a
+ * dropped or moved implication fails here.  The plan is compiled from options
+ * set after a first compile too, as main compiles once they are final.
+ */
+static void test_plan_implications(void **state)
+{
+	for (size_t i = 0; i < sizeof(plan_cases) / sizeof(plan_cases[0]); i++) {
+		const struct plan_case *c = &plan_cases[i];
+		struct iso_opts o;
+		/* the options keep pointers into their values, as into argv */
+		char val[2][32];
+
+		iso_opts_init(&o);
+		iso_plan_compile(&o);
+		for (size_t j = 0; j < c->n; j++) {
+			struct iso_err e = { 0 };
+
+			snprintf(val[j], sizeof(val[j]), "%s", c->set[j].val);
+			assert_int_equal(iso_opt_set(&o, c->set[j].key, val[j], 1, &e), 0);
+		}
+		iso_plan_compile(&o);
+		if (!plan_equal(&o.plan, &c->want))
+			print_message("plan case %zu differs\n", i);
+		assert_plan(&o.plan, &c->want);
+		iso_opts_free(&o);
+	}
+}
+
+/* The control: a plan compiled before the options changed is not theirs. */
+static void test_plan_is_compiled_from_final_options(void **state)
+{
+	struct iso_err e = { 0 };
+	struct iso_opts o;
+	char val[] = "true";
+
+	iso_opts_init(&o);
+	iso_plan_compile(&o);
+	assert_int_equal(iso_opt_set(&o, ISO_K_PRIVATE_TMP, val, 1, &e), 0);
+	assert_false(o.plan.protections);
+	iso_plan_compile(&o);
+	assert_true(o.plan.protections);
+	assert_true(o.plan.mounts.private_tmp);
+	iso_opts_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +406,8 @@ int main(void)
 		cmocka_unit_test(test_shown_value_reads_back),
 		cmocka_unit_test(test_choice_words),
 		cmocka_unit_test(test_plan_namespaces),
+		cmocka_unit_test(test_plan_implications),
+		cmocka_unit_test(test_plan_is_compiled_from_final_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
