@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * waitfor [-t SECONDS] PATH
+ * waitfor [-t SECONDS] [-r READY] PATH
  *
  * Exits 0 as soon as PATH exists.  "Exists" means the name is there (lstat()):
  * a symlink counts even when its target does not exist, because what is
@@ -9,10 +9,14 @@
  * after that, so a creation between the two is never missed; the timeout is a
  * timerfd.  SECONDS (default 30) may have a fraction ("0.5"); 0 checks once.
  *
+ * -r READY: READY is created once PATH is watched (and was not there): whoever
+ * waits for READY knows this program runs, past any exec that led to it.
+ *
  * Exits 1 with "waitfor: timed out waiting for 'PATH'" on timeout, and 1 with a
  * message when the parent directory does not exist or goes away.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
 #include <poll.h>
@@ -26,7 +30,7 @@
 #include <unistd.h>
 
 #define PROG	    "waitfor"
-#define USAGE	    PROG " [-t SECONDS] PATH"
+#define USAGE	    PROG " [-t SECONDS] [-r READY] PATH"
 #define MAX_SECONDS 31536000.0 /* a year */
 #include "common.h"
 
@@ -60,14 +64,17 @@ int main(int argc, char **argv)
 	double secs = 30;
 	struct itimerspec its = { 0 };
 	char *dcopy, *dir, evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	const char *path;
+	const char *path, *ready = NULL;
 	struct pollfd pfd[2];
 	int opt, ifd, tfd;
 
-	while ((opt = getopt(argc, argv, "+t:")) != -1) {
+	while ((opt = getopt(argc, argv, "+t:r:")) != -1) {
 		switch (opt) {
 		case 't':
 			secs = parse_seconds(optarg);
+			break;
+		case 'r':
+			ready = optarg;
 			break;
 		default:
 			usage();
@@ -90,6 +97,13 @@ int main(int argc, char **argv)
 				      IN_ONLYDIR) < 0)
 		die("inotify_add_watch", dir);
 	check(path);
+	if (ready) {
+		int fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+		if (fd < 0)
+			die("create", ready);
+		close(fd);
+	}
 
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (tfd < 0)

@@ -44,17 +44,21 @@ ls_line() {
 # options in $@.  Sets isopid, cmdpid, home, tree; fd 8 stays open on the FIFO:
 # its EOF says the command (holding fd 9) is gone, after its files and cwd.
 start_blocked() {
-	rm -f "$W/gone"
+	rm -f "$W/gone" "$W/holding"
 	mkfifo "$W/gone"
 	# the command clears its environment (env -i): gc would otherwise find it by
-	# ISORUN_NAMESPACE and stop it (orphans.bats), and these tests are about holders
+	# ISORUN_NAMESPACE and stop it (orphans.bats), and these tests are about holders.
+	# It is the holder once waitfor says so: the execs of env and waitfor are the
+	# guard's, and an owner killed before it answered them fails them (ENOSYS),
+	# which would end the holder before gc looks
 	"$ISORUN" --root "$R" "$@" -- sh -c \
-		"exec 3>\"\$HOME/held\" 9>$W/gone; echo \"\$\$ \$HOME\" >&9; exec env -i $H/waitfor -t 600 $W/never" \
+		"exec 3>\"\$HOME/held\" 9>$W/gone; echo \"\$\$ \$HOME\" >&9; exec env -i $H/waitfor -t 600 -r $W/holding $W/never" \
 		3>&- 8>&- >"$W/run.out" 2>&1 &
 	isopid=$!
 	exec 8<"$W/gone"
 	read -r cmdpid home <&8
 	tree=$(dirname "$home")
+	"$H/waitfor" "$W/holding"
 }
 
 @test "ls and gc: no directory, nothing to say; bad options are one line and 125" {
