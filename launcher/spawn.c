@@ -442,12 +442,13 @@ struct start_wait {
 	bool guard_elsewhere;
 	/*
 	 * Once it has exec'd, the command may make a call before its exec's word
-	 * reaches us: its memory is read with a deadline from the listener's
-	 * arrival on.  Not earlier: until then the child runs libseccomp in our
-	 * memory and on our thread's malloc cache, and a thread made meanwhile
-	 * allocates beside it; after it, the child touches no heap before its
-	 * exec, and the thread is idle unless asked.  Not before the clone: in
-	 * the PID namespace's init the thread would take the command's pid 2.
+	 * reaches us: its memory is read with a deadline.  The reader is made at
+	 * the first call that comes after the exec, which the socket tells: its
+	 * end closes with the exec, before the new program's first instruction,
+	 * so a call that finds it still unreadable is the child's own execve (or
+	 * its sh fallback's), whose argv is our own memory and cannot make a read
+	 * wait.  The child has left our memory by then, so the thread allocates
+	 * beside nothing of its; and most runs make no such call, and no thread.
 	 */
 	struct iso_reader reader;
 	bool reading;
@@ -455,31 +456,38 @@ struct start_wait {
 	bool hold_word; /* ISORUN_TEST_FAULT=late-exec-word: only after an event */
 };
 
-static int take_listener(struct start_wait *w, const struct iso_exec_failure *rec, int fd,
-			 struct iso_err *e)
+static void take_listener(struct start_wait *w, const struct iso_exec_failure *rec, int fd)
 {
 	w->listener = fd;
 	w->guard_elsewhere = rec->errnum == EBUSY;
-	if (fd < 0)
-		return 0;
-	if (iso_reader_start(&w->reader, ISO_READER_DEADLINE_MS, e) < 0)
-		return -EINVAL;
-	w->reading = true;
-	return 0;
 }
 
-static void answer_call(struct start_wait *w)
+/* Whether the child has exec'd (or failed): its end of the socket is gone. */
+static bool exec_passed(int rd)
+{
+	struct pollfd p = { .fd = rd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+static int answer_call(struct start_wait *w, struct iso_err *e)
 {
 	const struct iso_spawn *s = w->s;
 	struct pol_event ev;
 
+	if (!w->reading && exec_passed(w->rd)) {
+		if (iso_reader_start(&w->reader, ISO_READER_DEADLINE_MS, e) < 0)
+			return -EINVAL;
+		w->reading = true;
+	}
 	/* the command may signal as soon as it runs, before this loop ends */
 	if (pol_notify_handle_run(w->listener, s->pol, s->pol_log, &ev, s->on_exec, s->event_arg,
 				  w->reading ? &w->reader : NULL, s->pol_run) != 1)
-		return;
+		return 0;
 	w->event = true;
 	if (s->on_event)
 		s->on_event(&ev, s->event_arg);
+	return 0;
 }
 
 static int await_exec(struct start_wait *w, struct iso_exec_failure *f, struct iso_err *e)
@@ -502,7 +510,8 @@ static int await_exec(struct start_wait *w, struct iso_exec_failure *f, struct i
 					   s->argv[0]);
 		}
 		if (w->listener >= 0 && (pfd[1].revents & POLLIN)) {
-			answer_call(w);
+			if (answer_call(w, e) < 0)
+				return -EINVAL;
 			continue;
 		}
 		if (!pfd[0].revents)
@@ -518,8 +527,7 @@ static int await_exec(struct start_wait *w, struct iso_exec_failure *f, struct i
 			return 0;
 		}
 		if (rec.stage == ISO_STAGE_LISTENER) {
-			if (take_listener(w, &rec, fd, e) < 0)
-				return -EINVAL;
+			take_listener(w, &rec, fd);
 			continue;
 		}
 		if (fd >= 0)
