@@ -273,6 +273,43 @@ int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
 	return iso_parse_args_flags(argc, argv, 0, o, e);
 }
 
+static int bare_value_error(enum iso_key key, const char *word, struct iso_err *e)
+{
+	const char *name = iso_keys[key].name;
+
+	return iso_err_set(e, 0,
+			   "--%s %s: the value of --%s goes after '=': did you mean "
+			   "--%s=%s? (a command named %s: --%s -- %s)",
+			   name, word, name, name, word, word, name, word);
+}
+
+/* What follows the options: the command, or the shell's own for `isorun shell`. */
+static int take_command(int argc, char **argv, unsigned flags, struct iso_opts *o,
+			struct iso_err *e)
+{
+	if (o->shell)
+		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
+	if (optind >= argc && o->shell) {
+		const char *sh = getenv("SHELL");
+
+		o->shell_argv[0] = iso_opts_keep(o, strdup(sh && *sh ? sh : "/bin/sh"));
+		o->shell_argv[1] = iso_opts_keep(o, strdup("-i"));
+		if (!o->shell_argv[0] || !o->shell_argv[1])
+			return iso_err_set(e, ENOMEM, "isorun shell");
+		o->argv = o->shell_argv;
+		o->argc = 2;
+		o->shell_own = true;
+		return ISO_RUN;
+	}
+	if (optind >= argc && (flags & ISO_ARGS_COMMAND_OPTIONAL))
+		return ISO_RUN;
+	if (optind >= argc)
+		return iso_err_set(e, 0, "no command given (usage: isorun [OPTION]... -- COMMAND)");
+	o->argv = argv + optind;
+	o->argc = (size_t)(argc - optind);
+	return ISO_RUN;
+}
+
 int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts *o,
 			 struct iso_err *e)
 {
@@ -336,31 +373,6 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 	}
 	/* `--pidns try -- make`: getopt reads "try" as the command; no "--" came between */
 	if (bare_end == optind && optind < argc && looks_like_bare_value(bare_key, argv[optind]))
-		return iso_err_set(e, 0,
-				   "--%s %s: the value of --%s goes after '=': did you mean "
-				   "--%s=%s? (a command named %s: --%s -- %s)",
-				   iso_keys[bare_key].name, argv[optind], iso_keys[bare_key].name,
-				   iso_keys[bare_key].name, argv[optind], argv[optind],
-				   iso_keys[bare_key].name, argv[optind]);
-	if (o->shell)
-		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
-	if (optind >= argc && o->shell) {
-		const char *sh = getenv("SHELL");
-
-		o->shell_argv[0] = iso_opts_keep(o, strdup(sh && *sh ? sh : "/bin/sh"));
-		o->shell_argv[1] = iso_opts_keep(o, strdup("-i"));
-		if (!o->shell_argv[0] || !o->shell_argv[1])
-			return iso_err_set(e, ENOMEM, "isorun shell");
-		o->argv = o->shell_argv;
-		o->argc = 2;
-		o->shell_own = true;
-		return ISO_RUN;
-	}
-	if (optind >= argc && (flags & ISO_ARGS_COMMAND_OPTIONAL))
-		return ISO_RUN;
-	if (optind >= argc)
-		return iso_err_set(e, 0, "no command given (usage: isorun [OPTION]... -- COMMAND)");
-	o->argv = argv + optind;
-	o->argc = (size_t)(argc - optind);
-	return ISO_RUN;
+		return bare_value_error(bare_key, argv[optind], e);
+	return take_command(argc, argv, flags, o, e);
 }
