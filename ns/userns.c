@@ -189,6 +189,75 @@ static bool host_admin(void)
 	return (strtoull(caps, NULL, 16) >> 21) & 1; /* CAP_SYS_ADMIN */
 }
 
+/* ENOSPC: a limit, or (since Linux 4.9) nesting deeper than 32. */
+static void explain_limit(int errnum, struct iso_err *e)
+{
+	long max;
+
+	if (read_sysctl(SYSCTL_MAX_USERNS, &max) < 0) {
+		iso_err_set(e, errnum,
+			    "create a user namespace (limit user.max_user_namespaces reached, "
+			    "or nested deeper than 32)");
+		refused(e, H_MAX_REACHED);
+	} else if (max == 0) {
+		iso_err_set(e, errnum,
+			    "create a user namespace (sysctl user.max_user_namespaces=0)");
+		refused(e, H_MAX_ZERO);
+	} else {
+		iso_err_set(e, errnum,
+			    "create a user namespace (limit user.max_user_namespaces=%ld "
+			    "reached, or nested deeper than 32)",
+			    max);
+		refused(e, H_MAX_REACHED);
+	}
+}
+
+/* EPERM, EACCES: the first of the host's known refusals that holds. */
+static void explain_denied(int errnum, long seccomp, struct iso_err *e)
+{
+	if (sysctl_is(SYSCTL_DEBIAN, 0) && !host_admin()) {
+		iso_err_set(e, errnum,
+			    "create a user namespace (sysctl "
+			    "kernel.unprivileged_userns_clone=0)");
+		refused(e, H_DEBIAN);
+	} else if (seccomp == 2) {
+		iso_err_set(e, errnum,
+			    "create a user namespace (denied by a seccomp filter: Seccomp: "
+			    "2 in "
+			    "/proc/self/status)");
+		refused(e, H_SECCOMP);
+	} else if (sysctl_is(SYSCTL_APPARMOR, 1)) {
+		iso_err_set(e, errnum,
+			    "create a user namespace (AppArmor: "
+			    "kernel.apparmor_restrict_unprivileged_userns=1)");
+		refused(e, H_APPARMOR);
+	} else {
+		iso_err_set(e, errnum, "create a user namespace (chroot or security module?)");
+		refused(e, H_EPERM);
+	}
+}
+
+/* EINVAL: a multi-threaded caller, or a kernel without user namespaces. */
+static void explain_invalid(int errnum, long threads, struct iso_err *e)
+{
+	struct stat st;
+
+	if (threads > 1) {
+		iso_err_set(e, errnum,
+			    "create a user namespace (the caller is multi-threaded: %ld "
+			    "threads)",
+			    threads);
+		iso_err_hint(e, H_THREADS);
+	} else if (stat("/proc/self/ns/user", &st) < 0 && errno == ENOENT) {
+		iso_err_set(e, errnum,
+			    "create a user namespace (kernel built without CONFIG_USER_NS)");
+		refused(e, H_NO_USERNS);
+	} else {
+		iso_err_set(e, errnum, "create a user namespace");
+		refused(e, H_GENERIC);
+	}
+}
+
 /*
  * The cause of an errno from creating a user namespace.  `threads` is the
  * caller's thread count, or 1 when the attempt was made by a single-threaded
@@ -196,30 +265,13 @@ static bool host_admin(void)
  */
 static void explain_create(int errnum, long threads, struct iso_err *e)
 {
-	long max, seccomp = status_long("Seccomp", 10, 0);
-	struct stat st;
+	long seccomp = status_long("Seccomp", 10, 0);
 
 	if (errnum < 0)
 		errnum = -errnum;
 	switch (errnum) {
 	case ENOSPC:
-		if (read_sysctl(SYSCTL_MAX_USERNS, &max) < 0) {
-			iso_err_set(
-				e, errnum,
-				"create a user namespace (limit user.max_user_namespaces reached, "
-				"or nested deeper than 32)");
-			refused(e, H_MAX_REACHED);
-		} else if (max == 0) {
-			iso_err_set(e, errnum,
-				    "create a user namespace (sysctl user.max_user_namespaces=0)");
-			refused(e, H_MAX_ZERO);
-		} else {
-			iso_err_set(e, errnum,
-				    "create a user namespace (limit user.max_user_namespaces=%ld "
-				    "reached, or nested deeper than 32)",
-				    max);
-			refused(e, H_MAX_REACHED);
-		}
+		explain_limit(errnum, e);
 		return;
 	case EUSERS: /* before Linux 4.9, nesting too deep */
 		iso_err_set(e, errnum, "create a user namespace (nested deeper than 32)");
@@ -227,44 +279,10 @@ static void explain_create(int errnum, long threads, struct iso_err *e)
 		return;
 	case EPERM:
 	case EACCES:
-		if (sysctl_is(SYSCTL_DEBIAN, 0) && !host_admin()) {
-			iso_err_set(e, errnum,
-				    "create a user namespace (sysctl "
-				    "kernel.unprivileged_userns_clone=0)");
-			refused(e, H_DEBIAN);
-		} else if (seccomp == 2) {
-			iso_err_set(e, errnum,
-				    "create a user namespace (denied by a seccomp filter: Seccomp: "
-				    "2 in "
-				    "/proc/self/status)");
-			refused(e, H_SECCOMP);
-		} else if (sysctl_is(SYSCTL_APPARMOR, 1)) {
-			iso_err_set(e, errnum,
-				    "create a user namespace (AppArmor: "
-				    "kernel.apparmor_restrict_unprivileged_userns=1)");
-			refused(e, H_APPARMOR);
-		} else {
-			iso_err_set(e, errnum,
-				    "create a user namespace (chroot or security module?)");
-			refused(e, H_EPERM);
-		}
+		explain_denied(errnum, seccomp, e);
 		return;
 	case EINVAL:
-		if (threads > 1) {
-			iso_err_set(e, errnum,
-				    "create a user namespace (the caller is multi-threaded: %ld "
-				    "threads)",
-				    threads);
-			iso_err_hint(e, H_THREADS);
-		} else if (stat("/proc/self/ns/user", &st) < 0 && errno == ENOENT) {
-			iso_err_set(
-				e, errnum,
-				"create a user namespace (kernel built without CONFIG_USER_NS)");
-			refused(e, H_NO_USERNS);
-		} else {
-			iso_err_set(e, errnum, "create a user namespace");
-			refused(e, H_GENERIC);
-		}
+		explain_invalid(errnum, threads, e);
 		return;
 	case ENOSYS:
 		if (seccomp == 2) {
