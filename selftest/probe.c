@@ -181,6 +181,67 @@ static int notif_sizes(struct seccomp_notif_sizes *s)
 	return (int)syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, s);
 }
 
+/* A filter whose every fchdir is notified, and its listener; -1 with p set when none. */
+static int notify_listener(struct st_probe *p)
+{
+	int listener = (int)load_filter(SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER);
+
+	if (listener >= 0)
+		return listener;
+	p->err = errno;
+	if (errno == EBUSY)
+		st_set(p, ST_PARTIAL,
+		       "a listener already exists above this process (EBUSY): an "
+		       "enclosing isorun or container holds it, so an isorun started here "
+		       "loads its deny-list alone and the enclosing one decides its execs");
+	else
+		st_set(p, ST_NO,
+		       "load a filter with a listener: %s; isorun's service guard needs "
+		       "Linux 5.5",
+		       strerror(errno));
+	return -1;
+}
+
+/* The caller's notified fchdir(-1): received, answered CONTINUE, its result read from rd. */
+static void continue_one(struct st_probe *p, int listener, int rd, struct seccomp_notif *req,
+			 struct seccomp_notif_resp *resp)
+{
+	struct pollfd pfd[2] = { { .fd = listener, .events = POLLIN },
+				 { .fd = rd, .events = POLLIN } };
+	int err = 0;
+
+	while (poll(pfd, 2, -1) < 0 && errno == EINTR)
+		;
+	if (!(pfd[0].revents & POLLIN)) {
+		st_set(p, ST_NO, "the notified call never reached the listener");
+		return;
+	}
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+		p->err = errno;
+		st_set(p, ST_NO, "SECCOMP_IOCTL_NOTIF_RECV: %s", strerror(errno));
+		return;
+	}
+	resp->id = req->id;
+	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0) {
+		p->err = errno;
+		st_set(p, ST_PARTIAL,
+		       "notifications arrive, but answering CONTINUE fails (%s): Linux 5.5 is "
+		       "needed for the service guard",
+		       strerror(errno));
+		return;
+	}
+	if (read(rd, &err, sizeof(err)) != (ssize_t)sizeof(err))
+		st_set(p, ST_NO, "the notified caller sent no result");
+	else if (err != EBADF)
+		st_set(p, ST_NO, "a continued fchdir(-1) failed with %s instead of EBADF",
+		       strerrorname_np(err) ? strerrorname_np(err) : "success");
+	else
+		st_set(p, ST_YES,
+		       "a listener was created; a notified fchdir(-1) reached it and, "
+		       "answered CONTINUE, failed with EBADF from the kernel");
+}
+
 /*
  * A listener, and one notified call answered CONTINUE: what isorun's service
  * guard does with each exec.  The caller runs in a grandchild; the listener
@@ -194,24 +255,11 @@ static void seccomp_notify(struct st_probe *p, void *arg)
 	_cleanup_free_ struct seccomp_notif_resp *resp = NULL;
 	_cleanup_close_ int listener = -1, rd = -1, wr = -1;
 	int report[2], err = 0, status;
-	struct pollfd pfd[2];
 	pid_t pid;
 
-	listener = (int)load_filter(SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER);
-	if (listener < 0) {
-		p->err = errno;
-		if (errno == EBUSY)
-			st_set(p, ST_PARTIAL,
-			       "a listener already exists above this process (EBUSY): an "
-			       "enclosing isorun or container holds it, so an isorun started here "
-			       "loads its deny-list alone and the enclosing one decides its execs");
-		else
-			st_set(p, ST_NO,
-			       "load a filter with a listener: %s; isorun's service guard needs "
-			       "Linux 5.5",
-			       strerror(errno));
+	listener = notify_listener(p);
+	if (listener < 0)
 		return;
-	}
 	if (notif_sizes(&sizes) < 0 || pipe2(report, O_CLOEXEC) < 0) {
 		p->err = errno;
 		st_set(p, ST_NO, "SECCOMP_GET_NOTIF_SIZES or pipe: %s", strerror(errno));
@@ -240,41 +288,7 @@ static void seccomp_notify(struct st_probe *p, void *arg)
 		_exit(0);
 	}
 	close(TAKE_FD(wr));
-	pfd[0] = (struct pollfd){ .fd = listener, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = rd, .events = POLLIN };
-	while (poll(pfd, 2, -1) < 0 && errno == EINTR)
-		;
-	if (!(pfd[0].revents & POLLIN)) {
-		st_set(p, ST_NO, "the notified call never reached the listener");
-		goto out;
-	}
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
-		p->err = errno;
-		st_set(p, ST_NO, "SECCOMP_IOCTL_NOTIF_RECV: %s", strerror(errno));
-		goto out;
-	}
-	resp->id = req->id;
-	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0) {
-		p->err = errno;
-		st_set(p, ST_PARTIAL,
-		       "notifications arrive, but answering CONTINUE fails (%s): Linux 5.5 is "
-		       "needed for the service guard",
-		       strerror(errno));
-		goto out;
-	}
-	if (read(rd, &err, sizeof(err)) != (ssize_t)sizeof(err)) {
-		st_set(p, ST_NO, "the notified caller sent no result");
-		goto out;
-	}
-	if (err != EBADF)
-		st_set(p, ST_NO, "a continued fchdir(-1) failed with %s instead of EBADF",
-		       strerrorname_np(err) ? strerrorname_np(err) : "success");
-	else
-		st_set(p, ST_YES,
-		       "a listener was created; a notified fchdir(-1) reached it and, "
-		       "answered CONTINUE, failed with EBADF from the kernel");
-out:
+	continue_one(p, listener, rd, req, resp);
 	/* closed before the wait: a caller still parked in fchdir then fails and exits */
 	close(TAKE_FD(listener));
 	close(TAKE_FD(rd));

@@ -147,104 +147,115 @@ static void lines(struct st_run *r, size_t *seen)
 	}
 }
 
-int st_run(struct st_run *r, char *why, size_t len)
-{
-	int in[2] = { -1, -1 }, out[2], err[2], status, pidfd;
-	struct pollfd pfd[3];
-	bool out_open = true, err_open = true, exited = false;
-	size_t seen = 0;
-	pid_t pid;
+/* The child's stdin and our capture of its stdout and stderr. */
+struct st_pipes {
+	int in[2], out[2], err[2];
+};
 
-	r->code = -1;
-	if (r->with_stdin ? pipe2(in, O_CLOEXEC) < 0
-			  : (in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+static void close_pipes(struct st_pipes *c)
+{
+	int *fds[] = { c->in, c->out, c->err };
+
+	for (size_t i = 0; i < 3; i++)
+		for (int k = 0; k < 2; k++)
+			if (fds[i][k] >= 0) {
+				close(fds[i][k]);
+				fds[i][k] = -1;
+			}
+}
+
+static int open_pipes(const struct st_run *r, struct st_pipes *c, char *why, size_t len)
+{
+	*c = (struct st_pipes){ { -1, -1 }, { -1, -1 }, { -1, -1 } };
+	if (r->with_stdin ? pipe2(c->in, O_CLOEXEC) < 0
+			  : (c->in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 		snprintf(why, len, "stdin for isorun: %s", strerror(errno));
 		return -1;
 	}
-	if (pipe2(out, O_CLOEXEC) < 0) {
+	if (pipe2(c->out, O_CLOEXEC) < 0 || pipe2(c->err, O_CLOEXEC) < 0) {
 		snprintf(why, len, "pipe: %s", strerror(errno));
-		close(in[0]);
-		if (in[1] >= 0)
-			close(in[1]);
-		return -1;
-	}
-	if (pipe2(err, O_CLOEXEC) < 0) {
-		snprintf(why, len, "pipe: %s", strerror(errno));
-		close(in[0]);
-		if (in[1] >= 0)
-			close(in[1]);
-		close(out[0]);
-		close(out[1]);
+		close_pipes(c);
 		return -1;
 	}
 	/* only our ends: isorun's stdout and stderr stay blocking, as a terminal's would */
-	if (fcntl(out[0], F_SETFL, O_NONBLOCK) < 0 || fcntl(err[0], F_SETFL, O_NONBLOCK) < 0) {
+	if (fcntl(c->out[0], F_SETFL, O_NONBLOCK) < 0 ||
+	    fcntl(c->err[0], F_SETFL, O_NONBLOCK) < 0) {
 		snprintf(why, len, "make the capture pipes non-blocking: %s", strerror(errno));
-		close(in[0]);
-		if (in[1] >= 0)
-			close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		close(err[0]);
-		close(err[1]);
+		close_pipes(c);
 		return -1;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		exec_child(r, in[0], out[1], err[1]);
-	close(in[0]);
-	close(out[1]);
-	close(err[1]);
-	if (pid < 0) {
-		snprintf(why, len, "fork: %s", strerror(errno));
-		if (in[1] >= 0)
-			close(in[1]);
-		close(out[0]);
-		close(err[0]);
-		return -1;
-	}
-	st_child_pid = pid;
-	r->stdin_fd = in[1];
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	return 0;
+}
 
-	/* without pidfds (before 5.3), the pipes' EOF is the end */
+/* Until isorun has exited (its pidfd), or without pidfds (before 5.3) both pipes' EOF. */
+static void capture(struct st_run *r, int pidfd, int out, int err, size_t *seen)
+{
+	bool out_open = true, err_open = true, exited = false;
+	struct pollfd pfd[3];
+
 	while (!exited && (out_open || err_open || pidfd >= 0)) {
 		int np = 0, ip = -1, io = -1, ie = -1;
 
 		if (pidfd >= 0)
 			pfd[ip = np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 		if (out_open)
-			pfd[io = np++] = (struct pollfd){ .fd = out[0], .events = POLLIN };
+			pfd[io = np++] = (struct pollfd){ .fd = out, .events = POLLIN };
 		if (err_open)
-			pfd[ie = np++] = (struct pollfd){ .fd = err[0], .events = POLLIN };
+			pfd[ie = np++] = (struct pollfd){ .fd = err, .events = POLLIN };
 		if (poll(pfd, (nfds_t)np, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (io >= 0 && pfd[io].revents) {
-			out_open = drain(out[0], r->out, &r->n_out);
-			lines(r, &seen);
+			out_open = drain(out, r->out, &r->n_out);
+			lines(r, seen);
 		}
 		if (ie >= 0 && pfd[ie].revents)
-			err_open = drain(err[0], r->err, &r->n_err);
+			err_open = drain(err, r->err, &r->n_err);
 		if (ip >= 0 && pfd[ip].revents)
 			exited = true;
 		if (pidfd < 0 && !out_open && !err_open)
 			break;
 	}
 	/* isorun has exited: all it wrote is in the pipes */
-	drain(out[0], r->out, &r->n_out);
-	lines(r, &seen);
-	drain(err[0], r->err, &r->n_err);
+	drain(out, r->out, &r->n_out);
+	lines(r, seen);
+	drain(err, r->err, &r->n_err);
+}
+
+int st_run(struct st_run *r, char *why, size_t len)
+{
+	struct st_pipes c;
+	int status, pidfd;
+	size_t seen = 0;
+	pid_t pid;
+
+	r->code = -1;
+	if (open_pipes(r, &c, why, len) < 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		exec_child(r, c.in[0], c.out[1], c.err[1]);
+	close(TAKE_FD(c.in[0]));
+	close(TAKE_FD(c.out[1]));
+	close(TAKE_FD(c.err[1]));
+	if (pid < 0) {
+		snprintf(why, len, "fork: %s", strerror(errno));
+		close_pipes(&c);
+		return -1;
+	}
+	st_child_pid = pid;
+	r->stdin_fd = TAKE_FD(c.in[1]);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	capture(r, pidfd, c.out[0], c.err[0], &seen);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	st_child_pid = 0;
 	if (pidfd >= 0)
 		close(pidfd);
-	close(out[0]);
-	close(err[0]);
+	close_pipes(&c);
 	if (r->stdin_fd >= 0)
 		close(r->stdin_fd);
 	r->stdin_fd = -1;
