@@ -253,7 +253,7 @@ static const char *caller_var(const char *name)
 
 /*
  * `setenv = RUSTUP_HOME=${HOME}/.rustup`: the value expanded from the caller's
- * environment now, before the command's HOME replaces it (launcher/expand.h).
+ * environment now, before the command's HOME replaces it (cli/expand.h).
  */
 static int setenv_value(struct conf_parse *cp, const char *value)
 {

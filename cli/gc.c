@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * isorun ls, isorun gc: the trees under the caller's root, and the removal of
- * those proven orphaned (launcher/evidence.h has the rules).
+ * those proven orphaned (tree/evidence.h has the rules).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -169,7 +169,7 @@ static void walk(struct iso_attrib *a, const struct iso_attrib_ctx *c, const str
 	}
 }
 
-/* "tests/test_x.py::test_y (call)" -> id and phase */
+/* a pytest node id with its phase, "FILE::TEST (call)" -> id and phase */
 static void pytest_test(struct iso_attrib *a, const char *v)
 {
 	const char *open = strrchr(v, '(');

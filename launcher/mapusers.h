@@ -8,7 +8,8 @@
 #define ISO_MAPUSERS_H
 
 #include "common/err.h"
-#include "launcher/pidns.h"
+#include "launcher/nsmsg.h"
+#include "launcher/opts.h"
 
 /* How long newuidmap or newgidmap may take before it is killed and the run fails. */
 #define ISO_MAPPER_TIMEOUT_MS 10000

@@ -185,7 +185,7 @@ typedef size_t iso_report_settings_fn(const struct iso_opts *o,
 
 /*
  * How a run was asked for.  Filled by iso_parse_args() from the command line and
- * then by iso_conf_load() (launcher/conf.h) from isorun.conf.  Strings point into
+ * then by iso_conf_load() (cli/conf.h) from isorun.conf.  Strings point into
  * argv or into `pool`, which lives as long as the opts.
  */
 struct iso_opts {

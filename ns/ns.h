@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ns/: the side effects of entering namespaces.  No printing here: every function
- * returns 0 or -errno and describes a failure in struct iso_err (launcher/err.h),
+ * returns 0 or -errno and describes a failure in struct iso_err (common/err.h),
  * with a hint where the errno alone would mislead.  Only ns/ links libnl and libcap.
  */
 #ifndef ISO_NS_H
