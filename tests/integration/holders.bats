@@ -141,6 +141,8 @@ time.sleep(600)' "$W/zombie.pid" <&- 3>&- &
 	"$H/waitfor" -t 60 "$W/zombie.pid"
 	[ "$(awk '{print $3}' "/proc/$(cat "$W/zombie.pid")/stat")" = Z ]
 	(cd / && exec "$H/leaderexit" "$W/le.pid") <&- 3>&-
+	# its parent returns at the fork; the pid file comes once the leader is gone
+	"$H/waitfor" -t 60 "$W/le.pid"
 	cp "$W/le.pid" "$W/le.kill"
 	run "$ISORUN" --no-config --root "$R" -- sh -c 'echo x >"$HOME/f"'
 	[ "$status" -eq 0 ]

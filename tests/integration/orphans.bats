@@ -120,7 +120,7 @@ start_controls() {
 
 @test "kill -9 of isorun: a process whose main thread exited (a zombie leader, threads alive) is found and stopped" {
 	# its /proc/PID/environ reads empty and its state is Z; a thread still runs
-	start_and_kill "$H/leaderexit \"\$w/le.pid\" && cp \"\$w/le.pid\" \"\$w/le.kill\""
+	start_and_kill "$H/leaderexit \"\$w/le.pid\" && $H/waitfor -t 60 \"\$w/le.pid\" && cp \"\$w/le.pid\" \"\$w/le.kill\""
 	le=$(cat "$W/le.pid")
 	[ "$(awk '{print $3}' "/proc/$le/stat")" = Z ]
 	run isols
