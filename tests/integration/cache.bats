@@ -221,6 +221,8 @@ EOF
 	D=$(home_scratch)
 	echo secret >"$D/secret"
 	export XDG_CACHE_HOME="$D/cache"
+	# the checkout may lie in the hidden home (an ordinary user's copy)
+	cd "$W"
 	PATH=$(path_outside_home) run --separate-stderr iso --protect-home=hide --cache npm -- sh -c '
 		echo ok >"$npm_config_cache/entry" && echo cache-written
 		cat "$0/secret" 2>/dev/null || echo secret-hidden' "$D"
