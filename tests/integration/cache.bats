@@ -276,3 +276,15 @@ EOF
 	run --separate-stderr env XDG_CACHE_HOME=rel HOME="$H2" "$ISORUN" --no-config --root "$R" --cache pip -- sh -c 'echo "$PIP_CACHE_DIR"'
 	[ "$output" = "$H2/.cache/isorun/pip" ]
 }
+
+@test "--private-tmp: a cache under /tmp is bound back into the private /tmp and persists" {
+	require "user and PID namespaces" userns_ok
+	case $XDG_CACHE_HOME in /tmp/* | /var/tmp/*) ;; *) skip "the test's directory is not under /tmp" ;; esac
+	run --separate-stderr iso --chdir / --private-tmp --cache go -- sh -c '
+		echo ok >"$GOCACHE/entry" && echo cache-written
+		[ -e "$0" ] || echo work-hidden' "$W"
+	[ "$status" -eq 0 ]
+	# the cache is back, and the cover still hides the rest of the host's /tmp
+	[ "$output" = "$(printf 'cache-written\nwork-hidden')" ]
+	[ "$(cat "$C/go/build/entry")" = ok ]
+}
