@@ -224,3 +224,8 @@ if [ "$(id -u)" -eq 0 ] && [ -n "${HOSTLOAD_USER:-}" ]; then
 	runuser -u "$HOSTLOAD_USER" -- env -C / TMPDIR=/tmp \
 		"$top/bench/hostload.sh" "$isorun" "${HOSTLOAD_ROUNDS:-40}"
 fi
+
+# --cache go (issue 29): a second go test of a real module, hermetic against the
+# build cache kept between runs.
+echo
+"$top/bench/gocache.sh" "$isorun" "${GO_ROUNDS:-3}"

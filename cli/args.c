@@ -18,6 +18,7 @@
 #include "common/num.h"
 #include "cli/suggest.h"
 #include "common/text.h"
+#include "launcher/cache.h"
 #include "tree/tree.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
@@ -113,6 +114,8 @@ void iso_usage(FILE *f)
 	      "                         each ceiling as try:VALUE enforces what it can and goes "
 	      "on\n"
 	      "  --cgroup=auto|off      a cgroup of the run's own where one can be had (auto)\n"
+	      "  --cache NAME,...       keep go, npm, pip, cargo or xdg caches between runs in\n"
+	      "                         $XDG_CACHE_HOME/isorun/NAME; none: no cache (default)\n"
 	      "  --report FILE|fd:N     write the JSON report to FILE or descriptor N\n"
 	      "  --junit FILE|fd:N      write JUnit XML, one test case per guard\n"
 	      "  --finding-exit-code N  exit code for a finding (122)\n"
@@ -171,6 +174,9 @@ void iso_plan_compile(struct iso_opts *o)
 		.private_tmp = o->private_tmp,
 		.home = o->protect_home,
 	};
+	p->caches = 0;
+	for (size_t i = 0; i < o->caches.n; i++)
+		p->caches |= 1u << iso_cache_lookup(o->caches.v[i]);
 	p->stop = (struct iso_stop_plan){
 		.signal = o->stop_signal,
 		.grace_ms = o->grace_ms,

@@ -13,7 +13,9 @@
 #include "common/cleanup.h"
 #include "common/text.h"
 #include "cli/keys.h"
+#include "launcher/cache.h"
 #include "ns/ns.h"
+#include "tree/cache.h"
 
 /* at most this many symlinks are followed, as the kernel's own limit */
 #define TRUST_MAX_LINKS 40
@@ -99,6 +101,40 @@ static bool in_covered_home(const struct iso_opts *cli, const char *path)
 	for (size_t i = 0; i < n; i++)
 		free(keep[i]);
 	return covered;
+}
+
+/*
+ * A file's `cache = NAMES` names a cache the command line did not ask for, in
+ * the covered home (the caches share $XDG_CACHE_HOME/isorun).  A command-line
+ * `--cache none` drops the file's entries: nothing of the file's line is used.
+ */
+static bool cache_widens(const struct iso_opts *cli, const char *val)
+{
+	unsigned bits = 0, cli_bits = 0, b;
+	const char *bad;
+	size_t badlen;
+	bool none;
+	char base[PATH_MAX], dir[PATH_MAX + 16];
+	struct iso_err ce = { 0 };
+
+	if (iso_cache_parse(val, &bits, &none, &bad, &badlen) < 0)
+		return false; /* the setter refuses it, naming the word */
+	for (size_t i = 0; i < cli->n_settings; i++) {
+		const struct iso_setting *st = &cli->settings[i];
+
+		if (st->key != ISO_K_CACHE || st->line != ISO_FROM_CLI || !st->val ||
+		    iso_cache_parse(st->val, &b, &none, &bad, &badlen) < 0)
+			continue;
+		if (none)
+			return false;
+		cli_bits |= b;
+	}
+	if (!(bits & ~cli_bits))
+		return false;
+	if (iso_cache_base(base, sizeof(base), &ce) < 0)
+		return true; /* cannot tell where: refused */
+	snprintf(dir, sizeof(dir), "%s/%s", base, ISO_CACHE_SUBDIR);
+	return in_covered_home(cli, dir);
 }
 
 /* A `$NAME` or `${NAME}` in a setenv value: it would copy the caller's variable. */
@@ -205,6 +241,10 @@ static const char *widens(const struct iso_opts *cli, enum iso_key key, const ch
 		return key == ISO_K_WRITABLE ? "makes part of the home writable"
 		       : key == ISO_K_ROOT   ? "isorun would make its trees in the home"
 					     : "isorun would write it in the home";
+	case ISO_K_CACHE:
+		if (cli->protect_home == NS_HOME_OFF || !cache_widens(cli, val))
+			return NULL;
+		return "makes a cache in the home writable";
 	case ISO_K_WATCH:
 	case ISO_K_POLICY:
 		/* read by isorun itself, outside the namespace: names and lines of a hidden home */

@@ -270,6 +270,14 @@ static void rep_rlimit(const struct iso_opts *o, const struct iso_key_info *k,
 	out->num = (int64_t)v;
 }
 
+/* a list of words as they are: --cache's names */
+static void rep_strings(const struct iso_opts *o, const struct iso_key_info *k,
+			struct iso_report_setting *out)
+{
+	out->kind = ISO_REPORT_STRINGS;
+	out->paths = ISO_CFIELD(o, k, struct iso_strv);
+}
+
 /* ---- the table ---- */
 
 #define VALUE ISO_KIND_VALUE
@@ -501,6 +509,14 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 			    .report_at = 26,
 			    .report_value = rep_ceiling },
 	[ISO_K_CGROUP] = CHOICE_KEY("cgroup", cgroup, cgroup_words, "cgroup", 30),
+	/* the names, each once; none empties the list (the file's entries too) */
+	[ISO_K_CACHE] = { .name = "cache",
+			  .kind = LIST,
+			  ISO_FIELD_OF(caches),
+			  .parse = iso_set_cache,
+			  .report = "cache",
+			  .report_at = 32,
+			  .report_value = rep_strings },
 };
 
 int iso_key_lookup(const char *name)

@@ -105,5 +105,6 @@ iso_key_parse_fn iso_set_finding_exit;
 iso_key_parse_fn iso_set_cap_keep;
 iso_key_parse_fn iso_set_ceiling; /* arg: ISO_CEIL_* */
 iso_key_parse_fn iso_set_rlimit;  /* arg: ISO_RLIM_* */
+iso_key_parse_fn iso_set_cache;	  /* NAME[,NAME]... or none: struct iso_strv of names */
 
 #endif

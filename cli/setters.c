@@ -20,6 +20,7 @@
 #include "common/num.h"
 #include "common/text.h"
 #include "cli/suggest.h"
+#include "launcher/cache.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
 #include "tree/tree.h"
@@ -489,5 +490,52 @@ int iso_set_rlimit(struct iso_opts *o, const struct iso_key_info *k, const char 
 	}
 	o->rlimits.set[i] = true;
 	o->rlimits.value[i] = n;
+	return 0;
+}
+
+/* "--cache: unknown cache 'gp'; did you mean go? (known: go, npm, ...)" */
+static int unknown_cache(const char *opt, const char *w, struct iso_err *e)
+{
+	const char *names[ISO_N_CACHES + 1], *near;
+	char known[96] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < ISO_N_CACHES; i++) {
+		names[i] = iso_caches[i].name;
+		len += (size_t)snprintf(known + len, sizeof(known) - len, "%s, ", names[i]);
+	}
+	names[ISO_N_CACHES] = "none";
+	near = iso_suggest(w, names, ISO_N_CACHES + 1);
+	return iso_err_set(e, 0, "%s: unknown cache '%s'%s%s%s (known: %snone)", opt, w,
+			   near ? "; did you mean " : "", near ? near : "", near ? "?" : "", known);
+}
+
+/* NAME[,NAME]... adds each name once; none drops every cache given before it */
+int iso_set_cache(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		  bool cli, struct iso_err *e)
+{
+	const char *bad = NULL;
+	size_t badlen = 0;
+	unsigned bits, have = 0;
+	bool none;
+
+	if (iso_cache_parse(val, &bits, &none, &bad, &badlen) < 0) {
+		_cleanup_free_ char *w = strndup(bad, badlen);
+
+		return w ? unknown_cache(opt, w, e) : -ENOMEM;
+	}
+	if (none)
+		o->caches.n = 0;
+	for (size_t i = 0; i < o->caches.n; i++)
+		have |= 1u << iso_cache_lookup(o->caches.v[i]);
+	for (int i = 0; i < ISO_N_CACHES; i++) {
+		char *name;
+
+		if (!(bits & ~have & (1u << i)))
+			continue;
+		name = iso_opts_keep(o, strdup(iso_caches[i].name));
+		if (!name || strv_push(&o->caches, name) < 0)
+			return -ENOMEM;
+	}
 	return 0;
 }

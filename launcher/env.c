@@ -2,9 +2,11 @@
 #include "launcher/env.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launcher/say.h"
 #include "launcher/shell.h"
@@ -82,7 +84,44 @@ static bool listed(const struct iso_strv *v, const char *kv)
 	return false;
 }
 
-int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *base, char ***ret,
+/*
+ * cargo's CARGO_HOME in the tree, its download caches linked to the kept
+ * directory: config, credentials and installed binaries stay the run's own.
+ */
+static int link_tree_home(struct iso_tree *t, const struct iso_cache_kind *k, const char *dir,
+			  struct iso_err *e)
+{
+	char target[PATH_MAX + 64], link[PATH_MAX + 64];
+	int r = iso_tree_mkdir_sub(t, k->tree_sub, e);
+
+	for (size_t i = 0; r == 0 && k->subs[i]; i++) {
+		snprintf(target, sizeof(target), "%s/%s", dir, k->subs[i]);
+		snprintf(link, sizeof(link), "%s/%s", k->tree_sub, k->subs[i]);
+		if (symlinkat(target, t->fd, link) < 0)
+			r = iso_err_set(e, errno, "link '%s/%s' to '%s'", t->path, link, target);
+	}
+	return r;
+}
+
+/* Each cache's variables, pointing at its directory outside the tree. */
+static int put_caches(struct envv *env, struct iso_tree *t, const struct iso_cache_use *caches,
+		      size_t n, struct iso_err *e)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const struct iso_cache_kind *k = &iso_caches[iso_cache_lookup(caches[i].name)];
+
+		for (size_t j = 0; j < ISO_CACHE_VARS && k->vars[j] && r == 0; j++)
+			r = put(env, join(k->vars[j], caches[i].dir, k->subs[j]));
+		if (r == 0 && k->tree_var && (r = link_tree_home(t, k, caches[i].dir, e)) == 0)
+			r = put(env, join(k->tree_var, t->path, k->tree_sub));
+	}
+	return r;
+}
+
+int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *base,
+		  const struct iso_cache_use *caches, size_t n_caches, char ***ret,
 		  struct iso_err *e)
 {
 	struct envv env = { 0 };
@@ -99,6 +138,12 @@ int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *bas
 		r = put(&env, join(v->name, t->path, v->sub));
 	if (r == 0)
 		r = put(&env, join(ISO_NAMESPACE_VAR, t->path, NULL));
+	if (r == 0)
+		r = put_caches(&env, t, caches, n_caches, e);
+	if (r < 0 && e && e->msg[0]) {
+		iso_env_free(env.v);
+		return r;
+	}
 	/* for a prompt; before --setenv, which may change it */
 	if (r == 0 && o->shell)
 		r = put(&env, strdup(ISO_SHELL_VAR "=1"));

@@ -275,6 +275,8 @@ static int start(struct sup *s, struct iso_spawn *sp, int *ret_listener, struct 
 	if (!p->spawn.cwd)
 		p->spawn.cwd = s->out->cwd;
 	snprintf(s->ns.tree_tmp, sizeof(s->ns.tree_tmp), "%s/tmp", s->tree.path);
+	for (size_t i = 0; i < s->out->n_caches; i++)
+		p->caches[p->n_caches++] = s->out->caches[i].dir;
 	if (o->plan.mounts.home != NS_HOME_OFF) {
 		r = sup_plan_home(s, p, e);
 		if (r < 0)

@@ -21,14 +21,15 @@
 #include "ns/ns.h"
 
 /*
- * What --protect-home leaves as it is: the tree (TMPDIR may lie in the home) and each
- * --writable DIR, canonical.  Reachable from the static plan for the whole run.
+ * What --protect-home leaves as it is: the tree (TMPDIR may lie in the home), each
+ * --writable DIR and each cache kept between runs, canonical.  Reachable from the
+ * static plan for the whole run.
  */
 static int home_keeps(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 {
 	const struct iso_opts *o = s->o;
 
-	s->ns.keep = calloc(o->writable.n + 1, sizeof(*s->ns.keep));
+	s->ns.keep = calloc(o->writable.n + s->out->n_caches + 1, sizeof(*s->ns.keep));
 	if (!s->ns.keep)
 		return iso_err_set(e, ENOMEM, "%s", iso_say(o->say, ISO_SAY_WRITABLE));
 	s->ns.keep[0] = realpath(s->tree.path, NULL);
@@ -40,6 +41,12 @@ static int home_keeps(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 		if (!s->ns.keep[s->ns.n_keep])
 			return iso_err_set(e, errno, "%s '%s'", iso_say(o->say, ISO_SAY_WRITABLE),
 					   o->writable.v[i]);
+	}
+	/* a cache asked for stays writable: made and canonical already (launcher/cache.h) */
+	for (size_t i = 0; i < s->out->n_caches; i++, s->ns.n_keep++) {
+		s->ns.keep[s->ns.n_keep] = strdup(s->out->caches[i].dir);
+		if (!s->ns.keep[s->ns.n_keep])
+			return iso_err_set(e, ENOMEM, "%s", s->out->caches[i].dir);
 	}
 	p->keep = (const char *const *)s->ns.keep;
 	p->n_keep = s->ns.n_keep;

@@ -185,10 +185,24 @@ static int home_fds(const struct iso_ns_plan *p, struct iso_err *e)
 	return ns_home_fds(p->real_home, p->keep, p->n_keep, fds, n, e);
 }
 
+/*
+ * The caches kept between runs (--cache) under --private-tmp: pinned before the
+ * cover, bound back after it (bind), as the tree is.
+ */
+static int cover_caches(const struct iso_ns_plan *p, char pins[][64], bool bind, struct iso_err *e)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < p->n_caches; i++)
+		r = bind ? reexpose(p->caches[i], pins[i], e) : pin(p->caches[i], pins[i], 64, e);
+	return r;
+}
+
 static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 {
 	const struct iso_mount_plan *m = &p->mounts;
 	char tmp[64] = "", empty[64] = "", tree[64] = "", cwd[64] = "";
+	char caches[ISO_N_CACHES][64] = { "" };
 	int r = 0;
 
 	if (m->private_tmp) {
@@ -197,6 +211,8 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 			r = pin(p->tree, tree, sizeof(tree), e);
 		if (r == 0 && p->spawn.cwd)
 			r = pin(p->spawn.cwd, cwd, sizeof(cwd), e);
+		if (r == 0)
+			r = cover_caches(p, caches, false, e);
 	}
 	if (r == 0 && m->home == NS_HOME_HIDE)
 		r = pin(p->empty_dir, empty, sizeof(empty), e);
@@ -217,6 +233,8 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 		r = reexpose(p->tree, tree, e);
 	if (r == 0 && m->private_tmp && p->spawn.cwd)
 		r = reexpose(p->spawn.cwd, cwd, e);
+	if (r == 0 && m->private_tmp)
+		r = cover_caches(p, caches, true, e);
 	/* --policy's deny-socket paths: refused by the filter, and here not even there */
 	for (size_t i = 0; r == 0 && pol_masked_path(p->spawn.pol, i); i++) {
 		const char *sock = pol_masked_path(p->spawn.pol, i);

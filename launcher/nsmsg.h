@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "common/err.h"
+#include "launcher/cache.h"
 #include "launcher/opts.h"
 #include "launcher/spawn.h"
 #include "ns/ns.h"
@@ -83,6 +84,9 @@ struct iso_ns_plan {
 	const char *empty_dir;	 /* --protect-home=hide */
 	const char *const *keep; /* canonical paths left as they are inside the home */
 	size_t n_keep;
+	/* --cache: the caches kept between runs, bound back under --private-tmp too */
+	const char *caches[ISO_N_CACHES];
+	size_t n_caches;
 };
 
 int iso_ns_send(int sock, const struct iso_ns_msg *m);

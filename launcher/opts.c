@@ -25,6 +25,7 @@ void iso_opts_free(struct iso_opts *o)
 	free(o->keep_env.v);
 	free(o->watch.v);
 	free(o->writable.v);
+	free(o->caches.v);
 	free(o->pass_fds);
 	free(o->config_path);
 	free(o->settings);
@@ -32,7 +33,7 @@ void iso_opts_free(struct iso_opts *o)
 		free(o->pool[i]);
 	free(o->pool);
 	o->env_dirs.v = o->setenv.v = o->unsetenv.v = o->keep_env.v = o->watch.v = o->writable.v =
-		NULL;
+		o->caches.v = NULL;
 	o->pass_fds = NULL;
 	o->config_path = NULL;
 	o->settings = NULL;

@@ -85,6 +85,7 @@ enum iso_key {
 	ISO_K_PIDS_MAX,
 	ISO_K_CPU_MAX,
 	ISO_K_CGROUP,
+	ISO_K_CACHE,
 	ISO_N_KEYS,
 };
 
@@ -122,6 +123,7 @@ enum iso_report_kind {
 	ISO_REPORT_PATH,    /* made absolute against isorun's directory; NULL: null */
 	ISO_REPORT_PATHS,   /* a list of them */
 	ISO_REPORT_CEILING, /* {value, try} */
+	ISO_REPORT_STRINGS, /* a list of strings: paths->v as they are */
 };
 struct iso_report_setting {
 	const char *key;
@@ -176,6 +178,8 @@ struct iso_run_plan {
 	bool policy;
 	struct iso_mount_plan mounts;
 	struct iso_stop_plan stop;
+	/* --cache: the caches kept between runs, 1 << enum iso_cache_name (launcher/cache.h) */
+	unsigned caches;
 };
 
 struct iso_opts;
@@ -237,6 +241,9 @@ struct iso_opts {
 	char **argv;	     /* the command, NULL-terminated */
 	char *shell_argv[3]; /* `isorun shell`: $SHELL -i, in the pool; argv points here */
 	size_t argc;
+
+	/* --cache: the names, each once, in the order first given */
+	struct iso_strv caches;
 
 	/* isorun.conf: --config FILE (argv), --no-config, the file read (malloc'ed) */
 	const char *config_arg;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "common/err.h"
+#include "launcher/cache.h"
 #include "launcher/capsplan.h"
 #include "launcher/leak.h"
 #include "launcher/opts.h"
@@ -132,6 +133,8 @@ struct iso_outcome {
 	struct iso_stream *streams[2]; /* stdout, stderr; NULL when passed through */
 	bool output_merged;	       /* stderr shares the stdout stream (`>log 2>&1`) */
 	char **env;		       /* names are reported, never values */
+	struct iso_cache_use caches[ISO_N_CACHES]; /* --cache: kept between runs */
+	size_t n_caches;
 
 	struct iso_timing timing;
 	struct iso_caps_plan caps; /* what the command kept and lost, and why */

@@ -329,6 +329,29 @@ static json_t *not_measurable(const struct iso_verdict *v)
 	return a;
 }
 
+/*
+ * The caches kept between runs (--cache): where each is and which variables
+ * point there; the tree's CARGO_HOME is cargo's, its registry and git linked to it.
+ */
+static json_t *caches(const struct iso_outcome *o)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < o->n_caches; i++) {
+		const struct iso_cache_kind *k = &iso_caches[iso_cache_lookup(o->caches[i].name)];
+		json_t *vars = json_array();
+
+		for (size_t j = 0; j < ISO_CACHE_VARS && k->vars[j]; j++)
+			json_array_append_new(vars, json_string(k->vars[j]));
+		if (k->tree_var)
+			json_array_append_new(vars, json_string(k->tree_var));
+		json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "name", k->name, "dir",
+						   text(o->caches[i].dir, strlen(o->caches[i].dir)),
+						   "variables", vars));
+	}
+	return a;
+}
+
 /* One setting as cli/ worded it; NULL when a value cannot be made. */
 static json_t *setting(const struct iso_outcome *o, const struct iso_report_setting *s)
 {
@@ -345,6 +368,8 @@ static json_t *setting(const struct iso_outcome *o, const struct iso_report_sett
 		return abs_paths(o, s->paths);
 	case ISO_REPORT_CEILING:
 		return json_pack("{s:I, s:b}", "value", (json_int_t)s->num, "try", s->flag);
+	case ISO_REPORT_STRINGS:
+		return names(s->paths->v);
 	default:
 		return json_null();
 	}
@@ -443,6 +468,7 @@ static json_t *build(const struct iso_verdict *v)
 				      micros(o->timing.command), "scan", micros(o->timing.scan),
 				      "removal", micros(o->timing.removal)));
 	json_object_set_new(root, "environment", names(o->env));
+	json_object_set_new(root, "caches", caches(o));
 	json_object_set_new(root, "settings", settings(opts, o));
 	json_object_set_new(root, "isolation", isolation(v));
 	json_object_set_new(root, "policy", policy(v));

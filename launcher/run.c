@@ -155,6 +155,7 @@ static void free_outcome(struct iso_outcome *out)
 	iso_hung_free(&out->hung);
 	free(out->cwd);
 	free(out->home);
+	iso_cache_uses_free(out->caches, out->n_caches);
 	for (size_t i = 0; i < out->n_policy_events; i++) {
 		free(out->policy_events[i].detail);
 		free(out->policy_events[i].origin);

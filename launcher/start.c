@@ -190,8 +190,10 @@ int sup_prepare(struct sup *s, struct iso_err *e)
 int sup_make_tree(struct sup *s, struct iso_err *e)
 {
 	const struct iso_opts *o = s->o;
-	int r = iso_tree_create(&s->tree, iso_tree_root(o->root), o->argv, e);
+	int r = iso_cache_open_all(o, s->out->caches, &s->out->n_caches, e);
 
+	if (r == 0)
+		r = iso_tree_create(&s->tree, iso_tree_root(o->root), o->argv, e);
 	if (r < 0) {
 		if (e->cause == TREE_CAUSE_ROOT) {
 			iso_err_prefix(e, iso_say(o->say, ISO_SAY_ROOT), " ");
@@ -205,7 +207,7 @@ int sup_make_tree(struct sup *s, struct iso_err *e)
 	snprintf(s->out->tree_path, sizeof(s->out->tree_path), "%s", s->tree.path);
 	if (iso_ceilings_create(&s->ceil, o, s->tree.id, s->tree.fd, &s->out->res, e) < 0)
 		return -EIO;
-	if (iso_env_build(o, &s->tree, environ, &s->env, e) < 0)
+	if (iso_env_build(o, &s->tree, environ, s->out->caches, s->out->n_caches, &s->env, e) < 0)
 		return -EINVAL;
 	s->out->env = s->env;
 	if (o->shell)

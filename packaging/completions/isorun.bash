@@ -7,7 +7,7 @@ _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-
 	--chdir --pass-fd --watch --residue= --timeout --stop-signal --grace --settle
 	--leaks= --rlimit-nofile --rlimit-core --rlimit-fsize --report --junit --finding-exit-code --pidns --pidns=try --map-root --map-users= --cap-keep
 	--net= --private-tmp --protect-home= --writable --policy= --policy-mode= --config --no-config
-	--memory-max --pids-max --cpu-max --cgroup=
+	--memory-max --pids-max --cpu-max --cgroup= --cache
 	--quiet --verbose --color --color= --help --version'
 _isorun_selftest_opts='--json --policy= --policy-mode= --leaks= --protect-home= --net=
 	--pidns --pidns=try --settle --help'
@@ -29,7 +29,7 @@ _isorun_takes_arg() {
 		--watch | --residue | --timeout | --stop-signal | --grace | --settle | --leaks | \
 		--rlimit-nofile | --rlimit-core | --rlimit-fsize | \
 		--report | --junit | --finding-exit-code | --map-users | --cap-keep | --net | --protect-home | --writable | --policy | \
-		--policy-mode | --config | --memory-max | --pids-max | --cpu-max | --cgroup)
+		--policy-mode | --config | --memory-max | --pids-max | --cpu-max | --cgroup | --cache)
 		return 0
 		;;
 	esac
@@ -61,6 +61,7 @@ _isorun_value() {
 	--pidns) mapfile -t COMPREPLY < <(compgen -W 'try' -- "$cur") ;;
 	--cgroup) mapfile -t COMPREPLY < <(compgen -W 'auto off' -- "$cur") ;;
 	--map-users) mapfile -t COMPREPLY < <(compgen -W 'off auto require' -- "$cur") ;;
+	--cache) mapfile -t COMPREPLY < <(compgen -W 'go npm pip cargo xdg none' -- "$cur") ;;
 	--stop-signal)
 		mapfile -t COMPREPLY < <(compgen -A signal -- "$cur")
 		;;

@@ -17,6 +17,7 @@
 
 #include "cli/args.h"
 #include "cli/keys.h"
+#include "launcher/cache.h"
 #include "ns/ns.h"
 
 static void test_every_entry_is_whole(void **state)
@@ -71,6 +72,7 @@ static void test_report_order_is_published(void **state)
 		"rlimit_fsize",
 		"cgroup",
 		"map_users",
+		"cache",
 	};
 	struct iso_report_setting s[ISO_REPORT_SETTINGS_MAX];
 	struct iso_opts o;
@@ -229,6 +231,36 @@ static void test_choice_words(void **state)
 	iso_opts_free(&o);
 }
 
+/* --cache: each name once, in the order given; an unknown one names the known ones. */
+static void test_cache_names(void **state)
+{
+	struct iso_err e = { 0 };
+	struct iso_opts o;
+	char a[] = "npm,go", b[] = " go , pip", bad[] = "go,gp", none[] = "none", empty[] = "";
+	struct iso_report_setting s[ISO_REPORT_SETTINGS_MAX];
+	size_t n;
+
+	iso_opts_init(&o);
+	assert_int_equal(iso_opt_set(&o, ISO_K_CACHE, a, ISO_FROM_CLI, &e), 0);
+	assert_int_equal(iso_opt_set(&o, ISO_K_CACHE, b, ISO_FROM_CLI, &e), 0);
+	assert_int_equal(o.caches.n, 3);
+	assert_string_equal(o.caches.v[0], "go");
+	assert_string_equal(o.caches.v[1], "npm");
+	assert_string_equal(o.caches.v[2], "pip");
+	n = iso_key_report(&o, s);
+	assert_int_equal(find(s, n, "cache")->kind, ISO_REPORT_STRINGS);
+	assert_int_equal(find(s, n, "cache")->paths->n, 3);
+	assert_true(iso_opt_set(&o, ISO_K_CACHE, bad, ISO_FROM_CLI, &e) < 0);
+	assert_string_equal(e.msg, "--cache: unknown cache 'gp'; did you mean go? (known: go, "
+				   "npm, pip, cargo, xdg, none)");
+	assert_true(iso_opt_set(&o, ISO_K_CACHE, empty, 4, &e) < 0);
+	assert_string_equal(e.msg,
+			    "cache: unknown cache '' (known: go, npm, pip, cargo, xdg, none)");
+	assert_int_equal(iso_opt_set(&o, ISO_K_CACHE, none, ISO_FROM_CLI, &e), 0);
+	assert_int_equal(o.caches.n, 0);
+	iso_opts_free(&o);
+}
+
 /* One place decides which options need a namespace (the run plan's first part). */
 static void test_plan_namespaces(void **state)
 {
@@ -316,6 +348,13 @@ static const struct plan_case plan_cases[] = {
 	/* the stop: each option lands in its field */
 	{ { { ISO_K_STOP_SIGNAL, "INT" }, { ISO_K_GRACE, "1s" } }, 2,
 	  { .policy = true, .stop = { .signal = SIGINT, .grace_ms = 1000, .settle_ms = 3000 } } },
+	/* --cache: the names as bits, none drops what came before (the file's too) */
+	{ { { ISO_K_CACHE, "go, npm" } }, 1,
+	  { .policy = true, .stop = STOP,
+	    .caches = 1u << ISO_CACHE_GO | 1u << ISO_CACHE_NPM } },
+	{ { { ISO_K_CACHE, "xdg" }, { ISO_K_CACHE, "none,cargo" } }, 2,
+	  { .policy = true, .stop = STOP, .caches = 1u << ISO_CACHE_CARGO } },
+	{ { { ISO_K_CACHE, "pip" }, { ISO_K_CACHE, "none" } }, 2, { .policy = true, .stop = STOP } },
 	{ { { ISO_K_SETTLE, "2s" }, { ISO_K_TIMEOUT, "7s" } }, 2,
 	  { .policy = true,
 	    .stop = { .signal = SIGTERM, .grace_ms = 5000, .settle_ms = 2000, .timeout_ms = 7000 } } },
@@ -338,6 +377,7 @@ static void assert_plan(const struct iso_run_plan *got, const struct iso_run_pla
 	assert_int_equal(got->stop.grace_ms, want->stop.grace_ms);
 	assert_int_equal(got->stop.settle_ms, want->stop.settle_ms);
 	assert_int_equal(got->stop.timeout_ms, want->stop.timeout_ms);
+	assert_int_equal(got->caches, want->caches);
 }
 
 static bool plan_equal(const struct iso_run_plan *a, const struct iso_run_plan *b)
@@ -348,7 +388,8 @@ static bool plan_equal(const struct iso_run_plan *a, const struct iso_run_plan *
 	       a->mounts.net_isolated == b->mounts.net_isolated &&
 	       a->mounts.private_tmp == b->mounts.private_tmp && a->mounts.home == b->mounts.home &&
 	       a->stop.signal == b->stop.signal && a->stop.grace_ms == b->stop.grace_ms &&
-	       a->stop.settle_ms == b->stop.settle_ms && a->stop.timeout_ms == b->stop.timeout_ms;
+	       a->stop.settle_ms == b->stop.settle_ms && a->stop.timeout_ms == b->stop.timeout_ms &&
+	       a->caches == b->caches;
 }
 
 /*
@@ -405,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_report_values),
 		cmocka_unit_test(test_shown_value_reads_back),
 		cmocka_unit_test(test_choice_words),
+		cmocka_unit_test(test_cache_names),
 		cmocka_unit_test(test_plan_namespaces),
 		cmocka_unit_test(test_plan_implications),
 		cmocka_unit_test(test_plan_is_compiled_from_final_options),

@@ -1,0 +1,3 @@
+module example.com/isorun-bench/gomod
+
+go 1.19
