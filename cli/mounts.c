@@ -29,6 +29,7 @@ struct places {
 	size_t n_keep;
 	char *tmp[2];	   /* --private-tmp: /tmp and /var/tmp */
 	char *trees;	   /* the caller's directory of trees, DIR/isorun-UID */
+	char *cwd;	   /* the command's working directory (--chdir, else isorun's) */
 	const char *guard; /* --protect-home=ro or =hide */
 	bool hide;
 };
@@ -82,6 +83,7 @@ static void places_free(struct places *p)
 	free(p->tmp[0]);
 	free(p->tmp[1]);
 	free(p->trees);
+	free(p->cwd);
 }
 
 static int places_get(const struct iso_opts *o, struct places *p)
@@ -101,6 +103,7 @@ static int places_get(const struct iso_opts *o, struct places *p)
 			if ((p->keep[p->n_keep] = realpath(o->writable.v[i], NULL)))
 				p->n_keep++;
 	}
+	p->cwd = o->chdir ? realpath(o->chdir, NULL) : getcwd(NULL, 0);
 	if (o->private_tmp) {
 		p->tmp[0] = realpath("/tmp", NULL);
 		p->tmp[1] = realpath("/var/tmp", NULL);
@@ -195,6 +198,12 @@ static int judge_cover(struct judged *j, const struct places *p)
 		if (p->tmp[k] && related(d, p->tmp[k]))
 			return refuse(j, "the destination %s %s, the run's own under --private-tmp",
 				      at_or_below(d, p->tmp[k]) ? "lies in" : "covers", p->tmp[k]);
+	/* init enters it by name after the mounts: an empty tmpfs has no such directory */
+	if (j->m->kind == NS_MOUNT_TMPFS && p->cwd && at_or_below(p->cwd, d))
+		return refuse(j,
+			      "the command's working directory %s would lie in the empty tmpfs; "
+			      "give --chdir DIR outside it",
+			      p->cwd);
 	if (p->trees && related(d, p->trees))
 		return refuse(j, "the destination %s isorun's trees (%s)%s",
 			      at_or_below(d, p->trees) ? "lies in" : "covers", p->trees,

@@ -214,9 +214,15 @@ tree_pair() {
 		--private-tmp --bind "$S:$D"
 }
 
-@test "refused: a DEST over isorun's trees; a source in an earlier mount" {
+@test "refused: a DEST over isorun's trees or over the working directory; a source in an earlier mount" {
 	tree_pair
 	mkdir -p "$U"
+	cd "$S/sub"
+	refused "isorun: --tmpfs $S: the command's working directory $S/sub would lie in the empty tmpfs; give --chdir DIR outside it" \
+		--tmpfs "$S"
+	refused "isorun: --tmpfs $W: the command's working directory $W/dst would lie in the empty tmpfs" \
+		--chdir "$D" --tmpfs "$W"
+	cd "$W"
 	refused "isorun: --tmpfs $R: the destination covers isorun's trees ($U)" --tmpfs "$R"
 	refused "isorun: --tmpfs $U: the destination lies in isorun's trees ($U)" --tmpfs "$U"
 	refused "isorun: --ro-bind $D/x:$D: the source '$D/x'" --tmpfs "$D" --ro-bind "$D/x:$D"
