@@ -244,6 +244,13 @@ tree_pair() {
 		[ "${stderr_lines[0]}" = "isorun: $W/p/isorun.conf:2: $k: only on the command line, not in isorun.conf (a mount widens what the command reaches; a project file cannot add one)" ]
 		[ ! -e "$W/ran" ]
 	done
+	# under a command-line --ro-bind, the file cannot keep what would undo it
+	printf 'keep = false\ncap-keep = CAP_SYS_ADMIN\n' >"$W/p/isorun.conf"
+	run --separate-stderr bash -c 'cd "$1" && shift && exec "$@"' _ "$W/p" \
+		"$ISORUN" --root "$R" --ro-bind "$S:$D" -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: $W/p/isorun.conf:2: cap-keep = CAP_SYS_ADMIN: keeps a capability that undoes it (--ro-bind on the command line; a project file cannot widen it)" ]
+	[ ! -e "$W/ran" ]
 	printf 'keep = false\n' >"$W/p/isorun.conf"
 	run --separate-stderr bash -c 'cd "$1" && shift && exec "$@"' _ "$W/p" \
 		"$ISORUN" --root "$R" --tmpfs "$D" -- sh -c "touch '$D/x' && echo ok"
