@@ -97,6 +97,7 @@ const char *const iso_says[ISO_SAY_N] = {
 	[ISO_SAY_PRIVATE_TMP] = "--private-tmp",
 	[ISO_SAY_PROTECT_HOME] = "--protect-home",
 	[ISO_SAY_REPORT] = "--report",
+	[ISO_SAY_RO_MOUNTS] = "--ro-bind or --tmpfs",
 	[ISO_SAY_ROOT] = "--root",
 	[ISO_SAY_ROOT_FIX] = "choose a writable place with --root DIR or ISORUN_ROOT",
 	[ISO_SAY_SOCKET_MASKS] = "--policy's deny-socket masks",

@@ -102,6 +102,10 @@ void iso_usage(FILE *f)
 	      "  --private-tmp          the tree's tmp over /tmp and /var/tmp\n"
 	      "  --protect-home=off|ro|hide  the real home read-only (ro, read-only), or hidden\n"
 	      "  --writable DIR         under --protect-home, DIR in the home stays as it is\n"
+	      "  --bind SRC[:DEST], --ro-bind SRC[:DEST]  mount SRC at DEST (default: SRC),\n"
+	      "                         writable or read-only with all below it (--pidns)\n"
+	      "  --tmpfs DEST           an empty, writable tmpfs at DEST (--pidns); repeatable,\n"
+	      "                         in order, after the rest; only on the command line\n"
 	      "  --policy=default|strict|off|FILE  seccomp policy (default)\n"
 	      "  --policy-mode=enforce|log  log: let refused calls through, report them\n"
 	      "  --rlimit-nofile N      the command's descriptor limit (soft and hard)\n"
@@ -162,7 +166,9 @@ void iso_plan_compile(struct iso_opts *o)
 {
 	struct iso_run_plan *p = &o->plan;
 
-	p->protections = o->net_isolated || o->private_tmp || o->protect_home != NS_HOME_OFF;
+	/* a mount asked for (--bind, --ro-bind, --tmpfs) needs the namespace, as a protection */
+	p->protections =
+		o->net_isolated || o->private_tmp || o->protect_home != NS_HOME_OFF || o->n_binds;
 	p->namespaces = p->protections || o->pidns != ISO_PIDNS_OFF;
 	p->init_gate = p->namespaces;
 	p->init_fallback = o->pidns == ISO_PIDNS_TRY && !p->protections;
@@ -173,6 +179,8 @@ void iso_plan_compile(struct iso_opts *o)
 		.net_isolated = o->net_isolated,
 		.private_tmp = o->private_tmp,
 		.home = o->protect_home,
+		.binds = o->binds,
+		.n_binds = o->n_binds,
 	};
 	p->caches = 0;
 	for (size_t i = 0; i < o->caches.n; i++)

@@ -330,6 +330,17 @@ static int on_setting(void *user, const char *section, const char *name, const c
 			name);
 		return 0;
 	}
+	if (iso_keys[key].cli_only) {
+		char hint[sizeof(cp->e->hint)];
+
+		fail_at(cp,
+			"%s: only on the command line, not in %s (a mount widens what the "
+			"command reaches; a project file cannot add one)",
+			name, ISO_CONF_NAME);
+		snprintf(hint, sizeof(hint), "give it on the command line: --%s %s", name, value);
+		iso_err_hint(cp->e, hint);
+		return 0;
+	}
 	if (!trusted(cp, key, value))
 		return 0;
 	if (key == ISO_K_SETENV)

@@ -17,6 +17,7 @@
 #include "common/cleanup.h"
 #include "cli/commands.h"
 #include "cli/conf.h"
+#include "cli/mounts.h"
 #include "common/exit.h"
 #include "common/text.h"
 #include "tree/tree.h"
@@ -257,6 +258,8 @@ int iso_config_main(int argc, char **argv)
 		iso_opts_free(&o);
 		return iso_conf_fail(&e);
 	}
+	if (iso_mounts_check(&o, &e) < 0)
+		return iso_args_refuse(&o, &e);
 	iso_plan_compile(&o);
 	iso_warn_inert(&o);
 	if (json) {

@@ -163,6 +163,9 @@ static const char *mount_protection(const struct iso_opts *cli)
 		return "--private-tmp";
 	if (cli->net_isolated)
 		return "--net=isolated";
+	for (size_t i = 0; i < cli->n_binds; i++)
+		if (cli->binds[i].kind != NS_MOUNT_BIND)
+			return cli->binds[i].kind == NS_MOUNT_RO_BIND ? "--ro-bind" : "--tmpfs";
 	return NULL;
 }
 

@@ -517,6 +517,22 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 			  .report = "cache",
 			  .report_at = 32,
 			  .report_value = rep_strings },
+	/* mounts widen what the command reaches: the command line's alone (cli/mounts.c) */
+	[ISO_K_BIND] = { .name = "bind",
+			 .kind = LIST,
+			 .cli_only = true,
+			 .arg = NS_MOUNT_BIND,
+			 .parse = iso_set_mount },
+	[ISO_K_RO_BIND] = { .name = "ro-bind",
+			    .kind = LIST,
+			    .cli_only = true,
+			    .arg = NS_MOUNT_RO_BIND,
+			    .parse = iso_set_mount },
+	[ISO_K_TMPFS] = { .name = "tmpfs",
+			  .kind = LIST,
+			  .cli_only = true,
+			  .arg = NS_MOUNT_TMPFS,
+			  .parse = iso_set_mount },
 };
 
 int iso_key_lookup(const char *name)

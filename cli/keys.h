@@ -57,6 +57,8 @@ struct iso_key_info {
 	const char *report;    /* the report's key, or NULL: not in the report */
 	int report_at;	       /* its place among the report's settings (1: first) */
 	iso_key_report_fn *report_value;
+	/* refused in isorun.conf: a project file cannot add it (the mounts) */
+	bool cli_only;
 };
 
 extern const struct iso_key_info iso_keys[ISO_N_KEYS];
@@ -106,5 +108,6 @@ iso_key_parse_fn iso_set_cap_keep;
 iso_key_parse_fn iso_set_ceiling; /* arg: ISO_CEIL_* */
 iso_key_parse_fn iso_set_rlimit;  /* arg: ISO_RLIM_* */
 iso_key_parse_fn iso_set_cache;	  /* NAME[,NAME]... or none: struct iso_strv of names */
+iso_key_parse_fn iso_set_mount;	  /* arg: NS_MOUNT_*; into o->binds */
 
 #endif

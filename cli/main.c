@@ -18,6 +18,7 @@
 #include "cli/keys.h"
 #include "cli/commands.h"
 #include "cli/conf.h"
+#include "cli/mounts.h"
 #include "common/cleanup.h"
 #include "common/exit.h"
 #include "common/text.h"
@@ -196,6 +197,8 @@ int main(int argc, char **argv)
 		iso_opts_free(&o);
 		return iso_conf_fail(&e);
 	}
+	if (iso_mounts_check(&o, &e) < 0)
+		return iso_args_refuse(&o, &e);
 	o.advise = iso_advise;
 	o.say = iso_says;
 	o.report_settings = iso_key_report;

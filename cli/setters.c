@@ -539,3 +539,59 @@ int iso_set_cache(struct iso_opts *o, const struct iso_key_info *k, const char *
 	}
 	return 0;
 }
+
+/* Why `d` cannot be a mount's destination, or NULL: absolute and canonical as spelled. */
+static const char *dest_flaw(const char *d)
+{
+	size_t n = strlen(d);
+
+	if (d[0] != '/')
+		return "is not an absolute path";
+	if (n == 1)
+		return "is / itself";
+	if (strstr(d, "//") || d[n - 1] == '/')
+		return "is not canonical (an empty component, or a trailing '/')";
+	for (const char *p = d; p; p = strchr(p + 1, '/'))
+		if ((p[1] == '.' && (p[2] == '/' || !p[2])) ||
+		    (p[1] == '.' && p[2] == '.' && (p[3] == '/' || !p[3])))
+			return "is not canonical (a '.' or '..' component)";
+	return NULL;
+}
+
+/*
+ * --bind SRC[:DEST], --ro-bind SRC[:DEST], --tmpfs DEST (arg: NS_MOUNT_*).  The
+ * first ':' ends SRC, as docker's -v reads it; without DEST an absolute SRC is
+ * both.  Only the spelling here: cli/mounts.c judges them on the host once
+ * every option is known.
+ */
+int iso_set_mount(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		  bool cli, struct iso_err *e)
+{
+	const char *colon = k->arg == NS_MOUNT_TMPFS ? NULL : strchr(val, ':');
+	const char *dest = val, *flaw;
+	char *src = NULL;
+	struct ns_mount *n;
+
+	if (!*val || colon == val || (colon && !colon[1]))
+		return iso_err_set(e, 0, "%s '%s': empty path", opt, val);
+	if (k->arg != NS_MOUNT_TMPFS) {
+		src = iso_opts_keep(o, colon ? strndup(val, (size_t)(colon - val)) : strdup(val));
+		if (!src)
+			return -ENOMEM;
+		dest = colon ? colon + 1 : src;
+	}
+	flaw = dest_flaw(dest);
+	if (flaw)
+		return iso_err_set(e, 0, "%s %s: the destination '%s' %s; give %s", opt, val, dest,
+				   flaw,
+				   k->arg == NS_MOUNT_TMPFS ? "an absolute, canonical path"
+				   : colon ? "SRC:DEST with an absolute, canonical DEST"
+					   : "SRC:DEST, or an absolute, canonical SRC alone");
+	n = realloc(o->binds, (o->n_binds + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	o->binds = n;
+	n[o->n_binds++] =
+		(struct ns_mount){ .kind = (enum ns_mount_kind)k->arg, .src = src, .dest = dest };
+	return 0;
+}

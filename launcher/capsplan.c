@@ -16,7 +16,8 @@ static const char say_host[] = "they act on the whole host";
 static void protections(struct iso_caps_plan *c, const struct iso_opts *o, bool socket_masks)
 {
 	size_t n = 0;
-	const char *what[4];
+	const char *what[5];
+	bool ro_mounts = false;
 
 	if (o->protect_home == NS_HOME_RO)
 		what[n++] = iso_say(o->say, ISO_SAY_HOME_RO);
@@ -29,6 +30,11 @@ static void protections(struct iso_caps_plan *c, const struct iso_opts *o, bool 
 		what[n++] = iso_say(o->say, ISO_SAY_NET_ISOLATED);
 	if (socket_masks)
 		what[n++] = iso_say(o->say, ISO_SAY_SOCKET_MASKS);
+	/* a --bind is no protection: its mount gives, umount takes away */
+	for (size_t i = 0; i < o->n_binds; i++)
+		ro_mounts = ro_mounts || o->binds[i].kind != NS_MOUNT_BIND;
+	if (ro_mounts)
+		what[n++] = iso_say(o->say, ISO_SAY_RO_MOUNTS);
 	c->protect_why[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(c->protect_why);

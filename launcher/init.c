@@ -249,6 +249,9 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 	if (r == 0 && m->home != NS_HOME_OFF)
 		r = ns_protect_home(p->real_home, (enum ns_home_mode)m->home, empty, p->keep,
 				    p->n_keep, e);
+	/* last: a copy made after the covers carries them (cli/mounts.c refused the rest) */
+	if (r == 0)
+		r = ns_mounts_apply(m->binds, m->n_binds, e);
 	return r;
 }
 

@@ -27,6 +27,7 @@ void iso_opts_free(struct iso_opts *o)
 	free(o->writable.v);
 	free(o->caches.v);
 	free(o->pass_fds);
+	free(o->binds);
 	free(o->config_path);
 	free(o->settings);
 	for (size_t i = 0; i < o->n_pool; i++)
@@ -35,6 +36,8 @@ void iso_opts_free(struct iso_opts *o)
 	o->env_dirs.v = o->setenv.v = o->unsetenv.v = o->keep_env.v = o->watch.v = o->writable.v =
 		o->caches.v = NULL;
 	o->pass_fds = NULL;
+	o->binds = NULL;
+	o->n_binds = 0;
 	o->config_path = NULL;
 	o->settings = NULL;
 	o->pool = NULL;

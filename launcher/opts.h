@@ -86,6 +86,9 @@ enum iso_key {
 	ISO_K_CPU_MAX,
 	ISO_K_CGROUP,
 	ISO_K_CACHE,
+	ISO_K_BIND,
+	ISO_K_RO_BIND,
+	ISO_K_TMPFS,
 	ISO_N_KEYS,
 };
 
@@ -137,11 +140,15 @@ struct iso_report_setting {
 /* the report's settings: the keys that have one, and the file they came from */
 #define ISO_REPORT_SETTINGS_MAX (ISO_N_KEYS + 1)
 
+struct ns_mount;
 /* The mounts init makes in the run's mount namespace (launcher/init.c). */
 struct iso_mount_plan {
 	bool net_isolated; /* a network namespace of its own: lo up, its own /sys */
 	bool private_tmp;
 	int home; /* enum ns_home_mode: --protect-home */
+	/* --bind, --ro-bind, --tmpfs in order, after the rest (ns_mounts_apply()) */
+	const struct ns_mount *binds;
+	size_t n_binds;
 };
 
 /* How the run is stopped: --stop-signal, --grace, --settle, --timeout (0: none). */
@@ -237,6 +244,10 @@ struct iso_opts {
 	int protect_home; /* enum ns_home_mode */
 	struct iso_rlimits rlimits;
 	struct iso_ceiling ceilings[ISO_N_CEILINGS];
+	/* --bind, --ro-bind, --tmpfs in command-line order; canonical once cli/mounts.c
+	 * judged them */
+	struct ns_mount *binds;
+	size_t n_binds;
 	int cgroup;	     /* ISO_CGROUP_* */
 	char **argv;	     /* the command, NULL-terminated */
 	char *shell_argv[3]; /* `isorun shell`: $SHELL -i, in the pool; argv points here */

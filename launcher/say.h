@@ -37,6 +37,7 @@ enum iso_say {
 	ISO_SAY_PRIVATE_TMP,	/* /tmp and /var/tmp of the run's own */
 	ISO_SAY_PROTECT_HOME,	/* the home guarded */
 	ISO_SAY_REPORT,		/* the JSON report */
+	ISO_SAY_RO_MOUNTS,	/* the read-only binds and tmpfs mounts asked for */
 	ISO_SAY_ROOT,		/* where the trees are made */
 	ISO_SAY_ROOT_FIX,	/* what helps when that place is not writable */
 	ISO_SAY_SOCKET_MASKS,	/* the policy's masks of socket kinds */

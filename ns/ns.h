@@ -188,6 +188,26 @@ int ns_home_skeleton(const char *home, const char *empty, const char *const *kee
  */
 bool ns_home_covers(const char *home, const char *const *keep, size_t n_keep, const char *path);
 
+/* --- the run's own mounts, asked by the caller (ns/binds.c) ------------------ */
+
+enum ns_mount_kind { NS_MOUNT_BIND, NS_MOUNT_RO_BIND, NS_MOUNT_TMPFS };
+struct ns_mount {
+	enum ns_mount_kind kind;
+	const char *src;  /* canonical; NULL for a tmpfs */
+	const char *dest; /* canonical, absolute */
+	/* dest is made first (its missing directories, then a directory, or an empty
+	 * file when src is not a directory): it lies in an earlier tmpfs of the list */
+	bool make;
+	bool file; /* src is not a directory */
+};
+/*
+ * Mount each of `m` in order, in the caller's mount namespace.  A bind copies
+ * the mounts below src too (AT_RECURSIVE); a read-only bind is made read-only,
+ * submounts included, before it is attached, so no moment is writable.  A tmpfs
+ * is nosuid,nodev, mode 0755, owned by the caller.  Stops at the first failure.
+ */
+int ns_mounts_apply(const struct ns_mount *m, size_t n, struct iso_err *e);
+
 /*
  * Each of `fds` (the command's standard descriptors and --pass-fd) that is a
  * directory, or a file open read-only or O_PATH, at a path below the home (and not

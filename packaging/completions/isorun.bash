@@ -8,6 +8,7 @@ _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-
 	--leaks= --rlimit-nofile --rlimit-core --rlimit-fsize --report --junit --finding-exit-code --pidns --pidns=try --map-root --map-users= --cap-keep
 	--net= --private-tmp --protect-home= --writable --policy= --policy-mode= --config --no-config
 	--memory-max --pids-max --cpu-max --cgroup= --cache
+	--bind --ro-bind --tmpfs
 	--quiet --verbose --color --color= --help --version'
 _isorun_selftest_opts='--json --policy= --policy-mode= --leaks= --protect-home= --net=
 	--pidns --pidns=try --settle --help'
@@ -29,7 +30,8 @@ _isorun_takes_arg() {
 		--watch | --residue | --timeout | --stop-signal | --grace | --settle | --leaks | \
 		--rlimit-nofile | --rlimit-core | --rlimit-fsize | \
 		--report | --junit | --finding-exit-code | --map-users | --cap-keep | --net | --protect-home | --writable | --policy | \
-		--policy-mode | --config | --memory-max | --pids-max | --cpu-max | --cgroup | --cache)
+		--policy-mode | --config | --memory-max | --pids-max | --cpu-max | --cgroup | --cache | \
+		--bind | --ro-bind | --tmpfs)
 		return 0
 		;;
 	esac
@@ -44,7 +46,7 @@ _isorun_value() {
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		;;
-	--report | --junit | --config)
+	--report | --junit | --config | --bind | --ro-bind | --tmpfs)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		;;

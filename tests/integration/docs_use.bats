@@ -341,6 +341,15 @@ assert_real_home_untouched() {
 	assert_no_tree
 }
 
+@test "guard-home.md: --ro-bind of the checkout turns the suite's write there into EROFS" {
+	require "user and PID namespaces" userns_ok
+	require "make" debian_tool make
+	run_page guard-home.md guard-robind
+	assert_page_ok
+	assert_checkout guard-home
+	assert_no_tree
+}
+
 @test "cargo-test.md, ci-shell.md: rustup's cargo proxy finds its toolchains through setenv = RUSTUP_HOME=\${HOME}/.rustup in isorun.conf" {
 	require "cargo" debian_tool cargo
 	# a rustup layout in a home of its own: the proxy in ~/.cargo/bin execs the

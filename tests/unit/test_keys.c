@@ -278,6 +278,8 @@ static void test_plan_namespaces(void **state)
 		{ ISO_K_NET, "host", false, false },
 		{ ISO_K_PROTECT_HOME, "off", false, false },
 		{ ISO_K_MAP_ROOT, "true", false, false },
+		{ ISO_K_TMPFS, "/x", true, true },
+		{ ISO_K_RO_BIND, "/x", true, true },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -337,6 +339,11 @@ static const struct plan_case plan_cases[] = {
 	/* ... but a protection is never dropped with it */
 	{ { { ISO_K_PIDNS, "try" }, { ISO_K_PRIVATE_TMP, "true" } }, 2,
 	  { NS, .hides = true, .mounts = { .private_tmp = true }, .policy = true, .stop = STOP } },
+	/* a mount asked for is a protection: init makes it, --pidns=try never drops it */
+	{ { { ISO_K_TMPFS, "/x" } }, 1,
+	  { NS, .mounts = { .n_binds = 1 }, .policy = true, .stop = STOP } },
+	{ { { ISO_K_PIDNS, "try" }, { ISO_K_BIND, "/a:/b" } }, 2,
+	  { NS, .mounts = { .n_binds = 1 }, .policy = true, .stop = STOP } },
 	/* --map-root alone implies nothing */
 	{ { { ISO_K_MAP_ROOT, "true" } }, 1, { .policy = true, .stop = STOP } },
 	/* --report keeps the output's tail; --junit does not */
@@ -373,6 +380,7 @@ static void assert_plan(const struct iso_run_plan *got, const struct iso_run_pla
 	assert_int_equal(got->mounts.net_isolated, want->mounts.net_isolated);
 	assert_int_equal(got->mounts.private_tmp, want->mounts.private_tmp);
 	assert_int_equal(got->mounts.home, want->mounts.home);
+	assert_int_equal(got->mounts.n_binds, want->mounts.n_binds);
 	assert_int_equal(got->stop.signal, want->stop.signal);
 	assert_int_equal(got->stop.grace_ms, want->stop.grace_ms);
 	assert_int_equal(got->stop.settle_ms, want->stop.settle_ms);
@@ -387,9 +395,9 @@ static bool plan_equal(const struct iso_run_plan *a, const struct iso_run_plan *
 	       a->hides == b->hides && a->keep_output == b->keep_output && a->policy == b->policy &&
 	       a->mounts.net_isolated == b->mounts.net_isolated &&
 	       a->mounts.private_tmp == b->mounts.private_tmp && a->mounts.home == b->mounts.home &&
-	       a->stop.signal == b->stop.signal && a->stop.grace_ms == b->stop.grace_ms &&
-	       a->stop.settle_ms == b->stop.settle_ms && a->stop.timeout_ms == b->stop.timeout_ms &&
-	       a->caches == b->caches;
+	       a->mounts.n_binds == b->mounts.n_binds && a->stop.signal == b->stop.signal &&
+	       a->stop.grace_ms == b->stop.grace_ms && a->stop.settle_ms == b->stop.settle_ms &&
+	       a->stop.timeout_ms == b->stop.timeout_ms && a->caches == b->caches;
 }
 
 /*
@@ -438,6 +446,65 @@ static void test_plan_is_compiled_from_final_options(void **state)
 	iso_opts_free(&o);
 }
 
+/* --bind SRC[:DEST], --ro-bind, --tmpfs DEST: the spelling, in order; the host is cli/mounts.c's */
+static void test_mount_spelling(void **state)
+{
+	static const struct {
+		enum iso_key key;
+		const char *val, *src, *dest, *err;
+	} cases[] = {
+		{ ISO_K_BIND, "/a:/b", "/a", "/b", NULL },
+		{ ISO_K_RO_BIND, "rel/a:/b", "rel/a", "/b", NULL },
+		{ ISO_K_RO_BIND, "/a", "/a", "/a", NULL },
+		{ ISO_K_TMPFS, "/a:b", NULL, "/a:b", NULL },
+		{ ISO_K_BIND, "a", NULL, NULL,
+		  "bind a: the destination 'a' is not an absolute path; give SRC:DEST, or an "
+		  "absolute, canonical SRC alone" },
+		{ ISO_K_BIND, "/a:/b/../c", NULL, NULL,
+		  "bind /a:/b/../c: the destination '/b/../c' is not canonical (a '.' or '..' "
+		  "component); give SRC:DEST with an absolute, canonical DEST" },
+		{ ISO_K_TMPFS, "/b/.", NULL, NULL,
+		  "tmpfs /b/.: the destination '/b/.' is not canonical (a '.' or '..' component); "
+		  "give an absolute, canonical path" },
+		{ ISO_K_TMPFS, "/b//c", NULL, NULL,
+		  "tmpfs /b//c: the destination '/b//c' is not canonical (an empty component, or a "
+		  "trailing '/'); give an absolute, canonical path" },
+		{ ISO_K_TMPFS, "/..", NULL, NULL,
+		  "tmpfs /..: the destination '/..' is not canonical (a '.' or '..' component); "
+		  "give an absolute, canonical path" },
+		{ ISO_K_TMPFS, "/", NULL, NULL,
+		  "tmpfs /: the destination '/' is / itself; give an absolute, canonical path" },
+		{ ISO_K_BIND, "/a:", NULL, NULL, "bind '/a:': empty path" },
+	};
+	struct iso_opts o;
+	size_t n = 0;
+
+	iso_opts_init(&o);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct iso_err e = { 0 };
+		char *val = iso_opts_keep(&o, strdup(cases[i].val));
+		int r = iso_opt_set(&o, cases[i].key, val, 1, &e);
+
+		if (cases[i].err) {
+			assert_true(r < 0);
+			assert_string_equal(e.msg, cases[i].err);
+			continue;
+		}
+		assert_int_equal(r, 0);
+		assert_int_equal(o.n_binds, ++n);
+		if (cases[i].src)
+			assert_string_equal(o.binds[n - 1].src, cases[i].src);
+		else
+			assert_null(o.binds[n - 1].src);
+		assert_string_equal(o.binds[n - 1].dest, cases[i].dest);
+		assert_int_equal(o.binds[n - 1].kind, cases[i].key == ISO_K_BIND ? NS_MOUNT_BIND
+						      : cases[i].key == ISO_K_RO_BIND
+							      ? NS_MOUNT_RO_BIND
+							      : NS_MOUNT_TMPFS);
+	}
+	iso_opts_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_plan_namespaces),
 		cmocka_unit_test(test_plan_implications),
 		cmocka_unit_test(test_plan_is_compiled_from_final_options),
+		cmocka_unit_test(test_mount_spelling),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
