@@ -24,6 +24,8 @@ void iso_opts_free(struct iso_opts *o)
 	free(o->unsetenv.v);
 	free(o->keep_env.v);
 	free(o->watch.v);
+	free(o->watch_ignore.v);
+	free(o->watch_ignore_by.v);
 	free(o->writable.v);
 	free(o->pass_fds);
 	free(o->config_path);
@@ -33,6 +35,7 @@ void iso_opts_free(struct iso_opts *o)
 	free(o->pool);
 	o->env_dirs.v = o->setenv.v = o->unsetenv.v = o->keep_env.v = o->watch.v = o->writable.v =
 		NULL;
+	o->watch_ignore.v = o->watch_ignore_by.v = NULL;
 	o->pass_fds = NULL;
 	o->config_path = NULL;
 	o->settings = NULL;
