@@ -281,7 +281,8 @@ static int run_git(const char *dir, const char *ceiling, struct git_io *io)
 	close_all(mine);
 	if (pid < 0)
 		return r;
-	if (r < 0)
+	/* its group: what a git wrapper started goes with it */
+	if (r < 0 && kill(-pid, SIGKILL) < 0)
 		(void)kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)

@@ -95,7 +95,8 @@ static void apply_git(struct sup *s, size_t w, const struct iso_snapshot *after,
 		(void)iso_git_check_ignore(after->dir, &s->git[w], added, n, git, why, sizeof(why));
 	iso_git_rules_free(&now);
 	if (why[0])
-		residue_note(&s->out->residue_notes, &s->out->n_residue_notes, after->dir, why);
+		residue_note(&s->out->residue_notes, &s->out->n_residue_notes, s->snaps[w].dir,
+			     why);
 	for (size_t i = 0; git && i < n; i++) {
 		if (!by[i])
 			by[i] = git[i];
