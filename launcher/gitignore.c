@@ -114,6 +114,28 @@ static uint64_t now_ms(void)
 }
 
 /*
+ * git in PATH's absolute directories only: "." or an empty entry would be the
+ * directory isorun runs in, often the checkout, whose ./git the command wrote.
+ */
+static bool find_git(const char *path, char *prog, size_t len)
+{
+	const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin";
+
+	for (;;) {
+		size_t n = strcspn(p, ":");
+
+		if (n && p[0] == '/') {
+			snprintf(prog, len, "%.*s/git", (int)n, p);
+			if (access(prog, X_OK) == 0)
+				return true;
+		}
+		if (!p[n])
+			return false;
+		p += n + 1;
+	}
+}
+
+/*
  * git, made harmless to run in a checkout the command could write: no
  * fsmonitor (a program git would start), no hooks, no transport (a lazy fetch
  * of a partial clone runs ssh), no pager; the user's and the system's config and
@@ -134,7 +156,7 @@ static void exec_git(const char *dir, const char *ceiling, int in, int out, int 
 			 "-z",		 "-v",
 			 "-n",		 NULL };
 	const char *path = getenv("PATH");
-	char pathvar[4096];
+	char pathvar[4096], prog[PATH_MAX];
 	char *envp[] = { pathvar,
 			 "HOME=/nonexistent",
 			 "LC_ALL=C",
@@ -155,7 +177,8 @@ static void exec_git(const char *dir, const char *ceiling, int in, int out, int 
 	(void)setpgid(0, 0);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(126);
-	execvpe("git", argv, envp);
+	if (find_git(path, prog, sizeof(prog)))
+		execve(prog, argv, envp);
 	_exit(127);
 }
 
@@ -331,7 +354,11 @@ static void say_failure(int r, const struct git_io *io, char *why, size_t len)
 		snprintf(why, len, "git check-ignore killed by signal %d", WTERMSIG(r));
 }
 
-/* The paths, NUL-separated, as git reads them with -z. */
+/*
+ * The paths, NUL-separated, as git reads them with -z, each after "./": a name
+ * the command chose such as ":(top)prog" is pathspec magic to git (the top's
+ * prog, which .gitignore may name), and check-ignore takes no :(literal).
+ */
 static char *join_paths(const char *const *paths, size_t n, size_t *len)
 {
 	char *buf = NULL;
@@ -340,7 +367,7 @@ static char *join_paths(const char *const *paths, size_t n, size_t *len)
 	if (!f)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		fwrite(paths[i], 1, strlen(paths[i]) + 1, f);
+		fprintf(f, "./%s%c", paths[i], '\0');
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;

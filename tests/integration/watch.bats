@@ -101,6 +101,22 @@ PY
 	[[ "$stderr" != *x.o* ]]
 }
 
+@test "gitignore: the command cannot steer git: a ./git it wrote is not run through a relative PATH entry; a name like :(top)prog is that name" {
+	require "git" git --version
+	make_checkout
+	cd "$W/co"
+	# the checkout's own ./git, and a PATH whose first entry is the working directory
+	run --separate-stderr env PATH=".:$PATH" "$ISORUN" --no-config --root "$R" --watch . --residue=fail -- \
+		sh -c 'printf "#!/bin/sh\ntouch %s/pwned\nexit 1\n" "$1" >git && chmod +x git && touch "./:(top)prog" a.o' sh "$W"
+	[ "$status" -eq 122 ]
+	[ ! -e "$W/pwned" ]
+	# git answered (a.o is ignored); pathspec magic would have made the name "prog"
+	[ "$(grep -c 'isorun: residue: ' <<<"$stderr")" -eq 2 ]
+	grep -qxF "isorun: residue: ':(top)prog' appeared in ." <<<"$stderr"
+	grep -qxF "isorun: residue: 'git' appeared in ." <<<"$stderr"
+	[[ "$stderr" != *"not applied"* ]]
+}
+
 # git_stub BODY: a directory holding a `git` that runs BODY (sh), first in PATH
 git_stub() {
 	mkdir -p "$W/stub"
