@@ -210,6 +210,20 @@ static int depth_of(const char *rel)
 	return d;
 }
 
+/* Append p (malloc'ed) to the list; false, and p freed, without memory. */
+static bool push_path(char ***v, size_t *n, char *p)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv) {
+		free(p);
+		return false;
+	}
+	*v = nv;
+	nv[(*n)++] = p;
+	return true;
+}
+
 /* One entry of the home: a directory to list later, a file to name; false: stop the walk. */
 static bool home_entry(struct home_walk *hw, const char *rel, const struct dirent *de)
 {
@@ -226,29 +240,14 @@ static bool home_entry(struct home_walk *hw, const char *rel, const struct diren
 		return true;
 	if (asprintf(&p, "%s%s%s", rel, de->d_name, de->d_type == DT_DIR ? "/" : "") < 0)
 		return false;
-	if (de->d_type == DT_DIR) {
-		char **nv = realloc(hw->dirs, (hw->n_dirs + 1) * sizeof(*nv));
-		if (!nv) {
-			free(p);
-			return false;
-		}
-		hw->dirs = nv;
-		hw->dirs[hw->n_dirs++] = p;
-		return true;
-	}
+	if (de->d_type == DT_DIR)
+		return push_path(&hw->dirs, &hw->n_dirs, p);
 	if (out->n_home_writes >= ISO_HOME_WRITES_MAX) {
 		out->n_home_writes_more++;
 		free(p);
 		return true;
 	}
-	char **nv = realloc(out->home_writes, (out->n_home_writes + 1) * sizeof(*nv));
-	if (!nv) {
-		free(p);
-		return false;
-	}
-	out->home_writes = nv;
-	out->home_writes[out->n_home_writes++] = p;
-	return true;
+	return push_path(&out->home_writes, &out->n_home_writes, p);
 }
 
 /* List the directory rel (relative to home; "" the home itself); false: stop the walk. */
