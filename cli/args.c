@@ -87,6 +87,10 @@ void iso_usage(FILE *f)
 	      "  --pass-fd N            let fd N reach the command\n"
 	      "  --watch DIR            report entries that appear in DIR during the run\n"
 	      "  --residue=warn|fail    what such an entry does to the verdict (warn)\n"
+	      "  --watch-ignore GLOB    not residue (as a .gitignore line); a git work tree's\n"
+	      "                         .gitignore is honoured too\n"
+	      "  --watch-home           name on stderr the files the run wrote in its private\n"
+	      "                         HOME outside ~/.cache (always in the report)\n"
 	      "  --timeout DUR          stop the whole tree after DUR (exit 124); 0: no limit\n"
 	      "  --stop-signal SIG      signal sent on timeout or cancel (SIGTERM)\n"
 	      "  --grace DUR            then SIGKILL after DUR (5s)\n"
@@ -159,6 +163,40 @@ void iso_config_usage(FILE *f)
 }
 
 /*
+ * Each --watch-ignore glob's source as the report names it: the option, or the
+ * file and line it came from (a project file's ignores are taken, and said).
+ */
+static void watch_ignore_sources(struct iso_opts *o)
+{
+	size_t g = 0;
+
+	o->watch_ignore_by.n = 0;
+	for (size_t i = 0; i < o->n_settings && g < o->watch_ignore.n; i++) {
+		const struct iso_setting *st = &o->settings[i];
+		char *label = NULL, **v;
+
+		if (st->key != ISO_K_WATCH_IGNORE)
+			continue;
+		if (st->line == ISO_FROM_CLI ? asprintf(&label, "--watch-ignore %s", st->val) < 0
+					     : asprintf(&label, "%s:%u: watch-ignore = %s",
+							o->config_path ? o->config_path : "?",
+							st->line, st->val) < 0)
+			label = NULL;
+		v = realloc(o->watch_ignore_by.v, (g + 2) * sizeof(*v));
+		if (!v) {
+			free(label);
+			return;
+		}
+		o->watch_ignore_by.v = v;
+		if (!label || !iso_opts_keep(o, label))
+			return;
+		v[g++] = label;
+		v[g] = NULL;
+		o->watch_ignore_by.n = g;
+	}
+}
+
+/*
  * The one place that decides what the options imply: which namespaces, which gate,
  * what init mounts, how the run is stopped, which sinks keep what.
  */
@@ -191,6 +229,7 @@ void iso_plan_compile(struct iso_opts *o)
 		.settle_ms = o->settle_ms,
 		.timeout_ms = o->timeout_ms,
 	};
+	watch_ignore_sources(o);
 }
 
 /*
@@ -209,6 +248,8 @@ void iso_warn_inert(const struct iso_opts *o)
 		fprintf(stderr, fmt, "--map-users", "--pidns");
 	if (o->residue == ISO_FAIL && !o->watch.n)
 		fprintf(stderr, fmt, "--residue=fail", "--watch");
+	if (o->watch_ignore.n && !o->watch.n)
+		fprintf(stderr, fmt, "--watch-ignore", "--watch");
 	if (o->writable.n && o->protect_home == NS_HOME_OFF)
 		fprintf(stderr, fmt, "--writable", "--protect-home=ro|hide");
 	if (o->keep_env.n && !o->clearenv)

@@ -344,6 +344,16 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 			  .report_at = 6,
 			  .report_value = rep_paths },
 	[ISO_K_RESIDUE] = CHOICE_KEY("residue", residue, residue_modes, "residue", 7),
+	/* not in the report's settings: each ignored entry names its rule there */
+	[ISO_K_WATCH_IGNORE] = { .name = "watch-ignore",
+				 .kind = LIST,
+				 ISO_FIELD_OF(watch_ignore),
+				 .parse = iso_set_watch_ignore },
+	[ISO_K_WATCH_HOME] = { .name = "watch-home",
+			       .kind = FLAG,
+			       ISO_FIELD_OF(watch_home),
+			       .parse = iso_set_flag,
+			       .show = show_flag },
 	/* arg 1: 0 is none */
 	[ISO_K_TIMEOUT] = { .name = "timeout",
 			    .kind = VALUE,

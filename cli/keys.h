@@ -97,6 +97,7 @@ iso_key_parse_fn iso_set_path;	 /* const char * field, not empty */
 iso_key_parse_fn iso_set_output; /* --report, --junit: FILE or fd:N */
 iso_key_parse_fn iso_set_policy;
 iso_key_parse_fn iso_set_path_list; /* struct iso_strv field, not empty */
+iso_key_parse_fn iso_set_watch_ignore;
 iso_key_parse_fn iso_set_env_dir;
 iso_key_parse_fn iso_set_setenv;
 iso_key_parse_fn iso_set_env_name; /* struct iso_strv field */

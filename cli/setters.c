@@ -277,6 +277,23 @@ int iso_set_path_list(struct iso_opts *o, const struct iso_key_info *k, const ch
 }
 
 /*
+ * --watch-ignore GLOB: matched as a .gitignore line (launcher/residue.h), but
+ * without its negation, which would need the order of every source's lines.
+ */
+int iso_set_watch_ignore(struct iso_opts *o, const struct iso_key_info *k, const char *opt,
+			 char *val, bool cli, struct iso_err *e)
+{
+	if (!*val || !strcmp(val, "/"))
+		return iso_err_set(e, 0, "%s: empty glob (give a name, e.g. build/ or *.o)", opt);
+	if (val[0] == '!')
+		return iso_err_set(e, 0,
+				   "%s '%s': a negation is not taken (it would undo an ignore "
+				   "of .gitignore); give the globs to ignore",
+				   opt, val);
+	return strv_push(&o->watch_ignore, val);
+}
+
+/*
  * --report and --junit: FILE or fd:N (a descriptor the caller opened, as bwrap's
  * --json-status-fd).  `-` is refused: stdout carries the command's own output, which a report would
  * corrupt, and stderr carries the command's errors and isorun's lines.

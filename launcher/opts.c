@@ -24,6 +24,8 @@ void iso_opts_free(struct iso_opts *o)
 	free(o->unsetenv.v);
 	free(o->keep_env.v);
 	free(o->watch.v);
+	free(o->watch_ignore.v);
+	free(o->watch_ignore_by.v);
 	free(o->writable.v);
 	free(o->caches.v);
 	free(o->pass_fds);
@@ -35,6 +37,7 @@ void iso_opts_free(struct iso_opts *o)
 	free(o->pool);
 	o->env_dirs.v = o->setenv.v = o->unsetenv.v = o->keep_env.v = o->watch.v = o->writable.v =
 		o->caches.v = NULL;
+	o->watch_ignore.v = o->watch_ignore_by.v = NULL;
 	o->pass_fds = NULL;
 	o->binds = NULL;
 	o->n_binds = 0;

@@ -57,6 +57,8 @@ enum iso_key {
 	ISO_K_PASS_FD,
 	ISO_K_WATCH,
 	ISO_K_RESIDUE,
+	ISO_K_WATCH_IGNORE,
+	ISO_K_WATCH_HOME,
 	ISO_K_TIMEOUT,
 	ISO_K_STOP_SIGNAL,
 	ISO_K_GRACE,
@@ -215,6 +217,9 @@ struct iso_opts {
 	struct iso_strv unsetenv; /* "VAR" */
 	struct iso_strv keep_env; /* "VAR" */
 	struct iso_strv watch;	  /* directories */
+	/* --watch-ignore globs, and each one's source as the command line words it */
+	struct iso_strv watch_ignore, watch_ignore_by;
+	bool watch_home;	  /* what the run wrote in its private home, on stderr too */
 	struct iso_strv writable; /* kept as they are under --protect-home */
 	int *pass_fds;
 	size_t n_pass_fds;

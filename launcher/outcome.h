@@ -21,7 +21,13 @@ enum iso_tree_state { ISO_TREE_NONE, ISO_TREE_REMOVED, ISO_TREE_KEPT, ISO_TREE_R
 struct iso_residue_entry {
 	const char *dir;
 	char *path;
+	char *by; /* an ignored entry's rule (a .gitignore line, a glob's source); residue: NULL */
 };
+
+/* At most this many ignored entries are named; the rest are counted. */
+#define ISO_IGNORED_MAX 1000
+/* At most this many files the run wrote in its private home are named; the rest are counted. */
+#define ISO_HOME_WRITES_MAX 1000
 
 /* A --watch directory whose check could not run: no entries from it, and why. */
 struct iso_residue_gap {
@@ -125,6 +131,18 @@ struct iso_outcome {
 	size_t n_residue;
 	struct iso_residue_gap *residue_gaps;
 	size_t n_residue_gaps;
+	/* new entries a .gitignore or a --watch-ignore glob kept out of the residue */
+	struct iso_residue_entry *residue_ignored;
+	size_t n_residue_ignored, n_residue_ignored_more;
+	/* a watched directory whose .gitignore was not applied (git missing, failed), and why */
+	struct iso_residue_gap *residue_notes;
+	size_t n_residue_notes;
+
+	/* what the run left in its private HOME outside the XDG cache (relative to it) */
+	bool home_walked;
+	char **home_writes;
+	size_t n_home_writes, n_home_writes_more;
+	char home_unmeasurable[256]; /* the walk stopped short: why; else "" */
 
 	enum iso_tree_state tree_state;
 	char tree_path[4096];

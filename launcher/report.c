@@ -298,6 +298,44 @@ static json_t *residue(const struct iso_verdict *v)
 	return a;
 }
 
+static json_t *str(const char *s)
+{
+	return s ? text(s, strlen(s)) : json_null();
+}
+
+/* What the ignores kept out of the residue, each with its rule, and the directories they missed. */
+static json_t *residue_ignored(const struct iso_outcome *o)
+{
+	json_t *a = json_array(), *notes = json_array();
+
+	for (size_t i = 0; i < o->n_residue_ignored; i++)
+		json_array_append_new(a, json_pack("{s:o, s:o, s:o}", "dir",
+						   abs_path(o, o->residue_ignored[i].dir), "path",
+						   str(o->residue_ignored[i].path), "by",
+						   str(o->residue_ignored[i].by)));
+	for (size_t i = 0; i < o->n_residue_notes; i++)
+		json_array_append_new(notes, json_pack("{s:o, s:o}", "dir",
+						       abs_path(o, o->residue_notes[i].dir),
+						       "reason", str(o->residue_notes[i].why)));
+	return json_pack("{s:o, s:I, s:o}", "entries", a, "more",
+			 (json_int_t)o->n_residue_ignored_more, "not_applied", notes);
+}
+
+/* The files the run wrote in its private home outside the XDG cache; null: not looked at. */
+static json_t *home_writes(const struct iso_outcome *o)
+{
+	json_t *a;
+
+	if (!o->home_walked)
+		return json_null();
+	a = json_array();
+	for (size_t i = 0; i < o->n_home_writes; i++)
+		json_array_append_new(a, str(o->home_writes[i]));
+	return json_pack("{s:o, s:I, s:o}", "paths", a, "more", (json_int_t)o->n_home_writes_more,
+			 "incomplete",
+			 o->home_unmeasurable[0] ? str(o->home_unmeasurable) : json_null());
+}
+
 /* Every guard that could not run, and why: a check that did not run never reads as passed. */
 static json_t *not_measurable(const struct iso_verdict *v)
 {
@@ -476,6 +514,8 @@ static json_t *build(const struct iso_verdict *v)
 	json_object_set_new(root, "timeout", iso_hung_json(&o->hung));
 	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
 	json_object_set_new(root, "residue", residue(v));
+	json_object_set_new(root, "residue_ignored", residue_ignored(o));
+	json_object_set_new(root, "home_writes", home_writes(o));
 	json_object_set_new(root, "not_measurable", not_measurable(v));
 	json_object_set_new(root, "tree",
 			    json_pack("{s:s?, s:s, s:s?}", "path",

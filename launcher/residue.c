@@ -4,7 +4,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,31 +151,6 @@ static bool has(const struct iso_snapshot *s, const char *p)
 	return s->n && bsearch(&p, s->paths, s->n, sizeof(char *), cmp_str) != NULL;
 }
 
-int iso_snapshot_new(const struct iso_snapshot *before, const struct iso_snapshot *after,
-		     const char ***ret, size_t *ret_n)
-{
-	const char **out = malloc((after->n ? after->n : 1) * sizeof(*out));
-	const char *last_new_dir = NULL;
-	size_t n = 0;
-
-	if (!out)
-		return -ENOMEM;
-	for (size_t i = 0; i < after->n; i++) {
-		const char *p = after->paths[i];
-		/* sorted, so the contents of a new directory follow it directly */
-		if (last_new_dir && !strncmp(p, last_new_dir, strlen(last_new_dir)))
-			continue;
-		if (has(before, p))
-			continue;
-		out[n++] = p;
-		if (p[strlen(p) - 1] == '/')
-			last_new_dir = p;
-	}
-	*ret = out;
-	*ret_n = n;
-	return 0;
-}
-
 void iso_snapshot_free(struct iso_snapshot *s)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -215,5 +192,119 @@ int iso_snapshot_compare(const struct iso_snapshot *before, struct iso_snapshot 
 		snprintf(why, len, "%s", after->unmeasurable);
 	if (why[0])
 		return 0;
-	return iso_snapshot_new(before, after, ret, ret_n);
+	return iso_snapshot_added(before, after, ret, ret_n);
+}
+
+int iso_snapshot_added(const struct iso_snapshot *before, const struct iso_snapshot *after,
+		       const char ***ret, size_t *ret_n)
+{
+	const char **out = malloc((after->n ? after->n : 1) * sizeof(*out));
+	size_t n = 0;
+
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < after->n; i++)
+		if (!has(before, after->paths[i]))
+			out[n++] = after->paths[i];
+	*ret = out;
+	*ret_n = n;
+	return 0;
+}
+
+bool iso_glob_ignores(const char *glob, const char *path)
+{
+	char g[PATH_MAX], p[PATH_MAX];
+	size_t gl, pl;
+	bool dir_only, is_dir;
+	const char *base;
+
+	snprintf(g, sizeof(g), "%s", glob);
+	snprintf(p, sizeof(p), "%s", path);
+	gl = strlen(g);
+	pl = strlen(p);
+	dir_only = gl > 1 && g[gl - 1] == '/';
+	is_dir = pl && p[pl - 1] == '/';
+	if (dir_only)
+		g[--gl] = '\0';
+	if (is_dir)
+		p[--pl] = '\0';
+	if (dir_only && !is_dir)
+		return false;
+	if (strchr(g, '/'))
+		return fnmatch(g[0] == '/' ? g + 1 : g, p, FNM_PATHNAME) == 0;
+	base = strrchr(p, '/');
+	return fnmatch(g, base ? base + 1 : p, 0) == 0;
+}
+
+/* The index of the new directory holding added[i], or SIZE_MAX: its parent was there before. */
+static size_t parent_of(const char *const *added, size_t n, size_t i)
+{
+	char p[PATH_MAX];
+	size_t l;
+	const char *key = p;
+	const char **hit;
+
+	snprintf(p, sizeof(p), "%s", added[i]);
+	l = strlen(p);
+	if (l && p[l - 1] == '/')
+		p[--l] = '\0';
+	while (l && p[l - 1] != '/')
+		p[--l] = '\0';
+	if (!l)
+		return SIZE_MAX;
+	hit = bsearch(&key, added, n, sizeof(*added), cmp_str);
+	return hit ? (size_t)(hit - added) : SIZE_MAX;
+}
+
+/* What iso_residue_sort() works out per entry. */
+struct sort_state {
+	size_t *parent; /* the new directory that holds it, or SIZE_MAX */
+	bool *ignored;	/* by a rule of its own or of a new directory above it */
+	bool *live;	/* residue itself, or a directory that holds some */
+	bool *full;	/* a directory with entries */
+};
+
+static void sort_state_free(struct sort_state *st)
+{
+	free(st->parent);
+	free(st->ignored);
+	free(st->live);
+	free(st->full);
+}
+
+int iso_residue_sort(const char *const *added, size_t n, const char *const *by, bool *residue,
+		     bool *shown)
+{
+	size_t m = n ? n : 1;
+	struct sort_state st = { .parent = malloc(m * sizeof(size_t)),
+				 .ignored = calloc(m, sizeof(bool)),
+				 .live = calloc(m, sizeof(bool)),
+				 .full = calloc(m, sizeof(bool)) };
+
+	if (!st.parent || !st.ignored || !st.live || !st.full) {
+		sort_state_free(&st);
+		return -ENOMEM;
+	}
+	/* sorted: a directory comes before its contents */
+	for (size_t i = 0; i < n; i++) {
+		size_t p = st.parent[i] = parent_of(added, n, i);
+
+		shown[i] = by[i] && (p == SIZE_MAX || !st.ignored[p]);
+		st.ignored[i] = by[i] || (p != SIZE_MAX && st.ignored[p]);
+		if (p != SIZE_MAX)
+			st.full[p] = true;
+	}
+	/* backwards: the contents before the directory that holds them */
+	for (size_t i = n; i-- > 0;) {
+		bool is_dir = added[i][strlen(added[i]) - 1] == '/';
+
+		if (!st.ignored[i] && (!is_dir || !st.full[i]))
+			st.live[i] = true;
+		if (st.live[i] && st.parent[i] != SIZE_MAX)
+			st.live[st.parent[i]] = true;
+	}
+	for (size_t i = 0; i < n; i++)
+		residue[i] = st.live[i] && st.parent[i] == SIZE_MAX;
+	sort_state_free(&st);
+	return 0;
 }

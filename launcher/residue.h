@@ -28,21 +28,43 @@ struct iso_snapshot {
 };
 
 int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e);
-/*
- * Entries in `after` that are not in `before`; a new directory is reported once,
- * not its contents.  *ret (pointers into after) is malloc'ed.
- */
-int iso_snapshot_new(const struct iso_snapshot *before, const struct iso_snapshot *after,
-		     const char ***ret, size_t *ret_n);
 void iso_snapshot_free(struct iso_snapshot *s);
 /*
  * The directory after the run, compared with `before`: the new entries in *ret
- * (as iso_snapshot_new), or, when the two walks cannot be compared (either is
+ * (as iso_snapshot_added, every one), or, when the two walks cannot be compared (either is
  * incomplete, the directory is gone or was replaced), none and the reason in
  * why.  `after` is the caller's to free either way.  own (absolute, canonical,
  * or NULL): isorun's own tree, whose shield is a mount not counted as a gap.
  */
 int iso_snapshot_compare(const struct iso_snapshot *before, struct iso_snapshot *after,
 			 const char *own, const char ***ret, size_t *ret_n, char *why, size_t len);
+
+/*
+ * Every entry in `after` not in `before`, the contents of a new directory too
+ * (pointers into after, sorted); *ret is malloc'ed.
+ */
+int iso_snapshot_added(const struct iso_snapshot *before, const struct iso_snapshot *after,
+		       const char ***ret, size_t *ret_n);
+
+/*
+ * Whether the --watch-ignore glob matches the entry `path` (relative, a
+ * directory ending in '/') itself, as a .gitignore line would: a glob without
+ * '/' matches the last component at any depth, one with '/' the whole path from
+ * the watched directory (a leading '/' only anchors it); a trailing '/' matches
+ * directories only.  fnmatch(3) without flags beyond FNM_PATHNAME for the
+ * anchored form: '*' matches a leading dot, as in git.
+ */
+bool iso_glob_ignores(const char *glob, const char *path);
+
+/*
+ * The new entries (iso_snapshot_added's, sorted) sorted into what is reported:
+ * by[i] is what ignores entry i (a .gitignore line, a glob), or NULL.  An
+ * entry under an ignored new directory is ignored with it; a new directory
+ * whose every entry is ignored is not residue (git shows no such directory)
+ * unless it is empty.  residue[i]: entry i is reported as residue (a new
+ * directory once, not its contents); shown[i]: as ignored (the topmost).
+ */
+int iso_residue_sort(const char *const *added, size_t n, const char *const *by, bool *residue,
+		     bool *shown);
 
 #endif

@@ -119,7 +119,7 @@ static int finish(struct sup *s)
 	iso_ceilings_finish(&s->ceil, o, out->term_signal || out->exit_code || out->init_signal,
 			    &out->res);
 	if (s->snaps)
-		sup_collect_residue(s->snaps, o->watch.n, out);
+		sup_collect_residue(s);
 	sup_teardown(s);
 	record_state(s);
 	out->duration_ms = (sup_now_us() - s->t_start) / 1000;
@@ -151,6 +151,15 @@ static void free_outcome(struct iso_outcome *out)
 		free(out->residue[i].path);
 	free(out->residue);
 	free(out->residue_gaps);
+	for (size_t i = 0; i < out->n_residue_ignored; i++) {
+		free(out->residue_ignored[i].path);
+		free(out->residue_ignored[i].by);
+	}
+	free(out->residue_ignored);
+	free(out->residue_notes);
+	for (size_t i = 0; i < out->n_home_writes; i++)
+		free(out->home_writes[i]);
+	free(out->home_writes);
 	iso_leaks_free(out->leaks, out->n_leaks);
 	iso_hung_free(&out->hung);
 	free(out->cwd);
@@ -173,7 +182,10 @@ static void free_sup(struct sup *s)
 			iso_stream_close(&s->streams[i]);
 	for (size_t i = 0; s->snaps && i < s->o->watch.n; i++)
 		iso_snapshot_free(&s->snaps[i]);
+	for (size_t i = 0; s->git && i < s->o->watch.n; i++)
+		iso_git_rules_free(&s->git[i]);
 	free(s->snaps);
+	free(s->git);
 	iso_env_free(s->env);
 	free(s->cmd_path);
 	free(s->cmd_hidden);

@@ -176,13 +176,17 @@ int sup_prepare(struct sup *s, struct iso_err *e)
 	if (!o->watch.n)
 		return 0;
 	s->snaps = calloc(o->watch.n, sizeof(*s->snaps));
-	if (!s->snaps)
+	s->git = calloc(o->watch.n, sizeof(*s->git));
+	if (!s->snaps || !s->git)
 		return iso_err_set(e, ENOMEM, "%s", iso_say(o->say, ISO_SAY_WATCH));
-	for (size_t i = 0; i < o->watch.n; i++)
+	for (size_t i = 0; i < o->watch.n; i++) {
 		if (iso_snapshot_take(o->watch.v[i], &s->snaps[i], e) < 0) {
 			iso_err_prefix(e, iso_say(o->say, ISO_SAY_WATCH), ": ");
 			return -EINVAL;
 		}
+		/* the rules as they are now: the command may write them (launcher/watch.c) */
+		iso_git_rules_take(o->watch.v[i], s->snaps[i].paths, s->snaps[i].n, &s->git[i]);
+	}
 	return 0;
 }
 

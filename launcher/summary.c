@@ -157,6 +157,10 @@ void iso_summary_lines(FILE *f, const struct iso_verdict *v)
 	print_kind(f, v, ISO_V_REFUSAL);
 	print_kind(f, v, ISO_V_RESIDUE);
 	print_kind(f, v, ISO_V_RESIDUE_GAP);
+	print_kind(f, v, ISO_V_RESIDUE_NOTE);
+	if (v->opts->verbosity > 0)
+		print_kind(f, v, ISO_V_IGNORED);
+	print_kind(f, v, ISO_V_HOME_WRITE);
 	iso_resources_say(v->opts, &v->out->res, f);
 	print_kind(f, v, ISO_V_STREAM_LOST);
 	print_kind(f, v, ISO_V_UNDELIVERED);

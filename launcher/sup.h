@@ -4,8 +4,9 @@
  * run.c (iso_run(): set up, supervise, finish), sinks.c (the output files), start.c (the
  * checks, the tree, the command's start), supervise.c (the event loop and the
  * phase table's actions), gate_subreaper.c and gate_pidns.c (the two leak gates,
- * launcher/gate.h), teardown.c (the shield, the holders, the removal, the
- * residue) and homeplan.c (--protect-home's plan).  Private to launcher/.
+ * launcher/gate.h), teardown.c (the shield, the holders, the removal), watch.c
+ * (the residue, the private home's writes) and homeplan.c (--protect-home's
+ * plan).  Private to launcher/.
  */
 #ifndef ISO_SUP_H
 #define ISO_SUP_H
@@ -32,6 +33,7 @@
 #include "launcher/phase.h"
 #include "launcher/pidns.h"
 #include "launcher/relay.h"
+#include "launcher/gitignore.h"
 #include "launcher/residue.h"
 #include "launcher/spawn.h"
 #include "policy/policy.h"
@@ -103,6 +105,7 @@ struct sup {
 	struct sup_teardown td;
 	struct iso_ceilings ceil;   /* the run's cgroup, its ceilings and accounting */
 	struct iso_snapshot *snaps; /* --watch, one per directory */
+	struct iso_git_rules *git;  /* ... and its .gitignore rules as they were */
 	char **env;
 	char *cmd_path;
 	char *cmd_hidden;	  /* PATH's match the run's mounts hide (when none is seen) */
@@ -179,6 +182,9 @@ void sup_raise_shield(struct sup *s);
 void sup_lower_shield(struct sup *s, bool prove);
 void sup_teardown(struct sup *s);
 void sup_remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome *out);
-void sup_collect_residue(struct iso_snapshot *before, size_t n, struct iso_outcome *out);
+
+/* watch.c: --watch's residue (the ignores applied), what the run wrote in its private home */
+void sup_collect_residue(struct sup *s);
+void sup_collect_home(struct sup *s);
 
 #endif

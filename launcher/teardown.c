@@ -4,7 +4,6 @@
  * says whether anything holds the tree, tree/shield.h), the holders are named
  * when something may, and the tree is removed, retained with the reason, or
  * kept; a signal that cancels, or the removal's deadline, stops the removal.
- * Also the residue in the --watch directories.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -372,6 +371,8 @@ void sup_teardown(struct sup *s)
 	/* the shield's proof is the holder scan's first step, and timed with it */
 	t = sup_now_us();
 	sup_lower_shield(s, !s->o->keep);
+	/* the tree's own descriptor again, the shield off: nothing looks through it */
+	sup_collect_home(s);
 	if (s->o->keep) {
 		out->tree_state = ISO_TREE_KEPT;
 		return;
@@ -417,72 +418,4 @@ void sup_teardown(struct sup *s)
 	snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", unseen);
 	/* a signal in the last stretch of the removal still cancels: 128+N, never swallowed */
 	(void)teardown_cancelled(s);
-}
-
-/* `path`, under the watched directory `canon` (canonical), is the tree or holds it. */
-static bool holds_tree(const char *canon, const char *path, const char *tree)
-{
-	char full[PATH_MAX * 2];
-	size_t len;
-
-	if (!tree[0] || !canon[0])
-		return false;
-	snprintf(full, sizeof(full), "%s/%s", canon, path);
-	len = strlen(full);
-	if (len && full[len - 1] == '/') /* a new directory is named with a slash */
-		full[--len] = '\0';
-	return strncmp(tree, full, len) == 0 && (tree[len] == '\0' || tree[len] == '/');
-}
-
-static void residue_gap(struct iso_outcome *out, const char *dir, const char *why)
-{
-	struct iso_residue_gap *v =
-		realloc(out->residue_gaps, (out->n_residue_gaps + 1) * sizeof(*v));
-
-	if (!v)
-		return;
-	out->residue_gaps = v;
-	v[out->n_residue_gaps] = (struct iso_residue_gap){ .dir = dir };
-	snprintf(v[out->n_residue_gaps++].why, sizeof(v->why), "%s", why);
-}
-
-/*
- * Residue in the watched directories; isorun's own tree (a --root inside one) is
- * not.  A directory whose walks cannot be compared is a gap, never an empty list.
- */
-void sup_collect_residue(struct iso_snapshot *before, size_t n, struct iso_outcome *out)
-{
-	char tree[PATH_MAX] = "", canon[PATH_MAX];
-
-	if (!realpath(out->tree_path, tree))
-		tree[0] = '\0';
-	for (size_t w = 0; w < n; w++) {
-		struct iso_snapshot after = { 0 };
-		const char **fresh = NULL;
-		size_t nf = 0;
-		char why[384];
-
-		if (iso_snapshot_compare(&before[w], &after, tree[0] ? tree : NULL, &fresh, &nf,
-					 why, sizeof(why)) < 0)
-			snprintf(why, sizeof(why), "out of memory comparing the walks");
-		if (why[0])
-			residue_gap(out, before[w].dir, why);
-		if (!realpath(before[w].dir, canon))
-			canon[0] = '\0';
-		if (nf) {
-			struct iso_residue_entry *v =
-				realloc(out->residue, (out->n_residue + nf) * sizeof(*v));
-			if (v) {
-				out->residue = v;
-				for (size_t i = 0; i < nf; i++)
-					if (!holds_tree(canon, fresh[i], tree))
-						v[out->n_residue++] = (struct iso_residue_entry){
-							.dir = before[w].dir,
-							.path = strdup(fresh[i])
-						};
-			}
-		}
-		free(fresh);
-		iso_snapshot_free(&after);
-	}
 }

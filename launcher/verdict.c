@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cleanup.h"
 #include "common/exit.h"
 #include "common/text.h"
 #include "launcher/finding.h"
@@ -118,6 +119,69 @@ static int add_unmeasurable(struct iso_verdict *v)
 		       "isorun: leak check not measurable", text);
 }
 
+/* Said, never counted: a .gitignore not applied, what the ignores kept out (-v). */
+static int add_watch_notes(struct iso_verdict *v)
+{
+	const struct iso_outcome *o = v->out;
+	char text[PATH_MAX + 1024];
+	int r = 0;
+
+	for (size_t i = 0; i < o->n_residue_notes; i++) {
+		_cleanup_free_ char *dir = iso_escape(o->residue_notes[i].dir);
+		_cleanup_free_ char *why = iso_escape(o->residue_notes[i].why);
+
+		snprintf(text, sizeof(text), "residue: .gitignore not applied in %s (%s)",
+			 dir ? dir : "?", why ? why : "?");
+		r |= add_str(v, ISO_V_RESIDUE_NOTE, false, "warning",
+			     "isorun: .gitignore not applied", text);
+	}
+	for (size_t i = 0; i < o->n_residue_ignored; i++) {
+		_cleanup_free_ char *path = iso_escape(o->residue_ignored[i].path);
+		_cleanup_free_ char *dir = iso_escape(o->residue_ignored[i].dir);
+		_cleanup_free_ char *by = iso_escape(o->residue_ignored[i].by);
+
+		snprintf(text, sizeof(text), "residue ignored: '%s' in %s (%s)", path ? path : "?",
+			 dir ? dir : "?", by ? by : "?");
+		r |= add_str(v, ISO_V_IGNORED, false, "info", NULL, text);
+	}
+	if (o->n_residue_ignored_more) {
+		snprintf(text, sizeof(text), "residue ignored: %zu more not named",
+			 o->n_residue_ignored_more);
+		r |= add_str(v, ISO_V_IGNORED, false, "info", NULL, text);
+	}
+	return r;
+}
+
+/* --watch-home: what the run wrote in its private home, each file, and where the walk stopped. */
+static int add_home_writes(struct iso_verdict *v)
+{
+	const struct iso_outcome *o = v->out;
+	char text[PATH_MAX + 320];
+	int r = 0;
+
+	if (!v->opts->watch_home || !o->home_walked)
+		return 0;
+	for (size_t i = 0; i < o->n_home_writes; i++) {
+		_cleanup_free_ char *path = iso_escape(o->home_writes[i]);
+
+		snprintf(text, sizeof(text), "home write: '%s' written in the private home",
+			 path ? path : "?");
+		r |= add_str(v, ISO_V_HOME_WRITE, false, "warning", "isorun: home write", text);
+	}
+	if (o->n_home_writes_more) {
+		snprintf(text, sizeof(text), "home write: %zu more files not named",
+			 o->n_home_writes_more);
+		r |= add_str(v, ISO_V_HOME_WRITE, false, "warning", "isorun: home write", text);
+	}
+	if (o->home_unmeasurable[0]) {
+		_cleanup_free_ char *why = iso_escape(o->home_unmeasurable);
+
+		snprintf(text, sizeof(text), "home write: not all seen (%s)", why ? why : "?");
+		r |= add_str(v, ISO_V_HOME_WRITE, false, "warning", "isorun: home write", text);
+	}
+	return r;
+}
+
 /* What the guards found: leaks, policy events, residue, and what could not be checked. */
 static int add_guards(struct iso_verdict *v)
 {
@@ -147,7 +211,7 @@ static int add_guards(struct iso_verdict *v)
 		r |= add_text(v, ISO_V_RESIDUE_GAP, ISO_FIND_RESIDUE_GAP, i,
 			      opts->residue == ISO_FAIL, severity(opts->residue),
 			      "isorun: residue check not measurable");
-	return r;
+	return r | add_watch_notes(v);
 }
 
 /* The tree, the home note, the cgroup and what isorun could not deliver. */
@@ -162,6 +226,7 @@ static int add_rest(struct iso_verdict *v)
 			      "isorun: namespace retained");
 	if (iso_home_note(v->opts, o, note, sizeof(note)))
 		r |= add_str(v, ISO_V_HOME_NOTE, false, "warning", "isorun: home protected", note);
+	r |= add_home_writes(v);
 	/* ceiling.c says these itself, on stderr and in the report */
 	if (o->res.ceiling_hit[0])
 		r |= add_str(v, ISO_V_CEILING, true, "error", NULL, NULL);

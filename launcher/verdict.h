@@ -29,12 +29,15 @@ enum iso_vkind {
 	ISO_V_REFUSAL,	    /* one per policy event, refused or logged */
 	ISO_V_RESIDUE,	    /* one per new entry in a --watch directory */
 	ISO_V_RESIDUE_GAP,  /* one per --watch directory that could not be checked */
+	ISO_V_RESIDUE_NOTE, /* a --watch directory whose .gitignore was not applied: never counts */
+	ISO_V_IGNORED,	    /* an entry a .gitignore or a glob ignored: info, said with -v */
 	ISO_V_RETAINED,	    /* the tree could not be removed */
 	ISO_V_HOME_NOTE,    /* --protect-home may explain a failure: a possibility, never counts */
-	ISO_V_CEILING,	    /* a ceiling was reached (the lines are ceiling.c's) */
-	ISO_V_CGROUP,	    /* the run's cgroup could not be removed */
-	ISO_V_STREAM_LOST,  /* relayed output that could not be written */
-	ISO_V_UNDELIVERED,  /* an output file of isorun's own (--report, --junit) */
+	ISO_V_HOME_WRITE, /* --watch-home: a file the run wrote in its private home; never counts */
+	ISO_V_CEILING,	  /* a ceiling was reached (the lines are ceiling.c's) */
+	ISO_V_CGROUP,	  /* the run's cgroup could not be removed */
+	ISO_V_STREAM_LOST, /* relayed output that could not be written */
+	ISO_V_UNDELIVERED, /* an output file of isorun's own (--report, --junit) */
 	ISO_V_N_KINDS
 };
 

@@ -4,7 +4,7 @@
 # bash-completion 2 on the first `isorun <TAB>`.
 
 _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-env
-	--chdir --pass-fd --watch --residue= --timeout --stop-signal --grace --settle
+	--chdir --pass-fd --watch --residue= --watch-ignore --watch-home --timeout --stop-signal --grace --settle
 	--leaks= --rlimit-nofile --rlimit-core --rlimit-fsize --report --junit --finding-exit-code --pidns --pidns=try --map-root --map-users= --cap-keep
 	--net= --private-tmp --protect-home= --writable --policy= --policy-mode= --config --no-config
 	--memory-max --pids-max --cpu-max --cgroup= --cache
@@ -27,7 +27,7 @@ _isorun_caps='all CAP_AUDIT_CONTROL CAP_AUDIT_READ CAP_AUDIT_WRITE CAP_BLOCK_SUS
 _isorun_takes_arg() {
 	case $1 in
 	--root | --env-dir | --setenv | --unsetenv | --keep-env | --chdir | --pass-fd | \
-		--watch | --residue | --timeout | --stop-signal | --grace | --settle | --leaks | \
+		--watch | --residue | --watch-ignore | --timeout | --stop-signal | --grace | --settle | --leaks | \
 		--rlimit-nofile | --rlimit-core | --rlimit-fsize | \
 		--report | --junit | --finding-exit-code | --map-users | --cap-keep | --net | --protect-home | --writable | --policy | \
 		--policy-mode | --config | --memory-max | --pids-max | --cpu-max | --cgroup | --cache | \

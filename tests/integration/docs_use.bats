@@ -318,6 +318,12 @@ assert_real_home_untouched() {
 	assert_no_tree
 }
 
+@test "guard-home.md: --watch-home names what the suite wrote in its private home" {
+	run_page guard-home.md guard-home-writes
+	assert_page_ok
+	assert_no_tree
+}
+
 @test "guard-home.md: isorun.conf (needs isorun.conf support)" {
 	require "user and PID namespaces" userns_ok
 	require "make" debian_tool make

@@ -152,6 +152,7 @@ static const struct {
 	{ "clearenv", "on" },
 	{ "chdir", "d" },
 	{ "residue", "fail" },
+	{ "watch-home", "yes" },
 	{ "timeout", "90s" },
 	{ "stop-signal", "INT" },
 	{ "grace", "1500ms" },
