@@ -15,11 +15,13 @@
 #include "launcher/finding.h"
 #include "launcher/shell.h"
 
-/* --color: always wins over NO_COLOR, as no-color.org asks of an explicit option */
+/* --color=always|never wins over the environment, as no-color.org asks of an explicit option */
 static const char *colour(const struct iso_opts *opts, const char *code)
 {
 	bool on = opts->color == ISO_COLOR_ALWAYS ||
-		  (opts->color == ISO_COLOR_AUTO && isatty(2) && !getenv("NO_COLOR"));
+		  (opts->color == ISO_COLOR_AUTO &&
+		   iso_colour_auto(isatty(2), getenv("NO_COLOR"), getenv("FORCE_COLOR"),
+				   getenv("CLICOLOR_FORCE"), getenv("TERM")));
 
 	return on ? code : "";
 }

@@ -182,3 +182,41 @@ bad() {
 	bad "isorun: --color never: the value of --color goes after '=': did you mean --color=never? (a command named never: --color -- never)" --color never -- true
 	assert_no_tree
 }
+
+@test "--color=auto follows the conventions: FORCE_COLOR / CLICOLOR_FORCE colour a pipe, NO_COLOR beats them, --color=never beats all" {
+	local esc=$'\033['
+	for v in FORCE_COLOR=1 FORCE_COLOR=3 CLICOLOR_FORCE=1; do
+		run --separate-stderr env -u NO_COLOR "$v" "$ISORUN" --no-config --root "$R" -- false
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == *"${esc}1;31misorun: FAILED (exit 1)"* ]]
+	done
+	# "0", "false" and empty do not force; NO_COLOR (not empty) wins; the option wins over all
+	for v in FORCE_COLOR=0 FORCE_COLOR=false FORCE_COLOR= CLICOLOR_FORCE=0; do
+		run --separate-stderr env -u NO_COLOR "$v" "$ISORUN" --no-config --root "$R" -- false
+		[ "$stderr" = "isorun: FAILED (exit 1): command exited 1" ]
+	done
+	run --separate-stderr env NO_COLOR=1 FORCE_COLOR=1 CLICOLOR_FORCE=1 "$ISORUN" --no-config --root "$R" -- false
+	[ "$stderr" = "isorun: FAILED (exit 1): command exited 1" ]
+	run --separate-stderr env FORCE_COLOR=1 "$ISORUN" --no-config --root "$R" --color=never -- false
+	[ "$stderr" = "isorun: FAILED (exit 1): command exited 1" ]
+	assert_no_tree
+}
+
+@test "--color=auto on a terminal: coloured, but not under TERM=dumb or a non-empty NO_COLOR (a real pty)" {
+	require "script (util-linux)" command -v script
+	local esc=$'\033['
+	# script(1) gives isorun a pty for stderr; its output is the terminal's
+	run script -qec "env -u NO_COLOR -u FORCE_COLOR -u CLICOLOR_FORCE TERM=xterm $ISORUN --no-config --root $R -- false" /dev/null
+	[[ "$output" == *"${esc}1;31misorun: FAILED (exit 1)"* ]]
+	run script -qec "env -u NO_COLOR -u FORCE_COLOR -u CLICOLOR_FORCE TERM=dumb $ISORUN --no-config --root $R -- false" /dev/null
+	[[ "$output" == *"isorun: FAILED (exit 1)"* && "$output" != *"$esc"* ]]
+	run script -qec "env -u FORCE_COLOR -u CLICOLOR_FORCE NO_COLOR=1 TERM=xterm $ISORUN --no-config --root $R -- false" /dev/null
+	[[ "$output" == *"isorun: FAILED (exit 1)"* && "$output" != *"$esc"* ]]
+	# an empty NO_COLOR is unset (no-color.org)
+	run script -qec "env -u FORCE_COLOR -u CLICOLOR_FORCE NO_COLOR= TERM=xterm $ISORUN --no-config --root $R -- false" /dev/null
+	[[ "$output" == *"${esc}1;31misorun: FAILED (exit 1)"* ]]
+	# FORCE_COLOR beats TERM=dumb; --color=always beats NO_COLOR there too
+	run script -qec "env -u NO_COLOR FORCE_COLOR=1 TERM=dumb $ISORUN --no-config --root $R -- false" /dev/null
+	[[ "$output" == *"${esc}1;31misorun: FAILED (exit 1)"* ]]
+	assert_no_tree
+}
