@@ -229,12 +229,12 @@ static void case_teardown(struct jcase *c, const struct iso_verdict *v)
 	texts(c, v, ISO_V_UNDELIVERED);
 	if (v->n[ISO_V_RETAINED]) {
 		texts(c, v, ISO_V_RETAINED);
-		jcase_set(c, "failure", "retained", "namespace retained");
+		jcase_set(c, "failure", "retained", "tree retained");
 	} else if (v->n[ISO_V_STREAM_LOST] || undelivered) {
 		jcase_set(c, "failure", "delivery",
 			  v->n[ISO_V_STREAM_LOST] ? "output lost" : undelivered->word);
 	} else if (o->tree_state == ISO_TREE_KEPT) {
-		fprintf(c->m, "namespace kept at %s\n", o->tree_path);
+		fprintf(c->m, "tree kept at %s\n", o->tree_path);
 	} else if (o->tree_state == ISO_TREE_REMOVED && o->tree_reason[0]) {
 		/* removed, and what could not be measured on the way */
 		fprintf(c->m, "%s\n", o->tree_reason);

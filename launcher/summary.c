@@ -140,7 +140,7 @@ static void print_end(FILE *f, const struct iso_verdict *v)
 	else if (o->tree_state == ISO_TREE_KEPT && v->opts->shell)
 		iso_shell_kept(f, v->opts, path ? path : "?");
 	else if (o->tree_state == ISO_TREE_KEPT)
-		fprintf(f, "isorun: namespace kept at %s\n", path ? path : "?");
+		fprintf(f, "isorun: tree kept at %s\n", path ? path : "?");
 	iso_resources_say_usage(v->opts, &o->res, f);
 	if (v->opts->verbosity > 0)
 		print_timing(f, o);

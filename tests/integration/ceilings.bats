@@ -318,7 +318,7 @@ assert_not_running() {
 	python3 -c 'import json,sys; t=json.loads(sys.argv[1])[0]; assert t["cgroup"]==sys.argv[2] and len(t["processes"])==2, t' "$output" "$cg"
 	# dry run names, stops nothing
 	run --separate-stderr "$ISORUN" gc --root "$R" --dry-run
-	[[ "$output" == *"would stop: pid $(cat "$W/pid") \`sleep 300\`"* ]]
+	[[ "$output" == *"would kill: pid $(cat "$W/pid") \`sleep 300\`"* ]]
 	kill -0 "$(cat "$W/pid")"
 	run --separate-stderr "$ISORUN" gc --root "$R"
 	[ "$status" -eq 0 ]
@@ -340,7 +340,7 @@ assert_not_running() {
 	rm -f "$tree/outcome"
 	echo "$d/victim" >"$tree/cgroup"
 	ISORUN_TEST_CGROUP_ROOT=$d run --separate-stderr "$ISORUN" gc --root "$R"
-	[[ "$output" != *"stopped"* ]]
+	[[ "$output" != *"killed"* ]]
 	[ -d "$d/victim" ]
 	[[ "$output" == *"removed $tree"* ]]
 	# control: the same record naming the tree's own cgroup is followed
