@@ -130,8 +130,8 @@ void iso_usage(FILE *f)
 	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
 	      "  --no-config            read no isorun.conf\n"
 	      "  -q, --quiet / -v, --verbose\n"
-	      "  --color=auto|always|never  colour isorun's lines (auto: stderr is a terminal\n"
-	      "                         and NO_COLOR is unset)\n"
+	      "  --color=auto|always|never  colour isorun's lines (auto: stderr is a terminal,\n"
+	      "                         not TERM=dumb, no NO_COLOR; or FORCE_COLOR=1)\n"
 	      "  --FLAG=false           turn off a flag (--keep, --private-tmp, ...) that\n"
 	      "                         isorun.conf turned on\n"
 	      "  --help, --version\n"
@@ -338,6 +338,51 @@ static int bare_value_error(enum iso_key key, const char *word, struct iso_err *
 			   name, word, name, name, word, word, name, word);
 }
 
+/* The subcommands main() dispatches, and `isorun shell`: words a run's command may not be. */
+static const char *const subcommands[] = { "shell", "config", "selftest", "ls", "gc", "policy" };
+
+/* "isorun SUB OPTION... REST...": the command line with SUB moved first, each word quoted */
+static void reordered(char *buf, size_t len, const char *sub, int argc, char **argv, int cmd)
+{
+	size_t used = (size_t)snprintf(buf, len, "isorun %s", sub);
+
+	for (int i = 1; i < argc && used < len; i++) {
+		_cleanup_free_ char *q = i == cmd ? NULL : iso_shell_quote(argv[i]);
+
+		if (i != cmd)
+			used += (size_t)snprintf(buf + used, len - used, " %s", q ? q : "?");
+	}
+}
+
+/*
+ * A subcommand where the command goes: `isorun --keep shell` (options first), or
+ * `isorun shel` (a subcommand within two edits, and no program of that name on
+ * PATH).  After "--" the word is always the command.
+ */
+static int misplaced_subcommand(int argc, char **argv, int cmd, struct iso_err *e)
+{
+	const char *w = argv[cmd], *near = NULL;
+	char line[300];
+
+	if (strcmp(argv[cmd - 1], "--") == 0)
+		return 0;
+	for (size_t i = 0; i < ELEMENTSOF(subcommands) && !near; i++)
+		if (strcmp(w, subcommands[i]) == 0)
+			near = subcommands[i];
+	if (near) {
+		reordered(line, sizeof(line), near, argc, argv, cmd);
+		return iso_err_set(e, 0, "'%s' is a subcommand: %s (a command named %s: -- %s)", w,
+				   line, w, w);
+	}
+	near = iso_suggest(w, subcommands, ELEMENTSOF(subcommands));
+	if (!near || iso_edit_distance(w, near) > 2 || strchr(w, '/') || iso_on_path(w))
+		return 0;
+	reordered(line, sizeof(line), near, argc, argv, cmd);
+	return iso_err_set(
+		e, 0, "%s: no such command on PATH; did you mean %s? (to run it anyway: -- %s)", w,
+		line, w);
+}
+
 /* What follows the options: the command, or the shell's own for `isorun shell`. */
 static int take_command(int argc, char **argv, unsigned flags, struct iso_opts *o,
 			struct iso_err *e)
@@ -360,9 +405,38 @@ static int take_command(int argc, char **argv, unsigned flags, struct iso_opts *
 		return ISO_RUN;
 	if (optind >= argc)
 		return iso_err_set(e, 0, "no command given (usage: isorun [OPTION]... -- COMMAND)");
+	if (!o->shell && !(flags & ISO_ARGS_COMMAND_OPTIONAL) &&
+	    misplaced_subcommand(argc, argv, optind, e) < 0)
+		return -EINVAL;
 	o->argv = argv + optind;
 	o->argc = (size_t)(argc - optind);
 	return ISO_RUN;
+}
+
+/* `-v--pidns`: getopt read the "-" inside a word of short options as an option */
+static int joined_options(const char *word, struct iso_err *e)
+{
+	int cut = 1 + (int)strcspn(word + 1, "-");
+
+	return iso_err_set(e, 0, "%s: two options in one word; write them apart: %.*s %s", word,
+			   cut, word, word + cut);
+}
+
+/*
+ * `--root -- true`, `--chdir --keep`: getopt took the next word as the value, and
+ * that word is "--", a long option or one of -q, -v, -h.  Such a value is taken
+ * only with '=' (`--root=--odd`), where it cannot be a forgotten value.
+ */
+static int value_is_option(char **argv, int at, struct iso_err *e)
+{
+	const char *name = argv[at], *val = argv[at + 1];
+	bool short_opt = val[0] == '-' && val[1] && !val[2] && strchr("qvh", val[1]);
+
+	if (strncmp(val, "--", 2) != 0 && !short_opt)
+		return 0;
+	return iso_err_set(
+		e, 0, "%s needs a value, got %s%s%s (a value that begins with '-': %s=%s)", name,
+		strcmp(val, "--") == 0 ? "'" : "the option '", val, "'", name, val);
 }
 
 int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts *o,
@@ -386,6 +460,11 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 	/* at: the word getopt is in, for a message ("-la" stays one word until its end) */
 	while ((at = optind, c = getopt_long(argc, argv, "+:qvh", long_opts, &idx)) != -1) {
 		char *val = optarg;
+
+		/* the value was the next word (`--root DIR`), not after '=' */
+		if (val && optind == at + 2 && val == argv[at + 1] &&
+		    value_is_option(argv, at, e) < 0)
+			return -EINVAL;
 
 		switch (c) {
 		case OPT_CONFIG:
@@ -412,6 +491,8 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		case ':':
 			return iso_err_set(e, 0, "%s: missing argument", argv[optind - 1]);
 		case '?':
+			if (optopt == '-')
+				return joined_options(argv[at], e);
 			if (strncmp(argv[at], "--", 2) != 0)
 				return iso_err_set(e, 0, "-%c: unknown option", optopt);
 			return unknown_long(long_opts, argv[at], e);

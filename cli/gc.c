@@ -347,7 +347,7 @@ static void row_orphans(const struct cmd *c, const struct iso_tree_view *v, stru
 	note_unreadable(&r->orphans, unread, sizeof(unread));
 	if (n > 0)
 		snprintf(r->reason + at, sizeof(r->reason) - at,
-			 "; %d of its processes still run (%s; isorun gc stops them)%s", n,
+			 "; %d of its processes still run (%s; isorun gc kills them)%s", n,
 			 ENV_EVIDENCE, unread);
 	else
 		snprintf(r->reason + at, sizeof(r->reason) - at, "%s", unread);
@@ -394,7 +394,7 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v,
 			continue; /* not proven stopped: named in `why` */
 		killed++;
 		printf("%s pid %d `%s`: its environment names %s\n",
-		       c->dry_run ? "would stop" : "stopped", (int)s.v[i].pid,
+		       c->dry_run ? "would kill" : "killed", (int)s.v[i].pid,
 		       s.v[i].cmd ? s.v[i].cmd : "?", shown);
 	}
 	note_unreadable(&s, unread, sizeof(unread));
@@ -402,7 +402,7 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v,
 		snprintf(note, len, "could not stop the run's processes (%s)%s", why, unread);
 	else if (killed)
 		snprintf(note, len, "; %s %zu of its processes (%s)%s",
-			 c->dry_run ? "would stop" : "stopped", killed, ENV_EVIDENCE, unread);
+			 c->dry_run ? "would kill" : "killed", killed, ENV_EVIDENCE, unread);
 	else
 		snprintf(note, len, "%s", unread);
 	iso_orphans_free(&s);

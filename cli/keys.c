@@ -32,13 +32,21 @@ static const struct iso_word map_users_words[] = { WORD("off", ISO_MAP_USERS_OFF
 						   WORD("auto", ISO_MAP_USERS_AUTO),
 						   WORD("require", ISO_MAP_USERS_REQUIRE),
 						   { 0 } };
-static const struct iso_word net_words[] = { WORD("host", false), WORD("isolated", true), { 0 } };
+/* "none": docker's and podman's --network=none */
+static const struct iso_word net_words[] = { WORD("host", false),
+					     { .word = "isolated", .value = true, .like = "none" },
+					     { 0 } };
 /* read-only: systemd's ProtectHome= spelling */
-static const struct iso_word home_words[] = { WORD("off", NS_HOME_OFF),
-					      { "ro", NS_HOME_RO, "read-only" },
-					      WORD("hide", NS_HOME_HIDE),
-					      { 0 } };
-static const struct iso_word policy_modes[] = { WORD("enforce", false), WORD("log", true), { 0 } };
+static const struct iso_word home_words[] = {
+	WORD("off", NS_HOME_OFF),
+	{ .word = "ro", .value = NS_HOME_RO, .alias = "read-only" },
+	WORD("hide", NS_HOME_HIDE),
+	{ 0 }
+};
+/* "audit": what seccomp and auditd call logging a call instead of refusing it */
+static const struct iso_word policy_modes[] = { WORD("enforce", false),
+						{ .word = "log", .value = true, .like = "audit" },
+						{ 0 } };
 static const struct iso_word color_words[] = { WORD("auto", ISO_COLOR_AUTO),
 					       WORD("always", ISO_COLOR_ALWAYS),
 					       WORD("never", ISO_COLOR_NEVER),

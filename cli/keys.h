@@ -23,6 +23,7 @@ struct iso_word {
 	const char *word;
 	int value;
 	const char *alias; /* also accepted, named in the message: "ro (read-only)" */
+	const char *like;  /* another tool's word for it: never accepted, only suggested */
 };
 
 struct iso_key_info;
@@ -72,7 +73,6 @@ const char *iso_key_show(const struct iso_opts *o, enum iso_key key, char *buf, 
 size_t iso_key_report(const struct iso_opts *o,
 		      struct iso_report_setting out[ISO_REPORT_SETTINGS_MAX]);
 
-
 /* the field of struct iso_opts a key describes, for the table's initializers */
 #define ISO_FIELD_OF(member)                                                                       \
 	.off = offsetof(struct iso_opts, member), .size = sizeof(((struct iso_opts *)0)->member)
@@ -81,6 +81,12 @@ size_t iso_key_report(const struct iso_opts *o,
 
 /* true/false, yes/no, on/off, 1/0; -1 for anything else */
 int iso_parse_bool(const char *val);
+/*
+ * A bare policy name (no '/' or '.': isorun.conf resolves no path for it) that is
+ * neither shipped nor a file here: true, and into buf "'stric' is no shipped policy
+ * and no file; did you mean FIXstrict?" or "... (shipped: default, strict, off)".
+ */
+bool iso_policy_unknown(const char *val, const char *fix, char *buf, size_t len);
 /* the value of a word of k->words, or -1 */
 int iso_word_value(const struct iso_key_info *k, const char *w);
 /* the first word for a value: how it is shown */

@@ -94,6 +94,10 @@ static int policy_command(int argc, char **argv)
 	}
 	if ((strcmp(verb, "show") != 0 && strcmp(verb, "check") != 0) || !what || argc > 4)
 		return policy_refuse(argc, argv);
+	if (iso_policy_unknown(what, "", buf, sizeof(buf))) {
+		fprintf(stderr, "isorun: policy %s: %s\n", verb, buf);
+		return ISO_EXIT_SETUP;
+	}
 	if (pol_load(what, &p, &err) < 0) {
 		fprintf(stderr, "isorun: %s\n", pol_error_format(&err, buf, sizeof(buf)));
 		return ISO_EXIT_SETUP;

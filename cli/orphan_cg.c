@@ -191,7 +191,7 @@ int iso_cg_orphan_stop(const struct iso_cg_orphan *o, bool dry_run, FILE *f)
 
 	if (dry_run) {
 		for (size_t i = 0; i < o->n; i++)
-			print_one(o->pids[i], "would stop", o->path, f);
+			print_one(o->pids[i], "would kill", o->path, f);
 		return 0;
 	}
 	cg_host_probe(&h);
@@ -200,7 +200,7 @@ int iso_cg_orphan_stop(const struct iso_cg_orphan *o, bool dry_run, FILE *f)
 		/* frozen first: the list named below is the whole of it, nothing forks past it */
 		if (cg_run_freeze(&run, deadline) == 0 && cg_run_pids(&run, &pids, &n) == 0)
 			for (size_t i = 0; i < n; i++)
-				print_one(pids[i], "stopped", o->path, f);
+				print_one(pids[i], "killed", o->path, f);
 		free(pids);
 		(void)cg_run_kill(&run);
 		r = cg_run_wait_empty(&run, deadline);

@@ -119,24 +119,30 @@ int iso_parse_bool(const char *val)
 	return -1;
 }
 
-/*
- * `--policy=stric`: a bare name (no '/' or '.': isorun.conf resolves no path for
- * it) that is neither shipped nor a file here, near a shipped one.
- */
-static const char *near_policy_name(const char *val)
+bool iso_policy_unknown(const char *val, const char *fix, char *buf, size_t len)
 {
-	const char *names[9] = { "off" };
+	const char *names[9] = { "off" }, *near;
 	struct stat st;
-	size_t n = 1;
+	size_t n = 1, off;
 
 	if (strpbrk(val, "/.") || stat(val, &st) == 0 || errno != ENOENT)
-		return NULL;
+		return false;
 	for (; n < ELEMENTSOF(names) && pol_shipped_name(n - 1); n++)
 		names[n] = pol_shipped_name(n - 1);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(val, names[i]) == 0)
-			return NULL;
-	return iso_suggest(val, names, n);
+			return false;
+	near = iso_suggest(val, names, n);
+	if (near) {
+		snprintf(buf, len, "'%s' is no shipped policy and no file; did you mean %s%s?", val,
+			 fix, near);
+		return true;
+	}
+	off = (size_t)snprintf(buf, len, "'%s' is no shipped policy and no file (shipped:", val);
+	for (size_t i = 1; i <= n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, " %s%s", names[i % n],
+					i < n ? "," : ")");
+	return true;
 }
 
 /* A byte count: digits, then K, M, G or T (powers of 1024, "KiB" and "KB" alike). */
@@ -158,12 +164,19 @@ static int parse_size(const char *val, uint64_t min, uint64_t *ret)
 /* Flags take nothing, =true or =false on the command line; true or false in the file. */
 static int flag_value(const char *opt, const char *val, bool cli, struct iso_err *e)
 {
+	static const char *const bools[] = { "true", "false" };
 	int b = val ? iso_parse_bool(val) : 1;
+	const char *near;
 
-	if (b < 0)
-		return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt,
-				   cli ? "nothing, =true or =false" : "true or false", val);
-	return b;
+	if (b >= 0)
+		return b;
+	near = iso_suggest(val, bools, ELEMENTSOF(bools));
+	if (near)
+		return iso_err_set(e, 0, "%s: expected %s, got '%s'; did you mean %s%s%s?", opt,
+				   cli ? "nothing, =true or =false" : "true or false", val,
+				   cli ? opt : "", cli ? "=" : "", near);
+	return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt,
+			   cli ? "nothing, =true or =false" : "true or false", val);
 }
 
 int iso_set_flag(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
@@ -200,10 +213,30 @@ int iso_word_value(const struct iso_key_info *k, const char *w)
 	return -1;
 }
 
-/* "expected off, ro (read-only) or hide, got 'x'" */
-static int bad_word(const struct iso_key_info *k, const char *opt, const char *val,
+/* The word meant by `val`: another tool's, one the value begins with ("warning"), or a typo */
+static const char *near_word(const struct iso_word *words, const char *val)
+{
+	const char *cands[16];
+	size_t n = 0;
+
+	for (const struct iso_word *w = words; w->word; w++)
+		if (w->like && strcasecmp(val, w->like) == 0)
+			return w->word;
+	for (const struct iso_word *w = words; w->word; w++)
+		if (strlen(w->word) >= 3 && strncasecmp(val, w->word, strlen(w->word)) == 0)
+			return w->word;
+	for (const struct iso_word *w = words; w->word && n + 2 <= ELEMENTSOF(cands); w++) {
+		cands[n++] = w->word;
+		cands[n++] = w->alias;
+	}
+	return iso_suggest(val, cands, n);
+}
+
+/* "expected off, ro (read-only) or hide, got 'x'", and the word that was meant */
+static int bad_word(const struct iso_key_info *k, const char *opt, const char *val, bool cli,
 		    struct iso_err *e)
 {
+	const char *near = near_word(k->words, val);
 	char want[160] = "";
 	size_t n = 0, len = 0;
 
@@ -217,16 +250,19 @@ static int bad_word(const struct iso_key_info *k, const char *opt, const char *v
 				    : " or ",
 			k->words[i].word, k->words[i].alias ? " (" : "",
 			k->words[i].alias ? k->words[i].alias : "", k->words[i].alias ? ")" : "");
+	if (near)
+		return iso_err_set(e, 0, "%s: expected %s, got '%s'; did you mean %s%s%s?", opt,
+				   want, val, cli ? opt : "", cli ? "=" : "", near);
 	return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt, want, val);
 }
 
 static int set_choice(struct iso_opts *o, const struct iso_key_info *k, const char *opt,
-		      const char *val, struct iso_err *e)
+		      const char *val, bool cli, struct iso_err *e)
 {
 	int v = iso_word_value(k, val);
 
 	if (v < 0)
-		return bad_word(k, opt, val, e);
+		return bad_word(k, opt, val, cli, e);
 	if (k->size == sizeof(bool))
 		*ISO_FIELD(o, k, bool) = v;
 	else
@@ -237,24 +273,32 @@ static int set_choice(struct iso_opts *o, const struct iso_key_info *k, const ch
 int iso_set_choice(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
 		   bool cli, struct iso_err *e)
 {
-	return set_choice(o, k, opt, val, e);
+	return set_choice(o, k, opt, val, cli, e);
 }
 
 /* a bare --color is always, as ls(1) and grep(1) read it */
 int iso_set_color(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
 		  bool cli, struct iso_err *e)
 {
-	return set_choice(o, k, opt, val ? val : "always", e);
+	return set_choice(o, k, opt, val ? val : "always", cli, e);
 }
 
 int iso_set_pidns(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
 		  bool cli, struct iso_err *e)
 {
+	static const char *const words[] = { "try", "true", "false" };
 	int b = !val ? 1 : strcmp(val, "try") == 0 ? 2 : iso_parse_bool(val);
+	const char *near;
 
-	if (b < 0)
+	if (b < 0) {
+		near = iso_suggest(val, words, cli ? 1 : ELEMENTSOF(words));
+		if (near)
+			return iso_err_set(e, 0, "%s: expected %s, got '%s'; did you mean %s%s%s?",
+					   opt, cli ? "nothing or =try" : "true, false or try", val,
+					   cli ? opt : "", cli ? "=" : "", near);
 		return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt,
 				   cli ? "nothing or =try" : "true, false or try", val);
+	}
 	o->pidns = b == 2 ? ISO_PIDNS_TRY : b ? ISO_PIDNS_ON : ISO_PIDNS_OFF;
 	return 0;
 }
@@ -320,13 +364,13 @@ int iso_set_output(struct iso_opts *o, const struct iso_key_info *k, const char 
 int iso_set_policy(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
 		   bool cli, struct iso_err *e)
 {
+	char why[200], fix[64];
+
 	if (!*val)
 		return iso_err_set(e, 0, "%s: expected default, strict, off or a file", opt);
-	if (near_policy_name(val))
-		return iso_err_set(e, 0,
-				   "%s: '%s' is no shipped policy and no file; did you mean "
-				   "%s%s%s?",
-				   opt, val, cli ? opt : "", cli ? "=" : "", near_policy_name(val));
+	snprintf(fix, sizeof(fix), "%s%s", cli ? opt : "", cli ? "=" : "");
+	if (iso_policy_unknown(val, fix, why, sizeof(why)))
+		return iso_err_set(e, 0, "%s: %s", opt, why);
 	o->policy = val;
 	return 0;
 }

@@ -490,3 +490,18 @@ void iso_utc(int64_t t, struct tm *tm)
 		.tm_sec = (int)(secs % 60),
 	};
 }
+
+static bool forced(const char *v)
+{
+	return v && *v && strcmp(v, "0") != 0 && strcmp(v, "false") != 0;
+}
+
+bool iso_colour_auto(bool tty, const char *no_color, const char *force_color,
+		     const char *clicolor_force, const char *term)
+{
+	if (no_color && *no_color)
+		return false;
+	if (forced(force_color) || forced(clicolor_force))
+		return true;
+	return tty && !(term && strcmp(term, "dumb") == 0);
+}

@@ -61,6 +61,16 @@ char *iso_redact(const char *s);
 /* True when an environment variable's value must never be shown. */
 bool iso_is_secret_name(const char *name, size_t len);
 
+/*
+ * Whether `--color=auto` colours, by the conventions, each variable's value as
+ * getenv() gives it (NULL: unset): a non-empty NO_COLOR turns colour off
+ * (no-color.org); else FORCE_COLOR or CLICOLOR_FORCE, non-empty and neither "0"
+ * nor "false", turn it on even in a pipe; else only a terminal whose TERM is not
+ * "dumb" is coloured.  An explicit --color=always|never is decided before this.
+ */
+bool iso_colour_auto(bool tty, const char *no_color, const char *force_color,
+		     const char *clicolor_force, const char *term);
+
 /* argv joined with spaces, each argument redacted and escaped (iso_escape), at most max bytes. */
 char *iso_join_cmdline(const char *const *argv, size_t argc, size_t max);
 

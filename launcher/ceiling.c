@@ -113,7 +113,8 @@ static int plan_one(struct iso_ceilings *c, int kind, const struct iso_ceiling *
 		snprintf(why, sizeof(why), "%.*s", (int)sizeof(why) - 1, ce.msg);
 		cause = ce.cause;
 	} else {
-		if (c->host.usable)
+		/* asked off, the host was not probed: that is the whole reason */
+		if (c->host.usable || !c->host.why[0])
 			snprintf(why, sizeof(why), "cgroups are off (%s)",
 				 iso_say(c->say, ISO_SAY_CGROUP_OFF));
 		else

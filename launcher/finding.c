@@ -409,7 +409,7 @@ void iso_retained_text(FILE *f, const struct iso_outcome *o)
 	/* the reason names holders: their comm, their paths in the tree */
 	_cleanup_free_ char *reason = iso_escape(o->tree_reason);
 
-	fprintf(f, "namespace retained at %s: %s", path ? path : "?", reason ? reason : "?");
+	fprintf(f, "tree retained at %s: %s", path ? path : "?", reason ? reason : "?");
 }
 
 static void finding_lines(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o,

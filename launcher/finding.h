@@ -66,7 +66,7 @@ void iso_residue_gap_text(FILE *f, const struct iso_outcome *o, size_t i);
 void iso_timeout_line(FILE *f, const struct iso_opts *opts);
 /* That line, then the tree taken when the timer fired, the stop, and who outlived the grace. */
 void iso_timeout_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o);
-/* "namespace retained at PATH: reason" */
+/* "tree retained at PATH: reason" */
 void iso_retained_text(FILE *f, const struct iso_outcome *o);
 /* Why the leak check did not run ("" when it did), into buf. */
 const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t len);

@@ -55,7 +55,7 @@ void iso_shell_banner(FILE *f, const struct iso_opts *o, const char *tree_path)
 void iso_shell_kept(FILE *f, const struct iso_opts *o, const char *path)
 {
 	fprintf(f,
-		"isorun: namespace kept at %s; remove it with: rm -rf %s (or every kept tree: "
+		"isorun: tree kept at %s; remove it with: rm -rf %s (or every kept tree: "
 		"%s)\n",
 		path, path, iso_say(o->say, ISO_SAY_GC_KEPT));
 }

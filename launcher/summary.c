@@ -15,11 +15,13 @@
 #include "launcher/finding.h"
 #include "launcher/shell.h"
 
-/* --color: always wins over NO_COLOR, as no-color.org asks of an explicit option */
+/* --color=always|never wins over the environment, as no-color.org asks of an explicit option */
 static const char *colour(const struct iso_opts *opts, const char *code)
 {
 	bool on = opts->color == ISO_COLOR_ALWAYS ||
-		  (opts->color == ISO_COLOR_AUTO && isatty(2) && !getenv("NO_COLOR"));
+		  (opts->color == ISO_COLOR_AUTO &&
+		   iso_colour_auto(isatty(2), getenv("NO_COLOR"), getenv("FORCE_COLOR"),
+				   getenv("CLICOLOR_FORCE"), getenv("TERM")));
 
 	return on ? code : "";
 }
@@ -138,7 +140,7 @@ static void print_end(FILE *f, const struct iso_verdict *v)
 	else if (o->tree_state == ISO_TREE_KEPT && v->opts->shell)
 		iso_shell_kept(f, v->opts, path ? path : "?");
 	else if (o->tree_state == ISO_TREE_KEPT)
-		fprintf(f, "isorun: namespace kept at %s\n", path ? path : "?");
+		fprintf(f, "isorun: tree kept at %s\n", path ? path : "?");
 	iso_resources_say_usage(v->opts, &o->res, f);
 	if (v->opts->verbosity > 0)
 		print_timing(f, o);

@@ -222,7 +222,7 @@ void sup_remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome *o
 	/* the failure names an entry of the tree: a name the command chose */
 	path = iso_shell_quote(tree->path);
 	reason = iso_escape(out->tree_reason);
-	fprintf(stderr, "isorun: namespace retained at %s: %s\n", path ? path : "?",
+	fprintf(stderr, "isorun: tree retained at %s: %s\n", path ? path : "?",
 		reason ? reason : "?");
 }
 

@@ -223,7 +223,7 @@ static int add_rest(struct iso_verdict *v)
 
 	if (o->tree_state == ISO_TREE_RETAINED)
 		r |= add_text(v, ISO_V_RETAINED, ISO_FIND_RETAINED, 0, true, "error",
-			      "isorun: namespace retained");
+			      "isorun: tree retained");
 	if (iso_home_note(v->opts, o, note, sizeof(note)))
 		r |= add_str(v, ISO_V_HOME_NOTE, false, "warning", "isorun: home protected", note);
 	r |= add_home_writes(v);
@@ -338,7 +338,7 @@ static void what_was_found(struct iso_verdict *v)
 	if (v->n_counting[ISO_V_UNMEASURABLE])
 		reason_add(v, "leak check not measurable");
 	if (v->n_counting[ISO_V_RETAINED])
-		reason_add(v, "namespace retained");
+		reason_add(v, "tree retained");
 	if (v->n_counting[ISO_V_CEILING])
 		reason_add(v, "a ceiling was reached");
 	if (v->n_counting[ISO_V_CGROUP])

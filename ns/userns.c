@@ -45,6 +45,9 @@
 	"too many user namespaces for this user, or nested deeper than 32; ask an admin to raise " \
 	"sysctl user.max_user_namespaces"
 #define H_DEPTH "user namespaces nest at most 32 deep; run isorun less deeply nested"
+#define H_ENCLOSING                                                                                \
+	"isorun runs in a user namespace whose creator forbids new ones (bubblewrap's "            \
+	"disable-userns, a container's limit); run it outside that sandbox, or let it allow them"
 #define H_DEBIAN                                                                                   \
 	"Debian's kernel disables unprivileged user namespaces: ask an admin for sysctl "          \
 	"kernel.unprivileged_userns_clone=1"
@@ -74,6 +77,7 @@
 
 HINT_FIT(H_MAX_ZERO);
 HINT_FIT(H_MAX_REACHED);
+HINT_FIT(H_ENCLOSING);
 HINT_FIT(H_DEPTH);
 HINT_FIT(H_DEBIAN);
 HINT_FIT(H_SECCOMP);
@@ -164,25 +168,33 @@ static long status_long(const char *name, int base, long dflt)
 	return errno || end == buf ? dflt : v;
 }
 
+/* The initial user namespace maps every id to itself: "0 0 4294967295"; -1: unreadable. */
+static int initial_userns(void)
+{
+	_cleanup_close_ int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	unsigned long inside, outside, count;
+	char buf[128];
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 &&
+	       outside == 0 && count == 4294967295UL;
+}
+
 /*
  * Debian's knob is checked with capable(CAP_SYS_ADMIN), i.e. against the initial
  * user namespace: root of a nested namespace is still subject to it.
  */
 static bool host_admin(void)
 {
-	_cleanup_close_ int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-	unsigned long inside, outside, count;
-	char buf[128], caps[64];
-	ssize_t n;
+	char caps[64];
 
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	if (sscanf(buf, "%lu %lu %lu", &inside, &outside, &count) != 3 || inside != 0 ||
-	    outside != 0 || count != 4294967295UL)
+	if (initial_userns() != 1)
 		return false;
 	if (!status_field("CapEff", caps, sizeof(caps)))
 		return false;
@@ -203,6 +215,18 @@ static void explain_limit(int errnum, struct iso_err *e)
 		iso_err_set(e, errnum,
 			    "create a user namespace (sysctl user.max_user_namespaces=0)");
 		refused(e, H_MAX_ZERO);
+	} else if (initial_userns() == 0) {
+		/*
+		 * The limit is counted in every namespace up to the initial one, and the
+		 * sysctl shows only this one's: a creator that set 0 or 1 outside (bubblewrap)
+		 * refuses what this one's value allows.
+		 */
+		iso_err_set(e, errnum,
+			    "create a user namespace (refused by an enclosing user namespace's "
+			    "limit; this one's user.max_user_namespaces=%ld; or nested deeper "
+			    "than 32)",
+			    max);
+		refused(e, H_ENCLOSING);
 	} else {
 		iso_err_set(e, errnum,
 			    "create a user namespace (limit user.max_user_namespaces=%ld "

@@ -176,8 +176,8 @@ void st_control_holder(struct st_ctx *c, struct st_control *ctl)
 	} else if (!quoted || strncmp(tree, c->user_root, strlen(c->user_root)) != 0) {
 		st_result(ctl, ST_NOT_OK, "the command's HOME '%s' is not in a tree under %s",
 			  h.home, c->user_root);
-	} else if (!st_err_line(&r, line, sizeof(line), "isorun: namespace retained at ", quoted,
-				pid, NULL)) {
+	} else if (!st_err_line(&r, line, sizeof(line), "isorun: tree retained at ", quoted, pid,
+				NULL)) {
 		st_result(ctl, ST_NOT_OK,
 			  "this selftest (pid %d) held %s open, yet isorun did not retain the tree "
 			  "naming it: %s",

@@ -122,6 +122,26 @@ json() {
 	[[ "$stderr" == *"isorun: resources: cpu "*" ms user, "*" ms system; max rss "*" KiB"* ]]
 }
 
+@test "--cgroup=off with a ceiling: the reason is said (cgroups are off), never an empty one after the colon" {
+	run --separate-stderr iso --cgroup=off --memory-max 1G -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: --memory-max cannot be enforced: cgroups are off (--cgroup=off)" ]
+	run --separate-stderr iso --cgroup=off --cpu-max 50 -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "isorun: --cpu-max cannot be enforced: cgroups are off (--cgroup=off); RLIMIT_CPU "* ]]
+	if [ "$(id -u)" -eq 0 ]; then
+		run --separate-stderr iso --cgroup=off --pids-max 5 -- touch "$W/ran"
+		[ "$status" -eq 125 ]
+		[[ "${stderr_lines[0]}" == "isorun: --pids-max cannot be enforced: cgroups are off (--cgroup=off); RLIMIT_NPROC "* ]]
+	fi
+	# try: runs, and -v says why it was not enforced
+	run --separate-stderr iso --cgroup=off --cpu-max try:50 --report "$W/r.json" -- true
+	[ "$status" -eq 0 ]
+	grep -q '"not enforced: cgroups are off (--cgroup=off); RLIMIT_CPU' "$W/r.json"
+	[ ! -e "$W/ran" ]
+	[ ! -e "$U" ] || assert_no_tree
+}
+
 @test "--memory-max without a memory controller (kernel): 125 naming what is missing and why; try: runs and says how" {
 	controller_offered memory && skip "this host hands the memory controller to $(own_cgroup)"
 	run --separate-stderr iso --memory-max 1G -- touch "$W/ran"
@@ -298,7 +318,7 @@ assert_not_running() {
 	python3 -c 'import json,sys; t=json.loads(sys.argv[1])[0]; assert t["cgroup"]==sys.argv[2] and len(t["processes"])==2, t' "$output" "$cg"
 	# dry run names, stops nothing
 	run --separate-stderr "$ISORUN" gc --root "$R" --dry-run
-	[[ "$output" == *"would stop: pid $(cat "$W/pid") \`sleep 300\`"* ]]
+	[[ "$output" == *"would kill: pid $(cat "$W/pid") \`sleep 300\`"* ]]
 	kill -0 "$(cat "$W/pid")"
 	run --separate-stderr "$ISORUN" gc --root "$R"
 	[ "$status" -eq 0 ]
@@ -320,7 +340,7 @@ assert_not_running() {
 	rm -f "$tree/outcome"
 	echo "$d/victim" >"$tree/cgroup"
 	ISORUN_TEST_CGROUP_ROOT=$d run --separate-stderr "$ISORUN" gc --root "$R"
-	[[ "$output" != *"stopped"* ]]
+	[[ "$output" != *"killed"* ]]
 	[ -d "$d/victim" ]
 	[[ "$output" == *"removed $tree"* ]]
 	# control: the same record naming the tree's own cgroup is followed

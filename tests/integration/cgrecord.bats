@@ -72,8 +72,8 @@ refused_json() {
 	p=$!
 	ls_and_gc
 	[[ "$ls_out" == *$'\n'"    pid $p \`sleep 300\`"* ]]
-	[[ "$dry_out" == *"would stop pid $p \`sleep 300\`: its environment names $tree"* ]]
-	[[ "$gc_out" == *"stopped pid $p \`sleep 300\`: its environment names $tree"* ]]
+	[[ "$dry_out" == *"would kill pid $p \`sleep 300\`: its environment names $tree"* ]]
+	[[ "$gc_out" == *"killed pid $p \`sleep 300\`: its environment names $tree"* ]]
 	wait "$p" || true
 	[[ "$ls_out" == *" orphaned "*"; its cgroup record is refused ('$fake' is not below the cgroup2 mount "*"): not measurable through a cgroup, its processes are looked for by their environment only"* ]]
 	refused_json "is not below the cgroup2 mount"
@@ -95,8 +95,8 @@ refused_json() {
 	[[ "$ls_out" != *"live: pid"* ]]
 	[[ "$ls_out" == *"its cgroup record is refused"* ]]
 	refused_json "is not below the cgroup2 mount"
-	[[ "$dry_out" != *"would stop"* ]]
-	[[ "$gc_out" != *"stopped"* ]]
+	[[ "$dry_out" != *"would kill"* ]]
+	[[ "$gc_out" != *"killed"* ]]
 	[[ "$gc_out" == *"removed $tree"* ]]
 	assert_no_tree
 }
@@ -115,7 +115,7 @@ refused_json() {
 	echo "$own" >"$tree/cgroup"
 	ISORUN_TEST_CGROUP_ROOT=$d ls_and_gc
 	[[ "$ls_out" == *"its cgroup record is refused ('$own' holds pid $$, this isorun's own or one of its ancestors)"* ]]
-	[[ "$gc_out" != *"stopped"* ]]
+	[[ "$gc_out" != *"killed"* ]]
 	[[ "$gc_out" == *"removed $tree"* ]]
 	[ -d "$own" ]
 	# control: the same directory listing a process of the run's is believed
@@ -213,15 +213,15 @@ refused_json() {
 	run --separate-stderr timeout 60 "$ISORUN" ls --root "$R" --json
 	python3 -c 'import json,sys; t=json.loads(sys.argv[1])[0]; b={p["pid"]: p["found_by"] for p in t["processes"]}; assert b[int(sys.argv[2])]=="environment" and sorted(b.values())==["cgroup","cgroup","environment"], t' "$output" "$moved"
 	run --separate-stderr timeout 60 "$ISORUN" gc --root "$R" --dry-run
-	[[ "$output" == *"would stop pid $moved \`sleep 302\`: its environment names $tree"* ]]
+	[[ "$output" == *"would kill pid $moved \`sleep 302\`: its environment names $tree"* ]]
 	# one still in the cgroup carries the environment too: named once, as the cgroup's
 	[ "$(grep -c "pid $(cat "$W/pid.in") " <<<"$output")" -eq 1 ]
-	[[ "$output" == *"would stop: pid $(cat "$W/pid.in") \`sleep 300\` (in the run's cgroup $cg)"* ]]
+	[[ "$output" == *"would kill: pid $(cat "$W/pid.in") \`sleep 300\` (in the run's cgroup $cg)"* ]]
 	kill -0 "$moved"
 	run --separate-stderr timeout 60 "$ISORUN" gc --root "$R"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"stopped pid $moved \`sleep 302\`: its environment names $tree"* ]]
-	[[ "$output" == *"removed $tree"*"; stopped 1 of its processes (found by ISORUN_NAMESPACE"* ]]
+	[[ "$output" == *"killed pid $moved \`sleep 302\`: its environment names $tree"* ]]
+	[[ "$output" == *"removed $tree"*"; killed 1 of its processes (found by ISORUN_NAMESPACE"* ]]
 	# the one that moved was stopped before the tree went: it is gone now
 	assert_not_running "$moved"
 	[ ! -e "$cg" ]

@@ -82,6 +82,90 @@ bad() {
 	bad "isorun: --help: takes no value, got '1'" --help=1 -- true
 }
 
+@test "options before a subcommand: the subcommand is named and put first, 125, no tree; after -- it is the command" {
+	local sub
+	for sub in shell config selftest ls gc policy; do
+		bad "isorun: '$sub' is a subcommand: isorun $sub --no-config --root $R --keep (a command named $sub: -- $sub)" --keep "$sub"
+	done
+	# the words after it follow it, quoted as a shell reads them
+	bad "isorun: 'shell' is a subcommand: isorun shell --no-config --root $R -v -- sh -c 'echo a b' (a command named shell: -- shell)" -v shell -- sh -c 'echo a b'
+	# after "--" a subcommand's name is the command: not found here (127), no suggestion
+	run -127 --separate-stderr iso --settle 0 -- shell
+	[ "$status" -eq 127 ]
+	[[ "$stderr" != *"subcommand"* ]]
+	# a program of that name is run after "--"
+	mkdir "$W/bin"
+	printf '#!/bin/sh\necho ran gc\n' >"$W/bin/gc"
+	chmod +x "$W/bin/gc"
+	run --separate-stderr env PATH="$W/bin:$PATH" "$ISORUN" --no-config --root "$R" --settle 0 -- gc
+	[ "$status" -eq 0 ]
+	[ "$output" = "ran gc" ]
+	assert_no_tree
+}
+
+@test "a command within two edits of a subcommand and not on PATH: did you mean the subcommand, 125, no tree" {
+	bad "isorun: shel: no such command on PATH; did you mean isorun shell --no-config --root $R? (to run it anyway: -- shel)" shel
+	bad "isorun: selftes: no such command on PATH; did you mean isorun selftest --no-config --root $R --pidns? (to run it anyway: -- selftes)" --pidns selftes
+	bad "isorun: polcy: no such command on PATH; did you mean isorun policy --no-config --root $R show? (to run it anyway: -- polcy)" polcy show
+	# three edits away, or after "--": the run's own 127
+	run -127 --separate-stderr iso --settle 0 shelxyz
+	[ "$status" -eq 127 ]
+	run -127 --separate-stderr iso --settle 0 -- shel
+	[ "$status" -eq 127 ]
+	[[ "$stderr" != *"did you mean"* ]]
+	# a program of that name on PATH is what was meant
+	mkdir "$W/bin"
+	printf '#!/bin/sh\necho ran shel\n' >"$W/bin/shel"
+	chmod +x "$W/bin/shel"
+	run --separate-stderr env PATH="$W/bin:$PATH" "$ISORUN" --no-config --root "$R" --settle 0 shel
+	[ "$status" -eq 0 ]
+	[ "$output" = "ran shel" ]
+	assert_no_tree
+}
+
+@test "an option whose value is -- or another option: '--root needs a value', 125, no tree; '=' takes it as it is" {
+	bad "isorun: --root needs a value, got '--' (a value that begins with '-': --root=--)" --root -- true
+	bad "isorun: --chdir needs a value, got the option '--keep' (a value that begins with '-': --chdir=--keep)" --chdir --keep true
+	bad "isorun: --timeout needs a value, got the option '-v' (a value that begins with '-': --timeout=-v)" --timeout -v true
+	bad "isorun: --report needs a value, got the option '--junit' (a value that begins with '-': --report=--junit)" --report --junit "$W/j.xml" true
+	bad "isorun: --config needs a value, got '--' (a value that begins with '-': --config=--)" --config -- true
+	bad "isorun: --setenv needs a value, got the option '--pidns' (a value that begins with '-': --setenv=--pidns)" --setenv --pidns -- true
+	# with '=', the word is the value: here a directory that does exist
+	mkdir "$W/--odd"
+	run --separate-stderr iso --settle 0 --chdir="$W/--odd" -- pwd
+	[ "$status" -eq 0 ]
+	[ "$output" = "$W/--odd" ]
+	assert_no_tree
+}
+
+@test "two options in one word (-v--pidns) are named with the fix, not as an unknown option '--'" {
+	bad "isorun: -v--pidns: two options in one word; write them apart: -v --pidns" -v--pidns true
+	bad "isorun: -q-v: two options in one word; write them apart: -q -v" -q-v true
+	bad "isorun: -vq--keep: two options in one word; write them apart: -vq --keep" -vq--keep true
+	# a letter that is no option stays what it was
+	bad "isorun: -x: unknown option" -vx true
+}
+
+@test "a value that is no word of its option: did you mean, from the key table's words, on the command line and in isorun.conf" {
+	bad "isorun: --net: expected host or isolated, got 'none'; did you mean --net=isolated?" --net=none -- true
+	bad "isorun: --leaks: expected fail, warn or ignore, got 'warning'; did you mean --leaks=warn?" --leaks=warning -- true
+	bad "isorun: --residue: expected fail or warn, got 'warning'; did you mean --residue=warn?" --residue=warning -- true
+	bad "isorun: --protect-home: expected off, ro (read-only) or hide, got 'readonly'; did you mean --protect-home=read-only?" --protect-home=readonly -- true
+	bad "isorun: --policy-mode: expected enforce or log, got 'audit'; did you mean --policy-mode=log?" --policy-mode=audit -- true
+	bad "isorun: --color: expected auto, always or never, got 'nevr'; did you mean --color=never?" --color=nevr -- true
+	bad "isorun: --pidns: expected nothing or =try, got 'tyr'; did you mean --pidns=try?" --pidns=tyr -- true
+	bad "isorun: --keep: expected nothing, =true or =false, got 'ture'; did you mean --keep=true?" --keep=ture -- true
+	# nothing near: no guess
+	bad "isorun: --net: expected host or isolated, got 'xyz'" --net=xyz -- true
+	# isorun.conf: the file's spelling of the fix
+	mkdir "$W/p"
+	printf 'leaks = warning\n' >"$W/p/isorun.conf"
+	run --separate-stderr "$ISORUN" --config "$W/p/isorun.conf" --root "$R" -- true
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == *"leaks: expected fail, warn or ignore, got 'warning'; did you mean warn?" ]]
+	assert_no_tree
+}
+
 @test "every subcommand has its own --help, exit 0" {
 	for sub in ls gc policy config shell selftest; do
 		run --separate-stderr "$ISORUN" $sub --help
@@ -163,7 +247,7 @@ bad() {
 	[ "$status" -eq 0 ]
 	grep -qx "timeout = none    (command line)" <<<"$output"
 	grep -qx "protect-home = ro    (command line)" <<<"$output"
-	bad "isorun: --protect-home: expected off, ro (read-only) or hide, got 'readonly'" --protect-home=readonly -- true
+	bad "isorun: --protect-home: expected off, ro (read-only) or hide, got 'readonly'; did you mean --protect-home=read-only?" --protect-home=readonly -- true
 }
 
 @test "--color=always|never|auto: always colours even with NO_COLOR; auto does not colour a pipe" {
@@ -180,5 +264,43 @@ bad() {
 	done
 	bad "isorun: --color: expected auto, always or never, got 'blue'" --color=blue -- true
 	bad "isorun: --color never: the value of --color goes after '=': did you mean --color=never? (a command named never: --color -- never)" --color never -- true
+	assert_no_tree
+}
+
+@test "--color=auto follows the conventions: FORCE_COLOR / CLICOLOR_FORCE colour a pipe, NO_COLOR beats them, --color=never beats all" {
+	local esc=$'\033['
+	for v in FORCE_COLOR=1 FORCE_COLOR=3 CLICOLOR_FORCE=1; do
+		run --separate-stderr env -u NO_COLOR "$v" "$ISORUN" --no-config --root "$R" -- false
+		[ "$status" -eq 1 ]
+		[[ "$stderr" == *"${esc}1;31misorun: FAILED (exit 1)"* ]]
+	done
+	# "0", "false" and empty do not force; NO_COLOR (not empty) wins; the option wins over all
+	for v in FORCE_COLOR=0 FORCE_COLOR=false FORCE_COLOR= CLICOLOR_FORCE=0; do
+		run --separate-stderr env -u NO_COLOR "$v" "$ISORUN" --no-config --root "$R" -- false
+		[ "$stderr" = "isorun: FAILED (exit 1): command exited 1" ]
+	done
+	run --separate-stderr env NO_COLOR=1 FORCE_COLOR=1 CLICOLOR_FORCE=1 "$ISORUN" --no-config --root "$R" -- false
+	[ "$stderr" = "isorun: FAILED (exit 1): command exited 1" ]
+	run --separate-stderr env FORCE_COLOR=1 "$ISORUN" --no-config --root "$R" --color=never -- false
+	[ "$stderr" = "isorun: FAILED (exit 1): command exited 1" ]
+	assert_no_tree
+}
+
+@test "--color=auto on a terminal: coloured, but not under TERM=dumb or a non-empty NO_COLOR (a real pty)" {
+	require "script (util-linux)" command -v script
+	local esc=$'\033['
+	# script(1) gives isorun a pty for stderr; its output is the terminal's
+	run script -qec "env -u NO_COLOR -u FORCE_COLOR -u CLICOLOR_FORCE TERM=xterm $ISORUN --no-config --root $R -- false" /dev/null
+	[[ "$output" == *"${esc}1;31misorun: FAILED (exit 1)"* ]]
+	run script -qec "env -u NO_COLOR -u FORCE_COLOR -u CLICOLOR_FORCE TERM=dumb $ISORUN --no-config --root $R -- false" /dev/null
+	[[ "$output" == *"isorun: FAILED (exit 1)"* && "$output" != *"$esc"* ]]
+	run script -qec "env -u FORCE_COLOR -u CLICOLOR_FORCE NO_COLOR=1 TERM=xterm $ISORUN --no-config --root $R -- false" /dev/null
+	[[ "$output" == *"isorun: FAILED (exit 1)"* && "$output" != *"$esc"* ]]
+	# an empty NO_COLOR is unset (no-color.org)
+	run script -qec "env -u FORCE_COLOR -u CLICOLOR_FORCE NO_COLOR= TERM=xterm $ISORUN --no-config --root $R -- false" /dev/null
+	[[ "$output" == *"${esc}1;31misorun: FAILED (exit 1)"* ]]
+	# FORCE_COLOR beats TERM=dumb; --color=always beats NO_COLOR there too
+	run script -qec "env -u NO_COLOR FORCE_COLOR=1 TERM=dumb $ISORUN --no-config --root $R -- false" /dev/null
+	[[ "$output" == *"${esc}1;31misorun: FAILED (exit 1)"* ]]
 	assert_no_tree
 }

@@ -265,7 +265,7 @@ assert_real_home_untouched() {
 		env ISORUN_ROOT='$R' SHELL=/bin/sh '$ISORUN' shell"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"target=$U/"*"/target"* ]]
-	[[ "$stderr" == *"isorun: namespace kept at $U/"* ]]
+	[[ "$stderr" == *"isorun: tree kept at $U/"* ]]
 	# the two shells kept their trees, as isorun shell does; the runs did not
 	[ "$(find "$U" -mindepth 1 -maxdepth 1 ! -name '.*' | wc -l)" -eq 2 ]
 	local t

@@ -54,7 +54,7 @@ assert_retained() {
 	wait "$isopid" && rc=0 || rc=$?
 	cat "$W/out"
 	[ "$rc" -eq 122 ]
-	grep -F "namespace retained at " "$W/out"
+	grep -F "tree retained at " "$W/out"
 	grep -F -- "$1" "$W/out"
 	[ "$(cat "$home/data")" = data ]
 }
@@ -97,7 +97,7 @@ userns_ok() {
 	mkdir "$W/mnt"
 	run iso -- sh -c 'echo data >"$TMPDIR/data"; mount --bind "$TMPDIR" "$1"' sh "$W/mnt"
 	[ "$status" -eq 122 ]
-	[[ "$output" == *"namespace retained at "*": part of it is mounted at $W/mnt (mount namespace of pid "* ]]
+	[[ "$output" == *"tree retained at "*": part of it is mounted at $W/mnt (mount namespace of pid "* ]]
 	[ "$(cat "$W/mnt/data")" = data ]
 }
 
@@ -364,7 +364,7 @@ holder_past_shield() { # SCRIPT WHY
 	wait "$isopid" && rc=0 || rc=$?
 	cat "$W/out"
 	[ "$rc" -eq 122 ]
-	grep -F "namespace retained at " "$W/out"
+	grep -F "tree retained at " "$W/out"
 	grep -F "/home/mnt': is a mount point" "$W/out"
 	run timeout -k 5 30 "$ISORUN" ls --root "$R"
 	echo "$output"

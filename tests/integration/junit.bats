@@ -39,10 +39,11 @@ PY
 	run cases "$W/j.xml"
 	[ "${lines[0]}" = "command|passed||" ]
 	[ "${lines[1]}" = "leak gate|failure|leak|1 process outlived the command" ]
-	[ "${lines[2]}" = "residue|skipped||no --watch directory" ]
-	[ "${lines[3]}" = "policy|passed||" ]
-	[ "${lines[4]}" = "teardown|passed||" ]
-	[ "${lines[5]}" = "timeout|passed||" ]
+	# no --watch: no residue case (a guard not asked for is no test case)
+	[ "${lines[2]}" = "policy|passed||" ]
+	[ "${lines[3]}" = "teardown|passed||" ]
+	[ "${lines[4]}" = "timeout|passed||" ]
+	[ "${#lines[@]}" -eq 5 ]
 	# the words of the stderr lines (the leak and its attribution), without "isorun: "
 	leak_text=$(sed -n 's/^isorun: //; /^leaked: /,/^[^ ]/{/^leaked: \|^  /p}' <<<"$stderr")
 	[[ "$leak_text" == *$'\n  attribution incomplete: '* ]]
@@ -58,6 +59,28 @@ PY
 	run cases "$W/j.xml"
 	[[ "$output" != *"|failure|"* && "$output" != *"|error|"* ]]
 	grep -q 'failures="0" errors="0"' "$W/j.xml"
+}
+
+@test "junit: a clean run skips nothing: a guard not asked for (--watch, --timeout, a policy) is no test case" {
+	require "python3-junitparser" /usr/bin/python3 -c 'import junitparser'
+	run iso --settle 0 --junit "$W/j.xml" -- true
+	[ "$status" -eq 0 ]
+	assert_junit_valid "$W/j.xml"
+	grep -q '<testsuite name="isorun" tests="4" failures="0" errors="0" skipped="0" ' "$W/j.xml"
+	run cases "$W/j.xml"
+	[ "$output" = $'command|passed||\nleak gate|passed||\npolicy|passed||\nteardown|passed||' ]
+	# each asked for: its case, passing
+	mkdir "$W/watched"
+	run iso --settle 0 --watch "$W/watched" --timeout 1h --junit "$W/j.xml" -- true
+	[ "$status" -eq 0 ]
+	run cases "$W/j.xml"
+	[ "$output" = $'command|passed||\nleak gate|passed||\nresidue|passed||\npolicy|passed||\nteardown|passed||\ntimeout|passed||' ]
+	# the policy turned off is not asked for either
+	run iso --settle 0 --policy=off --junit "$W/j.xml" -- true
+	[ "$status" -eq 0 ]
+	run cases "$W/j.xml"
+	[ "$output" = $'command|passed||\nleak gate|passed||\nteardown|passed||' ]
+	grep -q 'tests="3" failures="0" errors="0" skipped="0"' "$W/j.xml"
 }
 
 @test "junit: timeout, residue, refused call and a failing command each fail their own case" {
@@ -105,6 +128,13 @@ PY
 	run cases "$W/j.xml"
 	[ "${lines[0]}" = "command|error|setup|setup failed before the command ran" ]
 	[ "${lines[1]}" = "leak gate|skipped||the command did not run" ]
+	# the guards asked for are skipped; the ones not asked for are no case at all
+	[ "${lines[2]}" = "policy|skipped||the command did not run" ]
+	[ "${lines[3]}" = "teardown|passed||" ]
+	[ "${#lines[@]}" -eq 4 ]
+	run iso --chdir "$W/none" --timeout 1h --junit "$W/j.xml" -- true
+	run cases "$W/j.xml"
+	[ "${lines[4]}" = "timeout|skipped||the command did not run" ]
 	run failure_text "$W/j.xml" command
 	[[ "$output" == *"--chdir '$W/none': No such file or directory"* ]]
 }
@@ -129,7 +159,7 @@ PY
 	grep -qF '<property name="isorun.exit" value="122"/>' "$W/j.xml"
 	grep -qF '<property name="isorun.reason" value="report not written"/>' "$W/j.xml"
 	run cases "$W/j.xml"
-	[ "${lines[4]}" = "teardown|failure|delivery|report not written" ]
+	[ "${lines[3]}" = "teardown|failure|delivery|report not written" ]
 	run failure_text "$W/j.xml" teardown
 	[ "$output" = "--report: write '/dev/full': No space left on device" ]
 	# a failing command keeps its code there too

@@ -69,6 +69,6 @@ load helpers
 	[[ "$stderr" != *passed* ]]
 	# no join can be proven, so the tree is kept and the run fails
 	[ "$status" -eq 122 ]
-	[[ "$stderr" == *"namespace retained at $U/"* ]]
+	[[ "$stderr" == *"tree retained at $U/"* ]]
 	force_remove "$(the_tree)"
 }

@@ -65,7 +65,7 @@ start_controls() {
 	start_controls
 	run isols
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"$tree  "*" orphaned "*"owner pid $isopid is gone without recording an outcome (crashed or killed); 2 of its processes still run (found by ISORUN_NAMESPACE in their environment: weaker evidence than --pidns or a cgroup, a process that cleared its environment is not found; isorun gc stops them)"* ]]
+	[[ "$output" == *"$tree  "*" orphaned "*"owner pid $isopid is gone without recording an outcome (crashed or killed); 2 of its processes still run (found by ISORUN_NAMESPACE in their environment: weaker evidence than --pidns or a cgroup, a process that cleared its environment is not found; isorun gc kills them)"* ]]
 	[[ "$output" == *$'\n'"    pid $shpid \`sh -c "* ]]
 	[[ "$output" == *$'\n'"    pid $kidpid \`sleep 300\`"* ]]
 	for c in c1 c2 c3; do
@@ -76,7 +76,7 @@ start_controls() {
 	[ "$(printf '%s' "$output" | jq -c '[.[0].processes[].pid] | sort')" = "$(printf '%s\n' "$shpid" "$kidpid" | sort -n | jq -sc .)" ]
 	run isogc --dry-run
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"would stop pid $kidpid \`sleep 300\`: its environment names $tree"* ]]
+	[[ "$output" == *"would kill pid $kidpid \`sleep 300\`: its environment names $tree"* ]]
 	# a gc started from inside that run (a shell it left) would stop its own caller
 	run env ISORUN_NAMESPACE="$tree" "$ISORUN" gc --root "$R"
 	[ "$status" -eq 0 ]
@@ -85,9 +85,9 @@ start_controls() {
 	kill -0 "$kidpid"
 	run isogc
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"stopped pid $shpid \`sh -c "*"\`: its environment names $tree"* ]]
-	[[ "$output" == *"stopped pid $kidpid \`sleep 300\`: its environment names $tree"* ]]
-	[[ "$output" == *"removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"*"; stopped 2 of its processes (found by ISORUN_NAMESPACE in their environment: weaker evidence than --pidns or a cgroup, a process that cleared its environment is not found)"* ]]
+	[[ "$output" == *"killed pid $shpid \`sh -c "*"\`: its environment names $tree"* ]]
+	[[ "$output" == *"killed pid $kidpid \`sleep 300\`: its environment names $tree"* ]]
+	[[ "$output" == *"removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"*"; killed 2 of its processes (found by ISORUN_NAMESPACE in their environment: weaker evidence than --pidns or a cgroup, a process that cleared its environment is not found)"* ]]
 	assert_dead "$shpid"
 	assert_dead "$kidpid"
 	assert_no_tree
@@ -104,7 +104,7 @@ start_controls() {
 	loop=$(cat "$W/loop.kill")
 	run isogc
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"stopped pid $loop "* ]]
+	[[ "$output" == *"killed pid $loop "* ]]
 	[[ "$output" == *"removed $tree: "* ]]
 	assert_dead "$loop"
 	assert_dead "$shpid"
@@ -128,7 +128,7 @@ start_controls() {
 	[[ "$output" == *$'\n'"    pid $le \`$H/leaderexit "* ]]
 	run isogc
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"stopped pid $le \`$H/leaderexit "* ]]
+	[[ "$output" == *"killed pid $le \`$H/leaderexit "* ]]
 	[[ "$output" == *"removed $tree: "* ]]
 	assert_dead "$le"
 	assert_dead "$kidpid"
@@ -143,13 +143,13 @@ start_controls() {
 		[[ "$output" == *"3 of its processes still run"* ]]
 		[[ "$output" == *$'\n'"    pid $nodump \`"*"nodump "* ]]
 		run isogc
-		[[ "$output" == *"stopped pid $nodump "* ]]
+		[[ "$output" == *"killed pid $nodump "* ]]
 		assert_dead "$nodump"
 	else
 		[[ "$output" == *"2 of its processes still run"*"process"*" of this user could not be examined (environment unreadable, e.g. not dumpable): some may be the run's"* ]]
 		run isogc
 		# not touched; and its fds cannot be read either, so the holder rule keeps the tree
-		[[ "$output" == *"kept $tree: holders not measurable: pid $nodump (nodump) "*"; stopped 2 of its processes "*"could not be examined (environment unreadable, e.g. not dumpable): some may be the run's"* ]]
+		[[ "$output" == *"kept $tree: holders not measurable: pid $nodump (nodump) "*"; killed 2 of its processes "*"could not be examined (environment unreadable, e.g. not dumpable): some may be the run's"* ]]
 		kill -0 "$nodump"
 		kill -KILL "$nodump"
 		# gone (reaped) before gc looks again: tail returns once kill -0 fails

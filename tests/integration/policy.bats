@@ -181,6 +181,27 @@ except OSError as e:
 	[ "$status" -eq 0 ]
 }
 
+@test "an unknown policy NAME lists the shipped ones (policy show, policy check, --policy); a near one is suggested" {
+	run --separate-stderr "$ISORUN" policy show nosuch
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: policy show: 'nosuch' is no shipped policy and no file (shipped: default, strict, off)" ]
+	run --separate-stderr "$ISORUN" policy show stirct
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: policy show: 'stirct' is no shipped policy and no file; did you mean strict?" ]
+	run --separate-stderr "$ISORUN" policy check nosuch
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: policy check: 'nosuch' is no shipped policy and no file (shipped: default, strict, off)" ]
+	run --separate-stderr iso --policy=nosuch -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: --policy: 'nosuch' is no shipped policy and no file (shipped: default, strict, off)" ]
+	[ ! -e "$W/ran" ]
+	[ ! -e "$U" ] || assert_no_tree
+	# a path is a path: its own error
+	run --separate-stderr "$ISORUN" policy show "$W/none.policy"
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: $W/none.policy: cannot read: No such file or directory" ]
+}
+
 @test "a bad policy file is an error with file:line:col and a caret, exit 125, nothing left" {
 	printf 'deny reboot\ndeny rebooot\n' >"$W/bad.policy"
 	run --separate-stderr iso --policy="$W/bad.policy" -- touch "$W/ran"

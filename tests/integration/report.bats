@@ -62,7 +62,7 @@ v, k = (json.load(open(p))["timing_us"] for p in sys.argv[1:])
 assert all(isinstance(x, int) for x in v.values()), v
 assert k["scan"] is None and k["removal"] is None and isinstance(k["command"], int), k
 PY
-	force_remove "$(sed -n 's/^isorun: namespace kept at //p' <<<"${stderr_lines[0]}")"
+	force_remove "$(sed -n 's/^isorun: tree kept at //p' <<<"${stderr_lines[0]}")"
 	assert_no_tree
 }
 

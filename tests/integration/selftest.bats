@@ -97,7 +97,7 @@ assert_nothing_left() {
 	fi
 	# each ok names what it saw
 	grep -q '^control daemon: ok (exit 122; isorun: leaked: pid [0-9]* `.* selftest --internal-daemon`' <<<"$output"
-	grep -q "^control holder: ok (exit 122; isorun: namespace retained at $W/isorun-selftest\.[^/]*/root/isorun-$(id -u)/" <<<"$output"
+	grep -q "^control holder: ok (exit 122; isorun: tree retained at $W/isorun-selftest\.[^/]*/root/isorun-$(id -u)/" <<<"$output"
 	grep -q '^control service-guard: ok (exit 122; isorun: refused: execve `systemctl restart selftest-unit`' <<<"$output"
 	assert_nothing_left
 }

@@ -36,7 +36,7 @@ expect hello\\r\\nhello
 send \\x03
 expect INNER\\\$ 
 send exit 3\\n
-expect namespace kept at @U@/.*; remove it with: rm -rf @U@/.* \\(or every kept tree: isorun gc --kept\\)
+expect tree kept at @U@/.*; remove it with: rm -rf @U@/.* \\(or every kept tree: isorun gc --kept\\)
 expect PROMPT> 
 send echo status=\$?\\n
 expect status=3
@@ -86,7 +86,7 @@ EOS
 	[ "$output" = "ISORUN_SHELL=1" ]
 	tree=$(the_tree)
 	[ "${stderr_lines[0]}" = "isorun: shell in $tree (private-tmp, policy=default); the tree is kept; \$ISORUN_SHELL is set" ]
-	[ "${stderr_lines[1]}" = "isorun: namespace kept at $tree; remove it with: rm -rf $tree (or every kept tree: isorun gc --kept)" ]
+	[ "${stderr_lines[1]}" = "isorun: tree kept at $tree; remove it with: rm -rf $tree (or every kept tree: isorun gc --kept)" ]
 	[ "${#stderr_lines[@]}" -eq 2 ]
 	force_remove "$tree"
 	# a plain run does not claim to be a shell
@@ -94,6 +94,6 @@ EOS
 	[ "$output" = "ISORUN_SHELL=unset" ]
 	run --separate-stderr "$ISORUN" shell -q --no-config --root "$R" -- true
 	[ "$status" -eq 0 ]
-	[[ "${stderr_lines[0]}" == "isorun: namespace kept at "* ]]
+	[[ "${stderr_lines[0]}" == "isorun: tree kept at "* ]]
 	force_remove "$(the_tree)"
 }

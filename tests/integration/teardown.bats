@@ -30,8 +30,8 @@ teardown() {
 	holder=$(cat "$W/holder.pid")
 	tree=$(the_tree)
 	[ -n "$tree" ]
-	[[ "$stderr" == *"isorun: namespace retained at $tree: pipe still open (pid $holder "*" holds stdout)"* ]]
-	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 122): namespace retained" ]
+	[[ "$stderr" == *"isorun: tree retained at $tree: pipe still open (pid $holder "*" holds stdout)"* ]]
+	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 122): tree retained" ]
 	kill "$holder"
 	force_remove "$tree"
 }
@@ -53,7 +53,7 @@ teardown() {
 	wait "$isopid" && rc=0 || rc=$?
 	[ "$rc" -eq 122 ]
 	tree=$(dirname "$home")
-	grep -q "namespace retained at $tree: pid $(cat "$W/holder.pid") \`.*\` has its cwd in it ($home)" "$W/out"
+	grep -q "tree retained at $tree: pid $(cat "$W/holder.pid") \`.*\` has its cwd in it ($home)" "$W/out"
 	[ -d "$home" ]
 	kill "$(cat "$W/holder.pid")"
 	force_remove "$tree"
@@ -95,7 +95,7 @@ open("leaf", "w").write("x")'
 	[ "$status" -eq 122 ]
 	# inside the user namespace isorun ran as uid 0: its per-user directory is isorun-0
 	tree=$(find "$R" -mindepth 2 -maxdepth 2 -type d | head -1)
-	[[ "$stderr" == *"namespace retained at $tree: removal failed: "*"$tree/home/mnt"* ]]
+	[[ "$stderr" == *"tree retained at $tree: removal failed: "*"$tree/home/mnt"* ]]
 	# everything else was removed
 	[ ! -e "$tree/home/other" ]
 	[ ! -e "$tree/tmp" ]
@@ -106,7 +106,7 @@ open("leaf", "w").write("x")'
 	run --separate-stderr iso --keep -- sh -c 'echo hi > "$HOME/f"'
 	[ "$status" -eq 0 ]
 	tree=$(the_tree)
-	[ "$stderr" = "isorun: namespace kept at $tree" ]
+	[ "$stderr" = "isorun: tree kept at $tree" ]
 	[ "$(cat "$tree/home/f")" = hi ]
 	force_remove "$tree"
 }
@@ -135,7 +135,7 @@ open("leaf", "w").write("x")'
 	export ISORUN_TEST_FAULT=no-shield
 	run --separate-stderr iso --report "$W/r.json" -- sh -c "mv \"\$ISORUN_NAMESPACE\" $W/moved"
 	[ "$status" -eq 122 ]
-	[[ "$stderr" == *"namespace retained at $U/"*": the tree was moved away (now at $W/moved); not removed"* ]]
+	[[ "$stderr" == *"tree retained at $U/"*": the tree was moved away (now at $W/moved); not removed"* ]]
 	grep -q '"state": "retained"' "$W/r.json"
 	[ -f "$W/moved/owner" ]
 	force_remove "$W/moved"
@@ -230,7 +230,7 @@ for i in range(100000):
 	grep -q '"cancelled_by": "SIGTERM"' "$W/r.json"
 	grep -q '"state": "retained"' "$W/r.json"
 	tree=$(the_tree)
-	grep -q "namespace retained at $tree: removal stopped by SIGTERM; the rest of the tree stays" "$W/err"
+	grep -q "tree retained at $tree: removal stopped by SIGTERM; the rest of the tree stays" "$W/err"
 	[ -f "$tree/owner" ]
 	run "$ISORUN" gc --root "$R"
 	[ "$status" -eq 0 ]
@@ -245,7 +245,7 @@ for i in range(100000):
 		--report "$W/r.json" -- sh -c 'i=0; while [ $i -lt 300 ]; do : >"$TMPDIR/f$i"; i=$((i + 1)); done'
 	[ "$status" -eq 122 ]
 	tree=$(the_tree)
-	[[ "$stderr" == *"namespace retained at $tree: removal still running after 2m; the rest of the tree stays for isorun gc"* ]]
+	[[ "$stderr" == *"tree retained at $tree: removal still running after 2m; the rest of the tree stays for isorun gc"* ]]
 	grep -q '"state": "retained"' "$W/r.json"
 	[ -f "$tree/owner" ]
 	# control: without the fault the same run removes its tree

@@ -223,3 +223,29 @@ run_inside() {
 	[[ "$output" == "removed $tree: "* ]]
 	assert_no_tree
 }
+
+@test "--pidns inside a sandbox that forbids new user namespaces (bwrap --disable-userns) blames that sandbox, not the sysctl; 125, no tree" {
+	require "bwrap --disable-userns" bwrap --unshare-user --disable-userns --dev-bind / / true
+	local as=() root=$R left
+	# root makes no user namespace of its own: the ordinary user is the case
+	if [ "$(id -u)" -eq 0 ]; then
+		require "isorun-ci reaching $ISORUN" runuser -u isorun-ci -- test -x "$ISORUN"
+		as=(runuser -u isorun-ci --)
+		root=$(mktemp -d /tmp/isorun-h6-XXXXXX)
+		chown isorun-ci: "$root"
+	fi
+	run --separate-stderr "${as[@]}" bwrap --unshare-user --disable-userns --dev-bind / / -- \
+		"$ISORUN" --no-config --root "$root" --pidns -- touch "$W/ran"
+	# nothing was left in the root; a root made here goes before any assertion can fail
+	left=$(find "$root" -mindepth 2 -maxdepth 2)
+	[ "$root" = "$R" ] || rm -rf "$root"
+	[ -z "$left" ]
+	[ "$status" -eq 125 ]
+	[[ "${stderr_lines[0]}" == "isorun: create a user namespace (refused by an enclosing user namespace's limit; this one's user.max_user_namespaces="*"; or nested deeper than 32): No space left on device" ]]
+	[[ "${stderr_lines[1]}" == "  (hint: isorun runs in a user namespace whose creator forbids new ones "* ]]
+	[[ "$stderr" != *"ask an admin to raise"* ]]
+	[ ! -e "$W/ran" ]
+	# selftest says the same of its probe
+	run "${as[@]}" bwrap --unshare-user --disable-userns --dev-bind / / -- "$ISORUN" selftest
+	[[ "$output" == *"probe userns: no (create a user namespace (refused by an enclosing user namespace's limit;"* ]]
+}

@@ -45,7 +45,7 @@ static void test_defaults_and_command(void **state)
 
 static void test_command_options_stay_its_own(void **state)
 {
-	char *argv[] = { "isorun", "--keep", "ls", "--timeout", "x", NULL };
+	char *argv[] = { "isorun", "--keep", "cat", "--timeout", "x", NULL };
 	struct iso_opts o;
 	struct iso_err e;
 
@@ -53,6 +53,28 @@ static void test_command_options_stay_its_own(void **state)
 	assert_true(o.keep);
 	assert_int_equal(o.timeout_ms, 0);
 	assert_string_equal(o.argv[1], "--timeout");
+	iso_opts_free(&o);
+}
+
+/* `isorun --keep ls`: a subcommand in the command's place, unless after "--" */
+static void test_subcommand_after_options(void **state)
+{
+	char *late[] = { "isorun", "--keep", "ls", "-l", NULL };
+	char *dashed[] = { "isorun", "--keep", "--", "ls", NULL };
+	char *value[] = { "isorun", "--root", "--", "true", NULL };
+	struct iso_opts o;
+	struct iso_err e;
+
+	assert_true(parse(&o, &e, late) < 0);
+	assert_string_equal(
+		e.msg, "'ls' is a subcommand: isorun ls --keep -l (a command named ls: -- ls)");
+	iso_opts_free(&o);
+	assert_int_equal(parse(&o, &e, dashed), ISO_RUN);
+	assert_string_equal(o.argv[0], "ls");
+	iso_opts_free(&o);
+	assert_true(parse(&o, &e, value) < 0);
+	assert_string_equal(
+		e.msg, "--root needs a value, got '--' (a value that begins with '-': --root=--)");
 	iso_opts_free(&o);
 }
 
@@ -227,6 +249,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_command),
 		cmocka_unit_test(test_command_options_stay_its_own),
+		cmocka_unit_test(test_subcommand_after_options),
 		cmocka_unit_test(test_repeatable),
 		cmocka_unit_test(test_errors_name_the_option),
 		cmocka_unit_test(test_did_you_mean),

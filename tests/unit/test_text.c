@@ -246,6 +246,32 @@ static void test_utc(void **state)
 	}
 }
 
+/* --color=auto: NO_COLOR, then FORCE_COLOR / CLICOLOR_FORCE, then a terminal not TERM=dumb */
+static void test_colour_auto(void **state)
+{
+	(void)state;
+	assert_true(iso_colour_auto(true, NULL, NULL, NULL, "xterm"));
+	assert_true(iso_colour_auto(true, NULL, NULL, NULL, NULL));
+	assert_false(iso_colour_auto(false, NULL, NULL, NULL, "xterm"));
+	assert_false(iso_colour_auto(true, NULL, NULL, NULL, "dumb"));
+	/* NO_COLOR: present and not empty */
+	assert_false(iso_colour_auto(true, "1", NULL, NULL, "xterm"));
+	assert_true(iso_colour_auto(true, "", NULL, NULL, "xterm"));
+	/* forced: a pipe, and TERM=dumb, are coloured */
+	assert_true(iso_colour_auto(false, NULL, "1", NULL, NULL));
+	assert_true(iso_colour_auto(true, NULL, "3", NULL, "dumb"));
+	assert_true(iso_colour_auto(false, NULL, NULL, "1", "dumb"));
+	assert_true(iso_colour_auto(false, "", NULL, "yes", NULL));
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const off[] = { "", "0", "false" };
+
+		assert_false(iso_colour_auto(false, NULL, off[i], NULL, NULL));
+		assert_false(iso_colour_auto(false, NULL, NULL, off[i], NULL));
+	}
+	/* NO_COLOR beats the forcing variables */
+	assert_false(iso_colour_auto(true, "1", "1", "1", "xterm"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,7 +279,7 @@ int main(void)
 		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_signals_rt),
 		cmocka_unit_test(test_quote),	  cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_join),	  cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_utc),
+		cmocka_unit_test(test_utc),	  cmocka_unit_test(test_colour_auto),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
