@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/exit.h"
@@ -283,6 +285,18 @@ static int bare_value_error(enum iso_key key, const char *word, struct iso_err *
 			   name, word, name, name, word, word, name, word);
 }
 
+/* $SHELL, else the passwd entry's shell (as login(1) sets it), else /bin/sh. */
+static const char *login_shell(void)
+{
+	const char *sh = getenv("SHELL");
+	struct passwd *pw;
+
+	if (sh && *sh)
+		return sh;
+	pw = getpwuid(getuid());
+	return pw && pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh";
+}
+
 /* What follows the options: the command, or the shell's own for `isorun shell`. */
 static int take_command(int argc, char **argv, unsigned flags, struct iso_opts *o,
 			struct iso_err *e)
@@ -290,9 +304,7 @@ static int take_command(int argc, char **argv, unsigned flags, struct iso_opts *
 	if (o->shell)
 		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
 	if (optind >= argc && o->shell) {
-		const char *sh = getenv("SHELL");
-
-		o->shell_argv[0] = iso_opts_keep(o, strdup(sh && *sh ? sh : "/bin/sh"));
+		o->shell_argv[0] = iso_opts_keep(o, strdup(login_shell()));
 		o->shell_argv[1] = iso_opts_keep(o, strdup("-i"));
 		if (!o->shell_argv[0] || !o->shell_argv[1])
 			return iso_err_set(e, ENOMEM, "isorun shell");

@@ -30,6 +30,7 @@
 #include "launcher/finding.h"
 #include "launcher/leak.h"
 #include "launcher/say.h"
+#include "launcher/shell.h"
 #include "launcher/sinks.h"
 #include "launcher/sup.h"
 
@@ -174,6 +175,7 @@ static void free_sup(struct sup *s)
 		iso_snapshot_free(&s->snaps[i]);
 	free(s->snaps);
 	iso_env_free(s->env);
+	iso_shell_argv_free(s->shell_argv);
 	free(s->cmd_path);
 	free(s->cmd_hidden);
 	iso_hidden_free(&s->hidden);

@@ -208,6 +208,8 @@ int sup_make_tree(struct sup *s, struct iso_err *e)
 	if (iso_env_build(o, &s->tree, environ, &s->env, e) < 0)
 		return -EINVAL;
 	s->out->env = s->env;
+	if (iso_shell_startup(o, &s->tree, &s->shell_argv, e) < 0)
+		return -EIO;
 	if (o->shell)
 		iso_shell_banner(stderr, o, s->tree.path);
 	if (open_streams(s, e) < 0 ||
@@ -229,7 +231,7 @@ static struct iso_spawn spawn_request(struct sup *s)
 	const struct iso_opts *o = s->o;
 	struct iso_spawn sp = {
 		.path = s->cmd_path,
-		.argv = o->argv,
+		.argv = s->shell_argv ? s->shell_argv : o->argv,
 		.envp = s->env,
 		.cwd = o->chdir,
 		.out_fd = s->relayed[0] ? s->streams[0].wr : -1,

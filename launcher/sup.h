@@ -104,6 +104,7 @@ struct sup {
 	struct iso_ceilings ceil;   /* the run's cgroup, its ceilings and accounting */
 	struct iso_snapshot *snaps; /* --watch, one per directory */
 	char **env;
+	char **shell_argv; /* `isorun shell`'s bash with its rc file, or NULL: o->argv */
 	char *cmd_path;
 	char *cmd_hidden;	  /* PATH's match the run's mounts hide (when none is seen) */
 	struct iso_hidden hidden; /* what --private-tmp and --protect-home=hide hide */
