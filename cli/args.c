@@ -30,9 +30,10 @@ enum {
 	OPT_CONFIG = OPT_KEY(ISO_N_KEYS),
 	OPT_NO_CONFIG,
 	OPT_VERSION,
+	OPT_TREE,
 };
-/* the settings, config, no-config, help, version and the terminator */
-#define ISO_N_LONG_OPTS (ISO_N_KEYS + 5)
+/* the settings, config, no-config, help, version, tree and the terminator */
+#define ISO_N_LONG_OPTS (ISO_N_KEYS + 6)
 
 /* The options that are not settings; the settings' options come from iso_keys[]. */
 static const struct option other_opts[] = {
@@ -40,6 +41,7 @@ static const struct option other_opts[] = {
 	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "tree", required_argument, NULL, OPT_TREE }, /* isorun shell only */
 };
 
 /*
@@ -134,11 +136,15 @@ void iso_usage(FILE *f)
 
 void iso_shell_usage(FILE *f)
 {
-	fputs("Usage: isorun shell [OPTION]... [-- COMMAND [ARG]...]\n"
+	fputs("Usage: isorun shell [--tree PATH|ID] [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "Start an interactive $SHELL (or COMMAND) in a fresh isorun tree, with the\n"
 	      "options and guards of a run (isorun --help lists them) and isorun.conf.\n"
 	      "The tree is kept when the shell exits: isorun prints its path and the\n"
-	      "command that removes it.  Leave with exit or Ctrl-D.\n",
+	      "command that removes it.  Leave with exit or Ctrl-D.\n"
+	      "  --tree PATH|ID  re-enter a kept tree (a path, or the name isorun ls shows)\n"
+	      "                  with the settings of the run that made it; the command\n"
+	      "                  line's options win, and the tree's never widen them.\n"
+	      "                  Its processes are gone: only its files come back.\n",
 	      f);
 }
 
@@ -355,6 +361,16 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		case OPT_NO_CONFIG:
 			o->config_arg = NULL;
 			o->no_config = true;
+			continue;
+		case OPT_TREE:
+			if (!o->shell)
+				return iso_err_set(e, 0,
+						   "--tree: only isorun shell re-enters a tree: "
+						   "isorun shell --tree %s",
+						   optarg);
+			if (!*optarg)
+				return iso_err_set(e, 0, "--tree: empty path");
+			o->tree_arg = optarg;
 			continue;
 		case 'q':
 		case 'v':

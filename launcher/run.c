@@ -128,6 +128,17 @@ static int finish(struct sup *s)
 	return iso_sinks_finish(&s->outputs, o, out);
 }
 
+/* A tree re-entered was kept before: after a failed setup it is kept as it was. */
+static void keep_reentered(struct sup *s)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	s->out->tree_state = ISO_TREE_KEPT;
+	if (iso_tree_record_state(&s->tree, true, "isorun shell", &e) < 0)
+		fprintf(stderr, "isorun: warning: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+}
+
 /* A setup that failed before the command ran leaves nothing behind; e: NULL when printed. */
 static int fail_before_start(struct sup *s, const struct iso_err *e)
 {
@@ -138,7 +149,9 @@ static int fail_before_start(struct sup *s, const struct iso_err *e)
 	/* the shield's work directory is removed with the descriptors set aside for it */
 	iso_tree_release_reserve(&s->tree);
 	sup_lower_shield(s, false);
-	if (s->tree.fd >= 0)
+	if (s->tree.fd >= 0 && s->o->reenter)
+		keep_reentered(s);
+	else if (s->tree.fd >= 0)
 		sup_remove_after_setup_failure(&s->tree, out);
 	if (e)
 		setup_error(s, e);

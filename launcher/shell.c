@@ -57,6 +57,10 @@ void iso_shell_banner(FILE *f, const struct iso_opts *o, const char *tree_path)
 	fprintf(f, "isorun: shell in %s (%s); %sthe tree is kept; $%s is set\n",
 		path ? path : tree_path, guards, o->shell_own ? "leave with exit or Ctrl-D, " : "",
 		ISO_SHELL_VAR);
+	if (o->reenter)
+		fputs("isorun: re-entered a kept tree: its files and the settings of the run that "
+		      "made it are back; its processes are not (they ended with that run)\n",
+		      f);
 }
 
 void iso_shell_kept(FILE *f, const struct iso_opts *o, const char *path)

@@ -246,3 +246,14 @@ EOS
 	drive
 	force_remove "$(the_tree)"
 }
+
+@test "isorun shell under an isorun.conf: still the shell's own (its exit without FAILED, its rc file)" {
+	mkdir "$W/home" "$W/proj"
+	printf '%s\n' 'settle = 1s' >"$W/proj/isorun.conf"
+	cd "$W/proj"
+	run --separate-stderr env HOME="$W/home" SHELL=/bin/bash "$ISORUN" shell --root "$R" <<<'exit 5'
+	[ "$status" -eq 5 ]
+	[[ "$stderr" != *FAILED* ]]
+	[ -f "$(the_tree)/run/isorun-shell/bashrc" ]
+	force_remove "$(the_tree)"
+}
