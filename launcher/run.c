@@ -105,6 +105,25 @@ static void record_state(struct sup *s)
 			iso_err_format(&e, buf, sizeof(buf)));
 }
 
+/*
+ * A tree that stays records how it was made, for a later isorun shell --tree;
+ * one that is removed costs nothing.  A failure only warns.
+ */
+static void record_settings(struct sup *s)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+	enum iso_tree_state st = s->out->tree_state;
+
+	if (!s->o->settings_text || s->o->reenter || s->tree.fd < 0 ||
+	    (st != ISO_TREE_KEPT && st != ISO_TREE_RETAINED))
+		return;
+	if (iso_tree_write_record(&s->tree, ISO_TREE_SETTINGS, s->o->settings_text, &e) < 0)
+		fprintf(stderr,
+			"isorun: warning: %s (isorun shell --tree will not have its settings)\n",
+			iso_err_format(&e, buf, sizeof(buf)));
+}
+
 /* The tree by the usual rules, then the report and the verdict. */
 static int finish(struct sup *s)
 {
@@ -123,6 +142,7 @@ static int finish(struct sup *s)
 		sup_collect_residue(s->snaps, o->watch.n, out);
 	sup_teardown(s);
 	record_state(s);
+	record_settings(s);
 	out->duration_ms = (sup_now_us() - s->t_start) / 1000;
 	/* the files before stderr: a report that could not be written is part of the verdict */
 	return iso_sinks_finish(&s->outputs, o, out);

@@ -194,9 +194,6 @@ int sup_make_tree(struct sup *s, struct iso_err *e)
 			? iso_tree_adopt(&s->tree, iso_tree_root(o->root), o->reenter, o->argv, e)
 			: iso_tree_create(&s->tree, iso_tree_root(o->root), o->argv, e);
 
-	/* a new tree records how it was made, for a later isorun shell --tree */
-	if (r >= 0 && !o->reenter && o->settings_text)
-		r = iso_tree_write_record(&s->tree, ISO_TREE_SETTINGS, o->settings_text, e);
 	if (r < 0) {
 		if (e->cause == TREE_CAUSE_ROOT) {
 			iso_err_prefix(e, iso_say(o->say, ISO_SAY_ROOT), " ");

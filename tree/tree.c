@@ -393,10 +393,16 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 
 int iso_tree_write_record(struct iso_tree *t, const char *name, const char *text, struct iso_err *e)
 {
-	_cleanup_close_ int fd =
-		openat(t->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	_cleanup_close_ int fd = -1;
 	size_t len = strlen(text);
+	struct stat st;
 
+	/* a tree the command deleted has no place for it; what it left at the name goes */
+	if (fstat(t->fd, &st) == 0 && st.st_nlink == 0)
+		return 0;
+	if (unlinkat(t->fd, name, 0) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "remove '%s/%s'", t->path, name);
+	fd = openat(t->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return iso_err_set(e, errno, "create '%s/%s'", t->path, name);
 	errno = 0;

@@ -133,7 +133,8 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
  */
 int iso_tree_adopt(struct iso_tree *t, const char *root, const char *name, char *const *argv,
 		   struct iso_err *e);
-/* Write <id>/NAME (0600, new) with `text`: a record of isorun's. */
+/* Write <id>/NAME (0600, made anew: whatever was at the name goes) with `text`: a record of
+ * isorun's. */
 int iso_tree_write_record(struct iso_tree *t, const char *name, const char *text,
 			  struct iso_err *e);
 /* Make <id>/SUB (and its parents) for --env-dir. */
