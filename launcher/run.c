@@ -120,7 +120,8 @@ static void record_settings(struct sup *s)
 		return;
 	if (iso_tree_write_record(&s->tree, ISO_TREE_SETTINGS, s->o->settings_text, &e) < 0)
 		fprintf(stderr,
-			"isorun: warning: %s (isorun shell --tree will not have its settings)\n",
+			"isorun: warning: %s (a shell that re-enters the tree will not have "
+			"them)\n",
 			iso_err_format(&e, buf, sizeof(buf)));
 }
 
