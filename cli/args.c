@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/exit.h"
@@ -29,9 +31,10 @@ enum {
 	OPT_CONFIG = OPT_KEY(ISO_N_KEYS),
 	OPT_NO_CONFIG,
 	OPT_VERSION,
+	OPT_TREE,
 };
-/* the settings, config, no-config, help, version and the terminator */
-#define ISO_N_LONG_OPTS (ISO_N_KEYS + 5)
+/* the settings, config, no-config, help, version, tree and the terminator */
+#define ISO_N_LONG_OPTS (ISO_N_KEYS + 6)
 
 /* The options that are not settings; the settings' options come from iso_keys[]. */
 static const struct option other_opts[] = {
@@ -39,6 +42,7 @@ static const struct option other_opts[] = {
 	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "tree", required_argument, NULL, OPT_TREE }, /* isorun shell only */
 };
 
 /*
@@ -143,11 +147,15 @@ void iso_usage(FILE *f)
 
 void iso_shell_usage(FILE *f)
 {
-	fputs("Usage: isorun shell [OPTION]... [-- COMMAND [ARG]...]\n"
+	fputs("Usage: isorun shell [--tree PATH|ID] [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "Start an interactive $SHELL (or COMMAND) in a fresh isorun tree, with the\n"
 	      "options and guards of a run (isorun --help lists them) and isorun.conf.\n"
 	      "The tree is kept when the shell exits: isorun prints its path and the\n"
-	      "command that removes it.  Leave with exit or Ctrl-D.\n",
+	      "command that removes it.  Leave with exit or Ctrl-D.\n"
+	      "  --tree PATH|ID  re-enter a kept tree (a path, or the name isorun ls shows)\n"
+	      "                  with the settings of the run that made it; the command\n"
+	      "                  line's options win, and the tree's never widen them.\n"
+	      "                  Its processes are gone: only its files come back.\n",
 	      f);
 }
 
@@ -383,6 +391,18 @@ static int misplaced_subcommand(int argc, char **argv, int cmd, struct iso_err *
 		line, w);
 }
 
+/* $SHELL, else the passwd entry's shell (as login(1) sets it), else /bin/sh. */
+static const char *login_shell(void)
+{
+	const char *sh = getenv("SHELL");
+	struct passwd *pw;
+
+	if (sh && *sh)
+		return sh;
+	pw = getpwuid(getuid());
+	return pw && pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh";
+}
+
 /* What follows the options: the command, or the shell's own for `isorun shell`. */
 static int take_command(int argc, char **argv, unsigned flags, struct iso_opts *o,
 			struct iso_err *e)
@@ -390,9 +410,7 @@ static int take_command(int argc, char **argv, unsigned flags, struct iso_opts *
 	if (o->shell)
 		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
 	if (optind >= argc && o->shell) {
-		const char *sh = getenv("SHELL");
-
-		o->shell_argv[0] = iso_opts_keep(o, strdup(sh && *sh ? sh : "/bin/sh"));
+		o->shell_argv[0] = iso_opts_keep(o, strdup(login_shell()));
 		o->shell_argv[1] = iso_opts_keep(o, strdup("-i"));
 		if (!o->shell_argv[0] || !o->shell_argv[1])
 			return iso_err_set(e, ENOMEM, "isorun shell");
@@ -477,6 +495,16 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		case OPT_NO_CONFIG:
 			o->config_arg = NULL;
 			o->no_config = true;
+			continue;
+		case OPT_TREE:
+			if (!o->shell)
+				return iso_err_set(e, 0,
+						   "--tree: only isorun shell re-enters a tree: "
+						   "isorun shell --tree %s",
+						   optarg);
+			if (!*optarg)
+				return iso_err_set(e, 0, "--tree: empty path");
+			o->tree_arg = optarg;
 			continue;
 		case 'q':
 		case 'v':

@@ -508,8 +508,6 @@ int iso_conf_load(struct iso_opts *o, struct iso_err *e)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
 	_cleanup_close_ int fd = -1;
-	struct iso_opts f;
-	char **pool;
 	int r;
 
 	if (o->no_config)
@@ -536,6 +534,17 @@ int iso_conf_load(struct iso_opts *o, struct iso_err *e)
 	r = iso_conf_read(fd, path, &text, e);
 	if (r < 0)
 		return r;
+	r = iso_conf_apply(o, path, text, e);
+	path = NULL;
+	return r;
+}
+
+int iso_conf_apply(struct iso_opts *o, char *taken_path, const char *text, struct iso_err *e)
+{
+	_cleanup_free_ char *path = taken_path;
+	struct iso_opts f;
+	char **pool;
+	int r;
 
 	iso_opts_init(&f);
 	r = iso_conf_parse_under(&f, o, path, text, e);
@@ -561,10 +570,13 @@ int iso_conf_load(struct iso_opts *o, struct iso_err *e)
 		return r;
 	}
 	f.shell = o->shell;
+	f.shell_own = o->shell_own;
 	if (f.shell)
 		f.keep = true;
 	/* `isorun shell`: argv is the opts' own array, which *o = f below keeps in place */
 	memcpy(f.shell_argv, o->shell_argv, sizeof(f.shell_argv));
+	f.tree_arg = o->tree_arg;
+	f.reenter = o->reenter;
 	f.argv = o->argv;
 	f.argc = o->argc;
 	f.config_arg = o->config_arg;

@@ -23,6 +23,13 @@
 int iso_conf_load(struct iso_opts *o, struct iso_err *e);
 
 /*
+ * Rebuild `o` (holding the command line) as the settings of `text`, read from
+ * `path` (malloc'ed, taken) under the command line, with the command line
+ * replayed over them; iso_conf_load() once it has the file's text.
+ */
+int iso_conf_apply(struct iso_opts *o, char *path, const char *text, struct iso_err *e);
+
+/*
  * Apply the INI `text` of the file `path` (absolute) to `o`.  Relative paths
  * are taken relative to the directory of `path`; errors read "PATH:LINE: ...".
  */

@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/conf.h"
 #include "cli/mounts.h"
+#include "cli/reenter.h"
 #include "common/cleanup.h"
 #include "common/exit.h"
 #include "common/text.h"
@@ -197,12 +198,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* after the command line, so that --help and a bad option need no file */
-	if (iso_conf_load(&o, &e) < 0) {
+	if (o.tree_arg ? iso_reenter_load(&o, &e) < 0 : iso_conf_load(&o, &e) < 0) {
 		iso_opts_free(&o);
-		return iso_conf_fail(&e);
+		return o.tree_arg ? iso_reenter_fail(&e) : iso_conf_fail(&e);
 	}
 	if (iso_mounts_check(&o, &e) < 0)
 		return iso_args_refuse(&o, &e);
+	/* a new tree records how it was made, for isorun shell --tree */
+	if (!o.tree_arg)
+		o.settings_text = iso_opts_keep(&o, iso_settings_record(&o));
 	o.advise = iso_advise;
 	o.say = iso_says;
 	o.report_settings = iso_key_report;

@@ -147,6 +147,11 @@ int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *bas
 	/* for a prompt; before --setenv, which may change it */
 	if (r == 0 && o->shell)
 		r = put(&env, strdup(ISO_SHELL_VAR "=1"));
+	/* Debian's and Ubuntu's default prompt shows it: (isorun)user@host */
+	if (r == 0 && o->shell)
+		r = put(&env, strdup("debian_chroot=isorun"));
+	if (r == 0 && o->shell_own && iso_shell_kind(o->argv[0]) == ISO_SHELL_ZSH)
+		r = put(&env, join("ZDOTDIR", t->path, ISO_SHELL_RC_DIR));
 	for (size_t i = 0; i < o->env_dirs.n && r == 0; i++) {
 		const char *kv = o->env_dirs.v[i];
 		const char *sub = strchr(kv, '=') + 1;

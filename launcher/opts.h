@@ -256,6 +256,14 @@ struct iso_opts {
 	int cgroup;	     /* ISO_CGROUP_* */
 	char **argv;	     /* the command, NULL-terminated */
 	char *shell_argv[3]; /* `isorun shell`: $SHELL -i, in the pool; argv points here */
+	/*
+	 * `isorun shell --tree`: the kept tree to re-enter, by its name below the
+	 * per-user directory of `root` (checked by cli/reenter.c), or NULL: a new tree.
+	 */
+	const char *tree_arg; /* as given on the command line */
+	const char *reenter;
+	/* a new tree's `settings` record: isorun.conf text for a later --tree, or NULL */
+	const char *settings_text;
 	size_t argc;
 
 	/* --cache: the names, each once, in the order first given */

@@ -30,6 +30,7 @@
 #include "launcher/finding.h"
 #include "launcher/leak.h"
 #include "launcher/say.h"
+#include "launcher/shell.h"
 #include "launcher/sinks.h"
 #include "launcher/sup.h"
 
@@ -104,6 +105,26 @@ static void record_state(struct sup *s)
 			iso_err_format(&e, buf, sizeof(buf)));
 }
 
+/*
+ * A tree that stays records how it was made, for a later isorun shell --tree;
+ * one that is removed costs nothing.  A failure only warns.
+ */
+static void record_settings(struct sup *s)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+	enum iso_tree_state st = s->out->tree_state;
+
+	if (!s->o->settings_text || s->o->reenter || s->tree.fd < 0 ||
+	    (st != ISO_TREE_KEPT && st != ISO_TREE_RETAINED))
+		return;
+	if (iso_tree_write_record(&s->tree, ISO_TREE_SETTINGS, s->o->settings_text, &e) < 0)
+		fprintf(stderr,
+			"isorun: warning: %s (a shell that re-enters the tree will not have "
+			"them)\n",
+			iso_err_format(&e, buf, sizeof(buf)));
+}
+
 /* The tree by the usual rules, then the report and the verdict. */
 static int finish(struct sup *s)
 {
@@ -122,9 +143,21 @@ static int finish(struct sup *s)
 		sup_collect_residue(s);
 	sup_teardown(s);
 	record_state(s);
+	record_settings(s);
 	out->duration_ms = (sup_now_us() - s->t_start) / 1000;
 	/* the files before stderr: a report that could not be written is part of the verdict */
 	return iso_sinks_finish(&s->outputs, o, out);
+}
+
+/* A tree re-entered was kept before: after a failed setup it is kept as it was. */
+static void keep_reentered(struct sup *s)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	s->out->tree_state = ISO_TREE_KEPT;
+	if (iso_tree_record_state(&s->tree, true, "isorun shell", &e) < 0)
+		fprintf(stderr, "isorun: warning: %s\n", iso_err_format(&e, buf, sizeof(buf)));
 }
 
 /* A setup that failed before the command ran leaves nothing behind; e: NULL when printed. */
@@ -137,7 +170,9 @@ static int fail_before_start(struct sup *s, const struct iso_err *e)
 	/* the shield's work directory is removed with the descriptors set aside for it */
 	iso_tree_release_reserve(&s->tree);
 	sup_lower_shield(s, false);
-	if (s->tree.fd >= 0)
+	if (s->tree.fd >= 0 && s->o->reenter)
+		keep_reentered(s);
+	else if (s->tree.fd >= 0)
 		sup_remove_after_setup_failure(&s->tree, out);
 	if (e)
 		setup_error(s, e);
@@ -187,6 +222,7 @@ static void free_sup(struct sup *s)
 	free(s->snaps);
 	free(s->git);
 	iso_env_free(s->env);
+	iso_shell_argv_free(s->shell_argv);
 	free(s->cmd_path);
 	free(s->cmd_hidden);
 	iso_hidden_free(&s->hidden);

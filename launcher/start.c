@@ -197,7 +197,9 @@ int sup_make_tree(struct sup *s, struct iso_err *e)
 	int r = iso_cache_open_all(o, s->out->caches, &s->out->n_caches, e);
 
 	if (r == 0)
-		r = iso_tree_create(&s->tree, iso_tree_root(o->root), o->argv, e);
+		r = o->reenter ? iso_tree_adopt(&s->tree, iso_tree_root(o->root), o->reenter,
+						o->argv, e)
+			       : iso_tree_create(&s->tree, iso_tree_root(o->root), o->argv, e);
 	if (r < 0) {
 		if (e->cause == TREE_CAUSE_ROOT) {
 			iso_err_prefix(e, iso_say(o->say, ISO_SAY_ROOT), " ");
@@ -214,6 +216,8 @@ int sup_make_tree(struct sup *s, struct iso_err *e)
 	if (iso_env_build(o, &s->tree, environ, s->out->caches, s->out->n_caches, &s->env, e) < 0)
 		return -EINVAL;
 	s->out->env = s->env;
+	if (iso_shell_startup(o, &s->tree, &s->shell_argv, e) < 0)
+		return -EIO;
 	if (o->shell)
 		iso_shell_banner(stderr, o, s->tree.path);
 	if (open_streams(s, e) < 0 ||
@@ -235,7 +239,7 @@ static struct iso_spawn spawn_request(struct sup *s)
 	const struct iso_opts *o = s->o;
 	struct iso_spawn sp = {
 		.path = s->cmd_path,
-		.argv = o->argv,
+		.argv = s->shell_argv ? s->shell_argv : o->argv,
 		.envp = s->env,
 		.cwd = o->chdir,
 		.out_fd = s->relayed[0] ? s->streams[0].wr : -1,

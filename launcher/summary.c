@@ -169,11 +169,25 @@ void iso_summary_lines(FILE *f, const struct iso_verdict *v)
 	print_end(f, v);
 }
 
+/*
+ * `isorun shell`'s own $SHELL exits with its last command's status: the
+ * person's, not a failure of the run.  Its code passes through; only isorun's
+ * findings (and a shell killed, stopped or not started) get the red line.
+ */
+static bool shell_own_exit(const struct iso_verdict *v)
+{
+	const struct iso_outcome *o = v->out;
+
+	return v->opts->shell_own && !v->finding && !v->nothing_ran && !o->exec_failed &&
+	       !o->timed_out && !o->cancelled_by && !o->init_signal && !o->term_signal &&
+	       !o->setup_failed && o->exit_code == v->exit;
+}
+
 void iso_summary_verdict(FILE *f, const struct iso_verdict *v)
 {
 	const struct iso_outcome *o = v->out;
 
-	if (v->exit == 0)
+	if (v->exit == 0 || shell_own_exit(v))
 		return;
 	/* -q: a failing command speaks for itself; findings are always named */
 	if (v->opts->verbosity < 0 && !v->finding && !o->exec_failed && !o->timed_out &&

@@ -107,6 +107,7 @@ struct sup {
 	struct iso_snapshot *snaps; /* --watch, one per directory */
 	struct iso_git_rules *git;  /* ... and its .gitignore rules as they were */
 	char **env;
+	char **shell_argv; /* `isorun shell`'s bash with its rc file, or NULL: o->argv */
 	char *cmd_path;
 	char *cmd_hidden;	  /* PATH's match the run's mounts hide (when none is seen) */
 	struct iso_hidden hidden; /* what --private-tmp and --protect-home=hide hide */

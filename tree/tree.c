@@ -22,8 +22,13 @@
 #include "common/text.h"
 
 /* the lock last: whoever finds the owner record finds it locked or takeable */
-const char *const iso_tree_records[] = { ISO_TREE_CGROUP, ISO_TREE_OUTCOME_TMP, ISO_TREE_OUTCOME,
-					 ISO_TREE_OWNER,  ISO_TREE_LOCK,	NULL };
+const char *const iso_tree_records[] = { ISO_TREE_CGROUP,
+					 ISO_TREE_OUTCOME_TMP,
+					 ISO_TREE_OUTCOME,
+					 ISO_TREE_SETTINGS,
+					 ISO_TREE_OWNER,
+					 ISO_TREE_LOCK,
+					 NULL };
 
 /* an earlier layout's cover for --protect-home=hide: an old tree may still hold it */
 static const char *const former_names[] = { "empty", NULL };
@@ -383,6 +388,140 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 		r = populate(t, argv, e);
 	if (r < 0)
 		unmake(t, e);
+	return r;
+}
+
+int iso_tree_write_record(struct iso_tree *t, const char *name, const char *text, struct iso_err *e)
+{
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(text);
+	struct stat st;
+
+	/* a tree the command deleted has no place for it; what it left at the name goes */
+	if (fstat(t->fd, &st) == 0 && st.st_nlink == 0)
+		return 0;
+	if (unlinkat(t->fd, name, 0) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "remove '%s/%s'", t->path, name);
+	fd = openat(t->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return iso_err_set(e, errno, "create '%s/%s'", t->path, name);
+	errno = 0;
+	if (write(fd, text, len) != (ssize_t)len)
+		return iso_err_set(e, errno ? errno : EIO, "write '%s/%s'", t->path, name);
+	return 0;
+}
+
+/*
+ * A `cgroup` record whose cgroup still exists may point at the old run's
+ * processes: the tree is refused.  One whose cgroup is gone is stale: removed,
+ * as the new run may make its own.  The path is only looked at, never opened.
+ */
+static int adopt_cgroup_record(struct iso_tree *t, struct iso_err *e)
+{
+	_cleanup_close_ int fd =
+		openat(t->fd, ISO_TREE_CGROUP, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	char text[PATH_MAX] = "";
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return iso_err_set(e, EEXIST, "'%s/%s': not isorun's record", t->path,
+				   ISO_TREE_CGROUP);
+	n = read(fd, text, sizeof(text) - 1);
+	text[n > 0 ? n : 0] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	if (text[0] == '/' && lstat(text, &st) == 0)
+		return iso_err_set(e, EEXIST, "its run's cgroup %s still exists", text);
+	if (unlinkat(t->fd, ISO_TREE_CGROUP, 0) < 0)
+		return iso_err_set(e, errno, "remove '%s/%s'", t->path, ISO_TREE_CGROUP);
+	return 0;
+}
+
+/* The tree's own directory and owner record, verified ours, the lock taken. */
+static int adopt_open(struct iso_tree *t, const char *name, struct iso_err *e)
+{
+	struct stat st;
+
+	t->fd = openat(t->user_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (t->fd < 0)
+		return iso_err_set(e, errno, "open '%s'", t->path);
+	if (fstat(t->fd, &st) < 0)
+		return iso_err_set(e, errno, "stat '%s'", t->path);
+	if (st.st_uid != geteuid())
+		return iso_err_set(e, EPERM, "'%s' is owned by uid %u", t->path,
+				   (unsigned)st.st_uid);
+	t->lock_fd = openat(t->fd, ISO_TREE_OWNER,
+			    O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (t->lock_fd < 0)
+		return iso_err_set(e, errno, "open '%s/%s'", t->path, ISO_TREE_OWNER);
+	if (fstat(t->lock_fd, &st) < 0)
+		return iso_err_set(e, errno, "stat '%s/%s'", t->path, ISO_TREE_OWNER);
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return iso_err_set(e, EPERM, "'%s/%s' is not isorun's record", t->path,
+				   ISO_TREE_OWNER);
+	if (flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return iso_err_set(e, errno == EWOULDBLOCK ? EBUSY : errno, "lock '%s/%s'", t->path,
+				   ISO_TREE_OWNER);
+	return adopt_cgroup_record(t, e);
+}
+
+/* This run's owner record in place of the old one (the lock stays), home/ tmp/ run/ there. */
+static int adopt_take(struct iso_tree *t, char *const *argv, struct iso_err *e)
+{
+	_cleanup_free_ char *text = owner_text(argv);
+	size_t len;
+
+	if (!text)
+		return iso_err_set(e, ENOMEM, "owner record");
+	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub; d++) {
+		int r = mkdir_mode(t->fd, d->sub, d->mode);
+
+		if (r < 0 && r != -EEXIST)
+			return iso_err_set(e, -r, "create '%s/%s'", t->path, d->sub);
+	}
+	len = strlen(text);
+	text[len] = '\n';
+	if (ftruncate(t->lock_fd, 0) < 0)
+		return iso_err_set(e, errno, "truncate '%s/%s'", t->path, ISO_TREE_OWNER);
+	errno = 0;
+	if (pwrite(t->lock_fd, text, len + 1, 0) != (ssize_t)(len + 1))
+		return iso_err_set(e, errno ? errno : EIO, "write '%s/%s'", t->path,
+				   ISO_TREE_OWNER);
+	/* last: until here the tree reads as it was left (kept) */
+	if (unlinkat(t->fd, ISO_TREE_OUTCOME, 0) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "remove '%s/%s'", t->path, ISO_TREE_OUTCOME);
+	return 0;
+}
+
+int iso_tree_adopt(struct iso_tree *t, const char *root, const char *name, char *const *argv,
+		   struct iso_err *e)
+{
+	int r;
+
+	t->user_fd = t->fd = t->lock_fd = t->park = -1;
+	t->parked = false;
+	t->shield_dev = 0;
+	memset(t->reserve, 0, sizeof(t->reserve));
+	r = take_reserve(t, e);
+	if (r < 0)
+		return r;
+	r = iso_tree_open_user_dir(root, false, t->user_path, sizeof(t->user_path), e);
+	if (r < 0)
+		return r;
+	t->user_fd = r;
+	if (snprintf(t->id, sizeof(t->id), "%s", name) >= (int)sizeof(t->id) ||
+	    snprintf(t->path, sizeof(t->path), "%s/%s", t->user_path, name) >= (int)sizeof(t->path))
+		return iso_err_set(e, ENAMETOOLONG, "'%s/%s'", t->user_path, name);
+	r = adopt_open(t, name, e);
+	if (r >= 0)
+		r = adopt_take(t, argv, e);
+	if (r < 0 && t->fd >= 0) {
+		/* a tree not ours to take: left as it is, never removed */
+		close(t->fd);
+		t->fd = -1;
+	}
 	return r;
 }
 

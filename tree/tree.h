@@ -97,6 +97,11 @@ int iso_tree_open_user_dir(const char *root, bool create, char *path, size_t len
 /* the path of the run's cgroup, one line, when it had one: ls and gc find its processes */
 #define ISO_TREE_CGROUP "cgroup"
 /*
+ * The run's settings as isorun.conf text (cli/reenter.c), for `isorun shell
+ * --tree`, which reads them as input under its own command line (0600).
+ */
+#define ISO_TREE_SETTINGS "settings"
+/*
  * isorun's own records, in the order a removal deletes them, after everything
  * else: THE list of names at the top of a tree that are isorun's, not the
  * command's.  Removal, the holder scan and every check of a name the caller
@@ -117,6 +122,21 @@ const char *iso_tree_reserved(const char *sub);
  * 0700) and `owner`, locked.  On failure nothing of <id> is left behind.
  */
 int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e);
+/*
+ * Take over the kept tree <user dir of root>/<name> for a new run (`isorun shell
+ * --tree`): a real directory of ours with an owner record of the current layout
+ * whose lock is free; the lock is taken and the record rewritten in place for
+ * this run, the old outcome removed, a missing home/, tmp/ or run/ made again.
+ * A tree whose lock is held (its run lives) is -EBUSY; one with a `cgroup`
+ * record (a run cgroup that may still hold processes) is -EEXIST.  Nothing of
+ * the tree is changed when it is refused.
+ */
+int iso_tree_adopt(struct iso_tree *t, const char *root, const char *name, char *const *argv,
+		   struct iso_err *e);
+/* Write <id>/NAME (0600, made anew: whatever was at the name goes) with `text`: a record of
+ * isorun's. */
+int iso_tree_write_record(struct iso_tree *t, const char *name, const char *text,
+			  struct iso_err *e);
 /* Make <id>/SUB (and its parents) for --env-dir. */
 int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e);
 /*

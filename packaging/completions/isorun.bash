@@ -25,6 +25,7 @@ _isorun_caps='all CAP_AUDIT_CONTROL CAP_AUDIT_READ CAP_AUDIT_WRITE CAP_BLOCK_SUS
 
 # Options whose value is the next word when not given as --opt=value.
 _isorun_takes_arg() {
+	[ "$1" = --tree ] && return 0 # isorun shell --tree PATH|ID
 	case $1 in
 	--root | --env-dir | --setenv | --unsetenv | --keep-env | --chdir | --pass-fd | \
 		--watch | --residue | --watch-ignore | --timeout | --stop-signal | --grace | --settle | --leaks | \
@@ -42,6 +43,10 @@ _isorun_takes_arg() {
 _isorun_value() {
 	local opt=$1 cur=$2 prefix
 	case $opt in
+	--tree)
+		compopt -o filenames 2>/dev/null
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		;;
 	--root | --chdir | --watch | --writable)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
@@ -106,7 +111,7 @@ _isorun() {
 
 	local sub='' first=1 opts=$_isorun_run_opts
 	case ${words[1]-} in
-	shell) sub=shell first=2 ;;
+	shell) sub=shell first=2 opts="--tree $_isorun_run_opts" ;;
 	config) sub=config first=2 opts="--json $_isorun_run_opts" ;;
 	selftest) sub=selftest first=2 opts=$_isorun_selftest_opts ;;
 	ls) sub=ls first=2 opts='--json --root --help' ;;

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 r"""Drive an interactive bash in a real pseudo-terminal, as a person would.
 
-ptydrive.py SCRIPT: SCRIPT is lines of "send TEXT" (\\n, \\x1a escapes allowed)
-and "expect REGEX".  Each expect waits for output matching REGEX, up to 30 s
-(an event: bytes on the pty, not a timed sleep).  Exit 0 when every expect
-matched; 1 with the transcript otherwise.
+ptydrive.py SCRIPT: SCRIPT is lines of "send TEXT" (\\n, \\x1a escapes
+allowed), "expect REGEX" and "refute REGEX" (what the terminal showed up to
+the last expect's match must not match REGEX).  Each expect waits for output
+matching REGEX, up to 30 s (an event: bytes on the pty, not a timed sleep).
+Exit 0 when every expect matched; 1 with the transcript otherwise.
 """
 import os
 import pty
@@ -39,6 +40,13 @@ def main():
     for kind, arg in steps:
         if kind == "send":
             os.write(fd, unescape(arg))
+            continue
+        if kind == "refute":
+            if re.search(arg.encode(), seen[:pos]):
+                ok = False
+                sys.stderr.write("ptydrive: %r was shown\n--- transcript ---\n%s\n"
+                                 % (arg, seen.decode(errors="replace")))
+                break
             continue
         pat = re.compile(arg.encode())
         deadline = time.monotonic() + 30

@@ -27,8 +27,8 @@ load helpers
 	[ "$status" -eq 0 ]
 	[ "$output" = made ]
 	tree=$(the_tree)
-	# the outcome record is there because the tree was kept
-	[ "$(ls -A "$tree" | tr '\n' ' ')" = "home outcome owner run tmp " ]
+	# the outcome and settings records are there because the tree was kept
+	[ "$(ls -A "$tree" | tr '\n' ' ')" = "home outcome owner run settings tmp " ]
 	[ "$(ls -A "$tree/home" | tr '\n' ' ')" = ".local " ]
 	[ -d "$tree/home/.local/state/app" ]
 	force_remove "$tree"
