@@ -162,6 +162,9 @@ validate_outputs() {
 		echo "python3-jsonschema, python3-lxml or python3-junitparser missing under CI" >&2
 		return 1
 	fi
+	# no file with a report's key or a testsuite in it: nothing to start python for
+	grep -rqs --exclude-dir=invalid-on-purpose -e '"schema":' -e '"verdict":' -e '"result":' \
+		-e '"output_tail":' -e '<testsuite' "$BATS_TEST_TMPDIR" || return 0
 	/usr/bin/python3 "$VALIDATE" scan "$BATS_TEST_TMPDIR"
 }
 
