@@ -81,7 +81,8 @@ if [ $# -gt 0 ]; then
 	fi
 else
 	units=("$build"/unit/test_*)
-	files=("$here"/integration/*.bats)
+	# the largest files first: a long one started last would run on alone
+	mapfile -t files < <(ls -S -d "$here"/integration/*.bats)
 fi
 
 # Count a TAP stream on stdin, echoing it; each "1..N" plan adds to planned.  A
