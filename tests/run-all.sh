@@ -33,7 +33,9 @@ if [ "${1:-}" = --bats ]; then
 		fi
 	fi
 	if [ $# -gt "$npar" ]; then
-		echo "# serial files, one test at a time: ${*:npar+1}" | sed "s|$here/integration/||g"
+		names=()
+		for f in "${@:npar+1}"; do names+=("${f##*/}"); done
+		echo "# serial files, alone: ${names[*]}"
 		bats --tap --timing "${@:npar+1}" || rc=1
 	fi
 	exit $rc
