@@ -8,14 +8,6 @@ bats_require_minimum_version 1.5.0
 # every test; the tests of annotations set it themselves.
 unset GITHUB_ACTIONS
 
-# The tests' own scripts (a report or YAML read back, a helper) run on Debian's
-# python3, with the modules make deps installs, whatever python3 comes first in
-# PATH: a pyenv shim there costs half a CPU second a call.  What a test runs
-# under isorun or env finds python3 in PATH as before.
-if [ -x /usr/bin/python3 ]; then
-	python3() { /usr/bin/python3 "$@"; }
-fi
-
 ISORUN=${ISORUN:-$BATS_TEST_DIRNAME/../../build/isorun}
 H=${HELPERS:-$BATS_TEST_DIRNAME/../../build/helpers}
 # absolute, since tests change directories (--chdir)
