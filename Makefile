@@ -1,7 +1,8 @@
 # isorun — one plain Makefile.  `make` builds build/isorun; `make check` runs
 # every test tier and ends with "N passed, N failed".
 #
-# Knobs: SANITIZE=1 (ASan+UBSan), WERROR=1, STATIC_LIBS=0, PREFIX, DESTDIR.
+# Knobs: SANITIZE=1 (ASan+UBSan), WERROR=1, STATIC_LIBS=0, PREFIX, DESTDIR;
+# for the tests T= (which) and J= (how many integration files at a time).
 # `make install` / `make uninstall` honour DESTDIR and PREFIX; `make dist` writes
 # $(BUILD)/isorun-VERSION.tar.gz; `make deb` builds the Debian package from it.
 
@@ -123,14 +124,17 @@ $(BUILD)/helpers/%: tests/helpers/%.c tests/helpers/common.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
 
+# T= picks tests: `make check T=holders.bats` (or T="holders signals test_num")
+# runs just those, integration files still under the gate; J=N runs N
+# integration files at a time (twice the CPUs by default, J=1 one by one).
 check: $(BUILD)/isorun $(UNIT_BIN) $(HELPER_BIN)
-	@tests/run-all.sh $(BUILD)
+	@J='$(J)' tests/run-all.sh $(BUILD) all $(T)
 
 unit: $(UNIT_BIN)
-	@tests/run-all.sh $(BUILD) unit
+	@J='$(J)' tests/run-all.sh $(BUILD) unit $(T)
 
 integration: $(BUILD)/isorun $(HELPER_BIN)
-	@tests/run-all.sh $(BUILD) integration
+	@J='$(J)' tests/run-all.sh $(BUILD) integration $(T)
 
 # What building isorun needs, from Debian's archive.
 BUILD_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \
@@ -139,12 +143,12 @@ BUILD_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev l
 # id changes, ids.bats; Debian 12's Python is 3.11; strace: contain.bats' ptrace
 # of the run's own processes; go, cargo, node: the ecosystems' real suites;
 # debhelper, lintian: the package; mandoc: the man pages' lint; cppcheck: make
-# analyze; lcov: make coverage).
+# analyze; lcov: make coverage; parallel: GNU parallel, for bats --jobs).
 TEST_DEPS := libcmocka-dev bats util-linux procps python3 clang \
 	     debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
 	     python3-pytest python3-pytest-xdist golang-go cargo \
 	     python3-jsonschema python3-lxml python3-junitparser nodejs mandoc bubblewrap uidmap \
-	     libpython3.11-testsuite strace cppcheck lcov
+	     libpython3.11-testsuite strace cppcheck lcov parallel
 DEB_DEPS := $(BUILD_DEPS) $(TEST_DEPS)
 # Only what is missing; without root or sudo, the line to run as root.
 deps:

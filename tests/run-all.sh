@@ -1,34 +1,103 @@
 #!/usr/bin/env bash
-# Runs every test tier and ends with one line: "N passed, N failed[, N skipped]".
-#   tests/run-all.sh BUILD_DIR [unit|integration]
+# Runs every test tier and ends with one line: "N passed, N failed[, N skipped]
+# in XmYs".
+#   tests/run-all.sh BUILD_DIR [unit|integration|all] [NAME...]
+# NAME picks what runs: test_x is the unit test build/unit/test_x, x.bats (or x)
+# the integration file tests/integration/x.bats; a tier none of them is in does
+# not run.  J=N runs N integration files at a time (twice the CPUs by default:
+# the tests mostly wait on processes; J=1 runs them one after the other).
 #
 # The integration suite runs under the freshly built isorun's own leak gate: a
 # test that leaks a process or leaves a tree behind fails the run, as it would
-# fail a user's.
+# fail a user's.  A file tagged `# bats file_tags=serial` runs after the others,
+# alone: it asserts on state other tests' runs change.
 set -u
 # count_tap runs at the end of a pipeline and must keep its counts
 shopt -s lastpipe
+t_start=$(date +%s)
+here=$(cd "$(dirname "$0")" && pwd)
+
+# Inside the gate: the parallel files (--jobs J) and then the serial ones (one at
+# a time), each a bats run of its own with its own plan line.
+#   run-all.sh --bats J NPAR FILE...   (the first NPAR files are the parallel ones)
+if [ "${1:-}" = --bats ]; then
+	jobs=$2 npar=$3
+	shift 3
+	rc=0
+	if [ "$npar" -gt 0 ]; then
+		if [ "$jobs" -gt 1 ]; then
+			bats --tap --timing --jobs "$jobs" --no-parallelize-within-files \
+				"${@:1:npar}" || rc=1
+		else
+			bats --tap --timing "${@:1:npar}" || rc=1
+		fi
+	fi
+	if [ $# -gt "$npar" ]; then
+		names=()
+		for f in "${@:npar+1}"; do names+=("${f##*/}"); done
+		echo "# serial files, alone: ${names[*]}"
+		bats --tap --timing "${@:npar+1}" || rc=1
+	fi
+	exit $rc
+fi
+
 build=${1:-build}
 only=${2:-all}
-here=$(cd "$(dirname "$0")" && pwd)
+shift 2 2>/dev/null || shift $#
 top=$(cd "$here/.." && pwd)
 build=$(cd "$top" && cd "$build" && pwd)
 log=$(mktemp "${TMPDIR:-/tmp}/isorun-tests.XXXXXX")
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$log.times"' EXIT
 
 passed=0 failed=0 skipped=0
-planned=0 seen=0
+planned=0 seen=0 plans=0
 
-# Count a TAP stream on stdin, echoing it.  A stream whose plan ("1..N") is
-# missing or larger than what it reported did not run whole: that is a failure,
-# never a quiet zero.
+# What NAME... picked: unit binaries and integration files (all when none).
+units=() files=()
+for name in "$@"; do
+	case $name in
+	test_*)
+		[ -x "$build/unit/$name" ] || {
+			echo "run-all.sh: T=$name: no unit test $build/unit/$name (tests/unit/$name.c)" >&2
+			exit 2
+		}
+		units+=("$build/unit/$name")
+		;;
+	*)
+		f=$here/integration/${name%.bats}.bats
+		[ -f "$f" ] || {
+			echo "run-all.sh: T=$name: no integration file tests/integration/${name%.bats}.bats" >&2
+			exit 2
+		}
+		files+=("$f")
+		;;
+	esac
+done
+if [ $# -gt 0 ]; then
+	[ ${#units[@]} -gt 0 ] || [ "$only" = unit ] || only=${only/all/integration}
+	[ ${#files[@]} -gt 0 ] || [ "$only" = integration ] || only=${only/all/unit}
+	if { [ "$only" = unit ] && [ ${#units[@]} -eq 0 ]; } ||
+		{ [ "$only" = integration ] && [ ${#files[@]} -eq 0 ]; }; then
+		echo "run-all.sh: T=$*: no $only test among them (make check runs either tier)" >&2
+		exit 2
+	fi
+else
+	units=("$build"/unit/test_*)
+	# the largest files first: a long one started last would run on alone
+	mapfile -t files < <(ls -S -d "$here"/integration/*.bats)
+fi
+
+# Count a TAP stream on stdin, echoing it; each "1..N" plan adds to planned.  A
+# stream whose plan is missing or larger than what it reported did not run
+# whole: that is a failure, never a quiet zero.  Each test's time (bats
+# --timing: "ok 3 name in 120ms") goes to $log.times.
 count_tap() {
-	local line
-	planned=-1 seen=0
+	local line ms
+	planned=0 seen=0 plans=0
 	while IFS= read -r line; do
 		printf '%s\n' "$line"
 		case "$line" in
-		1..*) planned=${line#1..} ;;
+		1..*) planned=$((planned + ${line#1..})) plans=$((plans + 1)) ;;
 		"ok "* | "not ok "*) seen=$((seen + 1)) ;;
 		esac
 		case "$line" in
@@ -38,11 +107,18 @@ count_tap() {
 		"ok "*"# skip"* | "ok "*"# SKIP"*) skipped=$((skipped + 1)) ;;
 		"ok "*) passed=$((passed + 1)) ;;
 		esac
+		case "$line" in
+		*" in "*ms)
+			ms=${line##* in }
+			ms=${ms%ms}
+			case $ms in *[!0-9]* | "") ;; *) printf '%s\t%s\n' "$ms" "$line" >>"$log.times" ;; esac
+			;;
+		esac
 	done
 }
 
 if [ "$only" = all ] || [ "$only" = unit ]; then
-	for t in "$build"/unit/test_*; do
+	for t in "${units[@]}"; do
 		[ -x "$t" ] || continue
 		echo "# unit: $(basename "$t")"
 		CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$log" 2>&1
@@ -50,7 +126,7 @@ if [ "$only" = all ] || [ "$only" = unit ]; then
 		count_tap <"$log"
 		# cmocka prints its own summary line ("# ok - tests") as a comment
 		if { [ $rc -ne 0 ] && ! grep -v '# SKIP' "$log" | grep -q '^not ok'; } ||
-			[ "$planned" -ne "$seen" ]; then
+			[ "$plans" -ne 1 ] || [ "$planned" -ne "$seen" ]; then
 			echo "not ok - $(basename "$t") did not run whole (exit $rc, plan $planned, ran $seen)"
 			failed=$((failed + 1))
 		fi
@@ -60,15 +136,36 @@ fi
 if [ "$only" = all ] || [ "$only" = integration ]; then
 	export ISORUN="$build/isorun" HELPERS="$build/helpers" TOP="$top"
 	report="$log.gate.json"
+	jobs=${J:-$((2 * $(nproc)))}
+	case $jobs in
+	[1-9] | [1-9][0-9]) ;;
+	*)
+		echo "run-all.sh: J=$jobs: not a number of jobs from 1 to 99" >&2
+		exit 2
+		;;
+	esac
+	if [ "$jobs" -gt 1 ] && ! command -v parallel >/dev/null; then
+		echo "# GNU parallel is missing (make deps installs it): one file at a time"
+		jobs=1
+	fi
+	par=() ser=()
+	for f in "${files[@]}"; do
+		if grep -Eq '^# bats file_tags=(.*,)?serial(,|$)' "$f"; then ser+=("$f"); else par+=("$f"); fi
+	done
+	want_plans=0
+	[ ${#par[@]} -gt 0 ] && want_plans=$((want_plans + 1))
+	[ ${#ser[@]} -gt 0 ] && want_plans=$((want_plans + 1))
 	# --policy=off for the gate itself: the tests provoke refusals on purpose, and
 	# each test's own isorun must hold its own seccomp listener (a second one nested
 	# below ours would be refused by the kernel)
-	echo "# integration: bats under '$ISORUN --no-config --settle 2s --policy=off'"
-	# streamed, so progress shows test by test as each one finishes
-	"$ISORUN" --no-config --settle 2s --policy=off --report "$report" -- bats --tap "$here/integration" 2>&1 |
+	echo "# integration: ${#files[@]} files, $jobs at a time, under '$ISORUN --no-config --settle 2s --policy=off'"
+	# streamed, so progress shows file by file as each one finishes
+	t_int=$(date +%s) load=$(cut -d' ' -f1 /proc/loadavg)
+	"$ISORUN" --no-config --settle 2s --policy=off --report "$report" -- \
+		"$here/run-all.sh" --bats "$jobs" ${#par[@]} "${par[@]}" "${ser[@]}" 2>&1 |
 		count_tap
 	rc=${PIPESTATUS[0]}
-	if [ "$planned" -le 0 ] || [ "$planned" -ne "$seen" ]; then
+	if [ "$plans" -ne "$want_plans" ] || [ "$planned" -le 0 ] || [ "$planned" -ne "$seen" ]; then
 		echo "not ok - the integration suite did not run whole (isorun exit $rc, plan $planned, ran $seen)"
 		failed=$((failed + 1))
 	fi
@@ -80,10 +177,19 @@ if [ "$only" = all ] || [ "$only" = integration ]; then
 		echo "ok - the integration suite left no process and no tree behind"
 		passed=$((passed + 1))
 	fi
+	# what it cost, beside how long it took: on a busy machine the two part
+	cpu=$(sed -n 's/^ *"cpu_\(user\|system\)_ms": \([0-9]*\),*$/\2/p' "$report" |
+		awk '{ ms += $1 } END { print int(ms / 1000) }')
+	echo "# integration: $(($(date +%s) - t_int))s, ${cpu}s of CPU, J=$jobs, load $load at the start"
 	rm -f "$report"
 fi
 
+if [ -s "$log.times" ]; then
+	echo "# slowest tests:"
+	sort -rn "$log.times" | head -5 | cut -f2 | sed 's/^/#   /'
+fi
+t=$(($(date +%s) - t_start))
 line="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
-echo "$line"
+echo "$line in $((t / 60))m$((t % 60))s"
 [ "$failed" -eq 0 ]

@@ -7,6 +7,11 @@
 
 load helpers
 
+# Serial: a clean run here must be proven by the kernel, which fails while any
+# other mount namespace (another file's --pidns run) shows /dev/shm without
+# the shield.
+# bats file_tags=serial
+
 # As root the tree wears its shield (tree/shield.h) and every holder below must
 # be found past it: the kernel's proof fails, and the scan names the holder.
 setup() {

@@ -14,6 +14,11 @@
 
 load helpers
 
+# Serial: gc's words name every process of this user it could not read, and
+# another file's runs (a non-dumpable isorun in its start, as an ordinary user)
+# would join that list and truncate it.
+# bats file_tags=serial
+
 setup() {
 	setup_shielded
 }

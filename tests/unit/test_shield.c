@@ -55,6 +55,7 @@ static void test_alias_matches_the_same_inode(void **state)
 struct bed {
 	char root[PATH_MAX], user[PATH_MAX + 16], tree[PATH_MAX + 32];
 	int user_fd, tree_fd;
+	bool own_fs; /* its tmpfs is mounted on root */
 	struct iso_shield sh;
 };
 
@@ -65,6 +66,15 @@ static bool bed_up(struct bed *b)
 	snprintf(b->root, sizeof(b->root), "/dev/shm/isorun-unit.XXXXXX");
 	if (!mkdtemp(b->root))
 		return false;
+	/*
+	 * A tmpfs of its own in a mount namespace of its own: a namespace another
+	 * run on this host made (a suite beside this one) shows /dev/shm without
+	 * our shield, so a tree there would rightly be proven exposed.
+	 */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("isorun-unit", b->root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") < 0)
+		return false;
+	b->own_fs = true;
 	snprintf(b->user, sizeof(b->user), "%s/isorun-0", b->root);
 	snprintf(b->tree, sizeof(b->tree), "%s/t", b->user);
 	if (mkdir(b->user, 0711) < 0 || mkdir(b->tree, 0711) < 0)
@@ -89,6 +99,8 @@ static void bed_down(struct bed *b)
 		(void)iso_shield_remove_work(b->user_fd, "t", b->user, NULL);
 	close(b->user_fd);
 	close(b->tree_fd);
+	if (b->own_fs)
+		(void)umount2(b->root, MNT_DETACH);
 	if (b->root[0] == '/') {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", b->root);
 		(void)!system(cmd);
