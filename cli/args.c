@@ -457,6 +457,19 @@ static int value_is_option(char **argv, int at, struct iso_err *e)
 		strcmp(val, "--") == 0 ? "'" : "the option '", val, "'", name, val);
 }
 
+/* --tree PATH|ID: isorun shell's alone (cli/reenter.c judges the tree) */
+static int set_tree(struct iso_opts *o, char *val, struct iso_err *e)
+{
+	if (!o->shell)
+		return iso_err_set(
+			e, 0, "--tree: only isorun shell re-enters a tree: isorun shell --tree %s",
+			val);
+	if (!*val)
+		return iso_err_set(e, 0, "--tree: empty path");
+	o->tree_arg = val;
+	return 0;
+}
+
 int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts *o,
 			 struct iso_err *e)
 {
@@ -497,14 +510,8 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 			o->no_config = true;
 			continue;
 		case OPT_TREE:
-			if (!o->shell)
-				return iso_err_set(e, 0,
-						   "--tree: only isorun shell re-enters a tree: "
-						   "isorun shell --tree %s",
-						   optarg);
-			if (!*optarg)
-				return iso_err_set(e, 0, "--tree: empty path");
-			o->tree_arg = optarg;
+			if (set_tree(o, optarg, e) < 0)
+				return -EINVAL;
 			continue;
 		case 'q':
 		case 'v':
