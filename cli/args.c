@@ -288,7 +288,7 @@ static int take_command(int argc, char **argv, unsigned flags, struct iso_opts *
 			struct iso_err *e)
 {
 	if (o->shell)
-		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
+		o->keep = ISO_KEEP_ALWAYS; /* the shell's tree outlives it, whatever --keep said */
 	if (optind >= argc && o->shell) {
 		const char *sh = getenv("SHELL");
 
@@ -321,7 +321,7 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 	/* `isorun shell [OPTION]... [-- COMMAND]`: the same options as a run */
 	if (argc > 1 && strcmp(argv[1], "shell") == 0) {
 		o->shell = true;
-		o->keep = true;
+		o->keep = ISO_KEEP_ALWAYS;
 		argc--;
 		argv++;
 	}

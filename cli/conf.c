@@ -551,7 +551,7 @@ int iso_conf_load(struct iso_opts *o, struct iso_err *e)
 	}
 	f.shell = o->shell;
 	if (f.shell)
-		f.keep = true;
+		f.keep = ISO_KEEP_ALWAYS;
 	/* `isorun shell`: argv is the opts' own array, which *o = f below keeps in place */
 	memcpy(f.shell_argv, o->shell_argv, sizeof(f.shell_argv));
 	f.argv = o->argv;
