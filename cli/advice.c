@@ -100,6 +100,7 @@ const char *const iso_says[ISO_SAY_N] = {
 	[ISO_SAY_REPORT] = "--report",
 	[ISO_SAY_ROOT] = "--root",
 	[ISO_SAY_ROOT_FIX] = "choose a writable place with --root DIR or ISORUN_ROOT",
+	[ISO_SAY_SETTLE] = "--settle",
 	[ISO_SAY_SOCKET_MASKS] = "--policy's deny-socket masks",
 	[ISO_SAY_TIMEOUT] = "--timeout",
 	[ISO_SAY_WATCH] = "--watch",

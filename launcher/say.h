@@ -40,6 +40,7 @@ enum iso_say {
 	ISO_SAY_REPORT,		/* the JSON report */
 	ISO_SAY_ROOT,		/* where the trees are made */
 	ISO_SAY_ROOT_FIX,	/* what helps when that place is not writable */
+	ISO_SAY_SETTLE,		/* how long survivors get after the command */
 	ISO_SAY_SOCKET_MASKS,	/* the policy's masks of socket kinds */
 	ISO_SAY_TIMEOUT,	/* the run's deadline */
 	ISO_SAY_WATCH,		/* a directory compared before and after */
