@@ -83,7 +83,7 @@ const char *const iso_says[ISO_SAY_N] = {
 				   "or use a directory below the home with --writable DIR",
 	[ISO_SAY_JUNIT] = "--junit",
 	[ISO_SAY_KEEP] = "--keep",
-	[ISO_SAY_KEEP_ON_FAILURE] = "--keep=on-failure",
+	[ISO_SAY_KEEP_FAILED] = "--keep=on-failure",
 	[ISO_SAY_MAP_USERS_AUTO] = "--map-users=auto",
 	[ISO_SAY_MAP_USERS_REQ] = "--map-users=require",
 	[ISO_SAY_MAP_USERS_FIX] = "ask an admin for a range (usermod --add-subuids, "

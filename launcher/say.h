@@ -24,7 +24,7 @@ enum iso_say {
 	ISO_SAY_HOME_WHOLE_FIX, /* what helps when the directory kept is the whole home */
 	ISO_SAY_JUNIT,		/* the JUnit file */
 	ISO_SAY_KEEP,		/* the tree kept after the run */
-	ISO_SAY_KEEP_ON_FAILURE, /* the tree kept after a failed run */
+	ISO_SAY_KEEP_FAILED,	/* the tree kept after a failed run */
 	ISO_SAY_MAP_USERS_AUTO, /* more ids when the host grants them */
 	ISO_SAY_MAP_USERS_REQ,	/* more ids or no run */
 	ISO_SAY_MAP_USERS_FIX,	/* what helps when the host grants no ids */

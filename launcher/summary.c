@@ -140,7 +140,7 @@ static void print_end(FILE *f, const struct iso_verdict *v)
 		iso_shell_kept(f, v->opts, path ? path : "?");
 	else if (o->tree_state == ISO_TREE_KEPT && o->kept_on_failure)
 		fprintf(f, "isorun: namespace kept at %s (%s: the run failed)\n", path ? path : "?",
-			iso_say(v->opts->say, ISO_SAY_KEEP_ON_FAILURE));
+			iso_say(v->opts->say, ISO_SAY_KEEP_FAILED));
 	else if (o->tree_state == ISO_TREE_KEPT)
 		fprintf(f, "isorun: namespace kept at %s\n", path ? path : "?");
 	iso_resources_say_usage(v->opts, &o->res, f);

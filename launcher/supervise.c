@@ -136,7 +136,8 @@ static void how_ended(const struct iso_outcome *o, char *buf, size_t len)
 	char sig[32];
 
 	if (o->term_signal)
-		snprintf(buf, len, "killed by %s", iso_signal_name(o->term_signal, sig, sizeof(sig)));
+		snprintf(buf, len, "killed by %s",
+			 iso_signal_name(o->term_signal, sig, sizeof(sig)));
 	else
 		snprintf(buf, len, "exited %d", o->exit_code);
 }
@@ -151,8 +152,9 @@ static void settle_begins(struct sup *s)
 	uint64_t left = sup_settle_left(s);
 	char how[64], words[96];
 	struct iso_still st;
-	struct iso_still_wait w = { .how = how, .wait_ms = left, .words = words,
-				    .ctrl_c = s->tty_handed };
+	struct iso_still_wait w = {
+		.how = how, .wait_ms = left, .words = words, .ctrl_c = s->tty_handed
+	};
 
 	if (s->tty_handed)
 		(void)tcsetpgrp(s->tty_fd, getpgrp());

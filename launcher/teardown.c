@@ -379,8 +379,9 @@ static bool keep_on_purpose(struct sup *s)
 	(void)iso_verdict_make(&v, s->o, out);
 	if (v.exit != 0) {
 		out->kept_on_failure = true;
-		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s: the run failed (exit %d: %s)",
-			 iso_say(s->o->say, ISO_SAY_KEEP_ON_FAILURE), v.exit, v.reason);
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "%s: the run failed (exit %d: %s)",
+			 iso_say(s->o->say, ISO_SAY_KEEP_FAILED), v.exit, v.reason);
 	}
 	iso_verdict_free(&v);
 	return out->kept_on_failure;

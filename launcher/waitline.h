@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define ISO_STILL_NAMED 3   /* processes named on the line, then "..." */
+#define ISO_STILL_NAMED 3    /* processes named on the line, then "..." */
 #define ISO_STILL_MAX	4096 /* processes walked at most; past it the count is "more than" */
 
 struct iso_still {
