@@ -83,6 +83,7 @@ const char *const iso_says[ISO_SAY_N] = {
 				   "or use a directory below the home with --writable DIR",
 	[ISO_SAY_JUNIT] = "--junit",
 	[ISO_SAY_KEEP] = "--keep",
+	[ISO_SAY_KEEP_FAILED] = "--keep=on-failure",
 	[ISO_SAY_MAP_USERS_AUTO] = "--map-users=auto",
 	[ISO_SAY_MAP_USERS_REQ] = "--map-users=require",
 	[ISO_SAY_MAP_USERS_FIX] = "ask an admin for a range (usermod --add-subuids, "
@@ -100,6 +101,7 @@ const char *const iso_says[ISO_SAY_N] = {
 	[ISO_SAY_RO_MOUNTS] = "--ro-bind or --tmpfs",
 	[ISO_SAY_ROOT] = "--root",
 	[ISO_SAY_ROOT_FIX] = "choose a writable place with --root DIR or ISORUN_ROOT",
+	[ISO_SAY_SETTLE] = "--settle",
 	[ISO_SAY_SOCKET_MASKS] = "--policy's deny-socket masks",
 	[ISO_SAY_TIMEOUT] = "--timeout",
 	[ISO_SAY_WATCH] = "--watch",

@@ -82,7 +82,8 @@ void iso_usage(FILE *f)
 	      "\n"
 	      "  --root DIR             create trees in DIR/isorun-UID (default $ISORUN_ROOT,\n"
 	      "                         $TMPDIR, /tmp)\n"
-	      "  --keep                 keep the tree and print its path\n"
+	      "  --keep[=on-failure]    keep the tree and print its path (on-failure: only\n"
+	      "                         when the run fails; =never undoes isorun.conf's)\n"
 	      "  --env-dir VAR=SUB      point VAR at a fresh directory SUB in the tree\n"
 	      "  --clearenv             start from an empty environment (see --keep-env)\n"
 	      "  --keep-env VAR         with --clearenv, keep VAR\n"
@@ -98,7 +99,8 @@ void iso_usage(FILE *f)
 	      "  --timeout DUR          stop the whole tree after DUR (exit 124); 0: no limit\n"
 	      "  --stop-signal SIG      signal sent on timeout or cancel (SIGTERM)\n"
 	      "  --grace DUR            then SIGKILL after DUR (5s)\n"
-	      "  --settle DUR           time survivors get to exit on their own (3s)\n"
+	      "  --settle DUR           time survivors get to exit on their own (3s); said\n"
+	      "                         at once, and Ctrl-C ends the wait\n"
 	      "  --leaks=fail|warn|ignore  what a leak does to the verdict (fail)\n"
 	      "  --pidns[=try]          new PID + mount (+ user) namespace, isorun's init as\n"
 	      "                         PID 1; =try falls back to the subreaper gate\n"
@@ -408,7 +410,7 @@ static int take_command(int argc, char **argv, unsigned flags, struct iso_opts *
 			struct iso_err *e)
 {
 	if (o->shell)
-		o->keep = true; /* the shell's tree outlives it, whatever --keep said */
+		o->keep = ISO_KEEP_ALWAYS; /* the shell's tree outlives it, whatever --keep said */
 	if (optind >= argc && o->shell) {
 		o->shell_argv[0] = iso_opts_keep(o, strdup(login_shell()));
 		o->shell_argv[1] = iso_opts_keep(o, strdup("-i"));
@@ -481,7 +483,7 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 	/* `isorun shell [OPTION]... [-- COMMAND]`: the same options as a run */
 	if (argc > 1 && strcmp(argv[1], "shell") == 0) {
 		o->shell = true;
-		o->keep = true;
+		o->keep = ISO_KEEP_ALWAYS;
 		argc--;
 		argv++;
 	}

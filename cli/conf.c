@@ -572,7 +572,7 @@ int iso_conf_apply(struct iso_opts *o, char *taken_path, const char *text, struc
 	f.shell = o->shell;
 	f.shell_own = o->shell_own;
 	if (f.shell)
-		f.keep = true;
+		f.keep = ISO_KEEP_ALWAYS;
 	/* `isorun shell`: argv is the opts' own array, which *o = f below keeps in place */
 	memcpy(f.shell_argv, o->shell_argv, sizeof(f.shell_argv));
 	f.tree_arg = o->tree_arg;

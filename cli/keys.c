@@ -51,6 +51,11 @@ static const struct iso_word color_words[] = { WORD("auto", ISO_COLOR_AUTO),
 					       WORD("always", ISO_COLOR_ALWAYS),
 					       WORD("never", ISO_COLOR_NEVER),
 					       { 0 } };
+/* also true and false, as every flag (iso_set_keep): not words, so `--keep true` runs true */
+static const struct iso_word keep_words[] = { WORD("never", ISO_KEEP_NEVER),
+					      WORD("always", ISO_KEEP_ALWAYS),
+					      WORD("on-failure", ISO_KEEP_ON_FAILURE),
+					      { 0 } };
 static const struct iso_word cgroup_words[] = { WORD("auto", ISO_CGROUP_AUTO),
 						WORD("off", ISO_CGROUP_OFF),
 						{ 0 } };
@@ -180,6 +185,14 @@ static void rep_choice(const struct iso_opts *o, const struct iso_key_info *k,
 {
 	out->kind = ISO_REPORT_STRING;
 	out->str = iso_word_name(k, iso_choice_get(o, k));
+}
+
+/* the report's keep stays the boolean it always was: true is always (issue 29) */
+static void rep_keep(const struct iso_opts *o, const struct iso_key_info *k,
+		     struct iso_report_setting *out)
+{
+	out->kind = ISO_REPORT_BOOL;
+	out->flag = o->keep == ISO_KEEP_ALWAYS;
 }
 
 /* the report's own words for --pidns: on and off, where isorun config says true and false */
@@ -315,7 +328,17 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 			 .report = "root",
 			 .report_at = 2,
 			 .report_value = rep_root },
-	[ISO_K_KEEP] = FLAG_KEY("keep", keep, "keep", 3),
+	/* a bare --keep is always; =on-failure keeps only a failed run's tree */
+	[ISO_K_KEEP] = { .name = "keep",
+			 .kind = VALUE,
+			 .bare = true,
+			 ISO_FIELD_OF(keep),
+			 .words = keep_words,
+			 .parse = iso_set_keep,
+			 .show = show_choice,
+			 .report = "keep",
+			 .report_at = 3,
+			 .report_value = rep_keep },
 	[ISO_K_ENV_DIR] = { .name = "env-dir",
 			    .kind = LIST,
 			    ISO_FIELD_OF(env_dirs),

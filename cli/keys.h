@@ -98,6 +98,7 @@ iso_key_parse_fn iso_set_flag;	    /* bool field */
 iso_key_parse_fn iso_set_verbosity; /* arg: -1 quiet, 1 verbose */
 iso_key_parse_fn iso_set_choice;    /* one of k->words into an int or bool field */
 iso_key_parse_fn iso_set_color;	    /* a choice; bare: always */
+iso_key_parse_fn iso_set_keep;	    /* a choice; bare: always; also every flag's words */
 iso_key_parse_fn iso_set_pidns;
 iso_key_parse_fn iso_set_path;	 /* const char * field, not empty */
 iso_key_parse_fn iso_set_output; /* --report, --junit: FILE or fd:N */

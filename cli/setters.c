@@ -283,6 +283,18 @@ int iso_set_color(struct iso_opts *o, const struct iso_key_info *k, const char *
 	return set_choice(o, k, opt, val ? val : "always", cli, e);
 }
 
+/* a bare --keep is always; yes/no, on/off, 1/0 as for every flag that it was */
+int iso_set_keep(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+		 bool cli, struct iso_err *e)
+{
+	int b = val ? iso_parse_bool(val) : 1;
+
+	if (b < 0)
+		return set_choice(o, k, opt, val, cli, e);
+	o->keep = b ? ISO_KEEP_ALWAYS : ISO_KEEP_NEVER;
+	return 0;
+}
+
 int iso_set_pidns(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
 		  bool cli, struct iso_err *e)
 {

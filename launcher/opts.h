@@ -103,6 +103,8 @@ struct iso_ceiling {
 };
 /* --cgroup: a cgroup of the run's own where one can be had, or none */
 enum { ISO_CGROUP_AUTO, ISO_CGROUP_OFF };
+/* --keep: never (removed when it can be), always, or only when the run fails */
+enum { ISO_KEEP_NEVER, ISO_KEEP_ALWAYS, ISO_KEEP_ON_FAILURE };
 /* --map-users: one id each; the subordinate ranges where there are (else one line); or 125 */
 enum { ISO_MAP_USERS_OFF, ISO_MAP_USERS_AUTO, ISO_MAP_USERS_REQUIRE };
 
@@ -210,7 +212,7 @@ struct iso_opts {
 	iso_report_settings_fn *report_settings;
 	struct iso_run_plan plan;
 	const char *root;
-	bool keep;
+	int keep; /* ISO_KEEP_* */
 	bool clearenv;
 	struct iso_strv env_dirs; /* "VAR=SUB" */
 	struct iso_strv setenv;	  /* "VAR=VAL" */

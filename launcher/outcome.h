@@ -145,8 +145,9 @@ struct iso_outcome {
 	char home_unmeasurable[256]; /* the walk stopped short: why; else "" */
 
 	enum iso_tree_state tree_state;
+	bool kept_on_failure; /* kept because the run failed (--keep=on-failure) */
 	char tree_path[4096];
-	char tree_reason[512];
+	char tree_reason[768];
 
 	struct iso_stream *streams[2]; /* stdout, stderr; NULL when passed through */
 	bool output_merged;	       /* stderr shares the stdout stream (`>log 2>&1`) */

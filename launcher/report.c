@@ -518,10 +518,11 @@ static json_t *build(const struct iso_verdict *v)
 	json_object_set_new(root, "home_writes", home_writes(o));
 	json_object_set_new(root, "not_measurable", not_measurable(v));
 	json_object_set_new(root, "tree",
-			    json_pack("{s:s?, s:s, s:s?}", "path",
+			    json_pack("{s:s?, s:s, s:s?, s:b}", "path",
 				      o->tree_path[0] ? o->tree_path : NULL, "state",
 				      state_name(o->tree_state), "reason",
-				      o->tree_reason[0] ? o->tree_reason : NULL));
+				      o->tree_reason[0] ? o->tree_reason : NULL, "kept_on_failure",
+				      o->kept_on_failure));
 	json_object_set_new(root, "result", result(o));
 	json_object_set_new(root, "resources", resources);
 	json_object_set_new(root, "exit", v->unfinished ? json_null() : json_integer(v->exit));

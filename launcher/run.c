@@ -94,9 +94,7 @@ static void record_state(struct sup *s)
 	int r = 0;
 
 	if (out->tree_state == ISO_TREE_KEPT)
-		r = iso_tree_record_state(
-			&s->tree, true,
-			s->o->shell ? "isorun shell" : iso_say(s->o->say, ISO_SAY_KEEP), &e);
+		r = iso_tree_record_state(&s->tree, true, out->tree_reason, &e);
 	else if (out->tree_state == ISO_TREE_RETAINED)
 		r = iso_tree_record_state(&s->tree, false, out->tree_reason, &e);
 	if (r < 0)

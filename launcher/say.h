@@ -24,6 +24,7 @@ enum iso_say {
 	ISO_SAY_HOME_WHOLE_FIX, /* what helps when the directory kept is the whole home */
 	ISO_SAY_JUNIT,		/* the JUnit file */
 	ISO_SAY_KEEP,		/* the tree kept after the run */
+	ISO_SAY_KEEP_FAILED,	/* the tree kept after a failed run */
 	ISO_SAY_MAP_USERS_AUTO, /* more ids when the host grants them */
 	ISO_SAY_MAP_USERS_REQ,	/* more ids or no run */
 	ISO_SAY_MAP_USERS_FIX,	/* what helps when the host grants no ids */
@@ -40,6 +41,7 @@ enum iso_say {
 	ISO_SAY_RO_MOUNTS,	/* the read-only binds and tmpfs mounts asked for */
 	ISO_SAY_ROOT,		/* where the trees are made */
 	ISO_SAY_ROOT_FIX,	/* what helps when that place is not writable */
+	ISO_SAY_SETTLE,		/* how long survivors get after the command */
 	ISO_SAY_SOCKET_MASKS,	/* the policy's masks of socket kinds */
 	ISO_SAY_TIMEOUT,	/* the run's deadline */
 	ISO_SAY_WATCH,		/* a directory compared before and after */

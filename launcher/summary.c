@@ -13,6 +13,7 @@
 #include "common/text.h"
 #include "launcher/ceiling.h"
 #include "launcher/finding.h"
+#include "launcher/say.h"
 #include "launcher/shell.h"
 
 /* --color=always|never wins over the environment, as no-color.org asks of an explicit option */
@@ -139,6 +140,9 @@ static void print_end(FILE *f, const struct iso_verdict *v)
 		print_kind(f, v, ISO_V_RETAINED);
 	else if (o->tree_state == ISO_TREE_KEPT && v->opts->shell)
 		iso_shell_kept(f, v->opts, path ? path : "?");
+	else if (o->tree_state == ISO_TREE_KEPT && o->kept_on_failure)
+		fprintf(f, "isorun: tree kept at %s (%s: the run failed)\n", path ? path : "?",
+			iso_say(v->opts->say, ISO_SAY_KEEP_FAILED));
 	else if (o->tree_state == ISO_TREE_KEPT)
 		fprintf(f, "isorun: tree kept at %s\n", path ? path : "?");
 	iso_resources_say_usage(v->opts, &o->res, f);

@@ -23,10 +23,13 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/text.h"
 #include "launcher/finding.h"
 #include "launcher/leak.h"
+#include "launcher/say.h"
 #include "launcher/sigtable.h"
 #include "launcher/sup.h"
+#include "launcher/waitline.h"
 #include "ns/ns.h"
 
 void sup_record_status(struct sup *s, int status)
@@ -127,6 +130,45 @@ int sup_to_command(const struct sup *s, int sig)
 	return iso_sig_class(sig) == ISO_SIG_CANCEL ? sig : s->o->plan.stop.signal;
 }
 
+/* How the command ended, for the settle's line: "exited 0", "killed by SIGTERM". */
+static void how_ended(const struct iso_outcome *o, char *buf, size_t len)
+{
+	char sig[32];
+
+	if (o->term_signal)
+		snprintf(buf, len, "killed by %s",
+			 iso_signal_name(o->term_signal, sig, sizeof(sig)));
+	else
+		snprintf(buf, len, "exited %d", o->exit_code);
+}
+
+/*
+ * The settle begins: the terminal comes back to isorun, so that the user's Ctrl-C
+ * reaches it and ends the wait (the survivors are then leaks at once), and one
+ * line says who remains and for how long isorun waits (-q: only the terminal).
+ */
+static void settle_begins(struct sup *s)
+{
+	uint64_t left = sup_settle_left(s);
+	char how[64], words[96];
+	struct iso_still st;
+	struct iso_still_wait w = {
+		.how = how, .wait_ms = left, .words = words, .ctrl_c = s->tty_handed
+	};
+
+	if (s->tty_handed)
+		(void)tcsetpgrp(s->tty_fd, getpgrp());
+	if (s->o->verbosity < 0 || !left || iso_still_running(s->gate->root(s), &st) < 0)
+		return;
+	how_ended(s->out, how, sizeof(how));
+	if (left < s->o->plan.stop.settle_ms)
+		snprintf(words, sizeof(words), "%s, cut short by %s",
+			 iso_say(s->o->say, ISO_SAY_SETTLE), iso_say(s->o->say, ISO_SAY_TIMEOUT));
+	else
+		snprintf(words, sizeof(words), "%s", iso_say(s->o->say, ISO_SAY_SETTLE));
+	iso_still_line(stderr, &st, &w);
+}
+
 /* The actions of one step, in enum phase_action's order; returns the gate's answer. */
 static enum phase_event perform(struct sup *s, unsigned a, int sig, bool from_terminal)
 {
@@ -147,8 +189,10 @@ static enum phase_event perform(struct sup *s, unsigned a, int sig, bool from_te
 		g->stop(s, sig, from_terminal);
 	if (a & PA_SWEEP)
 		next = g->sweep(s, sig);
-	if (a & PA_SETTLE)
+	if (a & PA_SETTLE) {
+		settle_begins(s);
 		g->settle(s);
+	}
 	if (a & PA_SETTLE_TIMER)
 		next = g->settle_timer(s);
 	if (a & PA_KILL)

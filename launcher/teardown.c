@@ -20,7 +20,9 @@
 #include "common/text.h"
 #include "launcher/shell.h"
 #include "launcher/sigtable.h"
+#include "launcher/say.h"
 #include "launcher/sup.h"
+#include "launcher/verdict.h"
 #include "tree/holders.h"
 #include "tree/rmtree.h"
 #include "tree/treeid.h"
@@ -356,6 +358,34 @@ static void removal_failed(struct sup *s, int r, const struct iso_err *e)
 			 iso_signal_name(out->cancelled_by, sig, sizeof(sig)));
 }
 
+/*
+ * Whether the tree is kept on purpose, and why in the outcome's reason (for ls
+ * and the report).  On failure asks the verdict as it stands before teardown:
+ * what teardown adds (a retained tree) keeps the tree anyway.
+ */
+static bool keep_on_purpose(struct sup *s)
+{
+	struct iso_outcome *out = s->out;
+	struct iso_verdict v;
+
+	if (s->o->keep == ISO_KEEP_ALWAYS) {
+		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s",
+			 s->o->shell ? "isorun shell" : iso_say(s->o->say, ISO_SAY_KEEP));
+		return true;
+	}
+	if (s->o->keep != ISO_KEEP_ON_FAILURE)
+		return false;
+	(void)iso_verdict_make(&v, s->o, out);
+	if (v.exit != 0) {
+		out->kept_on_failure = true;
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "%s: the run failed (exit %d: %s)",
+			 iso_say(s->o->say, ISO_SAY_KEEP_FAILED), v.exit, v.reason);
+	}
+	iso_verdict_free(&v);
+	return out->kept_on_failure;
+}
+
 void sup_teardown(struct sup *s)
 {
 	struct iso_tree *tree = &s->tree;
@@ -364,16 +394,18 @@ void sup_teardown(struct sup *s)
 	struct iso_rm_stop stop = { teardown_cancelled, s };
 	char why[sizeof(out->tree_reason)], unseen[sizeof(out->tree_reason)];
 	uint64_t t;
+	bool keep;
 	int r;
 
 	/* the proof, and a scan, may need the descriptors a full table left no room for */
 	iso_tree_release_reserve(tree);
 	/* the shield's proof is the holder scan's first step, and timed with it */
 	t = sup_now_us();
-	sup_lower_shield(s, !s->o->keep);
+	keep = keep_on_purpose(s);
+	sup_lower_shield(s, !keep);
 	/* the tree's own descriptor again, the shield off: nothing looks through it */
 	sup_collect_home(s);
-	if (s->o->keep) {
+	if (keep) {
 		out->tree_state = ISO_TREE_KEPT;
 		return;
 	}

@@ -154,7 +154,7 @@ EOF
 	grep -qx "env-dir = X=x    (command line)" <<<"$output"
 	grep -qx "watch = $P    ($P/isorun.conf:8)" <<<"$output"
 	grep -qx "grace = 5s    (default)" <<<"$output"
-	grep -qx "keep = false    (default)" <<<"$output"
+	grep -qx "keep = never    (default)" <<<"$output"
 	grep -qx "command = make test    (command line)" <<<"$output"
 	# a secret is not printed
 	grep -qx "setenv = API_TOKEN=\*\*\*    ($P/isorun.conf:9)" <<<"$output"

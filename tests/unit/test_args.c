@@ -196,8 +196,10 @@ static void test_flags_and_config(void **state)
 	assert_int_equal(o.argc, 0);
 	iso_opts_free(&o);
 
+	expect_error((char *[]){ "isorun", "--private-tmp=maybe", "--", "x", NULL },
+		     "--private-tmp: expected nothing, =true or =false, got 'maybe'");
 	expect_error((char *[]){ "isorun", "--keep=maybe", "--", "x", NULL },
-		     "--keep: expected nothing, =true or =false, got 'maybe'");
+		     "--keep: expected never, always or on-failure, got 'maybe'");
 	expect_error((char *[]){ "isorun", "--pidns=maybe", "--", "x", NULL },
 		     "--pidns: expected nothing or =try, got 'maybe'");
 	expect_error((char *[]){ "isorun", "--config", "", "--", "x", NULL },

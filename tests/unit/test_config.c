@@ -98,8 +98,10 @@ static void test_flags(void **state)
 	assert_int_equal(conf(&o, &e, "verbose = on\nquiet = off\n"), 0);
 	assert_int_equal(o.verbosity, 1);
 	iso_opts_free(&o);
+	expect_conf_error("\n\nprivate-tmp = maybe\n",
+			  P ":3:15: private-tmp: expected true or false, got 'maybe'");
 	expect_conf_error("\n\nkeep = maybe\n",
-			  P ":3:8: keep: expected true or false, got 'maybe'");
+			  P ":3:8: keep: expected never, always or on-failure, got 'maybe'");
 	expect_conf_error("quiet =\n", P ":1:8: quiet: expected true or false, got ''");
 }
 
