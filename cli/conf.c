@@ -588,13 +588,13 @@ int iso_conf_apply(struct iso_opts *o, char *taken_path, const char *text, struc
 	return 0;
 }
 
-int iso_conf_fail(const struct iso_err *e)
+int iso_conf_fail(const struct iso_err *e, const char *what)
 {
 	char buf[sizeof(e->msg) + 128];
 
 	fprintf(stderr, "isorun: %s\n", iso_err_format(e, buf, sizeof(buf)));
 	if (e->hint[0])
 		fprintf(stderr, "  (hint: %s)\n", e->hint);
-	fprintf(stderr, "isorun: FAILED (exit %d): bad configuration file\n", ISO_EXIT_SETUP);
+	fprintf(stderr, "isorun: FAILED (exit %d): %s\n", ISO_EXIT_SETUP, what);
 	return ISO_EXIT_SETUP;
 }

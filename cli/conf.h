@@ -57,7 +57,11 @@ int iso_conf_read(int fd, const char *path, char **ret, struct iso_err *e);
 /* A relative `val` of isorun.conf taken relative to `dir`; malloc'ed. */
 char *iso_conf_resolve(const char *dir, const char *val);
 
-/* Print a failure of iso_conf_load() as isorun does; returns ISO_EXIT_SETUP. */
-int iso_conf_fail(const struct iso_err *e);
+/*
+ * Print a failure of iso_conf_load() (what: "bad configuration file") or of
+ * iso_reenter_load() ("cannot re-enter the tree") as isorun does; returns
+ * ISO_EXIT_SETUP.
+ */
+int iso_conf_fail(const struct iso_err *e, const char *what);
 
 #endif

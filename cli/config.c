@@ -256,7 +256,7 @@ int iso_config_main(int argc, char **argv)
 	r = iso_conf_load(&o, &e);
 	if (r < 0) {
 		iso_opts_free(&o);
-		return iso_conf_fail(&e);
+		return iso_conf_fail(&e, "bad configuration file");
 	}
 	if (iso_mounts_check(&o, &e) < 0)
 		return iso_args_refuse(&o, &e);

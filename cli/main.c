@@ -200,7 +200,8 @@ int main(int argc, char **argv)
 	/* after the command line, so that --help and a bad option need no file */
 	if (o.tree_arg ? iso_reenter_load(&o, &e) < 0 : iso_conf_load(&o, &e) < 0) {
 		iso_opts_free(&o);
-		return o.tree_arg ? iso_reenter_fail(&e) : iso_conf_fail(&e);
+		return iso_conf_fail(&e, o.tree_arg ? "cannot re-enter the tree"
+						    : "bad configuration file");
 	}
 	if (iso_mounts_check(&o, &e) < 0)
 		return iso_args_refuse(&o, &e);

@@ -187,17 +187,6 @@ int iso_reenter_load(struct iso_opts *o, struct iso_err *e)
 	return ret < 0 ? ret : 0;
 }
 
-int iso_reenter_fail(const struct iso_err *e)
-{
-	char buf[sizeof(e->msg) + 128];
-
-	fprintf(stderr, "isorun: %s\n", iso_err_format(e, buf, sizeof(buf)));
-	if (e->hint[0])
-		fprintf(stderr, "  (hint: %s)\n", e->hint);
-	fprintf(stderr, "isorun: FAILED (exit %d): cannot re-enter the tree\n", ISO_EXIT_SETUP);
-	return ISO_EXIT_SETUP;
-}
-
 /* What one invocation decides alone, never taken from a tree's record. */
 static bool per_invocation(enum iso_key k)
 {

@@ -17,8 +17,6 @@
  * are one line naming --tree and the value.
  */
 int iso_reenter_load(struct iso_opts *o, struct iso_err *e);
-/* Print a failure of iso_reenter_load() as isorun does; returns ISO_EXIT_SETUP. */
-int iso_reenter_fail(const struct iso_err *e);
 
 /*
  * The settings a new tree records: `name = value` lines (isorun.conf) of the

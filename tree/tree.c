@@ -348,15 +348,21 @@ static void unmake(struct iso_tree *t, struct iso_err *e)
 	}
 }
 
-int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e)
+/* A tree not yet opened, and the descriptors its teardown will need, taken now. */
+static int tree_begin(struct iso_tree *t, struct iso_err *e)
 {
-	int r;
-
 	t->user_fd = t->fd = t->lock_fd = t->park = -1;
 	t->parked = false;
 	t->shield_dev = 0;
 	memset(t->reserve, 0, sizeof(t->reserve));
-	r = take_reserve(t, e);
+	return take_reserve(t, e);
+}
+
+int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e)
+{
+	int r;
+
+	r = tree_begin(t, e);
 	if (r < 0)
 		return r;
 	r = iso_tree_open_user_dir(root, true, t->user_path, sizeof(t->user_path), e);
@@ -500,11 +506,7 @@ int iso_tree_adopt(struct iso_tree *t, const char *root, const char *name, char 
 {
 	int r;
 
-	t->user_fd = t->fd = t->lock_fd = t->park = -1;
-	t->parked = false;
-	t->shield_dev = 0;
-	memset(t->reserve, 0, sizeof(t->reserve));
-	r = take_reserve(t, e);
+	r = tree_begin(t, e);
 	if (r < 0)
 		return r;
 	r = iso_tree_open_user_dir(root, false, t->user_path, sizeof(t->user_path), e);
