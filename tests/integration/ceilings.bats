@@ -322,7 +322,7 @@ assert_not_running() {
 	kill -0 "$(cat "$W/pid")"
 	run --separate-stderr "$ISORUN" gc --root "$R"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"stopped: pid $(cat "$W/pid") \`sleep 300\` (in the run's cgroup $cg)"* ]]
+	[[ "$output" == *"killed: pid $(cat "$W/pid") \`sleep 300\` (in the run's cgroup $cg)"* ]]
 	[[ "$output" == *"removed $tree"* ]]
 	assert_not_running "$(cat "$W/pid")"
 	[ ! -e "$cg" ]
@@ -358,6 +358,6 @@ assert_not_running() {
 	echo "$own" >"$tree/cgroup"
 	ISORUN_TEST_CGROUP_ROOT=$d run --separate-stderr "$ISORUN" gc --root "$R"
 	kill $! 2>/dev/null || true
-	[[ "$output" == *"stopped: pid $! \`sleep 60\`"* ]]
+	[[ "$output" == *"killed: pid $! \`sleep 60\`"* ]]
 	[ ! -e "$own" ]
 }

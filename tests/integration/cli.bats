@@ -154,7 +154,8 @@ bad() {
 	bad "isorun: --policy-mode: expected enforce or log, got 'audit'; did you mean --policy-mode=log?" --policy-mode=audit -- true
 	bad "isorun: --color: expected auto, always or never, got 'nevr'; did you mean --color=never?" --color=nevr -- true
 	bad "isorun: --pidns: expected nothing or =try, got 'tyr'; did you mean --pidns=try?" --pidns=tyr -- true
-	bad "isorun: --keep: expected nothing, =true or =false, got 'ture'; did you mean --keep=true?" --keep=ture -- true
+	bad "isorun: --private-tmp: expected nothing, =true or =false, got 'ture'; did you mean --private-tmp=true?" --private-tmp=ture -- true
+	bad "isorun: --keep: expected never, always or on-failure, got 'on-falure'; did you mean --keep=on-failure?" --keep=on-falure -- true
 	# nothing near: no guess
 	bad "isorun: --net: expected host or isolated, got 'xyz'" --net=xyz -- true
 	# isorun.conf: the file's spelling of the fix

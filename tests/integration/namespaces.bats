@@ -559,7 +559,7 @@ PY
 	[ "$status" -eq 125 ]
 	[ "${stderr_lines[0]}" = "isorun: --pidns: expected nothing or =try, got 'maybe'" ]
 	run --separate-stderr iso --net=none -- true
-	[ "${stderr_lines[0]}" = "isorun: --net: expected host or isolated, got 'none'" ]
+	[ "${stderr_lines[0]}" = "isorun: --net: expected host or isolated, got 'none'; did you mean --net=isolated?" ]
 	run --separate-stderr iso --protect-home=yes -- true
 	[ "${stderr_lines[0]}" = "isorun: --protect-home: expected off, ro (read-only) or hide, got 'yes'" ]
 	run --separate-stderr iso --cap-keep cap_nope -- true
