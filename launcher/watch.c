@@ -112,10 +112,12 @@ static void sort_added(struct sup *s, size_t w, const struct iso_snapshot *after
 {
 	struct iso_outcome *out = s->out;
 	char **by = calloc(n ? n : 1, sizeof(*by)), canon[PATH_MAX];
-	bool *residue = calloc(n ? n : 1, 2 * sizeof(bool)), *shown = residue + (n ? n : 1);
+	/* one allocation: residue[0..n) and shown[0..n) after it */
+	bool *residue = calloc(n ? n : 1, 2 * sizeof(bool)), *shown = NULL;
 	const char *dir = s->snaps[w].dir;
 
 	if (by && residue) {
+		shown = residue + (n ? n : 1);
 		apply_globs(s->o, added, n, by);
 		if (s->git[w].in_repo)
 			apply_git(s, w, after, added, n, by);
