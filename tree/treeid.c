@@ -53,13 +53,24 @@ static int walk(struct iso_treeid *t, int dfd, const char *const *skip)
 		close(dfd);
 		return r;
 	}
-	while (r == 0 && (e = readdir(d))) {
+	for (;;) {
 		struct stat st;
 
+		errno = 0;
+		e = r == 0 ? readdir(d) : NULL;
+		if (!e) {
+			/* a directory not read to its end: its entries are not all known */
+			if (r == 0 && errno)
+				t->partial = true;
+			break;
+		}
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		if (iso_stat_cached(dirfd(d), e->d_name, AT_SYMLINK_NOFOLLOW, &st) < 0)
+		if (iso_stat_cached(dirfd(d), e->d_name, AT_SYMLINK_NOFOLLOW, &st) < 0) {
+			if (errno != ENOENT)
+				t->partial = true;
 			continue;
+		}
 		/* isorun's records are files: a directory of that name is the command's */
 		if (!S_ISDIR(st.st_mode) && skipped(skip, e->d_name))
 			continue;

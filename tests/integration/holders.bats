@@ -130,6 +130,19 @@ userns_ok() {
 	grep -F "\` has its cwd in it ($home)" "$W/out"
 }
 
+@test "a file held in a directory of the tree that can be listed but not searched (0400) holds the tree" {
+	# an ordinary user's walk of the tree lists d but cannot stat d/f (EACCES):
+	# the walk is partial, and the holder is matched by its path
+	start_run
+	mkdir "$home/d"
+	sh -c 'exec 3>"$1/d/f"; chmod 0400 "$1/d"; echo $$ >"$2.tmp"; mv "$2.tmp" "$2"; exec sleep 600' \
+		sh "$home" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	assert_retained "pid $holder \`"
+	grep -F "holds $home/d/f open (fd 3)" "$W/out"
+	chmod 0700 "$home/d"
+}
+
 @test "control: a zombie of the caller's own, and a leader-exited process elsewhere, hold nothing" {
 	# a non-dumpable zombie: its parent saw it exit (WNOWAIT) and did not reap
 	# it; its /proc/PID/fd is root's, and its exe and cwd refuse us
