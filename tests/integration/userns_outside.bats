@@ -195,12 +195,15 @@ run_inside() {
 	# a dead run (kill -9) whose survivor, outside, holds a file of its tree
 	mkfifo "$W/gone"
 	"$ISORUN" --no-config --root "$R" --cgroup=off -- sh -c \
-		"exec 3>\"\$HOME/held\" 9>$W/gone; echo \"\$\$ \$HOME\" >&9; exec env -i $H/waitfor -t 600 $W/never" \
+		"exec 3>\"\$HOME/held\" 9>$W/gone; echo \"\$\$ \$HOME\" >&9; exec env -i $H/waitfor -r $W/execd -t 600 $W/never" \
 		3>&- 8>&- >"$W/run.out" 2>&1 &
 	isopid=$!
 	exec 8<"$W/gone"
 	read -r cmdpid home <&8
 	echo "$cmdpid" >"$W/cmd.kill"
+	# past its exec: with the supervisor killed first, the notified exec would
+	# fail (ENOSYS) and the shell exit, and gc would rightly find no holder
+	"$H/waitfor" -t 60 "$W/execd"
 	tree=$(dirname "$home")
 	kill -KILL "$isopid"
 	wait "$isopid" || true
