@@ -10,6 +10,11 @@
 
 load helpers
 
+# Serial: "nothing left" looks for any `$ISORUN selftest --internal-` process of
+# the user, and man.bats runs isorun(1)'s `isorun selftest` examples with the
+# same binary (seen under SANITIZE=1 with the files side by side).
+# bats file_tags=serial
+
 CONTROLS="clean daemon holder protect-home service-guard deny-list signals net-isolated pids-ceiling memory-ceiling"
 
 # A ceiling control this host cannot enforce says why: no controller, and for processes
