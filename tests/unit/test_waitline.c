@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests: the settle's line (launcher/waitline.h) and the walk of the run's processes. */
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -79,18 +80,29 @@ static void test_walk(void **state)
 	siginfo_t si;
 	struct iso_still st;
 
+	/* the grandchild comes back to us when its parent dies, to be reaped */
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 	assert_int_equal(pipe(p), 0);
 	kid = fork();
 	assert_true(kid >= 0);
 	if (kid == 0) {
+		pid_t parent = getpid();
+
 		close(p[0]);
 		if (fork() == 0) {
-			/* dies with its parent: nothing of the test outlives it */
+			/*
+			 * dies with its parent: nothing of the test outlives it.  Ready
+			 * only once that holds: a parent killed before the prctl would
+			 * leave it paused for good (seen once, ppid 1)
+			 */
 			(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(0);
+			(void)!write(p[1], "x", 1);
 			pause();
 			_exit(0);
 		}
-		(void)!write(p[1], "x", 1);
+		close(p[1]);
 		pause();
 		_exit(0);
 	}
@@ -111,6 +123,10 @@ static void test_walk(void **state)
 	kill(kid, SIGKILL);
 	(void)waitpid(kid, NULL, 0);
 	(void)waitpid(dead, NULL, 0);
+	/* its grandchild, killed by its parent-death signal: the test ends after it */
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 int main(void)
