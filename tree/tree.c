@@ -397,6 +397,19 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 	return r;
 }
 
+/* The command could have left one at the name: ours is made fresh, never through a link. */
+static int fresh_record(struct iso_tree *t, const char *name, struct iso_err *e)
+{
+	int fd;
+
+	if (unlinkat(t->fd, name, 0) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "remove '%s/%s'", t->path, name);
+	fd = openat(t->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return iso_err_set(e, errno, "create '%s/%s'", t->path, name);
+	return fd;
+}
+
 int iso_tree_write_record(struct iso_tree *t, const char *name, const char *text, struct iso_err *e)
 {
 	_cleanup_close_ int fd = -1;
@@ -406,11 +419,9 @@ int iso_tree_write_record(struct iso_tree *t, const char *name, const char *text
 	/* a tree the command deleted has no place for it; what it left at the name goes */
 	if (fstat(t->fd, &st) == 0 && st.st_nlink == 0)
 		return 0;
-	if (unlinkat(t->fd, name, 0) < 0 && errno != ENOENT)
-		return iso_err_set(e, errno, "remove '%s/%s'", t->path, name);
-	fd = openat(t->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = fresh_record(t, name, e);
 	if (fd < 0)
-		return iso_err_set(e, errno, "create '%s/%s'", t->path, name);
+		return fd;
 	errno = 0;
 	if (write(fd, text, len) != (ssize_t)len)
 		return iso_err_set(e, errno ? errno : EIO, "write '%s/%s'", t->path, name);
@@ -572,12 +583,9 @@ static int write_state(struct iso_tree *t, const char *state, const char *reason
 	if (!text)
 		return iso_err_set(e, ENOMEM, "outcome record");
 	len = strlen(text);
-	/* the command could have left one there: ours is made fresh, never through a link */
-	if (unlinkat(t->fd, tmp, 0) < 0 && errno != ENOENT)
-		return iso_err_set(e, errno, "remove '%s/%s'", t->path, tmp);
-	fd = openat(t->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = fresh_record(t, tmp, e);
 	if (fd < 0)
-		return iso_err_set(e, errno, "create '%s/%s'", t->path, tmp);
+		return fd;
 	errno = 0;
 	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1) {
 		int r = iso_err_set(e, errno ? errno : EIO, "write '%s/%s'", t->path, tmp);
