@@ -242,6 +242,11 @@ void iso_plan_compile(struct iso_opts *o)
 		.binds = o->binds,
 		.n_binds = o->n_binds,
 	};
+	p->leaks = o->leaks;
+	p->residue = o->residue;
+	p->watches = o->watch.n > 0;
+	p->cap_keep = o->cap_keep;
+	p->map_root = o->map_root;
 	p->caches = 0;
 	for (size_t i = 0; i < o->caches.n; i++)
 		p->caches |= 1u << iso_cache_lookup(o->caches.v[i]);

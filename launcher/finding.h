@@ -57,15 +57,16 @@ json_t *iso_hung_json(const struct iso_hung_tree *t);
  * stderr line(s) without the leading "isorun: " and without a final newline;
  * a finding of several lines has its later lines indented.
  */
-void iso_leak_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
+void iso_leak_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o, size_t i);
 void iso_refusal_text(FILE *f, const struct iso_outcome *o, size_t i);
-void iso_residue_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
+void iso_residue_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+		      size_t i);
 /* "residue check: not measurable (DIR: why)": the i-th --watch directory not checked */
 void iso_residue_gap_text(FILE *f, const struct iso_outcome *o, size_t i);
 /* "timed out after D; stopped the whole tree" alone: stderr printed the tree when it fired */
-void iso_timeout_line(FILE *f, const struct iso_opts *opts);
+void iso_timeout_line(FILE *f, const struct iso_run_plan *plan);
 /* That line, then the tree taken when the timer fired, the stop, and who outlived the grace. */
-void iso_timeout_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o);
+void iso_timeout_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o);
 /* "tree retained at PATH: reason" */
 void iso_retained_text(FILE *f, const struct iso_outcome *o);
 /* Why the leak check did not run ("" when it did), into buf. */
@@ -84,7 +85,7 @@ enum iso_finding_kind {
  * The words of the i-th finding of a kind (i is ignored for the single ones), without
  * a final newline, malloc'ed; NULL on ENOMEM.  Whether it counts is launcher/verdict.c's.
  */
-char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
+char *iso_finding_str(const struct iso_run_plan *plan, const struct iso_outcome *o,
 		      enum iso_finding_kind kind, size_t i);
 
 /*
@@ -94,6 +95,7 @@ char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
  * buf.  A possibility, never a finding: the kernel refuses the write before
  * anything isorun watches sees it (docs/design.md).  False when nothing applies.
  */
-bool iso_home_note(const struct iso_opts *opts, const struct iso_outcome *o, char *buf, size_t len);
+bool iso_home_note(const struct iso_run_plan *plan, const char *const *say,
+		   const struct iso_outcome *o, char *buf, size_t len);
 
 #endif

@@ -196,6 +196,13 @@ struct iso_run_plan {
 	struct iso_stop_plan stop;
 	/* --cache: the caches kept between runs, 1 << enum iso_cache_name (launcher/cache.h) */
 	unsigned caches;
+	/* what a leak and a residue entry do to the verdict: --leaks, --residue */
+	enum iso_verdict_mode leaks, residue;
+	/* --watch: directories are compared before and after (the residue guard runs) */
+	bool watches;
+	/* --cap-keep's capabilities (bit n: capability n), --map-root */
+	uint64_t cap_keep;
+	bool map_root;
 };
 
 struct iso_opts;

@@ -120,7 +120,7 @@ static void print_start(FILE *f, const struct iso_verdict *v)
 	/* the tree itself was printed when the timer fired: here the one line */
 	if (o->timed_out) {
 		fputs("isorun: ", f);
-		iso_timeout_line(f, v->opts);
+		iso_timeout_line(f, v->plan);
 		fputc('\n', f);
 	}
 	if (o->init_lost)

@@ -49,7 +49,7 @@ static int add_text(struct iso_verdict *v, enum iso_vkind kind, enum iso_finding
 
 	if (!f)
 		return -ENOMEM;
-	f->text = iso_finding_str(v->opts, v->out, fk, i);
+	f->text = iso_finding_str(v->plan, v->out, fk, i);
 	return f->text ? 0 : -ENOMEM;
 }
 
@@ -108,7 +108,7 @@ static int add_unmeasurable(struct iso_verdict *v)
 {
 	const struct iso_outcome *o = v->out;
 	bool no_gate = !o->subreaper && !o->pidns;
-	bool counts = (no_gate && v->opts->leaks == ISO_FAIL) || o->gate_unmeasurable[0];
+	bool counts = (no_gate && v->plan->leaks == ISO_FAIL) || o->gate_unmeasurable[0];
 	char why[256], text[300];
 
 	if (!no_gate && !o->gate_unmeasurable[0])
@@ -185,7 +185,7 @@ static int add_home_writes(struct iso_verdict *v)
 /* What the guards found: leaks, policy events, residue, and what could not be checked. */
 static int add_guards(struct iso_verdict *v)
 {
-	const struct iso_opts *opts = v->opts;
+	const struct iso_run_plan *p = v->plan;
 	const struct iso_outcome *o = v->out;
 	int r = 0;
 
@@ -194,8 +194,8 @@ static int add_guards(struct iso_verdict *v)
 			      "isorun: timed out");
 	r |= add_unmeasurable(v);
 	for (size_t i = 0; i < o->n_leaks; i++)
-		r |= add_text(v, ISO_V_LEAK, ISO_FIND_LEAK, i, opts->leaks == ISO_FAIL,
-			      severity(opts->leaks), "isorun: leaked process");
+		r |= add_text(v, ISO_V_LEAK, ISO_FIND_LEAK, i, p->leaks == ISO_FAIL,
+			      severity(p->leaks), "isorun: leaked process");
 	for (size_t i = 0; i < o->n_policy_events; i++) {
 		bool refused = o->policy_events[i].refused;
 
@@ -204,13 +204,12 @@ static int add_guards(struct iso_verdict *v)
 			      refused ? "isorun: call refused" : "isorun: call logged");
 	}
 	for (size_t i = 0; i < o->n_residue; i++)
-		r |= add_text(v, ISO_V_RESIDUE, ISO_FIND_RESIDUE, i, opts->residue == ISO_FAIL,
-			      severity(opts->residue), "isorun: residue");
+		r |= add_text(v, ISO_V_RESIDUE, ISO_FIND_RESIDUE, i, p->residue == ISO_FAIL,
+			      severity(p->residue), "isorun: residue");
 	/* a check that could not run fails as a finding would: --residue=fail asked for proof */
 	for (size_t i = 0; i < o->n_residue_gaps; i++)
-		r |= add_text(v, ISO_V_RESIDUE_GAP, ISO_FIND_RESIDUE_GAP, i,
-			      opts->residue == ISO_FAIL, severity(opts->residue),
-			      "isorun: residue check not measurable");
+		r |= add_text(v, ISO_V_RESIDUE_GAP, ISO_FIND_RESIDUE_GAP, i, p->residue == ISO_FAIL,
+			      severity(p->residue), "isorun: residue check not measurable");
 	return r | add_watch_notes(v);
 }
 
@@ -224,7 +223,7 @@ static int add_rest(struct iso_verdict *v)
 	if (o->tree_state == ISO_TREE_RETAINED)
 		r |= add_text(v, ISO_V_RETAINED, ISO_FIND_RETAINED, 0, true, "error",
 			      "isorun: tree retained");
-	if (iso_home_note(v->opts, o, note, sizeof(note)))
+	if (iso_home_note(v->plan, v->opts->say, o, note, sizeof(note)))
 		r |= add_str(v, ISO_V_HOME_NOTE, false, "warning", "isorun: home protected", note);
 	r |= add_home_writes(v);
 	/* ceiling.c says these itself, on stderr and in the report */
@@ -368,7 +367,9 @@ int iso_verdict_make(struct iso_verdict *v, const struct iso_opts *opts,
 {
 	int r;
 
-	*v = (struct iso_verdict){ .opts = opts, .out = out, .nothing_ran = out->setup_before };
+	*v = (struct iso_verdict){
+		.opts = opts, .plan = &opts->plan, .out = out, .nothing_ran = out->setup_before
+	};
 	r = add_setup(v);
 	r |= add_guards(v);
 	r |= add_rest(v);
@@ -379,7 +380,9 @@ int iso_verdict_make(struct iso_verdict *v, const struct iso_opts *opts,
 void iso_verdict_unfinished(struct iso_verdict *v, const struct iso_opts *opts,
 			    const struct iso_outcome *out)
 {
-	*v = (struct iso_verdict){ .opts = opts, .out = out, .unfinished = true, .exit = -1 };
+	*v = (struct iso_verdict){
+		.opts = opts, .plan = &opts->plan, .out = out, .unfinished = true, .exit = -1
+	};
 	snprintf(v->reason, sizeof(v->reason), "%s", ISO_UNFINISHED);
 }
 

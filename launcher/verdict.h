@@ -55,6 +55,7 @@ struct iso_vfinding {
 
 struct iso_verdict {
 	const struct iso_opts *opts;
+	const struct iso_run_plan *plan; /* &opts->plan: what JUnit and the words read */
 	const struct iso_outcome *out;
 	bool unfinished;  /* the provisional verdict, written before anything is known */
 	bool nothing_ran; /* setup failed before the command ran: only that failure is news */
