@@ -356,13 +356,22 @@ const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t 
 	return buf;
 }
 
+void iso_unmeasurable_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+			   size_t i)
+{
+	char why[256];
+
+	fprintf(f, "leak check: not measurable (%s)", iso_unmeasurable_why(o, why, sizeof(why)));
+}
+
 /* One leak, its attribution lines indented below it. */
 void iso_leak_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o, size_t i)
 {
 	iso_leak_lines(f, &o->leaks[i], o->leak_alive_ms, plan->leaks != ISO_FAIL, "");
 }
 
-void iso_refusal_text(FILE *f, const struct iso_outcome *o, size_t i)
+void iso_refusal_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+		      size_t i)
 {
 	iso_refusal_lines(f, &o->policy_events[i], "");
 }
@@ -377,7 +386,8 @@ void iso_residue_text(FILE *f, const struct iso_run_plan *plan, const struct iso
 		path ? path : "?", dir ? dir : "?");
 }
 
-void iso_residue_gap_text(FILE *f, const struct iso_outcome *o, size_t i)
+void iso_residue_gap_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+			  size_t i)
 {
 	_cleanup_free_ char *dir = iso_escape(o->residue_gaps[i].dir);
 	_cleanup_free_ char *why = iso_escape(o->residue_gaps[i].why);
@@ -394,7 +404,8 @@ void iso_timeout_line(FILE *f, const struct iso_run_plan *plan)
 	fprintf(f, "timed out after %s; stopped the whole tree", dur);
 }
 
-void iso_timeout_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o)
+void iso_timeout_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+		      size_t i)
 {
 	iso_timeout_line(f, plan);
 	if (!o->hung.taken || o->cancelled_by)
@@ -404,7 +415,8 @@ void iso_timeout_text(FILE *f, const struct iso_run_plan *plan, const struct iso
 	iso_survived_text(f, &o->hung, "  ");
 }
 
-void iso_retained_text(FILE *f, const struct iso_outcome *o)
+void iso_retained_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+		       size_t i)
 {
 	_cleanup_free_ char *path = iso_shell_quote(o->tree_path);
 	/* the reason names holders: their comm, their paths in the tree */
@@ -413,34 +425,9 @@ void iso_retained_text(FILE *f, const struct iso_outcome *o)
 	fprintf(f, "tree retained at %s: %s", path ? path : "?", reason ? reason : "?");
 }
 
-static void finding_lines(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
-			  enum iso_finding_kind kind, size_t i)
-{
-	switch (kind) {
-	case ISO_FIND_LEAK:
-		iso_leak_text(f, plan, o, i);
-		break;
-	case ISO_FIND_REFUSAL:
-		iso_refusal_text(f, o, i);
-		break;
-	case ISO_FIND_RESIDUE:
-		iso_residue_text(f, plan, o, i);
-		break;
-	case ISO_FIND_RESIDUE_GAP:
-		iso_residue_gap_text(f, o, i);
-		break;
-	case ISO_FIND_TIMEOUT:
-		iso_timeout_text(f, plan, o);
-		break;
-	case ISO_FIND_RETAINED:
-		iso_retained_text(f, o);
-		break;
-	}
-}
-
 /* The text without a final newline, whatever the kind's own function ends with. */
-static void finding_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
-			 enum iso_finding_kind kind, size_t i)
+static void finding_text(FILE *f, iso_words_fn *words, const struct iso_run_plan *plan,
+			 const struct iso_outcome *o, size_t i)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -448,7 +435,7 @@ static void finding_text(FILE *f, const struct iso_run_plan *plan, const struct 
 
 	if (!m)
 		return;
-	finding_lines(m, plan, o, kind, i);
+	words(m, plan, o, i);
 	if (fclose(m) == 0) {
 		while (len && buf[len - 1] == '\n')
 			buf[--len] = '\0';
@@ -457,8 +444,8 @@ static void finding_text(FILE *f, const struct iso_run_plan *plan, const struct 
 	free(buf);
 }
 
-char *iso_finding_str(const struct iso_run_plan *plan, const struct iso_outcome *o,
-		      enum iso_finding_kind kind, size_t i)
+char *iso_finding_str(iso_words_fn *words, const struct iso_run_plan *plan,
+		      const struct iso_outcome *o, size_t i)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -466,7 +453,7 @@ char *iso_finding_str(const struct iso_run_plan *plan, const struct iso_outcome 
 
 	if (!m)
 		return NULL;
-	finding_text(m, plan, o, kind, i);
+	finding_text(m, words, plan, o, i);
 	if (fclose(m) != 0) {
 		free(buf);
 		return NULL;
