@@ -307,6 +307,7 @@ struct vkind {
 	const char *(*level)(const struct iso_verdict *v, bool counts);
 	iso_words_fn *words;	 /* NULL: no words (ceiling.c says them) */
 	const char *title;	 /* the annotation's; NULL: not annotated */
+	enum iso_vlisted listed; /* where stderr's summary lists it */
 	const char *title_quiet; /* when it does not count, where that differs */
 	int reason_at;		 /* its place in the reason (1: first); 0: not named */
 	/* the reason's words for the N that count: "N ONE" or "N MORE"; ONE alone when
@@ -336,7 +337,8 @@ static const struct vkind vkinds[ISO_V_N_KINDS] = {
 			 .reason_at = 1,
 			 .one = "process outlived the command",
 			 .more = "processes outlived the command" },
-	[ISO_V_REFUSAL] = { .count = n_refusals,
+	[ISO_V_REFUSAL] = { .listed = ISO_LISTED,
+			    .count = n_refusals,
 			    .counts = refused,
 			    .level = counts_level,
 			    .words = iso_refusal_text,
@@ -345,7 +347,8 @@ static const struct vkind vkinds[ISO_V_N_KINDS] = {
 			    .reason_at = 2,
 			    .one = "call refused",
 			    .more = "calls refused" },
-	[ISO_V_RESIDUE] = { .count = n_residue,
+	[ISO_V_RESIDUE] = { .listed = ISO_LISTED,
+			    .count = n_residue,
 			    .counts = residue_counts,
 			    .level = residue_level,
 			    .words = iso_residue_text,
@@ -353,15 +356,16 @@ static const struct vkind vkinds[ISO_V_N_KINDS] = {
 			    .reason_at = 3,
 			    .one = "new entry in watched directories",
 			    .more = "new entries in watched directories" },
-	[ISO_V_RESIDUE_GAP] = { .count = n_residue_gaps,
+	[ISO_V_RESIDUE_GAP] = { .listed = ISO_LISTED,
+				.count = n_residue_gaps,
 				.counts = residue_counts,
 				.level = residue_level,
 				.words = iso_residue_gap_text,
 				.title = "isorun: residue check not measurable",
 				.reason_at = 4,
 				.one = "residue check not measurable" },
-	[ISO_V_RESIDUE_NOTE] = { .add = add_residue_notes },
-	[ISO_V_IGNORED] = { .add = add_ignored },
+	[ISO_V_RESIDUE_NOTE] = { .listed = ISO_LISTED, .add = add_residue_notes },
+	[ISO_V_IGNORED] = { .listed = ISO_LISTED_VERBOSE, .add = add_ignored },
 	[ISO_V_RETAINED] = { .count = n_retained,
 			     .counts = always,
 			     .level = error_level,
@@ -370,7 +374,7 @@ static const struct vkind vkinds[ISO_V_N_KINDS] = {
 			     .reason_at = 6,
 			     .one = "tree retained" },
 	[ISO_V_HOME_NOTE] = { .add = add_home_note },
-	[ISO_V_HOME_WRITE] = { .add = add_home_writes },
+	[ISO_V_HOME_WRITE] = { .listed = ISO_LISTED, .add = add_home_writes },
 	[ISO_V_CEILING] = { .count = n_ceiling,
 			    .counts = always,
 			    .level = error_level,
@@ -381,9 +385,9 @@ static const struct vkind vkinds[ISO_V_N_KINDS] = {
 			   .level = error_level,
 			   .reason_at = 8,
 			   .one = "cgroup retained" },
-	[ISO_V_STREAM_LOST] = { .add = add_streams, .reason_at = 9 },
+	[ISO_V_STREAM_LOST] = { .listed = ISO_LISTED_LAST, .add = add_streams, .reason_at = 9 },
 	/* added after the verdict, by the sinks (iso_verdict_undelivered()) */
-	[ISO_V_UNDELIVERED] = { .reason_at = 10 },
+	[ISO_V_UNDELIVERED] = { .listed = ISO_LISTED_LAST, .reason_at = 10 },
 };
 
 /* Every finding of a kind, by its row; without memory for its words one still counts. */
@@ -561,6 +565,11 @@ const struct iso_vfinding *iso_verdict_get(const struct iso_verdict *v, enum iso
 					   size_t i)
 {
 	return i < v->n[kind] ? &v->items[v->first[kind] + i] : NULL;
+}
+
+enum iso_vlisted iso_vkind_listed(enum iso_vkind kind)
+{
+	return vkinds[kind].listed;
 }
 
 const char *iso_verdict_word(const struct iso_verdict *v)
