@@ -81,7 +81,6 @@ const char *const iso_says[ISO_SAY_N] = {
 	[ISO_SAY_HOME_SHOW] = "--protect-home=ro (the home visible, read-only)",
 	[ISO_SAY_HOME_WHOLE_FIX] = "--writable cannot keep the whole home: add --protect-home=off, "
 				   "or use a directory below the home with --writable DIR",
-	[ISO_SAY_JUNIT] = "--junit",
 	[ISO_SAY_KEEP] = "--keep",
 	[ISO_SAY_KEEP_FAILED] = "--keep=on-failure",
 	[ISO_SAY_MAP_USERS_AUTO] = "--map-users=auto",
@@ -97,7 +96,6 @@ const char *const iso_says[ISO_SAY_N] = {
 	[ISO_SAY_POLICY_OFF] = "--policy=off",
 	[ISO_SAY_PRIVATE_TMP] = "--private-tmp",
 	[ISO_SAY_PROTECT_HOME] = "--protect-home",
-	[ISO_SAY_REPORT] = "--report",
 	[ISO_SAY_RO_MOUNTS] = "--ro-bind or --tmpfs",
 	[ISO_SAY_ROOT] = "--root",
 	[ISO_SAY_ROOT_FIX] = "choose a writable place with --root DIR or ISORUN_ROOT",
@@ -106,4 +104,8 @@ const char *const iso_says[ISO_SAY_N] = {
 	[ISO_SAY_TIMEOUT] = "--timeout",
 	[ISO_SAY_WATCH] = "--watch",
 	[ISO_SAY_WRITABLE] = "--writable",
+/* the output files' options, spelled from the sinks table's rows */
+#define SAY_SINK(ID, name, ...) [ISO_SAY_SINK + ISO_SINK_##ID] = "--" name,
+	ISO_SINK_ROWS(SAY_SINK)
+#undef SAY_SINK
 };

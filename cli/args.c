@@ -66,6 +66,14 @@ static void fill_long_opts(struct option out[static ISO_N_LONG_OPTS])
 	out[n] = (struct option){ 0 };
 }
 
+/* The output files' lines, from the sinks table's rows. */
+static void sinks_usage(FILE *f)
+{
+#define SINK_USAGE(ID, name, help, ...) fprintf(f, "  --%-21s%s\n", name " FILE|fd:N", help);
+	ISO_SINK_ROWS(SINK_USAGE)
+#undef SINK_USAGE
+}
+
 void iso_usage(FILE *f)
 {
 	fputs("Usage: isorun [OPTION]... [--] COMMAND [ARG]...\n"
@@ -129,10 +137,10 @@ void iso_usage(FILE *f)
 	      "on\n"
 	      "  --cgroup=auto|off      a cgroup of the run's own where one can be had (auto)\n"
 	      "  --cache NAME,...       keep go, npm, pip, cargo or xdg caches between runs in\n"
-	      "                         $XDG_CACHE_HOME/isorun/NAME; none: no cache (default)\n"
-	      "  --report FILE|fd:N     write the JSON report to FILE or descriptor N\n"
-	      "  --junit FILE|fd:N      write JUnit XML, one test case per guard\n"
-	      "  --finding-exit-code N  exit code for a finding (122)\n"
+	      "                         $XDG_CACHE_HOME/isorun/NAME; none: no cache (default)\n",
+	      f);
+	sinks_usage(f);
+	fputs("  --finding-exit-code N  exit code for a finding (122)\n"
 	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
 	      "  --no-config            read no isorun.conf\n"
 	      "  -q, --quiet / -v, --verbose\n"
@@ -221,7 +229,11 @@ void iso_plan_compile(struct iso_opts *o)
 	p->init_gate = p->namespaces;
 	p->init_fallback = o->pidns == ISO_PIDNS_TRY && !p->protections;
 	p->hides = o->private_tmp || o->protect_home == NS_HOME_HIDE;
-	p->keep_output = o->report != NULL;
+	p->keep_output = false;
+#define SINK_TAIL(ID, name, help, rkey, rat, fd_path, tail, ...)                                   \
+	p->keep_output |= (tail) && o->outputs[ISO_SINK_##ID];
+	ISO_SINK_ROWS(SINK_TAIL)
+#undef SINK_TAIL
 	p->policy = strcmp(o->policy, "off") != 0;
 	p->mounts = (struct iso_mount_plan){
 		.net_isolated = o->net_isolated,
@@ -230,6 +242,11 @@ void iso_plan_compile(struct iso_opts *o)
 		.binds = o->binds,
 		.n_binds = o->n_binds,
 	};
+	p->leaks = o->leaks;
+	p->residue = o->residue;
+	p->watches = o->watch.n > 0;
+	p->cap_keep = o->cap_keep;
+	p->map_root = o->map_root;
 	p->caches = 0;
 	for (size_t i = 0; i < o->caches.n; i++)
 		p->caches |= 1u << iso_cache_lookup(o->caches.v[i]);

@@ -229,7 +229,7 @@ static bool is_path_value(enum iso_key key, const char *val)
 		return false;
 	if (key == ISO_K_POLICY)
 		return strpbrk(val, "/.") != NULL;
-	if (key == ISO_K_REPORT || key == ISO_K_JUNIT)
+	if (iso_key_output(key))
 		return strncmp(val, "fd:", 3) != 0;
 	return true;
 }

@@ -215,6 +215,18 @@ static bool cli_gives(const struct iso_opts *cli, enum iso_key key, const char *
 	return false;
 }
 
+/* A directory kept writable, the trees or an output file in the covered home. */
+static const char *in_home(const struct iso_opts *cli, enum iso_key key, const char *val)
+{
+	if (cli->protect_home == NS_HOME_OFF || (key == ISO_K_REPORT && !strncmp(val, "fd:", 3)))
+		return NULL;
+	if (!in_covered_home(cli, val))
+		return NULL;
+	return key == ISO_K_WRITABLE ? "makes part of the home writable"
+	       : key == ISO_K_ROOT   ? "isorun would make its trees in the home"
+				     : "isorun would write it in the home";
+}
+
 /*
  * What the file's setting would undo ("makes part of the home writable"), and
  * in prot the command-line option that protects it; NULL: nothing.
@@ -222,6 +234,7 @@ static bool cli_gives(const struct iso_opts *cli, enum iso_key key, const char *
 static const char *widens(const struct iso_opts *cli, enum iso_key key, const char *raw,
 			  const char *val, char *prot, size_t len)
 {
+	const char *report = cli->outputs[ISO_SINK_REPORT];
 	uint64_t caps = 0;
 	struct iso_err ce = { 0 };
 	const char *m;
@@ -231,19 +244,12 @@ static const char *widens(const struct iso_opts *cli, enum iso_key key, const ch
 	if (cli->protect_home != NS_HOME_OFF)
 		snprintf(prot, len, "--protect-home=%s",
 			 iso_word_name(&iso_keys[ISO_K_PROTECT_HOME], cli->protect_home));
+	if (iso_key_output(key))
+		return in_home(cli, key, val);
 	switch (key) {
 	case ISO_K_WRITABLE:
-	case ISO_K_JUNIT:
 	case ISO_K_ROOT:
-	case ISO_K_REPORT:
-		if (cli->protect_home == NS_HOME_OFF ||
-		    (key == ISO_K_REPORT && !strncmp(val, "fd:", 3)))
-			return NULL;
-		if (!in_covered_home(cli, val))
-			return NULL;
-		return key == ISO_K_WRITABLE ? "makes part of the home writable"
-		       : key == ISO_K_ROOT   ? "isorun would make its trees in the home"
-					     : "isorun would write it in the home";
+		return in_home(cli, key, val);
 	case ISO_K_CACHE:
 		if (cli->protect_home == NS_HOME_OFF || !cache_widens(cli, val))
 			return NULL;
@@ -270,10 +276,10 @@ static const char *widens(const struct iso_opts *cli, enum iso_key key, const ch
 		return "copies the caller's environment into the command's";
 	case ISO_K_PASS_FD:
 		/* the report's descriptor in the command's hands: it could write the verdict */
-		if (!cli->report || strncmp(cli->report, "fd:", 3) ||
-		    strtol(cli->report + 3, NULL, 10) != strtol(val, NULL, 10))
+		if (!report || strncmp(report, "fd:", 3) ||
+		    strtol(report + 3, NULL, 10) != strtol(val, NULL, 10))
 			return NULL;
-		snprintf(prot, len, "--report %s", cli->report);
+		snprintf(prot, len, "--report %s", report);
 		return "hands the command isorun's report descriptor";
 	case ISO_K_POLICY_MODE:
 		if (strcmp(val, "log") || !cli_policy(cli))

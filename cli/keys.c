@@ -232,7 +232,7 @@ static void rep_policy(const struct iso_opts *o, const struct iso_key_info *k,
 	out->str = o->policy;
 }
 
-/* --report fd:N is a descriptor, not a path */
+/* an output's fd:N is a descriptor, not a path */
 static void rep_output(const struct iso_opts *o, const struct iso_key_info *k,
 		       struct iso_report_setting *out)
 {
@@ -317,6 +317,22 @@ static void rep_strings(const struct iso_opts *o, const struct iso_key_info *k,
 		.parse = iso_set_choice, .show = show_choice, .report = rkey, .report_at = at,     \
 		.report_value = rep_choice                                                         \
 	}
+
+/*
+ * An output file of the sinks table (launcher/sinktab.h): FILE or fd:N, made absolute
+ * in isorun.conf; in the report, fd:N as its row says (a --junit fd:N as a path: the
+ * report has always said so).
+ */
+#define SINK_KEY(ID, nm, help, rkey, rat, fd_path, ...)                                            \
+	[ISO_K_##ID] = { .name = nm,                                                               \
+			 .kind = VALUE,                                                            \
+			 .path = true,                                                             \
+			 ISO_FIELD_OF(outputs[ISO_SINK_##ID]),                                     \
+			 .parse = iso_set_output,                                                  \
+			 .show = show_str,                                                         \
+			 .report = rkey,                                                           \
+			 .report_at = rat,                                                         \
+			 .report_value = (rkey) ? ((fd_path) ? rep_path : rep_output) : NULL },
 
 const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_ROOT] = { .name = "root",
@@ -419,25 +435,6 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 			   .report_at = 12,
 			   .report_value = rep_ms },
 	[ISO_K_LEAKS] = CHOICE_KEY("leaks", leaks, verdict_modes, "leaks", 8),
-	[ISO_K_REPORT] = { .name = "report",
-			   .kind = VALUE,
-			   .path = true,
-			   ISO_FIELD_OF(report),
-			   .parse = iso_set_output,
-			   .show = show_str,
-			   .report = "report",
-			   .report_at = 21,
-			   .report_value = rep_output },
-	/* a junit fd:N is made absolute as a path: the report has always said so */
-	[ISO_K_JUNIT] = { .name = "junit",
-			  .kind = VALUE,
-			  .path = true,
-			  ISO_FIELD_OF(junit),
-			  .parse = iso_set_output,
-			  .show = show_str,
-			  .report = "junit",
-			  .report_at = 22,
-			  .report_value = rep_path },
 	[ISO_K_FINDING_EXIT] = { .name = "finding-exit-code",
 				 .kind = VALUE,
 				 .parse = iso_set_finding_exit,
@@ -574,7 +571,16 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 			  .cli_only = true,
 			  .arg = NS_MOUNT_TMPFS,
 			  .parse = iso_set_mount },
+	/* the output files, from the sinks table (in their place among the keys by ISO_K_ID) */
+	// clang-format off
+	ISO_SINK_ROWS(SINK_KEY)
 };
+// clang-format on
+
+bool iso_key_output(enum iso_key key)
+{
+	return iso_keys[key].parse == iso_set_output;
+}
 
 int iso_key_lookup(const char *name)
 {

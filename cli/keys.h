@@ -63,6 +63,8 @@ struct iso_key_info {
 };
 
 extern const struct iso_key_info iso_keys[ISO_N_KEYS];
+/* An output file's key (one of the sinks table's rows, launcher/sinktab.h). */
+bool iso_key_output(enum iso_key key);
 /* The key named `name`, or -1. */
 int iso_key_lookup(const char *name);
 /* The setting that decided `key`: the last one applied (either of quiet and verbose), or NULL. */

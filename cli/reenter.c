@@ -190,11 +190,11 @@ int iso_reenter_load(struct iso_opts *o, struct iso_err *e)
 /* What one invocation decides alone, never taken from a tree's record. */
 static bool per_invocation(enum iso_key k)
 {
+	if (iso_key_output(k))
+		return true;
 	switch (k) {
 	case ISO_K_ROOT:
 	case ISO_K_KEEP:
-	case ISO_K_REPORT:
-	case ISO_K_JUNIT:
 	case ISO_K_QUIET:
 	case ISO_K_VERBOSE:
 	case ISO_K_COLOR:

@@ -13,28 +13,30 @@ static const char why_host[] = "acts on the whole host";
 static const char say_host[] = "they act on the whole host";
 
 /* The mounts made for this run that a root command must not be able to undo. */
-static void protections(struct iso_caps_plan *c, const struct iso_opts *o, bool socket_masks)
+static void protections(struct iso_caps_plan *c, const struct iso_run_plan *p,
+			const char *const *say, bool socket_masks)
 {
+	const struct iso_mount_plan *m = &p->mounts;
 	size_t n = 0;
 	const char *what[5];
 	bool ro_mounts = false;
 
-	if (o->protect_home == NS_HOME_RO)
-		what[n++] = iso_say(o->say, ISO_SAY_HOME_RO);
-	else if (o->protect_home == NS_HOME_HIDE)
-		what[n++] = iso_say(o->say, ISO_SAY_HOME_HIDE);
-	if (o->private_tmp)
-		what[n++] = iso_say(o->say, ISO_SAY_PRIVATE_TMP);
+	if (m->home == NS_HOME_RO)
+		what[n++] = iso_say(say, ISO_SAY_HOME_RO);
+	else if (m->home == NS_HOME_HIDE)
+		what[n++] = iso_say(say, ISO_SAY_HOME_HIDE);
+	if (m->private_tmp)
+		what[n++] = iso_say(say, ISO_SAY_PRIVATE_TMP);
 	/* with the host's /proc uncovered, setns() leads back to the host's network */
-	if (o->net_isolated)
-		what[n++] = iso_say(o->say, ISO_SAY_NET_ISOLATED);
+	if (m->net_isolated)
+		what[n++] = iso_say(say, ISO_SAY_NET_ISOLATED);
 	if (socket_masks)
-		what[n++] = iso_say(o->say, ISO_SAY_SOCKET_MASKS);
+		what[n++] = iso_say(say, ISO_SAY_SOCKET_MASKS);
 	/* a --bind is no protection: its mount gives, umount takes away */
-	for (size_t i = 0; i < o->n_binds; i++)
-		ro_mounts = ro_mounts || o->binds[i].kind != NS_MOUNT_BIND;
+	for (size_t i = 0; i < m->n_binds; i++)
+		ro_mounts = ro_mounts || m->binds[i].kind != NS_MOUNT_BIND;
 	if (ro_mounts)
-		what[n++] = iso_say(o->say, ISO_SAY_RO_MOUNTS);
+		what[n++] = iso_say(say, ISO_SAY_RO_MOUNTS);
 	c->protect_why[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(c->protect_why);
@@ -44,19 +46,19 @@ static void protections(struct iso_caps_plan *c, const struct iso_opts *o, bool 
 	c->protect = n ? ns_caps_mount_undoers() & ~c->keep : 0;
 }
 
-void iso_caps_plan(struct iso_caps_plan *c, const struct iso_opts *o, bool pidns, bool userns,
-		   bool socket_masks)
+void iso_caps_plan(struct iso_caps_plan *c, const struct iso_run_plan *p, const char *const *say,
+		   bool pidns, bool userns, bool socket_masks)
 {
 	bool real_root = getuid() == 0 && geteuid() == 0;
 
-	*c = (struct iso_caps_plan){ .keep = o->cap_keep,
-				     .keep_word = iso_say(o->say, ISO_SAY_CAP_KEEP) };
+	*c = (struct iso_caps_plan){ .keep = p->cap_keep,
+				     .keep_word = iso_say(say, ISO_SAY_CAP_KEEP) };
 	snprintf(c->userns_why, sizeof(c->userns_why), "root of a user namespace keeps only %s",
 		 c->keep_word);
 	if (pidns && userns) {
 		/* as bwrap: root of the namespace gets nothing it did not ask for */
 		c->mode = NS_CAPS_EMPTY;
-		c->root = o->map_root;
+		c->root = p->map_root;
 		c->userns = ns_caps_all() & ~c->keep;
 		return;
 	}
@@ -69,7 +71,7 @@ void iso_caps_plan(struct iso_caps_plan *c, const struct iso_opts *o, bool pidns
 	c->root = true;
 	c->host = ns_caps_host_dangerous() & ~c->keep;
 	if (pidns)
-		protections(c, o, socket_masks);
+		protections(c, p, say, socket_masks);
 	c->host &= ~c->protect;
 }
 

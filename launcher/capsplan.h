@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct iso_opts;
+struct iso_run_plan;
 typedef struct json_t json_t;
 
 struct iso_caps_plan {
@@ -23,12 +23,13 @@ struct iso_caps_plan {
 };
 
 /*
- * Decide for a run: `pidns` when the command starts under isorun's init,
+ * Decide for a run from its plan (`say`: the command line's words for the options):
+ * `pidns` when the command starts under isorun's init,
  * `userns` when that init lives in a user namespace (an ordinary caller),
  * `socket_masks` when init covers --policy's deny-socket paths.
  */
-void iso_caps_plan(struct iso_caps_plan *c, const struct iso_opts *o, bool pidns, bool userns,
-		   bool socket_masks);
+void iso_caps_plan(struct iso_caps_plan *c, const struct iso_run_plan *p, const char *const *say,
+		   bool pidns, bool userns, bool socket_masks);
 /* Every capability the command loses (any reason). */
 uint64_t iso_caps_dropped(const struct iso_caps_plan *c);
 /* -v: one line on stderr naming the dropped ones and why; nothing for a non-root command. */

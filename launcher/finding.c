@@ -356,27 +356,38 @@ const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t 
 	return buf;
 }
 
-/* One leak, its attribution lines indented below it. */
-void iso_leak_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i)
+void iso_unmeasurable_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+			   size_t i)
 {
-	iso_leak_lines(f, &o->leaks[i], o->leak_alive_ms, opts->leaks != ISO_FAIL, "");
+	char why[256];
+
+	fprintf(f, "leak check: not measurable (%s)", iso_unmeasurable_why(o, why, sizeof(why)));
 }
 
-void iso_refusal_text(FILE *f, const struct iso_outcome *o, size_t i)
+/* One leak, its attribution lines indented below it. */
+void iso_leak_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o, size_t i)
+{
+	iso_leak_lines(f, &o->leaks[i], o->leak_alive_ms, plan->leaks != ISO_FAIL, "");
+}
+
+void iso_refusal_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+		      size_t i)
 {
 	iso_refusal_lines(f, &o->policy_events[i], "");
 }
 
-void iso_residue_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i)
+void iso_residue_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+		      size_t i)
 {
 	_cleanup_free_ char *path = iso_escape(o->residue[i].path);
 	_cleanup_free_ char *dir = iso_escape(o->residue[i].dir);
 
-	fprintf(f, "residue%s: '%s' appeared in %s", opts->residue == ISO_FAIL ? "" : " (warning)",
+	fprintf(f, "residue%s: '%s' appeared in %s", plan->residue == ISO_FAIL ? "" : " (warning)",
 		path ? path : "?", dir ? dir : "?");
 }
 
-void iso_residue_gap_text(FILE *f, const struct iso_outcome *o, size_t i)
+void iso_residue_gap_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+			  size_t i)
 {
 	_cleanup_free_ char *dir = iso_escape(o->residue_gaps[i].dir);
 	_cleanup_free_ char *why = iso_escape(o->residue_gaps[i].why);
@@ -385,17 +396,18 @@ void iso_residue_gap_text(FILE *f, const struct iso_outcome *o, size_t i)
 }
 
 /* With the tree taken when the timer fired: that tree, the stop, and who outlived the grace. */
-void iso_timeout_line(FILE *f, const struct iso_opts *opts)
+void iso_timeout_line(FILE *f, const struct iso_run_plan *plan)
 {
 	char dur[32];
 
-	iso_format_duration(opts->timeout_ms, dur, sizeof(dur));
+	iso_format_duration(plan->stop.timeout_ms, dur, sizeof(dur));
 	fprintf(f, "timed out after %s; stopped the whole tree", dur);
 }
 
-void iso_timeout_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o)
+void iso_timeout_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+		      size_t i)
 {
-	iso_timeout_line(f, opts);
+	iso_timeout_line(f, plan);
 	if (!o->hung.taken || o->cancelled_by)
 		return;
 	fputc('\n', f);
@@ -403,7 +415,8 @@ void iso_timeout_text(FILE *f, const struct iso_opts *opts, const struct iso_out
 	iso_survived_text(f, &o->hung, "  ");
 }
 
-void iso_retained_text(FILE *f, const struct iso_outcome *o)
+void iso_retained_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+		       size_t i)
 {
 	_cleanup_free_ char *path = iso_shell_quote(o->tree_path);
 	/* the reason names holders: their comm, their paths in the tree */
@@ -412,34 +425,9 @@ void iso_retained_text(FILE *f, const struct iso_outcome *o)
 	fprintf(f, "tree retained at %s: %s", path ? path : "?", reason ? reason : "?");
 }
 
-static void finding_lines(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o,
-			  enum iso_finding_kind kind, size_t i)
-{
-	switch (kind) {
-	case ISO_FIND_LEAK:
-		iso_leak_text(f, opts, o, i);
-		break;
-	case ISO_FIND_REFUSAL:
-		iso_refusal_text(f, o, i);
-		break;
-	case ISO_FIND_RESIDUE:
-		iso_residue_text(f, opts, o, i);
-		break;
-	case ISO_FIND_RESIDUE_GAP:
-		iso_residue_gap_text(f, o, i);
-		break;
-	case ISO_FIND_TIMEOUT:
-		iso_timeout_text(f, opts, o);
-		break;
-	case ISO_FIND_RETAINED:
-		iso_retained_text(f, o);
-		break;
-	}
-}
-
 /* The text without a final newline, whatever the kind's own function ends with. */
-static void finding_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o,
-			 enum iso_finding_kind kind, size_t i)
+static void finding_text(FILE *f, iso_words_fn *words, const struct iso_run_plan *plan,
+			 const struct iso_outcome *o, size_t i)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -447,7 +435,7 @@ static void finding_text(FILE *f, const struct iso_opts *opts, const struct iso_
 
 	if (!m)
 		return;
-	finding_lines(m, opts, o, kind, i);
+	words(m, plan, o, i);
 	if (fclose(m) == 0) {
 		while (len && buf[len - 1] == '\n')
 			buf[--len] = '\0';
@@ -456,8 +444,8 @@ static void finding_text(FILE *f, const struct iso_opts *opts, const struct iso_
 	free(buf);
 }
 
-char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
-		      enum iso_finding_kind kind, size_t i)
+char *iso_finding_str(iso_words_fn *words, const struct iso_run_plan *plan,
+		      const struct iso_outcome *o, size_t i)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -465,7 +453,7 @@ char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
 
 	if (!m)
 		return NULL;
-	finding_text(m, opts, o, kind, i);
+	finding_text(m, words, plan, o, i);
 	if (fclose(m) != 0) {
 		free(buf);
 		return NULL;
@@ -473,26 +461,27 @@ char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
 	return buf;
 }
 
-bool iso_home_note(const struct iso_opts *opts, const struct iso_outcome *o, char *buf, size_t len)
+bool iso_home_note(const struct iso_run_plan *plan, const char *const *say,
+		   const struct iso_outcome *o, char *buf, size_t len)
 {
 	_cleanup_free_ char *q = NULL;
 
-	if (opts->protect_home == NS_HOME_OFF || !o->home || !o->started_cmd || o->exec_failed ||
+	if (plan->mounts.home == NS_HOME_OFF || !o->home || !o->started_cmd || o->exec_failed ||
 	    o->setup_failed || o->timed_out || o->cancelled_by ||
 	    (!o->exit_code && !o->term_signal))
 		return false;
 	q = iso_shell_quote(o->home);
-	if (opts->protect_home == NS_HOME_HIDE)
+	if (plan->mounts.home == NS_HOME_HIDE)
 		snprintf(buf, len,
 			 "the real home %s was hidden from the command (%s: an empty read-only "
 			 "directory in its place); if it failed reading or writing there, %s",
-			 q ? q : o->home, iso_say(opts->say, ISO_SAY_HOME_HIDE),
-			 iso_say(opts->say, ISO_SAY_HOME_HIDE_FIX));
+			 q ? q : o->home, iso_say(say, ISO_SAY_HOME_HIDE),
+			 iso_say(say, ISO_SAY_HOME_HIDE_FIX));
 	else
 		snprintf(buf, len,
 			 "the real home %s was read-only for the command (%s); if it failed "
 			 "writing there (\"Read-only file system\"), %s",
-			 q ? q : o->home, iso_say(opts->say, ISO_SAY_HOME_RO),
-			 iso_say(opts->say, ISO_SAY_HOME_RO_FIX));
+			 q ? q : o->home, iso_say(say, ISO_SAY_HOME_RO),
+			 iso_say(say, ISO_SAY_HOME_RO_FIX));
 	return true;
 }

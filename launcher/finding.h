@@ -53,39 +53,40 @@ void iso_refusal_json_add(json_t *entry, const struct iso_policy_event *ev);
 json_t *iso_hung_json(const struct iso_hung_tree *t);
 
 /*
- * One finding as the JUnit file and the annotations carry it: the body of its
- * stderr line(s) without the leading "isorun: " and without a final newline;
- * a finding of several lines has its later lines indented.
+ * The words of the i-th finding of a kind, as stderr, the JUnit file and the
+ * annotations carry them: the body of its stderr line(s) without the leading
+ * "isorun: "; a finding of several lines has its later lines indented.  One such
+ * function per kind of the verdict's table (launcher/verdict.c); i is ignored by
+ * the single ones.
  */
-void iso_leak_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
-void iso_refusal_text(FILE *f, const struct iso_outcome *o, size_t i);
-void iso_residue_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o, size_t i);
+typedef void iso_words_fn(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+			  size_t i);
+/* the i-th leak, its attribution lines indented below it */
+iso_words_fn iso_leak_text;
+/* the i-th policy event, refused or logged */
+iso_words_fn iso_refusal_text;
+/* "residue: 'PATH' appeared in DIR" */
+iso_words_fn iso_residue_text;
 /* "residue check: not measurable (DIR: why)": the i-th --watch directory not checked */
-void iso_residue_gap_text(FILE *f, const struct iso_outcome *o, size_t i);
-/* "timed out after D; stopped the whole tree" alone: stderr printed the tree when it fired */
-void iso_timeout_line(FILE *f, const struct iso_opts *opts);
-/* That line, then the tree taken when the timer fired, the stop, and who outlived the grace. */
-void iso_timeout_text(FILE *f, const struct iso_opts *opts, const struct iso_outcome *o);
+iso_words_fn iso_residue_gap_text;
+/* "leak check: not measurable (why)" */
+iso_words_fn iso_unmeasurable_text;
+/* "timed out after D; stopped the whole tree", the tree taken when the timer fired,
+ * the stop, and who outlived the grace */
+iso_words_fn iso_timeout_text;
 /* "tree retained at PATH: reason" */
-void iso_retained_text(FILE *f, const struct iso_outcome *o);
+iso_words_fn iso_retained_text;
+/* "timed out after D; stopped the whole tree" alone: stderr printed the tree when it fired */
+void iso_timeout_line(FILE *f, const struct iso_run_plan *plan);
 /* Why the leak check did not run ("" when it did), into buf. */
 const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t len);
 
-enum iso_finding_kind {
-	ISO_FIND_LEAK,
-	ISO_FIND_REFUSAL,
-	ISO_FIND_RESIDUE,
-	ISO_FIND_RESIDUE_GAP,
-	ISO_FIND_TIMEOUT,
-	ISO_FIND_RETAINED,
-};
-
 /*
- * The words of the i-th finding of a kind (i is ignored for the single ones), without
- * a final newline, malloc'ed; NULL on ENOMEM.  Whether it counts is launcher/verdict.c's.
+ * The words of the i-th finding, without a final newline, malloc'ed; NULL on
+ * ENOMEM.  Whether it counts is launcher/verdict.c's.
  */
-char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
-		      enum iso_finding_kind kind, size_t i);
+char *iso_finding_str(iso_words_fn *words, const struct iso_run_plan *plan,
+		      const struct iso_outcome *o, size_t i);
 
 /*
  * Under --protect-home, when the command itself failed (exited non-zero or was
@@ -94,6 +95,7 @@ char *iso_finding_str(const struct iso_opts *opts, const struct iso_outcome *o,
  * buf.  A possibility, never a finding: the kernel refuses the write before
  * anything isorun watches sees it (docs/design.md).  False when nothing applies.
  */
-bool iso_home_note(const struct iso_opts *opts, const struct iso_outcome *o, char *buf, size_t len);
+bool iso_home_note(const struct iso_run_plan *plan, const char *const *say,
+		   const struct iso_outcome *o, char *buf, size_t len);
 
 #endif

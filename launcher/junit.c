@@ -9,7 +9,6 @@
 
 #include "common/cleanup.h"
 #include "common/text.h"
-#include "launcher/say.h"
 #include "launcher/shell.h"
 
 /* The length of the valid UTF-8 sequence at s (at most n bytes) and its code point; 0: none. */
@@ -174,7 +173,7 @@ static void case_residue(struct jcase *c, const struct iso_verdict *v)
 	size_t n = v->n[ISO_V_RESIDUE], gaps = v->n[ISO_V_RESIDUE_GAP];
 	char msg[160];
 
-	c->omit = !v->opts->watch.n;
+	c->omit = !v->plan->watches;
 	if (c->omit || not_run(c, v))
 		return;
 	texts(c, v, ISO_V_RESIDUE);
@@ -200,7 +199,7 @@ static void case_policy(struct jcase *c, const struct iso_verdict *v)
 	size_t n = v->n_counting[ISO_V_REFUSAL];
 	char msg[160];
 
-	c->omit = !v->opts->plan.policy;
+	c->omit = !v->plan->policy;
 	if (c->omit || not_run(c, v))
 		return;
 	if (!v->out->policy_name) {
@@ -243,7 +242,7 @@ static void case_teardown(struct jcase *c, const struct iso_verdict *v)
 
 static void case_timeout(struct jcase *c, const struct iso_verdict *v)
 {
-	c->omit = !v->opts->timeout_ms && !v->n[ISO_V_TIMEOUT];
+	c->omit = !v->plan->stop.timeout_ms && !v->n[ISO_V_TIMEOUT];
 	if (c->omit || not_run(c, v))
 		return;
 	if (v->n[ISO_V_TIMEOUT]) {

@@ -14,6 +14,8 @@ void iso_opts_init(struct iso_opts *o)
 		.stop_signal = SIGTERM,
 		.finding_exit = 122,
 		.policy = "default",
+		/* the defaults' plan, until iso_plan_compile() makes the options' */
+		.plan = { .residue = ISO_WARN, .leaks = ISO_FAIL },
 	};
 }
 

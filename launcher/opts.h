@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "launcher/sinktab.h"
 
 struct iso_strv {
 	char **v;
@@ -64,9 +65,13 @@ enum iso_key {
 	ISO_K_GRACE,
 	ISO_K_SETTLE,
 	ISO_K_LEAKS,
-	ISO_K_REPORT,
-	ISO_K_JUNIT,
+/* the output files, one key each, in the sinks table's order: ISO_K_REPORT, ISO_K_JUNIT */
+#define ISO_K_SINK_(ID, ...) ISO_K_##ID,
+	// clang-format off
+	ISO_SINK_ROWS(ISO_K_SINK_)
 	ISO_K_FINDING_EXIT,
+// clang-format on
+#undef ISO_K_SINK_
 	ISO_K_PIDNS,
 	ISO_K_MAP_ROOT,
 	ISO_K_MAP_USERS,
@@ -191,6 +196,13 @@ struct iso_run_plan {
 	struct iso_stop_plan stop;
 	/* --cache: the caches kept between runs, 1 << enum iso_cache_name (launcher/cache.h) */
 	unsigned caches;
+	/* what a leak and a residue entry do to the verdict: --leaks, --residue */
+	enum iso_verdict_mode leaks, residue;
+	/* --watch: directories are compared before and after (the residue guard runs) */
+	bool watches;
+	/* --cap-keep's capabilities (bit n: capability n), --map-root */
+	uint64_t cap_keep;
+	bool map_root;
 };
 
 struct iso_opts;
@@ -232,8 +244,7 @@ struct iso_opts {
 	uint64_t grace_ms;
 	uint64_t settle_ms;
 	int stop_signal;
-	const char *report; /* FILE, or fd:N */
-	const char *junit;
+	const char *outputs[ISO_N_SINKS]; /* FILE, or fd:N, or NULL: by the sinks table's row */
 	int finding_exit;
 	int verbosity;	    /* -1 quiet, 0 normal, 1 verbose */
 	int color;	    /* ISO_COLOR_* */

@@ -8,6 +8,8 @@
 #ifndef ISO_SAY_H
 #define ISO_SAY_H
 
+#include "launcher/sinktab.h"
+
 enum iso_say {
 	ISO_SAY_CAP_KEEP,	/* the capabilities a namespace's root keeps */
 	ISO_SAY_CGROUP_OFF,	/* cgroups asked off */
@@ -22,7 +24,6 @@ enum iso_say {
 	ISO_SAY_HOME_RO_FIX,	/* what helps a command that failed in the read-only home */
 	ISO_SAY_HOME_SHOW,	/* the home shown read-only, explained */
 	ISO_SAY_HOME_WHOLE_FIX, /* what helps when the directory kept is the whole home */
-	ISO_SAY_JUNIT,		/* the JUnit file */
 	ISO_SAY_KEEP,		/* the tree kept after the run */
 	ISO_SAY_KEEP_FAILED,	/* the tree kept after a failed run */
 	ISO_SAY_MAP_USERS_AUTO, /* more ids when the host grants them */
@@ -37,7 +38,6 @@ enum iso_say {
 	ISO_SAY_POLICY_OFF,	/* no seccomp policy */
 	ISO_SAY_PRIVATE_TMP,	/* /tmp and /var/tmp of the run's own */
 	ISO_SAY_PROTECT_HOME,	/* the home guarded */
-	ISO_SAY_REPORT,		/* the JSON report */
 	ISO_SAY_RO_MOUNTS,	/* the read-only binds and tmpfs mounts asked for */
 	ISO_SAY_ROOT,		/* where the trees are made */
 	ISO_SAY_ROOT_FIX,	/* what helps when that place is not writable */
@@ -46,7 +46,9 @@ enum iso_say {
 	ISO_SAY_TIMEOUT,	/* the run's deadline */
 	ISO_SAY_WATCH,		/* a directory compared before and after */
 	ISO_SAY_WRITABLE,	/* a directory kept writable in the protected home */
-	ISO_SAY_N
+	/* each output file's option, by the sinks table's row: ISO_SAY_SINK + ISO_SINK_ID */
+	ISO_SAY_SINK,
+	ISO_SAY_N = ISO_SAY_SINK + ISO_N_SINKS
 };
 
 /* The command line's words for w, or "" when the run was given no table (a test's). */

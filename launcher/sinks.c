@@ -12,29 +12,18 @@
 #include "launcher/say.h"
 #include "launcher/summary.h"
 
-/* One output format: the option that asks for it, and what its failure is called. */
+/* One output format, as its row of the sinks table says. */
 struct iso_sink {
-	enum iso_say opt;    /* the option that asks for it */
-	size_t spec;	     /* offsetof the option's FILE|fd:N in struct iso_opts */
 	iso_renderer render; /* the document, from the verdict */
 	const char *word;    /* the verdict's reason when it could not be written */
 	const char *title;   /* the annotation's */
 };
 
 /* In the order they are written: the JUnit file names the report's failure. */
-static const struct iso_sink sinks[] = {
-	{ ISO_SAY_REPORT, offsetof(struct iso_opts, report), iso_report_render,
-	  "report not written", "isorun: report not written" },
-	{ ISO_SAY_JUNIT, offsetof(struct iso_opts, junit), iso_junit_render,
-	  "JUnit file not written", "isorun: JUnit file not written" },
-};
-
-_Static_assert(ELEMENTSOF(sinks) <= ISO_SINKS_MAX, "ISO_SINKS_MAX is below the table");
-
-static const char *spec_of(const struct iso_sink *k, const struct iso_opts *opts)
-{
-	return *(const char *const *)((const char *)opts + k->spec);
-}
+#define SINK_ROW(ID, name, help, rkey, rat, fd_path, tail, rend, wd)                               \
+	[ISO_SINK_##ID] = { .render = rend, .word = wd, .title = "isorun: " wd },
+static const struct iso_sink sinks[ISO_N_SINKS] = { ISO_SINK_ROWS(SINK_ROW) };
+#undef SINK_ROW
 
 void iso_doc_render(struct iso_doc *d, iso_renderer render, const struct iso_verdict *v)
 {
@@ -73,8 +62,8 @@ int iso_sinks_open(struct iso_sinks *s, const struct iso_opts *opts, const struc
 	int r = 0;
 
 	for (size_t i = 0; i < ELEMENTSOF(sinks); i++)
-		outs[i] = (struct iso_output){ iso_say(opts->say, sinks[i].opt),
-					       spec_of(&sinks[i], opts) };
+		outs[i] = (struct iso_output){ iso_say(opts->say, (enum iso_say)(ISO_SAY_SINK + i)),
+					       opts->outputs[i] };
 	/* before any is opened: O_TRUNC would empty the file that is refused */
 	if (iso_outputs_distinct(outs, ELEMENTSOF(outs), e) < 0)
 		return -EINVAL;
@@ -136,6 +125,6 @@ int iso_sinks_finish(struct iso_sinks *s, const struct iso_opts *opts, struct is
 
 void iso_sinks_close(struct iso_sinks *s)
 {
-	for (size_t i = 0; i < ISO_SINKS_MAX; i++)
+	for (size_t i = 0; i < ISO_N_SINKS; i++)
 		iso_outfile_close(&s->files[i]);
 }

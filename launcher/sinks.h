@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Where the verdict goes: isorun's output files, one row of a table per format
- * (--report's JSON, --junit's XML), then stderr and the CI annotations.  Each
- * renderer only reads the verdict (launcher/verdict.h) and prints into a document
- * in memory; the file layer (launcher/outfile.c) puts the whole document in place.
- * A new format is a renderer and one row of the table in sinks.c.
+ * Where the verdict goes: isorun's output files, one row of the sinks table per
+ * format (launcher/sinktab.h: the JSON report, the JUnit XML), then stderr and the
+ * CI annotations.  Each renderer only reads the verdict (launcher/verdict.h) and
+ * prints into a document in memory; the file layer (launcher/outfile.c) puts the
+ * whole document in place.  A new format is a renderer and one row of the table.
  */
 #ifndef ISO_SINKS_H
 #define ISO_SINKS_H
@@ -15,6 +15,7 @@
 #include "launcher/opts.h"
 #include "launcher/outcome.h"
 #include "launcher/outfile.h"
+#include "launcher/sinktab.h"
 #include "launcher/verdict.h"
 
 /*
@@ -32,21 +33,20 @@ struct iso_doc {
 /* A renderer of a whole document from the verdict. */
 typedef void (*iso_renderer)(struct iso_doc *d, const struct iso_verdict *v);
 
-/* The renderers of the table's rows (sinks.c), one file each. */
-void iso_report_render(struct iso_doc *d, const struct iso_verdict *v); /* report.c */
-void iso_junit_render(struct iso_doc *d, const struct iso_verdict *v);	/* junit.c */
-
-/* At most this many output files; sinks.c checks its table against it. */
-#define ISO_SINKS_MAX 4
+/* The renderers of the sinks table's rows (launcher/sinktab.h), one file each. */
+#define ISO_SINK_RENDERER_(ID, name, help, rkey, rat, fd_path, tail, render, ...)                  \
+	void render(struct iso_doc *d, const struct iso_verdict *v);
+ISO_SINK_ROWS(ISO_SINK_RENDERER_)
+#undef ISO_SINK_RENDERER_
 
 /* The output files of one run, in the table's order. */
 struct iso_sinks {
-	struct iso_outfile files[ISO_SINKS_MAX];
+	struct iso_outfile files[ISO_N_SINKS];
 };
 
 #define ISO_SINKS_INIT                                                                             \
 	{                                                                                          \
-		.files = { [0 ... ISO_SINKS_MAX - 1] = ISO_OUTFILE_INIT }                          \
+		.files = { [0 ... ISO_N_SINKS - 1] = ISO_OUTFILE_INIT }                            \
 	}
 
 /*

@@ -99,7 +99,7 @@ void sup_plan_caps(struct sup *s, struct iso_spawn *sp, bool pidns, bool userns)
 	/* init covers the deny-socket paths only under --pidns */
 	bool masks = pidns && pol_masked_path(s->pol, 0);
 
-	iso_caps_plan(c, s->o, pidns, userns, masks);
+	iso_caps_plan(c, &s->o->plan, s->o->say, pidns, userns, masks);
 	sp->caps_mode = c->mode;
 	sp->caps_keep = c->keep;
 	sp->caps_drop = c->protect;

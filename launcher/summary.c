@@ -120,7 +120,7 @@ static void print_start(FILE *f, const struct iso_verdict *v)
 	/* the tree itself was printed when the timer fired: here the one line */
 	if (o->timed_out) {
 		fputs("isorun: ", f);
-		iso_timeout_line(f, v->opts);
+		iso_timeout_line(f, v->plan);
 		fputc('\n', f);
 	}
 	if (o->init_lost)
@@ -160,16 +160,14 @@ void iso_summary_lines(FILE *f, const struct iso_verdict *v)
 	print_start(f, v);
 	print_leaks(f, v);
 	print_home_note(f, v);
-	print_kind(f, v, ISO_V_REFUSAL);
-	print_kind(f, v, ISO_V_RESIDUE);
-	print_kind(f, v, ISO_V_RESIDUE_GAP);
-	print_kind(f, v, ISO_V_RESIDUE_NOTE);
-	if (v->opts->verbosity > 0)
-		print_kind(f, v, ISO_V_IGNORED);
-	print_kind(f, v, ISO_V_HOME_WRITE);
+	for (int k = 0; k < ISO_V_N_KINDS; k++)
+		if (iso_vkind_listed(k) == ISO_LISTED ||
+		    (iso_vkind_listed(k) == ISO_LISTED_VERBOSE && v->opts->verbosity > 0))
+			print_kind(f, v, (enum iso_vkind)k);
 	iso_resources_say(v->opts, &v->out->res, f);
-	print_kind(f, v, ISO_V_STREAM_LOST);
-	print_kind(f, v, ISO_V_UNDELIVERED);
+	for (int k = 0; k < ISO_V_N_KINDS; k++)
+		if (iso_vkind_listed(k) == ISO_LISTED_LAST)
+			print_kind(f, v, (enum iso_vkind)k);
 	print_end(f, v);
 }
 

@@ -41,18 +41,6 @@ static struct iso_vfinding *add(struct iso_verdict *v, enum iso_vkind kind, bool
 	return f;
 }
 
-/* A finding whose words are finding.c's of that kind. */
-static int add_text(struct iso_verdict *v, enum iso_vkind kind, enum iso_finding_kind fk, size_t i,
-		    bool counts, const char *level, const char *title)
-{
-	struct iso_vfinding *f = add(v, kind, counts, level, title);
-
-	if (!f)
-		return -ENOMEM;
-	f->text = iso_finding_str(v->opts, v->out, fk, i);
-	return f->text ? 0 : -ENOMEM;
-}
-
 static int add_str(struct iso_verdict *v, enum iso_vkind kind, bool counts, const char *level,
 		   const char *title, const char *text)
 {
@@ -100,27 +88,8 @@ static int add_setup(struct iso_verdict *v)
 	return r;
 }
 
-/*
- * The leak check did not run: no subreaper and no PID namespace (which only
- * --leaks=fail makes a failure), or a gate that could not finish (always one).
- */
-static int add_unmeasurable(struct iso_verdict *v)
-{
-	const struct iso_outcome *o = v->out;
-	bool no_gate = !o->subreaper && !o->pidns;
-	bool counts = (no_gate && v->opts->leaks == ISO_FAIL) || o->gate_unmeasurable[0];
-	char why[256], text[300];
-
-	if (!no_gate && !o->gate_unmeasurable[0])
-		return 0;
-	snprintf(text, sizeof(text), "leak check: not measurable (%s)",
-		 iso_unmeasurable_why(v->out, why, sizeof(why)));
-	return add_str(v, ISO_V_UNMEASURABLE, counts, counts ? "error" : "warning",
-		       "isorun: leak check not measurable", text);
-}
-
-/* Said, never counted: a .gitignore not applied, what the ignores kept out (-v). */
-static int add_watch_notes(struct iso_verdict *v)
+/* Said, never counted: a --watch directory whose .gitignore was not applied. */
+static int add_residue_notes(struct iso_verdict *v)
 {
 	const struct iso_outcome *o = v->out;
 	char text[PATH_MAX + 1024];
@@ -135,6 +104,16 @@ static int add_watch_notes(struct iso_verdict *v)
 		r |= add_str(v, ISO_V_RESIDUE_NOTE, false, "warning",
 			     "isorun: .gitignore not applied", text);
 	}
+	return r;
+}
+
+/* Said with -v, never counted: what the ignores kept out. */
+static int add_ignored(struct iso_verdict *v)
+{
+	const struct iso_outcome *o = v->out;
+	char text[PATH_MAX + 1024];
+	int r = 0;
+
 	for (size_t i = 0; i < o->n_residue_ignored; i++) {
 		_cleanup_free_ char *path = iso_escape(o->residue_ignored[i].path);
 		_cleanup_free_ char *dir = iso_escape(o->residue_ignored[i].dir);
@@ -182,58 +161,24 @@ static int add_home_writes(struct iso_verdict *v)
 	return r;
 }
 
-/* What the guards found: leaks, policy events, residue, and what could not be checked. */
-static int add_guards(struct iso_verdict *v)
+/* --protect-home may explain the command's failure: a possibility, never counted. */
+static int add_home_note(struct iso_verdict *v)
 {
-	const struct iso_opts *opts = v->opts;
-	const struct iso_outcome *o = v->out;
-	int r = 0;
+	char note[PATH_MAX + 320];
 
-	if (o->timed_out)
-		r |= add_text(v, ISO_V_TIMEOUT, ISO_FIND_TIMEOUT, 0, false, "error",
-			      "isorun: timed out");
-	r |= add_unmeasurable(v);
-	for (size_t i = 0; i < o->n_leaks; i++)
-		r |= add_text(v, ISO_V_LEAK, ISO_FIND_LEAK, i, opts->leaks == ISO_FAIL,
-			      severity(opts->leaks), "isorun: leaked process");
-	for (size_t i = 0; i < o->n_policy_events; i++) {
-		bool refused = o->policy_events[i].refused;
-
-		r |= add_text(v, ISO_V_REFUSAL, ISO_FIND_REFUSAL, i, refused,
-			      refused ? "error" : "warning",
-			      refused ? "isorun: call refused" : "isorun: call logged");
-	}
-	for (size_t i = 0; i < o->n_residue; i++)
-		r |= add_text(v, ISO_V_RESIDUE, ISO_FIND_RESIDUE, i, opts->residue == ISO_FAIL,
-			      severity(opts->residue), "isorun: residue");
-	/* a check that could not run fails as a finding would: --residue=fail asked for proof */
-	for (size_t i = 0; i < o->n_residue_gaps; i++)
-		r |= add_text(v, ISO_V_RESIDUE_GAP, ISO_FIND_RESIDUE_GAP, i,
-			      opts->residue == ISO_FAIL, severity(opts->residue),
-			      "isorun: residue check not measurable");
-	return r | add_watch_notes(v);
+	if (!iso_home_note(v->plan, v->opts->say, v->out, note, sizeof(note)))
+		return 0;
+	return add_str(v, ISO_V_HOME_NOTE, false, "warning", "isorun: home protected", note);
 }
 
-/* The tree, the home note, the cgroup and what isorun could not deliver. */
-static int add_rest(struct iso_verdict *v)
+/* Relayed output that could not be written: each stream, named in the reason. */
+static int add_streams(struct iso_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
-	char note[PATH_MAX + 320], text[160], word[48];
+	char text[160], word[48];
 	int r = 0;
 
-	if (o->tree_state == ISO_TREE_RETAINED)
-		r |= add_text(v, ISO_V_RETAINED, ISO_FIND_RETAINED, 0, true, "error",
-			      "isorun: tree retained");
-	if (iso_home_note(v->opts, o, note, sizeof(note)))
-		r |= add_str(v, ISO_V_HOME_NOTE, false, "warning", "isorun: home protected", note);
-	r |= add_home_writes(v);
-	/* ceiling.c says these itself, on stderr and in the report */
-	if (o->res.ceiling_hit[0])
-		r |= add_str(v, ISO_V_CEILING, true, "error", NULL, NULL);
-	if (o->res.cgroup_retained[0])
-		r |= add_str(v, ISO_V_CGROUP, true, "error", NULL, NULL);
 	for (int i = 0; i < 2; i++) {
-		const struct iso_stream *s = o->streams[i];
+		const struct iso_stream *s = v->out->streams[i];
 
 		if (!iso_stream_lost(s))
 			continue;
@@ -241,6 +186,230 @@ static int add_rest(struct iso_verdict *v)
 			 strerror(s->out_err), (unsigned long long)s->lost);
 		snprintf(word, sizeof(word), "%s lost", s->name);
 		r |= add_named(v, ISO_V_STREAM_LOST, "isorun: output lost", text, word);
+	}
+	return r;
+}
+
+/* ---- how many of a kind the outcome holds, whether each counts, its severity ---- */
+
+static size_t n_timeout(const struct iso_verdict *v)
+{
+	return v->out->timed_out;
+}
+
+/* no subreaper and no PID namespace, or a gate that could not finish */
+static size_t n_unmeasurable(const struct iso_verdict *v)
+{
+	return (!v->out->subreaper && !v->out->pidns) || v->out->gate_unmeasurable[0];
+}
+
+static size_t n_leaks(const struct iso_verdict *v)
+{
+	return v->out->n_leaks;
+}
+
+static size_t n_refusals(const struct iso_verdict *v)
+{
+	return v->out->n_policy_events;
+}
+
+static size_t n_residue(const struct iso_verdict *v)
+{
+	return v->out->n_residue;
+}
+
+static size_t n_residue_gaps(const struct iso_verdict *v)
+{
+	return v->out->n_residue_gaps;
+}
+
+static size_t n_retained(const struct iso_verdict *v)
+{
+	return v->out->tree_state == ISO_TREE_RETAINED;
+}
+
+static size_t n_ceiling(const struct iso_verdict *v)
+{
+	return v->out->res.ceiling_hit[0] != '\0';
+}
+
+static size_t n_cgroup(const struct iso_verdict *v)
+{
+	return v->out->res.cgroup_retained[0] != '\0';
+}
+
+static bool never(const struct iso_verdict *v, size_t i)
+{
+	return false;
+}
+
+static bool always(const struct iso_verdict *v, size_t i)
+{
+	return true;
+}
+
+/* only --leaks=fail makes a missing gate a failure; a gate that could not finish always is */
+static bool unmeasurable_counts(const struct iso_verdict *v, size_t i)
+{
+	const struct iso_outcome *o = v->out;
+
+	return (!o->subreaper && !o->pidns && v->plan->leaks == ISO_FAIL) ||
+	       o->gate_unmeasurable[0];
+}
+
+static bool leak_counts(const struct iso_verdict *v, size_t i)
+{
+	return v->plan->leaks == ISO_FAIL;
+}
+
+static bool refused(const struct iso_verdict *v, size_t i)
+{
+	return v->out->policy_events[i].refused;
+}
+
+/* a check that could not run fails as a finding would: --residue=fail asked for proof */
+static bool residue_counts(const struct iso_verdict *v, size_t i)
+{
+	return v->plan->residue == ISO_FAIL;
+}
+
+static const char *error_level(const struct iso_verdict *v, bool counts)
+{
+	return "error";
+}
+
+static const char *counts_level(const struct iso_verdict *v, bool counts)
+{
+	return counts ? "error" : "warning";
+}
+
+static const char *leak_level(const struct iso_verdict *v, bool counts)
+{
+	return severity(v->plan->leaks);
+}
+
+static const char *residue_level(const struct iso_verdict *v, bool counts)
+{
+	return severity(v->plan->residue);
+}
+
+/*
+ * What a kind of finding is, one row per kind (enum iso_vkind, whose order is the
+ * findings' and the annotations'): a kind the outcome lists gives how many, whether
+ * each counts against the run, its severity, its words (finding.c's) and its
+ * annotation's title; an irregular kind adds its findings itself.  The reason names
+ * the kinds that count in the order of reason_at.
+ */
+struct vkind {
+	int (*add)(struct iso_verdict *v); /* an irregular kind's own; else: */
+	size_t (*count)(const struct iso_verdict *v);
+	bool (*counts)(const struct iso_verdict *v, size_t i);
+	const char *(*level)(const struct iso_verdict *v, bool counts);
+	iso_words_fn *words;	 /* NULL: no words (ceiling.c says them) */
+	const char *title;	 /* the annotation's; NULL: not annotated */
+	enum iso_vlisted listed; /* where stderr's summary lists it */
+	const char *title_quiet; /* when it does not count, where that differs */
+	int reason_at;		 /* its place in the reason (1: first); 0: not named */
+	/* the reason's words for the N that count: "N ONE" or "N MORE"; ONE alone when
+	 * there is no MORE; NULL: each finding's own word */
+	const char *one, *more;
+};
+
+static const struct vkind vkinds[ISO_V_N_KINDS] = {
+	[ISO_V_SETUP] = { .add = add_setup },
+	[ISO_V_TIMEOUT] = { .count = n_timeout,
+			    .counts = never,
+			    .level = error_level,
+			    .words = iso_timeout_text,
+			    .title = "isorun: timed out" },
+	[ISO_V_UNMEASURABLE] = { .count = n_unmeasurable,
+				 .counts = unmeasurable_counts,
+				 .level = counts_level,
+				 .words = iso_unmeasurable_text,
+				 .title = "isorun: leak check not measurable",
+				 .reason_at = 5,
+				 .one = "leak check not measurable" },
+	[ISO_V_LEAK] = { .count = n_leaks,
+			 .counts = leak_counts,
+			 .level = leak_level,
+			 .words = iso_leak_text,
+			 .title = "isorun: leaked process",
+			 .reason_at = 1,
+			 .one = "process outlived the command",
+			 .more = "processes outlived the command" },
+	[ISO_V_REFUSAL] = { .listed = ISO_LISTED,
+			    .count = n_refusals,
+			    .counts = refused,
+			    .level = counts_level,
+			    .words = iso_refusal_text,
+			    .title = "isorun: call refused",
+			    .title_quiet = "isorun: call logged",
+			    .reason_at = 2,
+			    .one = "call refused",
+			    .more = "calls refused" },
+	[ISO_V_RESIDUE] = { .listed = ISO_LISTED,
+			    .count = n_residue,
+			    .counts = residue_counts,
+			    .level = residue_level,
+			    .words = iso_residue_text,
+			    .title = "isorun: residue",
+			    .reason_at = 3,
+			    .one = "new entry in watched directories",
+			    .more = "new entries in watched directories" },
+	[ISO_V_RESIDUE_GAP] = { .listed = ISO_LISTED,
+				.count = n_residue_gaps,
+				.counts = residue_counts,
+				.level = residue_level,
+				.words = iso_residue_gap_text,
+				.title = "isorun: residue check not measurable",
+				.reason_at = 4,
+				.one = "residue check not measurable" },
+	[ISO_V_RESIDUE_NOTE] = { .listed = ISO_LISTED, .add = add_residue_notes },
+	[ISO_V_IGNORED] = { .listed = ISO_LISTED_VERBOSE, .add = add_ignored },
+	[ISO_V_RETAINED] = { .count = n_retained,
+			     .counts = always,
+			     .level = error_level,
+			     .words = iso_retained_text,
+			     .title = "isorun: tree retained",
+			     .reason_at = 6,
+			     .one = "tree retained" },
+	[ISO_V_HOME_NOTE] = { .add = add_home_note },
+	[ISO_V_HOME_WRITE] = { .listed = ISO_LISTED, .add = add_home_writes },
+	[ISO_V_CEILING] = { .count = n_ceiling,
+			    .counts = always,
+			    .level = error_level,
+			    .reason_at = 7,
+			    .one = "a ceiling was reached" },
+	[ISO_V_CGROUP] = { .count = n_cgroup,
+			   .counts = always,
+			   .level = error_level,
+			   .reason_at = 8,
+			   .one = "cgroup retained" },
+	[ISO_V_STREAM_LOST] = { .listed = ISO_LISTED_LAST, .add = add_streams, .reason_at = 9 },
+	/* added after the verdict, by the sinks (iso_verdict_undelivered()) */
+	[ISO_V_UNDELIVERED] = { .listed = ISO_LISTED_LAST, .reason_at = 10 },
+};
+
+/* Every finding of a kind, by its row; without memory for its words one still counts. */
+static int add_kind(struct iso_verdict *v, enum iso_vkind k)
+{
+	const struct vkind *d = &vkinds[k];
+	size_t n = d->count ? d->count(v) : 0;
+	int r = 0;
+
+	if (d->add)
+		return d->add(v);
+	for (size_t i = 0; i < n; i++) {
+		bool counts = d->counts(v, i);
+		const char *title = counts || !d->title_quiet ? d->title : d->title_quiet;
+		struct iso_vfinding *f = add(v, k, counts, d->level(v, counts), title);
+
+		if (!f) {
+			r = -ENOMEM;
+			continue;
+		}
+		if (d->words && !(f->text = iso_finding_str(d->words, v->plan, v->out, i)))
+			r = -ENOMEM;
 	}
 	return r;
 }
@@ -314,39 +483,28 @@ static void how_it_ended(const struct iso_outcome *o, int code, char *how, size_
 		how[0] = '\0';
 }
 
-static const char *plural(size_t n, const char *one, const char *more)
+/* A kind that counts, named in the reason as its row says. */
+static void name_kind(struct iso_verdict *v, enum iso_vkind k)
 {
-	return n == 1 ? one : more;
+	const struct vkind *d = &vkinds[k];
+	size_t n = v->n_counting[k];
+
+	if (!d->one)
+		for (size_t i = 0; i < v->n[k]; i++)
+			reason_add(v, "%s", v->items[v->first[k] + i].word);
+	else if (d->more)
+		reason_add(v, "%zu %s", n, n == 1 ? d->one : d->more);
+	else
+		reason_add(v, "%s", d->one);
 }
 
 /* What was found, as the reason's other words, in the order the reason has always had. */
 static void what_was_found(struct iso_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
-	size_t refused = v->n_counting[ISO_V_REFUSAL];
-
-	if (v->n_counting[ISO_V_LEAK])
-		reason_add(v, "%zu process%s outlived the command", o->n_leaks,
-			   plural(o->n_leaks, "", "es"));
-	if (refused)
-		reason_add(v, "%zu call%s refused", refused, plural(refused, "", "s"));
-	if (v->n_counting[ISO_V_RESIDUE])
-		reason_add(v, "%zu new entr%s in watched directories", o->n_residue,
-			   plural(o->n_residue, "y", "ies"));
-	if (v->n_counting[ISO_V_RESIDUE_GAP])
-		reason_add(v, "residue check not measurable");
-	if (v->n_counting[ISO_V_UNMEASURABLE])
-		reason_add(v, "leak check not measurable");
-	if (v->n_counting[ISO_V_RETAINED])
-		reason_add(v, "tree retained");
-	if (v->n_counting[ISO_V_CEILING])
-		reason_add(v, "a ceiling was reached");
-	if (v->n_counting[ISO_V_CGROUP])
-		reason_add(v, "cgroup retained");
-	for (size_t k = 0; k < v->n[ISO_V_STREAM_LOST]; k++)
-		reason_add(v, "%s", v->items[v->first[ISO_V_STREAM_LOST] + k].word);
-	for (size_t k = 0; k < v->n[ISO_V_UNDELIVERED]; k++)
-		reason_add(v, "%s", v->items[v->first[ISO_V_UNDELIVERED] + k].word);
+	for (int at = 1; at <= ISO_V_N_KINDS; at++)
+		for (int k = 0; k < ISO_V_N_KINDS; k++)
+			if (vkinds[k].reason_at == at && v->n_counting[k])
+				name_kind(v, (enum iso_vkind)k);
 }
 
 /* The exit code and the words, from the findings as they stand. */
@@ -368,10 +526,12 @@ int iso_verdict_make(struct iso_verdict *v, const struct iso_opts *opts,
 {
 	int r;
 
-	*v = (struct iso_verdict){ .opts = opts, .out = out, .nothing_ran = out->setup_before };
-	r = add_setup(v);
-	r |= add_guards(v);
-	r |= add_rest(v);
+	*v = (struct iso_verdict){
+		.opts = opts, .plan = &opts->plan, .out = out, .nothing_ran = out->setup_before
+	};
+	r = 0;
+	for (int k = 0; k < ISO_V_N_KINDS; k++)
+		r |= add_kind(v, (enum iso_vkind)k);
 	decide(v);
 	return r ? -ENOMEM : 0;
 }
@@ -379,7 +539,9 @@ int iso_verdict_make(struct iso_verdict *v, const struct iso_opts *opts,
 void iso_verdict_unfinished(struct iso_verdict *v, const struct iso_opts *opts,
 			    const struct iso_outcome *out)
 {
-	*v = (struct iso_verdict){ .opts = opts, .out = out, .unfinished = true, .exit = -1 };
+	*v = (struct iso_verdict){
+		.opts = opts, .plan = &opts->plan, .out = out, .unfinished = true, .exit = -1
+	};
 	snprintf(v->reason, sizeof(v->reason), "%s", ISO_UNFINISHED);
 }
 
@@ -403,6 +565,11 @@ const struct iso_vfinding *iso_verdict_get(const struct iso_verdict *v, enum iso
 					   size_t i)
 {
 	return i < v->n[kind] ? &v->items[v->first[kind] + i] : NULL;
+}
+
+enum iso_vlisted iso_vkind_listed(enum iso_vkind kind)
+{
+	return vkinds[kind].listed;
 }
 
 const char *iso_verdict_word(const struct iso_verdict *v)

@@ -55,6 +55,7 @@ struct iso_vfinding {
 
 struct iso_verdict {
 	const struct iso_opts *opts;
+	const struct iso_run_plan *plan; /* &opts->plan: what JUnit and the words read */
 	const struct iso_outcome *out;
 	bool unfinished;  /* the provisional verdict, written before anything is known */
 	bool nothing_ran; /* setup failed before the command ran: only that failure is news */
@@ -85,6 +86,13 @@ void iso_verdict_free(struct iso_verdict *v);
 /* The i-th finding of a kind, NULL when there is none. */
 const struct iso_vfinding *iso_verdict_get(const struct iso_verdict *v, enum iso_vkind kind,
 					   size_t i);
+/*
+ * Where stderr's summary lists a kind's findings, one line (or several) each, in the
+ * kinds' order: among the findings, the same with -v only, after the resources' lines,
+ * or in a place of the summary's own (the leaks, folded; the tree; the home note).
+ */
+enum iso_vlisted { ISO_LISTED_OWN, ISO_LISTED, ISO_LISTED_VERBOSE, ISO_LISTED_LAST };
+enum iso_vlisted iso_vkind_listed(enum iso_vkind kind);
 /* "passed", "failed" or "unfinished": the report's word. */
 const char *iso_verdict_word(const struct iso_verdict *v);
 

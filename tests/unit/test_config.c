@@ -325,7 +325,7 @@ static void test_relative_paths(void **state)
 	assert_string_equal(o.watch.v[0], "/proj");
 	assert_string_equal(o.watch.v[1], "/proj");
 	assert_string_equal(o.watch.v[2], "/abs");
-	assert_string_equal(o.report, "/proj/out/r.json");
+	assert_string_equal(o.outputs[ISO_SINK_REPORT], "/proj/out/r.json");
 	assert_string_equal(o.policy, "/proj/ci.policy");
 	/* relative to the tree, not to the file */
 	assert_string_equal(o.env_dirs.v[0], "CARGO_HOME=cargo");
@@ -629,7 +629,7 @@ static void test_file_cannot_widen_the_command_line(void **state)
 	/* controls: the same lines without --protect-home on the command line */
 	put(&s, "isorun.conf", "junit = out.json\ncap-keep = sys_admin\n", 0644);
 	assert_int_equal(load(&o, &e, plain), 0);
-	assert_non_null(o.junit);
+	assert_non_null(o.outputs[ISO_SINK_JUNIT]);
 	iso_opts_free(&o);
 	/* ... and a capability no protection needs, under it */
 	put(&s, "isorun.conf", "cap-keep = net_raw\nreport = /dev/null\n", 0644);

@@ -67,7 +67,7 @@ static void test_exit_codes(void **state)
 	out.exit_code = 0;
 	o.finding_exit = 99;
 	assert_int_equal(code(&o, &out, NULL), 99);
-	o.leaks = ISO_WARN;
+	o.plan.leaks = ISO_WARN;
 	assert_int_equal(code(&o, &out, NULL), 0);
 
 	init_opts(&o);
@@ -144,7 +144,7 @@ static void test_findings_count_by_mode(void **state)
 	out.n_residue = 1;
 	out.residue_gaps = &gap;
 	out.n_residue_gaps = 1;
-	o.residue = ISO_WARN;
+	o.plan.residue = ISO_WARN;
 	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
 	assert_int_equal(v.n[ISO_V_LEAK], 2);
 	assert_int_equal(v.n_counting[ISO_V_LEAK], 2);
@@ -160,8 +160,8 @@ static void test_findings_count_by_mode(void **state)
 		assert_true(v.items[i - 1].kind <= v.items[i].kind);
 	iso_verdict_free(&v);
 
-	o.residue = ISO_FAIL;
-	o.leaks = ISO_IGNORE;
+	o.plan.residue = ISO_FAIL;
+	o.plan.leaks = ISO_IGNORE;
 	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
 	assert_string_equal(iso_verdict_get(&v, ISO_V_LEAK, 0)->level, "info");
 	assert_int_equal(v.n_counting[ISO_V_LEAK], 0);
