@@ -25,16 +25,18 @@
 static const struct {
 	enum cg_ctrl bit;
 	const char *name;
-} ctrls[] = { { CG_MEMORY, "memory" }, { CG_PIDS, "pids" }, { CG_CPU, "cpu" } };
+} ctrls[] = {
+	{ CG_MEMORY, "memory" }, { CG_PIDS, "pids" },	  { CG_CPU, "cpu" },
+	{ CG_IO, "io" },	 { CG_CPUSET, "cpuset" }, { CG_HUGETLB, "hugetlb" },
+	{ CG_RDMA, "rdma" },	 { CG_MISC, "misc" },
+};
 
 /*
- * The files a test's tree hands down to each run's cgroup: the kernel makes
- * them in a real one, a plain mkdir does not.
+ * What a run's cgroup in a test's tree has even where the tree has none of it:
+ * the kernel makes these in a real one, a plain mkdir does not.
  */
-static const char *const fake_files[] = {
-	"cgroup.procs", "cgroup.events", "cgroup.freeze", "cgroup.kill", "cpu.stat",  "cpu.max",
-	"memory.max",	"memory.peak",	 "memory.events", "pids.max",	 "pids.peak", "pids.events",
-};
+static const char *const fake_files[] = { "cgroup.procs", "cgroup.events", "cgroup.freeze",
+					  "cgroup.kill" };
 
 const char *cg_ctrl_name(enum cg_ctrl c)
 {
@@ -280,26 +282,70 @@ int cg_host_enable(struct cg_host *h, unsigned want, struct iso_err *e)
 	return 0;
 }
 
-/* The test's tree: each run's cgroup gets a copy of the parent's interface files. */
+/* A plain file of the directory open at dirfd (a test's tree may not say the type). */
+static bool is_file(int dirfd, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_REG;
+	return fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A copy of the parent's file `name` in the run's cgroup of a test's tree (empty: none). */
+static int fake_copy(struct cg_run *r, const char *name, struct iso_err *e)
+{
+	char src[PATH_MAX + 32], buf[4096];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(src, sizeof(src), "%s/%s", r->host->own, name);
+	n = read_path(src, buf, sizeof(buf));
+	if (n < 0)
+		n = 0;
+	fd = openat(r->dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+		return iso_err_set(e, errno, "make '%s/%s'", r->path, name);
+	return 0;
+}
+
+/*
+ * The test's tree: each run's cgroup gets a copy of every file of the parent's
+ * (the counters and events the test wrote there), and fake_files[] besides.  A
+ * ceiling's own file is made by its write (cg_run_write()).
+ */
 static int fake_populate(struct cg_run *r, struct iso_err *e)
 {
-	char buf[4096];
+	DIR *d = opendir(r->host->own);
+	struct dirent *de;
+	int ret = 0;
 
-	for (size_t i = 0; i < ELEMENTSOF(fake_files); i++) {
-		char src[PATH_MAX + 32];
-		_cleanup_close_ int fd = -1;
-		ssize_t n;
-
-		snprintf(src, sizeof(src), "%s/%s", r->host->own, fake_files[i]);
-		n = read_path(src, buf, sizeof(buf));
-		if (n < 0)
-			n = 0;
-		fd = openat(r->dirfd, fake_files[i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			    0644);
-		if (fd < 0 || write(fd, buf, (size_t)n) != n)
-			return iso_err_set(e, errno, "make '%s/%s'", r->path, fake_files[i]);
+	if (!d)
+		return iso_err_set(e, errno, "read the test's cgroup tree '%s'", r->host->own);
+	while (ret == 0 && (de = readdir(d)))
+		if (is_file(dirfd(d), de))
+			ret = fake_copy(r, de->d_name, e);
+	closedir(d);
+	for (size_t i = 0; ret == 0 && i < ELEMENTSOF(fake_files); i++) {
+		struct stat st;
+		if (fstatat(r->dirfd, fake_files[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+			ret = fake_copy(r, fake_files[i], e);
 	}
-	return 0;
+	return ret;
+}
+
+/* What fake_populate() and the writes made, so that the directory can go. */
+static void fake_clear(struct cg_run *r)
+{
+	DIR *d = opendir(r->path);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (is_file(r->dirfd, de))
+			(void)unlinkat(r->dirfd, de->d_name, 0);
+	closedir(d);
 }
 
 int cg_run_create(struct cg_run *r, struct cg_host *h, const char *name, struct iso_err *e)
@@ -410,7 +456,9 @@ int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct is
 
 int cg_run_write(struct cg_run *r, const char *file, const char *value, struct iso_err *e)
 {
-	_cleanup_close_ int fd = openat(r->dirfd, file, O_WRONLY | O_CLOEXEC);
+	/* a test's tree has only what the test put there: the write makes the file */
+	int flags = r->host->fake ? O_CREAT | O_TRUNC | O_NOFOLLOW : 0;
+	_cleanup_close_ int fd = openat(r->dirfd, file, O_WRONLY | O_CLOEXEC | flags, 0644);
 	size_t len = strlen(value);
 
 	if (fd < 0 || write(fd, value, len) != (ssize_t)len)
@@ -430,8 +478,7 @@ static int64_t counter(const char *s)
 	return (int64_t)v;
 }
 
-/* "key N" in a flat-keyed file; -1 when the file or the key is not there. */
-static int64_t keyed(struct cg_run *r, const char *file, const char *key)
+int64_t cg_run_keyed(struct cg_run *r, const char *file, const char *key)
 {
 	char buf[2048];
 	size_t klen = strlen(key);
@@ -455,7 +502,7 @@ static int64_t single(struct cg_run *r, const char *file)
 
 int cg_run_populated(struct cg_run *r)
 {
-	int64_t v = keyed(r, "cgroup.events", "populated");
+	int64_t v = cg_run_keyed(r, "cgroup.events", "populated");
 
 	return v < 0 ? -EIO : v > 0;
 }
@@ -476,7 +523,7 @@ static int await_key(struct cg_run *r, const char *key, int64_t want, uint64_t d
 		struct pollfd p = { .fd = r->events_fd, .events = POLLIN };
 		uint64_t now = mono_ms();
 
-		if (keyed(r, "cgroup.events", key) == want)
+		if (cg_run_keyed(r, "cgroup.events", key) == want)
 			return 0;
 		/* a test's tree has no kernel behind it to change the file */
 		if (r->host->fake || now >= deadline_ms)
@@ -620,18 +667,17 @@ int cg_run_wait_empty(struct cg_run *r, uint64_t deadline_ms)
 
 void cg_run_stats(struct cg_run *r, struct cg_stats *st)
 {
-	int64_t v = keyed(r, "cpu.stat", "usage_usec");
+	int64_t v = cg_run_keyed(r, "cpu.stat", "usage_usec");
 
 	*st = (struct cg_stats){ .have_cpu = v >= 0 };
 	if (v >= 0) {
 		st->cpu_usage_us = (uint64_t)v;
-		st->cpu_user_us = (uint64_t)keyed(r, "cpu.stat", "user_usec");
-		st->cpu_system_us = (uint64_t)keyed(r, "cpu.stat", "system_usec");
+		st->cpu_user_us = (uint64_t)cg_run_keyed(r, "cpu.stat", "user_usec");
+		st->cpu_system_us = (uint64_t)cg_run_keyed(r, "cpu.stat", "system_usec");
 	}
 	st->memory_peak = single(r, "memory.peak");
 	st->pids_peak = single(r, "pids.peak");
-	st->oom_kill = keyed(r, "memory.events", "oom_kill");
-	st->pids_max_hits = keyed(r, "pids.events", "max");
+	st->oom_kill = cg_run_keyed(r, "memory.events", "oom_kill");
 }
 
 void cg_run_close(struct cg_run *r)
@@ -673,8 +719,7 @@ static void remove_children(const char *path, int depth)
 int cg_run_remove(struct cg_run *r, struct iso_err *e)
 {
 	if (r->dirfd >= 0 && r->host->fake)
-		for (size_t i = 0; i < ELEMENTSOF(fake_files); i++)
-			(void)unlinkat(r->dirfd, fake_files[i], 0);
+		fake_clear(r);
 	cg_run_close(r);
 	if (!r->path[0])
 		return 0;

@@ -28,7 +28,17 @@ enum cg_cause {
 	CG_NO_OWN_CGROUP, /* /proc/self/cgroup has no cgroup2 line */
 };
 
-enum cg_ctrl { CG_MEMORY = 1u << 0, CG_PIDS = 1u << 1, CG_CPU = 1u << 2 };
+/* The kernel's cgroup v2 controllers (a ceiling names the one it needs). */
+enum cg_ctrl {
+	CG_MEMORY = 1u << 0,
+	CG_PIDS = 1u << 1,
+	CG_CPU = 1u << 2,
+	CG_IO = 1u << 3,
+	CG_CPUSET = 1u << 4,
+	CG_HUGETLB = 1u << 5,
+	CG_RDMA = 1u << 6,
+	CG_MISC = 1u << 7,
+};
 
 /* The test-only override of the mount: a directory tree a test builds. */
 #define CG_TEST_ROOT_ENV "ISORUN_TEST_CGROUP_ROOT"
@@ -63,8 +73,7 @@ struct cg_stats {
 	uint64_t cpu_usage_us, cpu_user_us, cpu_system_us;
 	int64_t memory_peak; /* -1: not available */
 	int64_t pids_peak;
-	int64_t oom_kill;      /* memory.events oom_kill, -1: not available */
-	int64_t pids_max_hits; /* pids.events max, -1: not available */
+	int64_t oom_kill; /* memory.events oom_kill, -1: not available */
 };
 
 const char *cg_ctrl_name(enum cg_ctrl c);
@@ -91,6 +100,8 @@ int cg_run_create(struct cg_run *r, struct cg_host *h, const char *name, struct 
 int cg_run_open(struct cg_run *r, struct cg_host *h, const char *path, struct iso_err *e);
 /* Write `value` to the run's interface file `file` (memory.max, pids.max, cpu.max). */
 int cg_run_write(struct cg_run *r, const char *file, const char *value, struct iso_err *e);
+/* "key N" of a flat-keyed file of the run's (memory.events oom_kill); -1 when not there. */
+int64_t cg_run_keyed(struct cg_run *r, const char *file, const char *key);
 /* 1 populated, 0 empty, -errno. */
 int cg_run_populated(struct cg_run *r);
 /* Consume the inotify events; returns cg_run_populated(). */

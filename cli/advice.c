@@ -67,7 +67,6 @@ const char *const iso_says[ISO_SAY_N] = {
 	[ISO_SAY_CAP_KEEP] = "--cap-keep",
 	[ISO_SAY_CGROUP_OFF] = "--cgroup=off",
 	[ISO_SAY_CHDIR] = "--chdir",
-	[ISO_SAY_CPU_MAX] = "--cpu-max",
 	[ISO_SAY_ENV_DIR] = "--env-dir",
 	[ISO_SAY_GC_KEPT] = "isorun gc --kept",
 	[ISO_SAY_GUARD_OFF] = "the service guard, which records each exec, is off "
@@ -87,11 +86,9 @@ const char *const iso_says[ISO_SAY_N] = {
 	[ISO_SAY_MAP_USERS_REQ] = "--map-users=require",
 	[ISO_SAY_MAP_USERS_FIX] = "ask an admin for a range (usermod --add-subuids, "
 				  "--add-subgids), or use --map-users=auto",
-	[ISO_SAY_MEMORY_MAX] = "--memory-max",
 	[ISO_SAY_NET_ISOLATED] = "--net=isolated",
 	[ISO_SAY_PASS_FD] = "--pass-fd",
 	[ISO_SAY_PIDNS] = "--pidns",
-	[ISO_SAY_PIDS_MAX] = "--pids-max",
 	[ISO_SAY_POLICY] = "--policy",
 	[ISO_SAY_POLICY_OFF] = "--policy=off",
 	[ISO_SAY_PRIVATE_TMP] = "--private-tmp",

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "cli/args.h"
+#include "launcher/opts.h"
 #include "launcher/say.h"
 
 /* The advice for a module's cause code, naming the options that help; "" when none. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cli/args.h"
+#include "cli/advice.h"
 #include "cli/keys.h"
 
 #include <ctype.h>
@@ -21,6 +22,7 @@
 #include "cli/suggest.h"
 #include "common/text.h"
 #include "launcher/cache.h"
+#include "launcher/ceiling.h"
 #include "tree/tree.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
@@ -72,6 +74,35 @@ static void sinks_usage(FILE *f)
 #define SINK_USAGE(ID, name, help, ...) fprintf(f, "  --%-21s%s\n", name " FILE|fd:N", help);
 	ISO_SINK_ROWS(SINK_USAGE)
 #undef SINK_USAGE
+}
+
+/* The column --help's words start at; a longer option and value put them on a line below. */
+#define HELP_COLUMN 25
+
+/* A ceiling's lines of --help, from its row: "  --NAME VALUE   words", continued below. */
+static void ceiling_usage(const struct iso_ceiling_desc *d, FILE *f)
+{
+	const char *say = iso_says[d->help_say];
+	int n = fprintf(f, "  --%s %s", d->name, d->metavar);
+
+	if (n < 0)
+		return;
+	if (n > HELP_COLUMN - 2) {
+		fputc('\n', f);
+		n = 0;
+	}
+	fprintf(f, "%*s", HELP_COLUMN - n, "");
+	for (const char *p = d->help; *p; p++) {
+		if (p[0] == '%' && p[1] == 's') {
+			fputs(say, f);
+			p++;
+		} else if (*p == '\n') {
+			fprintf(f, "\n%*s", HELP_COLUMN, "");
+		} else {
+			fputc(*p, f);
+		}
+	}
+	fputc('\n', f);
 }
 
 void iso_usage(FILE *f)
@@ -128,12 +159,11 @@ void iso_usage(FILE *f)
 	      "  --policy-mode=enforce|log  log: let refused calls through, report them\n"
 	      "  --rlimit-nofile N      the command's descriptor limit (soft and hard)\n"
 	      "  --rlimit-core SIZE, --rlimit-fsize SIZE  its core dump and file size limits\n"
-	      "                         (bytes, K/M/G/T suffixes, or unlimited)\n"
-	      "  --memory-max SIZE      memory ceiling of the whole run (512M, 2G); cgroup v2\n"
-	      "  --pids-max N           process ceiling (cgroup v2, or RLIMIT_NPROC in the\n"
-	      "                         run's user namespace under --pidns)\n"
-	      "  --cpu-max PERCENT      CPU share of the run (150 = 1.5 CPUs); cgroup v2\n"
-	      "                         each ceiling as try:VALUE enforces what it can and goes "
+	      "                         (bytes, K/M/G/T suffixes, or unlimited)\n",
+	      f);
+	for (int c = 0; c < ISO_N_CEILINGS; c++)
+		ceiling_usage(&iso_ceiling_descs[c], f);
+	fputs("                         each ceiling as try:VALUE enforces what it can and goes "
 	      "on\n"
 	      "  --cgroup=auto|off      a cgroup of the run's own where one can be had (auto)\n"
 	      "  --cache NAME,...       keep go, npm, pip, cargo or xdg caches between runs in\n"
@@ -256,6 +286,12 @@ void iso_plan_compile(struct iso_opts *o)
 		.settle_ms = o->settle_ms,
 		.timeout_ms = o->timeout_ms,
 	};
+	p->cgroup = o->cgroup == ISO_CGROUP_AUTO;
+	for (int c = 0; c < ISO_N_CEILINGS; c++) {
+		p->ceilings[c] = o->ceilings[c];
+		snprintf(p->ceiling_opt[c], sizeof(p->ceiling_opt[c]), "--%s",
+			 iso_keys[ISO_K_CEILING + c].name);
+	}
 	watch_ignore_sources(o);
 }
 

@@ -5,7 +5,8 @@
  * (config.c) and the report's settings (launcher/report.c prints what
  * iso_key_report() words) loop over it.  Adding an option is an entry here,
  * its field in struct iso_opts (launcher/opts.h), its ISO_K_ name, its line in
- * --help, and the code that uses it.
+ * --help, and the code that uses it.  A ceiling is a row of the ceilings'
+ * table (launcher/ceiling_kinds.c), whose key here is one CEILING_KEY line.
  */
 #include "cli/keys.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "common/text.h"
+#include "launcher/ceiling.h"
 #include "ns/ns.h"
 #include "tree/tree.h"
 
@@ -334,6 +336,18 @@ static void rep_strings(const struct iso_opts *o, const struct iso_key_info *k,
 			 .report_at = rat,                                                         \
 			 .report_value = (rkey) ? ((fd_path) ? rep_path : rep_output) : NULL },
 
+/*
+ * A ceiling: its name and report key are its row's (launcher/ceiling_kinds.c);
+ * the ceilings share a place in the report, in the table's order.
+ */
+#define CEILING_KEY(c)                                                                             \
+	{                                                                                          \
+		.name = iso_ceiling_descs[c].name, .kind = VALUE, .arg = c,                        \
+		.parse = iso_set_ceiling, .show = show_ceiling,                                    \
+		.report = iso_ceiling_descs[c].report, .report_at = 24,                            \
+		.report_value = rep_ceiling                                                        \
+	}
+
 const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 	[ISO_K_ROOT] = { .name = "root",
 			 .kind = VALUE,
@@ -522,30 +536,9 @@ const struct iso_key_info iso_keys[ISO_N_KEYS] = {
 				 .report = "rlimit_fsize",
 				 .report_at = 29,
 				 .report_value = rep_rlimit },
-	[ISO_K_MEMORY_MAX] = { .name = "memory-max",
-			       .kind = VALUE,
-			       .arg = ISO_CEIL_MEMORY,
-			       .parse = iso_set_ceiling,
-			       .show = show_ceiling,
-			       .report = "memory_max",
-			       .report_at = 24,
-			       .report_value = rep_ceiling },
-	[ISO_K_PIDS_MAX] = { .name = "pids-max",
-			     .kind = VALUE,
-			     .arg = ISO_CEIL_PIDS,
-			     .parse = iso_set_ceiling,
-			     .show = show_ceiling,
-			     .report = "pids_max",
-			     .report_at = 25,
-			     .report_value = rep_ceiling },
-	[ISO_K_CPU_MAX] = { .name = "cpu-max",
-			    .kind = VALUE,
-			    .arg = ISO_CEIL_CPU,
-			    .parse = iso_set_ceiling,
-			    .show = show_ceiling,
-			    .report = "cpu_max",
-			    .report_at = 26,
-			    .report_value = rep_ceiling },
+	[ISO_K_CEILING + ISO_CEIL_MEMORY] = CEILING_KEY(ISO_CEIL_MEMORY),
+	[ISO_K_CEILING + ISO_CEIL_PIDS] = CEILING_KEY(ISO_CEIL_PIDS),
+	[ISO_K_CEILING + ISO_CEIL_CPU] = CEILING_KEY(ISO_CEIL_CPU),
 	[ISO_K_CGROUP] = CHOICE_KEY("cgroup", cgroup, cgroup_words, "cgroup", 30),
 	/* the names, each once; none empties the list (the file's entries too) */
 	[ISO_K_CACHE] = { .name = "cache",
@@ -609,27 +602,29 @@ const char *iso_key_show(const struct iso_opts *o, enum iso_key key, char *buf, 
 }
 
 /*
- * The report's settings, in the order its readers know (each key's report_at;
- * the file read, "config", comes first).
+ * The report's settings, in the order its readers know (each key's report_at,
+ * keys that share one in the table's order; the file read, "config", comes
+ * first).
  */
 size_t iso_key_report(const struct iso_opts *o,
 		      struct iso_report_setting out[ISO_REPORT_SETTINGS_MAX])
 {
 	size_t n = 0;
+	int last = 0;
 
 	out[n++] = (struct iso_report_setting){ .key = "config",
 						.kind = ISO_REPORT_PATH,
 						.str = o->config_path };
-	for (int at = 2; n < ISO_REPORT_SETTINGS_MAX; at++) {
-		int k = 0;
-
-		while (k < ISO_N_KEYS && (!iso_keys[k].report || iso_keys[k].report_at != at))
-			k++;
-		if (k == ISO_N_KEYS)
-			break;
-		out[n] = (struct iso_report_setting){ .key = iso_keys[k].report };
-		iso_keys[k].report_value(o, &iso_keys[k], &out[n]);
-		n++;
-	}
+	for (int k = 0; k < ISO_N_KEYS; k++)
+		if (iso_keys[k].report && iso_keys[k].report_at > last)
+			last = iso_keys[k].report_at;
+	for (int at = 2; at <= last; at++)
+		for (int k = 0; k < ISO_N_KEYS && n < ISO_REPORT_SETTINGS_MAX; k++) {
+			if (!iso_keys[k].report || iso_keys[k].report_at != at)
+				continue;
+			out[n] = (struct iso_report_setting){ .key = iso_keys[k].report };
+			iso_keys[k].report_value(o, &iso_keys[k], &out[n]);
+			n++;
+		}
 	return n;
 }

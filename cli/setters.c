@@ -21,6 +21,7 @@
 #include "common/text.h"
 #include "cli/suggest.h"
 #include "launcher/cache.h"
+#include "launcher/ceiling.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
 #include "tree/tree.h"
@@ -503,41 +504,36 @@ int iso_set_cap_keep(struct iso_opts *o, const struct iso_key_info *k, const cha
 }
 
 /*
- * --memory-max, --pids-max, --cpu-max: VALUE, try:VALUE, or none (undoes isorun.conf's).
- * The kernel's own bounds: pids.max takes at most PID_MAX_LIMIT (2^22), and a CPU
- * percentage of 10000 CPUs is 1000 s of quota per 100 ms period, far below cpu.max's.
+ * A ceiling (its row of iso_ceiling_descs[] says the unit and the bounds): VALUE,
+ * try:VALUE, or none (undoes isorun.conf's).
  */
 int iso_set_ceiling(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
 		    bool cli, struct iso_err *e)
 {
-	static const char *const want[] = {
-		"a size (512M, 2G), try:VALUE or none",
-		"a number of processes from 1 to 4194304, try:VALUE or none",
-		"a percentage of one CPU from 1 to 1000000 (50, 150%), try:VALUE or none",
-	};
 	static const struct iso_num_unit percent[] = { { "%", 1 }, { 0 } };
+	const struct iso_ceiling_desc *d = &iso_ceiling_descs[k->arg];
+	const struct iso_num_unit *units = d->unit == ISO_CEIL_BYTES	 ? size_units
+					   : d->unit == ISO_CEIL_PERCENT ? percent
+									 : NULL;
 	struct iso_ceiling c = { .set = true };
-	int kind = k->arg;
 	const char *v = val;
+	char want[200];
 	int r;
 
 	if (strcmp(val, "none") == 0) {
-		o->ceilings[kind] = (struct iso_ceiling){ 0 };
+		o->ceilings[k->arg] = (struct iso_ceiling){ 0 };
 		return 0;
 	}
 	if (strncmp(v, "try:", 4) == 0) {
 		c.try_ = true;
 		v += 4;
 	}
-	if (kind == ISO_CEIL_MEMORY)
-		r = parse_size(v, 1, &c.value);
-	else if (kind == ISO_CEIL_PIDS)
-		r = iso_parse_u64(v, NULL, 1, 4194304, &c.value);
-	else
-		r = iso_parse_u64(v, percent, 1, 1000000, &c.value);
-	if (r < 0)
-		return bad_number(e, r, opt, want[kind], val);
-	o->ceilings[kind] = c;
+	r = iso_parse_u64(v, units, d->min, d->max, &c.value);
+	if (r < 0) {
+		snprintf(want, sizeof(want), "%s, try:VALUE or none", d->want);
+		return bad_number(e, r, opt, want, val);
+	}
+	o->ceilings[k->arg] = c;
 	return 0;
 }
 

@@ -19,20 +19,7 @@
 #include "launcher/say.h"
 #include "tree/tree.h"
 
-static const char *const names[ISO_N_CEILINGS] = { "memory-max", "pids-max", "cpu-max" };
-static const enum cg_ctrl ctrl_of[ISO_N_CEILINGS] = { CG_MEMORY, CG_PIDS, CG_CPU };
-/* the option of each, in messages (names[] are the report's keys) */
-static const enum iso_say say_of[ISO_N_CEILINGS] = { ISO_SAY_MEMORY_MAX, ISO_SAY_PIDS_MAX,
-						     ISO_SAY_CPU_MAX };
-
-const char *iso_ceiling_name(int kind)
-{
-	return kind >= 0 && kind < ISO_N_CEILINGS ? names[kind] : "?";
-}
-
-static void note(struct iso_limit *l, const char *by, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void note(struct iso_limit *l, const char *by, const char *fmt, ...)
+void iso_limit_note(struct iso_limit *l, const char *by, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -42,52 +29,28 @@ static void note(struct iso_limit *l, const char *by, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void add_rlimit(struct iso_ceilings *c, int resource, uint64_t value)
-{
-	c->rl[c->n_rl++] = (struct iso_rlimit){ resource, value };
-}
-
 /*
  * No cgroup controller for this ceiling: what the kernel offers per process or
- * per user namespace.  Returns true when that is the ceiling as asked.
+ * per user namespace (the row's fallback).  Returns true when that is the
+ * ceiling as asked.
  */
 static bool fallback(struct iso_ceilings *c, int kind, bool userns, struct iso_limit *l)
 {
-	switch (kind) {
-	case ISO_CEIL_PIDS:
-		if (userns) {
-			/* counted per (user namespace, uid): the run's own processes */
-			add_rlimit(c, RLIMIT_NPROC, l->value);
-			c->nproc_userns = true;
-			note(l, "rlimit",
-			     "RLIMIT_NPROC in the run's own user namespace: counts the run's "
-			     "processes (and its init)");
-			return true;
-		}
-		note(l, NULL,
-		     getuid() == 0 ? "RLIMIT_NPROC does not bind uid 0 outside a user namespace"
-				   : "RLIMIT_NPROC would count every process of uid %u on the "
-				     "host, not the run's: not applied without %s",
-		     (unsigned)getuid(), iso_say(c->say, ISO_SAY_PIDNS));
-		return false;
-	case ISO_CEIL_MEMORY:
-		if (l->try_) {
-			add_rlimit(c, RLIMIT_DATA, l->value);
-			note(l, "rlimit",
-			     "RLIMIT_DATA per process (heap and private writable mappings), "
-			     "not the run's total");
-		}
-		return false;
-	default:
-		note(l, NULL, "RLIMIT_CPU bounds CPU seconds, not a share of a CPU: not applied");
-		return false;
+	struct iso_ceiling_fallback f = { .resource = -1 };
+
+	iso_ceiling_descs[kind].fallback(userns, c->say, l, &f);
+	if (f.resource >= 0) {
+		c->rl_kind[c->n_rl] = kind;
+		c->rl_without_userns[c->n_rl] = f.without_userns;
+		c->rl[c->n_rl++] = (struct iso_rlimit){ f.resource, l->value };
 	}
+	return f.exact;
 }
 
-static int refuse(const struct iso_ceilings *c, int kind, const struct iso_limit *l,
-		  const char *why, int cause, struct iso_err *e)
+static int refuse(const struct iso_opts *o, int kind, const struct iso_limit *l, const char *why,
+		  int cause, struct iso_err *e)
 {
-	iso_err_set(e, 0, "%s cannot be enforced: %s%s%s", iso_say(c->say, say_of[kind]), why,
+	iso_err_set(e, 0, "%s cannot be enforced: %s%s%s", o->plan.ceiling_opt[kind], why,
 		    l->note[0] ? "; " : "", l->note);
 	iso_err_cause(e, cause);
 	iso_err_hint(e, "ask for it as try:VALUE to run with what can be enforced");
@@ -95,18 +58,22 @@ static int refuse(const struct iso_ceilings *c, int kind, const struct iso_limit
 }
 
 /* One ceiling: its cgroup controller, else its fallback, else a refusal (unless try). */
-static int plan_one(struct iso_ceilings *c, int kind, const struct iso_ceiling *asked, bool userns,
+static int plan_one(struct iso_ceilings *c, const struct iso_opts *o, int kind, bool userns,
 		    struct iso_resources *res, struct iso_err *e)
 {
+	const struct iso_ceiling *asked = &o->plan.ceilings[kind];
+	enum cg_ctrl ctrl = iso_ceiling_descs[kind].ctrl;
 	struct iso_limit *l = &res->limits[kind];
 	struct iso_err ce = { 0 };
 	char why[400];
 	int cause;
 
-	*l = (struct iso_limit){ .asked = true, .try_ = asked->try_, .value = asked->value };
-	if (c->want_cgroup && cg_host_enable(&c->host, ctrl_of[kind], &ce) == 0) {
-		c->ctrls |= ctrl_of[kind];
-		note(l, "cgroup", "%s", "the run's cgroup");
+	*l = (struct iso_limit){
+		.asked = true, .try_ = asked->try_, .value = asked->value, .hits = -1
+	};
+	if (c->want_cgroup && cg_host_enable(&c->host, ctrl, &ce) == 0) {
+		c->ctrls |= ctrl;
+		iso_limit_note(l, "cgroup", "%s", "the run's cgroup");
 		return 0;
 	}
 	if (c->want_cgroup) {
@@ -124,7 +91,7 @@ static int plan_one(struct iso_ceilings *c, int kind, const struct iso_ceiling *
 	if (fallback(c, kind, userns, l))
 		return 0;
 	if (!l->try_)
-		return refuse(c, kind, l, why, cause, e);
+		return refuse(o, kind, l, why, cause, e);
 	if (!l->enforced_by) {
 		char n[sizeof(l->note)];
 		snprintf(n, sizeof(n), "%s", l->note);
@@ -138,16 +105,16 @@ int iso_ceilings_plan(struct iso_ceilings *c, const struct iso_opts *o, bool use
 		      struct iso_resources *res, struct iso_err *e)
 {
 	c->say = o->say;
-	if (o->cgroup == ISO_CGROUP_AUTO) {
+	if (o->plan.cgroup) {
 		cg_host_probe(&c->host);
 		c->want_cgroup = c->host.usable;
 	} else {
 		c->host = (struct cg_host){ .cause = CG_OK };
 	}
 	for (int k = 0; k < ISO_N_CEILINGS; k++) {
-		if (!o->ceilings[k].set)
+		if (!o->plan.ceilings[k].set)
 			continue;
-		int r = plan_one(c, k, &o->ceilings[k], userns, res, e);
+		int r = plan_one(c, o, k, userns, res, e);
 		if (r < 0)
 			return r;
 	}
@@ -156,20 +123,14 @@ int iso_ceilings_plan(struct iso_ceilings *c, const struct iso_opts *o, bool use
 
 static int write_ceiling(struct iso_ceilings *c, int kind, uint64_t v, struct iso_err *e)
 {
+	const struct iso_ceiling_desc *d = &iso_ceiling_descs[kind];
 	char val[64];
 
-	switch (kind) {
-	case ISO_CEIL_MEMORY:
+	if (d->format)
+		d->format(v, val, sizeof(val));
+	else
 		snprintf(val, sizeof(val), "%" PRIu64, v);
-		return cg_run_write(&c->run, "memory.max", val, e);
-	case ISO_CEIL_PIDS:
-		snprintf(val, sizeof(val), "%" PRIu64, v);
-		return cg_run_write(&c->run, "pids.max", val, e);
-	default:
-		/* PERCENT of one CPU per 100 ms period: 150 is 150000 of 100000 */
-		snprintf(val, sizeof(val), "%" PRIu64 " 100000", v * 1000);
-		return cg_run_write(&c->run, "cpu.max", val, e);
-	}
+	return cg_run_write(&c->run, d->file, val, e);
 }
 
 /* The record `ls`/`gc` read after a kill -9: the path, one line, 0600. */
@@ -211,9 +172,9 @@ int iso_ceilings_create(struct iso_ceilings *c, const struct iso_opts *o, const 
 	c->tree_fd = tree_fd;
 	snprintf(res->cgroup_path, sizeof(res->cgroup_path), "%s", c->run.path);
 	for (int k = 0; k < ISO_N_CEILINGS; k++) {
-		if (!o->ceilings[k].set || !(c->ctrls & ctrl_of[k]))
+		if (!o->plan.ceilings[k].set || !(c->ctrls & iso_ceiling_descs[k].ctrl))
 			continue;
-		if (write_ceiling(c, k, o->ceilings[k].value, e) < 0)
+		if (write_ceiling(c, k, o->plan.ceilings[k].value, e) < 0)
 			return -EIO;
 	}
 	return 0;
@@ -231,15 +192,17 @@ void iso_ceilings_no_userns(struct iso_ceilings *c, struct iso_resources *res)
 {
 	size_t w = 0;
 
-	if (!c->nproc_userns)
-		return;
-	for (size_t i = 0; i < c->n_rl; i++)
-		if (c->rl[i].resource != RLIMIT_NPROC)
-			c->rl[w++] = c->rl[i];
+	for (size_t i = 0; i < c->n_rl; i++) {
+		if (c->rl_without_userns[i]) {
+			iso_limit_note(&res->limits[c->rl_kind[i]], NULL, "%s",
+				       c->rl_without_userns[i]);
+			continue;
+		}
+		c->rl_kind[w] = c->rl_kind[i];
+		c->rl_without_userns[w] = NULL;
+		c->rl[w++] = c->rl[i];
+	}
 	c->n_rl = w;
-	c->nproc_userns = false;
-	note(&res->limits[ISO_CEIL_PIDS], NULL,
-	     "not enforced: no user namespace after all, and RLIMIT_NPROC would count the host");
 }
 
 int iso_ceilings_watch_fd(const struct iso_ceilings *c)
@@ -351,26 +314,43 @@ static void rusage_of_children(struct iso_resources *res)
 	res->max_rss_kib = (uint64_t)ru.ru_maxrss;
 }
 
+static bool by_cgroup(const struct iso_limit *l)
+{
+	return l->asked && l->enforced_by && !strcmp(l->enforced_by, "cgroup");
+}
+
+/* Each ceiling's count of what its cgroup refused or killed, while the cgroup exists. */
+static void count_hits(struct iso_ceilings *c, struct iso_resources *res)
+{
+	for (int k = 0; k < ISO_N_CEILINGS; k++) {
+		const struct iso_ceiling_desc *d = &iso_ceiling_descs[k];
+
+		if (d->hit.file && by_cgroup(&res->limits[k]))
+			res->limits[k].hits = cg_run_keyed(&c->run, d->hit.file, d->hit.key);
+	}
+}
+
+/* The first ceiling its cgroup counted a hit of, in the table's order. */
+static void say_hit(const struct iso_opts *o, struct iso_resources *res)
+{
+	for (int k = 0; k < ISO_N_CEILINGS; k++) {
+		const struct iso_ceiling_desc *d = &iso_ceiling_descs[k];
+		const struct iso_limit *l = &res->limits[k];
+
+		if (!d->hit.file || !by_cgroup(l) || l->hits <= 0)
+			continue;
+		snprintf(res->ceiling_hit, sizeof(res->ceiling_hit),
+			 "%s reached (%s %" PRIu64 "%s): %" PRId64 " %s %s", d->hit.what,
+			 o->plan.ceiling_opt[k], l->value, d->hit.unit, l->hits,
+			 l->hits == 1 ? d->hit.one : d->hit.many, d->hit.verb);
+		return;
+	}
+}
+
 /* What the counters say was hit; what an rlimit hit leaves unknown. */
 static void find_hits(const struct iso_opts *o, bool failed, struct iso_resources *res)
 {
-	const struct iso_limit *m = &res->limits[ISO_CEIL_MEMORY], *p = &res->limits[ISO_CEIL_PIDS];
-	char v[64];
-
-	if (m->asked && m->enforced_by && !strcmp(m->enforced_by, "cgroup") &&
-	    res->cg.oom_kill > 0) {
-		snprintf(v, sizeof(v), "%" PRIu64, m->value);
-		snprintf(res->ceiling_hit, sizeof(res->ceiling_hit),
-			 "memory ceiling reached (%s %s bytes): %" PRId64 " process%s OOM-killed",
-			 iso_say(o->say, ISO_SAY_MEMORY_MAX), v, res->cg.oom_kill,
-			 res->cg.oom_kill == 1 ? "" : "es");
-	} else if (p->asked && p->enforced_by && !strcmp(p->enforced_by, "cgroup") &&
-		   res->cg.pids_max_hits > 0) {
-		snprintf(res->ceiling_hit, sizeof(res->ceiling_hit),
-			 "process ceiling reached (%s %" PRIu64 "): %" PRId64 " fork%s refused",
-			 iso_say(o->say, ISO_SAY_PIDS_MAX), p->value, res->cg.pids_max_hits,
-			 res->cg.pids_max_hits == 1 ? "" : "s");
-	}
+	say_hit(o, res);
 	if (!failed || res->ceiling_hit[0])
 		return;
 	for (int k = 0; k < ISO_N_CEILINGS; k++) {
@@ -380,7 +360,7 @@ static void find_hits(const struct iso_opts *o, bool failed, struct iso_resource
 				 "the command failed under %s %" PRIu64 " (%.120s); whether it "
 				 "hit the ceiling is not observable (the kernel keeps no count of "
 				 "refused rlimits)",
-				 iso_say(o->say, say_of[k]), l->value, l->note);
+				 o->plan.ceiling_opt[k], l->value, l->note);
 			return;
 		}
 	}
@@ -395,6 +375,7 @@ void iso_ceilings_finish(struct iso_ceilings *c, const struct iso_opts *o, bool 
 	rusage_of_children(res);
 	if (c->have_cgroup) {
 		cg_run_stats(&c->run, &res->cg);
+		count_hits(c, res);
 		/* the join came first; the cgroup's own witness is bounded by the kill's */
 		if (cg_run_populated(&c->run) == 1) {
 			(void)cg_run_freeze(&c->run, 0);
@@ -480,10 +461,11 @@ json_t *iso_resources_json(const struct iso_resources *res)
 	for (int k = 0; k < ISO_N_CEILINGS; k++) {
 		const struct iso_limit *l = &res->limits[k];
 		if (l->asked)
-			json_array_append_new(
-				limits, json_pack("{s:s, s:I, s:b, s:s?, s:s}", "name", names[k],
-						  "value", (json_int_t)l->value, "try", l->try_,
-						  "enforced_by", l->enforced_by, "note", l->note));
+			json_array_append_new(limits, json_pack("{s:s, s:I, s:b, s:s?, s:s}",
+								"name", iso_ceiling_descs[k].name,
+								"value", (json_int_t)l->value,
+								"try", l->try_, "enforced_by",
+								l->enforced_by, "note", l->note));
 	}
 	return json_pack(
 		"{s:o, s:o, s:o, s:o, s:o}", "cpu_user_ms",

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ceilings and accounting: the run's own cgroup where one can be had
- * (--cgroup=auto), --memory-max, --pids-max and --cpu-max written to it or
- * mapped to rlimits, and what the run used, for the report.
+ * (--cgroup=auto), the ceilings of the plan (a table, iso_ceiling_descs[])
+ * written to it or mapped to rlimits, and what the run used, for the report.
  */
 #ifndef ISO_CEILING_H
 #define ISO_CEILING_H
@@ -13,10 +13,72 @@
 #include "cgroup/cgroup.h"
 #include "launcher/opts.h"
 #include "launcher/resources.h"
+#include "launcher/say.h"
 #include "launcher/spawn.h"
 
 /* how long the cgroup gets to empty after cgroup.kill */
 #define ISO_CEILING_KILL_MS 10000
+
+/* How a ceiling's value is written (cli/setters.c reads it by this). */
+enum iso_ceiling_unit {
+	ISO_CEIL_BYTES,	  /* a size: 512M, 2G */
+	ISO_CEIL_COUNT,	  /* a plain number */
+	ISO_CEIL_PERCENT, /* a number, with or without a '%' */
+};
+
+/* What a ceiling with no controller gets instead: a row's fallback decides it. */
+struct iso_ceiling_fallback {
+	int resource; /* an RLIMIT_* set on the command, or -1: none */
+	bool exact;   /* that is the ceiling as asked */
+	/* it binds only in the run's own user namespace: the limit's note when there is
+	 * none after all (--pidns=try fell back), or NULL */
+	const char *without_userns;
+};
+
+/*
+ * A row's fallback: l is asked (value, try_); set l's note (iso_limit_note(), with
+ * "rlimit" when f->resource is set) and *f.  `userns`: the command will run in a user
+ * namespace of the run's own; say: the command line's words (launcher/say.h).
+ */
+typedef void iso_ceiling_fallback_fn(bool userns, const char *const *say, struct iso_limit *l,
+				     struct iso_ceiling_fallback *f);
+
+/*
+ * One ceiling, the one description of it (launcher/ceiling_kinds.c): cli/ makes its
+ * option, --help line and value's parse from it; this file enforces it and says
+ * what it found.
+ */
+struct iso_ceiling_desc {
+	/* the option's name, and the report's "limits" name; arrays, so that cli/'s key
+	 * table (cli/keys.c) can point at them in its initializers */
+	char name[24];
+	char report[24]; /* the key of the report's settings */
+	/* --help: the value's name and the words after it, '\n' continuing under them;
+	 * a "%s" in them is help_say's words */
+	const char *metavar, *help;
+	enum iso_say help_say;
+	/* the value: unit, bounds, and what a bad one should have been */
+	enum iso_ceiling_unit unit;
+	uint64_t min, max;
+	const char *want;
+	/* the run's cgroup: the controller, the file the value goes to, and how it is
+	 * written there (NULL: the number) */
+	enum cg_ctrl ctrl;
+	const char *file;
+	void (*format)(uint64_t value, char *buf, size_t len);
+	iso_ceiling_fallback_fn *fallback;
+	/* a hit the cgroup counts, "key N" in a flat-keyed file (file NULL: none), said
+	 * as "WHAT reached (OPTION VALUE UNIT): N ONE|MANY VERB" */
+	struct {
+		const char *file, *key, *what, *unit, *one, *many, *verb;
+	} hit;
+};
+
+extern const struct iso_ceiling_desc iso_ceiling_descs[ISO_N_CEILINGS];
+
+/* A limit's note and how it is enforced ("cgroup", "rlimit", NULL: not). */
+void iso_limit_note(struct iso_limit *l, const char *by, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 struct iso_ceilings {
 	struct cg_host host;
@@ -25,8 +87,10 @@ struct iso_ceilings {
 	bool have_cgroup; /* made */
 	unsigned ctrls;	  /* the controllers the ceilings need */
 	struct iso_rlimit rl[ISO_N_CEILINGS];
+	/* each rlimit's ceiling, and its note if the user namespace does not come (or NULL) */
+	int rl_kind[ISO_N_CEILINGS];
+	const char *rl_without_userns[ISO_N_CEILINGS];
 	size_t n_rl;
-	bool nproc_userns;	/* RLIMIT_NPROC planned on the run's own user namespace */
 	int tree_fd;		/* where the `cgroup` record is, while the cgroup exists */
 	bool stranger;		/* a process not the run's sits in its cgroup: no cgroup.kill */
 	const char *const *say; /* the options' words (launcher/say.h) */

@@ -45,6 +45,13 @@ static inline const char *iso_rlimit_name(int i)
 	return i == ISO_RLIM_NOFILE ? "nofile" : i == ISO_RLIM_CORE ? "core" : "fsize";
 }
 
+/*
+ * The ceilings, each a row of launcher/ceiling_kinds.c (its option, cgroup file,
+ * fallback and hit): memory-max (bytes), pids-max (processes), cpu-max (percent of
+ * one CPU).  Their keys follow ISO_K_CEILING in this order.
+ */
+enum iso_ceiling_kind { ISO_CEIL_MEMORY, ISO_CEIL_PIDS, ISO_CEIL_CPU, ISO_N_CEILINGS };
+
 /* The settings of a run, by their long option name: the keys of isorun.conf too. */
 enum iso_key {
 	ISO_K_ROOT,
@@ -88,10 +95,8 @@ enum iso_key {
 	ISO_K_RLIMIT_NOFILE,
 	ISO_K_RLIMIT_CORE,
 	ISO_K_RLIMIT_FSIZE,
-	ISO_K_MEMORY_MAX,
-	ISO_K_PIDS_MAX,
-	ISO_K_CPU_MAX,
-	ISO_K_CGROUP,
+	ISO_K_CEILING, /* the first ceiling's; one key each, by enum iso_ceiling_kind */
+	ISO_K_CGROUP = ISO_K_CEILING + ISO_N_CEILINGS,
 	ISO_K_CACHE,
 	ISO_K_BIND,
 	ISO_K_RO_BIND,
@@ -99,8 +104,6 @@ enum iso_key {
 	ISO_N_KEYS,
 };
 
-/* --memory-max (bytes), --pids-max (processes), --cpu-max (percent of one CPU) */
-enum iso_ceiling_kind { ISO_CEIL_MEMORY, ISO_CEIL_PIDS, ISO_CEIL_CPU, ISO_N_CEILINGS };
 struct iso_ceiling {
 	bool set;
 	bool try_; /* "try:VALUE": enforce what can be, say what could not, go on */
@@ -203,6 +206,12 @@ struct iso_run_plan {
 	/* --cap-keep's capabilities (bit n: capability n), --map-root */
 	uint64_t cap_keep;
 	bool map_root;
+	/* the ceilings asked; how each is enforced needs the host, probed at the run's start
+	 * (launcher/ceiling.c) */
+	struct iso_ceiling ceilings[ISO_N_CEILINGS];
+	bool cgroup; /* --cgroup=auto: a cgroup of the run's own where one can be had */
+	/* how the command line spells each ceiling's option, for the messages that name it */
+	char ceiling_opt[ISO_N_CEILINGS][32];
 };
 
 struct iso_opts;

@@ -19,6 +19,7 @@ struct iso_limit {
 	uint64_t value;
 	const char *enforced_by; /* "cgroup", "rlimit", or NULL: not enforced */
 	char note[400];		 /* how it was enforced, or why it was not */
+	int64_t hits;		 /* what its cgroup counted as refused or killed; -1: unknown */
 };
 
 struct iso_resources {
@@ -32,8 +33,5 @@ struct iso_resources {
 	char ceiling_note[320];	   /* a failing run under an rlimit ceiling: what cannot be known */
 	char cgroup_retained[480]; /* the cgroup could not be removed: path and reason */
 };
-
-/* The option's name of a ceiling kind: "memory-max". */
-const char *iso_ceiling_name(int kind);
 
 #endif

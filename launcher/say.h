@@ -14,7 +14,6 @@ enum iso_say {
 	ISO_SAY_CAP_KEEP,	/* the capabilities a namespace's root keeps */
 	ISO_SAY_CGROUP_OFF,	/* cgroups asked off */
 	ISO_SAY_CHDIR,		/* the command's working directory */
-	ISO_SAY_CPU_MAX,	/* the cpu ceiling */
 	ISO_SAY_ENV_DIR,	/* a variable pointing into the tree */
 	ISO_SAY_GC_KEPT,	/* the command that removes every kept tree */
 	ISO_SAY_GUARD_OFF,	/* why no exec was recorded: the service guard is off */
@@ -29,11 +28,9 @@ enum iso_say {
 	ISO_SAY_MAP_USERS_AUTO, /* more ids when the host grants them */
 	ISO_SAY_MAP_USERS_REQ,	/* more ids or no run */
 	ISO_SAY_MAP_USERS_FIX,	/* what helps when the host grants no ids */
-	ISO_SAY_MEMORY_MAX,	/* the memory ceiling */
 	ISO_SAY_NET_ISOLATED,	/* a network namespace of the run's own */
 	ISO_SAY_PASS_FD,	/* a descriptor passed to the command */
 	ISO_SAY_PIDNS,		/* a PID namespace of the run's own */
-	ISO_SAY_PIDS_MAX,	/* the process ceiling */
 	ISO_SAY_POLICY,		/* the seccomp policy */
 	ISO_SAY_POLICY_OFF,	/* no seccomp policy */
 	ISO_SAY_PRIVATE_TMP,	/* /tmp and /var/tmp of the run's own */

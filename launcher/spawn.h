@@ -45,7 +45,7 @@ struct iso_spawn {
 	struct iso_rlimit {
 		int resource;
 		uint64_t value;
-	} ceil_rlimits[4];
+	} ceil_rlimits[ISO_N_CEILINGS];
 	size_t n_ceil_rlimits;
 	/* a user namespace of one uid and gid: its id filter (policy/idfilter.c), or NULL */
 	const struct sock_filter *id_filter;

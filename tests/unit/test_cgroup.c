@@ -50,7 +50,19 @@ static void test_fake_tree(void **state)
 	assert_int_equal(e.cause, CG_NO_CONTROLLER);
 	assert_non_null(strstr(e.msg, "the pids controller is not enabled in the parent"));
 	assert_int_equal(cg_run_create(&r, &h, "isorun-x", &e), 0);
+	/* a file the tree does not have (a ceiling's) is made by its write, whole */
 	assert_int_equal(cg_run_write(&r, "memory.max", "1048576", &e), 0);
+	assert_int_equal(cg_run_write(&r, "io.max", "8:0 wbps=1048576", &e), 0);
+	assert_int_equal(cg_run_write(&r, "io.max", "8:0 wbps=2", &e), 0);
+	assert_int_equal(cg_run_keyed(&r, "io.max", "8:0"), -1);
+	snprintf(child, sizeof(child), "%s/isorun-x/io.max", dir);
+	assert_int_equal(stat(child, &sb), 0);
+	assert_int_equal(sb.st_size, strlen("8:0 wbps=2"));
+	/* any counter of a flat-keyed file the tree handed down, by its key */
+	assert_int_equal(cg_run_keyed(&r, "memory.events", "oom"), 1);
+	assert_int_equal(cg_run_keyed(&r, "memory.events", "oom_kill"), 3);
+	assert_int_equal(cg_run_keyed(&r, "memory.events", "oom_group_kill"), -1);
+	assert_int_equal(cg_run_keyed(&r, "pids.events", "max"), -1);
 	assert_int_equal(cg_run_populated(&r), 0);
 	cg_run_stats(&r, &st);
 	assert_true(st.have_cpu);
