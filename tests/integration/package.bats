@@ -395,17 +395,31 @@ require_history() {
 # it; print the installed isorun.  Building a revision takes most of a minute,
 # so the result is kept under the build directory, keyed by the revision and
 # the step's text (both fixed once committed).
+# A runner's compiler cache (Debian's ccache, the cc of /usr/lib/ccache): both
+# snippets build the same revision from the same sources, one after the other,
+# and the second compiles nothing again (hash_dir off: their checkouts differ).
+ccache_dir() {
+	if [ -x /usr/lib/ccache/cc ]; then
+		echo /usr/lib/ccache
+	elif [ "${CI:-}" = true ]; then
+		echo "ccache missing under CI (make deps installs it)" >&2
+		return 1
+	fi
+}
+
 pinned_install() {
-	local s=$1 key dest tmp
+	local s=$1 key dest tmp cc
 	key=$(cat <(echo "$REF") "$CI_STEPS/$s-install.sh" | sha256sum | cut -c1-16)
 	dest="$BUILDDIR/pinned/$s-$key"
 	if [ ! -x "$dest/usr/local/bin/isorun" ]; then
 		mkdir -p "$BUILDDIR/pinned" "$BATS_TEST_TMPDIR/runner-$s"
+		cc=$(ccache_dir) || return 1
 		tmp=$(mktemp -d "$BUILDDIR/pinned/.new.XXXXXX")
 		# without the outer make's flags (BUILD, SANITIZE, WERROR, its
 		# jobserver): the revision is built as a user's job builds it
 		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL DESTDIR="$tmp" \
-			PATH="$CI_BIN:$tmp/usr/local/bin:$PATH" \
+			PATH="$CI_BIN:${cc:+$cc:}$tmp/usr/local/bin:$PATH" \
+			CCACHE_DIR="$BATS_FILE_TMPDIR/ccache" CCACHE_NOHASHDIR=1 \
 			RUNNER_TEMP="$BATS_TEST_TMPDIR/runner-$s" TMPDIR="$BATS_TEST_TMPDIR/runner-$s" \
 			ISORUN_DEB= ISORUN_GIT="file://$TOP" ISORUN_REF="$REF" \
 			bash -e "$CI_STEPS/$s-install.sh" >"$BATS_TEST_TMPDIR/$s-install.log" 2>&1 || {
