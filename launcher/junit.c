@@ -251,7 +251,22 @@ static void case_timeout(struct jcase *c, const struct iso_verdict *v)
 	}
 }
 
-enum { N_CASES = 6 };
+/* a kind whose row names a case of its own: failed by its findings that count */
+static void case_kind(struct jcase *c, const struct iso_verdict *v, enum iso_vkind kind)
+{
+	char msg[sizeof(c->message)];
+
+	if (not_run(c, v))
+		return;
+	texts(c, v, kind);
+	if (v->n_counting[kind]) {
+		iso_verdict_kind_words(v, kind, msg, sizeof(msg));
+		jcase_set(c, "failure", c->name, msg);
+	}
+}
+
+/* the guards' six, then a case per kind that names one */
+enum { N_CASES = 6, MAX_CASES = N_CASES + ISO_V_N_KINDS };
 
 static void emit_case(FILE *f, const struct jcase *c, double secs)
 {
@@ -288,8 +303,8 @@ static size_t count(const struct jcase *cases, const char *status)
 {
 	size_t n = 0;
 
-	for (int i = 0; i < N_CASES; i++)
-		n += !cases[i].omit &&
+	for (int i = 0; i < MAX_CASES; i++)
+		n += cases[i].name && !cases[i].omit &&
 		     (status ? cases[i].status && strcmp(cases[i].status, status) == 0 : true);
 	return n;
 }
@@ -334,33 +349,46 @@ static void emit(FILE *f, const struct iso_verdict *v, const struct jcase *cases
 	property(f, "isorun.exit", code);
 	property(f, "isorun.reason", v->reason);
 	fputs("    </properties>\n", f);
-	for (int i = 0; i < N_CASES; i++)
-		if (!cases[i].omit)
+	for (int i = 0; i < MAX_CASES; i++)
+		if (cases[i].name && !cases[i].omit)
 			emit_case(f, &cases[i], i == 0 ? cmd : 0);
 	fputs("  </testsuite>\n</testsuites>\n", f);
 }
 
 typedef void (*case_fn)(struct jcase *c, const struct iso_verdict *v);
 
-void iso_junit_render(struct iso_doc *d, const struct iso_verdict *v)
+/* The i-th case, written into c: a guard's six, or a kind's (none: no name). */
+static void write_case(struct jcase *c, const struct iso_verdict *v, int i, struct iso_doc *d)
 {
 	static const char *const names[N_CASES] = { "command", "leak gate", "residue",
 						    "policy",  "teardown",  "timeout" };
 	const case_fn fns[N_CASES] = { case_command, case_leaks,    case_residue,
 				       case_policy,  case_teardown, case_timeout };
-	struct jcase cases[N_CASES] = { 0 };
+	const char *name = i < N_CASES ? names[i] : iso_vkind_of(i - N_CASES)->junit;
 
-	for (int i = 0; i < N_CASES && !d->err; i++) {
-		if (!jcase_open(&cases[i], names[i]))
-			d->err = -ENOMEM;
-		else
-			fns[i](&cases[i], v);
-		if (cases[i].m && fclose(cases[i].m) != 0)
-			d->err = -ENOMEM;
-		cases[i].m = NULL;
+	if (!name)
+		return;
+	if (!jcase_open(c, name)) {
+		d->err = -ENOMEM;
+		return;
 	}
+	if (i < N_CASES)
+		fns[i](c, v);
+	else
+		case_kind(c, v, (enum iso_vkind)(i - N_CASES));
+	if (fclose(c->m) != 0)
+		d->err = -ENOMEM;
+	c->m = NULL;
+}
+
+void iso_junit_render(struct iso_doc *d, const struct iso_verdict *v)
+{
+	struct jcase cases[MAX_CASES] = { 0 };
+
+	for (int i = 0; i < MAX_CASES && !d->err; i++)
+		write_case(&cases[i], v, i, d);
 	if (!d->err)
 		emit(d->f, v, cases);
-	for (int i = 0; i < N_CASES; i++)
+	for (int i = 0; i < MAX_CASES; i++)
 		free(cases[i].text);
 }

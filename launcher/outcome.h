@@ -15,6 +15,7 @@
 #include "launcher/opts.h"
 #include "launcher/relay.h"
 #include "launcher/resources.h"
+#include "launcher/vkinds.h"
 
 enum iso_tree_state { ISO_TREE_NONE, ISO_TREE_REMOVED, ISO_TREE_KEPT, ISO_TREE_RETAINED };
 
@@ -66,6 +67,17 @@ struct iso_hung_tree {
 	size_t n_procs, n_more;
 	struct iso_hung *survived; /* still alive when the grace ran out */
 	size_t n_survived;
+};
+
+/*
+ * A finding of a guard whose evidence needs no field of its own here: its kind (a
+ * row of launcher/vkinds.h), whether it counts against the run, and the evidence
+ * its words show (iso_found_add(), launcher/verdict.h).
+ */
+struct iso_found {
+	enum iso_vkind kind;
+	bool counts;
+	char *what;
 };
 
 /* Where isorun's own time went, in microseconds; ISO_TIMING_NONE: the phase did not run. */
@@ -159,6 +171,11 @@ struct iso_outcome {
 	struct iso_caps_plan caps; /* what the command kept and lost, and why */
 
 	struct iso_resources res; /* accounting and ceilings: the report's `resources` */
+
+	/* the guards' findings with no field of their own, in the order they were found */
+	struct iso_found *found;
+	size_t n_found;
+	bool found_lost; /* one that counts could not be recorded (ENOMEM): the run fails */
 
 	int exit; /* the exec's failure (126, 127); at the end, isorun's exit code (verdict.c) */
 };

@@ -294,123 +294,132 @@ static const char *residue_level(const struct iso_verdict *v, bool counts)
 }
 
 /*
- * What a kind of finding is, one row per kind (enum iso_vkind, whose order is the
- * findings' and the annotations'): a kind the outcome lists gives how many, whether
- * each counts against the run, its severity, its words (finding.c's) and its
- * annotation's title; an irregular kind adds its findings itself.  The reason names
- * the kinds that count in the order of reason_at.
+ * The descriptions of the kinds whose evidence has fields of its own in the outcome
+ * (struct iso_vkind_row, launcher/verdict.h).  The reason names the kinds that count in
+ * the order of reason_at.
  */
-struct vkind {
-	int (*add)(struct iso_verdict *v); /* an irregular kind's own; else: */
-	size_t (*count)(const struct iso_verdict *v);
-	bool (*counts)(const struct iso_verdict *v, size_t i);
-	const char *(*level)(const struct iso_verdict *v, bool counts);
-	iso_words_fn *words;	 /* NULL: no words (ceiling.c says them) */
-	const char *title;	 /* the annotation's; NULL: not annotated */
-	enum iso_vlisted listed; /* where stderr's summary lists it */
-	const char *title_quiet; /* when it does not count, where that differs */
-	int reason_at;		 /* its place in the reason (1: first); 0: not named */
-	/* the reason's words for the N that count: "N ONE" or "N MORE"; ONE alone when
-	 * there is no MORE; NULL: each finding's own word */
-	const char *one, *more;
-};
+const struct iso_vkind_row iso_vkind_setup = { .add = add_setup };
+const struct iso_vkind_row iso_vkind_timeout = { .count = n_timeout,
+						 .counts = never,
+						 .level = error_level,
+						 .words = iso_timeout_text,
+						 .title = "isorun: timed out" };
+const struct iso_vkind_row iso_vkind_unmeasurable = { .count = n_unmeasurable,
+						      .counts = unmeasurable_counts,
+						      .level = counts_level,
+						      .words = iso_unmeasurable_text,
+						      .title = "isorun: leak check not measurable",
+						      .reason_at = 5,
+						      .one = "leak check not measurable" };
+const struct iso_vkind_row iso_vkind_leak = { .count = n_leaks,
+					      .counts = leak_counts,
+					      .level = leak_level,
+					      .words = iso_leak_text,
+					      .title = "isorun: leaked process",
+					      .reason_at = 1,
+					      .one = "process outlived the command",
+					      .more = "processes outlived the command" };
+const struct iso_vkind_row iso_vkind_refusal = { .listed = ISO_LISTED,
+						 .count = n_refusals,
+						 .counts = refused,
+						 .level = counts_level,
+						 .words = iso_refusal_text,
+						 .title = "isorun: call refused",
+						 .title_quiet = "isorun: call logged",
+						 .reason_at = 2,
+						 .one = "call refused",
+						 .more = "calls refused" };
+const struct iso_vkind_row iso_vkind_residue = { .listed = ISO_LISTED,
+						 .count = n_residue,
+						 .counts = residue_counts,
+						 .level = residue_level,
+						 .words = iso_residue_text,
+						 .title = "isorun: residue",
+						 .reason_at = 3,
+						 .one = "new entry in watched directories",
+						 .more = "new entries in watched directories" };
+const struct iso_vkind_row iso_vkind_residue_gap = { .listed = ISO_LISTED,
+						     .count = n_residue_gaps,
+						     .counts = residue_counts,
+						     .level = residue_level,
+						     .words = iso_residue_gap_text,
+						     .title =
+							     "isorun: residue check not measurable",
+						     .reason_at = 4,
+						     .one = "residue check not measurable" };
+const struct iso_vkind_row iso_vkind_residue_note = { .listed = ISO_LISTED,
+						      .add = add_residue_notes };
+const struct iso_vkind_row iso_vkind_ignored = { .listed = ISO_LISTED_VERBOSE, .add = add_ignored };
+const struct iso_vkind_row iso_vkind_retained = { .count = n_retained,
+						  .counts = always,
+						  .level = error_level,
+						  .words = iso_retained_text,
+						  .title = "isorun: tree retained",
+						  .reason_at = 6,
+						  .one = "tree retained" };
+const struct iso_vkind_row iso_vkind_home_note = { .add = add_home_note };
+const struct iso_vkind_row iso_vkind_home_write = { .listed = ISO_LISTED, .add = add_home_writes };
+const struct iso_vkind_row iso_vkind_ceiling = { .count = n_ceiling,
+						 .counts = always,
+						 .level = error_level,
+						 .reason_at = 7,
+						 .one = "a ceiling was reached" };
+const struct iso_vkind_row iso_vkind_cgroup = { .count = n_cgroup,
+						.counts = always,
+						.level = error_level,
+						.reason_at = 8,
+						.one = "cgroup retained" };
+const struct iso_vkind_row iso_vkind_stream_lost = { .listed = ISO_LISTED_LAST,
+						     .add = add_streams,
+						     .reason_at = 9 };
+/* added after the verdict, by the sinks (iso_verdict_undelivered()) */
+const struct iso_vkind_row iso_vkind_undelivered = { .listed = ISO_LISTED_LAST, .reason_at = 10 };
 
-static const struct vkind vkinds[ISO_V_N_KINDS] = {
-	[ISO_V_SETUP] = { .add = add_setup },
-	[ISO_V_TIMEOUT] = { .count = n_timeout,
-			    .counts = never,
-			    .level = error_level,
-			    .words = iso_timeout_text,
-			    .title = "isorun: timed out" },
-	[ISO_V_UNMEASURABLE] = { .count = n_unmeasurable,
-				 .counts = unmeasurable_counts,
-				 .level = counts_level,
-				 .words = iso_unmeasurable_text,
-				 .title = "isorun: leak check not measurable",
-				 .reason_at = 5,
-				 .one = "leak check not measurable" },
-	[ISO_V_LEAK] = { .count = n_leaks,
-			 .counts = leak_counts,
-			 .level = leak_level,
-			 .words = iso_leak_text,
-			 .title = "isorun: leaked process",
-			 .reason_at = 1,
-			 .one = "process outlived the command",
-			 .more = "processes outlived the command" },
-	[ISO_V_REFUSAL] = { .listed = ISO_LISTED,
-			    .count = n_refusals,
-			    .counts = refused,
-			    .level = counts_level,
-			    .words = iso_refusal_text,
-			    .title = "isorun: call refused",
-			    .title_quiet = "isorun: call logged",
-			    .reason_at = 2,
-			    .one = "call refused",
-			    .more = "calls refused" },
-	[ISO_V_RESIDUE] = { .listed = ISO_LISTED,
-			    .count = n_residue,
-			    .counts = residue_counts,
-			    .level = residue_level,
-			    .words = iso_residue_text,
-			    .title = "isorun: residue",
-			    .reason_at = 3,
-			    .one = "new entry in watched directories",
-			    .more = "new entries in watched directories" },
-	[ISO_V_RESIDUE_GAP] = { .listed = ISO_LISTED,
-				.count = n_residue_gaps,
-				.counts = residue_counts,
-				.level = residue_level,
-				.words = iso_residue_gap_text,
-				.title = "isorun: residue check not measurable",
-				.reason_at = 4,
-				.one = "residue check not measurable" },
-	[ISO_V_RESIDUE_NOTE] = { .listed = ISO_LISTED, .add = add_residue_notes },
-	[ISO_V_IGNORED] = { .listed = ISO_LISTED_VERBOSE, .add = add_ignored },
-	[ISO_V_RETAINED] = { .count = n_retained,
-			     .counts = always,
-			     .level = error_level,
-			     .words = iso_retained_text,
-			     .title = "isorun: tree retained",
-			     .reason_at = 6,
-			     .one = "tree retained" },
-	[ISO_V_HOME_NOTE] = { .add = add_home_note },
-	[ISO_V_HOME_WRITE] = { .listed = ISO_LISTED, .add = add_home_writes },
-	[ISO_V_CEILING] = { .count = n_ceiling,
-			    .counts = always,
-			    .level = error_level,
-			    .reason_at = 7,
-			    .one = "a ceiling was reached" },
-	[ISO_V_CGROUP] = { .count = n_cgroup,
-			   .counts = always,
-			   .level = error_level,
-			   .reason_at = 8,
-			   .one = "cgroup retained" },
-	[ISO_V_STREAM_LOST] = { .listed = ISO_LISTED_LAST, .add = add_streams, .reason_at = 9 },
-	/* added after the verdict, by the sinks (iso_verdict_undelivered()) */
-	[ISO_V_UNDELIVERED] = { .listed = ISO_LISTED_LAST, .reason_at = 10 },
-};
+/* The table the rows of launcher/vkinds.h make, by enum iso_vkind. */
+#define VKIND_ROW(ID, name) [ISO_V_##ID] = &iso_vkind_##name,
+static const struct iso_vkind_row *const vkinds[ISO_V_N_KINDS] = { ISO_VKIND_ROWS(VKIND_ROW) };
+#undef VKIND_ROW
 
-/* Every finding of a kind, by its row; without memory for its words one still counts. */
+/* The i-th finding of a kind by its row (g: a generic kind's): counts, severity, words. */
+static int add_one(struct iso_verdict *v, enum iso_vkind k, size_t i, const struct iso_found *g)
+{
+	const struct iso_vkind_row *d = vkinds[k];
+	bool counts = g ? g->counts : d->counts(v, i);
+	const char *level = g ? (counts ? "error" : "warning") : d->level(v, counts);
+	const char *title = counts || !d->title_quiet ? d->title : d->title_quiet;
+	struct iso_vfinding *f = add(v, k, counts, level, title);
+
+	if (!f)
+		return -ENOMEM;
+	if (d->words)
+		f->text = iso_finding_str(d->words, v->plan, v->out, i);
+	else if (g) /* its evidence is its words */
+		f->text = iso_escape(g->what);
+	else
+		return 0;
+	return f->text ? 0 : -ENOMEM;
+}
+
+/*
+ * Every finding of a kind, by its row; without memory for its words one still
+ * counts.  A row with neither add nor count is a generic kind: the outcome's found
+ * list holds its findings.
+ */
 static int add_kind(struct iso_verdict *v, enum iso_vkind k)
 {
-	const struct vkind *d = &vkinds[k];
-	size_t n = d->count ? d->count(v) : 0;
+	const struct iso_vkind_row *d = vkinds[k];
+	const struct iso_found *g;
 	int r = 0;
 
 	if (d->add)
 		return d->add(v);
-	for (size_t i = 0; i < n; i++) {
-		bool counts = d->counts(v, i);
-		const char *title = counts || !d->title_quiet ? d->title : d->title_quiet;
-		struct iso_vfinding *f = add(v, k, counts, d->level(v, counts), title);
-
-		if (!f) {
-			r = -ENOMEM;
-			continue;
-		}
-		if (d->words && !(f->text = iso_finding_str(d->words, v->plan, v->out, i)))
-			r = -ENOMEM;
+	if (d->count) {
+		for (size_t i = 0, n = d->count(v); i < n; i++)
+			r |= add_one(v, k, i, NULL);
+		return r;
 	}
+	for (size_t i = 0; (g = iso_found_get(v->out, k, i)); i++)
+		r |= add_one(v, k, i, g);
 	return r;
 }
 
@@ -433,7 +442,7 @@ static int exit_code(const struct iso_verdict *v)
 		return ISO_EXIT_SIGNAL_BASE + o->term_signal;
 	if (o->exit_code)
 		return o->exit_code;
-	return v->finding ? v->opts->finding_exit : 0;
+	return v->finding || o->found_lost ? v->opts->finding_exit : 0;
 }
 
 __attribute__((format(printf, 2, 3))) static void reason_add(struct iso_verdict *v, const char *fmt,
@@ -483,19 +492,33 @@ static void how_it_ended(const struct iso_outcome *o, int code, char *how, size_
 		how[0] = '\0';
 }
 
+void iso_verdict_kind_words(const struct iso_verdict *v, enum iso_vkind k, char *buf, size_t len)
+{
+	const struct iso_vkind_row *d = vkinds[k];
+	size_t n = v->n_counting[k];
+
+	buf[0] = '\0';
+	if (!n)
+		return;
+	if (d->one && d->more)
+		snprintf(buf, len, "%zu %s", n, n == 1 ? d->one : d->more);
+	else if (d->one)
+		snprintf(buf, len, "%s", d->one);
+	else
+		for (size_t i = 0, used = 0; i < v->n[k] && used < len; i++) {
+			snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 v->items[v->first[k] + i].word);
+			used += strlen(buf + used);
+		}
+}
+
 /* A kind that counts, named in the reason as its row says. */
 static void name_kind(struct iso_verdict *v, enum iso_vkind k)
 {
-	const struct vkind *d = &vkinds[k];
-	size_t n = v->n_counting[k];
+	char words[sizeof(v->reason)];
 
-	if (!d->one)
-		for (size_t i = 0; i < v->n[k]; i++)
-			reason_add(v, "%s", v->items[v->first[k] + i].word);
-	else if (d->more)
-		reason_add(v, "%zu %s", n, n == 1 ? d->one : d->more);
-	else
-		reason_add(v, "%s", d->one);
+	iso_verdict_kind_words(v, k, words, sizeof(words));
+	reason_add(v, "%s", words);
 }
 
 /* What was found, as the reason's other words, in the order the reason has always had. */
@@ -503,7 +526,7 @@ static void what_was_found(struct iso_verdict *v)
 {
 	for (int at = 1; at <= ISO_V_N_KINDS; at++)
 		for (int k = 0; k < ISO_V_N_KINDS; k++)
-			if (vkinds[k].reason_at == at && v->n_counting[k])
+			if (vkinds[k]->reason_at == at && v->n_counting[k])
 				name_kind(v, (enum iso_vkind)k);
 }
 
@@ -569,10 +592,39 @@ const struct iso_vfinding *iso_verdict_get(const struct iso_verdict *v, enum iso
 
 enum iso_vlisted iso_vkind_listed(enum iso_vkind kind)
 {
-	return vkinds[kind].listed;
+	return vkinds[kind]->listed;
 }
 
 const char *iso_verdict_word(const struct iso_verdict *v)
 {
 	return v->unfinished ? "unfinished" : v->exit ? "failed" : "passed";
+}
+
+const struct iso_vkind_row *iso_vkind_of(enum iso_vkind kind)
+{
+	return vkinds[kind];
+}
+
+int iso_found_add(struct iso_outcome *o, enum iso_vkind kind, bool counts, const char *what)
+{
+	struct iso_found *found = realloc(o->found, (o->n_found + 1) * sizeof(*found));
+	char *copy = strdup(what);
+
+	if (!found || !copy) {
+		o->found = found ? found : o->found;
+		free(copy);
+		o->found_lost |= counts;
+		return -ENOMEM;
+	}
+	o->found = found;
+	o->found[o->n_found++] = (struct iso_found){ .kind = kind, .counts = counts, .what = copy };
+	return 0;
+}
+
+const struct iso_found *iso_found_get(const struct iso_outcome *o, enum iso_vkind kind, size_t i)
+{
+	for (size_t j = 0; j < o->n_found; j++)
+		if (o->found[j].kind == kind && i-- == 0)
+			return &o->found[j];
+	return NULL;
 }

@@ -10,36 +10,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "launcher/opts.h"
 #include "launcher/outcome.h"
+#include "launcher/vkinds.h"
 
 /*
  * The provisional report's reason and the JUnit file's error, until the end replaces
  * both: a run killed on the way (a CI runner's SIGKILL) leaves them saying so.
  */
 #define ISO_UNFINISHED "isorun did not finish"
-
-/* In the order the annotations name them; the reason has an order of its own. */
-enum iso_vkind {
-	ISO_V_SETUP,	    /* a setup step failed (125); a policy file's mistake has a position */
-	ISO_V_TIMEOUT,	    /* --timeout fired */
-	ISO_V_UNMEASURABLE, /* the leak check did not run */
-	ISO_V_LEAK,	    /* one per leaked process */
-	ISO_V_REFUSAL,	    /* one per policy event, refused or logged */
-	ISO_V_RESIDUE,	    /* one per new entry in a --watch directory */
-	ISO_V_RESIDUE_GAP,  /* one per --watch directory that could not be checked */
-	ISO_V_RESIDUE_NOTE, /* a --watch directory whose .gitignore was not applied: never counts */
-	ISO_V_IGNORED,	    /* an entry a .gitignore or a glob ignored: info, said with -v */
-	ISO_V_RETAINED,	    /* the tree could not be removed */
-	ISO_V_HOME_NOTE,    /* --protect-home may explain a failure: a possibility, never counts */
-	ISO_V_HOME_WRITE, /* --watch-home: a file the run wrote in its private home; never counts */
-	ISO_V_CEILING,	  /* a ceiling was reached (the lines are ceiling.c's) */
-	ISO_V_CGROUP,	  /* the run's cgroup could not be removed */
-	ISO_V_STREAM_LOST, /* relayed output that could not be written */
-	ISO_V_UNDELIVERED, /* an output file of isorun's own (--report, --junit) */
-	ISO_V_N_KINDS
-};
 
 struct iso_vfinding {
 	enum iso_vkind kind;
@@ -93,7 +74,61 @@ const struct iso_vfinding *iso_verdict_get(const struct iso_verdict *v, enum iso
  */
 enum iso_vlisted { ISO_LISTED_OWN, ISO_LISTED, ISO_LISTED_VERBOSE, ISO_LISTED_LAST };
 enum iso_vlisted iso_vkind_listed(enum iso_vkind kind);
+/*
+ * The reason's words for a kind's findings that count ("2 processes outlived the
+ * command"; each finding's own word, comma-separated), into buf; "" when none counts.
+ */
+void iso_verdict_kind_words(const struct iso_verdict *v, enum iso_vkind kind, char *buf,
+			    size_t len);
 /* "passed", "failed" or "unfinished": the report's word. */
 const char *iso_verdict_word(const struct iso_verdict *v);
+
+/*
+ * What a kind of finding is (a row of launcher/vkinds.h names it; its description
+ * is defined beside where it is found).  A kind whose evidence has fields of its own
+ * in the outcome gives how many it holds (count) and whether each counts; an
+ * irregular kind adds its findings itself (add).  With neither, its findings are the
+ * outcome's generic ones of its kind (iso_found_add()): each counts as its guard
+ * said, its severity is "error" when it counts, "warning" when not, and its words,
+ * without a words function, are its evidence's, escaped.
+ */
+struct iso_vkind_row {
+	int (*add)(struct iso_verdict *v); /* an irregular kind's own; else: */
+	size_t (*count)(const struct iso_verdict *v);
+	bool (*counts)(const struct iso_verdict *v, size_t i);
+	const char *(*level)(const struct iso_verdict *v, bool counts);
+	/* an iso_words_fn (launcher/finding.h); NULL: no words (ceiling.c says them), or
+	 * a generic kind's evidence */
+	void (*words)(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+		      size_t i);
+	const char *title;	 /* the annotation's; NULL: not annotated */
+	enum iso_vlisted listed; /* where stderr's summary lists it */
+	const char *title_quiet; /* when it does not count, where that differs */
+	int reason_at;		 /* its place in the reason (1: first); 0: not named */
+	/* the reason's words for the N that count: "N ONE" or "N MORE"; ONE alone when
+	 * there is no MORE; NULL: each finding's own word */
+	const char *one, *more;
+	/* the name of a JUnit test case of its own, after the guards' six, failed by the
+	 * findings that count (the reason's words its message); NULL: none */
+	const char *junit;
+};
+
+/* Each kind's description: iso_vkind_leak, iso_vkind_residue, ... */
+#define ISO_VKIND_DECL_(ID, name) extern const struct iso_vkind_row iso_vkind_##name;
+ISO_VKIND_ROWS(ISO_VKIND_DECL_)
+#undef ISO_VKIND_DECL_
+
+/* The description of a kind, by the table the rows make. */
+const struct iso_vkind_row *iso_vkind_of(enum iso_vkind kind);
+
+/*
+ * A finding of a guard with no field of its own in the outcome: its kind, whether
+ * it counts against the run, and its evidence in a string (a path, a name: what
+ * its words show).  0 or -ENOMEM; without memory the run still fails when it
+ * counts (the outcome's found_lost).
+ */
+int iso_found_add(struct iso_outcome *o, enum iso_vkind kind, bool counts, const char *what);
+/* The i-th generic finding of a kind, NULL when there is none. */
+const struct iso_found *iso_found_get(const struct iso_outcome *o, enum iso_vkind kind, size_t i);
 
 #endif

@@ -294,6 +294,55 @@ static void test_junit_after_undelivered(void **state)
 	iso_verdict_free(&v);
 }
 
+/*
+ * The generic findings (iso_found_add()): each kind's in the order found, and only
+ * a row with neither add nor count reads them; a kind with fields of its own is
+ * never counted twice.  Every row has a description, and the kind's words are the
+ * reason's.
+ */
+static void test_found(void **state)
+{
+	struct iso_opts o;
+	struct iso_outcome out = ok_outcome();
+	struct iso_leak leaks[2] = { { .pid = 7 }, { .pid = 8 } };
+	struct iso_verdict v;
+	char words[128];
+
+	init_opts(&o);
+	for (int k = 0; k < ISO_V_N_KINDS; k++)
+		assert_non_null(iso_vkind_of((enum iso_vkind)k));
+	assert_int_equal(iso_found_add(&out, ISO_V_LEAK, true, "a"), 0);
+	assert_int_equal(iso_found_add(&out, ISO_V_RESIDUE, true, "b"), 0);
+	assert_int_equal(iso_found_add(&out, ISO_V_LEAK, false, "c"), 0);
+	assert_string_equal(iso_found_get(&out, ISO_V_LEAK, 0)->what, "a");
+	assert_string_equal(iso_found_get(&out, ISO_V_LEAK, 1)->what, "c");
+	assert_false(iso_found_get(&out, ISO_V_LEAK, 1)->counts);
+	assert_string_equal(iso_found_get(&out, ISO_V_RESIDUE, 0)->what, "b");
+	assert_null(iso_found_get(&out, ISO_V_LEAK, 2));
+	assert_null(iso_found_get(&out, ISO_V_TIMEOUT, 0));
+	/* the leaks' row counts the outcome's leaks, not the generic list */
+	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
+	assert_int_equal(v.exit, 0);
+	assert_int_equal(v.n[ISO_V_LEAK] + v.n[ISO_V_RESIDUE], 0);
+	iso_verdict_free(&v);
+	out.leaks = leaks;
+	out.n_leaks = 2;
+	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
+	assert_int_equal(v.n[ISO_V_LEAK], 2);
+	iso_verdict_kind_words(&v, ISO_V_LEAK, words, sizeof(words));
+	assert_string_equal(words, "2 processes outlived the command");
+	iso_verdict_kind_words(&v, ISO_V_RESIDUE, words, sizeof(words));
+	assert_string_equal(words, "");
+	iso_verdict_free(&v);
+	for (size_t i = 0; i < out.n_found; i++)
+		free(out.found[i].what);
+	free(out.found);
+	/* one that counts and could not be recorded still fails the run */
+	out = ok_outcome();
+	out.found_lost = true;
+	assert_int_equal(code(&o, &out, NULL), ISO_EXIT_FINDING);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_setup_before_start),
 		cmocka_unit_test(test_stderr),
 		cmocka_unit_test(test_junit_after_undelivered),
+		cmocka_unit_test(test_found),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
