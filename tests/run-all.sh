@@ -9,7 +9,8 @@
 #
 # The integration suite runs under the freshly built isorun's own leak gate: a
 # test that leaks a process or leaves a tree behind fails the run, as it would
-# fail a user's.  A file tagged `# bats file_tags=serial` runs after the others,
+# fail a user's.  A file tagged `# bats file_tags=slow` starts first; one tagged
+# `# bats file_tags=serial` runs after the others,
 # alone: it asserts on state other tests' runs change.
 set -u
 # count_tap runs at the end of a pipeline and must keep its counts
@@ -83,8 +84,14 @@ if [ $# -gt 0 ]; then
 	fi
 else
 	units=("$build"/unit/test_*)
-	# the largest files first: a long one started last would run on alone
+	# the longest files start first, or one started last would run on alone:
+	# those that say `# bats file_tags=slow`, then the others largest first
 	mapfile -t files < <(ls -S -d "$here"/integration/*.bats)
+	slow=() rest=()
+	for f in "${files[@]}"; do
+		if grep -Eq '^# bats file_tags=(.*,)?slow(,|$)' "$f"; then slow+=("$f"); else rest+=("$f"); fi
+	done
+	files=("${slow[@]}" "${rest[@]}")
 fi
 
 # Count a TAP stream on stdin, echoing it; each "1..N" plan adds to planned.  A

@@ -5,6 +5,9 @@
 # directory, with Debian's tools and no network.  Each leaking example is a
 # control: its leak must be named and the run must exit 122.
 
+# the longest files, started first (tests/run-all.sh)
+# bats file_tags=slow
+
 load helpers
 
 TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}

@@ -5,6 +5,9 @@
 # from the tracked files; the CI snippets in packaging/ci are valid, and pass as
 # shipped with the revision they pin, built by their own install steps.
 
+# the longest files, started first (tests/run-all.sh)
+# bats file_tags=slow
+
 load helpers
 
 TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}

@@ -4,6 +4,9 @@
 # test by test.  As root it exercises uid drops from $TMPDIR (TestDeathSignal), raw
 # sockets (TestIPConn) and setgroups (TestGroupCleanup).
 
+# the longest files, started first (tests/run-all.sh)
+# bats file_tags=slow
+
 load helpers
 
 GO_PKGS=(os/exec os/signal syscall net)
