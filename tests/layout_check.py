@@ -14,6 +14,8 @@ it printed anything.  RULE is one of:
   comment-path    every repository path a C comment names exists
   long-function   no function over 80 lines (key: file:function)
   option-name     no "--option" in a string literal outside cli/ (key: file:--option)
+  error-buffer    no header declares a "char *why, size_t len" error buffer: errors go
+                  into struct iso_err (key: file:function)
 
 ALLOW has one entry a line, "RULE key  # reason"; blank lines and lines
 starting with # are ignored.
@@ -126,8 +128,25 @@ def option_name(top):
             yield "%s/%s:%s" % (d, name, opt), " (line %d)" % n
 
 
+ERROR_BUFFER = re.compile(r"\bchar\s*\*\s*(why|err|errbuf|error|reason|msg)\s*,\s*size_t\b")
+
+
+def error_buffer(top):
+    """Each declaration (a header's text between ';', '{' and '}') taking such a buffer."""
+    for d, name, path in sources(top):
+        if not name.endswith(".h"):
+            continue
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", read(path), flags=re.S)
+        for decl in re.split(r"[;{}]", text):
+            m = ERROR_BUFFER.search(decl)
+            if m:
+                f = re.search(r"(\w+)\s*\(", decl)
+                yield "%s/%s:%s" % (d, name, f.group(1) if f else "?"), " char *%s" % m.group(1)
+
+
 RULES = {"include-cycle": include_cycle, "comment-path": comment_path,
-         "long-function": long_function, "option-name": option_name}
+         "long-function": long_function, "option-name": option_name,
+         "error-buffer": error_buffer}
 
 
 def allowed(path, rule):

@@ -138,6 +138,17 @@ fixture() {
 	[[ "$output" == "option-name tree/x.c:--pidns: (line 2)" ]]
 }
 
+@test "layout: no header takes a char *why, size_t error buffer: errors go into struct iso_err" {
+	run layout_rule error-buffer "$TOP"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	# control: such a prototype in tree/ is caught; a buffer for a result, or one in a .c, is not
+	fixture tree x.h '/* why */\nint tree_x(int fd,\n\t   char *why, size_t len);\nint tree_y(char *buf, size_t len);\n'
+	fixture tree x.c 'static int z(char *why, size_t len);\n'
+	run layout_rule error-buffer "$W/t" /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == "error-buffer tree/x.h:tree_x: char *why" ]]
+}
+
 @test "layout: an allowlist entry that no longer offends fails its rule until removed" {
 	fixture tree x.c 'const char *m = "use --pidns=try";\n'
 	printf 'option-name tree/x.c:--pidns  # the fixture\n' >"$W/allow"
