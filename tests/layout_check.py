@@ -154,7 +154,8 @@ PREFIX = {"common": "iso", "ns": "ns", "policy": "pol", "tree": "tree", "cgroup"
 def declarations(text):
     """A header's top-level declarations: comments, directives and bodies blanked."""
     text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
-    text = re.sub(r"^\s*#[^\n]*(?:\\\n[^\n]*)*", " ", text, flags=re.M)
+    # a directive with its continued lines: a macro's body declares nothing
+    text = re.sub(r"^[ \t]*#(?:\\\n|[^\n])*", " ", text, flags=re.M)
     text = re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", " ", text)
     out, depth, cur = [], 0, []
     for c in text:

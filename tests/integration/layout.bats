@@ -152,8 +152,9 @@ fixture() {
 @test "layout: a header's functions carry their folder's prefix" {
 	run layout_rule prefix "$TOP"
 	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
-	# control: iso_ in tree/ is caught; tree_, a static in a .c, a struct or a pointer member are not
-	fixture tree x.h 'struct tree_x { int (*iso_cb)(void); };\nconst char *tree_name(int x);\nint\niso_x_open(const char *p);\n'
+	# control: iso_ in tree/ is caught; tree_, a static in a .c, a struct, a pointer member or
+	# a prototype in a macro's body are not
+	fixture tree x.h '#define TREE_ROW(render) \\\n\tvoid render(void);\nstruct tree_x { int (*iso_cb)(void); };\nconst char *tree_name(int x);\nint\niso_x_open(const char *p);\n'
 	fixture tree x.c 'static int iso_y(void);\n'
 	fixture common y.h 'static inline int iso_z(void)\n{\n\treturn 0;\n}\n'
 	run layout_rule prefix "$W/t" /dev/null
