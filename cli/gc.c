@@ -379,13 +379,15 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v,
 {
 	struct iso_orphan_query q = orphan_query(c, v);
 	struct iso_orphan_scan s = { 0 };
+	struct iso_err e = { 0 };
 	char why[600] = "", unread[400];
-	int r = c->dry_run ? iso_orphans_find(&q, &s)
-			   : iso_orphans_stop(&q, &s, 10000, why, sizeof(why));
+	int r = c->dry_run ? iso_orphans_find(&q, &s) : iso_orphans_stop(&q, &s, 10000, &e);
 	size_t killed = 0;
 
 	if (r < 0 && c->dry_run)
 		snprintf(why, sizeof(why), "list /proc: %s", strerror(-r));
+	else
+		iso_err_format(&e, why, sizeof(why));
 	/* a dry run left the cgroup's processes alive and named them already */
 	if (c->dry_run)
 		drop_in_cgroup(&s, cg);
@@ -475,11 +477,10 @@ static int gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const 
 static json_t *owner_json(int tree_fd)
 {
 	_cleanup_free_ char *text = NULL;
-	char why[200];
+	struct iso_err e;
 	json_t *o;
 
-	if (tree_fd < 0 ||
-	    iso_tree_read_record(tree_fd, ISO_TREE_OWNER, &text, why, sizeof(why)) < 0)
+	if (tree_fd < 0 || iso_tree_read_record(tree_fd, ISO_TREE_OWNER, &text, &e) < 0)
 		return NULL;
 	o = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
 	if (!json_is_object(o)) {
@@ -727,6 +728,18 @@ static int unshield(struct cmd *c, size_t i, struct iso_tree_view *v)
 	return v->lock == ISO_LOCK_TAKEN ? 0 : -EAGAIN;
 }
 
+/* The tree's verdict, then what was done to its processes (`note`). */
+static bool judge(const struct cmd *c, const struct iso_tree_view *v, const char *note, char *why,
+		  size_t len)
+{
+	struct iso_err e;
+	bool removable = iso_tree_judge(v, c->verbose, &e);
+
+	iso_err_format(&e, why, len);
+	strncat(why, note, len - strlen(why) - 1);
+	return removable;
+}
+
 int iso_gc_main(int argc, char **argv)
 {
 	struct cmd c = { .name = "gc", .user_fd = -1 };
@@ -761,8 +774,7 @@ int iso_gc_main(int argc, char **argv)
 			iso_tree_view_close(&v);
 			continue;
 		}
-		removable = iso_tree_judge(&v, c.verbose, why, sizeof(why));
-		strncat(why, note, sizeof(why) - strlen(why) - 1);
+		removable = judge(&c, &v, note, why, sizeof(why));
 		/* holders' names and paths, the outcome's reason: the run's text, escaped */
 		why_shown = iso_escape(why);
 		kept_why = iso_escape(v.reason);

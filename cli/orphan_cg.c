@@ -32,11 +32,14 @@ static uint64_t mono_ms(void)
 static int read_record(int tree_fd, char *buf, size_t len, char *why, size_t wlen)
 {
 	_cleanup_free_ char *text = NULL;
-	int r = iso_tree_read_record(tree_fd, ISO_TREE_CGROUP, &text, why, wlen);
+	struct iso_err e;
+	int r = iso_tree_read_record(tree_fd, ISO_TREE_CGROUP, &text, &e);
 	size_t n;
 
-	if (r < 0)
+	if (r < 0) {
+		iso_err_format(&e, why, wlen);
 		return r;
+	}
 	n = strcspn(text, "\n");
 	if (text[n] && text[n + 1]) {
 		snprintf(why, wlen, "more than one line");

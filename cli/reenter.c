@@ -133,10 +133,12 @@ static int apply_settings(struct iso_opts *o, const struct reentry *r,
 {
 	_cleanup_free_ char *text = NULL;
 	char why[200], *path = NULL;
+	struct iso_err re;
 
 	if (o->no_config)
 		return 0;
-	if (iso_tree_read_record(v->fd, ISO_TREE_SETTINGS, &text, why, sizeof(why)) < 0) {
+	if (iso_tree_read_record(v->fd, ISO_TREE_SETTINGS, &text, &re) < 0) {
+		iso_err_format(&re, why, sizeof(why));
 		if (strcmp(why, "missing") != 0) {
 			char msg[300];
 

@@ -53,6 +53,20 @@ static inline void iso_err_cause(struct iso_err *e, int cause)
 		e->cause = cause;
 }
 
+/*
+ * Empty the record and hand out its message, for a text written in steps by a
+ * module's own helpers (a reason, a verdict's evidence): errnum and cause stay
+ * 0, the text says what failed, with strerror where a call did.
+ */
+static inline char *iso_err_text(struct iso_err *e)
+{
+	e->errnum = 0;
+	e->cause = 0;
+	e->msg[0] = '\0';
+	e->hint[0] = '\0';
+	return e->msg;
+}
+
 /* The caller names what msg is about (an option, for a module that names none). */
 static inline void iso_err_prefix(struct iso_err *e, const char *word, const char *sep)
 {

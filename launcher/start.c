@@ -138,7 +138,7 @@ int sup_load_policy(struct sup *s)
 	if (pol_load(s->o->policy, &s->policy, &perr) < 0) {
 		fprintf(stderr, "isorun: %s: %s\n", opt, pol_error_format(&perr, buf, sizeof(buf)));
 		/* kept for the report, the JUnit file and the annotation: file:line:col */
-		iso_err_set(&s->out->setup_err, 0, "%s: %s", opt, perr.msg);
+		iso_err_set(&s->out->setup_err, 0, "%s: %s", opt, perr.e.msg);
 		if (perr.file[0]) {
 			snprintf(s->out->setup_file, sizeof(s->out->setup_file), "%s", perr.file);
 			s->out->setup_line = perr.line;

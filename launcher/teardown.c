@@ -54,6 +54,7 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 {
 	struct iso_holder_query q = { .exclude = s->self };
 	struct iso_holder *h = NULL;
+	struct iso_err e;
 	ino_t pipes[2];
 	const char *names[2];
 	size_t held;
@@ -84,7 +85,8 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 		return;
 	n = iso_find_holders(&q, &h, NULL);
 	if (n < 0) {
-		iso_holders_strerror(n, why, len);
+		iso_holders_strerror(n, &e);
+		iso_err_format(&e, why, len);
 		return;
 	}
 	held = iso_holders_split_outside(h, (size_t)n);
@@ -93,11 +95,13 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 	if (held > 0) {
 		const struct iso_holder *first = iso_holder_first(h, held);
 		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
-		if (first->pipe_index >= 0)
+		if (first->pipe_index >= 0) {
 			snprintf(why, len, "pipe still open (pid %d `%s` holds %s)", first->pid,
 				 cmd ? cmd : "?", names[first->pipe_index]);
-		else
-			iso_holder_describe(first, held - (size_t)(first - h), cmd, why, len);
+		} else {
+			iso_holder_describe(first, held - (size_t)(first - h), cmd, &e);
+			iso_err_format(&e, why, len);
+		}
 		iso_holders_free(h, (size_t)n);
 		return;
 	}
@@ -307,12 +311,13 @@ void sup_lower_shield(struct sup *s, bool prove)
 		char buf[400];
 		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
 	}
-	if (!s->td.shield.up)
+	if (!s->td.shield.up) {
 		snprintf(s->td.proof_why, sizeof(s->td.proof_why), "%s", s->td.shield.why);
-	else if (prove)
+	} else if (prove) {
 		s->td.proof = iso_shield_prove(t->user_fd, t->user_path, t->id, t->path,
-					       s->td.shield.dev, &s->td.shield_dev, s->td.proof_why,
-					       sizeof(s->td.proof_why));
+					       s->td.shield.dev, &s->td.shield_dev, &e);
+		iso_err_format(&e, s->td.proof_why, sizeof(s->td.proof_why));
+	}
 	/*
 	 * A shield gone before the proof (a root command unmounted it, lazily) may
 	 * live on detached: holders through it still show the device it had.

@@ -81,7 +81,7 @@ static int vfail(struct pol_error *err, const struct pol_unit *u, int col, const
 	snprintf(err->file, sizeof(err->file), "%s", u->label);
 	err->line = u->line;
 	err->col = col;
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(err->e.msg, POL_MSG_MAX, fmt, ap);
 	if (u->line > 0)
 		set_error_line(err, u->text, u->len);
 	return -EINVAL;
@@ -479,7 +479,7 @@ int pol_load(const char *name_or_path, struct pol *ret, struct pol_error *err)
 		if (err) {
 			memset(err, 0, sizeof(*err));
 			snprintf(err->file, sizeof(err->file), "policy");
-			snprintf(err->msg, sizeof(err->msg), "empty policy name");
+			iso_err_set(&err->e, 0, "empty policy name");
 		}
 		return -EINVAL;
 	}
@@ -498,7 +498,7 @@ int pol_load(const char *name_or_path, struct pol *ret, struct pol_error *err)
 		if (err) {
 			memset(err, 0, sizeof(*err));
 			snprintf(err->file, sizeof(err->file), "%s", name_or_path);
-			snprintf(err->msg, sizeof(err->msg), "cannot read: %s", read_error(r));
+			iso_err_set(&err->e, 0, "cannot read: %s", read_error(r));
 		}
 		return r == -EFBIG ? -EINVAL : r;
 	}
@@ -645,7 +645,7 @@ static void shown_line(const char *text, char *out, size_t len)
  */
 const char *pol_error_format(const struct pol_error *err, char *buf, size_t len)
 {
-	_cleanup_free_ char *file = iso_escape(err->file), *msg = iso_escape(err->msg);
+	_cleanup_free_ char *file = iso_escape(err->file), *msg = iso_escape(err->e.msg);
 	char line[sizeof(err->text) * 4 + 1];
 	size_t used, n;
 	int k;

@@ -6,7 +6,7 @@
  * notify side decides a notified call from the target's memory.  Each rule
  * kind is one descriptor (policy/kind.h) in one table (policy/kinds.c) that
  * all three walk.  Only policy/ links libseccomp.  No printing here: errors go
- * into struct pol_error.
+ * into struct iso_err, a parse error into struct pol_error, which holds one.
  */
 #ifndef ISO_POLICY_H
 #define ISO_POLICY_H
@@ -19,13 +19,19 @@
 #include "common/err.h"
 #include "common/reader.h"
 
-/* A parse error: "file:line:col: message", and the offending line with a caret. */
+/*
+ * A parse error: "file:line:col: message", and the offending line with a caret.
+ * The project's error record (e.msg, errnum 0) with where it is in the text.
+ */
 struct pol_error {
+	struct iso_err e;
 	char file[256];
-	int line, col; /* 1-based */
-	char msg[256];
+	int line, col;	/* 1-based; 0: the file as a whole */
 	char text[256]; /* the source line */
 };
+
+/* A parse message's width (the record's msg is wider): messages cut where they always were. */
+#define POL_MSG_MAX 256
 
 /* deny SYSCALL [errno=NAME] [arg conditions]: refused with that errno, plain BPF */
 struct pol_deny {

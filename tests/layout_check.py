@@ -14,6 +14,10 @@ it printed anything.  RULE is one of:
   comment-path    every repository path a C comment names exists
   long-function   no function over 80 lines (key: file:function)
   option-name     no "--option" in a string literal outside cli/ (key: file:--option)
+  error-buffer    no header declares a "char *why, size_t len" error buffer: errors go
+                  into struct iso_err (key: file:function)
+  prefix          a header's functions carry its folder's prefix (PREFIX below;
+                  key: file:function)
 
 ALLOW has one entry a line, "RULE key  # reason"; blank lines and lines
 starting with # are ignored.
@@ -126,8 +130,68 @@ def option_name(top):
             yield "%s/%s:%s" % (d, name, opt), " (line %d)" % n
 
 
+ERROR_BUFFER = re.compile(r"\bchar\s*\*\s*(why|err|errbuf|error|reason|msg)\s*,\s*size_t\b")
+
+
+def error_buffer(top):
+    """Each declaration (a header's text between ';', '{' and '}') taking such a buffer."""
+    for d, name, path in sources(top):
+        if not name.endswith(".h"):
+            continue
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", read(path), flags=re.S)
+        for decl in re.split(r"[;{}]", text):
+            m = ERROR_BUFFER.search(decl)
+            if m:
+                f = re.search(r"(\w+)\s*\(", decl)
+                yield "%s/%s:%s" % (d, name, f.group(1) if f else "?"), " char *%s" % m.group(1)
+
+
+# One prefix per folder (docs/design.md, "Layout"): a name says where it comes from.
+PREFIX = {"common": "iso", "ns": "ns", "policy": "pol", "tree": "tree", "cgroup": "cg",
+          "launcher": "sup", "selftest": "st", "cli": "cli"}
+
+
+def declarations(text):
+    """A header's top-level declarations: comments, directives and bodies blanked."""
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+    # a directive with its continued lines: a macro's body declares nothing
+    text = re.sub(r"^[ \t]*#(?:\\\n|[^\n])*", " ", text, flags=re.M)
+    text = re.sub(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)", " ", text)
+    out, depth, cur = [], 0, []
+    for c in text:
+        if c == "{":
+            if depth == 0:
+                out.append("".join(cur) + "{")
+                cur = []
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            if c == ";":
+                out.append("".join(cur))
+                cur = []
+            else:
+                cur.append(c)
+    return out
+
+
+def prefix(top):
+    for d, name, path in sources(top):
+        if not name.endswith(".h") or d not in PREFIX:
+            continue
+        for decl in declarations(read(path)):
+            decl = decl.strip()
+            if re.match(r"(typedef|struct|union|enum)\b[^(]*$", decl) or "=" in decl or \
+                    decl.startswith("typedef"):
+                continue
+            m = re.match(r"[A-Za-z_][\w\s\*]*?[\s\*](\w+)\s*\(", decl)
+            if m and not re.match(r"(%s)_" % PREFIX[d], m.group(1)):
+                yield "%s/%s:%s" % (d, name, m.group(1)), " not %s_" % PREFIX[d]
+
+
 RULES = {"include-cycle": include_cycle, "comment-path": comment_path,
-         "long-function": long_function, "option-name": option_name}
+         "long-function": long_function, "option-name": option_name,
+         "error-buffer": error_buffer, "prefix": prefix}
 
 
 def allowed(path, rule):

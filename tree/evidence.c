@@ -33,8 +33,10 @@ static int get_uint(json_t *o, const char *key, uint64_t max, bool required, uin
 	return 0;
 }
 
-int iso_owner_parse(const char *text, struct iso_owner_rec *ret, char *why, size_t len)
+int iso_owner_parse(const char *text, struct iso_owner_rec *ret, struct iso_err *e)
 {
+	char *why = iso_err_text(e);
+	size_t len = sizeof(e->msg);
 	json_error_t jerr;
 	json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	json_t *boot, *lock;
@@ -124,9 +126,11 @@ int iso_tree_pid_stat(const char *proc, pid_t pid, char *state, uint64_t *start)
 	return 0;
 }
 
-enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_host *h, char *why,
-			     size_t len)
+enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_host *h,
+			     struct iso_err *e)
 {
+	char *why = iso_err_text(e);
+	size_t len = sizeof(e->msg);
 	uint64_t start = 0;
 	char state = 0;
 	int r;
@@ -193,8 +197,11 @@ enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_hos
 	return ISO_FATE_ALIVE;
 }
 
-bool iso_gc_verdict(const struct iso_gc_facts *f, char *why, size_t len)
+bool iso_gc_verdict(const struct iso_gc_facts *f, struct iso_err *e)
 {
+	char *why = iso_err_text(e);
+	size_t len = sizeof(e->msg);
+
 	if (f->owner_error) {
 		snprintf(why, len, "%s", f->owner_error);
 		return false;

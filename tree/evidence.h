@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/err.h"
+
 /* What tree/tree.c writes to <id>/owner (JSON; members a reader does not know are ignored). */
 struct iso_owner_rec {
 	pid_t pid;
@@ -29,10 +31,10 @@ struct iso_owner_rec {
 
 /*
  * Parse an owner record.  pid, start_time, boot_id and uid are required; a
- * record without them proves nothing.  Returns 0, or -EINVAL with `why` saying
+ * record without them proves nothing.  Returns 0, or -EINVAL with e->msg saying
  * what is wrong ("not JSON (line 1: ...)", "no \"pid\"").
  */
-int iso_owner_parse(const char *text, struct iso_owner_rec *ret, char *why, size_t len);
+int iso_owner_parse(const char *text, struct iso_owner_rec *ret, struct iso_err *e);
 
 /* The system gc compares owner records with. */
 struct iso_host {
@@ -51,9 +53,9 @@ enum iso_fate {
 	ISO_FATE_UNPROVABLE, /* cannot tell from here (another PID namespace, unreadable) */
 };
 
-/* Whether the owner is gone; `why` is the evidence, or why there is none. */
-enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_host *h, char *why,
-			     size_t len);
+/* Whether the owner is gone; e->msg is the evidence, or why there is none. */
+enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_host *h,
+			     struct iso_err *e);
 
 enum iso_lock {
 	ISO_LOCK_TAKEN,	 /* we hold it now: nobody else does */
@@ -71,14 +73,14 @@ struct iso_gc_facts {
 	int holders;		/* count, or -errno when the scan failed */
 	const char *holder_why; /* the first holder, or the scan's error */
 	size_t unreadable;	/* processes whose fds could not be read */
-	bool note_unreadable;	/* name that count in `why` (gc -v): it never changes the verdict */
+	bool note_unreadable;	/* name that count (gc -v): it never changes the verdict */
 };
 
 /*
- * The verdict: true when every rule holds, `why` then being the evidence;
- * false with `why` naming the first rule that does not.  Pure.
+ * The verdict: true when every rule holds, e->msg then being the evidence;
+ * false with e->msg naming the first rule that does not.  Pure.
  */
-bool iso_gc_verdict(const struct iso_gc_facts *f, char *why, size_t len);
+bool iso_gc_verdict(const struct iso_gc_facts *f, struct iso_err *e);
 
 /* State and start time of PID under PROC ("/proc", or a test's): 0, -ESRCH when it is
  * gone, -EIO unparsable, or -errno. */

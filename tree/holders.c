@@ -846,9 +846,11 @@ static void describe_unseen(const struct iso_holder *h, size_t n, char *why, siz
 		       nu || no ? "; " : ": ", ns > 1 ? "s" : "", stalled, ISO_READER_DEADLINE_MS);
 }
 
-void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, char *why,
-			 size_t len)
+void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, struct iso_err *e)
 {
+	char *why = iso_err_text(e);
+	size_t len = sizeof(e->msg);
+
 	if (!cmd)
 		cmd = "?";
 	if (merely_unseen(h))
@@ -869,12 +871,12 @@ void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, 
 			 h->what);
 }
 
-void iso_holders_strerror(int n, char *why, size_t len)
+void iso_holders_strerror(int n, struct iso_err *e)
 {
 	if (n == -E2BIG)
-		snprintf(why, len,
-			 "holders not measurable: more than %u entries to match by identity",
-			 ISO_TREEID_MAX);
+		iso_err_set(e, 0,
+			    "holders not measurable: more than %u entries to match by identity",
+			    ISO_TREEID_MAX);
 	else
-		snprintf(why, len, "cannot inspect /proc for holders: %s", strerror(-n));
+		iso_err_set(e, n, "cannot inspect /proc for holders");
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "common/err.h"
+
 struct iso_holder {
 	pid_t pid;
 	char what[24];	/* "cwd", "root", "exe", "fd 5", "mapping", "mount", "not measurable",
@@ -71,11 +73,10 @@ void iso_holders_list(const struct iso_holder *h, size_t n, char *buf, size_t le
  * counts the entries from h on (an unreadable or outside first one lists them
  * all, each kind in its own words).
  */
-void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, char *why,
-			 size_t len);
+void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, struct iso_err *e);
 void iso_holders_free(struct iso_holder *h, size_t n);
 
 /* Why iso_find_holders() failed with n (-errno), as the reason a tree is kept. */
-void iso_holders_strerror(int n, char *why, size_t len);
+void iso_holders_strerror(int n, struct iso_err *e);
 
 #endif

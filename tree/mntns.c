@@ -227,8 +227,10 @@ static int walk(const struct iso_mntns_query *q, int fd, unsigned long dir, uint
 	}
 }
 
-int iso_mntns_exposed(const struct iso_mntns_query *q, char *why, size_t len)
+int iso_mntns_exposed(const struct iso_mntns_query *q, struct iso_err *e)
 {
+	char *why = iso_err_text(e);
+	size_t len = sizeof(e->msg);
 	_cleanup_close_ int self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	struct ns_tally t;
 	uint64_t own;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "common/err.h"
+
 struct iso_mntns_query {
 	dev_t disk;	 /* the directory's filesystem */
 	const char *rel; /* its path from that filesystem's root ("/tmp/isorun-0/ID") */
@@ -22,9 +24,9 @@ struct iso_mntns_query {
 /*
  * 0 when every mount namespace but ours either shows no part of the directory
  * from `disk` or also has a mount of the shield; 1 when one shows it bare
- * (`why` names it); -errno when the namespaces cannot be walked here.
+ * (e->msg names it); -errno when the namespaces cannot be walked here.
  */
-int iso_mntns_exposed(const struct iso_mntns_query *q, char *why, size_t len);
+int iso_mntns_exposed(const struct iso_mntns_query *q, struct iso_err *e);
 
 /*
  * The path of `fd`'s directory from its filesystem's root, through the mount it

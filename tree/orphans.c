@@ -406,8 +406,10 @@ static int wait_gone(struct iso_orphan_scan *s, int timeout_ms, char *why, size_
 }
 
 int iso_orphans_stop(const struct iso_orphan_query *q, struct iso_orphan_scan *s, int timeout_ms,
-		     char *why, size_t len)
+		     struct iso_err *e)
 {
+	char *why = iso_err_text(e);
+	size_t len = sizeof(e->msg);
 	size_t before;
 	int r;
 

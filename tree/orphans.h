@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/err.h"
+
 /* The variable launcher/env.c sets to the tree's path. */
 #define ISO_NAMESPACE_VAR "ISORUN_NAMESPACE"
 
@@ -68,11 +70,11 @@ int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s
  * checked to name the process that was read), rescan until a scan finds nothing
  * new (they may fork meanwhile), then SIGKILL them all and wait, on their
  * pidfds, until each is gone or timeout_ms passed; a last scan must find
- * nothing.  s lists the processes found.  Returns 0, or -errno with `why`
+ * nothing.  s lists the processes found.  Returns 0, or -errno with e->msg
  * naming what failed and which process.
  */
 int iso_orphans_stop(const struct iso_orphan_query *q, struct iso_orphan_scan *s, int timeout_ms,
-		     char *why, size_t len);
+		     struct iso_err *e);
 
 void iso_orphans_free(struct iso_orphan_scan *s);
 

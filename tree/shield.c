@@ -269,9 +269,9 @@ static bool superblock_ended(int in)
 	}
 }
 
-/* Is any mount namespace showing the on-disk tree bare?  1 (why says where), 0, or -errno. */
+/* Is any mount namespace showing the on-disk tree bare?  1 (e says where), 0, or -errno. */
 static int exposed(int user_fd, const char *user_path, const char *id, dev_t disk, dev_t dev,
-		   char *why, size_t len)
+		   struct iso_err *e)
 {
 	char rel[PATH_MAX], tree_rel[PATH_MAX + NAME_MAX + 2];
 	struct iso_mntns_query q = { .disk = disk, .rel = tree_rel, .shield = dev };
@@ -280,13 +280,15 @@ static int exposed(int user_fd, const char *user_path, const char *id, dev_t dis
 	if (r < 0)
 		return r;
 	snprintf(tree_rel, sizeof(tree_rel), "%s/%s", strcmp(rel, "/") ? rel : "", id);
-	return iso_mntns_exposed(&q, why, len);
+	return iso_mntns_exposed(&q, e);
 }
 
 enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const char *id,
-				       const char *path, dev_t raised, dev_t *ovl_dev, char *why,
-				       size_t len)
+				       const char *path, dev_t raised, dev_t *ovl_dev,
+				       struct iso_err *e)
 {
+	char *why = iso_err_text(e);
+	size_t len = sizeof(e->msg);
 	_cleanup_close_ int in = -1;
 	struct stat st, parent;
 	int ex;
@@ -304,7 +306,7 @@ enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const
 	}
 	*ovl_dev = st.st_dev;
 	/* before the unmount: a namespace's copy of the shield is what covers it */
-	ex = exposed(user_fd, user_path, id, parent.st_dev, st.st_dev, why, len);
+	ex = exposed(user_fd, user_path, id, parent.st_dev, st.st_dev, e);
 	if (ex < 0)
 		snprintf(why, len, "the mount namespaces cannot be read: %s", strerror(-ex));
 	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);

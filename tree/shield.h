@@ -72,8 +72,8 @@ void iso_shield_unlock(struct iso_shield *sh);
  * *ovl_dev gets the overlay's device (0 when there was none), for a holder scan.
  */
 enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const char *id,
-				       const char *path, dev_t raised, dev_t *ovl_dev, char *why,
-				       size_t len);
+				       const char *path, dev_t raised, dev_t *ovl_dev,
+				       struct iso_err *e);
 
 /* Detach the shield without a proof (a kept tree), if `path` is one. */
 void iso_shield_detach(int user_fd, const char *id, const char *path);

@@ -115,11 +115,11 @@ static int read_record(int dirfd, const char *name, char **ret, struct stat *st,
 	return 0;
 }
 
-int iso_tree_read_record(int dirfd, const char *name, char **ret, char *why, size_t len)
+int iso_tree_read_record(int dirfd, const char *name, char **ret, struct iso_err *e)
 {
 	struct stat st;
 
-	return read_record(dirfd, name, ret, &st, why, len, NULL);
+	return read_record(dirfd, name, ret, &st, iso_err_text(e), sizeof(e->msg), NULL);
 }
 
 /* <id>/outcome: 1 with seen/reason set, 0 when absent, -EINVAL with why when unusable. */
@@ -241,11 +241,23 @@ static void probe_lock(struct iso_tree_view *v, int owner_fd, bool keep_lock)
 	}
 }
 
+/* The owner record's fields, or why it proves nothing in v->owner_why. */
+static int owner_parse(const char *text, struct iso_tree_view *v)
+{
+	struct iso_err e;
+	int r = iso_owner_parse(text, &v->owner, &e);
+
+	if (r < 0)
+		iso_err_format(&e, v->owner_why, sizeof(v->owner_why));
+	return r;
+}
+
 void iso_tree_view(int user_fd, const char *user_path, const char *name, const struct iso_host *h,
 		   bool keep_lock, struct iso_tree_view *v)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int owner_fd = -1;
+	struct iso_err e;
 	struct stat st;
 	char why[200];
 	int r;
@@ -275,14 +287,15 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 	r = read_record(v->fd, ISO_TREE_OWNER, &text, &st, v->owner_why, sizeof(v->owner_why),
 			&owner_fd);
 	if (r == 0)
-		r = iso_owner_parse(text, &v->owner, v->owner_why, sizeof(v->owner_why));
+		r = owner_parse(text, v);
 	if (r < 0) {
 		owner_unusable(v);
 		return;
 	}
 	v->owner_ok = true;
 	v->created = st.st_mtime;
-	v->fate = iso_owner_fate(&v->owner, h, v->fate_why, sizeof(v->fate_why));
+	v->fate = iso_owner_fate(&v->owner, h, &e);
+	iso_err_format(&e, v->fate_why, sizeof(v->fate_why));
 	probe_lock(v, TAKE_FD(owner_fd), keep_lock);
 	if (v->lock == ISO_LOCK_HELD) {
 		v->seen = ISO_SEEN_RUNNING;

@@ -55,10 +55,10 @@ struct iso_tree_view {
 /*
  * A record of the tree at dirfd (at most 64 KiB, a regular file, opened without
  * following a link or blocking, no NUL byte), malloc'ed into *ret.  0, or
- * -errno with `why` saying what was refused: "missing", "a symbolic link, not
+ * -errno with e->msg saying what was refused: "missing", "a symbolic link, not
  * isorun's file", "not a regular file", "N bytes, too large to be isorun's"...
  */
-int iso_tree_read_record(int dirfd, const char *name, char **ret, char *why, size_t len);
+int iso_tree_read_record(int dirfd, const char *name, char **ret, struct iso_err *e);
 
 /*
  * Look at <user_dir>/<name>: open it, read `owner`, probe the lock (only once
@@ -72,10 +72,10 @@ void iso_tree_view_close(struct iso_tree_view *v);
 
 /*
  * gc's verdict on a tree viewed with keep_lock: the holder scan runs (with the
- * lock held) only when the owner is proven gone.  True when removable, `why`
+ * lock held) only when the owner is proven gone.  True when removable, e->msg
  * then being the evidence; otherwise why not.
  */
-bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, char *why, size_t len);
+bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, struct iso_err *e);
 /* Remove a judged tree, its lock still held, unless the name now means another directory. */
 int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *e);
 

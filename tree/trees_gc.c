@@ -24,10 +24,12 @@ static int scan_holders(const char *tree, dev_t alias, char *why, size_t len, si
 	struct iso_holder *h = NULL;
 	_cleanup_free_ char *cmd = NULL;
 	const struct iso_holder *first;
+	struct iso_err e;
 	int n = iso_find_holders(&q, &h, unreadable);
 
 	if (n < 0) {
-		iso_holders_strerror(n, why, len);
+		iso_holders_strerror(n, &e);
+		iso_err_format(&e, why, len);
 		return n;
 	}
 	if (n == 0) {
@@ -36,12 +38,13 @@ static int scan_holders(const char *tree, dev_t alias, char *why, size_t len, si
 	}
 	first = iso_holder_first(h, (size_t)n);
 	cmd = iso_proc_cmdline(first->pid, 80);
-	iso_holder_describe(first, (size_t)n - (size_t)(first - h), cmd, why, len);
+	iso_holder_describe(first, (size_t)n - (size_t)(first - h), cmd, &e);
+	iso_err_format(&e, why, len);
 	iso_holders_free(h, (size_t)n);
 	return n;
 }
 
-bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, char *why, size_t len)
+bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, struct iso_err *e)
 {
 	char holder_why[600] = "";
 	struct iso_gc_facts f = {
@@ -61,7 +64,7 @@ bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, char *why, size
 					 &f.unreadable);
 		f.holder_why = holder_why;
 	}
-	return iso_gc_verdict(&f, why, len);
+	return iso_gc_verdict(&f, e);
 }
 
 int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *e)

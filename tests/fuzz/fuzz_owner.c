@@ -4,7 +4,7 @@
  * read it from disk, where anything that could write the tree may have put
  * anything.  Besides not crashing: a record that parses names a pid and a
  * terminated boot id (an empty one is taken: the fate then proves nothing), and
- * `why` is a terminated string when it does not parse.
+ * e.msg is a terminated string when it does not parse.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,18 +17,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct iso_owner_rec rec;
-	char why[256];
+	struct iso_err e;
 	char *text = malloc(size + 1);
 
 	if (!text)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0'; /* the reader hands over a string: a NUL inside ends it */
-	memset(why, 'x', sizeof(why));
-	if (iso_owner_parse(text, &rec, why, sizeof(why)) == 0) {
+	memset(e.msg, 'x', sizeof(e.msg));
+	if (iso_owner_parse(text, &rec, &e) == 0) {
 		if (rec.pid <= 0 || !memchr(rec.boot_id, 0, sizeof(rec.boot_id)))
 			abort();
-	} else if (!memchr(why, 0, sizeof(why))) {
+	} else if (!memchr(e.msg, 0, sizeof(e.msg))) {
 		abort();
 	}
 	free(text);

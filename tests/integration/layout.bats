@@ -138,6 +138,30 @@ fixture() {
 	[[ "$output" == "option-name tree/x.c:--pidns: (line 2)" ]]
 }
 
+@test "layout: no header takes a char *why, size_t error buffer: errors go into struct iso_err" {
+	run layout_rule error-buffer "$TOP"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	# control: such a prototype in tree/ is caught; a buffer for a result, or one in a .c, is not
+	fixture tree x.h '/* why */\nint tree_x(int fd,\n\t   char *why, size_t len);\nint tree_y(char *buf, size_t len);\n'
+	fixture tree x.c 'static int z(char *why, size_t len);\n'
+	run layout_rule error-buffer "$W/t" /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == "error-buffer tree/x.h:tree_x: char *why" ]]
+}
+
+@test "layout: a header's functions carry their folder's prefix" {
+	run layout_rule prefix "$TOP"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	# control: iso_ in tree/ is caught; tree_, a static in a .c, a struct, a pointer member or
+	# a prototype in a macro's body are not
+	fixture tree x.h '#define TREE_ROW(render) \\\n\tvoid render(void);\nstruct tree_x { int (*iso_cb)(void); };\nconst char *tree_name(int x);\nint\niso_x_open(const char *p);\n'
+	fixture tree x.c 'static int iso_y(void);\n'
+	fixture common y.h 'static inline int iso_z(void)\n{\n\treturn 0;\n}\n'
+	run layout_rule prefix "$W/t" /dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == "prefix tree/x.h:iso_x_open: not tree_" ]]
+}
+
 @test "layout: an allowlist entry that no longer offends fails its rule until removed" {
 	fixture tree x.c 'const char *m = "use --pidns=try";\n'
 	printf 'option-name tree/x.c:--pidns  # the fixture\n' >"$W/allow"

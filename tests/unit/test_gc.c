@@ -112,16 +112,43 @@ static struct iso_owner_rec owner(void)
 	};
 }
 
+/* The record's message as the text the assertions read. */
+static int owner_parse(const char *text, struct iso_owner_rec *o, char *why, size_t len)
+{
+	struct iso_err e;
+	int r = iso_owner_parse(text, o, &e);
+
+	iso_err_format(&e, why, len);
+	return r;
+}
+
+static bool verdict(const struct iso_gc_facts *f, char *why, size_t len)
+{
+	struct iso_err e;
+	bool ok = iso_gc_verdict(f, &e);
+
+	iso_err_format(&e, why, len);
+	return ok;
+}
+
+static bool judge(const struct iso_tree_view *v, char *why, size_t len)
+{
+	struct iso_err e;
+	bool ok = iso_tree_judge(v, false, &e);
+
+	iso_err_format(&e, why, len);
+	return ok;
+}
+
 static void test_owner_parse_valid(void **state)
 {
 	struct iso_owner_rec o;
 	char why[200] = "";
 
 	assert_int_equal(
-		iso_owner_parse(
-			"{\"pid\":4242,\"start_time\":123456,\"boot_id\":\"" BOOT
-			"\",\"uid\":1000,\"argv\":[\"make\",\"check\"],\"pidns\":4026531836}",
-			&o, why, sizeof(why)),
+		owner_parse("{\"pid\":4242,\"start_time\":123456,\"boot_id\":\"" BOOT
+			    "\",\"uid\":1000,\"argv\":[\"make\",\"check\"],\"pidns\":4026531836}",
+			    &o, why, sizeof(why)),
 		0);
 	assert_int_equal(o.pid, OWNER);
 	assert_true(o.start_time == STARTED);
@@ -129,8 +156,8 @@ static void test_owner_parse_valid(void **state)
 	assert_int_equal(o.uid, UID);
 	assert_true(o.pidns == PIDNS);
 	/* pidns is optional in the record (then nothing is proven by pid) */
-	assert_int_equal(iso_owner_parse("{\"pid\":1,\"start_time\":0,\"boot_id\":\"\",\"uid\":0}",
-					 &o, why, sizeof(why)),
+	assert_int_equal(owner_parse("{\"pid\":1,\"start_time\":0,\"boot_id\":\"\",\"uid\":0}", &o,
+				     why, sizeof(why)),
 			 0);
 	assert_true(o.pidns == 0);
 }
@@ -164,7 +191,7 @@ static void test_owner_parse_rejects(void **state)
 		struct iso_owner_rec o;
 		char why[200] = "";
 
-		assert_int_equal(iso_owner_parse(bad[i].text, &o, why, sizeof(why)), -EINVAL);
+		assert_int_equal(owner_parse(bad[i].text, &o, why, sizeof(why)), -EINVAL);
 		if (!strstr(why, bad[i].why))
 			fail_msg("%s: expected \"%s\" in \"%s\"", bad[i].text, bad[i].why, why);
 	}
@@ -172,7 +199,11 @@ static void test_owner_parse_rejects(void **state)
 
 static enum iso_fate fate(struct fx *fx, const struct iso_owner_rec *o, char *why, size_t len)
 {
-	return iso_owner_fate(o, &fx->host, why, len);
+	struct iso_err e;
+	enum iso_fate f = iso_owner_fate(o, &fx->host, &e);
+
+	iso_err_format(&e, why, len);
+	return f;
 }
 
 static void test_fate_alive_and_gone(void **state)
@@ -279,7 +310,7 @@ static void expect_kept(const struct iso_gc_facts *f, const char *why_expected)
 {
 	char why[600];
 
-	assert_false(iso_gc_verdict(f, why, sizeof(why)));
+	assert_false(verdict(f, why, sizeof(why)));
 	assert_string_equal(why, why_expected);
 }
 
@@ -288,15 +319,15 @@ static void test_verdict_each_rule(void **state)
 	struct iso_gc_facts f = good_facts();
 	char why[600];
 
-	assert_true(iso_gc_verdict(&f, why, sizeof(why)));
+	assert_true(verdict(&f, why, sizeof(why)));
 	assert_string_equal(why, "owner pid 4242 is gone; its lock is free; no process has a "
 				 "file, cwd or root in it");
 	/* the count never changes the verdict: named only when asked (gc -v) */
 	f.unreadable = 3;
-	assert_true(iso_gc_verdict(&f, why, sizeof(why)));
+	assert_true(verdict(&f, why, sizeof(why)));
 	assert_null(strstr(why, "could not be read"));
 	f.note_unreadable = true;
-	assert_true(iso_gc_verdict(&f, why, sizeof(why)));
+	assert_true(verdict(&f, why, sizeof(why)));
 	assert_non_null(strstr(why, "(3 processes' fds could not be read)"));
 
 	f = good_facts();
@@ -388,7 +419,7 @@ static void test_view_states(void **state)
 	fake_proc(fx, OWNER, 'S', STARTED);
 	view(fx, "t", true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "unknown");
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	assert_string_equal(why, "owner pid 4242 is alive");
 	iso_tree_view_close(&v);
 
@@ -407,7 +438,7 @@ static void test_view_states(void **state)
 	snprintf(fx->host.boot_id, sizeof(fx->host.boot_id), "a-later-boot");
 	view(fx, "t", true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "running");
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	assert_non_null(strstr(why, "its lock is held"));
 	iso_tree_view_close(&v);
 	close(fd);
@@ -443,7 +474,7 @@ static void test_view_unreadable(void **state)
 	assert_string_equal(iso_tree_seen_name(v.seen), "unreadable");
 	assert_string_equal(v.reason, "owner record: missing");
 	assert_false(v.lock_probed);
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	assert_string_equal(why, "owner record: missing");
 	iso_tree_view_close(&v);
 	/* a removal that failed halfway can take the owner record and leave the outcome */
@@ -451,13 +482,13 @@ static void test_view_unreadable(void **state)
 	view(fx, "no-owner", true, &v);
 	assert_string_equal(v.reason,
 			    "owner record: missing; its run recorded retained: removal failed: x");
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	iso_tree_view_close(&v);
 
 	close(make_tree(fx, "corrupt", "{\"pid\":4242,", true));
 	view(fx, "corrupt", true, &v);
 	assert_non_null(strstr(v.reason, "owner record: not JSON"));
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	iso_tree_view_close(&v);
 
 	/* a symbolic link where the owner record belongs is not isorun's */
@@ -477,7 +508,7 @@ static void test_view_unreadable(void **state)
 	view(fx, "no-lock", true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "unreadable");
 	assert_string_equal(v.reason, "lock: missing");
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	assert_string_equal(why, "lock: missing");
 	iso_tree_view_close(&v);
 	snprintf(path, sizeof(path), "%s/no-lock/lock", fx->user);
@@ -491,7 +522,7 @@ static void test_view_unreadable(void **state)
 	put(path, "x");
 	view(fx, "a-file", true, &v);
 	assert_string_equal(v.reason, "not a directory");
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	iso_tree_view_close(&v);
 	snprintf(path, sizeof(path), "%s/a-link", fx->user);
 	assert_int_equal(symlink(fx->dir, path), 0);
@@ -529,7 +560,7 @@ static void test_judge_holders_and_remove(void **state)
 	/* the owner is gone and the lock free, but a process has its cwd inside */
 	view(fx, "t", true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "orphaned");
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	snprintf(expect, sizeof(expect), "pid %d `", (int)pid);
 	assert_non_null(strstr(why, expect));
 	snprintf(expect, sizeof(expect), "has its cwd in it (%s)", home);
@@ -546,7 +577,7 @@ static void test_judge_holders_and_remove(void **state)
 	iso_tree_view_close(&v);
 
 	view(fx, "t", true, &v);
-	assert_true(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_true(judge(&v, why, sizeof(why)));
 	assert_non_null(strstr(why, "owner pid 4242 is gone; its lock is free"));
 	assert_int_equal(iso_tree_remove(fx->user_fd, &v, NULL), 0);
 	iso_tree_view_close(&v);
@@ -574,7 +605,7 @@ static void test_view_owner_is_lock(void **state)
 	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
 	view(fx, "t", true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "running");
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	assert_non_null(strstr(why, "its lock is held"));
 	iso_tree_view_close(&v);
 	close(fd);
@@ -620,7 +651,7 @@ static void test_real_tree(void **state)
 	iso_tree_view(fx->user_fd, fx->user, t.id, &here, true, &v);
 	assert_string_equal(iso_tree_seen_name(v.seen), "running");
 	assert_int_equal(v.owner.pid, getpid());
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	iso_tree_view_close(&v);
 
 	assert_int_equal(iso_tree_record_state(&t, true, "isorun shell", &e), 0);
@@ -630,7 +661,7 @@ static void test_real_tree(void **state)
 	assert_string_equal(iso_tree_seen_name(v.seen), "kept");
 	assert_string_equal(v.reason, "isorun shell");
 	/* the lock is free, but its owner (this process) lives: not garbage */
-	assert_false(iso_tree_judge(&v, false, why, sizeof(why)));
+	assert_false(judge(&v, why, sizeof(why)));
 	snprintf(v.reason, sizeof(v.reason), "owner pid %d is alive", (int)getpid());
 	assert_string_equal(why, v.reason);
 	iso_tree_view_close(&v);

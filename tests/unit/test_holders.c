@@ -227,6 +227,23 @@ static void test_pid2_not_kthreadd_in_a_namespace(void **state)
 	rmdir(dir);
 }
 
+/* A failed scan in the error record: the errno carried, formatted as the reason always read. */
+static void test_scan_error_record(void **state)
+{
+	struct iso_err e;
+	char buf[300];
+
+	(void)state;
+	iso_holders_strerror(-EACCES, &e);
+	assert_int_equal(e.errnum, EACCES);
+	assert_string_equal(iso_err_format(&e, buf, sizeof(buf)),
+			    "cannot inspect /proc for holders: Permission denied");
+	iso_holders_strerror(-E2BIG, &e);
+	assert_int_equal(e.errnum, 0);
+	assert_non_null(
+		strstr(iso_err_format(&e, buf, sizeof(buf)), "holders not measurable: more than "));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_zombie_skipped),
 		cmocka_unit_test(test_own_inspection_not_a_holder),
 		cmocka_unit_test(test_pid2_not_kthreadd_in_a_namespace),
+		cmocka_unit_test(test_scan_error_record),
 	};
 	return cmocka_run_group_tests_name("holders", tests, NULL, NULL);
 }

@@ -215,7 +215,7 @@ static void build(const char *text, struct pol *p, struct sock_filter **f, size_
 	struct iso_err e = { 0 };
 
 	if (pol_parse(text, strlen(text), "t.policy", p, &perr) < 0)
-		fail_msg("parse: %s", perr.msg);
+		fail_msg("parse: %s", perr.e.msg);
 	if (pol_filter_build(p, false, false, f, len, &e) < 0)
 		fail_msg("build: %s", e.msg);
 }

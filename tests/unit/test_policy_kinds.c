@@ -53,7 +53,8 @@ static void test_example_round_trip(void **state)
 		char *text = one_rule(d), *out, *again;
 
 		if (pol_parse(text, strlen(text), "t.policy", &p, &err) < 0)
-			fail_msg("%s: %s:%d:%d: %s", d->word, err.file, err.line, err.col, err.msg);
+			fail_msg("%s: %s:%d:%d: %s", d->word, err.file, err.line, err.col,
+				 err.e.msg);
 		for (size_t j = 0; j < pol_n_kinds; j++)
 			assert_int_equal(pol_kinds[j]->count(&p), j == k ? 1 : 0);
 		assert_string_equal(d->origin(&p, 0), "t.policy:3");
@@ -125,7 +126,7 @@ static void test_unknown_statement_lists_the_table(void **state)
 					 pol_kinds[k]->word);
 	snprintf(want + used, sizeof(want) - used, ")");
 	assert_int_equal(pol_parse("nope\n", 5, "t.policy", &p, &err), -EINVAL);
-	assert_string_equal(err.msg, want);
+	assert_string_equal(err.e.msg, want);
 }
 
 static void test_summary_and_masks(void **state)

@@ -109,13 +109,13 @@ static void bed_down(struct bed *b)
 
 static enum iso_shield_proof prove(struct bed *b)
 {
-	char why[300];
+	struct iso_err e;
 	dev_t dev;
 
 	enum iso_shield_proof p;
 
 	iso_shield_unlock(&b->sh);
-	p = iso_shield_prove(b->user_fd, b->user, "t", b->tree, b->sh.dev, &dev, why, sizeof(why));
+	p = iso_shield_prove(b->user_fd, b->user, "t", b->tree, b->sh.dev, &dev, &e);
 	if (p != ISO_SHIELD_HELD)
 		assert_int_equal(iso_shield_remove_work(b->user_fd, "t", b->user, NULL), 0);
 	return p;
