@@ -47,15 +47,15 @@ static const char *const dirs[] = { "home", "tmp", "run" };
 
 static int scan(const char *dir)
 {
-	struct iso_holder_query q = { .tree = dir, .exclude = getpid() };
-	struct iso_holder *h;
-	int n = iso_find_holders(&q, &h, NULL);
+	struct tree_holder_query q = { .tree = dir, .exclude = getpid() };
+	struct tree_holder *h;
+	int n = tree_find_holders(&q, &h, NULL);
 
 	if (n < 0) {
 		fprintf(stderr, "floor: scan '%s': %s\n", dir, strerror(-n));
 		return 1;
 	}
-	iso_holders_free(h, (size_t)n);
+	tree_holders_free(h, (size_t)n);
 	return n > 0;
 }
 

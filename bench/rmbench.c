@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 	build(dirfd, files);
 	sync();
 	t0 = now_s();
-	if (iso_rmtree(dirfd, "t", path, NULL, &e) < 0) {
+	if (tree_rmtree(dirfd, "t", path, NULL, &e) < 0) {
 		fprintf(stderr, "rmbench: iso_rmtree: %s\n", e.msg);
 		return 1;
 	}

@@ -11,7 +11,7 @@
 #include "ns/ns.h"
 
 /* A protection that needs a mount namespace of its own, or NULL. */
-static const char *needs_ns(const struct iso_opts *o)
+static const char *needs_ns(const struct sup_opts *o)
 {
 	if (o->protect_home)
 		return "--protect-home";
@@ -22,7 +22,7 @@ static const char *needs_ns(const struct iso_opts *o)
 	return NULL;
 }
 
-void iso_advise(const struct iso_opts *o, int cause, char *buf, size_t len)
+void cli_advise(const struct sup_opts *o, int cause, char *buf, size_t len)
 {
 	const char *prot = needs_ns(o);
 	int n;
@@ -63,46 +63,46 @@ void iso_advise(const struct iso_opts *o, int cause, char *buf, size_t len)
 }
 
 /* launcher/'s words that name an option (launcher/say.h), spelled once, here. */
-const char *const iso_says[ISO_SAY_N] = {
-	[ISO_SAY_CAP_KEEP] = "--cap-keep",
-	[ISO_SAY_CGROUP_OFF] = "--cgroup=off",
-	[ISO_SAY_CHDIR] = "--chdir",
-	[ISO_SAY_ENV_DIR] = "--env-dir",
-	[ISO_SAY_GC_KEPT] = "isorun gc --kept",
-	[ISO_SAY_GUARD_OFF] = "the service guard, which records each exec, is off "
+const char *const cli_says[SUP_SAY_N] = {
+	[SUP_SAY_CAP_KEEP] = "--cap-keep",
+	[SUP_SAY_CGROUP_OFF] = "--cgroup=off",
+	[SUP_SAY_CHDIR] = "--chdir",
+	[SUP_SAY_ENV_DIR] = "--env-dir",
+	[SUP_SAY_GC_KEPT] = "isorun gc --kept",
+	[SUP_SAY_GUARD_OFF] = "the service guard, which records each exec, is off "
 			      "(--policy=off)",
-	[ISO_SAY_HOME_HIDE] = "--protect-home=hide",
-	[ISO_SAY_HOME_HIDE_FIX] = "add --writable DIR for a directory below the home, or use "
+	[SUP_SAY_HOME_HIDE] = "--protect-home=hide",
+	[SUP_SAY_HOME_HIDE_FIX] = "add --writable DIR for a directory below the home, or use "
 				  "--protect-home=ro",
-	[ISO_SAY_HOME_RO] = "--protect-home=ro",
-	[ISO_SAY_HOME_RO_FIX] = "add --writable DIR for a directory below the home, or "
+	[SUP_SAY_HOME_RO] = "--protect-home=ro",
+	[SUP_SAY_HOME_RO_FIX] = "add --writable DIR for a directory below the home, or "
 				"--protect-home=off",
-	[ISO_SAY_HOME_SHOW] = "--protect-home=ro (the home visible, read-only)",
-	[ISO_SAY_HOME_WHOLE_FIX] = "--writable cannot keep the whole home: add --protect-home=off, "
+	[SUP_SAY_HOME_SHOW] = "--protect-home=ro (the home visible, read-only)",
+	[SUP_SAY_HOME_WHOLE_FIX] = "--writable cannot keep the whole home: add --protect-home=off, "
 				   "or use a directory below the home with --writable DIR",
-	[ISO_SAY_KEEP] = "--keep",
-	[ISO_SAY_KEEP_FAILED] = "--keep=on-failure",
-	[ISO_SAY_MAP_USERS_AUTO] = "--map-users=auto",
-	[ISO_SAY_MAP_USERS_REQ] = "--map-users=require",
-	[ISO_SAY_MAP_USERS_FIX] = "ask an admin for a range (usermod --add-subuids, "
+	[SUP_SAY_KEEP] = "--keep",
+	[SUP_SAY_KEEP_FAILED] = "--keep=on-failure",
+	[SUP_SAY_MAP_USERS_AUTO] = "--map-users=auto",
+	[SUP_SAY_MAP_USERS_REQ] = "--map-users=require",
+	[SUP_SAY_MAP_USERS_FIX] = "ask an admin for a range (usermod --add-subuids, "
 				  "--add-subgids), or use --map-users=auto",
-	[ISO_SAY_NET_ISOLATED] = "--net=isolated",
-	[ISO_SAY_PASS_FD] = "--pass-fd",
-	[ISO_SAY_PIDNS] = "--pidns",
-	[ISO_SAY_POLICY] = "--policy",
-	[ISO_SAY_POLICY_OFF] = "--policy=off",
-	[ISO_SAY_PRIVATE_TMP] = "--private-tmp",
-	[ISO_SAY_PROTECT_HOME] = "--protect-home",
-	[ISO_SAY_RO_MOUNTS] = "--ro-bind or --tmpfs",
-	[ISO_SAY_ROOT] = "--root",
-	[ISO_SAY_ROOT_FIX] = "choose a writable place with --root DIR or ISORUN_ROOT",
-	[ISO_SAY_SETTLE] = "--settle",
-	[ISO_SAY_SOCKET_MASKS] = "--policy's deny-socket masks",
-	[ISO_SAY_TIMEOUT] = "--timeout",
-	[ISO_SAY_WATCH] = "--watch",
-	[ISO_SAY_WRITABLE] = "--writable",
+	[SUP_SAY_NET_ISOLATED] = "--net=isolated",
+	[SUP_SAY_PASS_FD] = "--pass-fd",
+	[SUP_SAY_PIDNS] = "--pidns",
+	[SUP_SAY_POLICY] = "--policy",
+	[SUP_SAY_POLICY_OFF] = "--policy=off",
+	[SUP_SAY_PRIVATE_TMP] = "--private-tmp",
+	[SUP_SAY_PROTECT_HOME] = "--protect-home",
+	[SUP_SAY_RO_MOUNTS] = "--ro-bind or --tmpfs",
+	[SUP_SAY_ROOT] = "--root",
+	[SUP_SAY_ROOT_FIX] = "choose a writable place with --root DIR or ISORUN_ROOT",
+	[SUP_SAY_SETTLE] = "--settle",
+	[SUP_SAY_SOCKET_MASKS] = "--policy's deny-socket masks",
+	[SUP_SAY_TIMEOUT] = "--timeout",
+	[SUP_SAY_WATCH] = "--watch",
+	[SUP_SAY_WRITABLE] = "--writable",
 /* the output files' options, spelled from the sinks table's rows */
-#define SAY_SINK(ID, name, ...) [ISO_SAY_SINK + ISO_SINK_##ID] = "--" name,
-	ISO_SINK_ROWS(SAY_SINK)
+#define SAY_SINK(ID, name, ...) [SUP_SAY_SINK + SUP_SINK_##ID] = "--" name,
+	SUP_SINK_ROWS(SAY_SINK)
 #undef SAY_SINK
 };

@@ -8,9 +8,9 @@
 #include "launcher/say.h"
 
 /* The advice for a module's cause code, naming the options that help; "" when none. */
-void iso_advise(const struct iso_opts *o, int cause, char *buf, size_t len);
+void cli_advise(const struct sup_opts *o, int cause, char *buf, size_t len);
 
 /* The words of launcher/say.h, for opts->say. */
-extern const char *const iso_says[ISO_SAY_N];
+extern const char *const cli_says[SUP_SAY_N];
 
 #endif

@@ -30,15 +30,15 @@
 /* getopt's value for a key; the options that are not settings follow */
 #define OPT_KEY(k) (256 + (k))
 enum {
-	OPT_CONFIG = OPT_KEY(ISO_N_KEYS),
+	OPT_CONFIG = OPT_KEY(SUP_N_KEYS),
 	OPT_NO_CONFIG,
 	OPT_VERSION,
 	OPT_TREE,
 };
 /* the settings, config, no-config, help, version, tree and the terminator */
-#define ISO_N_LONG_OPTS (ISO_N_KEYS + 6)
+#define ISO_N_LONG_OPTS (SUP_N_KEYS + 6)
 
-/* The options that are not settings; the settings' options come from iso_keys[]. */
+/* The options that are not settings; the settings' options come from cli_keys[]. */
 static const struct option other_opts[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "no-config", no_argument, NULL, OPT_NO_CONFIG },
@@ -56,10 +56,10 @@ static void fill_long_opts(struct option out[static ISO_N_LONG_OPTS])
 {
 	size_t n = 0;
 
-	for (int k = 0; k < ISO_N_KEYS; k++) {
-		bool optional = iso_keys[k].kind == ISO_KIND_FLAG || iso_keys[k].bare;
+	for (int k = 0; k < SUP_N_KEYS; k++) {
+		bool optional = cli_keys[k].kind == CLI_KIND_FLAG || cli_keys[k].bare;
 
-		out[n++] = (struct option){ iso_keys[k].name,
+		out[n++] = (struct option){ cli_keys[k].name,
 					    optional ? optional_argument : required_argument, NULL,
 					    OPT_KEY(k) };
 	}
@@ -72,7 +72,7 @@ static void fill_long_opts(struct option out[static ISO_N_LONG_OPTS])
 static void sinks_usage(FILE *f)
 {
 #define SINK_USAGE(ID, name, help, ...) fprintf(f, "  --%-21s%s\n", name " FILE|fd:N", help);
-	ISO_SINK_ROWS(SINK_USAGE)
+	SUP_SINK_ROWS(SINK_USAGE)
 #undef SINK_USAGE
 }
 
@@ -80,9 +80,9 @@ static void sinks_usage(FILE *f)
 #define HELP_COLUMN 25
 
 /* A ceiling's lines of --help, from its row: "  --NAME VALUE   words", continued below. */
-static void ceiling_usage(const struct iso_ceiling_desc *d, FILE *f)
+static void ceiling_usage(const struct sup_ceiling_desc *d, FILE *f)
 {
-	const char *say = iso_says[d->help_say];
+	const char *say = cli_says[d->help_say];
 	int n = fprintf(f, "  --%s %s", d->name, d->metavar);
 
 	if (n < 0)
@@ -105,7 +105,7 @@ static void ceiling_usage(const struct iso_ceiling_desc *d, FILE *f)
 	fputc('\n', f);
 }
 
-void iso_usage(FILE *f)
+void cli_usage(FILE *f)
 {
 	fputs("Usage: isorun [OPTION]... [--] COMMAND [ARG]...\n"
 	      "       isorun shell [OPTION]... [-- COMMAND [ARG]...]\n"
@@ -161,8 +161,8 @@ void iso_usage(FILE *f)
 	      "  --rlimit-core SIZE, --rlimit-fsize SIZE  its core dump and file size limits\n"
 	      "                         (bytes, K/M/G/T suffixes, or unlimited)\n",
 	      f);
-	for (int c = 0; c < ISO_N_CEILINGS; c++)
-		ceiling_usage(&iso_ceiling_descs[c], f);
+	for (int c = 0; c < SUP_N_CEILINGS; c++)
+		ceiling_usage(&sup_ceiling_descs[c], f);
 	fputs("                         each ceiling as try:VALUE enforces what it can and goes "
 	      "on\n"
 	      "  --cgroup=auto|off      a cgroup of the run's own where one can be had (auto)\n"
@@ -185,7 +185,7 @@ void iso_usage(FILE *f)
 	      f);
 }
 
-void iso_shell_usage(FILE *f)
+void cli_shell_usage(FILE *f)
 {
 	fputs("Usage: isorun shell [--tree PATH|ID] [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "Start an interactive $SHELL (or COMMAND) in a fresh isorun tree, with the\n"
@@ -199,7 +199,7 @@ void iso_shell_usage(FILE *f)
 	      f);
 }
 
-void iso_config_usage(FILE *f)
+void cli_config_usage(FILE *f)
 {
 	fputs("Usage: isorun config [--json] [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "Print every setting that `isorun OPTION... -- COMMAND` would run with, one\n"
@@ -214,18 +214,18 @@ void iso_config_usage(FILE *f)
  * Each --watch-ignore glob's source as the report names it: the option, or the
  * file and line it came from (a project file's ignores are taken, and said).
  */
-static void watch_ignore_sources(struct iso_opts *o)
+static void watch_ignore_sources(struct sup_opts *o)
 {
 	size_t g = 0;
 
 	o->watch_ignore_by.n = 0;
 	for (size_t i = 0; i < o->n_settings && g < o->watch_ignore.n; i++) {
-		const struct iso_setting *st = &o->settings[i];
+		const struct sup_setting *st = &o->settings[i];
 		char *label = NULL, **v;
 
-		if (st->key != ISO_K_WATCH_IGNORE)
+		if (st->key != SUP_K_WATCH_IGNORE)
 			continue;
-		if (st->line == ISO_FROM_CLI ? asprintf(&label, "--watch-ignore %s", st->val) < 0
+		if (st->line == SUP_FROM_CLI ? asprintf(&label, "--watch-ignore %s", st->val) < 0
 					     : asprintf(&label, "%s:%u: watch-ignore = %s",
 							o->config_path ? o->config_path : "?",
 							st->line, st->val) < 0)
@@ -236,7 +236,7 @@ static void watch_ignore_sources(struct iso_opts *o)
 			return;
 		}
 		o->watch_ignore_by.v = v;
-		if (!label || !iso_opts_keep(o, label))
+		if (!label || !sup_opts_keep(o, label))
 			return;
 		v[g++] = label;
 		v[g] = NULL;
@@ -248,24 +248,24 @@ static void watch_ignore_sources(struct iso_opts *o)
  * The one place that decides what the options imply: which namespaces, which gate,
  * what init mounts, how the run is stopped, which sinks keep what.
  */
-void iso_plan_compile(struct iso_opts *o)
+void cli_plan_compile(struct sup_opts *o)
 {
-	struct iso_run_plan *p = &o->plan;
+	struct sup_run_plan *p = &o->plan;
 
 	/* a mount asked for (--bind, --ro-bind, --tmpfs) needs the namespace, as a protection */
 	p->protections =
 		o->net_isolated || o->private_tmp || o->protect_home != NS_HOME_OFF || o->n_binds;
-	p->namespaces = p->protections || o->pidns != ISO_PIDNS_OFF;
+	p->namespaces = p->protections || o->pidns != SUP_PIDNS_OFF;
 	p->init_gate = p->namespaces;
-	p->init_fallback = o->pidns == ISO_PIDNS_TRY && !p->protections;
+	p->init_fallback = o->pidns == SUP_PIDNS_TRY && !p->protections;
 	p->hides = o->private_tmp || o->protect_home == NS_HOME_HIDE;
 	p->keep_output = false;
 #define SINK_TAIL(ID, name, help, rkey, rat, fd_path, tail, ...)                                   \
-	p->keep_output |= (tail) && o->outputs[ISO_SINK_##ID];
-	ISO_SINK_ROWS(SINK_TAIL)
+	p->keep_output |= (tail) && o->outputs[SUP_SINK_##ID];
+	SUP_SINK_ROWS(SINK_TAIL)
 #undef SINK_TAIL
 	p->policy = strcmp(o->policy, "off") != 0;
-	p->mounts = (struct iso_mount_plan){
+	p->mounts = (struct sup_mount_plan){
 		.net_isolated = o->net_isolated,
 		.private_tmp = o->private_tmp,
 		.home = o->protect_home,
@@ -279,18 +279,18 @@ void iso_plan_compile(struct iso_opts *o)
 	p->map_root = o->map_root;
 	p->caches = 0;
 	for (size_t i = 0; i < o->caches.n; i++)
-		p->caches |= 1u << iso_cache_lookup(o->caches.v[i]);
-	p->stop = (struct iso_stop_plan){
+		p->caches |= 1u << sup_cache_lookup(o->caches.v[i]);
+	p->stop = (struct sup_stop_plan){
 		.signal = o->stop_signal,
 		.grace_ms = o->grace_ms,
 		.settle_ms = o->settle_ms,
 		.timeout_ms = o->timeout_ms,
 	};
-	p->cgroup = o->cgroup == ISO_CGROUP_AUTO;
-	for (int c = 0; c < ISO_N_CEILINGS; c++) {
+	p->cgroup = o->cgroup == SUP_CGROUP_AUTO;
+	for (int c = 0; c < SUP_N_CEILINGS; c++) {
 		p->ceilings[c] = o->ceilings[c];
 		snprintf(p->ceiling_opt[c], sizeof(p->ceiling_opt[c]), "--%s",
-			 iso_keys[ISO_K_CEILING + c].name);
+			 cli_keys[SUP_K_CEILING + c].name);
 	}
 	watch_ignore_sources(o);
 }
@@ -299,17 +299,17 @@ void iso_plan_compile(struct iso_opts *o)
  * A setting that does nothing without another is a mistake the user cannot see:
  * one line each on stderr, naming the one it needs; -q silences them.
  */
-void iso_warn_inert(const struct iso_opts *o)
+void cli_warn_inert(const struct sup_opts *o)
 {
 	static const char *const fmt = "isorun: warning: %s has no effect without %s\n";
 
 	if (o->verbosity < 0)
 		return;
-	if (o->map_root && o->pidns == ISO_PIDNS_OFF)
+	if (o->map_root && o->pidns == SUP_PIDNS_OFF)
 		fprintf(stderr, fmt, "--map-root", "--pidns");
-	if (o->map_users != ISO_MAP_USERS_OFF && !o->plan.namespaces)
+	if (o->map_users != SUP_MAP_USERS_OFF && !o->plan.namespaces)
 		fprintf(stderr, fmt, "--map-users", "--pidns");
-	if (o->residue == ISO_FAIL && !o->watch.n)
+	if (o->residue == SUP_FAIL && !o->watch.n)
 		fprintf(stderr, fmt, "--residue=fail", "--watch");
 	if (o->watch_ignore.n && !o->watch.n)
 		fprintf(stderr, fmt, "--watch-ignore", "--watch");
@@ -322,49 +322,49 @@ void iso_warn_inert(const struct iso_opts *o)
 		      stderr);
 }
 
-int iso_args_refuse(struct iso_opts *o, const struct iso_err *e)
+int cli_args_refuse(struct sup_opts *o, const struct iso_err *e)
 {
 	fprintf(stderr, "isorun: %s\n", e->msg);
 	fprintf(stderr, "isorun: FAILED (exit %d): bad command line (see isorun --help)\n",
 		ISO_EXIT_SETUP);
-	iso_opts_free(o);
+	sup_opts_free(o);
 	return ISO_EXIT_SETUP;
 }
 
 /* A word after a bare --pidns or --color that was meant as its value */
-static bool looks_like_bare_value(enum iso_key key, const char *w)
+static bool looks_like_bare_value(enum sup_key key, const char *w)
 {
-	if (iso_keys[key].words)
-		return iso_word_value(&iso_keys[key], w) >= 0;
-	return strcmp(w, "try") == 0 || iso_parse_bool(w) >= 0;
+	if (cli_keys[key].words)
+		return cli_word_value(&cli_keys[key], w) >= 0;
+	return strcmp(w, "try") == 0 || cli_parse_bool(w) >= 0;
 }
 
-static int record(struct iso_opts *o, enum iso_key key, char *val, unsigned line)
+static int record(struct sup_opts *o, enum sup_key key, char *val, unsigned line)
 {
-	struct iso_setting *n = realloc(o->settings, (o->n_settings + 1) * sizeof(*n));
+	struct sup_setting *n = realloc(o->settings, (o->n_settings + 1) * sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
-	n[o->n_settings++] = (struct iso_setting){ .key = key, .line = line, .val = val };
+	n[o->n_settings++] = (struct sup_setting){ .key = key, .line = line, .val = val };
 	o->settings = n;
 	return 0;
 }
 
-int iso_opt_set(struct iso_opts *o, enum iso_key key, char *val, unsigned line, struct iso_err *e)
+int cli_opt_set(struct sup_opts *o, enum sup_key key, char *val, unsigned line, struct iso_err *e)
 {
-	const struct iso_key_info *k;
+	const struct cli_key_info *k;
 	char opt[64];
 	int r;
 
-	if ((unsigned)key >= ISO_N_KEYS)
+	if ((unsigned)key >= SUP_N_KEYS)
 		return iso_err_set(e, 0, "setting %d: out of range", (int)key);
-	k = &iso_keys[key];
-	snprintf(opt, sizeof(opt), "%s%s", line == ISO_FROM_CLI ? "--" : "", k->name);
+	k = &cli_keys[key];
+	snprintf(opt, sizeof(opt), "%s%s", line == SUP_FROM_CLI ? "--" : "", k->name);
 	e->msg[0] = '\0';
-	if (!val && !k->bare && k->kind != ISO_KIND_FLAG)
+	if (!val && !k->bare && k->kind != CLI_KIND_FLAG)
 		r = iso_err_set(e, 0, "%s: missing argument", opt);
 	else
-		r = k->parse(o, k, opt, val, line == ISO_FROM_CLI, e);
+		r = k->parse(o, k, opt, val, line == SUP_FROM_CLI, e);
 	if (r >= 0)
 		r = record(o, key, val, line);
 	if (r < 0 && !e->msg[0])
@@ -380,20 +380,20 @@ static int unknown_long(const struct option *long_opts, const char *word, struct
 
 	for (; long_opts[n].name; n++)
 		names[n] = long_opts[n].name;
-	iso_unknown_option(word, names, n, e->msg, sizeof(e->msg));
+	cli_unknown_option(word, names, n, e->msg, sizeof(e->msg));
 	e->errnum = 0;
 	e->hint[0] = '\0';
 	return -EINVAL;
 }
 
-int iso_parse_args(int argc, char **argv, struct iso_opts *o, struct iso_err *e)
+int cli_parse_args(int argc, char **argv, struct sup_opts *o, struct iso_err *e)
 {
-	return iso_parse_args_flags(argc, argv, 0, o, e);
+	return cli_parse_args_flags(argc, argv, 0, o, e);
 }
 
-static int bare_value_error(enum iso_key key, const char *word, struct iso_err *e)
+static int bare_value_error(enum sup_key key, const char *word, struct iso_err *e)
 {
-	const char *name = iso_keys[key].name;
+	const char *name = cli_keys[key].name;
 
 	return iso_err_set(e, 0,
 			   "--%s %s: the value of --%s goes after '=': did you mean "
@@ -437,8 +437,8 @@ static int misplaced_subcommand(int argc, char **argv, int cmd, struct iso_err *
 		return iso_err_set(e, 0, "'%s' is a subcommand: %s (a command named %s: -- %s)", w,
 				   line, w, w);
 	}
-	near = iso_suggest(w, subcommands, ELEMENTSOF(subcommands));
-	if (!near || iso_edit_distance(w, near) > 2 || strchr(w, '/') || iso_on_path(w))
+	near = cli_suggest(w, subcommands, ELEMENTSOF(subcommands));
+	if (!near || cli_edit_distance(w, near) > 2 || strchr(w, '/') || cli_on_path(w))
 		return 0;
 	reordered(line, sizeof(line), near, argc, argv, cmd);
 	return iso_err_set(
@@ -459,31 +459,31 @@ static const char *login_shell(void)
 }
 
 /* What follows the options: the command, or the shell's own for `isorun shell`. */
-static int take_command(int argc, char **argv, unsigned flags, struct iso_opts *o,
+static int take_command(int argc, char **argv, unsigned flags, struct sup_opts *o,
 			struct iso_err *e)
 {
 	if (o->shell)
-		o->keep = ISO_KEEP_ALWAYS; /* the shell's tree outlives it, whatever --keep said */
+		o->keep = SUP_KEEP_ALWAYS; /* the shell's tree outlives it, whatever --keep said */
 	if (optind >= argc && o->shell) {
-		o->shell_argv[0] = iso_opts_keep(o, strdup(login_shell()));
-		o->shell_argv[1] = iso_opts_keep(o, strdup("-i"));
+		o->shell_argv[0] = sup_opts_keep(o, strdup(login_shell()));
+		o->shell_argv[1] = sup_opts_keep(o, strdup("-i"));
 		if (!o->shell_argv[0] || !o->shell_argv[1])
 			return iso_err_set(e, ENOMEM, "isorun shell");
 		o->argv = o->shell_argv;
 		o->argc = 2;
 		o->shell_own = true;
-		return ISO_RUN;
+		return CLI_RUN;
 	}
-	if (optind >= argc && (flags & ISO_ARGS_COMMAND_OPTIONAL))
-		return ISO_RUN;
+	if (optind >= argc && (flags & CLI_ARGS_COMMAND_OPTIONAL))
+		return CLI_RUN;
 	if (optind >= argc)
 		return iso_err_set(e, 0, "no command given (usage: isorun [OPTION]... -- COMMAND)");
-	if (!o->shell && !(flags & ISO_ARGS_COMMAND_OPTIONAL) &&
+	if (!o->shell && !(flags & CLI_ARGS_COMMAND_OPTIONAL) &&
 	    misplaced_subcommand(argc, argv, optind, e) < 0)
 		return -EINVAL;
 	o->argv = argv + optind;
 	o->argc = (size_t)(argc - optind);
-	return ISO_RUN;
+	return CLI_RUN;
 }
 
 /* `-v--pidns`: getopt read the "-" inside a word of short options as an option */
@@ -513,7 +513,7 @@ static int value_is_option(char **argv, int at, struct iso_err *e)
 }
 
 /* --tree PATH|ID: isorun shell's alone (cli/reenter.c judges the tree) */
-static int set_tree(struct iso_opts *o, char *val, struct iso_err *e)
+static int set_tree(struct sup_opts *o, char *val, struct iso_err *e)
 {
 	if (!o->shell)
 		return iso_err_set(
@@ -525,18 +525,18 @@ static int set_tree(struct iso_opts *o, char *val, struct iso_err *e)
 	return 0;
 }
 
-int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts *o,
+int cli_parse_args_flags(int argc, char **argv, unsigned flags, struct sup_opts *o,
 			 struct iso_err *e)
 {
 	struct option long_opts[ISO_N_LONG_OPTS];
 	int c, idx = 0, r, bare_end = -1, at;
-	enum iso_key bare_key = ISO_K_PIDNS;
+	enum sup_key bare_key = SUP_K_PIDNS;
 
 	fill_long_opts(long_opts);
 	/* `isorun shell [OPTION]... [-- COMMAND]`: the same options as a run */
 	if (argc > 1 && strcmp(argv[1], "shell") == 0) {
 		o->shell = true;
-		o->keep = ISO_KEEP_ALWAYS;
+		o->keep = SUP_KEEP_ALWAYS;
 		argc--;
 		argv++;
 	}
@@ -571,13 +571,13 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		case 'q':
 		case 'v':
 			/* getopt leaves optarg as it was for a short option */
-			c = OPT_KEY(c == 'q' ? ISO_K_QUIET : ISO_K_VERBOSE);
+			c = OPT_KEY(c == 'q' ? SUP_K_QUIET : SUP_K_VERBOSE);
 			val = NULL;
 			break;
 		case 'h':
-			return ISO_SHOW_HELP;
+			return CLI_SHOW_HELP;
 		case OPT_VERSION:
-			return ISO_SHOW_VERSION;
+			return CLI_SHOW_VERSION;
 		case ':':
 			return iso_err_set(e, 0, "%s: missing argument", argv[optind - 1]);
 		case '?':
@@ -589,13 +589,13 @@ int iso_parse_args_flags(int argc, char **argv, unsigned flags, struct iso_opts 
 		default:
 			break;
 		}
-		if (c < OPT_KEY(0) || c >= OPT_KEY(ISO_N_KEYS))
+		if (c < OPT_KEY(0) || c >= OPT_KEY(SUP_N_KEYS))
 			return iso_err_set(e, 0, "%s: unknown option", argv[optind - 1]);
-		r = iso_opt_set(o, (enum iso_key)(c - OPT_KEY(0)), val, ISO_FROM_CLI, e);
+		r = cli_opt_set(o, (enum sup_key)(c - OPT_KEY(0)), val, SUP_FROM_CLI, e);
 		if (r < 0)
 			return r;
-		bare_key = (enum iso_key)(c - OPT_KEY(0));
-		bare_end = iso_keys[bare_key].bare && !val ? optind : -1;
+		bare_key = (enum sup_key)(c - OPT_KEY(0));
+		bare_end = cli_keys[bare_key].bare && !val ? optind : -1;
 	}
 	/* `--pidns try -- make`: getopt reads "try" as the command; no "--" came between */
 	if (bare_end == optind && optind < argc && looks_like_bare_value(bare_key, argv[optind]))

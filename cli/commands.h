@@ -7,12 +7,12 @@
 #define ISO_COMMANDS_H
 
 /* isorun config [OPTION]...: the effective settings and where each came from */
-int iso_config_main(int argc, char **argv);
+int cli_config_main(int argc, char **argv);
 /* isorun selftest [--json] [OPTION]...: probe the host, run the live controls */
-int iso_selftest_main(int argc, char **argv);
+int cli_selftest_main(int argc, char **argv);
 /* isorun ls: the kept and retained trees under the caller's root */
-int iso_ls_main(int argc, char **argv);
+int cli_ls_main(int argc, char **argv);
 /* isorun gc [--dry-run]: remove the trees proven orphaned */
-int iso_gc_main(int argc, char **argv);
+int cli_gc_main(int argc, char **argv);
 
 #endif

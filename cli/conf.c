@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* isorun.conf: find it, refuse it unless only its owner can change it, map it onto iso_opts. */
+/* isorun.conf: find it, refuse it unless only its owner can change it, map it onto sup_opts. */
 #include "cli/conf.h"
 #include "cli/keys.h"
 
@@ -25,8 +25,8 @@ static const char conf_hint[] = "--no-config reads no isorun.conf; --config FILE
 
 /* libinih reads through us one line at a time: that is how errors get their line. */
 struct conf_parse {
-	struct iso_opts *o;
-	const struct iso_opts *cli; /* the command line's settings alone; NULL: not checked */
+	struct sup_opts *o;
+	const struct sup_opts *cli; /* the command line's settings alone; NULL: not checked */
 	const char *path;
 	char *dir;
 	const char *p, *end;
@@ -194,7 +194,7 @@ static char *read_line(char *str, int num, void *stream)
 	return str;
 }
 
-char *iso_conf_resolve(const char *dir, const char *val)
+char *cli_conf_resolve(const char *dir, const char *val)
 {
 	char *r;
 
@@ -215,21 +215,21 @@ char *iso_conf_resolve(const char *dir, const char *val)
 /* "tiemout = 5m": the setting that was meant, or NULL */
 static const char *suggest_key(const char *name)
 {
-	const char *names[ISO_N_KEYS];
+	const char *names[SUP_N_KEYS];
 
-	for (int k = 0; k < ISO_N_KEYS; k++)
-		names[k] = iso_keys[k].name;
-	return iso_suggest(name, names, ISO_N_KEYS);
+	for (int k = 0; k < SUP_N_KEYS; k++)
+		names[k] = cli_keys[k].name;
+	return cli_suggest(name, names, SUP_N_KEYS);
 }
 
 /* --policy names a shipped policy (default, strict, off) or a file: a name has no '/' or '.'. */
-static bool is_path_value(enum iso_key key, const char *val)
+static bool is_path_value(enum sup_key key, const char *val)
 {
-	if (!iso_keys[key].path)
+	if (!cli_keys[key].path)
 		return false;
-	if (key == ISO_K_POLICY)
+	if (key == SUP_K_POLICY)
 		return strpbrk(val, "/.") != NULL;
-	if (iso_key_output(key))
+	if (cli_key_output(key))
 		return strncmp(val, "fd:", 3) != 0;
 	return true;
 }
@@ -262,7 +262,7 @@ static int setenv_value(struct conf_parse *cp, const char *value)
 	const char *eq = strchr(value, '=');
 	char *exp, *val = NULL;
 
-	exp = iso_expand(eq ? eq + 1 : "", caller_var, caller_home(), why, sizeof(why));
+	exp = cli_expand(eq ? eq + 1 : "", caller_var, caller_home(), why, sizeof(why));
 	if (!exp) {
 		fail_at(cp, "setenv: %s", why);
 		return 0;
@@ -272,11 +272,11 @@ static int setenv_value(struct conf_parse *cp, const char *value)
 	else if (!eq)
 		val = strdup(value);
 	free(exp);
-	if (!iso_opts_keep(cp->o, val)) {
+	if (!sup_opts_keep(cp->o, val)) {
 		fail_at(cp, "setenv: out of memory");
 		return 0;
 	}
-	if (iso_opt_set(cp->o, ISO_K_SETENV, val, cp->line, &sub) < 0) {
+	if (cli_opt_set(cp->o, SUP_K_SETENV, val, cp->line, &sub) < 0) {
 		fail_value(cp, value, &sub);
 		return 0;
 	}
@@ -284,13 +284,13 @@ static int setenv_value(struct conf_parse *cp, const char *value)
 }
 
 /* A setting that would widen what the command line protects is refused here (cli/conftrust.h). */
-static bool trusted(struct conf_parse *cp, enum iso_key key, const char *value)
+static bool trusted(struct conf_parse *cp, enum sup_key key, const char *value)
 {
 	_cleanup_free_ char *path =
-		is_path_value(key, value) ? iso_conf_resolve(cp->dir, value) : NULL;
+		is_path_value(key, value) ? cli_conf_resolve(cp->dir, value) : NULL;
 	struct iso_err sub = { 0 };
 
-	if (!cp->cli || iso_conf_trust(cp->cli, key, value, path ? path : value, &sub) == 0)
+	if (!cp->cli || cli_conf_trust(cp->cli, key, value, path ? path : value, &sub) == 0)
 		return true;
 	fail_at(cp, "%s", sub.msg);
 	iso_err_hint(cp->e, sub.hint);
@@ -315,10 +315,10 @@ static int on_setting(void *user, const char *section, const char *name, const c
 	}
 	for (size_t i = 0; i < sizeof(cli_only) / sizeof(cli_only[0]); i++)
 		if (strcmp(name, cli_only[i]) == 0) {
-			fail_at(cp, "%s: only on the command line, not in %s", name, ISO_CONF_NAME);
+			fail_at(cp, "%s: only on the command line, not in %s", name, CLI_CONF_NAME);
 			return 0;
 		}
-	key = iso_key_lookup(name);
+	key = cli_key_lookup(name);
 	if (key < 0 && suggest_key(name)) {
 		fail_at(cp, "%s: unknown setting; did you mean %s?", name, suggest_key(name));
 		return 0;
@@ -330,39 +330,39 @@ static int on_setting(void *user, const char *section, const char *name, const c
 			name);
 		return 0;
 	}
-	if (iso_keys[key].cli_only) {
+	if (cli_keys[key].cli_only) {
 		char hint[sizeof(cp->e->hint)];
 
 		fail_at(cp,
 			"%s: only on the command line, not in %s (a mount widens what the "
 			"command reaches; a project file cannot add one)",
-			name, ISO_CONF_NAME);
+			name, CLI_CONF_NAME);
 		snprintf(hint, sizeof(hint), "give it on the command line: --%s %s", name, value);
 		iso_err_hint(cp->e, hint);
 		return 0;
 	}
 	if (!trusted(cp, key, value))
 		return 0;
-	if (key == ISO_K_SETENV)
+	if (key == SUP_K_SETENV)
 		return setenv_value(cp, value);
-	val = is_path_value(key, value) ? iso_conf_resolve(cp->dir, value) : strdup(value);
-	if (!iso_opts_keep(cp->o, val)) {
+	val = is_path_value(key, value) ? cli_conf_resolve(cp->dir, value) : strdup(value);
+	if (!sup_opts_keep(cp->o, val)) {
 		fail_at(cp, "%s: out of memory", name);
 		return 0;
 	}
-	if (iso_opt_set(cp->o, key, val, cp->line, &sub) < 0) {
+	if (cli_opt_set(cp->o, key, val, cp->line, &sub) < 0) {
 		fail_value(cp, value, &sub);
 		return 0;
 	}
 	return 1;
 }
 
-int iso_conf_parse(struct iso_opts *o, const char *path, const char *text, struct iso_err *e)
+int cli_conf_parse(struct sup_opts *o, const char *path, const char *text, struct iso_err *e)
 {
-	return iso_conf_parse_under(o, NULL, path, text, e);
+	return cli_conf_parse_under(o, NULL, path, text, e);
 }
 
-int iso_conf_parse_under(struct iso_opts *o, const struct iso_opts *cli, const char *path,
+int cli_conf_parse_under(struct sup_opts *o, const struct sup_opts *cli, const char *path,
 			 const char *text, struct iso_err *e)
 {
 	const char *slash = strrchr(path, '/');
@@ -392,7 +392,7 @@ int iso_conf_parse_under(struct iso_opts *o, const struct iso_opts *cli, const c
 	return 0;
 }
 
-int iso_conf_read(int fd, const char *path, char **ret, struct iso_err *e)
+int cli_conf_read(int fd, const char *path, char **ret, struct iso_err *e)
 {
 	_cleanup_free_ char *buf = NULL;
 	struct stat st;
@@ -417,14 +417,14 @@ int iso_conf_read(int fd, const char *path, char **ret, struct iso_err *e)
 		iso_err_hint(e, "chmod go-w it, or --no-config to read no isorun.conf");
 		return -EPERM;
 	}
-	if (st.st_size > ISO_CONF_MAX_SIZE)
-		return iso_err_set(e, 0, "%s: larger than %d bytes", path, ISO_CONF_MAX_SIZE);
-	buf = malloc(ISO_CONF_MAX_SIZE + 1);
+	if (st.st_size > CLI_CONF_MAX_SIZE)
+		return iso_err_set(e, 0, "%s: larger than %d bytes", path, CLI_CONF_MAX_SIZE);
+	buf = malloc(CLI_CONF_MAX_SIZE + 1);
 	if (!buf)
 		return iso_err_set(e, ENOMEM, "read '%s'", path);
 	/* the size may have changed since fstat(): read to EOF, bounded */
 	for (;;) {
-		n = read(fd, buf + len, ISO_CONF_MAX_SIZE + 1 - len);
+		n = read(fd, buf + len, CLI_CONF_MAX_SIZE + 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -432,9 +432,9 @@ int iso_conf_read(int fd, const char *path, char **ret, struct iso_err *e)
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len > ISO_CONF_MAX_SIZE)
+		if (len > CLI_CONF_MAX_SIZE)
 			return iso_err_set(e, 0, "%s: larger than %d bytes", path,
-					   ISO_CONF_MAX_SIZE);
+					   CLI_CONF_MAX_SIZE);
 	}
 	if (memchr(buf, '\0', len))
 		return iso_err_set(e, 0, "%s: not a text file (contains a NUL byte)", path);
@@ -452,7 +452,7 @@ static int open_conf(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
-int iso_conf_find(const char *dir, char **ret_path, int *ret_fd, struct iso_err *e)
+int cli_conf_find(const char *dir, char **ret_path, int *ret_fd, struct iso_err *e)
 {
 	_cleanup_free_ char *d = strdup(dir);
 	char *path, *slash;
@@ -461,10 +461,10 @@ int iso_conf_find(const char *dir, char **ret_path, int *ret_fd, struct iso_err 
 	*ret_path = NULL;
 	*ret_fd = -1;
 	if (!d)
-		return iso_err_set(e, ENOMEM, "find %s", ISO_CONF_NAME);
+		return iso_err_set(e, ENOMEM, "find %s", CLI_CONF_NAME);
 	for (;;) {
-		if (asprintf(&path, "%s/%s", strcmp(d, "/") == 0 ? "" : d, ISO_CONF_NAME) < 0)
-			return iso_err_set(e, ENOMEM, "find %s", ISO_CONF_NAME);
+		if (asprintf(&path, "%s/%s", strcmp(d, "/") == 0 ? "" : d, CLI_CONF_NAME) < 0)
+			return iso_err_set(e, ENOMEM, "find %s", CLI_CONF_NAME);
 		fd = open_conf(path);
 		if (fd >= 0) {
 			*ret_path = path;
@@ -504,7 +504,7 @@ static char *absolute(const char *p)
 	return r;
 }
 
-int iso_conf_load(struct iso_opts *o, struct iso_err *e)
+int cli_conf_load(struct sup_opts *o, struct iso_err *e)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
 	_cleanup_close_ int fd = -1;
@@ -523,41 +523,41 @@ int iso_conf_load(struct iso_opts *o, struct iso_err *e)
 	} else {
 		_cleanup_free_ char *cwd = getcwd(NULL, 0);
 		if (!cwd) {
-			r = iso_err_set(e, errno, "find %s: the working directory", ISO_CONF_NAME);
+			r = iso_err_set(e, errno, "find %s: the working directory", CLI_CONF_NAME);
 			iso_err_hint(e, conf_hint);
 			return r;
 		}
-		r = iso_conf_find(cwd, &path, &fd, e);
+		r = cli_conf_find(cwd, &path, &fd, e);
 		if (r < 0 || !path)
 			return r;
 	}
-	r = iso_conf_read(fd, path, &text, e);
+	r = cli_conf_read(fd, path, &text, e);
 	if (r < 0)
 		return r;
-	r = iso_conf_apply(o, path, text, e);
+	r = cli_conf_apply(o, path, text, e);
 	path = NULL;
 	return r;
 }
 
-int iso_conf_apply(struct iso_opts *o, char *taken_path, const char *text, struct iso_err *e)
+int cli_conf_apply(struct sup_opts *o, char *taken_path, const char *text, struct iso_err *e)
 {
 	_cleanup_free_ char *path = taken_path;
-	struct iso_opts f;
+	struct sup_opts f;
 	char **pool;
 	int r;
 
-	iso_opts_init(&f);
-	r = iso_conf_parse_under(&f, o, path, text, e);
+	sup_opts_init(&f);
+	r = cli_conf_parse_under(&f, o, path, text, e);
 	/* the command line again, over the file; it was valid the first time */
 	for (size_t i = 0; r >= 0 && i < o->n_settings; i++)
-		if (o->settings[i].line == ISO_FROM_CLI)
-			r = iso_opt_set(&f, o->settings[i].key, o->settings[i].val, ISO_FROM_CLI,
+		if (o->settings[i].line == SUP_FROM_CLI)
+			r = cli_opt_set(&f, o->settings[i].key, o->settings[i].val, SUP_FROM_CLI,
 					e);
 	/* strings the command line's settings may point to */
 	if (o->n_pool) {
 		pool = realloc(f.pool, (f.n_pool + o->n_pool) * sizeof(*pool));
 		if (!pool) {
-			iso_opts_free(&f);
+			sup_opts_free(&f);
 			return iso_err_set(e, ENOMEM, "%s", path);
 		}
 		f.pool = pool;
@@ -566,13 +566,13 @@ int iso_conf_apply(struct iso_opts *o, char *taken_path, const char *text, struc
 		o->n_pool = 0;
 	}
 	if (r < 0) {
-		iso_opts_free(&f);
+		sup_opts_free(&f);
 		return r;
 	}
 	f.shell = o->shell;
 	f.shell_own = o->shell_own;
 	if (f.shell)
-		f.keep = ISO_KEEP_ALWAYS;
+		f.keep = SUP_KEEP_ALWAYS;
 	/* `isorun shell`: argv is the opts' own array, which *o = f below keeps in place */
 	memcpy(f.shell_argv, o->shell_argv, sizeof(f.shell_argv));
 	f.tree_arg = o->tree_arg;
@@ -583,12 +583,12 @@ int iso_conf_apply(struct iso_opts *o, char *taken_path, const char *text, struc
 	f.no_config = o->no_config;
 	f.config_path = path;
 	path = NULL;
-	iso_opts_free(o);
+	sup_opts_free(o);
 	*o = f;
 	return 0;
 }
 
-int iso_conf_fail(const struct iso_err *e, const char *what)
+int cli_conf_fail(const struct iso_err *e, const char *what)
 {
 	char buf[sizeof(e->msg) + 128];
 

@@ -24,21 +24,21 @@
 #include "ns/ns.h"
 
 /* A value from a checkout's isorun.conf is its text: escaped as every such field is. */
-static void print_line(const struct iso_opts *o, const char *name, const char *val,
-		       const struct iso_setting *from)
+static void print_line(const struct sup_opts *o, const char *name, const char *val,
+		       const struct sup_setting *from)
 {
 	_cleanup_free_ char *shown = iso_escape(val);
 
 	val = shown ? shown : "?";
 	if (!from)
 		printf("%s = %s    (default)\n", name, val);
-	else if (from->line == ISO_FROM_CLI)
+	else if (from->line == SUP_FROM_CLI)
 		printf("%s = %s    (command line)\n", name, val);
 	else
 		printf("%s = %s    (%s:%u)\n", name, val, o->config_path, from->line);
 }
 
-static void print_settings(const struct iso_opts *o)
+static void print_settings(const struct sup_opts *o)
 {
 	char buf[64];
 
@@ -47,23 +47,23 @@ static void print_settings(const struct iso_opts *o)
 		       o->config_arg ? "command line" : "found");
 	else
 		printf("config = none    (%s)\n", o->no_config ? "--no-config" : "not found");
-	for (int k = 0; k < ISO_N_KEYS; k++) {
-		const char *name = iso_keys[k].name;
+	for (int k = 0; k < SUP_N_KEYS; k++) {
+		const char *name = cli_keys[k].name;
 		bool any = false;
 
-		if (iso_keys[k].kind != ISO_KIND_LIST) {
-			print_line(o, name, iso_key_show(o, k, buf, sizeof(buf)),
-				   iso_key_last(o, k));
+		if (cli_keys[k].kind != CLI_KIND_LIST) {
+			print_line(o, name, cli_key_show(o, k, buf, sizeof(buf)),
+				   cli_key_last(o, k));
 			continue;
 		}
 		/* a list: each entry where it came from, the file's first */
 		for (size_t i = 0; i < o->n_settings; i++) {
-			const struct iso_setting *s = &o->settings[i];
+			const struct sup_setting *s = &o->settings[i];
 			char *shown;
 			if ((int)s->key != k)
 				continue;
 			any = true;
-			shown = k == ISO_K_SETENV ? iso_redact(s->val) : NULL;
+			shown = k == SUP_K_SETENV ? iso_redact(s->val) : NULL;
 			print_line(o, name, shown ? shown : s->val, s);
 			free(shown);
 		}
@@ -79,13 +79,13 @@ static void print_settings(const struct iso_opts *o)
 }
 
 /* "default", "command line" or "FILE:LINE", malloc'ed */
-static char *source(const struct iso_opts *o, const struct iso_setting *from)
+static char *source(const struct sup_opts *o, const struct sup_setting *from)
 {
 	char *r;
 
 	if (!from)
 		return strdup("default");
-	if (from->line == ISO_FROM_CLI)
+	if (from->line == SUP_FROM_CLI)
 		return strdup("command line");
 	return asprintf(&r, "%s:%u", o->config_path, from->line) < 0 ? NULL : r;
 }
@@ -129,7 +129,7 @@ static json_t *bytes_json(const char *s)
 	return b ? json_pack("{s:s}", "base64", b) : NULL;
 }
 
-static json_t *entry(const struct iso_opts *o, const char *val, const struct iso_setting *from)
+static json_t *entry(const struct sup_opts *o, const char *val, const struct sup_setting *from)
 {
 	_cleanup_free_ char *src = source(o, from);
 
@@ -139,7 +139,7 @@ static json_t *entry(const struct iso_opts *o, const char *val, const struct iso
 }
 
 /* isorun config --json: the same facts as the lines, as one object */
-static json_t *settings_json(const struct iso_opts *o)
+static json_t *settings_json(const struct sup_opts *o)
 {
 	json_t *root = json_object(), *set = json_object(), *cmd;
 	char buf[64];
@@ -156,26 +156,26 @@ static json_t *settings_json(const struct iso_opts *o)
 				      o->config_path ? (o->config_arg ? "command line" : "found")
 				      : o->no_config ? "--no-config"
 						     : "not found"));
-	for (int k = 0; k < ISO_N_KEYS; k++) {
+	for (int k = 0; k < SUP_N_KEYS; k++) {
 		json_t *list;
 
-		if (iso_keys[k].kind != ISO_KIND_LIST) {
+		if (cli_keys[k].kind != CLI_KIND_LIST) {
 			json_object_set_new(
-				set, iso_keys[k].name,
-				entry(o, iso_key_show(o, k, buf, sizeof(buf)), iso_key_last(o, k)));
+				set, cli_keys[k].name,
+				entry(o, cli_key_show(o, k, buf, sizeof(buf)), cli_key_last(o, k)));
 			continue;
 		}
 		list = json_array();
 		for (size_t i = 0; list && i < o->n_settings; i++) {
-			const struct iso_setting *st = &o->settings[i];
+			const struct sup_setting *st = &o->settings[i];
 			_cleanup_free_ char *shown = NULL;
 
 			if ((int)st->key != k)
 				continue;
-			shown = k == ISO_K_SETENV ? iso_redact(st->val) : NULL;
+			shown = k == SUP_K_SETENV ? iso_redact(st->val) : NULL;
 			json_array_append_new(list, entry(o, shown ? shown : st->val, st));
 		}
-		json_object_set_new(set, iso_keys[k].name, list ? list : json_null());
+		json_object_set_new(set, cli_keys[k].name, list ? list : json_null());
 	}
 	json_object_set_new(root, "settings", set);
 	cmd = o->argc ? json_array() : json_null();
@@ -187,7 +187,7 @@ static json_t *settings_json(const struct iso_opts *o)
 	return root;
 }
 
-static int print_json(const struct iso_opts *o)
+static int print_json(const struct sup_opts *o)
 {
 	json_t *j = settings_json(o);
 	char *text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
@@ -211,8 +211,8 @@ static bool takes_next(const char *w)
 		return false;
 	if (!strcmp(w, "--config"))
 		return true;
-	k = iso_key_lookup(w + 2);
-	return k >= 0 && iso_keys[k].kind != ISO_KIND_FLAG && !iso_keys[k].bare;
+	k = cli_key_lookup(w + 2);
+	return k >= 0 && cli_keys[k].kind != CLI_KIND_FLAG && !cli_keys[k].bare;
 }
 
 /*
@@ -233,43 +233,43 @@ static bool take_json(int *argc, char **argv)
 	return false;
 }
 
-int iso_config_main(int argc, char **argv)
+int cli_config_main(int argc, char **argv)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e = { 0 };
 	int action, r;
 	bool json = take_json(&argc, argv);
 
-	iso_opts_init(&o);
+	sup_opts_init(&o);
 	/* argv[1] = "config" stands where the program name would */
-	action = iso_parse_args_flags(argc - 1, argv + 1, ISO_ARGS_COMMAND_OPTIONAL, &o, &e);
+	action = cli_parse_args_flags(argc - 1, argv + 1, CLI_ARGS_COMMAND_OPTIONAL, &o, &e);
 	if (action < 0)
-		return iso_args_refuse(&o, &e);
-	if (action != ISO_RUN) {
-		if (action == ISO_SHOW_HELP)
-			iso_config_usage(stdout);
+		return cli_args_refuse(&o, &e);
+	if (action != CLI_RUN) {
+		if (action == CLI_SHOW_HELP)
+			cli_config_usage(stdout);
 		else
 			printf("isorun %s\n", ISO_VERSION);
-		iso_opts_free(&o);
+		sup_opts_free(&o);
 		return 0;
 	}
-	r = iso_conf_load(&o, &e);
+	r = cli_conf_load(&o, &e);
 	if (r < 0) {
-		iso_opts_free(&o);
-		return iso_conf_fail(&e, "bad configuration file");
+		sup_opts_free(&o);
+		return cli_conf_fail(&e, "bad configuration file");
 	}
-	if (iso_mounts_check(&o, &e) < 0)
-		return iso_args_refuse(&o, &e);
-	iso_plan_compile(&o);
-	iso_warn_inert(&o);
+	if (cli_mounts_check(&o, &e) < 0)
+		return cli_args_refuse(&o, &e);
+	cli_plan_compile(&o);
+	cli_warn_inert(&o);
 	if (json) {
 		r = print_json(&o);
-		iso_opts_free(&o);
+		sup_opts_free(&o);
 		if (r)
 			return r;
 	} else {
 		print_settings(&o);
-		iso_opts_free(&o);
+		sup_opts_free(&o);
 	}
 	if (fflush(stdout) != 0) {
 		perror("isorun: config: write the settings");

@@ -81,7 +81,7 @@ static char *landing(const char *path)
  * `path` lies in the home --protect-home covers (the passwd entry's, as the run
  * finds it) and in none of the command line's --writable directories.
  */
-static bool in_covered_home(const struct iso_opts *cli, const char *path)
+static bool in_covered_home(const struct sup_opts *cli, const char *path)
 {
 	_cleanup_free_ char *at = landing(path), *home = NULL;
 	_cleanup_free_ char **keep = calloc(cli->writable.n + 1, sizeof(*keep));
@@ -108,7 +108,7 @@ static bool in_covered_home(const struct iso_opts *cli, const char *path)
  * the covered home (the caches share $XDG_CACHE_HOME/isorun).  A command-line
  * `--cache none` drops the file's entries: nothing of the file's line is used.
  */
-static bool cache_widens(const struct iso_opts *cli, const char *val)
+static bool cache_widens(const struct sup_opts *cli, const char *val)
 {
 	unsigned bits = 0, cli_bits = 0, b;
 	const char *bad;
@@ -117,13 +117,13 @@ static bool cache_widens(const struct iso_opts *cli, const char *val)
 	char base[PATH_MAX], dir[PATH_MAX + 16];
 	struct iso_err ce = { 0 };
 
-	if (iso_cache_parse(val, &bits, &none, &bad, &badlen) < 0)
+	if (sup_cache_parse(val, &bits, &none, &bad, &badlen) < 0)
 		return false; /* the setter refuses it, naming the word */
 	for (size_t i = 0; i < cli->n_settings; i++) {
-		const struct iso_setting *st = &cli->settings[i];
+		const struct sup_setting *st = &cli->settings[i];
 
-		if (st->key != ISO_K_CACHE || st->line != ISO_FROM_CLI || !st->val ||
-		    iso_cache_parse(st->val, &b, &none, &bad, &badlen) < 0)
+		if (st->key != SUP_K_CACHE || st->line != SUP_FROM_CLI || !st->val ||
+		    sup_cache_parse(st->val, &b, &none, &bad, &badlen) < 0)
 			continue;
 		if (none)
 			return false;
@@ -131,9 +131,9 @@ static bool cache_widens(const struct iso_opts *cli, const char *val)
 	}
 	if (!(bits & ~cli_bits))
 		return false;
-	if (iso_cache_base(base, sizeof(base), &ce) < 0)
+	if (tree_cache_base(base, sizeof(base), &ce) < 0)
 		return true; /* cannot tell where: refused */
-	snprintf(dir, sizeof(dir), "%s/%s", base, ISO_CACHE_SUBDIR);
+	snprintf(dir, sizeof(dir), "%s/%s", base, TREE_CACHE_SUBDIR);
 	return in_covered_home(cli, dir);
 }
 
@@ -153,7 +153,7 @@ static bool reads_variable(const char *raw)
 }
 
 /* The command line's first mount protection, the one a capability could undo; NULL: none. */
-static const char *mount_protection(const struct iso_opts *cli)
+static const char *mount_protection(const struct sup_opts *cli)
 {
 	if (cli->protect_home == NS_HOME_RO)
 		return "--protect-home=ro";
@@ -170,25 +170,25 @@ static const char *mount_protection(const struct iso_opts *cli)
 }
 
 /* The command line's own --policy, when it named one that filters. */
-static const char *cli_policy(const struct iso_opts *cli)
+static const char *cli_policy(const struct sup_opts *cli)
 {
 	for (size_t i = 0; i < cli->n_settings; i++)
-		if (cli->settings[i].key == ISO_K_POLICY && cli->settings[i].line == ISO_FROM_CLI)
+		if (cli->settings[i].key == SUP_K_POLICY && cli->settings[i].line == SUP_FROM_CLI)
 			return strcmp(cli->policy, "off") ? cli->policy : NULL;
 	return NULL;
 }
 
 /* The same entry of a list in both: a variable's name, a descriptor, a directory. */
-static bool same_entry(enum iso_key key, const char *a, const char *b)
+static bool same_entry(enum sup_key key, const char *a, const char *b)
 {
 	_cleanup_free_ char *ra = NULL, *rb = NULL;
 
 	switch (key) {
-	case ISO_K_SETENV:
+	case SUP_K_SETENV:
 		return strcspn(a, "=") == strcspn(b, "=") && !strncmp(a, b, strcspn(a, "="));
-	case ISO_K_PASS_FD:
+	case SUP_K_PASS_FD:
 		return strtol(a, NULL, 10) == strtol(b, NULL, 10);
-	case ISO_K_WATCH:
+	case SUP_K_WATCH:
 		ra = landing(a);
 		rb = realpath(b, NULL);
 		return ra && rb && !strcmp(ra, rb);
@@ -201,14 +201,14 @@ static bool same_entry(enum iso_key key, const char *a, const char *b)
  * The command line gives this setting itself: a value of its own replaces the
  * file's, and an entry it lists is its own word; either way the file adds nothing.
  */
-static bool cli_gives(const struct iso_opts *cli, enum iso_key key, const char *val)
+static bool cli_gives(const struct sup_opts *cli, enum sup_key key, const char *val)
 {
 	for (size_t i = 0; i < cli->n_settings; i++) {
-		const struct iso_setting *st = &cli->settings[i];
+		const struct sup_setting *st = &cli->settings[i];
 
-		if (st->key != key || st->line != ISO_FROM_CLI)
+		if (st->key != key || st->line != SUP_FROM_CLI)
 			continue;
-		if (iso_keys[key].kind != ISO_KIND_LIST ||
+		if (cli_keys[key].kind != CLI_KIND_LIST ||
 		    (st->val && same_entry(key, val, st->val)))
 			return true;
 	}
@@ -216,14 +216,14 @@ static bool cli_gives(const struct iso_opts *cli, enum iso_key key, const char *
 }
 
 /* A directory kept writable, the trees or an output file in the covered home. */
-static const char *in_home(const struct iso_opts *cli, enum iso_key key, const char *val)
+static const char *in_home(const struct sup_opts *cli, enum sup_key key, const char *val)
 {
-	if (cli->protect_home == NS_HOME_OFF || (key == ISO_K_REPORT && !strncmp(val, "fd:", 3)))
+	if (cli->protect_home == NS_HOME_OFF || (key == SUP_K_REPORT && !strncmp(val, "fd:", 3)))
 		return NULL;
 	if (!in_covered_home(cli, val))
 		return NULL;
-	return key == ISO_K_WRITABLE ? "makes part of the home writable"
-	       : key == ISO_K_ROOT   ? "isorun would make its trees in the home"
+	return key == SUP_K_WRITABLE ? "makes part of the home writable"
+	       : key == SUP_K_ROOT   ? "isorun would make its trees in the home"
 				     : "isorun would write it in the home";
 }
 
@@ -231,10 +231,10 @@ static const char *in_home(const struct iso_opts *cli, enum iso_key key, const c
  * What the file's setting would undo ("makes part of the home writable"), and
  * in prot the command-line option that protects it; NULL: nothing.
  */
-static const char *widens(const struct iso_opts *cli, enum iso_key key, const char *raw,
+static const char *widens(const struct sup_opts *cli, enum sup_key key, const char *raw,
 			  const char *val, char *prot, size_t len)
 {
-	const char *report = cli->outputs[ISO_SINK_REPORT];
+	const char *report = cli->outputs[SUP_SINK_REPORT];
 	uint64_t caps = 0;
 	struct iso_err ce = { 0 };
 	const char *m;
@@ -243,45 +243,45 @@ static const char *widens(const struct iso_opts *cli, enum iso_key key, const ch
 		return NULL;
 	if (cli->protect_home != NS_HOME_OFF)
 		snprintf(prot, len, "--protect-home=%s",
-			 iso_word_name(&iso_keys[ISO_K_PROTECT_HOME], cli->protect_home));
-	if (iso_key_output(key))
+			 cli_word_name(&cli_keys[SUP_K_PROTECT_HOME], cli->protect_home));
+	if (cli_key_output(key))
 		return in_home(cli, key, val);
 	switch (key) {
-	case ISO_K_WRITABLE:
-	case ISO_K_ROOT:
+	case SUP_K_WRITABLE:
+	case SUP_K_ROOT:
 		return in_home(cli, key, val);
-	case ISO_K_CACHE:
+	case SUP_K_CACHE:
 		if (cli->protect_home == NS_HOME_OFF || !cache_widens(cli, val))
 			return NULL;
 		return "makes a cache in the home writable";
-	case ISO_K_WATCH:
-	case ISO_K_POLICY:
+	case SUP_K_WATCH:
+	case SUP_K_POLICY:
 		/* read by isorun itself, outside the namespace: names and lines of a hidden home */
 		if (cli->protect_home != NS_HOME_HIDE ||
-		    (key == ISO_K_POLICY && !strpbrk(raw, "/.")))
+		    (key == SUP_K_POLICY && !strpbrk(raw, "/.")))
 			return NULL;
 		return in_covered_home(cli, val) ? "isorun would read it in the hidden home" : NULL;
-	case ISO_K_CAP_KEEP:
+	case SUP_K_CAP_KEEP:
 		m = mount_protection(cli);
 		if (!m || ns_caps_parse(val, &caps, &ce) < 0 ||
 		    !(caps & (ns_caps_mount_undoers() | ns_caps_host_dangerous())))
 			return NULL;
 		snprintf(prot, len, "%s", m);
 		return "keeps a capability that undoes it";
-	case ISO_K_KEEP_ENV:
-	case ISO_K_SETENV:
-		if (!cli->clearenv || (key == ISO_K_SETENV && !reads_variable(raw)))
+	case SUP_K_KEEP_ENV:
+	case SUP_K_SETENV:
+		if (!cli->clearenv || (key == SUP_K_SETENV && !reads_variable(raw)))
 			return NULL;
 		snprintf(prot, len, "--clearenv");
 		return "copies the caller's environment into the command's";
-	case ISO_K_PASS_FD:
+	case SUP_K_PASS_FD:
 		/* the report's descriptor in the command's hands: it could write the verdict */
 		if (!report || strncmp(report, "fd:", 3) ||
 		    strtol(report + 3, NULL, 10) != strtol(val, NULL, 10))
 			return NULL;
 		snprintf(prot, len, "--report %s", report);
 		return "hands the command isorun's report descriptor";
-	case ISO_K_POLICY_MODE:
+	case SUP_K_POLICY_MODE:
 		if (strcmp(val, "log") || !cli_policy(cli))
 			return NULL;
 		snprintf(prot, len, "--policy=%s", cli_policy(cli));
@@ -291,7 +291,7 @@ static const char *widens(const struct iso_opts *cli, enum iso_key key, const ch
 	}
 }
 
-int iso_conf_trust(const struct iso_opts *cli, enum iso_key key, const char *raw, const char *val,
+int cli_conf_trust(const struct sup_opts *cli, enum sup_key key, const char *raw, const char *val,
 		   struct iso_err *e)
 {
 	_cleanup_free_ char *shown = iso_redact(raw), *quoted = iso_shell_quote(val);
@@ -301,13 +301,13 @@ int iso_conf_trust(const struct iso_opts *cli, enum iso_key key, const char *raw
 	if (!what)
 		return 0;
 	iso_err_set(e, 0, "%s = %s: %s (%s on the command line; a project file cannot widen it)",
-		    iso_keys[key].name, shown ? shown : raw, what, prot);
-	if (key == ISO_K_SETENV)
+		    cli_keys[key].name, shown ? shown : raw, what, prot);
+	if (key == SUP_K_SETENV)
 		snprintf(hint, sizeof(hint),
 			 "to allow it, give --setenv NAME=VALUE on the command line");
 	else
 		snprintf(hint, sizeof(hint), "to allow it, give --%s %s on the command line",
-			 iso_keys[key].name, quoted ? quoted : val);
+			 cli_keys[key].name, quoted ? quoted : val);
 	iso_err_hint(e, hint);
 	return -EPERM;
 }

@@ -18,7 +18,7 @@
  * command line protects nothing the setting opens; else -EPERM with e->msg
  * "name = value: why" and a hint naming the option that allows it.
  */
-int iso_conf_trust(const struct iso_opts *cli, enum iso_key key, const char *raw, const char *val,
+int cli_conf_trust(const struct sup_opts *cli, enum sup_key key, const char *raw, const char *val,
 		   struct iso_err *e);
 
 #endif

@@ -52,7 +52,7 @@ static int var_ref(const char *s, const char **name, size_t *nlen, size_t *used)
 	return 0;
 }
 
-char *iso_expand(const char *val, const char *(*getvar)(const char *name), const char *home,
+char *cli_expand(const char *val, const char *(*getvar)(const char *name), const char *home,
 		 char *why, size_t len)
 {
 	struct buf b = { 0 };

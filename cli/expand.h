@@ -15,7 +15,7 @@
  * the caller's environment", "unclosed ${", out of memory).  getvar looks a name
  * up (getenv in isorun; a table in the unit tests); home is what ~ becomes.
  */
-char *iso_expand(const char *val, const char *(*getvar)(const char *name), const char *home,
+char *cli_expand(const char *val, const char *(*getvar)(const char *name), const char *home,
 		 char *why, size_t len);
 
 #endif

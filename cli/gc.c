@@ -36,7 +36,7 @@ struct cmd {
 	bool json;    /* ls --json */
 	int user_fd;
 	char user_path[PATH_MAX];
-	struct iso_host host;
+	struct tree_host host;
 	char **names;
 	size_t n;
 	/* the processes' environments, cmdlines and mount paths are read through it, bounded */
@@ -74,14 +74,14 @@ static int refuse_option(int argc, char **argv, const char *word, const struct o
 		longs[n] = opts[n].name;
 	if (strncmp(word, "--", 2) != 0)
 		word = shortw;
-	iso_unknown_option(word, longs, n, buf, sizeof(buf));
+	cli_unknown_option(word, longs, n, buf, sizeof(buf));
 	/* near, ambiguous or given a value: ours, mistyped, not another program's option */
 	if (!strstr(buf, ": unknown option") || strstr(buf, "did you mean")) {
 		fprintf(stderr, "isorun: %s: %s\n", argv[1], buf);
 		return ISO_EXIT_SETUP;
 	}
 	snprintf(buf, sizeof(buf), "unknown option '%s'", word);
-	return iso_subcommand_refuse(argc, argv, buf);
+	return cli_subcommand_refuse(argc, argv, buf);
 }
 
 /* 0 to go on, 1 when done (help), or ISO_EXIT_SETUP after one line on stderr. */
@@ -147,7 +147,7 @@ static int parse(struct cmd *c, int argc, char **argv)
 		char why[PATH_MAX + 64];
 
 		snprintf(why, sizeof(why), "unexpected argument '%s'", av[optind]);
-		return iso_subcommand_refuse(argc, argv, why);
+		return cli_subcommand_refuse(argc, argv, why);
 	}
 	return 0;
 }
@@ -161,11 +161,11 @@ static int open_trees(struct cmd *c)
 	char buf[512];
 	int r;
 
-	c->user_fd = iso_tree_open_user_dir(iso_tree_root(c->root), false, c->user_path,
-					    sizeof(c->user_path), &e);
+	c->user_fd = tree_open_user_dir(tree_root(c->root), false, c->user_path,
+					sizeof(c->user_path), &e);
 	if (c->user_fd == -ENOENT) {
 		struct stat st;
-		const char *root = iso_tree_root(c->root);
+		const char *root = tree_root(c->root);
 		/* a mistyped --root is not "no trees": say so, but nothing failed */
 		if (stat(root, &st) < 0 && errno == ENOENT)
 			fprintf(stderr, "isorun: %s: root '%s' does not exist: no trees there\n",
@@ -178,13 +178,13 @@ static int open_trees(struct cmd *c)
 		fprintf(stderr, "isorun: %s: %s\n", c->name, iso_err_format(&e, buf, sizeof(buf)));
 		return ISO_EXIT_SETUP;
 	}
-	r = iso_tree_names(c->user_fd, &c->names);
+	r = tree_names(c->user_fd, &c->names);
 	if (r < 0) {
 		fprintf(stderr, "isorun: %s: read '%s': %s\n", c->name, c->user_path, strerror(-r));
 		return ISO_EXIT_SETUP;
 	}
 	c->n = (size_t)r;
-	iso_host_current(&c->host);
+	tree_host_current(&c->host);
 	if (iso_reader_start(&c->reader, ISO_READER_DEADLINE_MS, &e) < 0) {
 		fprintf(stderr, "isorun: %s: %s\n", c->name, iso_err_format(&e, buf, sizeof(buf)));
 		close_trees(c);
@@ -198,7 +198,7 @@ static void close_trees(struct cmd *c)
 {
 	iso_reader_set_proc(NULL);
 	iso_reader_stop(&c->reader);
-	iso_tree_names_free(c->names, c->n);
+	tree_names_free(c->names, c->n);
 	c->names = NULL;
 	c->n = 0;
 	if (c->user_fd >= 0)
@@ -252,18 +252,18 @@ struct row {
 	char *cmd;   /* the owner record's argv, joined; NULL in an older record */
 	char *cwd;   /* where isorun was started, shell-quoted; NULL in an older record */
 	json_t *obj; /* ls --json */
-	struct iso_orphan_scan orphans; /* an orphaned tree's live processes, by environment */
-	struct iso_cg_orphan cg;	/* an orphaned run's cgroup and its live processes */
+	struct tree_orphan_scan orphans; /* an orphaned tree's live processes, by environment */
+	struct cli_cg_orphan cg;	 /* an orphaned run's cgroup and its live processes */
 };
 
 /* Said wherever processes were found by their environment (tree/orphans.h). */
 #define ENV_EVIDENCE                                                                               \
-	"found by " ISO_NAMESPACE_VAR " in their environment: weaker evidence than --pidns or a "  \
+	"found by " TREE_NAMESPACE_VAR " in their environment: weaker evidence than --pidns or a " \
 	"cgroup, a process that cleared its environment is not found"
 
-static struct iso_orphan_query orphan_query(const struct cmd *c, const struct iso_tree_view *v)
+static struct tree_orphan_query orphan_query(const struct cmd *c, const struct tree_view *v)
 {
-	return (struct iso_orphan_query){
+	return (struct tree_orphan_query){
 		.proc = "/proc", .tree = v->path, .uid = c->host.uid, .exclude = getpid()
 	};
 }
@@ -273,7 +273,7 @@ static struct iso_orphan_query orphan_query(const struct cmd *c, const struct is
  * some of the run's: not dumpable, or outside isorun's user namespace (then
  * unreadable whatever their dumpability, and readable from outside it).
  */
-static void note_unreadable(const struct iso_orphan_scan *s, char *buf, size_t len)
+static void note_unreadable(const struct tree_orphan_scan *s, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (s->unreadable)
@@ -307,7 +307,7 @@ static void note_unreadable(const struct iso_orphan_scan *s, char *buf, size_t l
 	"looked for by their environment only"
 
 /* The processes the environment scan found that the cgroup already named: listed once. */
-static void drop_in_cgroup(struct iso_orphan_scan *s, const struct iso_cg_orphan *cg)
+static void drop_in_cgroup(struct tree_orphan_scan *s, const struct cli_cg_orphan *cg)
 {
 	size_t w = 0;
 
@@ -328,12 +328,12 @@ static void drop_in_cgroup(struct iso_orphan_scan *s, const struct iso_cg_orphan
  * ls: an orphaned tree's processes, found by their environment (always: one
  * that left the run's cgroup is found only so), into the row and its reason.
  */
-static void row_orphans(const struct cmd *c, const struct iso_tree_view *v, struct row *r)
+static void row_orphans(const struct cmd *c, const struct tree_view *v, struct row *r)
 {
-	struct iso_orphan_query q = orphan_query(c, v);
+	struct tree_orphan_query q = orphan_query(c, v);
 	size_t at = strlen(r->reason);
 	char unread[400];
-	int n = iso_orphans_find(&q, &r->orphans);
+	int n = tree_orphans_find(&q, &r->orphans);
 
 	if (n >= 0) {
 		drop_in_cgroup(&r->orphans, &r->cg);
@@ -353,7 +353,7 @@ static void row_orphans(const struct cmd *c, const struct iso_tree_view *v, stru
 		snprintf(r->reason + at, sizeof(r->reason) - at, "%s", unread);
 }
 
-static json_t *orphans_json(const struct iso_orphan_scan *s)
+static json_t *orphans_json(const struct tree_orphan_scan *s)
 {
 	json_t *a = json_array();
 
@@ -374,14 +374,14 @@ static json_t *orphans_json(const struct iso_orphan_scan *s)
  * the tree, `note` then saying what was done; false when they could not all
  * be stopped (`note` says why).
  */
-static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v,
-			 const struct iso_cg_orphan *cg, const char *shown, char *note, size_t len)
+static bool stop_orphans(const struct cmd *c, const struct tree_view *v,
+			 const struct cli_cg_orphan *cg, const char *shown, char *note, size_t len)
 {
-	struct iso_orphan_query q = orphan_query(c, v);
-	struct iso_orphan_scan s = { 0 };
+	struct tree_orphan_query q = orphan_query(c, v);
+	struct tree_orphan_scan s = { 0 };
 	struct iso_err e = { 0 };
 	char why[600] = "", unread[400];
-	int r = c->dry_run ? iso_orphans_find(&q, &s) : iso_orphans_stop(&q, &s, 10000, &e);
+	int r = c->dry_run ? tree_orphans_find(&q, &s) : tree_orphans_stop(&q, &s, 10000, &e);
 	size_t killed = 0;
 
 	if (r < 0 && c->dry_run)
@@ -407,7 +407,7 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v,
 			 c->dry_run ? "would kill" : "killed", killed, ENV_EVIDENCE, unread);
 	else
 		snprintf(note, len, "%s", unread);
-	iso_orphans_free(&s);
+	tree_orphans_free(&s);
 	return r >= 0;
 }
 
@@ -415,10 +415,10 @@ static bool stop_orphans(const struct cmd *c, const struct iso_tree_view *v,
  * An orphaned run's processes, through its cgroup: frozen, named, killed; then
  * the cgroup.  A refused record goes into `refused` (else "").
  */
-static int gc_cgroup(const struct iso_tree_view *v, bool dry_run, struct iso_cg_orphan *o,
+static int gc_cgroup(const struct tree_view *v, bool dry_run, struct cli_cg_orphan *o,
 		     char *refused, size_t len)
 {
-	int r = iso_cg_orphan_find(v, o);
+	int r = cli_cg_orphan_find(v, o);
 
 	refused[0] = '\0';
 	if (r < 0)
@@ -426,30 +426,30 @@ static int gc_cgroup(const struct iso_tree_view *v, bool dry_run, struct iso_cg_
 	if (!o->path[0])
 		return 0;
 	fflush(stdout);
-	return iso_cg_orphan_stop(o, dry_run, stdout);
+	return cli_cg_orphan_stop(o, dry_run, stdout);
 }
 
 /*
  * gc's step for an orphaned tree whose lock it holds: 0 to go on and judge it,
  * 1 to keep it (note says why), -1 when its processes could not be stopped.
  */
-static int gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const char *shown,
-		      char *note, size_t len)
+static int gc_orphans(const struct cmd *c, const struct tree_view *v, const char *shown, char *note,
+		      size_t len)
 {
-	const char *self = getenv(ISO_NAMESPACE_VAR);
-	struct iso_cg_orphan cg;
+	const char *self = getenv(TREE_NAMESPACE_VAR);
+	struct cli_cg_orphan cg;
 	char refused[600];
 	size_t at;
 	int r;
 
-	if (v->seen != ISO_SEEN_ORPHANED || v->lock != ISO_LOCK_TAKEN)
+	if (v->seen != TREE_SEEN_ORPHANED || v->lock != TREE_LOCK_TAKEN)
 		return 0;
 	/* a shell left over from the run, say: stopping the run would stop our caller */
 	if (self && strcmp(self, v->path) == 0) {
 		snprintf(note, len,
 			 "this isorun gc runs inside that run (its own %s names the tree): run "
 			 "gc from outside it",
-			 ISO_NAMESPACE_VAR);
+			 TREE_NAMESPACE_VAR);
 		return 1;
 	}
 	/*
@@ -460,11 +460,11 @@ static int gc_orphans(const struct cmd *c, const struct iso_tree_view *v, const 
 	if (r < 0) {
 		snprintf(note, len, "the processes in its cgroup could not be stopped (%s)",
 			 strerror(-r));
-		iso_cg_orphan_free(&cg);
+		cli_cg_orphan_free(&cg);
 		return -1;
 	}
 	r = stop_orphans(c, v, &cg, shown, note, len) ? 0 : -1;
-	iso_cg_orphan_free(&cg);
+	cli_cg_orphan_free(&cg);
 	at = strlen(note);
 	snprintf(note + at, len - at, "%s", refused);
 	return r;
@@ -480,7 +480,7 @@ static json_t *owner_json(int tree_fd)
 	struct iso_err e;
 	json_t *o;
 
-	if (tree_fd < 0 || iso_tree_read_record(tree_fd, ISO_TREE_OWNER, &text, &e) < 0)
+	if (tree_fd < 0 || tree_read_record(tree_fd, TREE_OWNER, &text, &e) < 0)
 		return NULL;
 	o = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
 	if (!json_is_object(o)) {
@@ -514,8 +514,8 @@ static void row_owner(struct row *r, json_t *owner)
 	free(words);
 }
 
-static json_t *row_json(const struct iso_tree_view *v, const struct row *r, uint64_t bytes,
-			bool sized, bool partial, json_t *owner)
+static json_t *row_json(const struct tree_view *v, const struct row *r, uint64_t bytes, bool sized,
+			bool partial, json_t *owner)
 {
 	json_t *o = json_object();
 	json_t *av = json_object_get(owner, "argv");
@@ -537,12 +537,12 @@ static json_t *row_json(const struct iso_tree_view *v, const struct row *r, uint
 
 static void row_fill(struct cmd *c, size_t i, struct row *r)
 {
-	struct iso_tree_view v;
+	struct tree_view v;
 	bool partial = false, sized = false;
 	uint64_t bytes = 0;
 	json_t *owner;
 
-	iso_tree_view(c->user_fd, c->user_path, c->names[i], &c->host, false, &v);
+	tree_view(c->user_fd, c->user_path, c->names[i], &c->host, false, &v);
 	owner = owner_json(v.fd);
 	r->path = iso_shell_quote(v.path);
 	format_age(v.created, r->age, sizeof(r->age));
@@ -551,8 +551,8 @@ static void row_fill(struct cmd *c, size_t i, struct row *r)
 	 * tree, or one still being created (no owner record, so no lock probe), is
 	 * the command's, and a live run's holder scan must not find ls in it.
 	 */
-	if (v.fd >= 0 && v.lock_probed && v.lock != ISO_LOCK_HELD) {
-		bytes = iso_tree_size(v.fd, &partial);
+	if (v.fd >= 0 && v.lock_probed && v.lock != TREE_LOCK_HELD) {
+		bytes = tree_size(v.fd, &partial);
 		sized = true;
 		format_size(bytes, partial, r->size, sizeof(r->size));
 	} else {
@@ -562,25 +562,25 @@ static void row_fill(struct cmd *c, size_t i, struct row *r)
 		snprintf(r->pid, sizeof(r->pid), "%d", (int)v.owner.pid);
 	else
 		snprintf(r->pid, sizeof(r->pid), "-");
-	r->state = iso_tree_seen_name(v.seen);
+	r->state = tree_seen_name(v.seen);
 	snprintf(r->reason, sizeof(r->reason), "%s", v.reason);
 	/* the run's cgroup names what cleared its environment; the environment what left it */
-	if (iso_cg_orphan_find(&v, &r->cg) < 0) {
+	if (cli_cg_orphan_find(&v, &r->cg) < 0) {
 		size_t at = strlen(r->reason);
 		snprintf(r->reason + at, sizeof(r->reason) - at, CG_REFUSED, r->cg.refused);
 	}
-	if (v.seen == ISO_SEEN_ORPHANED)
+	if (v.seen == TREE_SEEN_ORPHANED)
 		row_orphans(c, &v, r);
 	row_owner(r, owner);
 	if (c->json) {
 		r->obj = row_json(&v, r, bytes, sized, partial, owner);
 		if (r->obj) {
 			json_object_set_new(r->obj, "processes", orphans_json(&r->orphans));
-			iso_cg_orphan_json(&r->cg, r->obj);
+			cli_cg_orphan_json(&r->cg, r->obj);
 		}
 	}
 	json_decref(owner);
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 }
 
 /* the table's widths: the longest value, a command cut at CMD_MAX */
@@ -619,7 +619,7 @@ static void print_table(const struct row *rows, size_t n)
 		for (size_t j = 0; j < rows[i].orphans.n; j++)
 			printf("    pid %d `%s`\n", (int)rows[i].orphans.v[j].pid,
 			       rows[i].orphans.v[j].cmd ? rows[i].orphans.v[j].cmd : "?");
-		iso_cg_orphan_print(&rows[i].cg, stdout);
+		cli_cg_orphan_print(&rows[i].cg, stdout);
 	}
 }
 
@@ -645,7 +645,7 @@ static int print_json(struct row *rows, size_t n)
 	return r;
 }
 
-int iso_ls_main(int argc, char **argv)
+int cli_ls_main(int argc, char **argv)
 {
 	struct cmd c = { .name = "ls", .user_fd = -1 };
 	struct row *rows;
@@ -675,8 +675,8 @@ int iso_ls_main(int argc, char **argv)
 		free(rows[i].cmd);
 		free(rows[i].cwd);
 		json_decref(rows[i].obj);
-		iso_orphans_free(&rows[i].orphans);
-		iso_cg_orphan_free(&rows[i].cg);
+		tree_orphans_free(&rows[i].orphans);
+		cli_cg_orphan_free(&rows[i].cg);
 	}
 	free(rows);
 	close_trees(&c);
@@ -693,7 +693,7 @@ static void sweep_work(struct cmd *c)
 	struct iso_err e = { 0 };
 	char buf[400];
 
-	if (iso_shield_sweep(c->user_fd, c->user_path, &e) < 0)
+	if (tree_shield_sweep(c->user_fd, c->user_path, &e) < 0)
 		fprintf(stderr, "isorun: gc: %s\n", iso_err_format(&e, buf, sizeof(buf)));
 }
 
@@ -708,39 +708,39 @@ static dev_t shielded(const struct cmd *c, size_t i)
 {
 	struct stat disk;
 
-	if (!iso_shield_present(c->user_fd, c->names[i]) || fstat(c->user_fd, &disk) < 0)
+	if (!tree_shield_present(c->user_fd, c->names[i]) || fstat(c->user_fd, &disk) < 0)
 		return 0;
 	return disk.st_dev;
 }
 
-static int unshield(struct cmd *c, size_t i, struct iso_tree_view *v)
+static int unshield(struct cmd *c, size_t i, struct tree_view *v)
 {
 	struct iso_err e = { 0 };
 	char buf[400];
 	dev_t dev;
 
-	if (iso_shield_take_off(c->user_fd, c->user_path, c->names[i], v->path, &dev, &e) < 0) {
+	if (tree_shield_take_off(c->user_fd, c->user_path, c->names[i], v->path, &dev, &e) < 0) {
 		fprintf(stderr, "isorun: gc: %s\n", iso_err_format(&e, buf, sizeof(buf)));
 		return -EIO;
 	}
-	iso_tree_view_close(v);
-	iso_tree_view(c->user_fd, c->user_path, c->names[i], &c->host, true, v);
-	return v->lock == ISO_LOCK_TAKEN ? 0 : -EAGAIN;
+	tree_view_close(v);
+	tree_view(c->user_fd, c->user_path, c->names[i], &c->host, true, v);
+	return v->lock == TREE_LOCK_TAKEN ? 0 : -EAGAIN;
 }
 
 /* The tree's verdict, then what was done to its processes (`note`). */
-static bool judge(const struct cmd *c, const struct iso_tree_view *v, const char *note, char *why,
+static bool judge(const struct cmd *c, const struct tree_view *v, const char *note, char *why,
 		  size_t len)
 {
 	struct iso_err e;
-	bool removable = iso_tree_judge(v, c->verbose, &e);
+	bool removable = tree_judge(v, c->verbose, &e);
 
 	iso_err_format(&e, why, len);
 	strncat(why, note, len - strlen(why) - 1);
 	return removable;
 }
 
-int iso_gc_main(int argc, char **argv)
+int cli_gc_main(int argc, char **argv)
 {
 	struct cmd c = { .name = "gc", .user_fd = -1 };
 	int code = 0;
@@ -752,14 +752,14 @@ int iso_gc_main(int argc, char **argv)
 	if (r)
 		return r == 1 ? 0 : r;
 	for (size_t i = 0; i < c.n; i++) {
-		struct iso_tree_view v;
+		struct tree_view v;
 		char why[1200], note[900] = "";
 		_cleanup_free_ char *shown = NULL, *why_shown = NULL, *kept_why = NULL;
 		bool removable;
 		dev_t alias = shielded(&c, i);
 
 		/* the lock, once taken, is held through the removal: no owner can start */
-		iso_tree_view(c.user_fd, c.user_path, c.names[i], &c.host, true, &v);
+		tree_view(c.user_fd, c.user_path, c.names[i], &c.host, true, &v);
 		if (alias)
 			v.alias_dev = alias;
 		shown = iso_shell_quote(v.path);
@@ -771,7 +771,7 @@ int iso_gc_main(int argc, char **argv)
 			printf("kept %s: %s\n", shown ? shown : v.path,
 			       note_shown ? note_shown : "?");
 			code = r < 0 ? 1 : code;
-			iso_tree_view_close(&v);
+			tree_view_close(&v);
 			continue;
 		}
 		removable = judge(&c, &v, note, why, sizeof(why));
@@ -779,7 +779,7 @@ int iso_gc_main(int argc, char **argv)
 		why_shown = iso_escape(why);
 		kept_why = iso_escape(v.reason);
 		/* kept on purpose: removable, but not the user's garbage unless asked */
-		if (removable && v.seen == ISO_SEEN_KEPT && !c.kept) {
+		if (removable && v.seen == TREE_SEEN_KEPT && !c.kept) {
 			printf("%s %s: kept on purpose (%s); isorun gc --kept removes it\n",
 			       c.dry_run ? "keep" : "kept", shown ? shown : v.path,
 			       kept_why ? kept_why : "?");
@@ -797,7 +797,7 @@ int iso_gc_main(int argc, char **argv)
 				printf("kept %s: its shield could not be taken off\n",
 				       shown ? shown : v.path);
 				code = 1;
-			} else if (iso_tree_remove(c.user_fd, &v, &e) < 0) {
+			} else if (tree_remove(c.user_fd, &v, &e) < 0) {
 				fflush(stdout);
 				fprintf(stderr, "isorun: gc: cannot remove %s: %s\n",
 					shown ? shown : v.path,
@@ -808,7 +808,7 @@ int iso_gc_main(int argc, char **argv)
 				       why_shown ? why_shown : "?");
 			}
 		}
-		iso_tree_view_close(&v);
+		tree_view_close(&v);
 	}
 	if (!c.dry_run)
 		sweep_work(&c);

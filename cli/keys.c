@@ -3,8 +3,8 @@
  * The key table: one entry per option, the one place that describes it.  The
  * command line's getopt table (args.c), isorun.conf (conf.c), isorun config
  * (config.c) and the report's settings (launcher/report.c prints what
- * iso_key_report() words) loop over it.  Adding an option is an entry here,
- * its field in struct iso_opts (launcher/opts.h), its ISO_K_ name, its line in
+ * cli_key_report() words) loop over it.  Adding an option is an entry here,
+ * its field in struct sup_opts (launcher/opts.h), its ISO_K_ name, its line in
  * --help, and the code that uses it.  A ceiling is a row of the ceilings'
  * table (launcher/ceiling_kinds.c), whose key here is one CEILING_KEY line.
  */
@@ -23,53 +23,53 @@
 	{                                                                                          \
 		.word = w, .value = v                                                              \
 	}
-static const struct iso_word verdict_modes[] = {
-	WORD("fail", ISO_FAIL), WORD("warn", ISO_WARN), WORD("ignore", ISO_IGNORE), { 0 }
+static const struct cli_word verdict_modes[] = {
+	WORD("fail", SUP_FAIL), WORD("warn", SUP_WARN), WORD("ignore", SUP_IGNORE), { 0 }
 };
 /* --residue takes no ignore: an entry that appears is reported at least */
-static const struct iso_word residue_modes[] = { WORD("fail", ISO_FAIL),
-						 WORD("warn", ISO_WARN),
+static const struct cli_word residue_modes[] = { WORD("fail", SUP_FAIL),
+						 WORD("warn", SUP_WARN),
 						 { 0 } };
-static const struct iso_word map_users_words[] = { WORD("off", ISO_MAP_USERS_OFF),
-						   WORD("auto", ISO_MAP_USERS_AUTO),
-						   WORD("require", ISO_MAP_USERS_REQUIRE),
+static const struct cli_word map_users_words[] = { WORD("off", SUP_MAP_USERS_OFF),
+						   WORD("auto", SUP_MAP_USERS_AUTO),
+						   WORD("require", SUP_MAP_USERS_REQUIRE),
 						   { 0 } };
 /* "none": docker's and podman's --network=none */
-static const struct iso_word net_words[] = { WORD("host", false),
+static const struct cli_word net_words[] = { WORD("host", false),
 					     { .word = "isolated", .value = true, .like = "none" },
 					     { 0 } };
 /* read-only: systemd's ProtectHome= spelling */
-static const struct iso_word home_words[] = {
+static const struct cli_word home_words[] = {
 	WORD("off", NS_HOME_OFF),
 	{ .word = "ro", .value = NS_HOME_RO, .alias = "read-only" },
 	WORD("hide", NS_HOME_HIDE),
 	{ 0 }
 };
 /* "audit": what seccomp and auditd call logging a call instead of refusing it */
-static const struct iso_word policy_modes[] = { WORD("enforce", false),
+static const struct cli_word policy_modes[] = { WORD("enforce", false),
 						{ .word = "log", .value = true, .like = "audit" },
 						{ 0 } };
-static const struct iso_word color_words[] = { WORD("auto", ISO_COLOR_AUTO),
-					       WORD("always", ISO_COLOR_ALWAYS),
-					       WORD("never", ISO_COLOR_NEVER),
+static const struct cli_word color_words[] = { WORD("auto", SUP_COLOR_AUTO),
+					       WORD("always", SUP_COLOR_ALWAYS),
+					       WORD("never", SUP_COLOR_NEVER),
 					       { 0 } };
-/* also true and false, as every flag (iso_set_keep): not words, so `--keep true` runs true */
-static const struct iso_word keep_words[] = { WORD("never", ISO_KEEP_NEVER),
-					      WORD("always", ISO_KEEP_ALWAYS),
-					      WORD("on-failure", ISO_KEEP_ON_FAILURE),
+/* also true and false, as every flag (cli_set_keep): not words, so `--keep true` runs true */
+static const struct cli_word keep_words[] = { WORD("never", SUP_KEEP_NEVER),
+					      WORD("always", SUP_KEEP_ALWAYS),
+					      WORD("on-failure", SUP_KEEP_ON_FAILURE),
 					      { 0 } };
-static const struct iso_word cgroup_words[] = { WORD("auto", ISO_CGROUP_AUTO),
-						WORD("off", ISO_CGROUP_OFF),
+static const struct cli_word cgroup_words[] = { WORD("auto", SUP_CGROUP_AUTO),
+						WORD("off", SUP_CGROUP_OFF),
 						{ 0 } };
 
-int iso_choice_get(const struct iso_opts *o, const struct iso_key_info *k)
+int cli_choice_get(const struct sup_opts *o, const struct cli_key_info *k)
 {
-	return k->size == sizeof(bool) ? *ISO_CFIELD(o, k, bool) : *ISO_CFIELD(o, k, int);
+	return k->size == sizeof(bool) ? *CLI_CFIELD(o, k, bool) : *CLI_CFIELD(o, k, int);
 }
 
-const char *iso_word_name(const struct iso_key_info *k, int value)
+const char *cli_word_name(const struct cli_key_info *k, int value)
 {
-	for (const struct iso_word *x = k->words; x && x->word; x++)
+	for (const struct cli_word *x = k->words; x && x->word; x++)
 		if (x->value == value)
 			return x->word;
 	return "?";
@@ -82,62 +82,62 @@ static const char *yes(bool b)
 	return b ? "true" : "false";
 }
 
-static const char *show_flag(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_flag(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 			     size_t len)
 {
-	return yes(*ISO_CFIELD(o, k, bool));
+	return yes(*CLI_CFIELD(o, k, bool));
 }
 
-static const char *show_verbosity(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_verbosity(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 				  size_t len)
 {
 	return yes(o->verbosity * k->arg > 0);
 }
 
-static const char *show_choice(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_choice(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 			       size_t len)
 {
-	return iso_word_name(k, iso_choice_get(o, k));
+	return cli_word_name(k, cli_choice_get(o, k));
 }
 
-static const char *show_str(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_str(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 			    size_t len)
 {
-	const char *s = *ISO_CFIELD(o, k, const char *);
+	const char *s = *CLI_CFIELD(o, k, const char *);
 
 	return s ? s : "none";
 }
 
-static const char *show_root(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_root(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 			     size_t len)
 {
-	return o->root ? o->root : iso_tree_root(NULL);
+	return o->root ? o->root : tree_root(NULL);
 }
 
-static const char *show_pidns(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_pidns(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 			      size_t len)
 {
-	return o->pidns == ISO_PIDNS_TRY ? "try" : yes(o->pidns == ISO_PIDNS_ON);
+	return o->pidns == SUP_PIDNS_TRY ? "try" : yes(o->pidns == SUP_PIDNS_ON);
 }
 
 /* 0 is none for --timeout; a grace or settle of 0 is a duration */
-static const char *show_duration(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_duration(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 				 size_t len)
 {
-	uint64_t ms = *ISO_CFIELD(o, k, uint64_t);
+	uint64_t ms = *CLI_CFIELD(o, k, uint64_t);
 
 	if (!ms && k->arg)
 		return "none";
 	return iso_format_duration(ms, buf, len);
 }
 
-static const char *show_signal(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_signal(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 			       size_t len)
 {
 	return iso_signal_name(o->stop_signal, buf, len);
 }
 
-static const char *show_finding_exit(const struct iso_opts *o, const struct iso_key_info *k,
+static const char *show_finding_exit(const struct sup_opts *o, const struct cli_key_info *k,
 				     char *buf, size_t len)
 {
 	snprintf(buf, len, "%d", o->finding_exit);
@@ -145,29 +145,29 @@ static const char *show_finding_exit(const struct iso_opts *o, const struct iso_
 }
 
 /* as given: the names, not the bit mask */
-static const char *show_cap_keep(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_cap_keep(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 				 size_t len)
 {
-	const struct iso_setting *s = iso_key_last(o, (enum iso_key)(k - iso_keys));
+	const struct sup_setting *s = cli_key_last(o, (enum sup_key)(k - cli_keys));
 
 	return s && o->cap_keep ? s->val : "none";
 }
 
 /* as given: the last setting's own spelling */
-static const char *show_ceiling(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_ceiling(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 				size_t len)
 {
-	const struct iso_setting *s = iso_key_last(o, (enum iso_key)(k - iso_keys));
+	const struct sup_setting *s = cli_key_last(o, (enum sup_key)(k - cli_keys));
 
 	return s && o->ceilings[k->arg].set ? s->val : "none";
 }
 
-static const char *show_rlimit(const struct iso_opts *o, const struct iso_key_info *k, char *buf,
+static const char *show_rlimit(const struct sup_opts *o, const struct cli_key_info *k, char *buf,
 			       size_t len)
 {
 	if (!o->rlimits.set[k->arg])
 		return "inherited";
-	if (o->rlimits.value[k->arg] == ISO_RLIM_UNLIMITED)
+	if (o->rlimits.value[k->arg] == SUP_RLIM_UNLIMITED)
 		return "unlimited";
 	snprintf(buf, len, "%llu", (unsigned long long)o->rlimits.value[k->arg]);
 	return buf;
@@ -175,148 +175,148 @@ static const char *show_rlimit(const struct iso_opts *o, const struct iso_key_in
 
 /* ---- the report's settings: cli/ words them, launcher/report.c prints them ---- */
 
-static void rep_flag(const struct iso_opts *o, const struct iso_key_info *k,
-		     struct iso_report_setting *out)
+static void rep_flag(const struct sup_opts *o, const struct cli_key_info *k,
+		     struct sup_report_setting *out)
 {
-	out->kind = ISO_REPORT_BOOL;
-	out->flag = *ISO_CFIELD(o, k, bool);
+	out->kind = SUP_REPORT_BOOL;
+	out->flag = *CLI_CFIELD(o, k, bool);
 }
 
-static void rep_choice(const struct iso_opts *o, const struct iso_key_info *k,
-		       struct iso_report_setting *out)
+static void rep_choice(const struct sup_opts *o, const struct cli_key_info *k,
+		       struct sup_report_setting *out)
 {
-	out->kind = ISO_REPORT_STRING;
-	out->str = iso_word_name(k, iso_choice_get(o, k));
+	out->kind = SUP_REPORT_STRING;
+	out->str = cli_word_name(k, cli_choice_get(o, k));
 }
 
 /* the report's keep stays the boolean it always was: true is always (issue 29) */
-static void rep_keep(const struct iso_opts *o, const struct iso_key_info *k,
-		     struct iso_report_setting *out)
+static void rep_keep(const struct sup_opts *o, const struct cli_key_info *k,
+		     struct sup_report_setting *out)
 {
-	out->kind = ISO_REPORT_BOOL;
-	out->flag = o->keep == ISO_KEEP_ALWAYS;
+	out->kind = SUP_REPORT_BOOL;
+	out->flag = o->keep == SUP_KEEP_ALWAYS;
 }
 
 /* the report's own words for --pidns: on and off, where isorun config says true and false */
-static void rep_pidns(const struct iso_opts *o, const struct iso_key_info *k,
-		      struct iso_report_setting *out)
+static void rep_pidns(const struct sup_opts *o, const struct cli_key_info *k,
+		      struct sup_report_setting *out)
 {
-	out->kind = ISO_REPORT_STRING;
-	out->str = o->pidns == ISO_PIDNS_TRY ? "try" : o->pidns == ISO_PIDNS_ON ? "on" : "off";
+	out->kind = SUP_REPORT_STRING;
+	out->str = o->pidns == SUP_PIDNS_TRY ? "try" : o->pidns == SUP_PIDNS_ON ? "on" : "off";
 }
 
-static void rep_path(const struct iso_opts *o, const struct iso_key_info *k,
-		     struct iso_report_setting *out)
+static void rep_path(const struct sup_opts *o, const struct cli_key_info *k,
+		     struct sup_report_setting *out)
 {
-	out->kind = ISO_REPORT_PATH;
-	out->str = *ISO_CFIELD(o, k, const char *);
+	out->kind = SUP_REPORT_PATH;
+	out->str = *CLI_CFIELD(o, k, const char *);
 }
 
-static void rep_paths(const struct iso_opts *o, const struct iso_key_info *k,
-		      struct iso_report_setting *out)
+static void rep_paths(const struct sup_opts *o, const struct cli_key_info *k,
+		      struct sup_report_setting *out)
 {
-	out->kind = ISO_REPORT_PATHS;
-	out->paths = ISO_CFIELD(o, k, struct iso_strv);
+	out->kind = SUP_REPORT_PATHS;
+	out->paths = CLI_CFIELD(o, k, struct sup_strv);
 }
 
-static void rep_root(const struct iso_opts *o, const struct iso_key_info *k,
-		     struct iso_report_setting *out)
+static void rep_root(const struct sup_opts *o, const struct cli_key_info *k,
+		     struct sup_report_setting *out)
 {
-	out->kind = ISO_REPORT_PATH;
-	out->str = iso_tree_root(o->root);
+	out->kind = SUP_REPORT_PATH;
+	out->str = tree_root(o->root);
 }
 
 /* a shipped policy by its name, a file by its path */
-static void rep_policy(const struct iso_opts *o, const struct iso_key_info *k,
-		       struct iso_report_setting *out)
+static void rep_policy(const struct sup_opts *o, const struct cli_key_info *k,
+		       struct sup_report_setting *out)
 {
-	out->kind = strchr(o->policy, '/') ? ISO_REPORT_PATH : ISO_REPORT_STRING;
+	out->kind = strchr(o->policy, '/') ? SUP_REPORT_PATH : SUP_REPORT_STRING;
 	out->str = o->policy;
 }
 
 /* an output's fd:N is a descriptor, not a path */
-static void rep_output(const struct iso_opts *o, const struct iso_key_info *k,
-		       struct iso_report_setting *out)
+static void rep_output(const struct sup_opts *o, const struct cli_key_info *k,
+		       struct sup_report_setting *out)
 {
-	const char *s = *ISO_CFIELD(o, k, const char *);
+	const char *s = *CLI_CFIELD(o, k, const char *);
 
-	out->kind = !s				? ISO_REPORT_NULL
-		    : strncmp(s, "fd:", 3) == 0 ? ISO_REPORT_STRING
-						: ISO_REPORT_PATH;
+	out->kind = !s				? SUP_REPORT_NULL
+		    : strncmp(s, "fd:", 3) == 0 ? SUP_REPORT_STRING
+						: SUP_REPORT_PATH;
 	out->str = s;
 }
 
 /* milliseconds; --timeout's 0 (none) is null */
-static void rep_ms(const struct iso_opts *o, const struct iso_key_info *k,
-		   struct iso_report_setting *out)
+static void rep_ms(const struct sup_opts *o, const struct cli_key_info *k,
+		   struct sup_report_setting *out)
 {
-	uint64_t ms = *ISO_CFIELD(o, k, uint64_t);
+	uint64_t ms = *CLI_CFIELD(o, k, uint64_t);
 
-	out->kind = !ms && k->arg ? ISO_REPORT_NULL : ISO_REPORT_INT;
+	out->kind = !ms && k->arg ? SUP_REPORT_NULL : SUP_REPORT_INT;
 	out->num = (int64_t)ms;
 }
 
-static void rep_signal(const struct iso_opts *o, const struct iso_key_info *k,
-		       struct iso_report_setting *out)
+static void rep_signal(const struct sup_opts *o, const struct cli_key_info *k,
+		       struct sup_report_setting *out)
 {
-	out->kind = ISO_REPORT_STRING;
+	out->kind = SUP_REPORT_STRING;
 	out->str = iso_signal_name(o->stop_signal, out->buf, sizeof(out->buf));
 }
 
-static void rep_finding_exit(const struct iso_opts *o, const struct iso_key_info *k,
-			     struct iso_report_setting *out)
+static void rep_finding_exit(const struct sup_opts *o, const struct cli_key_info *k,
+			     struct sup_report_setting *out)
 {
-	out->kind = ISO_REPORT_INT;
+	out->kind = SUP_REPORT_INT;
 	out->num = o->finding_exit;
 }
 
-static void rep_ceiling(const struct iso_opts *o, const struct iso_key_info *k,
-			struct iso_report_setting *out)
+static void rep_ceiling(const struct sup_opts *o, const struct cli_key_info *k,
+			struct sup_report_setting *out)
 {
-	const struct iso_ceiling *c = &o->ceilings[k->arg];
+	const struct sup_ceiling *c = &o->ceilings[k->arg];
 
-	out->kind = c->set ? ISO_REPORT_CEILING : ISO_REPORT_NULL;
+	out->kind = c->set ? SUP_REPORT_CEILING : SUP_REPORT_NULL;
 	out->num = (int64_t)c->value;
 	out->flag = c->try_;
 }
 
 /* a number, "unlimited", or null: inherited */
-static void rep_rlimit(const struct iso_opts *o, const struct iso_key_info *k,
-		       struct iso_report_setting *out)
+static void rep_rlimit(const struct sup_opts *o, const struct cli_key_info *k,
+		       struct sup_report_setting *out)
 {
 	uint64_t v = o->rlimits.value[k->arg];
 
-	out->kind = !o->rlimits.set[k->arg]   ? ISO_REPORT_NULL
-		    : v == ISO_RLIM_UNLIMITED ? ISO_REPORT_STRING
-					      : ISO_REPORT_INT;
+	out->kind = !o->rlimits.set[k->arg]   ? SUP_REPORT_NULL
+		    : v == SUP_RLIM_UNLIMITED ? SUP_REPORT_STRING
+					      : SUP_REPORT_INT;
 	out->str = "unlimited";
 	out->num = (int64_t)v;
 }
 
 /* a list of words as they are: --cache's names */
-static void rep_strings(const struct iso_opts *o, const struct iso_key_info *k,
-			struct iso_report_setting *out)
+static void rep_strings(const struct sup_opts *o, const struct cli_key_info *k,
+			struct sup_report_setting *out)
 {
-	out->kind = ISO_REPORT_STRINGS;
-	out->paths = ISO_CFIELD(o, k, struct iso_strv);
+	out->kind = SUP_REPORT_STRINGS;
+	out->paths = CLI_CFIELD(o, k, struct sup_strv);
 }
 
 /* ---- the table ---- */
 
-#define VALUE ISO_KIND_VALUE
-#define FLAG  ISO_KIND_FLAG
-#define LIST  ISO_KIND_LIST
+#define VALUE CLI_KIND_VALUE
+#define FLAG  CLI_KIND_FLAG
+#define LIST  CLI_KIND_LIST
 /* a flag: a bool field, shown as true/false, in the report as a boolean at `at` */
 #define FLAG_KEY(nm, member, rkey, at)                                                             \
 	{                                                                                          \
-		.name = nm, .kind = FLAG, ISO_FIELD_OF(member), .parse = iso_set_flag,             \
+		.name = nm, .kind = FLAG, CLI_FIELD_OF(member), .parse = cli_set_flag,             \
 		.show = show_flag, .report = rkey, .report_at = at, .report_value = rep_flag       \
 	}
 /* a choice among words: an int or bool field */
 #define CHOICE_KEY(nm, member, w, rkey, at)                                                        \
 	{                                                                                          \
-		.name = nm, .kind = VALUE, ISO_FIELD_OF(member), .words = w,                       \
-		.parse = iso_set_choice, .show = show_choice, .report = rkey, .report_at = at,     \
+		.name = nm, .kind = VALUE, CLI_FIELD_OF(member), .words = w,                       \
+		.parse = cli_set_choice, .show = show_choice, .report = rkey, .report_at = at,     \
 		.report_value = rep_choice                                                         \
 	}
 
@@ -326,11 +326,11 @@ static void rep_strings(const struct iso_opts *o, const struct iso_key_info *k,
  * report has always said so).
  */
 #define SINK_KEY(ID, nm, help, rkey, rat, fd_path, ...)                                            \
-	[ISO_K_##ID] = { .name = nm,                                                               \
+	[SUP_K_##ID] = { .name = nm,                                                               \
 			 .kind = VALUE,                                                            \
 			 .path = true,                                                             \
-			 ISO_FIELD_OF(outputs[ISO_SINK_##ID]),                                     \
-			 .parse = iso_set_output,                                                  \
+			 CLI_FIELD_OF(outputs[SUP_SINK_##ID]),                                     \
+			 .parse = cli_set_output,                                                  \
 			 .show = show_str,                                                         \
 			 .report = rkey,                                                           \
 			 .report_at = rat,                                                         \
@@ -342,261 +342,261 @@ static void rep_strings(const struct iso_opts *o, const struct iso_key_info *k,
  */
 #define CEILING_KEY(c)                                                                             \
 	{                                                                                          \
-		.name = iso_ceiling_descs[c].name, .kind = VALUE, .arg = c,                        \
-		.parse = iso_set_ceiling, .show = show_ceiling,                                    \
-		.report = iso_ceiling_descs[c].report, .report_at = 24,                            \
+		.name = sup_ceiling_descs[c].name, .kind = VALUE, .arg = c,                        \
+		.parse = cli_set_ceiling, .show = show_ceiling,                                    \
+		.report = sup_ceiling_descs[c].report, .report_at = 24,                            \
 		.report_value = rep_ceiling                                                        \
 	}
 
-const struct iso_key_info iso_keys[ISO_N_KEYS] = {
-	[ISO_K_ROOT] = { .name = "root",
+const struct cli_key_info cli_keys[SUP_N_KEYS] = {
+	[SUP_K_ROOT] = { .name = "root",
 			 .kind = VALUE,
 			 .path = true,
-			 ISO_FIELD_OF(root),
-			 .parse = iso_set_path,
+			 CLI_FIELD_OF(root),
+			 .parse = cli_set_path,
 			 .show = show_root,
 			 .report = "root",
 			 .report_at = 2,
 			 .report_value = rep_root },
 	/* a bare --keep is always; =on-failure keeps only a failed run's tree */
-	[ISO_K_KEEP] = { .name = "keep",
+	[SUP_K_KEEP] = { .name = "keep",
 			 .kind = VALUE,
 			 .bare = true,
-			 ISO_FIELD_OF(keep),
+			 CLI_FIELD_OF(keep),
 			 .words = keep_words,
-			 .parse = iso_set_keep,
+			 .parse = cli_set_keep,
 			 .show = show_choice,
 			 .report = "keep",
 			 .report_at = 3,
 			 .report_value = rep_keep },
-	[ISO_K_ENV_DIR] = { .name = "env-dir",
+	[SUP_K_ENV_DIR] = { .name = "env-dir",
 			    .kind = LIST,
-			    ISO_FIELD_OF(env_dirs),
-			    .parse = iso_set_env_dir },
-	[ISO_K_CLEARENV] = FLAG_KEY("clearenv", clearenv, "clearenv", 5),
-	[ISO_K_SETENV] = { .name = "setenv",
+			    CLI_FIELD_OF(env_dirs),
+			    .parse = cli_set_env_dir },
+	[SUP_K_CLEARENV] = FLAG_KEY("clearenv", clearenv, "clearenv", 5),
+	[SUP_K_SETENV] = { .name = "setenv",
 			   .kind = LIST,
-			   ISO_FIELD_OF(setenv),
-			   .parse = iso_set_setenv },
-	[ISO_K_UNSETENV] = { .name = "unsetenv",
+			   CLI_FIELD_OF(setenv),
+			   .parse = cli_set_setenv },
+	[SUP_K_UNSETENV] = { .name = "unsetenv",
 			     .kind = LIST,
-			     ISO_FIELD_OF(unsetenv),
-			     .parse = iso_set_env_name },
-	[ISO_K_KEEP_ENV] = { .name = "keep-env",
+			     CLI_FIELD_OF(unsetenv),
+			     .parse = cli_set_env_name },
+	[SUP_K_KEEP_ENV] = { .name = "keep-env",
 			     .kind = LIST,
-			     ISO_FIELD_OF(keep_env),
-			     .parse = iso_set_env_name },
-	[ISO_K_CHDIR] = { .name = "chdir",
+			     CLI_FIELD_OF(keep_env),
+			     .parse = cli_set_env_name },
+	[SUP_K_CHDIR] = { .name = "chdir",
 			  .kind = VALUE,
 			  .path = true,
-			  ISO_FIELD_OF(chdir),
-			  .parse = iso_set_path,
+			  CLI_FIELD_OF(chdir),
+			  .parse = cli_set_path,
 			  .show = show_str,
 			  .report = "chdir",
 			  .report_at = 4,
 			  .report_value = rep_path },
-	[ISO_K_PASS_FD] = { .name = "pass-fd", .kind = LIST, .parse = iso_set_pass_fd },
-	[ISO_K_WATCH] = { .name = "watch",
+	[SUP_K_PASS_FD] = { .name = "pass-fd", .kind = LIST, .parse = cli_set_pass_fd },
+	[SUP_K_WATCH] = { .name = "watch",
 			  .kind = LIST,
 			  .path = true,
-			  ISO_FIELD_OF(watch),
-			  .parse = iso_set_path_list,
+			  CLI_FIELD_OF(watch),
+			  .parse = cli_set_path_list,
 			  .report = "watch",
 			  .report_at = 6,
 			  .report_value = rep_paths },
-	[ISO_K_RESIDUE] = CHOICE_KEY("residue", residue, residue_modes, "residue", 7),
+	[SUP_K_RESIDUE] = CHOICE_KEY("residue", residue, residue_modes, "residue", 7),
 	/* not in the report's settings: each ignored entry names its rule there */
-	[ISO_K_WATCH_IGNORE] = { .name = "watch-ignore",
+	[SUP_K_WATCH_IGNORE] = { .name = "watch-ignore",
 				 .kind = LIST,
-				 ISO_FIELD_OF(watch_ignore),
-				 .parse = iso_set_watch_ignore },
-	[ISO_K_WATCH_HOME] = { .name = "watch-home",
+				 CLI_FIELD_OF(watch_ignore),
+				 .parse = cli_set_watch_ignore },
+	[SUP_K_WATCH_HOME] = { .name = "watch-home",
 			       .kind = FLAG,
-			       ISO_FIELD_OF(watch_home),
-			       .parse = iso_set_flag,
+			       CLI_FIELD_OF(watch_home),
+			       .parse = cli_set_flag,
 			       .show = show_flag },
 	/* arg 1: 0 is none */
-	[ISO_K_TIMEOUT] = { .name = "timeout",
+	[SUP_K_TIMEOUT] = { .name = "timeout",
 			    .kind = VALUE,
-			    ISO_FIELD_OF(timeout_ms),
+			    CLI_FIELD_OF(timeout_ms),
 			    .arg = 1,
-			    .parse = iso_set_duration,
+			    .parse = cli_set_duration,
 			    .show = show_duration,
 			    .report = "timeout_ms",
 			    .report_at = 9,
 			    .report_value = rep_ms },
-	[ISO_K_STOP_SIGNAL] = { .name = "stop-signal",
+	[SUP_K_STOP_SIGNAL] = { .name = "stop-signal",
 				.kind = VALUE,
-				.parse = iso_set_stop_signal,
+				.parse = cli_set_stop_signal,
 				.show = show_signal,
 				.report = "stop_signal",
 				.report_at = 10,
 				.report_value = rep_signal },
-	[ISO_K_GRACE] = { .name = "grace",
+	[SUP_K_GRACE] = { .name = "grace",
 			  .kind = VALUE,
-			  ISO_FIELD_OF(grace_ms),
-			  .parse = iso_set_duration,
+			  CLI_FIELD_OF(grace_ms),
+			  .parse = cli_set_duration,
 			  .show = show_duration,
 			  .report = "grace_ms",
 			  .report_at = 11,
 			  .report_value = rep_ms },
-	[ISO_K_SETTLE] = { .name = "settle",
+	[SUP_K_SETTLE] = { .name = "settle",
 			   .kind = VALUE,
-			   ISO_FIELD_OF(settle_ms),
-			   .parse = iso_set_duration,
+			   CLI_FIELD_OF(settle_ms),
+			   .parse = cli_set_duration,
 			   .show = show_duration,
 			   .report = "settle_ms",
 			   .report_at = 12,
 			   .report_value = rep_ms },
-	[ISO_K_LEAKS] = CHOICE_KEY("leaks", leaks, verdict_modes, "leaks", 8),
-	[ISO_K_FINDING_EXIT] = { .name = "finding-exit-code",
+	[SUP_K_LEAKS] = CHOICE_KEY("leaks", leaks, verdict_modes, "leaks", 8),
+	[SUP_K_FINDING_EXIT] = { .name = "finding-exit-code",
 				 .kind = VALUE,
-				 .parse = iso_set_finding_exit,
+				 .parse = cli_set_finding_exit,
 				 .show = show_finding_exit,
 				 .report = "finding_exit_code",
 				 .report_at = 23,
 				 .report_value = rep_finding_exit },
-	[ISO_K_PIDNS] = { .name = "pidns",
+	[SUP_K_PIDNS] = { .name = "pidns",
 			  .kind = VALUE,
 			  .bare = true,
-			  .parse = iso_set_pidns,
+			  .parse = cli_set_pidns,
 			  .show = show_pidns,
 			  .report = "pidns",
 			  .report_at = 13,
 			  .report_value = rep_pidns },
-	[ISO_K_MAP_ROOT] = FLAG_KEY("map-root", map_root, "map_root", 14),
-	[ISO_K_MAP_USERS] = CHOICE_KEY("map-users", map_users, map_users_words, "map_users", 31),
-	[ISO_K_CAP_KEEP] = { .name = "cap-keep",
+	[SUP_K_MAP_ROOT] = FLAG_KEY("map-root", map_root, "map_root", 14),
+	[SUP_K_MAP_USERS] = CHOICE_KEY("map-users", map_users, map_users_words, "map_users", 31),
+	[SUP_K_CAP_KEEP] = { .name = "cap-keep",
 			     .kind = VALUE,
-			     .parse = iso_set_cap_keep,
+			     .parse = cli_set_cap_keep,
 			     .show = show_cap_keep },
-	[ISO_K_NET] = CHOICE_KEY("net", net_isolated, net_words, "net", 15),
-	[ISO_K_PRIVATE_TMP] = FLAG_KEY("private-tmp", private_tmp, "private_tmp", 16),
-	[ISO_K_PROTECT_HOME] =
+	[SUP_K_NET] = CHOICE_KEY("net", net_isolated, net_words, "net", 15),
+	[SUP_K_PRIVATE_TMP] = FLAG_KEY("private-tmp", private_tmp, "private_tmp", 16),
+	[SUP_K_PROTECT_HOME] =
 		CHOICE_KEY("protect-home", protect_home, home_words, "protect_home", 17),
-	[ISO_K_WRITABLE] = { .name = "writable",
+	[SUP_K_WRITABLE] = { .name = "writable",
 			     .kind = LIST,
 			     .path = true,
-			     ISO_FIELD_OF(writable),
-			     .parse = iso_set_path_list,
+			     CLI_FIELD_OF(writable),
+			     .parse = cli_set_path_list,
 			     .report = "writable",
 			     .report_at = 18,
 			     .report_value = rep_paths },
-	/* a FILE, not a shipped name: see iso_conf_resolve() */
-	[ISO_K_POLICY] = { .name = "policy",
+	/* a FILE, not a shipped name: see cli_conf_resolve() */
+	[SUP_K_POLICY] = { .name = "policy",
 			   .kind = VALUE,
 			   .path = true,
-			   ISO_FIELD_OF(policy),
-			   .parse = iso_set_policy,
+			   CLI_FIELD_OF(policy),
+			   .parse = cli_set_policy,
 			   .show = show_str,
 			   .report = "policy",
 			   .report_at = 19,
 			   .report_value = rep_policy },
-	[ISO_K_POLICY_MODE] =
+	[SUP_K_POLICY_MODE] =
 		CHOICE_KEY("policy-mode", policy_log, policy_modes, "policy_mode", 20),
-	[ISO_K_QUIET] = { .name = "quiet",
+	[SUP_K_QUIET] = { .name = "quiet",
 			  .kind = FLAG,
 			  .arg = -1,
-			  .parse = iso_set_verbosity,
+			  .parse = cli_set_verbosity,
 			  .show = show_verbosity },
-	[ISO_K_VERBOSE] = { .name = "verbose",
+	[SUP_K_VERBOSE] = { .name = "verbose",
 			    .kind = FLAG,
 			    .arg = 1,
-			    .parse = iso_set_verbosity,
+			    .parse = cli_set_verbosity,
 			    .show = show_verbosity },
 	/* a bare --color is always, as ls(1) and grep(1) read it */
-	[ISO_K_COLOR] = { .name = "color",
+	[SUP_K_COLOR] = { .name = "color",
 			  .kind = VALUE,
 			  .bare = true,
-			  ISO_FIELD_OF(color),
+			  CLI_FIELD_OF(color),
 			  .words = color_words,
-			  .parse = iso_set_color,
+			  .parse = cli_set_color,
 			  .show = show_choice },
-	[ISO_K_RLIMIT_NOFILE] = { .name = "rlimit-nofile",
+	[SUP_K_RLIMIT_NOFILE] = { .name = "rlimit-nofile",
 				  .kind = VALUE,
-				  .arg = ISO_RLIM_NOFILE,
-				  .parse = iso_set_rlimit,
+				  .arg = SUP_RLIM_NOFILE,
+				  .parse = cli_set_rlimit,
 				  .show = show_rlimit,
 				  .report = "rlimit_nofile",
 				  .report_at = 27,
 				  .report_value = rep_rlimit },
-	[ISO_K_RLIMIT_CORE] = { .name = "rlimit-core",
+	[SUP_K_RLIMIT_CORE] = { .name = "rlimit-core",
 				.kind = VALUE,
-				.arg = ISO_RLIM_CORE,
-				.parse = iso_set_rlimit,
+				.arg = SUP_RLIM_CORE,
+				.parse = cli_set_rlimit,
 				.show = show_rlimit,
 				.report = "rlimit_core",
 				.report_at = 28,
 				.report_value = rep_rlimit },
-	[ISO_K_RLIMIT_FSIZE] = { .name = "rlimit-fsize",
+	[SUP_K_RLIMIT_FSIZE] = { .name = "rlimit-fsize",
 				 .kind = VALUE,
-				 .arg = ISO_RLIM_FSIZE,
-				 .parse = iso_set_rlimit,
+				 .arg = SUP_RLIM_FSIZE,
+				 .parse = cli_set_rlimit,
 				 .show = show_rlimit,
 				 .report = "rlimit_fsize",
 				 .report_at = 29,
 				 .report_value = rep_rlimit },
-	[ISO_K_CEILING + ISO_CEIL_MEMORY] = CEILING_KEY(ISO_CEIL_MEMORY),
-	[ISO_K_CEILING + ISO_CEIL_PIDS] = CEILING_KEY(ISO_CEIL_PIDS),
-	[ISO_K_CEILING + ISO_CEIL_CPU] = CEILING_KEY(ISO_CEIL_CPU),
-	[ISO_K_CGROUP] = CHOICE_KEY("cgroup", cgroup, cgroup_words, "cgroup", 30),
+	[SUP_K_CEILING + SUP_CEIL_MEMORY] = CEILING_KEY(SUP_CEIL_MEMORY),
+	[SUP_K_CEILING + SUP_CEIL_PIDS] = CEILING_KEY(SUP_CEIL_PIDS),
+	[SUP_K_CEILING + SUP_CEIL_CPU] = CEILING_KEY(SUP_CEIL_CPU),
+	[SUP_K_CGROUP] = CHOICE_KEY("cgroup", cgroup, cgroup_words, "cgroup", 30),
 	/* the names, each once; none empties the list (the file's entries too) */
-	[ISO_K_CACHE] = { .name = "cache",
+	[SUP_K_CACHE] = { .name = "cache",
 			  .kind = LIST,
-			  ISO_FIELD_OF(caches),
-			  .parse = iso_set_cache,
+			  CLI_FIELD_OF(caches),
+			  .parse = cli_set_cache,
 			  .report = "cache",
 			  .report_at = 32,
 			  .report_value = rep_strings },
 	/* mounts widen what the command reaches: the command line's alone (cli/mounts.c) */
-	[ISO_K_BIND] = { .name = "bind",
+	[SUP_K_BIND] = { .name = "bind",
 			 .kind = LIST,
 			 .cli_only = true,
 			 .arg = NS_MOUNT_BIND,
-			 .parse = iso_set_mount },
-	[ISO_K_RO_BIND] = { .name = "ro-bind",
+			 .parse = cli_set_mount },
+	[SUP_K_RO_BIND] = { .name = "ro-bind",
 			    .kind = LIST,
 			    .cli_only = true,
 			    .arg = NS_MOUNT_RO_BIND,
-			    .parse = iso_set_mount },
-	[ISO_K_TMPFS] = { .name = "tmpfs",
+			    .parse = cli_set_mount },
+	[SUP_K_TMPFS] = { .name = "tmpfs",
 			  .kind = LIST,
 			  .cli_only = true,
 			  .arg = NS_MOUNT_TMPFS,
-			  .parse = iso_set_mount },
-	/* the output files, from the sinks table (in their place among the keys by ISO_K_ID) */
+			  .parse = cli_set_mount },
+	/* the output files, from the sinks table (in their place among the keys by SUP_K_ID) */
 	// clang-format off
-	ISO_SINK_ROWS(SINK_KEY)
+	SUP_SINK_ROWS(SINK_KEY)
 };
 // clang-format on
 
-bool iso_key_output(enum iso_key key)
+bool cli_key_output(enum sup_key key)
 {
-	return iso_keys[key].parse == iso_set_output;
+	return cli_keys[key].parse == cli_set_output;
 }
 
-int iso_key_lookup(const char *name)
+int cli_key_lookup(const char *name)
 {
-	for (int k = 0; k < ISO_N_KEYS; k++)
-		if (strcmp(iso_keys[k].name, name) == 0)
+	for (int k = 0; k < SUP_N_KEYS; k++)
+		if (strcmp(cli_keys[k].name, name) == 0)
 			return k;
 	return -1;
 }
 
-const struct iso_setting *iso_key_last(const struct iso_opts *o, enum iso_key key)
+const struct sup_setting *cli_key_last(const struct sup_opts *o, enum sup_key key)
 {
 	for (size_t i = o->n_settings; i-- > 0;) {
-		enum iso_key k = o->settings[i].key;
-		if (k == key || ((key == ISO_K_QUIET || key == ISO_K_VERBOSE) &&
-				 (k == ISO_K_QUIET || k == ISO_K_VERBOSE)))
+		enum sup_key k = o->settings[i].key;
+		if (k == key || ((key == SUP_K_QUIET || key == SUP_K_VERBOSE) &&
+				 (k == SUP_K_QUIET || k == SUP_K_VERBOSE)))
 			return &o->settings[i];
 	}
 	return NULL;
 }
 
-const char *iso_key_show(const struct iso_opts *o, enum iso_key key, char *buf, size_t len)
+const char *cli_key_show(const struct sup_opts *o, enum sup_key key, char *buf, size_t len)
 {
-	const struct iso_key_info *k = &iso_keys[key];
+	const struct cli_key_info *k = &cli_keys[key];
 
 	return k->show ? k->show(o, k, buf, len) : "?";
 }
@@ -606,24 +606,24 @@ const char *iso_key_show(const struct iso_opts *o, enum iso_key key, char *buf, 
  * keys that share one in the table's order; the file read, "config", comes
  * first).
  */
-size_t iso_key_report(const struct iso_opts *o,
-		      struct iso_report_setting out[ISO_REPORT_SETTINGS_MAX])
+size_t cli_key_report(const struct sup_opts *o,
+		      struct sup_report_setting out[SUP_REPORT_SETTINGS_MAX])
 {
 	size_t n = 0;
 	int last = 0;
 
-	out[n++] = (struct iso_report_setting){ .key = "config",
-						.kind = ISO_REPORT_PATH,
+	out[n++] = (struct sup_report_setting){ .key = "config",
+						.kind = SUP_REPORT_PATH,
 						.str = o->config_path };
-	for (int k = 0; k < ISO_N_KEYS; k++)
-		if (iso_keys[k].report && iso_keys[k].report_at > last)
-			last = iso_keys[k].report_at;
+	for (int k = 0; k < SUP_N_KEYS; k++)
+		if (cli_keys[k].report && cli_keys[k].report_at > last)
+			last = cli_keys[k].report_at;
 	for (int at = 2; at <= last; at++)
-		for (int k = 0; k < ISO_N_KEYS && n < ISO_REPORT_SETTINGS_MAX; k++) {
-			if (!iso_keys[k].report || iso_keys[k].report_at != at)
+		for (int k = 0; k < SUP_N_KEYS && n < SUP_REPORT_SETTINGS_MAX; k++) {
+			if (!cli_keys[k].report || cli_keys[k].report_at != at)
 				continue;
-			out[n] = (struct iso_report_setting){ .key = iso_keys[k].report };
-			iso_keys[k].report_value(o, &iso_keys[k], &out[n]);
+			out[n] = (struct sup_report_setting){ .key = cli_keys[k].report };
+			cli_keys[k].report_value(o, &cli_keys[k], &out[n]);
 			n++;
 		}
 	return n;

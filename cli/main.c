@@ -52,12 +52,12 @@ static int policy_refuse(int argc, char **argv)
 		char buf[300];
 		/* "--hlep": the nearest of policy's own options */
 		static const char *const longs[] = { "help" };
-		iso_unknown_option(verb, longs, 1, buf, sizeof(buf));
+		cli_unknown_option(verb, longs, 1, buf, sizeof(buf));
 		fprintf(stderr, "isorun: policy: %s (see isorun policy --help)\n", buf);
 		return ISO_EXIT_SETUP;
 	}
 	if (strcmp(verb, "show") != 0 && strcmp(verb, "check") != 0) {
-		near = iso_suggest(verb, verbs, 2);
+		near = cli_suggest(verb, verbs, 2);
 		if (near)
 			fprintf(stderr, "isorun: policy: unknown verb '%s'; did you mean %s?\n",
 				verb, near);
@@ -95,7 +95,7 @@ static int policy_command(int argc, char **argv)
 	}
 	if ((strcmp(verb, "show") != 0 && strcmp(verb, "check") != 0) || !what || argc > 4)
 		return policy_refuse(argc, argv);
-	if (iso_policy_unknown(what, "", buf, sizeof(buf))) {
+	if (cli_policy_unknown(what, "", buf, sizeof(buf))) {
 		fprintf(stderr, "isorun: policy %s: %s\n", verb, buf);
 		return ISO_EXIT_SETUP;
 	}
@@ -156,7 +156,7 @@ static void seed_json(void)
 
 int main(int argc, char **argv)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e = { 0 };
 	int action, code;
 
@@ -165,10 +165,10 @@ int main(int argc, char **argv)
 		int (*main)(int, char **);
 	} commands[] = {
 		{ "policy", policy_command },
-		{ "config", iso_config_main },
-		{ "selftest", iso_selftest_main },
-		{ "ls", iso_ls_main },
-		{ "gc", iso_gc_main },
+		{ "config", cli_config_main },
+		{ "selftest", cli_selftest_main },
+		{ "ls", cli_ls_main },
+		{ "gc", cli_gc_main },
 	};
 
 	if (fill_std_fds() < 0) {
@@ -180,40 +180,40 @@ int main(int argc, char **argv)
 	for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].main(argc, argv);
-	iso_opts_init(&o);
-	action = iso_parse_args(argc, argv, &o, &e);
+	sup_opts_init(&o);
+	action = cli_parse_args(argc, argv, &o, &e);
 	if (action < 0)
-		return iso_args_refuse(&o, &e);
-	if (action == ISO_SHOW_HELP) {
+		return cli_args_refuse(&o, &e);
+	if (action == CLI_SHOW_HELP) {
 		if (o.shell)
-			iso_shell_usage(stdout);
+			cli_shell_usage(stdout);
 		else
-			iso_usage(stdout);
-		iso_opts_free(&o);
+			cli_usage(stdout);
+		sup_opts_free(&o);
 		return 0;
 	}
-	if (action == ISO_SHOW_VERSION) {
+	if (action == CLI_SHOW_VERSION) {
 		printf("isorun %s\n", ISO_VERSION);
-		iso_opts_free(&o);
+		sup_opts_free(&o);
 		return 0;
 	}
 	/* after the command line, so that --help and a bad option need no file */
-	if (o.tree_arg ? iso_reenter_load(&o, &e) < 0 : iso_conf_load(&o, &e) < 0) {
-		iso_opts_free(&o);
-		return iso_conf_fail(&e, o.tree_arg ? "cannot re-enter the tree"
+	if (o.tree_arg ? cli_reenter_load(&o, &e) < 0 : cli_conf_load(&o, &e) < 0) {
+		sup_opts_free(&o);
+		return cli_conf_fail(&e, o.tree_arg ? "cannot re-enter the tree"
 						    : "bad configuration file");
 	}
-	if (iso_mounts_check(&o, &e) < 0)
-		return iso_args_refuse(&o, &e);
+	if (cli_mounts_check(&o, &e) < 0)
+		return cli_args_refuse(&o, &e);
 	/* a new tree records how it was made, for isorun shell --tree */
 	if (!o.tree_arg)
-		o.settings_text = iso_opts_keep(&o, iso_settings_record(&o));
-	o.advise = iso_advise;
-	o.say = iso_says;
-	o.report_settings = iso_key_report;
-	iso_plan_compile(&o);
-	iso_warn_inert(&o);
-	code = iso_run(&o);
-	iso_opts_free(&o);
+		o.settings_text = sup_opts_keep(&o, cli_settings_record(&o));
+	o.advise = cli_advise;
+	o.say = cli_says;
+	o.report_settings = cli_key_report;
+	cli_plan_compile(&o);
+	cli_warn_inert(&o);
+	code = sup_run(&o);
+	sup_opts_free(&o);
 	return code;
 }

@@ -36,7 +36,7 @@ struct places {
 
 /* One entry being judged: its option and value as given, for the message. */
 struct judged {
-	struct iso_opts *o;
+	struct sup_opts *o;
 	struct ns_mount *m;
 	size_t i;
 	char given[PATH_MAX * 2 + 2];
@@ -86,10 +86,10 @@ static void places_free(struct places *p)
 	free(p->cwd);
 }
 
-static int places_get(const struct iso_opts *o, struct places *p)
+static int places_get(const struct sup_opts *o, struct places *p)
 {
 	struct passwd *pw = getpwuid(getuid());
-	_cleanup_free_ char *root = realpath(iso_tree_root(o->root), NULL);
+	_cleanup_free_ char *root = realpath(tree_root(o->root), NULL);
 
 	*p = (struct places){ 0 };
 	if (o->protect_home != NS_HOME_OFF && pw && pw->pw_dir) {
@@ -138,7 +138,7 @@ static int judge_source(struct judged *j, struct stat *st)
 			      "is read from the host's own file system",
 			      src, opt_name(j->o->binds[c].kind), j->o->binds[c].dest);
 	j->m->file = !S_ISDIR(st->st_mode);
-	j->m->src = iso_opts_keep(j->o, src);
+	j->m->src = sup_opts_keep(j->o, src);
 	src = NULL;
 	return j->m->src ? 0 : -ENOMEM;
 }
@@ -276,7 +276,7 @@ static int judge(struct judged *j, const struct places *p)
 	return r;
 }
 
-int iso_mounts_check(struct iso_opts *o, struct iso_err *e)
+int cli_mounts_check(struct sup_opts *o, struct iso_err *e)
 {
 	struct places p;
 	int r;

@@ -16,6 +16,6 @@
  * would fail, or would cover or reopen what --protect-home, --private-tmp or
  * the trees keep.
  */
-int iso_mounts_check(struct iso_opts *o, struct iso_err *e);
+int cli_mounts_check(struct sup_opts *o, struct iso_err *e);
 
 #endif

@@ -33,7 +33,7 @@ static int read_record(int tree_fd, char *buf, size_t len, char *why, size_t wle
 {
 	_cleanup_free_ char *text = NULL;
 	struct iso_err e;
-	int r = iso_tree_read_record(tree_fd, ISO_TREE_CGROUP, &text, &e);
+	int r = tree_read_record(tree_fd, TREE_CGROUP, &text, &e);
 	size_t n;
 
 	if (r < 0) {
@@ -82,9 +82,9 @@ static pid_t holds_our_line(const pid_t *pids, size_t n)
 	return 0;
 }
 
-static int refuse(struct iso_cg_orphan *o, const char *fmt, ...)
+static int refuse(struct cli_cg_orphan *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static int refuse(struct iso_cg_orphan *o, const char *fmt, ...)
+static int refuse(struct cli_cg_orphan *o, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -99,7 +99,7 @@ static int refuse(struct iso_cg_orphan *o, const char *fmt, ...)
 }
 
 /* The cgroup the record names, checked as cg_run_open checks it, and its processes. */
-static int open_and_list(const char *path, struct iso_cg_orphan *o)
+static int open_and_list(const char *path, struct cli_cg_orphan *o)
 {
 	struct cg_host h;
 	struct cg_run run;
@@ -132,13 +132,13 @@ static int open_and_list(const char *path, struct iso_cg_orphan *o)
 	return 1;
 }
 
-int iso_cg_orphan_find(const struct iso_tree_view *v, struct iso_cg_orphan *o)
+int cli_cg_orphan_find(const struct tree_view *v, struct cli_cg_orphan *o)
 {
 	char path[PATH_MAX], why[200];
 	int r;
 
-	*o = (struct iso_cg_orphan){ 0 };
-	if (v->fd < 0 || v->seen != ISO_SEEN_ORPHANED)
+	*o = (struct cli_cg_orphan){ 0 };
+	if (v->fd < 0 || v->seen != TREE_SEEN_ORPHANED)
 		return 0;
 	r = read_record(v->fd, path, sizeof(path), why, sizeof(why));
 	if (r == -ENOENT)
@@ -160,13 +160,13 @@ static void print_one(pid_t pid, const char *how, const char *path, FILE *f)
 		shown ? shown : "?");
 }
 
-void iso_cg_orphan_print(const struct iso_cg_orphan *o, FILE *f)
+void cli_cg_orphan_print(const struct cli_cg_orphan *o, FILE *f)
 {
 	for (size_t i = 0; i < o->n; i++)
 		print_one(o->pids[i], "live", o->path, f);
 }
 
-void iso_cg_orphan_json(const struct iso_cg_orphan *o, json_t *obj)
+void cli_cg_orphan_json(const struct cli_cg_orphan *o, json_t *obj)
 {
 	json_t *procs = json_object_get(obj, "processes");
 
@@ -181,7 +181,7 @@ void iso_cg_orphan_json(const struct iso_cg_orphan *o, json_t *obj)
 		json_object_set_new(obj, "cgroup_refused", json_string(o->refused));
 }
 
-int iso_cg_orphan_stop(const struct iso_cg_orphan *o, bool dry_run, FILE *f)
+int cli_cg_orphan_stop(const struct cli_cg_orphan *o, bool dry_run, FILE *f)
 {
 	struct cg_host h;
 	struct cg_run run;
@@ -221,7 +221,7 @@ int iso_cg_orphan_stop(const struct iso_cg_orphan *o, bool dry_run, FILE *f)
 	return r;
 }
 
-void iso_cg_orphan_free(struct iso_cg_orphan *o)
+void cli_cg_orphan_free(struct cli_cg_orphan *o)
 {
 	free(o->pids);
 	o->pids = NULL;

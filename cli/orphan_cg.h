@@ -17,7 +17,7 @@
 
 #include "tree/trees.h"
 
-struct iso_cg_orphan {
+struct cli_cg_orphan {
 	char path[PATH_MAX]; /* the run's cgroup, "" when none */
 	pid_t *pids;	     /* the live processes in it */
 	size_t n;
@@ -30,19 +30,19 @@ struct iso_cg_orphan {
  * a link, too large, a cgroup not this tree's, not on the cgroup2 mount, or
  * holding our own line of processes (`refused` says which).
  */
-int iso_cg_orphan_find(const struct iso_tree_view *v, struct iso_cg_orphan *o);
+int cli_cg_orphan_find(const struct tree_view *v, struct cli_cg_orphan *o);
 /* ls: "  live: pid N `cmdline` (in the run's cgroup PATH)" per process. */
-void iso_cg_orphan_print(const struct iso_cg_orphan *o, FILE *f);
+void cli_cg_orphan_print(const struct cli_cg_orphan *o, FILE *f);
 /*
  * ls --json: "cgroup": PATH or null, "cgroup_refused": why (only when refused),
  * and {pid, cmd, found_by: "cgroup"} first in obj's "processes" array.
  */
-void iso_cg_orphan_json(const struct iso_cg_orphan *o, json_t *obj);
+void cli_cg_orphan_json(const struct cli_cg_orphan *o, json_t *obj);
 /*
  * gc: freeze, name (on f), kill, wait until empty, remove the cgroup.  With
  * dry_run only names.  0, or -errno with a line on stderr.
  */
-int iso_cg_orphan_stop(const struct iso_cg_orphan *o, bool dry_run, FILE *f);
-void iso_cg_orphan_free(struct iso_cg_orphan *o);
+int cli_cg_orphan_stop(const struct cli_cg_orphan *o, bool dry_run, FILE *f);
+void cli_cg_orphan_free(struct cli_cg_orphan *o);
 
 #endif

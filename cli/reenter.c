@@ -72,7 +72,7 @@ static int locate(struct reentry *r, const char *root, struct iso_err *e)
 	if (!r->name[0] || r->name[0] == '.' || strlen(r->arg) > PATH_MAX / 2)
 		return refuse(e, r,
 			      "not a tree (a tree is ROOT/isorun-UID/ID; isorun ls lists them)");
-	fd = iso_tree_open_user_dir(r->root, false, upath, sizeof(upath), e);
+	fd = tree_open_user_dir(r->root, false, upath, sizeof(upath), e);
 	if (fd == -ENOENT)
 		return refuse(e, r, "no such tree (isorun ls lists the kept ones)");
 	if (fd < 0) {
@@ -96,28 +96,28 @@ static int locate(struct reentry *r, const char *root, struct iso_err *e)
 }
 
 /* Only a tree its run left kept or retained, with a record of the current layout. */
-static int judge(const struct reentry *r, const struct iso_tree_view *v, struct iso_err *e)
+static int judge(const struct reentry *r, const struct tree_view *v, struct iso_err *e)
 {
 	char why[700];
 
 	switch (v->seen) {
-	case ISO_SEEN_KEPT:
-	case ISO_SEEN_RETAINED:
+	case TREE_SEEN_KEPT:
+	case TREE_SEEN_RETAINED:
 		break;
-	case ISO_SEEN_RUNNING:
+	case TREE_SEEN_RUNNING:
 		snprintf(why, sizeof(why),
 			 "its run is still alive (pid %d holds the tree); re-enter it once that "
 			 "run has ended",
 			 (int)v->owner.pid);
 		return refuse(e, r, why);
-	case ISO_SEEN_UNREADABLE:
+	case TREE_SEEN_UNREADABLE:
 		snprintf(why, sizeof(why), "not a tree isorun can re-enter: %s", v->reason);
 		return refuse(e, r, why);
 	default:
 		snprintf(why, sizeof(why),
 			 "its run did not keep it (%s: %s); isorun ls says more, isorun gc "
 			 "removes it",
-			 iso_tree_seen_name(v->seen), v->reason);
+			 tree_seen_name(v->seen), v->reason);
 		return refuse(e, r, why);
 	}
 	if (!v->owner_ok || !v->owner.lock_is_record)
@@ -128,8 +128,8 @@ static int judge(const struct reentry *r, const struct iso_tree_view *v, struct 
 }
 
 /* The run's settings under the command line; a tree without a record gets the command line's. */
-static int apply_settings(struct iso_opts *o, const struct reentry *r,
-			  const struct iso_tree_view *v, struct iso_err *e)
+static int apply_settings(struct sup_opts *o, const struct reentry *r, const struct tree_view *v,
+			  struct iso_err *e)
 {
 	_cleanup_free_ char *text = NULL;
 	char why[200], *path = NULL;
@@ -137,7 +137,7 @@ static int apply_settings(struct iso_opts *o, const struct reentry *r,
 
 	if (o->no_config)
 		return 0;
-	if (iso_tree_read_record(v->fd, ISO_TREE_SETTINGS, &text, &re) < 0) {
+	if (tree_read_record(v->fd, TREE_SETTINGS, &text, &re) < 0) {
 		iso_err_format(&re, why, sizeof(why));
 		if (strcmp(why, "missing") != 0) {
 			char msg[300];
@@ -152,16 +152,16 @@ static int apply_settings(struct iso_opts *o, const struct reentry *r,
 				r->arg);
 		return 0;
 	}
-	if (asprintf(&path, "%s/%s", v->path, ISO_TREE_SETTINGS) < 0)
+	if (asprintf(&path, "%s/%s", v->path, TREE_SETTINGS) < 0)
 		return iso_err_set(e, ENOMEM, "--tree %s", r->arg);
-	return iso_conf_apply(o, path, text, e);
+	return cli_conf_apply(o, path, text, e);
 }
 
-int iso_reenter_load(struct iso_opts *o, struct iso_err *e)
+int cli_reenter_load(struct sup_opts *o, struct iso_err *e)
 {
 	struct reentry r = { .arg = o->tree_arg, .user_fd = -1 };
-	struct iso_tree_view v = { .fd = -1, .lock_fd = -1 };
-	struct iso_host h;
+	struct tree_view v = { .fd = -1, .lock_fd = -1 };
+	struct tree_host h;
 	int ret;
 
 	if (o->config_arg)
@@ -169,40 +169,40 @@ int iso_reenter_load(struct iso_opts *o, struct iso_err *e)
 				   "--tree %s: --config %s cannot be combined: the tree's settings "
 				   "are its configuration (--no-config: the command line's alone)",
 				   o->tree_arg, o->config_arg);
-	ret = locate(&r, iso_tree_root(o->root), e);
+	ret = locate(&r, tree_root(o->root), e);
 	if (ret >= 0) {
-		iso_host_current(&h);
-		iso_tree_view(r.user_fd, r.user_path, r.name, &h, false, &v);
+		tree_host_current(&h);
+		tree_view(r.user_fd, r.user_path, r.name, &h, false, &v);
 		ret = judge(&r, &v, e);
 	}
 	if (ret >= 0)
 		ret = apply_settings(o, &r, &v, e);
 	if (ret >= 0) {
-		o->root = iso_opts_keep(o, strdup(r.root));
-		o->reenter = iso_opts_keep(o, strdup(r.name));
+		o->root = sup_opts_keep(o, strdup(r.root));
+		o->reenter = sup_opts_keep(o, strdup(r.name));
 		if (!o->root || !o->reenter)
 			ret = iso_err_set(e, ENOMEM, "--tree %s", r.arg);
 	}
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 	if (r.user_fd >= 0)
 		close(r.user_fd);
 	return ret < 0 ? ret : 0;
 }
 
 /* What one invocation decides alone, never taken from a tree's record. */
-static bool per_invocation(enum iso_key k)
+static bool per_invocation(enum sup_key k)
 {
-	if (iso_key_output(k))
+	if (cli_key_output(k))
 		return true;
 	switch (k) {
-	case ISO_K_ROOT:
-	case ISO_K_KEEP:
-	case ISO_K_QUIET:
-	case ISO_K_VERBOSE:
-	case ISO_K_COLOR:
-	case ISO_K_PASS_FD:
-	case ISO_K_CHDIR:
-	case ISO_K_TIMEOUT:
+	case SUP_K_ROOT:
+	case SUP_K_KEEP:
+	case SUP_K_QUIET:
+	case SUP_K_VERBOSE:
+	case SUP_K_COLOR:
+	case SUP_K_PASS_FD:
+	case SUP_K_CHDIR:
+	case SUP_K_TIMEOUT:
 		return true;
 	default:
 		return false;
@@ -210,7 +210,7 @@ static bool per_invocation(enum iso_key k)
 }
 
 /* A value that reads back the same from a line (libinih trims; setenv expands ~ and ${}). */
-static bool carried(enum iso_key k, const char *val)
+static bool carried(enum sup_key k, const char *val)
 {
 	size_t n = strlen(val);
 	_cleanup_free_ char *red = NULL;
@@ -218,14 +218,14 @@ static bool carried(enum iso_key k, const char *val)
 	if (strpbrk(val, "\r\n") || (n && (val[0] == ' ' || val[0] == '\t')) ||
 	    (n && (val[n - 1] == ' ' || val[n - 1] == '\t')))
 		return false;
-	if (k != ISO_K_SETENV)
+	if (k != SUP_K_SETENV)
 		return true;
 	/* a value that looks like a secret stays out of a file that outlives the run */
 	red = iso_redact(val);
 	return red && strcmp(red, val) == 0 && !strpbrk(val, "$~");
 }
 
-char *iso_settings_record(const struct iso_opts *o)
+char *cli_settings_record(const struct sup_opts *o)
 {
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	char *buf = NULL;
@@ -236,8 +236,8 @@ char *iso_settings_record(const struct iso_opts *o)
 		return NULL;
 	fputs("# the settings of the run that made this tree, read by isorun shell --tree\n", f);
 	for (size_t i = 0; i < o->n_settings; i++) {
-		const struct iso_setting *s = &o->settings[i];
-		const struct iso_key_info *k = &iso_keys[s->key];
+		const struct sup_setting *s = &o->settings[i];
+		const struct cli_key_info *k = &cli_keys[s->key];
 		_cleanup_free_ char *abs = NULL;
 		const char *val = s->val ? s->val : "true";
 
@@ -246,9 +246,9 @@ char *iso_settings_record(const struct iso_opts *o)
 		if (per_invocation(s->key) || k->cli_only || !carried(s->key, val))
 			continue;
 		/* the command line's relative path, as it meant it: from where isorun started */
-		if (k->path && s->line == ISO_FROM_CLI && val[0] != '/' && cwd &&
-		    (s->key != ISO_K_POLICY || strpbrk(val, "/.")))
-			val = abs = iso_conf_resolve(cwd, val);
+		if (k->path && s->line == SUP_FROM_CLI && val[0] != '/' && cwd &&
+		    (s->key != SUP_K_POLICY || strpbrk(val, "/.")))
+			val = abs = cli_conf_resolve(cwd, val);
 		if (val)
 			fprintf(f, "%s = %s\n", k->name, val);
 	}

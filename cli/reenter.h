@@ -16,7 +16,7 @@
  * command line over them; o->root and o->reenter then name the tree.  Errors
  * are one line naming --tree and the value.
  */
-int iso_reenter_load(struct iso_opts *o, struct iso_err *e);
+int cli_reenter_load(struct sup_opts *o, struct iso_err *e);
 
 /*
  * The settings a new tree records: `name = value` lines (isorun.conf) of the
@@ -24,6 +24,6 @@ int iso_reenter_load(struct iso_opts *o, struct iso_err *e);
  * outputs, the terminal's words, inherited descriptors, the working directory,
  * the timeout) and values a line cannot carry.  malloc'ed; NULL on ENOMEM.
  */
-char *iso_settings_record(const struct iso_opts *o);
+char *cli_settings_record(const struct sup_opts *o);
 
 #endif

@@ -56,7 +56,7 @@ static void unknown(const struct option *opts, const char *word)
 
 	for (; n < ELEMENTSOF(names) && opts[n].name; n++)
 		names[n] = opts[n].name;
-	iso_unknown_option(word ? word : shortw, names, n, buf, sizeof(buf));
+	cli_unknown_option(word ? word : shortw, names, n, buf, sizeof(buf));
 	fprintf(stderr, "isorun: selftest: %s (see isorun selftest --help)\n", buf);
 }
 
@@ -77,7 +77,7 @@ static int check_fwd(const struct st_fwd *f)
 {
 	char *argv[ELEMENTSOF(f->argv) + 4];
 	struct iso_err e = { 0 };
-	struct iso_opts o;
+	struct sup_opts o;
 	int argc = 0, r;
 
 	argv[argc++] = (char *)"isorun";
@@ -86,9 +86,9 @@ static int check_fwd(const struct st_fwd *f)
 	argv[argc++] = (char *)"--";
 	argv[argc++] = (char *)"true";
 	argv[argc] = NULL;
-	iso_opts_init(&o);
-	r = iso_parse_args(argc, argv, &o, &e);
-	iso_opts_free(&o);
+	sup_opts_init(&o);
+	r = cli_parse_args(argc, argv, &o, &e);
+	sup_opts_free(&o);
 	if (r < 0) {
 		fprintf(stderr, "isorun: selftest: %s\n", e.msg);
 		return -1;
@@ -185,7 +185,7 @@ static int parse(int argc, char **argv, bool *json, struct st_fwd *fwd)
 	return check_fwd(fwd) < 0 ? -1 : 1;
 }
 
-int iso_selftest_main(int argc, char **argv)
+int cli_selftest_main(int argc, char **argv)
 {
 	struct st_fwd fwd = { 0 };
 	bool json = false;

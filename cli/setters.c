@@ -26,7 +26,7 @@
 #include "policy/policy.h"
 #include "tree/tree.h"
 
-static int strv_push(struct iso_strv *v, char *s)
+static int strv_push(struct sup_strv *v, char *s)
 {
 	char **n = realloc(v->v, (v->n + 2) * sizeof(*n));
 
@@ -85,7 +85,7 @@ static int unknown_signal(const char *opt, const char *val, struct iso_err *e)
 
 	for (int i = 1; i < NSIG; i++)
 		names[i] = sigabbrev_np(i);
-	near = iso_suggest(sig ? val + 3 : val, names, NSIG);
+	near = cli_suggest(sig ? val + 3 : val, names, NSIG);
 	if (near)
 		return iso_err_set(e, 0, "%s: unknown signal '%s'; did you mean %s%s?", opt, val,
 				   sig ? "SIG" : "", near);
@@ -106,7 +106,7 @@ static int parse_dur(const char *opt, const char *val, uint64_t *ret, struct iso
 }
 
 /* true/false, yes/no, on/off, 1/0; -1 for anything else */
-int iso_parse_bool(const char *val)
+int cli_parse_bool(const char *val)
 {
 	static const char *const yes[] = { "true", "yes", "on", "1" };
 	static const char *const no[] = { "false", "no", "off", "0" };
@@ -120,7 +120,7 @@ int iso_parse_bool(const char *val)
 	return -1;
 }
 
-bool iso_policy_unknown(const char *val, const char *fix, char *buf, size_t len)
+bool cli_policy_unknown(const char *val, const char *fix, char *buf, size_t len)
 {
 	const char *names[9] = { "off" }, *near;
 	struct stat st;
@@ -133,7 +133,7 @@ bool iso_policy_unknown(const char *val, const char *fix, char *buf, size_t len)
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(val, names[i]) == 0)
 			return false;
-	near = iso_suggest(val, names, n);
+	near = cli_suggest(val, names, n);
 	if (near) {
 		snprintf(buf, len, "'%s' is no shipped policy and no file; did you mean %s%s?", val,
 			 fix, near);
@@ -166,12 +166,12 @@ static int parse_size(const char *val, uint64_t min, uint64_t *ret)
 static int flag_value(const char *opt, const char *val, bool cli, struct iso_err *e)
 {
 	static const char *const bools[] = { "true", "false" };
-	int b = val ? iso_parse_bool(val) : 1;
+	int b = val ? cli_parse_bool(val) : 1;
 	const char *near;
 
 	if (b >= 0)
 		return b;
-	near = iso_suggest(val, bools, ELEMENTSOF(bools));
+	near = cli_suggest(val, bools, ELEMENTSOF(bools));
 	if (near)
 		return iso_err_set(e, 0, "%s: expected %s, got '%s'; did you mean %s%s%s?", opt,
 				   cli ? "nothing, =true or =false" : "true or false", val,
@@ -180,19 +180,19 @@ static int flag_value(const char *opt, const char *val, bool cli, struct iso_err
 			   cli ? "nothing, =true or =false" : "true or false", val);
 }
 
-int iso_set_flag(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_flag(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		 bool cli, struct iso_err *e)
 {
 	int b = flag_value(opt, val, cli, e);
 
 	if (b < 0)
 		return b;
-	*ISO_FIELD(o, k, bool) = b;
+	*CLI_FIELD(o, k, bool) = b;
 	return 0;
 }
 
 /* one verbosity: "quiet = false" undoes a quiet, not a verbose */
-int iso_set_verbosity(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_verbosity(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		      bool cli, struct iso_err *e)
 {
 	int b = flag_value(opt, val, cli, e);
@@ -206,35 +206,35 @@ int iso_set_verbosity(struct iso_opts *o, const struct iso_key_info *k, const ch
 	return 0;
 }
 
-int iso_word_value(const struct iso_key_info *k, const char *w)
+int cli_word_value(const struct cli_key_info *k, const char *w)
 {
-	for (const struct iso_word *x = k->words; x && x->word; x++)
+	for (const struct cli_word *x = k->words; x && x->word; x++)
 		if (strcmp(w, x->word) == 0 || (x->alias && strcmp(w, x->alias) == 0))
 			return x->value;
 	return -1;
 }
 
 /* The word meant by `val`: another tool's, one the value begins with ("warning"), or a typo */
-static const char *near_word(const struct iso_word *words, const char *val)
+static const char *near_word(const struct cli_word *words, const char *val)
 {
 	const char *cands[16];
 	size_t n = 0;
 
-	for (const struct iso_word *w = words; w->word; w++)
+	for (const struct cli_word *w = words; w->word; w++)
 		if (w->like && strcasecmp(val, w->like) == 0)
 			return w->word;
-	for (const struct iso_word *w = words; w->word; w++)
+	for (const struct cli_word *w = words; w->word; w++)
 		if (strlen(w->word) >= 3 && strncasecmp(val, w->word, strlen(w->word)) == 0)
 			return w->word;
-	for (const struct iso_word *w = words; w->word && n + 2 <= ELEMENTSOF(cands); w++) {
+	for (const struct cli_word *w = words; w->word && n + 2 <= ELEMENTSOF(cands); w++) {
 		cands[n++] = w->word;
 		cands[n++] = w->alias;
 	}
-	return iso_suggest(val, cands, n);
+	return cli_suggest(val, cands, n);
 }
 
 /* "expected off, ro (read-only) or hide, got 'x'", and the word that was meant */
-static int bad_word(const struct iso_key_info *k, const char *opt, const char *val, bool cli,
+static int bad_word(const struct cli_key_info *k, const char *opt, const char *val, bool cli,
 		    struct iso_err *e)
 {
 	const char *near = near_word(k->words, val);
@@ -257,54 +257,54 @@ static int bad_word(const struct iso_key_info *k, const char *opt, const char *v
 	return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt, want, val);
 }
 
-static int set_choice(struct iso_opts *o, const struct iso_key_info *k, const char *opt,
+static int set_choice(struct sup_opts *o, const struct cli_key_info *k, const char *opt,
 		      const char *val, bool cli, struct iso_err *e)
 {
-	int v = iso_word_value(k, val);
+	int v = cli_word_value(k, val);
 
 	if (v < 0)
 		return bad_word(k, opt, val, cli, e);
 	if (k->size == sizeof(bool))
-		*ISO_FIELD(o, k, bool) = v;
+		*CLI_FIELD(o, k, bool) = v;
 	else
-		*ISO_FIELD(o, k, int) = v;
+		*CLI_FIELD(o, k, int) = v;
 	return 0;
 }
 
-int iso_set_choice(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_choice(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		   bool cli, struct iso_err *e)
 {
 	return set_choice(o, k, opt, val, cli, e);
 }
 
 /* a bare --color is always, as ls(1) and grep(1) read it */
-int iso_set_color(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_color(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		  bool cli, struct iso_err *e)
 {
 	return set_choice(o, k, opt, val ? val : "always", cli, e);
 }
 
 /* a bare --keep is always; yes/no, on/off, 1/0 as for every flag that it was */
-int iso_set_keep(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_keep(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		 bool cli, struct iso_err *e)
 {
-	int b = val ? iso_parse_bool(val) : 1;
+	int b = val ? cli_parse_bool(val) : 1;
 
 	if (b < 0)
 		return set_choice(o, k, opt, val, cli, e);
-	o->keep = b ? ISO_KEEP_ALWAYS : ISO_KEEP_NEVER;
+	o->keep = b ? SUP_KEEP_ALWAYS : SUP_KEEP_NEVER;
 	return 0;
 }
 
-int iso_set_pidns(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_pidns(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		  bool cli, struct iso_err *e)
 {
 	static const char *const words[] = { "try", "true", "false" };
-	int b = !val ? 1 : strcmp(val, "try") == 0 ? 2 : iso_parse_bool(val);
+	int b = !val ? 1 : strcmp(val, "try") == 0 ? 2 : cli_parse_bool(val);
 	const char *near;
 
 	if (b < 0) {
-		near = iso_suggest(val, words, cli ? 1 : ELEMENTSOF(words));
+		near = cli_suggest(val, words, cli ? 1 : ELEMENTSOF(words));
 		if (near)
 			return iso_err_set(e, 0, "%s: expected %s, got '%s'; did you mean %s%s%s?",
 					   opt, cli ? "nothing or =try" : "true, false or try", val,
@@ -312,32 +312,32 @@ int iso_set_pidns(struct iso_opts *o, const struct iso_key_info *k, const char *
 		return iso_err_set(e, 0, "%s: expected %s, got '%s'", opt,
 				   cli ? "nothing or =try" : "true, false or try", val);
 	}
-	o->pidns = b == 2 ? ISO_PIDNS_TRY : b ? ISO_PIDNS_ON : ISO_PIDNS_OFF;
+	o->pidns = b == 2 ? SUP_PIDNS_TRY : b ? SUP_PIDNS_ON : SUP_PIDNS_OFF;
 	return 0;
 }
 
-int iso_set_path(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_path(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		 bool cli, struct iso_err *e)
 {
 	if (!*val)
 		return iso_err_set(e, 0, "%s: empty path", opt);
-	*ISO_FIELD(o, k, const char *) = val;
+	*CLI_FIELD(o, k, const char *) = val;
 	return 0;
 }
 
-int iso_set_path_list(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_path_list(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		      bool cli, struct iso_err *e)
 {
 	if (!*val)
 		return iso_err_set(e, 0, "%s: empty path", opt);
-	return strv_push(ISO_FIELD(o, k, struct iso_strv), val);
+	return strv_push(CLI_FIELD(o, k, struct sup_strv), val);
 }
 
 /*
  * --watch-ignore GLOB: matched as a .gitignore line (launcher/residue.h), but
  * without its negation, which would need the order of every source's lines.
  */
-int iso_set_watch_ignore(struct iso_opts *o, const struct iso_key_info *k, const char *opt,
+int cli_set_watch_ignore(struct sup_opts *o, const struct cli_key_info *k, const char *opt,
 			 char *val, bool cli, struct iso_err *e)
 {
 	if (!*val || !strcmp(val, "/"))
@@ -355,7 +355,7 @@ int iso_set_watch_ignore(struct iso_opts *o, const struct iso_key_info *k, const
  * --json-status-fd).  `-` is refused: stdout carries the command's own output, which a report would
  * corrupt, and stderr carries the command's errors and isorun's lines.
  */
-int iso_set_output(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_output(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		   bool cli, struct iso_err *e)
 {
 	uint64_t n;
@@ -370,11 +370,11 @@ int iso_set_output(struct iso_opts *o, const struct iso_key_info *k, const char 
 				   opt, opt);
 	if (strncmp(val, "fd:", 3) == 0 && (r = iso_parse_u64(val + 3, NULL, 0, INT_MAX, &n)) < 0)
 		return bad_number(e, r, opt, "fd:N with a descriptor number", val);
-	*ISO_FIELD(o, k, const char *) = val;
+	*CLI_FIELD(o, k, const char *) = val;
 	return 0;
 }
 
-int iso_set_policy(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_policy(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		   bool cli, struct iso_err *e)
 {
 	char why[200], fix[64];
@@ -382,13 +382,13 @@ int iso_set_policy(struct iso_opts *o, const struct iso_key_info *k, const char 
 	if (!*val)
 		return iso_err_set(e, 0, "%s: expected default, strict, off or a file", opt);
 	snprintf(fix, sizeof(fix), "%s%s", cli ? opt : "", cli ? "=" : "");
-	if (iso_policy_unknown(val, fix, why, sizeof(why)))
+	if (cli_policy_unknown(val, fix, why, sizeof(why)))
 		return iso_err_set(e, 0, "%s: %s", opt, why);
 	o->policy = val;
 	return 0;
 }
 
-int iso_set_env_dir(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_env_dir(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		    bool cli, struct iso_err *e)
 {
 	char *eq = strchr(val, '=');
@@ -398,15 +398,15 @@ int iso_set_env_dir(struct iso_opts *o, const struct iso_key_info *k, const char
 				   "%s: expected VAR=SUBDIR with a relative SUBDIR "
 				   "inside the tree, got '%s'",
 				   opt, val);
-	if (iso_tree_reserved(eq + 1))
+	if (tree_reserved(eq + 1))
 		return iso_err_set(e, 0,
 				   "%s: '%s' would point %.*s at isorun's own '%s' in the "
 				   "tree; choose another SUBDIR",
-				   opt, val, (int)(eq - val), val, iso_tree_reserved(eq + 1));
+				   opt, val, (int)(eq - val), val, tree_reserved(eq + 1));
 	return strv_push(&o->env_dirs, val);
 }
 
-int iso_set_setenv(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_setenv(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		   bool cli, struct iso_err *e)
 {
 	char *eq = strchr(val, '=');
@@ -416,15 +416,15 @@ int iso_set_setenv(struct iso_opts *o, const struct iso_key_info *k, const char 
 	return strv_push(&o->setenv, val);
 }
 
-int iso_set_env_name(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_env_name(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		     bool cli, struct iso_err *e)
 {
 	if (!valid_env_name(val, strlen(val)))
 		return iso_err_set(e, 0, "%s: invalid variable name '%s'", opt, val);
-	return strv_push(ISO_FIELD(o, k, struct iso_strv), val);
+	return strv_push(CLI_FIELD(o, k, struct sup_strv), val);
 }
 
-int iso_set_pass_fd(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_pass_fd(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		    bool cli, struct iso_err *e)
 {
 	uint64_t n;
@@ -437,9 +437,9 @@ int iso_set_pass_fd(struct iso_opts *o, const struct iso_key_info *k, const char
 	for (size_t i = 0; i < o->n_pass_fds; i++)
 		if (o->pass_fds[i] == (int)n)
 			return 0;
-	if (o->n_pass_fds >= ISO_PASS_FD_MAX)
+	if (o->n_pass_fds >= SUP_PASS_FD_MAX)
 		return iso_err_set(e, 0, "%s: at most %d descriptors, got one more ('%s')", opt,
-				   ISO_PASS_FD_MAX, val);
+				   SUP_PASS_FD_MAX, val);
 	fds = realloc(o->pass_fds, (o->n_pass_fds + 1) * sizeof(*fds));
 	if (!fds)
 		return -ENOMEM;
@@ -449,18 +449,18 @@ int iso_set_pass_fd(struct iso_opts *o, const struct iso_key_info *k, const char
 }
 
 /* --timeout 0 is no limit, as timeout(1) reads it: a later 0 undoes isorun.conf's */
-int iso_set_duration(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_duration(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		     bool cli, struct iso_err *e)
 {
 	uint64_t ms;
 
 	if (parse_dur(opt, val, &ms, e) < 0)
 		return -EINVAL;
-	*ISO_FIELD(o, k, uint64_t) = ms;
+	*CLI_FIELD(o, k, uint64_t) = ms;
 	return 0;
 }
 
-int iso_set_stop_signal(struct iso_opts *o, const struct iso_key_info *k, const char *opt,
+int cli_set_stop_signal(struct sup_opts *o, const struct cli_key_info *k, const char *opt,
 			char *val, bool cli, struct iso_err *e)
 {
 	int r = iso_parse_signal(val, &o->stop_signal);
@@ -475,7 +475,7 @@ int iso_set_stop_signal(struct iso_opts *o, const struct iso_key_info *k, const 
 	return 0;
 }
 
-int iso_set_finding_exit(struct iso_opts *o, const struct iso_key_info *k, const char *opt,
+int cli_set_finding_exit(struct sup_opts *o, const struct cli_key_info *k, const char *opt,
 			 char *val, bool cli, struct iso_err *e)
 {
 	uint64_t n;
@@ -487,7 +487,7 @@ int iso_set_finding_exit(struct iso_opts *o, const struct iso_key_info *k, const
 	return 0;
 }
 
-int iso_set_cap_keep(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_cap_keep(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		     bool cli, struct iso_err *e)
 {
 	struct iso_err ce = { 0 };
@@ -504,24 +504,24 @@ int iso_set_cap_keep(struct iso_opts *o, const struct iso_key_info *k, const cha
 }
 
 /*
- * A ceiling (its row of iso_ceiling_descs[] says the unit and the bounds): VALUE,
+ * A ceiling (its row of sup_ceiling_descs[] says the unit and the bounds): VALUE,
  * try:VALUE, or none (undoes isorun.conf's).
  */
-int iso_set_ceiling(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_ceiling(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		    bool cli, struct iso_err *e)
 {
 	static const struct iso_num_unit percent[] = { { "%", 1 }, { 0 } };
-	const struct iso_ceiling_desc *d = &iso_ceiling_descs[k->arg];
-	const struct iso_num_unit *units = d->unit == ISO_CEIL_BYTES	 ? size_units
-					   : d->unit == ISO_CEIL_PERCENT ? percent
+	const struct sup_ceiling_desc *d = &sup_ceiling_descs[k->arg];
+	const struct iso_num_unit *units = d->unit == SUP_CEIL_BYTES	 ? size_units
+					   : d->unit == SUP_CEIL_PERCENT ? percent
 									 : NULL;
-	struct iso_ceiling c = { .set = true };
+	struct sup_ceiling c = { .set = true };
 	const char *v = val;
 	char want[200];
 	int r;
 
 	if (strcmp(val, "none") == 0) {
-		o->ceilings[k->arg] = (struct iso_ceiling){ 0 };
+		o->ceilings[k->arg] = (struct sup_ceiling){ 0 };
 		return 0;
 	}
 	if (strncmp(v, "try:", 4) == 0) {
@@ -538,17 +538,17 @@ int iso_set_ceiling(struct iso_opts *o, const struct iso_key_info *k, const char
 }
 
 /* --rlimit-nofile N; --rlimit-core, --rlimit-fsize SIZE or unlimited. */
-int iso_set_rlimit(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_rlimit(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		   bool cli, struct iso_err *e)
 {
 	int i = k->arg;
 	uint64_t n;
 	int r;
 
-	if (i != ISO_RLIM_NOFILE &&
+	if (i != SUP_RLIM_NOFILE &&
 	    (strcmp(val, "unlimited") == 0 || strcmp(val, "infinity") == 0)) {
-		n = ISO_RLIM_UNLIMITED;
-	} else if (i == ISO_RLIM_NOFILE) {
+		n = SUP_RLIM_UNLIMITED;
+	} else if (i == SUP_RLIM_NOFILE) {
 		/* the kernel's own ceiling (fs.nr_open) is at most 2^30 */
 		r = iso_parse_u64(val, NULL, 0, INT_MAX, &n);
 		if (r < 0)
@@ -565,22 +565,22 @@ int iso_set_rlimit(struct iso_opts *o, const struct iso_key_info *k, const char 
 /* "--cache: unknown cache 'gp'; did you mean go? (known: go, npm, ...)" */
 static int unknown_cache(const char *opt, const char *w, struct iso_err *e)
 {
-	const char *names[ISO_N_CACHES + 1], *near;
+	const char *names[SUP_N_CACHES + 1], *near;
 	char known[96] = "";
 	size_t len = 0;
 
-	for (int i = 0; i < ISO_N_CACHES; i++) {
-		names[i] = iso_caches[i].name;
+	for (int i = 0; i < SUP_N_CACHES; i++) {
+		names[i] = sup_caches[i].name;
 		len += (size_t)snprintf(known + len, sizeof(known) - len, "%s, ", names[i]);
 	}
-	names[ISO_N_CACHES] = "none";
-	near = iso_suggest(w, names, ISO_N_CACHES + 1);
+	names[SUP_N_CACHES] = "none";
+	near = cli_suggest(w, names, SUP_N_CACHES + 1);
 	return iso_err_set(e, 0, "%s: unknown cache '%s'%s%s%s (known: %snone)", opt, w,
 			   near ? "; did you mean " : "", near ? near : "", near ? "?" : "", known);
 }
 
 /* NAME[,NAME]... adds each name once; none drops every cache given before it */
-int iso_set_cache(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_cache(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		  bool cli, struct iso_err *e)
 {
 	const char *bad = NULL;
@@ -588,7 +588,7 @@ int iso_set_cache(struct iso_opts *o, const struct iso_key_info *k, const char *
 	unsigned bits, have = 0;
 	bool none;
 
-	if (iso_cache_parse(val, &bits, &none, &bad, &badlen) < 0) {
+	if (sup_cache_parse(val, &bits, &none, &bad, &badlen) < 0) {
 		_cleanup_free_ char *w = strndup(bad, badlen);
 
 		return w ? unknown_cache(opt, w, e) : -ENOMEM;
@@ -596,13 +596,13 @@ int iso_set_cache(struct iso_opts *o, const struct iso_key_info *k, const char *
 	if (none)
 		o->caches.n = 0;
 	for (size_t i = 0; i < o->caches.n; i++)
-		have |= 1u << iso_cache_lookup(o->caches.v[i]);
-	for (int i = 0; i < ISO_N_CACHES; i++) {
+		have |= 1u << sup_cache_lookup(o->caches.v[i]);
+	for (int i = 0; i < SUP_N_CACHES; i++) {
 		char *name;
 
 		if (!(bits & ~have & (1u << i)))
 			continue;
-		name = iso_opts_keep(o, strdup(iso_caches[i].name));
+		name = sup_opts_keep(o, strdup(sup_caches[i].name));
 		if (!name || strv_push(&o->caches, name) < 0)
 			return -ENOMEM;
 	}
@@ -633,7 +633,7 @@ static const char *dest_flaw(const char *d)
  * both.  Only the spelling here: cli/mounts.c judges them on the host once
  * every option is known.
  */
-int iso_set_mount(struct iso_opts *o, const struct iso_key_info *k, const char *opt, char *val,
+int cli_set_mount(struct sup_opts *o, const struct cli_key_info *k, const char *opt, char *val,
 		  bool cli, struct iso_err *e)
 {
 	const char *colon = k->arg == NS_MOUNT_TMPFS ? NULL : strchr(val, ':');
@@ -644,7 +644,7 @@ int iso_set_mount(struct iso_opts *o, const struct iso_key_info *k, const char *
 	if (!*val || colon == val || (colon && !colon[1]))
 		return iso_err_set(e, 0, "%s '%s': empty path", opt, val);
 	if (k->arg != NS_MOUNT_TMPFS) {
-		src = iso_opts_keep(o, colon ? strndup(val, (size_t)(colon - val)) : strdup(val));
+		src = sup_opts_keep(o, colon ? strndup(val, (size_t)(colon - val)) : strdup(val));
 		if (!src)
 			return -ENOMEM;
 		dest = colon ? colon + 1 : src;

@@ -22,7 +22,7 @@ static size_t min3(size_t a, size_t b, size_t c)
 	return m < c ? m : c;
 }
 
-size_t iso_edit_distance(const char *a, const char *b)
+size_t cli_edit_distance(const char *a, const char *b)
 {
 	/* three rows: the transposition looks two back */
 	size_t rows[3][WORD_MAX + 1];
@@ -50,7 +50,7 @@ size_t iso_edit_distance(const char *a, const char *b)
 	return rows[la % 3][lb];
 }
 
-const char *iso_suggest(const char *word, const char *const *cands, size_t n)
+const char *cli_suggest(const char *word, const char *const *cands, size_t n)
 {
 	size_t limit = strlen(word) / 3, best_d = SIZE_MAX;
 	const char *best = NULL;
@@ -64,7 +64,7 @@ const char *iso_suggest(const char *word, const char *const *cands, size_t n)
 
 		if (!cands[i])
 			continue;
-		d = iso_edit_distance(word, cands[i]);
+		d = cli_edit_distance(word, cands[i]);
 		if (d <= limit && d < best_d) {
 			best_d = d;
 			best = cands[i];
@@ -73,7 +73,7 @@ const char *iso_suggest(const char *word, const char *const *cands, size_t n)
 	return best;
 }
 
-size_t iso_prefix_matches(const char *prefix, const char *const *cands, size_t n, size_t *out,
+size_t cli_prefix_matches(const char *prefix, const char *const *cands, size_t n, size_t *out,
 			  size_t max)
 {
 	size_t l = strlen(prefix), found = 0;
@@ -88,7 +88,7 @@ size_t iso_prefix_matches(const char *prefix, const char *const *cands, size_t n
 	return found;
 }
 
-bool iso_on_path(const char *name)
+bool cli_on_path(const char *name)
 {
 	const char *path = getenv("PATH"), *p;
 	char full[PATH_MAX];
@@ -120,7 +120,7 @@ static bool iso_exact(const char *name, const char *const *longs, size_t n)
 	return false;
 }
 
-const char *iso_unknown_option(const char *word, const char *const *longs, size_t n, char *buf,
+const char *cli_unknown_option(const char *word, const char *const *longs, size_t n, char *buf,
 			       size_t len)
 {
 	char name[WORD_MAX + 1];
@@ -135,7 +135,7 @@ const char *iso_unknown_option(const char *word, const char *const *longs, size_
 		snprintf(buf, len, "%s: unknown option", name);
 		return buf;
 	}
-	found = iso_prefix_matches(name + 2, longs, n, idx, ELEMENTSOF(idx));
+	found = cli_prefix_matches(name + 2, longs, n, idx, ELEMENTSOF(idx));
 	/* "--no-config=x": the option is known, the value is what it does not take */
 	if (word[l] == '=' && (found == 1 || iso_exact(name + 2, longs, n))) {
 		snprintf(buf, len, "%s: takes no value, got '%s'", name, word + l + 1);
@@ -151,7 +151,7 @@ const char *iso_unknown_option(const char *word, const char *const *longs, size_
 			snprintf(buf + off, len - (size_t)off, ", ...");
 		return buf;
 	}
-	near = iso_suggest(name + 2, longs, n);
+	near = cli_suggest(name + 2, longs, n);
 	if (near)
 		snprintf(buf, len, "%s: unknown option; did you mean --%s?", name, near);
 	else
@@ -159,12 +159,12 @@ const char *iso_unknown_option(const char *word, const char *const *longs, size_
 	return buf;
 }
 
-int iso_subcommand_refuse(int argc, char **argv, const char *why)
+int cli_subcommand_refuse(int argc, char **argv, const char *why)
 {
 	size_t cap = 64, used = 0;
 	char *line;
 
-	if (!iso_on_path(argv[1])) {
+	if (!cli_on_path(argv[1])) {
 		fprintf(stderr, "isorun: %s: %s (see isorun %s --help)\n", argv[1], why, argv[1]);
 		return ISO_EXIT_SETUP;
 	}

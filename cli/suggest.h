@@ -15,21 +15,21 @@
  * adjacent transpositions each cost 1), case-insensitive; words longer than 63
  * bytes are "far" (64).
  */
-size_t iso_edit_distance(const char *a, const char *b);
+size_t cli_edit_distance(const char *a, const char *b);
 
 /*
  * The candidate nearest to `word` when it is near enough to be a typo of it
  * (distance at most a third of the word, at least 1, at most 3); the first of
  * equals; NULL when none is.  cands may hold NULLs (skipped).
  */
-const char *iso_suggest(const char *word, const char *const *cands, size_t n);
+const char *cli_suggest(const char *word, const char *const *cands, size_t n);
 
 /* How many candidates start with `prefix` (an abbreviation); their indexes into `out`. */
-size_t iso_prefix_matches(const char *prefix, const char *const *cands, size_t n, size_t *out,
+size_t cli_prefix_matches(const char *prefix, const char *const *cands, size_t n, size_t *out,
 			  size_t max);
 
 /* True when `name` (no '/') is an executable file in a directory of $PATH. */
-bool iso_on_path(const char *name);
+bool cli_on_path(const char *name);
 
 #endif
 
@@ -39,7 +39,7 @@ bool iso_on_path(const char *name);
  * `word` (as given, "--name" or "--name=value") among the long option names
  * `longs` (without "--"); into buf.
  */
-const char *iso_unknown_option(const char *word, const char *const *longs, size_t n, char *buf,
+const char *cli_unknown_option(const char *word, const char *const *longs, size_t n, char *buf,
 			       size_t len);
 
 /*
@@ -48,4 +48,4 @@ const char *iso_unknown_option(const char *word, const char *const *longs, size_
  * the command: isorun -- ls -la".  Otherwise "isorun: SUB: WHY (see isorun SUB
  * --help)".  argv is the whole command line (argv[1] is SUB).  Returns 125.
  */
-int iso_subcommand_refuse(int argc, char **argv, const char *why);
+int cli_subcommand_refuse(int argc, char **argv, const char *why);

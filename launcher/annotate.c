@@ -7,7 +7,7 @@
 #include "common/cleanup.h"
 #include "common/text.h"
 
-bool iso_annotations_wanted(void)
+bool sup_annotations_wanted(void)
 {
 	const char *v = getenv("GITHUB_ACTIONS");
 
@@ -18,7 +18,7 @@ bool iso_annotations_wanted(void)
  * The runner's rules (toolkit's command.ts): % CR LF always, and in a property
  * also : and , which would end the property.
  */
-char *iso_gha_escape(const char *s, bool props)
+char *sup_gha_escape(const char *s, bool props)
 {
 	char *out = malloc(strlen(s) * 3 + 1), *p = out;
 
@@ -44,12 +44,12 @@ static void command(FILE *f, const char *level, const char *title, const struct 
 		    const char *text)
 {
 	_cleanup_free_ char *inert = iso_escape_lines(text), *inert_file = NULL;
-	_cleanup_free_ char *t = iso_gha_escape(title, true);
-	_cleanup_free_ char *m = inert ? iso_gha_escape(inert, false) : NULL;
+	_cleanup_free_ char *t = sup_gha_escape(title, true);
+	_cleanup_free_ char *m = inert ? sup_gha_escape(inert, false) : NULL;
 	_cleanup_free_ char *file = NULL;
 
 	if (at && at->file && (inert_file = iso_escape(at->file)))
-		file = iso_gha_escape(inert_file, true);
+		file = sup_gha_escape(inert_file, true);
 	if (!t || !m)
 		return;
 	fprintf(f, "::%s ", level);
@@ -64,18 +64,18 @@ static void command(FILE *f, const char *level, const char *title, const struct 
 }
 
 /* Before the command ran only the setup failure and what was not delivered are news. */
-static bool shown(const struct iso_verdict *v, const struct iso_vfinding *it)
+static bool shown(const struct sup_verdict *v, const struct sup_vfinding *it)
 {
 	if (!it->title || !it->text || !strcmp(it->level, "info"))
 		return false;
-	return !v->nothing_ran || it->kind == ISO_V_SETUP || it->kind == ISO_V_STREAM_LOST ||
-	       it->kind == ISO_V_UNDELIVERED;
+	return !v->nothing_ran || it->kind == SUP_V_SETUP || it->kind == SUP_V_STREAM_LOST ||
+	       it->kind == SUP_V_UNDELIVERED;
 }
 
-void iso_annotate(FILE *f, const struct iso_verdict *v)
+void sup_annotate(FILE *f, const struct sup_verdict *v)
 {
 	for (size_t i = 0; i < v->n_items; i++) {
-		const struct iso_vfinding *it = &v->items[i];
+		const struct sup_vfinding *it = &v->items[i];
 		struct where at = { it->file, it->line, it->col };
 
 		if (shown(v, it))

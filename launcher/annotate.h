@@ -14,11 +14,11 @@
 #include "launcher/verdict.h"
 
 /* GITHUB_ACTIONS=true, as the runner sets it for every step. */
-bool iso_annotations_wanted(void);
+bool sup_annotations_wanted(void);
 /* Every finding of the verdict that has a title, in the verdict's order. */
-void iso_annotate(FILE *f, const struct iso_verdict *v);
+void sup_annotate(FILE *f, const struct sup_verdict *v);
 
 /* Escape s for a command's message (props false) or a property value; malloc'ed. */
-char *iso_gha_escape(const char *s, bool props);
+char *sup_gha_escape(const char *s, bool props);
 
 #endif

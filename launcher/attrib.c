@@ -15,7 +15,7 @@
 /* An environment larger than this is read this far: the runners' names come early enough. */
 #define ENVIRON_MAX (256 * 1024)
 
-uint64_t iso_boottime_ms(void)
+uint64_t sup_boottime_ms(void)
 {
 	struct timespec ts;
 
@@ -24,7 +24,7 @@ uint64_t iso_boottime_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int64_t iso_attrib_started_ms(const struct iso_attrib_ctx *c, uint64_t start)
+int64_t sup_attrib_started_ms(const struct sup_attrib_ctx *c, uint64_t start)
 {
 	uint64_t tick = 1000 / (uint64_t)iso_proc_ticks_per_sec(), ms = start * tick;
 	int64_t d = (int64_t)ms - (int64_t)c->run_start_ms;
@@ -36,18 +36,18 @@ int64_t iso_attrib_started_ms(const struct iso_attrib_ctx *c, uint64_t start)
 	return d < 0 && d >= -(int64_t)tick ? 0 : d;
 }
 
-void iso_argv_free(struct iso_argv *a)
+void sup_argv_free(struct sup_argv *a)
 {
 	for (size_t i = 0; i < a->n; i++)
 		free(a->v[i]);
 	free(a->v);
-	*a = (struct iso_argv){ 0 };
+	*a = (struct sup_argv){ 0 };
 }
 
 /* NUL-separated arguments into a redacted argv; `more`: append "..." for what was cut. */
-static struct iso_argv argv_of(const char *buf, size_t len, bool more)
+static struct sup_argv argv_of(const char *buf, size_t len, bool more)
 {
-	struct iso_argv a = { 0 };
+	struct sup_argv a = { 0 };
 	size_t n = more ? 1 : 0;
 
 	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
@@ -65,17 +65,17 @@ static struct iso_argv argv_of(const char *buf, size_t len, bool more)
 	return a;
 }
 
-struct iso_argv iso_argv_read(pid_t pid)
+struct sup_argv sup_argv_read(pid_t pid)
 {
 	_cleanup_free_ char *buf = malloc(8192);
 	ssize_t n = buf ? iso_proc_read(pid, "cmdline", buf, 8192) : -ENOMEM;
 
 	if (n <= 0)
-		return (struct iso_argv){ 0 };
+		return (struct sup_argv){ 0 };
 	return argv_of(buf, (size_t)n, (size_t)n >= 8191);
 }
 
-__attribute__((format(printf, 2, 3))) static void why_add(struct iso_attrib *a, const char *fmt,
+__attribute__((format(printf, 2, 3))) static void why_add(struct sup_attrib *a, const char *fmt,
 							  ...)
 {
 	size_t used = strlen(a->why_not);
@@ -91,12 +91,12 @@ __attribute__((format(printf, 2, 3))) static void why_add(struct iso_attrib *a, 
 }
 
 /* Prepend one ancestor's argv to the chain (it grows from the inside out). */
-static void chain_push(struct iso_attrib *a, struct iso_argv argv)
+static void chain_push(struct sup_attrib *a, struct sup_argv argv)
 {
-	struct iso_argv *v = realloc(a->chain, (a->n_chain + 1) * sizeof(*v));
+	struct sup_argv *v = realloc(a->chain, (a->n_chain + 1) * sizeof(*v));
 
 	if (!v) {
-		iso_argv_free(&argv);
+		sup_argv_free(&argv);
 		return;
 	}
 	memmove(v + 1, v, a->n_chain * sizeof(*v));
@@ -105,7 +105,7 @@ static void chain_push(struct iso_attrib *a, struct iso_argv argv)
 	a->n_chain++;
 }
 
-static bool is_root(const struct iso_attrib_ctx *c, pid_t pid)
+static bool is_root(const struct sup_attrib_ctx *c, pid_t pid)
 {
 	return pid <= 1 || pid == c->roots[0] || pid == c->roots[1];
 }
@@ -114,9 +114,9 @@ static bool is_root(const struct iso_attrib_ctx *c, pid_t pid)
  * From the process's parent at its exec outwards: the record where there is one,
  * /proc where the ancestor still lives, until isorun (or init) is reached.
  */
-static void walk(struct iso_attrib *a, const struct iso_attrib_ctx *c, const struct iso_proc *self)
+static void walk(struct sup_attrib *a, const struct sup_attrib_ctx *c, const struct iso_proc *self)
 {
-	const struct iso_exec_rec *r = iso_execlog_get(c->log, self->pid);
+	const struct sup_exec_rec *r = sup_execlog_get(c->log, self->pid);
 	bool pidfs = c->log->pidfs;
 	/* with start times as ids the record is checked without a read */
 	struct iso_ident me = { .id = self->start };
@@ -149,17 +149,17 @@ static void walk(struct iso_attrib *a, const struct iso_attrib_ctx *c, const str
 		up = me.ppid;
 	}
 	a->chain_known = true;
-	for (int depth = 0; depth < ISO_ATTRIB_DEPTH; depth++) {
+	for (int depth = 0; depth < SUP_ATTRIB_DEPTH; depth++) {
 		struct iso_ident p;
 		if (is_root(c, up))
 			return;
-		r = iso_execlog_get(c->log, up);
+		r = sup_execlog_get(c->log, up);
 		if (r && r->id <= id) {
 			chain_push(a, argv_of(r->args, r->len, r->truncated));
 			id = r->id;
 			up = r->ppid;
 		} else if (iso_proc_ident(up, pidfs, &p) == 0 && p.id <= id) {
-			chain_push(a, iso_argv_read(up));
+			chain_push(a, sup_argv_read(up));
 			id = p.id;
 			up = p.ppid;
 		} else {
@@ -170,7 +170,7 @@ static void walk(struct iso_attrib *a, const struct iso_attrib_ctx *c, const str
 }
 
 /* a pytest node id with its phase, "FILE::TEST (call)" -> id and phase */
-static void pytest_test(struct iso_attrib *a, const char *v)
+static void pytest_test(struct sup_attrib *a, const char *v)
 {
 	const char *open = strrchr(v, '(');
 	size_t len = strlen(v);
@@ -199,7 +199,7 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* A Go test binary (pkg.test run with -test.* flags): the binary, and -test.run if given. */
-static bool go_test(struct iso_attrib *a, const struct iso_argv *v)
+static bool go_test(struct sup_attrib *a, const struct sup_argv *v)
 {
 	const char *run = NULL;
 	bool flags = false;
@@ -222,7 +222,7 @@ static bool go_test(struct iso_attrib *a, const struct iso_argv *v)
 }
 
 /* A cargo test binary: target/<profile>/deps/<name>-<hash>. */
-static bool cargo_test(struct iso_attrib *a, const struct iso_argv *v)
+static bool cargo_test(struct sup_attrib *a, const struct sup_argv *v)
 {
 	const char *b, *dash;
 
@@ -238,7 +238,7 @@ static bool cargo_test(struct iso_attrib *a, const struct iso_argv *v)
 }
 
 /* node --test runs each file as `node FILE` with NODE_TEST_CONTEXT set: the file. */
-static bool node_test(struct iso_attrib *a, const struct iso_argv *v)
+static bool node_test(struct sup_attrib *a, const struct sup_argv *v)
 {
 	if (v->n < 2 || strcmp(base(v->v[0]), "node") || v->v[v->n - 1][0] == '-')
 		return false;
@@ -248,10 +248,10 @@ static bool node_test(struct iso_attrib *a, const struct iso_argv *v)
 }
 
 /* The runners that name themselves only in argv: the process itself first, then inwards-out. */
-static void test_from_argv(struct iso_attrib *a, const struct iso_argv *self, bool node)
+static void test_from_argv(struct sup_attrib *a, const struct sup_argv *self, bool node)
 {
 	for (size_t k = 0; k <= a->n_chain && !a->runner; k++) {
-		const struct iso_argv *v = k == 0 ? self : &a->chain[a->n_chain - k];
+		const struct sup_argv *v = k == 0 ? self : &a->chain[a->n_chain - k];
 		if (node ? node_test(a, v) : go_test(a, v) || cargo_test(a, v))
 			return;
 	}
@@ -267,7 +267,7 @@ static const char *env_value(const char *env, size_t len, const char *name)
 	return NULL;
 }
 
-static void find_test(struct iso_attrib *a, pid_t pid, const struct iso_argv *self)
+static void find_test(struct sup_attrib *a, pid_t pid, const struct sup_argv *self)
 {
 	_cleanup_free_ char *env = malloc(ENVIRON_MAX);
 	ssize_t n = env ? iso_proc_read(pid, "environ", env, ENVIRON_MAX) : -ENOMEM;
@@ -290,30 +290,30 @@ static void find_test(struct iso_attrib *a, pid_t pid, const struct iso_argv *se
 	}
 }
 
-void iso_attrib_find(struct iso_attrib *a, const struct iso_attrib_ctx *c, pid_t pid,
+void sup_attrib_find(struct sup_attrib *a, const struct sup_attrib_ctx *c, pid_t pid,
 		     uint64_t start)
 {
-	struct iso_argv self = iso_argv_read(pid);
+	struct sup_argv self = sup_argv_read(pid);
 
-	*a = (struct iso_attrib){ 0 };
+	*a = (struct sup_attrib){ 0 };
 	walk(a, c, &(struct iso_proc){ .pid = pid, .start = start });
 	if (c->no_record && !a->n_chain)
 		why_add(a, "no exec record: %s", c->no_record);
 	else if (c->log->dropped && !a->n_chain)
 		why_add(a, "no exec record: the record was full");
 	find_test(a, pid, &self);
-	iso_argv_free(&self);
+	sup_argv_free(&self);
 }
 
-void iso_attrib_free(struct iso_attrib *a)
+void sup_attrib_free(struct sup_attrib *a)
 {
 	for (size_t i = 0; i < a->n_chain; i++)
-		iso_argv_free(&a->chain[i]);
+		sup_argv_free(&a->chain[i]);
 	free(a->chain);
 	free(a->runner);
 	free(a->test);
 	free(a->phase);
-	*a = (struct iso_attrib){ 0 };
+	*a = (struct sup_attrib){ 0 };
 }
 
 /* An argument worth showing in a short chain: a script's text or a long path is not. */
@@ -331,7 +331,7 @@ static int option_len(const char *arg)
 }
 
 /* "python -c ...": the program's name and its first short arguments, then "..." */
-static void chain_item(FILE *f, const struct iso_argv *v)
+static void chain_item(FILE *f, const struct sup_argv *v)
 {
 	fputs(v->n ? base(v->v[0]) : "?", f);
 	for (size_t i = 1; i < v->n; i++) {
@@ -347,7 +347,7 @@ static void chain_item(FILE *f, const struct iso_argv *v)
 	}
 }
 
-char *iso_attrib_chain_text(const struct iso_attrib *a)
+char *sup_attrib_chain_text(const struct sup_attrib *a)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -370,7 +370,7 @@ char *iso_attrib_chain_text(const struct iso_attrib *a)
 	return buf;
 }
 
-json_t *iso_argv_json(const struct iso_argv *a)
+json_t *sup_argv_json(const struct sup_argv *a)
 {
 	json_t *v = json_array();
 
@@ -379,14 +379,14 @@ json_t *iso_argv_json(const struct iso_argv *a)
 	return v;
 }
 
-json_t *iso_attrib_json(const struct iso_attrib *a)
+json_t *sup_attrib_json(const struct sup_attrib *a)
 {
 	json_t *chain = json_null(), *test = json_null();
 
 	if (a->chain_known) {
 		chain = json_array();
 		for (size_t i = 0; i < a->n_chain; i++)
-			json_array_append_new(chain, iso_argv_json(&a->chain[i]));
+			json_array_append_new(chain, sup_argv_json(&a->chain[i]));
 	}
 	if (a->runner)
 		test = json_pack("{s:s, s:s, s:s?}", "runner", a->runner, "id",

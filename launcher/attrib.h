@@ -17,15 +17,15 @@
 #include "launcher/execlog.h"
 
 /* Ancestors followed at most: a deeper chain is cut at its outer end. */
-#define ISO_ATTRIB_DEPTH 16
+#define SUP_ATTRIB_DEPTH 16
 
-struct iso_argv {
+struct sup_argv {
 	char **v;
 	size_t n;
 };
 
-struct iso_attrib {
-	struct iso_argv *chain; /* ancestors' argv, outermost first */
+struct sup_attrib {
+	struct sup_argv *chain; /* ancestors' argv, outermost first */
 	size_t n_chain;
 	bool chain_known; /* false: started_by is null (nothing recorded or readable) */
 	char *runner;	  /* NULL: no test attributed */
@@ -35,8 +35,8 @@ struct iso_attrib {
 };
 
 /* What attribution reads from: the exec record and where a chain ends. */
-struct iso_attrib_ctx {
-	const struct iso_execlog *log;
+struct sup_attrib_ctx {
+	const struct sup_execlog *log;
 	pid_t roots[2];	       /* isorun and, under --pidns, the namespace's init */
 	pid_t cmd;	       /* the command (0: not known): the one process roots start */
 	uint64_t run_start_ms; /* CLOCK_BOOTTIME, ms: the run's start */
@@ -44,22 +44,22 @@ struct iso_attrib_ctx {
 };
 
 /* Attribute the process (pid, start), which must be alive (stopped) to be read. */
-void iso_attrib_find(struct iso_attrib *a, const struct iso_attrib_ctx *c, pid_t pid,
+void sup_attrib_find(struct sup_attrib *a, const struct sup_attrib_ctx *c, pid_t pid,
 		     uint64_t start);
-void iso_attrib_free(struct iso_attrib *a);
+void sup_attrib_free(struct sup_attrib *a);
 
 /* argv from /proc/PID/cmdline, each argument redacted; {NULL, 0} when unreadable. */
-struct iso_argv iso_argv_read(pid_t pid);
-void iso_argv_free(struct iso_argv *a);
+struct sup_argv sup_argv_read(pid_t pid);
+void sup_argv_free(struct sup_argv *a);
 /* "pytest -n 2 → python -c ... → sh -c ..." into a malloc'ed string. */
-char *iso_attrib_chain_text(const struct iso_attrib *a);
+char *sup_attrib_chain_text(const struct sup_attrib *a);
 /* A process start (ticks after boot) in ms after the run's start; negative: before it. */
-int64_t iso_attrib_started_ms(const struct iso_attrib_ctx *c, uint64_t start);
+int64_t sup_attrib_started_ms(const struct sup_attrib_ctx *c, uint64_t start);
 /* CLOCK_BOOTTIME now, ms: the clock of /proc's start times. */
-uint64_t iso_boottime_ms(void);
+uint64_t sup_boottime_ms(void);
 
 /* {"started_by": [[...]]|null, "test": {...}|null, "why_not": str|null} */
-json_t *iso_attrib_json(const struct iso_attrib *a);
-json_t *iso_argv_json(const struct iso_argv *a);
+json_t *sup_attrib_json(const struct sup_attrib *a);
+json_t *sup_argv_json(const struct sup_argv *a);
 
 #endif

@@ -9,27 +9,27 @@
 
 #include "tree/cache.h"
 
-const struct iso_cache_kind iso_caches[ISO_N_CACHES] = {
-	[ISO_CACHE_GO] = { "go", { "GOCACHE", "GOMODCACHE" }, { "build", "mod" } },
-	[ISO_CACHE_NPM] = { "npm", { "npm_config_cache" }, { NULL } },
-	[ISO_CACHE_PIP] = { "pip", { "PIP_CACHE_DIR" }, { NULL } },
-	[ISO_CACHE_CARGO] = { "cargo",
+const struct sup_cache_kind sup_caches[SUP_N_CACHES] = {
+	[SUP_CACHE_GO] = { "go", { "GOCACHE", "GOMODCACHE" }, { "build", "mod" } },
+	[SUP_CACHE_NPM] = { "npm", { "npm_config_cache" }, { NULL } },
+	[SUP_CACHE_PIP] = { "pip", { "PIP_CACHE_DIR" }, { NULL } },
+	[SUP_CACHE_CARGO] = { "cargo",
 			      { NULL },
 			      { "registry", "git" },
 			      "CARGO_HOME",
 			      "home/.cargo" },
-	[ISO_CACHE_XDG] = { "xdg", { "XDG_CACHE_HOME" }, { NULL } },
+	[SUP_CACHE_XDG] = { "xdg", { "XDG_CACHE_HOME" }, { NULL } },
 };
 
-int iso_cache_lookup(const char *name)
+int sup_cache_lookup(const char *name)
 {
-	for (int i = 0; i < ISO_N_CACHES; i++)
-		if (strcmp(iso_caches[i].name, name) == 0)
+	for (int i = 0; i < SUP_N_CACHES; i++)
+		if (strcmp(sup_caches[i].name, name) == 0)
 			return i;
 	return -1;
 }
 
-int iso_cache_parse(const char *val, unsigned *bits, bool *none, const char **bad, size_t *badlen)
+int sup_cache_parse(const char *val, unsigned *bits, bool *none, const char **bad, size_t *badlen)
 {
 	*bits = 0;
 	*none = false;
@@ -42,7 +42,7 @@ int iso_cache_parse(const char *val, unsigned *bits, bool *none, const char **ba
 		l = strcspn(p, ",");
 		while (l && (p[l - 1] == ' ' || p[l - 1] == '\t'))
 			l--;
-		c = l < sizeof(w) ? (snprintf(w, sizeof(w), "%.*s", (int)l, p), iso_cache_lookup(w))
+		c = l < sizeof(w) ? (snprintf(w, sizeof(w), "%.*s", (int)l, p), sup_cache_lookup(w))
 				  : -1;
 		if (c < 0 && l == 4 && strncmp(p, "none", 4) == 0)
 			*none = true;
@@ -59,7 +59,7 @@ int iso_cache_parse(const char *val, unsigned *bits, bool *none, const char **ba
 	}
 }
 
-int iso_cache_open_all(const struct iso_opts *o, struct iso_cache_use uses[ISO_N_CACHES], size_t *n,
+int sup_cache_open_all(const struct sup_opts *o, struct sup_cache_use uses[SUP_N_CACHES], size_t *n,
 		       struct iso_err *e)
 {
 	char base[PATH_MAX], dir[PATH_MAX];
@@ -67,28 +67,28 @@ int iso_cache_open_all(const struct iso_opts *o, struct iso_cache_use uses[ISO_N
 	*n = 0;
 	if (!o->plan.caches)
 		return 0;
-	if (iso_cache_base(base, sizeof(base), e) < 0)
+	if (tree_cache_base(base, sizeof(base), e) < 0)
 		return -EINVAL;
-	for (int i = 0; i < ISO_N_CACHES; i++) {
+	for (int i = 0; i < SUP_N_CACHES; i++) {
 		if (!(o->plan.caches & (1u << i)))
 			continue;
-		if (iso_cache_open(base, iso_caches[i].name, iso_caches[i].subs, dir, sizeof(dir),
-				   e) < 0)
+		if (tree_cache_open(base, sup_caches[i].name, sup_caches[i].subs, dir, sizeof(dir),
+				    e) < 0)
 			return -EINVAL;
-		uses[*n].name = iso_caches[i].name;
+		uses[*n].name = sup_caches[i].name;
 		uses[*n].dir = strdup(dir);
 		if (!uses[(*n)++].dir)
-			return iso_err_set(e, ENOMEM, "cache '%s'", iso_caches[i].name);
+			return iso_err_set(e, ENOMEM, "cache '%s'", sup_caches[i].name);
 		if (o->verbosity > 0)
 			fprintf(stderr,
 				"isorun: cache %s: %s, kept between runs (isorun gc never "
 				"removes it)\n",
-				iso_caches[i].name, dir);
+				sup_caches[i].name, dir);
 	}
 	return 0;
 }
 
-void iso_cache_uses_free(struct iso_cache_use *uses, size_t n)
+void sup_cache_uses_free(struct sup_cache_use *uses, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(uses[i].dir);

@@ -13,30 +13,30 @@ static const char why_host[] = "acts on the whole host";
 static const char say_host[] = "they act on the whole host";
 
 /* The mounts made for this run that a root command must not be able to undo. */
-static void protections(struct iso_caps_plan *c, const struct iso_run_plan *p,
+static void protections(struct sup_caps_plan *c, const struct sup_run_plan *p,
 			const char *const *say, bool socket_masks)
 {
-	const struct iso_mount_plan *m = &p->mounts;
+	const struct sup_mount_plan *m = &p->mounts;
 	size_t n = 0;
 	const char *what[5];
 	bool ro_mounts = false;
 
 	if (m->home == NS_HOME_RO)
-		what[n++] = iso_say(say, ISO_SAY_HOME_RO);
+		what[n++] = sup_say(say, SUP_SAY_HOME_RO);
 	else if (m->home == NS_HOME_HIDE)
-		what[n++] = iso_say(say, ISO_SAY_HOME_HIDE);
+		what[n++] = sup_say(say, SUP_SAY_HOME_HIDE);
 	if (m->private_tmp)
-		what[n++] = iso_say(say, ISO_SAY_PRIVATE_TMP);
+		what[n++] = sup_say(say, SUP_SAY_PRIVATE_TMP);
 	/* with the host's /proc uncovered, setns() leads back to the host's network */
 	if (m->net_isolated)
-		what[n++] = iso_say(say, ISO_SAY_NET_ISOLATED);
+		what[n++] = sup_say(say, SUP_SAY_NET_ISOLATED);
 	if (socket_masks)
-		what[n++] = iso_say(say, ISO_SAY_SOCKET_MASKS);
+		what[n++] = sup_say(say, SUP_SAY_SOCKET_MASKS);
 	/* a --bind is no protection: its mount gives, umount takes away */
 	for (size_t i = 0; i < m->n_binds; i++)
 		ro_mounts = ro_mounts || m->binds[i].kind != NS_MOUNT_BIND;
 	if (ro_mounts)
-		what[n++] = iso_say(say, ISO_SAY_RO_MOUNTS);
+		what[n++] = sup_say(say, SUP_SAY_RO_MOUNTS);
 	c->protect_why[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(c->protect_why);
@@ -46,13 +46,13 @@ static void protections(struct iso_caps_plan *c, const struct iso_run_plan *p,
 	c->protect = n ? ns_caps_mount_undoers() & ~c->keep : 0;
 }
 
-void iso_caps_plan(struct iso_caps_plan *c, const struct iso_run_plan *p, const char *const *say,
+void sup_caps_plan(struct sup_caps_plan *c, const struct sup_run_plan *p, const char *const *say,
 		   bool pidns, bool userns, bool socket_masks)
 {
 	bool real_root = getuid() == 0 && geteuid() == 0;
 
-	*c = (struct iso_caps_plan){ .keep = p->cap_keep,
-				     .keep_word = iso_say(say, ISO_SAY_CAP_KEEP) };
+	*c = (struct sup_caps_plan){ .keep = p->cap_keep,
+				     .keep_word = sup_say(say, SUP_SAY_CAP_KEEP) };
 	snprintf(c->userns_why, sizeof(c->userns_why), "root of a user namespace keeps only %s",
 		 c->keep_word);
 	if (pidns && userns) {
@@ -75,7 +75,7 @@ void iso_caps_plan(struct iso_caps_plan *c, const struct iso_run_plan *p, const 
 	c->host &= ~c->protect;
 }
 
-uint64_t iso_caps_dropped(const struct iso_caps_plan *c)
+uint64_t sup_caps_dropped(const struct sup_caps_plan *c)
 {
 	return c->host | c->protect | c->userns;
 }
@@ -98,7 +98,7 @@ static void say_set(FILE *f, uint64_t set, const char *why, bool *first)
 	fprintf(f, " (%s)", why);
 }
 
-void iso_caps_say(const struct iso_caps_plan *c, FILE *f)
+void sup_caps_say(const struct sup_caps_plan *c, FILE *f)
 {
 	char why[200];
 	bool first = true;
@@ -116,10 +116,10 @@ void iso_caps_say(const struct iso_caps_plan *c, FILE *f)
 	fprintf(f, "%s\n", first ? " root's, none dropped" : "; root's others kept");
 }
 
-json_t *iso_caps_json(const struct iso_caps_plan *c)
+json_t *sup_caps_json(const struct sup_caps_plan *c)
 {
 	json_t *o, *kept, *dropped;
-	uint64_t gone = iso_caps_dropped(c), all = ns_caps_all();
+	uint64_t gone = sup_caps_dropped(c), all = ns_caps_all();
 	char name[32], why[200];
 
 	if (!c->root)

@@ -7,10 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct iso_run_plan;
+struct sup_run_plan;
 typedef struct json_t json_t;
 
-struct iso_caps_plan {
+struct sup_caps_plan {
 	bool root;	       /* the command starts as uid 0: it has capabilities to lose */
 	int mode;	       /* enum ns_caps_mode */
 	uint64_t keep;	       /* --cap-keep */
@@ -28,13 +28,13 @@ struct iso_caps_plan {
  * `userns` when that init lives in a user namespace (an ordinary caller),
  * `socket_masks` when init covers --policy's deny-socket paths.
  */
-void iso_caps_plan(struct iso_caps_plan *c, const struct iso_run_plan *p, const char *const *say,
+void sup_caps_plan(struct sup_caps_plan *c, const struct sup_run_plan *p, const char *const *say,
 		   bool pidns, bool userns, bool socket_masks);
 /* Every capability the command loses (any reason). */
-uint64_t iso_caps_dropped(const struct iso_caps_plan *c);
+uint64_t sup_caps_dropped(const struct sup_caps_plan *c);
 /* -v: one line on stderr naming the dropped ones and why; nothing for a non-root command. */
-void iso_caps_say(const struct iso_caps_plan *c, FILE *f);
+void sup_caps_say(const struct sup_caps_plan *c, FILE *f);
 /* {"kept": [...], "dropped": [{"name", "why"}]}, or null for a non-root command. */
-json_t *iso_caps_json(const struct iso_caps_plan *c);
+json_t *sup_caps_json(const struct sup_caps_plan *c);
 
 #endif

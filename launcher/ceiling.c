@@ -19,7 +19,7 @@
 #include "launcher/say.h"
 #include "tree/tree.h"
 
-void iso_limit_note(struct iso_limit *l, const char *by, const char *fmt, ...)
+void sup_limit_note(struct sup_limit *l, const char *by, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -34,11 +34,11 @@ void iso_limit_note(struct iso_limit *l, const char *by, const char *fmt, ...)
  * per user namespace (the row's fallback).  Returns true when that is the
  * ceiling as asked.
  */
-static bool fallback(struct iso_ceilings *c, int kind, bool userns, struct iso_limit *l)
+static bool fallback(struct sup_ceilings *c, int kind, bool userns, struct sup_limit *l)
 {
-	struct iso_ceiling_fallback f = { .resource = -1 };
+	struct sup_ceiling_fallback f = { .resource = -1 };
 
-	iso_ceiling_descs[kind].fallback(userns, c->say, l, &f);
+	sup_ceiling_descs[kind].fallback(userns, c->say, l, &f);
 	if (f.resource >= 0) {
 		c->rl_kind[c->n_rl] = kind;
 		c->rl_without_userns[c->n_rl] = f.without_userns;
@@ -47,7 +47,7 @@ static bool fallback(struct iso_ceilings *c, int kind, bool userns, struct iso_l
 	return f.exact;
 }
 
-static int refuse(const struct iso_opts *o, int kind, const struct iso_limit *l, const char *why,
+static int refuse(const struct sup_opts *o, int kind, const struct sup_limit *l, const char *why,
 		  int cause, struct iso_err *e)
 {
 	iso_err_set(e, 0, "%s cannot be enforced: %s%s%s", o->plan.ceiling_opt[kind], why,
@@ -58,22 +58,22 @@ static int refuse(const struct iso_opts *o, int kind, const struct iso_limit *l,
 }
 
 /* One ceiling: its cgroup controller, else its fallback, else a refusal (unless try). */
-static int plan_one(struct iso_ceilings *c, const struct iso_opts *o, int kind, bool userns,
-		    struct iso_resources *res, struct iso_err *e)
+static int plan_one(struct sup_ceilings *c, const struct sup_opts *o, int kind, bool userns,
+		    struct sup_resources *res, struct iso_err *e)
 {
-	const struct iso_ceiling *asked = &o->plan.ceilings[kind];
-	enum cg_ctrl ctrl = iso_ceiling_descs[kind].ctrl;
-	struct iso_limit *l = &res->limits[kind];
+	const struct sup_ceiling *asked = &o->plan.ceilings[kind];
+	enum cg_ctrl ctrl = sup_ceiling_descs[kind].ctrl;
+	struct sup_limit *l = &res->limits[kind];
 	struct iso_err ce = { 0 };
 	char why[400];
 	int cause;
 
-	*l = (struct iso_limit){
+	*l = (struct sup_limit){
 		.asked = true, .try_ = asked->try_, .value = asked->value, .hits = -1
 	};
 	if (c->want_cgroup && cg_host_enable(&c->host, ctrl, &ce) == 0) {
 		c->ctrls |= ctrl;
-		iso_limit_note(l, "cgroup", "%s", "the run's cgroup");
+		sup_limit_note(l, "cgroup", "%s", "the run's cgroup");
 		return 0;
 	}
 	if (c->want_cgroup) {
@@ -83,7 +83,7 @@ static int plan_one(struct iso_ceilings *c, const struct iso_opts *o, int kind, 
 		/* asked off, the host was not probed: that is the whole reason */
 		if (c->host.usable || !c->host.why[0])
 			snprintf(why, sizeof(why), "cgroups are off (%s)",
-				 iso_say(c->say, ISO_SAY_CGROUP_OFF));
+				 sup_say(c->say, SUP_SAY_CGROUP_OFF));
 		else
 			snprintf(why, sizeof(why), "%s", c->host.why);
 		cause = c->host.cause;
@@ -101,8 +101,8 @@ static int plan_one(struct iso_ceilings *c, const struct iso_opts *o, int kind, 
 	return 0;
 }
 
-int iso_ceilings_plan(struct iso_ceilings *c, const struct iso_opts *o, bool userns,
-		      struct iso_resources *res, struct iso_err *e)
+int sup_ceilings_plan(struct sup_ceilings *c, const struct sup_opts *o, bool userns,
+		      struct sup_resources *res, struct iso_err *e)
 {
 	c->say = o->say;
 	if (o->plan.cgroup) {
@@ -111,7 +111,7 @@ int iso_ceilings_plan(struct iso_ceilings *c, const struct iso_opts *o, bool use
 	} else {
 		c->host = (struct cg_host){ .cause = CG_OK };
 	}
-	for (int k = 0; k < ISO_N_CEILINGS; k++) {
+	for (int k = 0; k < SUP_N_CEILINGS; k++) {
 		if (!o->plan.ceilings[k].set)
 			continue;
 		int r = plan_one(c, o, k, userns, res, e);
@@ -121,9 +121,9 @@ int iso_ceilings_plan(struct iso_ceilings *c, const struct iso_opts *o, bool use
 	return 0;
 }
 
-static int write_ceiling(struct iso_ceilings *c, int kind, uint64_t v, struct iso_err *e)
+static int write_ceiling(struct sup_ceilings *c, int kind, uint64_t v, struct iso_err *e)
 {
-	const struct iso_ceiling_desc *d = &iso_ceiling_descs[kind];
+	const struct sup_ceiling_desc *d = &sup_ceiling_descs[kind];
 	char val[64];
 
 	if (d->format)
@@ -136,21 +136,21 @@ static int write_ceiling(struct iso_ceilings *c, int kind, uint64_t v, struct is
 /* The record `ls`/`gc` read after a kill -9: the path, one line, 0600. */
 static int write_record(int tree_fd, const char *path, struct iso_err *e)
 {
-	int fd = openat(tree_fd, ISO_TREE_CGROUP,
-			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = openat(tree_fd, TREE_CGROUP, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0600);
 	int r = 0;
 
 	if (fd < 0)
-		return iso_err_set(e, errno, "write the tree's record '%s'", ISO_TREE_CGROUP);
+		return iso_err_set(e, errno, "write the tree's record '%s'", TREE_CGROUP);
 	if (dprintf(fd, "%s\n", path) < 0)
-		r = iso_err_set(e, errno, "write the tree's record '%s'", ISO_TREE_CGROUP);
+		r = iso_err_set(e, errno, "write the tree's record '%s'", TREE_CGROUP);
 	if (close(fd) < 0 && r == 0)
-		r = iso_err_set(e, errno, "write the tree's record '%s'", ISO_TREE_CGROUP);
+		r = iso_err_set(e, errno, "write the tree's record '%s'", TREE_CGROUP);
 	return r;
 }
 
-int iso_ceilings_create(struct iso_ceilings *c, const struct iso_opts *o, const char *tree_id,
-			int tree_fd, struct iso_resources *res, struct iso_err *e)
+int sup_ceilings_create(struct sup_ceilings *c, const struct sup_opts *o, const char *tree_id,
+			int tree_fd, struct sup_resources *res, struct iso_err *e)
 {
 	char name[128];
 
@@ -171,8 +171,8 @@ int iso_ceilings_create(struct iso_ceilings *c, const struct iso_opts *o, const 
 		return -EIO;
 	c->tree_fd = tree_fd;
 	snprintf(res->cgroup_path, sizeof(res->cgroup_path), "%s", c->run.path);
-	for (int k = 0; k < ISO_N_CEILINGS; k++) {
-		if (!o->plan.ceilings[k].set || !(c->ctrls & iso_ceiling_descs[k].ctrl))
+	for (int k = 0; k < SUP_N_CEILINGS; k++) {
+		if (!o->plan.ceilings[k].set || !(c->ctrls & sup_ceiling_descs[k].ctrl))
 			continue;
 		if (write_ceiling(c, k, o->plan.ceilings[k].value, e) < 0)
 			return -EIO;
@@ -180,7 +180,7 @@ int iso_ceilings_create(struct iso_ceilings *c, const struct iso_opts *o, const 
 	return 0;
 }
 
-void iso_ceilings_spawn(const struct iso_ceilings *c, struct iso_spawn *sp)
+void sup_ceilings_spawn(const struct sup_ceilings *c, struct sup_spawn *sp)
 {
 	sp->in_cgroup = c->have_cgroup;
 	sp->cg_procs_fd = c->run.procs_fd;
@@ -188,13 +188,13 @@ void iso_ceilings_spawn(const struct iso_ceilings *c, struct iso_spawn *sp)
 	sp->n_ceil_rlimits = c->n_rl;
 }
 
-void iso_ceilings_no_userns(struct iso_ceilings *c, struct iso_resources *res)
+void sup_ceilings_no_userns(struct sup_ceilings *c, struct sup_resources *res)
 {
 	size_t w = 0;
 
 	for (size_t i = 0; i < c->n_rl; i++) {
 		if (c->rl_without_userns[i]) {
-			iso_limit_note(&res->limits[c->rl_kind[i]], NULL, "%s",
+			sup_limit_note(&res->limits[c->rl_kind[i]], NULL, "%s",
 				       c->rl_without_userns[i]);
 			continue;
 		}
@@ -205,7 +205,7 @@ void iso_ceilings_no_userns(struct iso_ceilings *c, struct iso_resources *res)
 	c->n_rl = w;
 }
 
-int iso_ceilings_watch_fd(const struct iso_ceilings *c)
+int sup_ceilings_watch_fd(const struct sup_ceilings *c)
 {
 	return c->have_cgroup ? c->run.events_fd : -1;
 }
@@ -216,7 +216,7 @@ int iso_ceilings_watch_fd(const struct iso_ceilings *c)
  */
 #define ISO_FREEZE_WAIT_MS 1000
 
-bool iso_ceilings_freeze(struct iso_ceilings *c, uint64_t deadline_ms)
+bool sup_ceilings_freeze(struct sup_ceilings *c, uint64_t deadline_ms)
 {
 	struct timespec ts;
 	uint64_t now;
@@ -252,7 +252,7 @@ static bool descends_from(pid_t pid, pid_t root)
  * the chains hold still); one that does not is put back into the caller's
  * cgroup and named, never killed.
  */
-static void evict_strangers(struct iso_ceilings *c)
+static void evict_strangers(struct sup_ceilings *c)
 {
 	_cleanup_free_ pid_t *pids = NULL;
 	pid_t self = getpid();
@@ -279,7 +279,7 @@ static void evict_strangers(struct iso_ceilings *c)
 	}
 }
 
-void iso_ceilings_kill(struct iso_ceilings *c, uint64_t deadline_ms)
+void sup_ceilings_kill(struct sup_ceilings *c, uint64_t deadline_ms)
 {
 	if (!c->have_cgroup)
 		return;
@@ -300,7 +300,7 @@ void iso_ceilings_kill(struct iso_ceilings *c, uint64_t deadline_ms)
 	(void)cg_run_wait_empty(&c->run, deadline_ms);
 }
 
-static void rusage_of_children(struct iso_resources *res)
+static void rusage_of_children(struct sup_resources *res)
 {
 	struct rusage ru;
 
@@ -314,16 +314,16 @@ static void rusage_of_children(struct iso_resources *res)
 	res->max_rss_kib = (uint64_t)ru.ru_maxrss;
 }
 
-static bool by_cgroup(const struct iso_limit *l)
+static bool by_cgroup(const struct sup_limit *l)
 {
 	return l->asked && l->enforced_by && !strcmp(l->enforced_by, "cgroup");
 }
 
 /* Each ceiling's count of what its cgroup refused or killed, while the cgroup exists. */
-static void count_hits(struct iso_ceilings *c, struct iso_resources *res)
+static void count_hits(struct sup_ceilings *c, struct sup_resources *res)
 {
-	for (int k = 0; k < ISO_N_CEILINGS; k++) {
-		const struct iso_ceiling_desc *d = &iso_ceiling_descs[k];
+	for (int k = 0; k < SUP_N_CEILINGS; k++) {
+		const struct sup_ceiling_desc *d = &sup_ceiling_descs[k];
 
 		if (d->hit.file && by_cgroup(&res->limits[k]))
 			res->limits[k].hits = cg_run_keyed(&c->run, d->hit.file, d->hit.key);
@@ -331,11 +331,11 @@ static void count_hits(struct iso_ceilings *c, struct iso_resources *res)
 }
 
 /* The first ceiling its cgroup counted a hit of, in the table's order. */
-static void say_hit(const struct iso_opts *o, struct iso_resources *res)
+static void say_hit(const struct sup_opts *o, struct sup_resources *res)
 {
-	for (int k = 0; k < ISO_N_CEILINGS; k++) {
-		const struct iso_ceiling_desc *d = &iso_ceiling_descs[k];
-		const struct iso_limit *l = &res->limits[k];
+	for (int k = 0; k < SUP_N_CEILINGS; k++) {
+		const struct sup_ceiling_desc *d = &sup_ceiling_descs[k];
+		const struct sup_limit *l = &res->limits[k];
 
 		if (!d->hit.file || !by_cgroup(l) || l->hits <= 0)
 			continue;
@@ -348,13 +348,13 @@ static void say_hit(const struct iso_opts *o, struct iso_resources *res)
 }
 
 /* What the counters say was hit; what an rlimit hit leaves unknown. */
-static void find_hits(const struct iso_opts *o, bool failed, struct iso_resources *res)
+static void find_hits(const struct sup_opts *o, bool failed, struct sup_resources *res)
 {
 	say_hit(o, res);
 	if (!failed || res->ceiling_hit[0])
 		return;
-	for (int k = 0; k < ISO_N_CEILINGS; k++) {
-		const struct iso_limit *l = &res->limits[k];
+	for (int k = 0; k < SUP_N_CEILINGS; k++) {
+		const struct sup_limit *l = &res->limits[k];
 		if (l->asked && l->enforced_by && !strcmp(l->enforced_by, "rlimit")) {
 			snprintf(res->ceiling_note, sizeof(res->ceiling_note),
 				 "the command failed under %s %" PRIu64 " (%.120s); whether it "
@@ -366,8 +366,8 @@ static void find_hits(const struct iso_opts *o, bool failed, struct iso_resource
 	}
 }
 
-void iso_ceilings_finish(struct iso_ceilings *c, const struct iso_opts *o, bool failed,
-			 struct iso_resources *res)
+void sup_ceilings_finish(struct sup_ceilings *c, const struct sup_opts *o, bool failed,
+			 struct sup_resources *res)
 {
 	struct iso_err e = { 0 };
 	char buf[400];
@@ -379,7 +379,7 @@ void iso_ceilings_finish(struct iso_ceilings *c, const struct iso_opts *o, bool 
 		/* the join came first; the cgroup's own witness is bounded by the kill's */
 		if (cg_run_populated(&c->run) == 1) {
 			(void)cg_run_freeze(&c->run, 0);
-			iso_ceilings_kill(c, ISO_CEILING_KILL_MS);
+			sup_ceilings_kill(c, SUP_CEILING_KILL_MS);
 		}
 		if (cg_run_remove(&c->run, &e) < 0)
 			snprintf(res->cgroup_retained, sizeof(res->cgroup_retained), "%s",
@@ -390,18 +390,18 @@ void iso_ceilings_finish(struct iso_ceilings *c, const struct iso_opts *o, bool 
 		 * cgroup still exists.
 		 */
 		else if (c->tree_fd >= 0)
-			(void)unlinkat(c->tree_fd, ISO_TREE_CGROUP, 0);
+			(void)unlinkat(c->tree_fd, TREE_CGROUP, 0);
 		c->have_cgroup = false;
 	}
 	find_hits(o, failed, res);
 }
 
-bool iso_resources_finding(const struct iso_resources *res)
+bool sup_resources_finding(const struct sup_resources *res)
 {
 	return res->ceiling_hit[0] || res->cgroup_retained[0];
 }
 
-void iso_resources_say(const struct iso_opts *o, const struct iso_resources *res, FILE *f)
+void sup_resources_say(const struct sup_opts *o, const struct sup_resources *res, FILE *f)
 {
 	if (res->ceiling_hit[0])
 		fprintf(f, "isorun: %s\n", res->ceiling_hit);
@@ -416,7 +416,7 @@ void iso_resources_say(const struct iso_opts *o, const struct iso_resources *res
 	}
 }
 
-void iso_resources_say_usage(const struct iso_opts *o, const struct iso_resources *res, FILE *f)
+void sup_resources_say_usage(const struct sup_opts *o, const struct sup_resources *res, FILE *f)
 {
 	if (o->verbosity <= 0 || !res->have_rusage)
 		return;
@@ -433,7 +433,7 @@ void iso_resources_say_usage(const struct iso_opts *o, const struct iso_resource
 	fputc('\n', f);
 }
 
-void iso_ceilings_close(struct iso_ceilings *c)
+void sup_ceilings_close(struct sup_ceilings *c)
 {
 	cg_run_close(&c->run);
 }
@@ -443,7 +443,7 @@ static json_t *opt_int(int64_t v)
 	return v < 0 ? json_null() : json_integer((json_int_t)v);
 }
 
-static json_t *cgroup_json(const struct iso_resources *res)
+static json_t *cgroup_json(const struct sup_resources *res)
 {
 	if (!res->have_cgroup)
 		return json_null();
@@ -454,15 +454,15 @@ static json_t *cgroup_json(const struct iso_resources *res)
 			 opt_int(res->cg.pids_peak), "oom_kill", opt_int(res->cg.oom_kill));
 }
 
-json_t *iso_resources_json(const struct iso_resources *res)
+json_t *sup_resources_json(const struct sup_resources *res)
 {
 	json_t *limits = json_array();
 
-	for (int k = 0; k < ISO_N_CEILINGS; k++) {
-		const struct iso_limit *l = &res->limits[k];
+	for (int k = 0; k < SUP_N_CEILINGS; k++) {
+		const struct sup_limit *l = &res->limits[k];
 		if (l->asked)
 			json_array_append_new(limits, json_pack("{s:s, s:I, s:b, s:s?, s:s}",
-								"name", iso_ceiling_descs[k].name,
+								"name", sup_ceiling_descs[k].name,
 								"value", (json_int_t)l->value,
 								"try", l->try_, "enforced_by",
 								l->enforced_by, "note", l->note));

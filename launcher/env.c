@@ -74,7 +74,7 @@ static char *join(const char *name, const char *dir, const char *sub)
 	return s;
 }
 
-static bool listed(const struct iso_strv *v, const char *kv)
+static bool listed(const struct sup_strv *v, const char *kv)
 {
 	size_t len = strcspn(kv, "=");
 
@@ -88,11 +88,11 @@ static bool listed(const struct iso_strv *v, const char *kv)
  * cargo's CARGO_HOME in the tree, its download caches linked to the kept
  * directory: config, credentials and installed binaries stay the run's own.
  */
-static int link_tree_home(struct iso_tree *t, const struct iso_cache_kind *k, const char *dir,
+static int link_tree_home(struct tree_tree *t, const struct sup_cache_kind *k, const char *dir,
 			  struct iso_err *e)
 {
 	char target[PATH_MAX + 64], link[PATH_MAX + 64];
-	int r = iso_tree_mkdir_sub(t, k->tree_sub, e);
+	int r = tree_mkdir_sub(t, k->tree_sub, e);
 
 	for (size_t i = 0; r == 0 && k->subs[i]; i++) {
 		snprintf(target, sizeof(target), "%s/%s", dir, k->subs[i]);
@@ -104,15 +104,15 @@ static int link_tree_home(struct iso_tree *t, const struct iso_cache_kind *k, co
 }
 
 /* Each cache's variables, pointing at its directory outside the tree. */
-static int put_caches(struct envv *env, struct iso_tree *t, const struct iso_cache_use *caches,
+static int put_caches(struct envv *env, struct tree_tree *t, const struct sup_cache_use *caches,
 		      size_t n, struct iso_err *e)
 {
 	int r = 0;
 
 	for (size_t i = 0; i < n && r == 0; i++) {
-		const struct iso_cache_kind *k = &iso_caches[iso_cache_lookup(caches[i].name)];
+		const struct sup_cache_kind *k = &sup_caches[sup_cache_lookup(caches[i].name)];
 
-		for (size_t j = 0; j < ISO_CACHE_VARS && k->vars[j] && r == 0; j++)
+		for (size_t j = 0; j < SUP_CACHE_VARS && k->vars[j] && r == 0; j++)
 			r = put(env, join(k->vars[j], caches[i].dir, k->subs[j]));
 		if (r == 0 && k->tree_var && (r = link_tree_home(t, k, caches[i].dir, e)) == 0)
 			r = put(env, join(k->tree_var, t->path, k->tree_sub));
@@ -120,8 +120,8 @@ static int put_caches(struct envv *env, struct iso_tree *t, const struct iso_cac
 	return r;
 }
 
-int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *base,
-		  const struct iso_cache_use *caches, size_t n_caches, char ***ret,
+int sup_env_build(const struct sup_opts *o, struct tree_tree *t, char *const *base,
+		  const struct sup_cache_use *caches, size_t n_caches, char ***ret,
 		  struct iso_err *e)
 {
 	struct envv env = { 0 };
@@ -134,37 +134,37 @@ int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *bas
 			continue;
 		r = put(&env, strdup(base[i]));
 	}
-	for (const struct iso_tree_var *v = iso_tree_vars; v->name && r == 0; v++)
+	for (const struct tree_var *v = tree_vars; v->name && r == 0; v++)
 		r = put(&env, join(v->name, t->path, v->sub));
 	if (r == 0)
-		r = put(&env, join(ISO_NAMESPACE_VAR, t->path, NULL));
+		r = put(&env, join(TREE_NAMESPACE_VAR, t->path, NULL));
 	if (r == 0)
 		r = put_caches(&env, t, caches, n_caches, e);
 	if (r < 0 && e && e->msg[0]) {
-		iso_env_free(env.v);
+		sup_env_free(env.v);
 		return r;
 	}
 	/* for a prompt; before --setenv, which may change it */
 	if (r == 0 && o->shell)
-		r = put(&env, strdup(ISO_SHELL_VAR "=1"));
+		r = put(&env, strdup(SUP_SHELL_VAR "=1"));
 	/* Debian's and Ubuntu's default prompt shows it: (isorun)user@host */
 	if (r == 0 && o->shell)
 		r = put(&env, strdup("debian_chroot=isorun"));
-	if (r == 0 && o->shell_own && iso_shell_kind(o->argv[0]) == ISO_SHELL_ZSH)
-		r = put(&env, join("ZDOTDIR", t->path, ISO_SHELL_RC_DIR));
+	if (r == 0 && o->shell_own && sup_shell_kind(o->argv[0]) == SUP_SHELL_ZSH)
+		r = put(&env, join("ZDOTDIR", t->path, SUP_SHELL_RC_DIR));
 	for (size_t i = 0; i < o->env_dirs.n && r == 0; i++) {
 		const char *kv = o->env_dirs.v[i];
 		const char *sub = strchr(kv, '=') + 1;
 		char *name = strndup(kv, (size_t)(sub - 1 - kv));
 
-		r = iso_tree_mkdir_sub(t, sub, e);
+		r = tree_mkdir_sub(t, sub, e);
 		if (r < 0 && e && e->cause == TREE_CAUSE_ENV_DIR) {
-			iso_err_prefix(e, iso_say(o->say, ISO_SAY_ENV_DIR), " ");
+			iso_err_prefix(e, sup_say(o->say, SUP_SAY_ENV_DIR), " ");
 			e->cause = 0;
 		}
 		if (r < 0) {
 			free(name);
-			iso_env_free(env.v);
+			sup_env_free(env.v);
 			return r;
 		}
 		r = name ? put(&env, join(name, t->path, sub)) : -ENOMEM;
@@ -177,14 +177,14 @@ int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *bas
 	if (r == 0 && !env.v)
 		r = put(&env, strdup("ISORUN_EMPTY=")) ?: (del(&env, "ISORUN_EMPTY"), 0);
 	if (r < 0) {
-		iso_env_free(env.v);
+		sup_env_free(env.v);
 		return iso_err_set(e, -r, "build the command's environment");
 	}
 	*ret = env.v;
 	return 0;
 }
 
-void iso_env_free(char **env)
+void sup_env_free(char **env)
 {
 	for (size_t i = 0; env && env[i]; i++)
 		free(env[i]);

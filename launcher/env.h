@@ -11,11 +11,11 @@
  * under --clearenv); isorun's variables pointing into the tree; the caches kept
  * between runs (caches[], made: cargo's links are made in the tree); --env-dir; then
  * --setenv and --unsetenv, so an explicit request wins over isorun's defaults.
- * *ret and its strings are malloc'ed; free with iso_env_free().
+ * *ret and its strings are malloc'ed; free with sup_env_free().
  */
-int iso_env_build(const struct iso_opts *o, struct iso_tree *t, char *const *base,
-		  const struct iso_cache_use *caches, size_t n_caches, char ***ret,
+int sup_env_build(const struct sup_opts *o, struct tree_tree *t, char *const *base,
+		  const struct sup_cache_use *caches, size_t n_caches, char ***ret,
 		  struct iso_err *e);
-void iso_env_free(char **env);
+void sup_env_free(char **env);
 
 #endif

@@ -19,12 +19,12 @@
 #include <sys/types.h>
 
 /* Per exec at most this much argv is kept: enough to name a command, not to replay it. */
-#define ISO_EXECLOG_ARGS  16
-#define ISO_EXECLOG_BYTES 1024
+#define SUP_EXECLOG_ARGS  16
+#define SUP_EXECLOG_BYTES 1024
 /* Slots at most (a power of two); three quarters of them may hold records. */
-#define ISO_EXECLOG_MAX 65536
+#define SUP_EXECLOG_MAX 65536
 
-struct iso_exec_rec {
+struct sup_exec_rec {
 	pid_t pid; /* 0: a free slot */
 	pid_t ppid;
 	uint64_t id;  /* its iso_ident id: creation order, never repeated */
@@ -35,8 +35,8 @@ struct iso_exec_rec {
 	char *args;
 };
 
-struct iso_execlog {
-	struct iso_exec_rec *v;
+struct sup_execlog {
+	struct sup_exec_rec *v;
 	size_t cap; /* slots: 0 until the first record */
 	size_t n;
 	size_t dropped; /* records not kept: the table was full of live chains */
@@ -50,10 +50,10 @@ struct iso_execlog {
  * and is not one of the `roots` (isorun, the namespace's init), the parent is
  * recorded too, with its argv as it is now: a process that forked without exec.
  */
-void iso_execlog_add(struct iso_execlog *log, pid_t pid, char *const *argv, size_t argc,
+void sup_execlog_add(struct sup_execlog *log, pid_t pid, char *const *argv, size_t argc,
 		     const pid_t roots[2]);
 /* The record of pid, or NULL; the caller checks its id. */
-const struct iso_exec_rec *iso_execlog_get(const struct iso_execlog *log, pid_t pid);
-void iso_execlog_free(struct iso_execlog *log);
+const struct sup_exec_rec *sup_execlog_get(const struct sup_execlog *log, pid_t pid);
+void sup_execlog_free(struct sup_execlog *log);
 
 #endif

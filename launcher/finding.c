@@ -15,7 +15,7 @@
 #include "launcher/shell.h"
 
 /* A test's id and phase come from the command's environment, its chain from its argv. */
-void iso_attrib_text(FILE *out, const struct iso_attrib *a, bool chain, const char *lead)
+void sup_attrib_text(FILE *out, const struct sup_attrib *a, bool chain, const char *lead)
 {
 	_cleanup_free_ char *text = NULL, *shown = NULL;
 	_cleanup_free_ char *test = iso_escape(a->test ? a->test : "?");
@@ -30,14 +30,14 @@ void iso_attrib_text(FILE *out, const struct iso_attrib *a, bool chain, const ch
 		fprintf(out, "%s  during %s: %s\n", lead, runner ? runner : "?", test ? test : "?");
 	if (!chain)
 		return;
-	if (a->n_chain && (text = iso_attrib_chain_text(a)) && (shown = iso_escape(text)))
+	if (a->n_chain && (text = sup_attrib_chain_text(a)) && (shown = iso_escape(text)))
 		fprintf(out, "%s  started by: %s\n", lead, shown);
 	if (a->why_not[0])
 		fprintf(out, "%s  attribution incomplete: %s\n", lead, why ? why : "?");
 }
 
 /* "cwd X, session S, started 1.2s into the run, alive 2s after the command" */
-static void leak_facts(FILE *out, const struct iso_leak *l, uint64_t after_cmd_ms)
+static void leak_facts(FILE *out, const struct sup_leak *l, uint64_t after_cmd_ms)
 {
 	_cleanup_free_ char *cwd = iso_shell_quote(l->cwd ? l->cwd : "?");
 	char dur[32];
@@ -48,14 +48,14 @@ static void leak_facts(FILE *out, const struct iso_leak *l, uint64_t after_cmd_m
 		fprintf(out, "session %d, ", l->sid);
 	else if (l->inner_pid)
 		fputs("session outside the namespace, ", out);
-	if (l->started_ms != ISO_STARTED_UNKNOWN && l->started_ms >= 0)
+	if (l->started_ms != SUP_STARTED_UNKNOWN && l->started_ms >= 0)
 		fprintf(out, "started %s into the run, ",
 			iso_format_duration((uint64_t)l->started_ms, dur, sizeof(dur)));
 	fprintf(out, "alive %s after the command",
 		iso_format_duration(after_cmd_ms, dur, sizeof(dur)));
 }
 
-void iso_leak_lines(FILE *out, const struct iso_leak *l, uint64_t after_cmd_ms, bool warning,
+void sup_leak_lines(FILE *out, const struct sup_leak *l, uint64_t after_cmd_ms, bool warning,
 		    const char *lead)
 {
 	char inner[48] = "";
@@ -72,27 +72,27 @@ void iso_leak_lines(FILE *out, const struct iso_leak *l, uint64_t after_cmd_ms, 
 		inner, cmd ? cmd : "?");
 	leak_facts(out, l, after_cmd_ms);
 	fputs("); killed\n", out);
-	iso_attrib_text(out, &l->at, true, lead);
+	sup_attrib_text(out, &l->at, true, lead);
 }
 
 /* "leaked: 40 processes `cmd` (pids 1, 2, 3 and 37 more; the first: cwd ...); all killed" */
-static void fold_text(FILE *out, const struct iso_outcome *o, const size_t *group, size_t n,
+static void fold_text(FILE *out, const struct sup_outcome *o, const size_t *group, size_t n,
 		      bool warning, const char *lead)
 {
-	const struct iso_leak *l = &o->leaks[group[0]];
+	const struct sup_leak *l = &o->leaks[group[0]];
 	_cleanup_free_ char *cmd = iso_escape(l->cmdline ? l->cmdline : "?");
 
 	fprintf(out, "%s%s: %zu processes `%s` (pids", lead,
 		warning ? "leaked (warning)" : "leaked", n, cmd ? cmd : "?");
-	for (size_t k = 0; k < n && k < ISO_LEAK_FOLD; k++)
+	for (size_t k = 0; k < n && k < SUP_LEAK_FOLD; k++)
 		fprintf(out, "%s %d", k ? "," : "", o->leaks[group[k]].pid);
-	fprintf(out, " and %zu more; the first: ", n - ISO_LEAK_FOLD);
+	fprintf(out, " and %zu more; the first: ", n - SUP_LEAK_FOLD);
 	leak_facts(out, l, o->leak_alive_ms);
 	fputs("); all killed\n", out);
-	iso_attrib_text(out, &l->at, true, lead);
+	sup_attrib_text(out, &l->at, true, lead);
 }
 
-static const char *cmd_of(const struct iso_leak *l)
+static const char *cmd_of(const struct sup_leak *l)
 {
 	return l->cmdline ? l->cmdline : "";
 }
@@ -100,7 +100,7 @@ static const char *cmd_of(const struct iso_leak *l)
 /* By command line, then in the order found: a group's first member is the first found. */
 static int by_cmdline(const void *a, const void *b, void *arg)
 {
-	const struct iso_outcome *o = arg;
+	const struct sup_outcome *o = arg;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
 	int c = strcmp(cmd_of(&o->leaks[i]), cmd_of(&o->leaks[j]));
 
@@ -111,7 +111,7 @@ static int by_cmdline(const void *a, const void *b, void *arg)
  * Sorted by command line, each run of alike leaks is a group: leak i's group starts
  * at first[i] in `order` and holds size[first[i]] members.
  */
-void iso_leaks_text(FILE *out, const struct iso_outcome *o, bool warning, const char *lead)
+void sup_leaks_text(FILE *out, const struct sup_outcome *o, bool warning, const char *lead)
 {
 	size_t n = o->n_leaks;
 	_cleanup_free_ size_t *order = calloc(n ? n : 1, sizeof(size_t));
@@ -120,7 +120,7 @@ void iso_leaks_text(FILE *out, const struct iso_outcome *o, bool warning, const 
 
 	if (!order || !first || !size) {
 		for (size_t i = 0; i < n; i++)
-			iso_leak_lines(out, &o->leaks[i], o->leak_alive_ms, warning, lead);
+			sup_leak_lines(out, &o->leaks[i], o->leak_alive_ms, warning, lead);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -136,14 +136,14 @@ void iso_leaks_text(FILE *out, const struct iso_outcome *o, bool warning, const 
 		size[first[order[k]]]++;
 	for (size_t i = 0; i < n; i++) {
 		size_t g = first[i], members = size[g];
-		if (members <= ISO_LEAK_FOLD)
-			iso_leak_lines(out, &o->leaks[i], o->leak_alive_ms, warning, lead);
+		if (members <= SUP_LEAK_FOLD)
+			sup_leak_lines(out, &o->leaks[i], o->leak_alive_ms, warning, lead);
 		else if (order[g] == i) /* the group's first leak, in the order they were found */
 			fold_text(out, o, &order[g], members, warning, lead);
 	}
 }
 
-void iso_refusal_lines(FILE *out, const struct iso_policy_event *ev, const char *lead)
+void sup_refusal_lines(FILE *out, const struct sup_policy_event *ev, const char *lead)
 {
 	_cleanup_free_ char *redacted = iso_redact(ev->detail ? ev->detail : "");
 	_cleanup_free_ char *detail = iso_escape(redacted);
@@ -152,24 +152,24 @@ void iso_refusal_lines(FILE *out, const struct iso_policy_event *ev, const char 
 
 	fprintf(out, "%s%s: %s `%s` (pid %d, rule %s", lead, ev->refused ? "refused" : "logged",
 		ev->call, detail ? detail : "?", ev->pid, origin ? origin : "?");
-	if (ev->started_ms != ISO_STARTED_UNKNOWN && ev->started_ms >= 0)
+	if (ev->started_ms != SUP_STARTED_UNKNOWN && ev->started_ms >= 0)
 		fprintf(out, ", process started %s into the run",
 			iso_format_duration((uint64_t)ev->started_ms, dur, sizeof(dur)));
 	fputs(")\n", out);
-	iso_attrib_text(out, &ev->at, true, lead);
+	sup_attrib_text(out, &ev->at, true, lead);
 }
 
-void iso_policy_event_attribute(struct iso_policy_event *ev, const struct iso_attrib_ctx *c)
+void sup_policy_event_attribute(struct sup_policy_event *ev, const struct sup_attrib_ctx *c)
 {
 	struct iso_proc p;
 
-	ev->started_ms = ISO_STARTED_UNKNOWN;
+	ev->started_ms = SUP_STARTED_UNKNOWN;
 	if (ev->pid <= 0 || iso_proc_stat(ev->pid, &p) < 0) {
 		snprintf(ev->at.why_not, sizeof(ev->at.why_not), "the process exited first");
 		return;
 	}
-	ev->started_ms = iso_attrib_started_ms(c, p.start);
-	iso_attrib_find(&ev->at, c, ev->pid, p.start);
+	ev->started_ms = sup_attrib_started_ms(c, p.start);
+	sup_attrib_find(&ev->at, c, ev->pid, p.start);
 }
 
 /* --- the tree at a timeout ------------------------------------------------ */
@@ -177,12 +177,12 @@ void iso_policy_event_attribute(struct iso_policy_event *ev, const struct iso_at
 static uint64_t alive_for(uint64_t start)
 {
 	uint64_t start_ms = start * 1000 / (uint64_t)iso_proc_ticks_per_sec(),
-		 now = iso_boottime_ms();
+		 now = sup_boottime_ms();
 
 	return now > start_ms ? now - start_ms : 0;
 }
 
-void iso_hung_take(struct iso_hung_tree *t, pid_t root, const struct iso_attrib_ctx *c)
+void sup_hung_take(struct sup_hung_tree *t, pid_t root, const struct sup_attrib_ctx *c)
 {
 	struct iso_proc *list = NULL;
 	int n = iso_proc_descendants(root, &list);
@@ -190,25 +190,25 @@ void iso_hung_take(struct iso_hung_tree *t, pid_t root, const struct iso_attrib_
 	t->taken = true;
 	t->procs = calloc(n > 0 ? (size_t)n : 1, sizeof(*t->procs));
 	for (int i = 0; t->procs && i < n; i++) {
-		struct iso_hung *h;
+		struct sup_hung *h;
 		if (!iso_proc_alive(&list[i]))
 			continue;
-		if (t->n_procs == ISO_HUNG_MAX) {
+		if (t->n_procs == SUP_HUNG_MAX) {
 			t->n_more++;
 			continue;
 		}
 		h = &t->procs[t->n_procs++];
-		*h = (struct iso_hung){ .pid = list[i].pid,
+		*h = (struct sup_hung){ .pid = list[i].pid,
 					.ppid = list[i].ppid,
 					.state = list[i].state,
-					.argv = iso_argv_read(list[i].pid),
+					.argv = sup_argv_read(list[i].pid),
 					.alive_ms = alive_for(list[i].start) };
-		iso_attrib_find(&h->at, c, list[i].pid, list[i].start);
+		sup_attrib_find(&h->at, c, list[i].pid, list[i].start);
 	}
 	free(list);
 }
 
-void iso_hung_survivors(struct iso_hung_tree *t, pid_t root)
+void sup_hung_survivors(struct sup_hung_tree *t, pid_t root)
 {
 	struct iso_proc *list = NULL;
 	int n = iso_proc_descendants(root, &list);
@@ -217,37 +217,37 @@ void iso_hung_survivors(struct iso_hung_tree *t, pid_t root)
 	for (int i = 0; t->survived && i < n; i++)
 		if (iso_proc_alive(&list[i]) && list[i].state != 'Z')
 			t->survived[t->n_survived++] =
-				(struct iso_hung){ .pid = list[i].pid,
-						   .argv = iso_argv_read(list[i].pid) };
+				(struct sup_hung){ .pid = list[i].pid,
+						   .argv = sup_argv_read(list[i].pid) };
 	free(list);
 }
 
-static void hung_free_list(struct iso_hung *v, size_t n)
+static void hung_free_list(struct sup_hung *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		iso_argv_free(&v[i].argv);
-		iso_attrib_free(&v[i].at);
+		sup_argv_free(&v[i].argv);
+		sup_attrib_free(&v[i].at);
 	}
 	free(v);
 }
 
-void iso_hung_free(struct iso_hung_tree *t)
+void sup_hung_free(struct sup_hung_tree *t)
 {
 	hung_free_list(t->procs, t->n_procs);
 	hung_free_list(t->survived, t->n_survived);
-	*t = (struct iso_hung_tree){ 0 };
+	*t = (struct sup_hung_tree){ 0 };
 }
 
-static void argv_text(FILE *out, const struct iso_argv *a)
+static void argv_text(FILE *out, const struct sup_argv *a)
 {
 	_cleanup_free_ char *s = iso_join_cmdline((const char *const *)a->v, a->n, 200);
 
 	fputs(a->n && s ? s : "?", out);
 }
 
-void iso_hung_text(FILE *out, const struct iso_outcome *o, bool cancel, const char *lead)
+void sup_hung_text(FILE *out, const struct sup_outcome *o, bool cancel, const char *lead)
 {
-	const struct iso_hung_tree *t = &o->hung;
+	const struct sup_hung_tree *t = &o->hung;
 	char dur[32], sig[32], cs[32] = "";
 
 	if (cancel)
@@ -258,13 +258,13 @@ void iso_hung_text(FILE *out, const struct iso_outcome *o, bool cancel, const ch
 		fprintf(out, "%stimed out after %s; the tree then:\n", lead,
 			iso_format_duration(t->after_ms, dur, sizeof(dur)));
 	for (size_t i = 0; i < t->n_procs; i++) {
-		const struct iso_hung *h = &t->procs[i];
+		const struct sup_hung *h = &t->procs[i];
 		fprintf(out, "%s  pid %d (parent %d, state %c, running %s) `", lead, h->pid,
 			h->ppid, h->state, iso_format_duration(h->alive_ms, dur, sizeof(dur)));
 		argv_text(out, &h->argv);
 		fputs("`\n", out);
 		/* the tree shows the parents: the test is what it adds */
-		iso_attrib_text(out, &h->at, false, lead);
+		sup_attrib_text(out, &h->at, false, lead);
 	}
 	if (!t->n_procs)
 		fprintf(out, "%s  (no process left)\n", lead);
@@ -279,7 +279,7 @@ void iso_hung_text(FILE *out, const struct iso_outcome *o, bool cancel, const ch
 	fprintf(out, "SIGKILL in %s\n", iso_format_duration(t->grace_ms, dur, sizeof(dur)));
 }
 
-void iso_survived_text(FILE *out, const struct iso_hung_tree *t, const char *lead)
+void sup_survived_text(FILE *out, const struct sup_hung_tree *t, const char *lead)
 {
 	char dur[32];
 
@@ -295,30 +295,30 @@ void iso_survived_text(FILE *out, const struct iso_hung_tree *t, const char *lea
 
 static json_t *started_json(int64_t ms)
 {
-	return ms == ISO_STARTED_UNKNOWN ? json_null() : json_integer((json_int_t)ms);
+	return ms == SUP_STARTED_UNKNOWN ? json_null() : json_integer((json_int_t)ms);
 }
 
-void iso_leak_json_add(json_t *entry, const struct iso_leak *l)
+void sup_leak_json_add(json_t *entry, const struct sup_leak *l)
 {
 	json_object_set_new(entry, "ppid", l->ppid > 0 ? json_integer(l->ppid) : json_null());
-	json_object_set_new(entry, "argv", iso_argv_json(&l->argv));
+	json_object_set_new(entry, "argv", sup_argv_json(&l->argv));
 	json_object_set_new(entry, "exe", l->exe ? json_string(l->exe) : json_null());
 	json_object_set_new(entry, "started_ms", started_json(l->started_ms));
 	json_object_set_new(entry, "alive_ms",
-			    l->started_ms == ISO_STARTED_UNKNOWN
+			    l->started_ms == SUP_STARTED_UNKNOWN
 				    ? json_null()
 				    : json_integer((json_int_t)l->alive_ms));
 	json_object_set_new(entry, "severity", json_string("error"));
-	json_object_set_new(entry, "attribution", iso_attrib_json(&l->at));
+	json_object_set_new(entry, "attribution", sup_attrib_json(&l->at));
 }
 
-void iso_refusal_json_add(json_t *entry, const struct iso_policy_event *ev)
+void sup_refusal_json_add(json_t *entry, const struct sup_policy_event *ev)
 {
 	json_object_set_new(entry, "started_ms", started_json(ev->started_ms));
-	json_object_set_new(entry, "attribution", iso_attrib_json(&ev->at));
+	json_object_set_new(entry, "attribution", sup_attrib_json(&ev->at));
 }
 
-json_t *iso_hung_json(const struct iso_hung_tree *t)
+json_t *sup_hung_json(const struct sup_hung_tree *t)
 {
 	json_t *procs, *survived;
 	char sig[32];
@@ -328,18 +328,18 @@ json_t *iso_hung_json(const struct iso_hung_tree *t)
 	procs = json_array();
 	survived = json_array();
 	for (size_t i = 0; i < t->n_procs; i++) {
-		const struct iso_hung *h = &t->procs[i];
+		const struct sup_hung *h = &t->procs[i];
 		char state[2] = { h->state, '\0' };
 		json_array_append_new(procs,
 				      json_pack("{s:i, s:i, s:o, s:s, s:I, s:o}", "pid", h->pid,
-						"ppid", h->ppid, "argv", iso_argv_json(&h->argv),
+						"ppid", h->ppid, "argv", sup_argv_json(&h->argv),
 						"state", state, "alive_ms", (json_int_t)h->alive_ms,
-						"attribution", iso_attrib_json(&h->at)));
+						"attribution", sup_attrib_json(&h->at)));
 	}
 	for (size_t i = 0; i < t->n_survived; i++)
 		json_array_append_new(survived,
 				      json_pack("{s:i, s:o}", "pid", t->survived[i].pid, "argv",
-						iso_argv_json(&t->survived[i].argv)));
+						sup_argv_json(&t->survived[i].argv)));
 	return json_pack("{s:I, s:s, s:I, s:o, s:o}", "after_ms", (json_int_t)t->after_ms, "signal",
 			 iso_signal_name(t->signal, sig, sizeof(sig)), "grace_ms",
 			 (json_int_t)t->grace_ms, "processes", procs, "survived_grace", survived);
@@ -347,7 +347,7 @@ json_t *iso_hung_json(const struct iso_hung_tree *t)
 
 /* --- one finding, as stderr, JUnit and the annotations say it ------------ */
 
-const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t len)
+const char *sup_unmeasurable_why(const struct sup_outcome *o, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s",
 		 o->gate_unmeasurable[0]      ? o->gate_unmeasurable
@@ -356,37 +356,37 @@ const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t 
 	return buf;
 }
 
-void iso_unmeasurable_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+void sup_unmeasurable_text(FILE *f, const struct sup_run_plan *plan, const struct sup_outcome *o,
 			   size_t i)
 {
 	char why[256];
 
-	fprintf(f, "leak check: not measurable (%s)", iso_unmeasurable_why(o, why, sizeof(why)));
+	fprintf(f, "leak check: not measurable (%s)", sup_unmeasurable_why(o, why, sizeof(why)));
 }
 
 /* One leak, its attribution lines indented below it. */
-void iso_leak_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o, size_t i)
+void sup_leak_text(FILE *f, const struct sup_run_plan *plan, const struct sup_outcome *o, size_t i)
 {
-	iso_leak_lines(f, &o->leaks[i], o->leak_alive_ms, plan->leaks != ISO_FAIL, "");
+	sup_leak_lines(f, &o->leaks[i], o->leak_alive_ms, plan->leaks != SUP_FAIL, "");
 }
 
-void iso_refusal_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+void sup_refusal_text(FILE *f, const struct sup_run_plan *plan, const struct sup_outcome *o,
 		      size_t i)
 {
-	iso_refusal_lines(f, &o->policy_events[i], "");
+	sup_refusal_lines(f, &o->policy_events[i], "");
 }
 
-void iso_residue_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+void sup_residue_text(FILE *f, const struct sup_run_plan *plan, const struct sup_outcome *o,
 		      size_t i)
 {
 	_cleanup_free_ char *path = iso_escape(o->residue[i].path);
 	_cleanup_free_ char *dir = iso_escape(o->residue[i].dir);
 
-	fprintf(f, "residue%s: '%s' appeared in %s", plan->residue == ISO_FAIL ? "" : " (warning)",
+	fprintf(f, "residue%s: '%s' appeared in %s", plan->residue == SUP_FAIL ? "" : " (warning)",
 		path ? path : "?", dir ? dir : "?");
 }
 
-void iso_residue_gap_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+void sup_residue_gap_text(FILE *f, const struct sup_run_plan *plan, const struct sup_outcome *o,
 			  size_t i)
 {
 	_cleanup_free_ char *dir = iso_escape(o->residue_gaps[i].dir);
@@ -396,7 +396,7 @@ void iso_residue_gap_text(FILE *f, const struct iso_run_plan *plan, const struct
 }
 
 /* With the tree taken when the timer fired: that tree, the stop, and who outlived the grace. */
-void iso_timeout_line(FILE *f, const struct iso_run_plan *plan)
+void sup_timeout_line(FILE *f, const struct sup_run_plan *plan)
 {
 	char dur[32];
 
@@ -404,18 +404,18 @@ void iso_timeout_line(FILE *f, const struct iso_run_plan *plan)
 	fprintf(f, "timed out after %s; stopped the whole tree", dur);
 }
 
-void iso_timeout_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+void sup_timeout_text(FILE *f, const struct sup_run_plan *plan, const struct sup_outcome *o,
 		      size_t i)
 {
-	iso_timeout_line(f, plan);
+	sup_timeout_line(f, plan);
 	if (!o->hung.taken || o->cancelled_by)
 		return;
 	fputc('\n', f);
-	iso_hung_text(f, o, false, "  ");
-	iso_survived_text(f, &o->hung, "  ");
+	sup_hung_text(f, o, false, "  ");
+	sup_survived_text(f, &o->hung, "  ");
 }
 
-void iso_retained_text(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+void sup_retained_text(FILE *f, const struct sup_run_plan *plan, const struct sup_outcome *o,
 		       size_t i)
 {
 	_cleanup_free_ char *path = iso_shell_quote(o->tree_path);
@@ -426,8 +426,8 @@ void iso_retained_text(FILE *f, const struct iso_run_plan *plan, const struct is
 }
 
 /* The text without a final newline, whatever the kind's own function ends with. */
-static void finding_text(FILE *f, iso_words_fn *words, const struct iso_run_plan *plan,
-			 const struct iso_outcome *o, size_t i)
+static void finding_text(FILE *f, sup_words_fn *words, const struct sup_run_plan *plan,
+			 const struct sup_outcome *o, size_t i)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -444,8 +444,8 @@ static void finding_text(FILE *f, iso_words_fn *words, const struct iso_run_plan
 	free(buf);
 }
 
-char *iso_finding_str(iso_words_fn *words, const struct iso_run_plan *plan,
-		      const struct iso_outcome *o, size_t i)
+char *sup_finding_str(sup_words_fn *words, const struct sup_run_plan *plan,
+		      const struct sup_outcome *o, size_t i)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -461,8 +461,8 @@ char *iso_finding_str(iso_words_fn *words, const struct iso_run_plan *plan,
 	return buf;
 }
 
-bool iso_home_note(const struct iso_run_plan *plan, const char *const *say,
-		   const struct iso_outcome *o, char *buf, size_t len)
+bool sup_home_note(const struct sup_run_plan *plan, const char *const *say,
+		   const struct sup_outcome *o, char *buf, size_t len)
 {
 	_cleanup_free_ char *q = NULL;
 
@@ -475,13 +475,13 @@ bool iso_home_note(const struct iso_run_plan *plan, const char *const *say,
 		snprintf(buf, len,
 			 "the real home %s was hidden from the command (%s: an empty read-only "
 			 "directory in its place); if it failed reading or writing there, %s",
-			 q ? q : o->home, iso_say(say, ISO_SAY_HOME_HIDE),
-			 iso_say(say, ISO_SAY_HOME_HIDE_FIX));
+			 q ? q : o->home, sup_say(say, SUP_SAY_HOME_HIDE),
+			 sup_say(say, SUP_SAY_HOME_HIDE_FIX));
 	else
 		snprintf(buf, len,
 			 "the real home %s was read-only for the command (%s); if it failed "
 			 "writing there (\"Read-only file system\"), %s",
-			 q ? q : o->home, iso_say(say, ISO_SAY_HOME_RO),
-			 iso_say(say, ISO_SAY_HOME_RO_FIX));
+			 q ? q : o->home, sup_say(say, SUP_SAY_HOME_RO),
+			 sup_say(say, SUP_SAY_HOME_RO_FIX));
 	return true;
 }

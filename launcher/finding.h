@@ -17,7 +17,7 @@
 #include "launcher/outcome.h"
 
 /* More leaks than this with one command line are folded into one line. */
-#define ISO_LEAK_FOLD 3
+#define SUP_LEAK_FOLD 3
 
 /*
  * One leak: its line and its attribution lines ("  during test: ...", "  started
@@ -25,32 +25,32 @@
  * ending in '\n'.  `after_cmd_ms`: how long after the command it was found;
  * `warning`: --leaks=warn.
  */
-void iso_leak_lines(FILE *out, const struct iso_leak *l, uint64_t after_cmd_ms, bool warning,
+void sup_leak_lines(FILE *out, const struct sup_leak *l, uint64_t after_cmd_ms, bool warning,
 		    const char *lead);
-/* Every leak of the outcome, more than ISO_LEAK_FOLD alike folded into one line. */
-void iso_leaks_text(FILE *out, const struct iso_outcome *o, bool warning, const char *lead);
+/* Every leak of the outcome, more than SUP_LEAK_FOLD alike folded into one line. */
+void sup_leaks_text(FILE *out, const struct sup_outcome *o, bool warning, const char *lead);
 /* One policy event (refused or logged), with its attribution lines. */
-void iso_refusal_lines(FILE *out, const struct iso_policy_event *ev, const char *lead);
+void sup_refusal_lines(FILE *out, const struct sup_policy_event *ev, const char *lead);
 /* The attribution lines alone (none when nothing is known); `chain`: with "started by:". */
-void iso_attrib_text(FILE *out, const struct iso_attrib *a, bool chain, const char *lead);
+void sup_attrib_text(FILE *out, const struct sup_attrib *a, bool chain, const char *lead);
 /* The tree when --timeout fired or a cancel came, and the stop that followed. */
-void iso_hung_text(FILE *out, const struct iso_outcome *o, bool cancel, const char *lead);
+void sup_hung_text(FILE *out, const struct sup_outcome *o, bool cancel, const char *lead);
 /* Who was still alive when the grace ran out. */
-void iso_survived_text(FILE *out, const struct iso_hung_tree *t, const char *lead);
+void sup_survived_text(FILE *out, const struct sup_hung_tree *t, const char *lead);
 
 /* Attribute a policy event's process, alive when its call was answered. */
-void iso_policy_event_attribute(struct iso_policy_event *ev, const struct iso_attrib_ctx *c);
+void sup_policy_event_attribute(struct sup_policy_event *ev, const struct sup_attrib_ctx *c);
 /* Describe every live process below `root` (excluded) into t->procs. */
-void iso_hung_take(struct iso_hung_tree *t, pid_t root, const struct iso_attrib_ctx *c);
+void sup_hung_take(struct sup_hung_tree *t, pid_t root, const struct sup_attrib_ctx *c);
 /* The live processes below root into t->survived (pid and argv). */
-void iso_hung_survivors(struct iso_hung_tree *t, pid_t root);
-void iso_hung_free(struct iso_hung_tree *t);
+void sup_hung_survivors(struct sup_hung_tree *t, pid_t root);
+void sup_hung_free(struct sup_hung_tree *t);
 
 /* The report's fields (docs/design.md): added to an entry the report built. */
-void iso_leak_json_add(json_t *entry, const struct iso_leak *l);
-void iso_refusal_json_add(json_t *entry, const struct iso_policy_event *ev);
+void sup_leak_json_add(json_t *entry, const struct sup_leak *l);
+void sup_refusal_json_add(json_t *entry, const struct sup_policy_event *ev);
 /* The report's "timeout": null, or the tree, the stop and who survived the grace. */
-json_t *iso_hung_json(const struct iso_hung_tree *t);
+json_t *sup_hung_json(const struct sup_hung_tree *t);
 
 /*
  * The words of the i-th finding of a kind, as stderr, the JUnit file and the
@@ -59,34 +59,34 @@ json_t *iso_hung_json(const struct iso_hung_tree *t);
  * function per kind of the verdict's table (launcher/verdict.c); i is ignored by
  * the single ones.
  */
-typedef void iso_words_fn(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+typedef void sup_words_fn(FILE *f, const struct sup_run_plan *plan, const struct sup_outcome *o,
 			  size_t i);
 /* the i-th leak, its attribution lines indented below it */
-iso_words_fn iso_leak_text;
+sup_words_fn sup_leak_text;
 /* the i-th policy event, refused or logged */
-iso_words_fn iso_refusal_text;
+sup_words_fn sup_refusal_text;
 /* "residue: 'PATH' appeared in DIR" */
-iso_words_fn iso_residue_text;
+sup_words_fn sup_residue_text;
 /* "residue check: not measurable (DIR: why)": the i-th --watch directory not checked */
-iso_words_fn iso_residue_gap_text;
+sup_words_fn sup_residue_gap_text;
 /* "leak check: not measurable (why)" */
-iso_words_fn iso_unmeasurable_text;
+sup_words_fn sup_unmeasurable_text;
 /* "timed out after D; stopped the whole tree", the tree taken when the timer fired,
  * the stop, and who outlived the grace */
-iso_words_fn iso_timeout_text;
+sup_words_fn sup_timeout_text;
 /* "tree retained at PATH: reason" */
-iso_words_fn iso_retained_text;
+sup_words_fn sup_retained_text;
 /* "timed out after D; stopped the whole tree" alone: stderr printed the tree when it fired */
-void iso_timeout_line(FILE *f, const struct iso_run_plan *plan);
+void sup_timeout_line(FILE *f, const struct sup_run_plan *plan);
 /* Why the leak check did not run ("" when it did), into buf. */
-const char *iso_unmeasurable_why(const struct iso_outcome *o, char *buf, size_t len);
+const char *sup_unmeasurable_why(const struct sup_outcome *o, char *buf, size_t len);
 
 /*
  * The words of the i-th finding, without a final newline, malloc'ed; NULL on
  * ENOMEM.  Whether it counts is launcher/verdict.c's.
  */
-char *iso_finding_str(iso_words_fn *words, const struct iso_run_plan *plan,
-		      const struct iso_outcome *o, size_t i);
+char *sup_finding_str(sup_words_fn *words, const struct sup_run_plan *plan,
+		      const struct sup_outcome *o, size_t i);
 
 /*
  * Under --protect-home, when the command itself failed (exited non-zero or was
@@ -95,7 +95,7 @@ char *iso_finding_str(iso_words_fn *words, const struct iso_run_plan *plan,
  * buf.  A possibility, never a finding: the kernel refuses the write before
  * anything isorun watches sees it (docs/design.md).  False when nothing applies.
  */
-bool iso_home_note(const struct iso_run_plan *plan, const char *const *say,
-		   const struct iso_outcome *o, char *buf, size_t len);
+bool sup_home_note(const struct sup_run_plan *plan, const char *const *say,
+		   const struct sup_outcome *o, char *buf, size_t len);
 
 #endif

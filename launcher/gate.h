@@ -22,32 +22,33 @@
 
 struct sup;
 
-struct gate_ops {
+struct sup_gate_ops {
 	/* the report's "pidns" */
 	bool namespaced;
 	/* start the command (s->cmd): 0 (s->fail says whether it exec'd), or -errno */
-	int (*start)(struct sup *s, struct iso_spawn *sp, int *listener, struct iso_err *e);
+	int (*start)(struct sup *s, struct sup_spawn *sp, int *listener, struct iso_err *e);
 	/* attribution's roots once the command runs */
 	void (*attrib)(struct sup *s);
 	/* the terminal goes to the command */
 	void (*tty)(struct sup *s);
 	/* s->cmd was reaped with this status */
 	void (*on_reaped)(struct sup *s, int status);
-	/* after a batch of reaps: PE_EXITED, PE_EMPTY or PE_NONE */
-	enum phase_event (*children)(struct sup *s);
-	/* PA_SETTLE */
+	/* after a batch of reaps: SUP_PE_EXITED, SUP_PE_EMPTY or SUP_PE_NONE */
+	enum sup_phase_event (*children)(struct sup *s);
+	/* SUP_PA_SETTLE */
 	void (*settle)(struct sup *s);
-	/* PA_SETTLE_TIMER, PA_SWEEP, PA_KILL: PE_EMPTY when the tree is gone on return */
-	enum phase_event (*settle_timer)(struct sup *s);
-	enum phase_event (*sweep)(struct sup *s, int sig);
-	enum phase_event (*kill)(struct sup *s);
-	/* PA_STOP: sig, or 0 for a timeout */
+	/* SUP_PA_SETTLE_TIMER, SUP_PA_SWEEP, SUP_PA_KILL: SUP_PE_EMPTY when the tree is gone on
+	 * return */
+	enum sup_phase_event (*settle_timer)(struct sup *s);
+	enum sup_phase_event (*sweep)(struct sup *s, int sig);
+	enum sup_phase_event (*kill)(struct sup *s);
+	/* SUP_PA_STOP: sig, or 0 for a timeout */
 	void (*stop)(struct sup *s, int sig, bool from_terminal);
-	/* PA_DRAIN */
+	/* SUP_PA_DRAIN */
 	void (*drain)(struct sup *s);
-	/* PA_LATE_CANCEL */
-	enum phase_event (*late_cancel)(struct sup *s, int sig);
-	/* PA_FORWARD, PA_LATE_FORWARD */
+	/* SUP_PA_LATE_CANCEL */
+	enum sup_phase_event (*late_cancel)(struct sup *s, int sig);
+	/* SUP_PA_FORWARD, SUP_PA_LATE_FORWARD */
 	void (*forward)(struct sup *s, int sig);
 	void (*late_forward)(struct sup *s, int sig);
 	/* a message on the gate's socket (SRC_INIT) */
@@ -59,7 +60,7 @@ struct gate_ops {
 	void (*close)(struct sup *s);
 };
 
-extern const struct gate_ops gate_subreaper;
-extern const struct gate_ops gate_pidns;
+extern const struct sup_gate_ops sup_gate_subreaper;
+extern const struct sup_gate_ops sup_gate_pidns;
 
 #endif

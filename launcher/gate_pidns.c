@@ -39,7 +39,7 @@ static void kill_init(struct sup *s)
  */
 static void init_ended(struct sup *s, int status)
 {
-	struct iso_outcome *o = s->out;
+	struct sup_outcome *o = s->out;
 	char sig[32];
 
 	s->ns.gone = true;
@@ -59,9 +59,9 @@ static void init_ended(struct sup *s, int status)
 }
 
 /* init's end is the kernel's proof that the namespace is empty. */
-static enum phase_event children(struct sup *s)
+static enum sup_phase_event children(struct sup *s)
 {
-	return s->ns.gone ? PE_EMPTY : PE_NONE;
+	return s->ns.gone ? SUP_PE_EMPTY : SUP_PE_NONE;
 }
 
 /*
@@ -74,71 +74,71 @@ static void settle(struct sup *s)
 	uint64_t left = sup_settle_left(s);
 
 	s->ns.sweep_sent = left >= s->o->plan.stop.settle_ms;
-	iso_evloop_arm(&s->loop, s->ns.sweep_sent ? left + ISO_KILL_DEADLINE_MS : left);
+	sup_evloop_arm(&s->loop, s->ns.sweep_sent ? left + SUP_KILL_DEADLINE_MS : left);
 }
 
-static enum phase_event settle_timer(struct sup *s)
+static enum sup_phase_event settle_timer(struct sup *s)
 {
-	struct iso_ns_msg m = { .type = ISO_NS_SWEEP };
+	struct sup_ns_msg m = { .type = SUP_NS_SWEEP };
 	char dur[32];
 
 	if (!s->ns.sweep_sent) {
 		s->ns.sweep_sent = true;
-		(void)iso_ns_send(s->ns.sock, &m);
-		iso_evloop_arm(&s->loop, ISO_KILL_DEADLINE_MS);
-		return PE_NONE;
+		(void)sup_ns_send(s->ns.sock, &m);
+		sup_evloop_arm(&s->loop, SUP_KILL_DEADLINE_MS);
+		return SUP_PE_NONE;
 	}
-	iso_format_duration(ISO_KILL_DEADLINE_MS, dur, sizeof(dur));
+	iso_format_duration(SUP_KILL_DEADLINE_MS, dur, sizeof(dur));
 	snprintf(s->out->gate_unmeasurable, sizeof(s->out->gate_unmeasurable),
 		 "the namespace's init did not finish the leak gate within %s of the settle; "
 		 "killed it and the namespace with it",
 		 dur);
 	kill_init(s);
-	return PE_NONE;
+	return SUP_PE_NONE;
 }
 
 /* init does the signalling inside: sig to the command's group, --stop-signal to the rest. */
 static void stop(struct sup *s, int sig, bool from_terminal)
 {
-	struct iso_ns_msg m = { .type = sig ? ISO_NS_CANCEL : ISO_NS_TIMEOUT,
+	struct sup_ns_msg m = { .type = sig ? SUP_NS_CANCEL : SUP_NS_TIMEOUT,
 				.sig = sup_to_command(s, sig) };
 
-	(void)iso_ns_send(s->ns.sock, &m);
+	(void)sup_ns_send(s->ns.sock, &m);
 }
 
 /* In the settle, init stops, names and kills the survivors on the same message. */
-static enum phase_event sweep(struct sup *s, int sig)
+static enum sup_phase_event sweep(struct sup *s, int sig)
 {
 	stop(s, sig, false);
-	return PE_NONE;
+	return SUP_PE_NONE;
 }
 
 /* The end of a cancel: init and with it the namespace; its end comes as SIGCHLD. */
-static enum phase_event kill_ns(struct sup *s)
+static enum sup_phase_event kill_ns(struct sup *s)
 {
 	kill_init(s);
-	return PE_NONE;
+	return SUP_PE_NONE;
 }
 
 /* A signal for the command: init passes it on (status 1: to its process group). */
 static void forward(struct sup *s, int sig)
 {
-	struct iso_ns_msg m = { .type = ISO_NS_FORWARD,
+	struct sup_ns_msg m = { .type = SUP_NS_FORWARD,
 				.sig = sig,
-				.status = iso_sig_class(sig) == ISO_SIG_GROUP };
+				.status = sup_sig_class(sig) == SUP_SIG_GROUP };
 
-	(void)iso_ns_send(s->ns.sock, &m);
+	(void)sup_ns_send(s->ns.sock, &m);
 }
 
-static int add_leak(struct sup *s, const struct iso_ns_msg *m)
+static int add_leak(struct sup *s, const struct sup_ns_msg *m)
 {
-	struct iso_leak *l = realloc(s->out->leaks, (s->out->n_leaks + 1) * sizeof(*l));
+	struct sup_leak *l = realloc(s->out->leaks, (s->out->n_leaks + 1) * sizeof(*l));
 
 	if (!l)
 		return -ENOMEM;
 	s->out->leaks = l;
-	/* the pid outside is looked up for all at once, at ISO_NS_LEAKS_DONE */
-	l[s->out->n_leaks++] = (struct iso_leak){
+	/* the pid outside is looked up for all at once, at SUP_NS_LEAKS_DONE */
+	l[s->out->n_leaks++] = (struct sup_leak){
 		.pid = m->pid,
 		.inner_pid = m->pid,
 		.sid = m->sid,
@@ -153,16 +153,16 @@ static int add_leak(struct sup *s, const struct iso_ns_msg *m)
 /* The survivors are stopped, so still there to be found by their pid at init's level. */
 static void map_leaks(struct sup *s)
 {
-	struct iso_outcome *o = s->out;
+	struct sup_outcome *o = s->out;
 	pid_t *inner = calloc(o->n_leaks ? o->n_leaks : 1, sizeof(*inner));
 	pid_t *outer = calloc(o->n_leaks ? o->n_leaks : 1, sizeof(*outer));
 
 	if (inner && outer) {
 		for (size_t i = 0; i < o->n_leaks; i++)
 			inner[i] = o->leaks[i].inner_pid;
-		iso_pidns_outer_pids(s->cmd, inner, outer, o->n_leaks);
+		sup_pidns_outer_pids(s->cmd, inner, outer, o->n_leaks);
 		for (size_t i = 0; i < o->n_leaks; i++) {
-			o->leaks[i].started_ms = ISO_STARTED_UNKNOWN;
+			o->leaks[i].started_ms = SUP_STARTED_UNKNOWN;
 			if (!outer[i]) {
 				snprintf(o->leaks[i].at.why_not, sizeof(o->leaks[i].at.why_not),
 					 "not found from outside the namespace");
@@ -170,7 +170,7 @@ static void map_leaks(struct sup *s)
 			}
 			o->leaks[i].pid = outer[i];
 			/* stopped and visible from here: described as the subreaper gate does */
-			iso_leak_describe(&o->leaks[i], &s->actx);
+			sup_leak_describe(&o->leaks[i], &s->actx);
 		}
 	}
 	free(inner);
@@ -180,32 +180,32 @@ static void map_leaks(struct sup *s)
 /* One message from init: 1, or 0 at its end (EOF or an error: the socket leaves the loop). */
 static int on_init_message(struct sup *s)
 {
-	struct iso_ns_msg m, ok = { .type = ISO_NS_KILL_OK };
-	int r = iso_ns_recv(s->ns.sock, &m);
+	struct sup_ns_msg m, ok = { .type = SUP_NS_KILL_OK };
+	int r = sup_ns_recv(s->ns.sock, &m);
 
 	if (r <= 0) {
-		iso_evloop_del(&s->loop, s->ns.sock);
+		sup_evloop_del(&s->loop, s->ns.sock);
 		return 0;
 	}
 	switch (m.type) {
-	case ISO_NS_EXITED:
+	case SUP_NS_EXITED:
 		sup_record_status(s, m.status);
-		sup_step(s, PE_EXITED, 0, false);
+		sup_step(s, SUP_PE_EXITED, 0, false);
 		break;
-	case ISO_NS_LEAK:
+	case SUP_NS_LEAK:
 		(void)add_leak(s, &m);
 		break;
-	case ISO_NS_LEAKS_DONE:
+	case SUP_NS_LEAKS_DONE:
 		map_leaks(s);
-		(void)iso_ns_send(s->ns.sock, &ok);
+		(void)sup_ns_send(s->ns.sock, &ok);
 		break;
-	case ISO_NS_STOPPED:
+	case SUP_NS_STOPPED:
 		if (s->tty_handed) {
 			/* as follow_stop(), with init doing the inside half */
-			struct iso_ns_msg cont = { .type = ISO_NS_CONTINUE };
+			struct sup_ns_msg cont = { .type = SUP_NS_CONTINUE };
 			(void)tcsetpgrp(s->tty_fd, getpgrp());
 			(void)kill(getpid(), SIGSTOP);
-			(void)iso_ns_send(s->ns.sock, &cont);
+			(void)sup_ns_send(s->ns.sock, &cont);
 		}
 		break;
 	default:
@@ -233,10 +233,10 @@ static void drain(struct sup *s)
 		;
 }
 
-static void on_wire_event(const struct iso_ns_event_wire *w, void *arg)
+static void on_wire_event(const struct sup_ns_event_wire *w, void *arg)
 {
 	struct sup *s = arg;
-	struct iso_outcome *o = s->out;
+	struct sup_outcome *o = s->out;
 	size_t n = o->n_policy_events;
 
 	sup_add_policy_event(s, w->pid, w->call, w->detail, w->origin, w->refused);
@@ -247,13 +247,13 @@ static void on_wire_event(const struct iso_ns_event_wire *w, void *arg)
 }
 
 /* The plan for init, then init itself; on success s->cmd is init, s->ns.sock its socket. */
-static int start(struct sup *s, struct iso_spawn *sp, int *ret_listener, struct iso_err *e)
+static int start(struct sup *s, struct sup_spawn *sp, int *ret_listener, struct iso_err *e)
 {
-	const struct iso_opts *o = s->o;
-	struct iso_ns_plan *p = &s->ns.plan;
+	const struct sup_opts *o = s->o;
+	struct sup_ns_plan *p = &s->ns.plan;
 	int r;
 
-	*p = (struct iso_ns_plan){
+	*p = (struct sup_ns_plan){
 		.mounts = o->plan.mounts,
 		.say = o->say,
 		.stop = o->plan.stop,
@@ -266,7 +266,7 @@ static int start(struct sup *s, struct iso_spawn *sp, int *ret_listener, struct 
 		.empty_dir = s->ns.empty_dir,
 	};
 	sup_plan_caps(s, &p->spawn, true, p->userns);
-	r = iso_map_users_plan(o, p, &s->ns.id_filter, e);
+	r = sup_map_users_plan(o, p, &s->ns.id_filter, e);
 	if (r < 0) {
 		p->map_failed = true;
 		return r;
@@ -282,12 +282,12 @@ static int start(struct sup *s, struct iso_spawn *sp, int *ret_listener, struct 
 		if (r < 0)
 			return r;
 	}
-	r = iso_pidns_start(p, &s->cmd, &s->ns.sock, &s->fail, ret_listener, &s->guard_elsewhere,
+	r = sup_pidns_start(p, &s->cmd, &s->ns.sock, &s->fail, ret_listener, &s->guard_elsewhere,
 			    on_wire_event, s, e);
 	if (r < 0)
 		return r;
-	s->gate = &gate_pidns;
-	if (iso_evloop_add(&s->loop, s->ns.sock, SRC_INIT) < 0)
+	s->gate = &sup_gate_pidns;
+	if (sup_evloop_add(&s->loop, s->ns.sock, SUP_SRC_INIT) < 0)
 		return iso_err_set(e, errno, "watch the namespace control socket");
 	return 0;
 }
@@ -333,7 +333,7 @@ static void close_ns(struct sup *s)
 	s->ns.sock = -1;
 }
 
-const struct gate_ops gate_pidns = {
+const struct sup_gate_ops sup_gate_pidns = {
 	.namespaced = true,
 	.start = start,
 	.attrib = attrib,

@@ -21,23 +21,23 @@
 
 static void kill_all(struct sup *s, bool as_leaks)
 {
-	struct iso_leak *leaks = NULL;
+	struct sup_leak *leaks = NULL;
 	size_t n = 0;
 	char dur[32];
-	uint64_t deadline = sup_now_ms() + ISO_KILL_DEADLINE_MS;
+	uint64_t deadline = sup_now_ms() + SUP_KILL_DEADLINE_MS;
 	int r;
 
 	/* with a cgroup, nothing in it can fork while the survivors are listed and named */
-	(void)iso_ceilings_freeze(&s->ceil, deadline);
-	r = iso_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
+	(void)sup_ceilings_freeze(&s->ceil, deadline);
+	r = sup_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
 			    sup_on_reaped, s, deadline, &s->actx);
 	/* and what the /proc walk could not see goes in one stroke */
-	iso_ceilings_kill(&s->ceil, deadline);
+	sup_ceilings_kill(&s->ceil, deadline);
 
 	if (r < 0) {
 		/* what could not be stopped may still run: the join is not proven */
 		s->join_unproven = true;
-		iso_format_duration(ISO_KILL_DEADLINE_MS, dur, sizeof(dur));
+		iso_format_duration(SUP_KILL_DEADLINE_MS, dur, sizeof(dur));
 		if (r == -ETIME)
 			snprintf(s->out->gate_unmeasurable, sizeof(s->out->gate_unmeasurable),
 				 "the tree was still changing %s after the kill began", dur);
@@ -50,15 +50,15 @@ static void kill_all(struct sup *s, bool as_leaks)
 		s->out->n_leaks = n;
 		s->out->leak_alive_ms = sup_now_ms() - s->cmd_exit_ms;
 	} else {
-		iso_leaks_free(leaks, n);
+		sup_leaks_free(leaks, n);
 	}
 }
 
-static int start(struct sup *s, struct iso_spawn *sp, int *listener, struct iso_err *e)
+static int start(struct sup *s, struct sup_spawn *sp, int *listener, struct iso_err *e)
 {
 	/* after a --pidns=try fallback: the plan the command really started with */
 	sup_plan_caps(s, sp, false, false);
-	return iso_spawn(sp, &s->cmd, &s->fail, listener, &s->guard_elsewhere, e);
+	return sup_spawn(sp, &s->cmd, &s->fail, listener, &s->guard_elsewhere, e);
 }
 
 static void attrib(struct sup *s)
@@ -73,36 +73,36 @@ static void tty(struct sup *s)
 }
 
 /* After a batch of reaps: has the command's status come, and is the tree empty? */
-static enum phase_event children(struct sup *s)
+static enum sup_phase_event children(struct sup *s)
 {
 	if (!s->out->exited)
-		return PE_NONE;
-	return iso_no_children() ? PE_EMPTY : PE_EXITED;
+		return SUP_PE_NONE;
+	return sup_no_children() ? SUP_PE_EMPTY : SUP_PE_EXITED;
 }
 
 /* The command's status is in: survivors get --settle to go by themselves. */
 static void settle(struct sup *s)
 {
-	iso_evloop_arm(&s->loop, sup_settle_left(s));
+	sup_evloop_arm(&s->loop, sup_settle_left(s));
 }
 
 /* Whoever outlived the settle is a leak. */
-static enum phase_event settle_over(struct sup *s)
+static enum sup_phase_event settle_over(struct sup *s)
 {
 	kill_all(s, true);
-	return PE_EMPTY;
+	return SUP_PE_EMPTY;
 }
 
 /* The command is gone: what remains is leaked, cancelled or not. */
-static enum phase_event sweep(struct sup *s, int sig)
+static enum sup_phase_event sweep(struct sup *s, int sig)
 {
 	return settle_over(s);
 }
 
-static enum phase_event kill_rest(struct sup *s)
+static enum sup_phase_event kill_rest(struct sup *s)
 {
 	kill_all(s, false);
-	return PE_EMPTY;
+	return SUP_PE_EMPTY;
 }
 
 /*
@@ -118,16 +118,16 @@ static void stop(struct sup *s, int sig, bool from_terminal)
 	if (sig && !s->out->exited) {
 		if (!(from_terminal && s->tty_handed))
 			(void)kill(-s->cmd, sup_to_command(s, sig));
-		(void)iso_signal_tree(s->self, stop, s->cmd);
+		(void)sup_signal_tree(s->self, stop, s->cmd);
 	} else {
 		if (!s->out->exited)
 			(void)kill(-s->cmd, stop);
-		(void)iso_signal_tree(s->self, stop, 0);
+		(void)sup_signal_tree(s->self, stop, 0);
 	}
 }
 
 /* A cancel while the pipes are awaited still cancels the run, and the wait begins again. */
-static enum phase_event late_cancel(struct sup *s, int sig)
+static enum sup_phase_event late_cancel(struct sup *s, int sig)
 {
 	sup_note_cancel(s, sig);
 	return sup_join(s);
@@ -140,7 +140,7 @@ static enum phase_event late_cancel(struct sup *s, int sig)
  */
 static void forward(struct sup *s, int sig)
 {
-	bool group = iso_sig_class(sig) == ISO_SIG_GROUP;
+	bool group = sup_sig_class(sig) == SUP_SIG_GROUP;
 
 	if (s->cmd > 0 && !s->out->exited)
 		(void)kill(group ? -s->cmd : s->cmd, sig);
@@ -156,7 +156,7 @@ static const char *unmeasurable(const struct sup *s)
 	return s->out->subreaper ? NULL : s->out->subreaper_why;
 }
 
-const struct gate_ops gate_subreaper = {
+const struct sup_gate_ops sup_gate_subreaper = {
 	.namespaced = false,
 	.start = start,
 	.attrib = attrib,

@@ -51,7 +51,7 @@ static void stamp_add(FILE *f, const char *path)
 
 /* The .gitignore files from dir up to the top, those the walk found, and info/exclude. */
 static void take_stamp(const char *canon, const char *dir, char *const *paths, size_t n,
-		       struct iso_git_rules *g)
+		       struct sup_git_rules *g)
 {
 	char p[PATH_MAX * 2], up[PATH_MAX];
 	size_t len = 0, top = strlen(g->top);
@@ -79,11 +79,11 @@ static void take_stamp(const char *canon, const char *dir, char *const *paths, s
 	fclose(f);
 }
 
-void iso_git_rules_take(const char *dir, char *const *paths, size_t n, struct iso_git_rules *g)
+void sup_git_rules_take(const char *dir, char *const *paths, size_t n, struct sup_git_rules *g)
 {
 	char canon[PATH_MAX], p[PATH_MAX];
 
-	*g = (struct iso_git_rules){ 0 };
+	*g = (struct sup_git_rules){ 0 };
 	if (!realpath(dir, canon))
 		return;
 	snprintf(p, sizeof(p), "%s", canon);
@@ -99,10 +99,10 @@ void iso_git_rules_take(const char *dir, char *const *paths, size_t n, struct is
 	take_stamp(canon, dir, paths, n, g);
 }
 
-void iso_git_rules_free(struct iso_git_rules *g)
+void sup_git_rules_free(struct sup_git_rules *g)
 {
 	free(g->stamp);
-	*g = (struct iso_git_rules){ 0 };
+	*g = (struct sup_git_rules){ 0 };
 }
 
 static uint64_t now_ms(void)
@@ -300,7 +300,7 @@ static int run_git(const char *dir, const char *ceiling, struct git_io *io)
 	r = pid < 0 ? -errno : 0;
 	close_all(theirs);
 	if (r == 0)
-		r = pump(mine, io, now_ms() + ISO_GIT_DEADLINE_MS);
+		r = pump(mine, io, now_ms() + SUP_GIT_DEADLINE_MS);
 	close_all(mine);
 	if (pid < 0)
 		return r;
@@ -342,7 +342,7 @@ static void say_failure(int r, const struct git_io *io, char *why, size_t len)
 
 	snprintf(first, sizeof(first), "%.*s", (int)strcspn(io->err, "\n"), io->err);
 	if (r == -ETIMEDOUT)
-		snprintf(why, len, "git check-ignore did not answer in %d ms", ISO_GIT_DEADLINE_MS);
+		snprintf(why, len, "git check-ignore did not answer in %d ms", SUP_GIT_DEADLINE_MS);
 	else if (r < 0)
 		snprintf(why, len, "git check-ignore: %s", strerror(-r));
 	else if (WIFEXITED(r) && WEXITSTATUS(r) == 127)
@@ -383,7 +383,7 @@ static void free_by(char **by, size_t n)
 	}
 }
 
-int iso_git_check_ignore(const char *dir, const struct iso_git_rules *rules,
+int sup_git_check_ignore(const char *dir, const struct sup_git_rules *rules,
 			 const char *const *paths, size_t n, char **by, char *why, size_t len)
 {
 	char ceiling[PATH_MAX];

@@ -45,13 +45,13 @@ static bool covered(const char *cand, const char *root, char *const *keep, size_
 	return true;
 }
 
-static const char *hidden_at(const struct iso_hidden *h, const char *cand)
+static const char *hidden_at(const struct sup_hidden *h, const char *cand)
 {
 	for (size_t i = 0; i < ELEMENTSOF(h->tmp); i++)
 		if (covered(cand, h->tmp[i], h->tmp_keep, ELEMENTSOF(h->tmp_keep)))
-			return iso_say(h->say, ISO_SAY_PRIVATE_TMP);
+			return sup_say(h->say, SUP_SAY_PRIVATE_TMP);
 	if (covered(cand, h->home, h->home_keep, h->n_home_keep))
-		return iso_say(h->say, ISO_SAY_HOME_HIDE);
+		return sup_say(h->say, SUP_SAY_HOME_HIDE);
 	return NULL;
 }
 
@@ -61,7 +61,7 @@ static bool literally_in_tmp(const char *path)
 	return !strncmp(path, "/tmp/", 5) || !strncmp(path, "/var/tmp/", 9);
 }
 
-static void init_home(struct iso_hidden *h, const struct iso_opts *o, const char *tree)
+static void init_home(struct sup_hidden *h, const struct sup_opts *o, const char *tree)
 {
 	struct passwd *pw = getpwuid(getuid());
 
@@ -75,12 +75,12 @@ static void init_home(struct iso_hidden *h, const struct iso_opts *o, const char
 		h->home_keep[h->n_home_keep++] = realpath(o->writable.v[i], NULL);
 }
 
-void iso_hidden_init(struct iso_hidden *h, const struct iso_opts *o, const char *tree,
+void sup_hidden_init(struct sup_hidden *h, const struct sup_opts *o, const char *tree,
 		     const char *cwd)
 {
 	const char *work = o->chdir ? o->chdir : cwd;
 
-	*h = (struct iso_hidden){ .say = o->say };
+	*h = (struct sup_hidden){ .say = o->say };
 	h->on = o->plan.hides;
 	if (!h->on)
 		return;
@@ -98,7 +98,7 @@ void iso_hidden_init(struct iso_hidden *h, const struct iso_opts *o, const char 
 		init_home(h, o, tree);
 }
 
-void iso_hidden_free(struct iso_hidden *h)
+void sup_hidden_free(struct sup_hidden *h)
 {
 	for (size_t i = 0; i < ELEMENTSOF(h->tmp); i++) {
 		free(h->tmp[i]);
@@ -109,7 +109,7 @@ void iso_hidden_free(struct iso_hidden *h)
 	free(h->home_keep);
 	free(h->home);
 	free(h->cwd);
-	*h = (struct iso_hidden){ 0 };
+	*h = (struct sup_hidden){ 0 };
 }
 
 /* cur, a canonical directory, one name further ("..": one up); false when too long. */
@@ -128,7 +128,7 @@ static bool step(char *cur, size_t len, const char *name)
 				strcmp(cur, "/") ? "/" : "", name) < len - strlen(cur);
 }
 
-const char *iso_hidden_by(const struct iso_hidden *h, const char *path, bool whole, char *ret_at,
+const char *sup_hidden_by(const struct sup_hidden *h, const char *path, bool whole, char *ret_at,
 			  size_t len)
 {
 	char cur[PATH_MAX], cand[PATH_MAX], rest[PATH_MAX], next[PATH_MAX], link[PATH_MAX];
@@ -200,10 +200,10 @@ static bool interpreter(const char *path, char *buf, size_t len)
 	return true;
 }
 
-void iso_hidden_cause(const struct iso_hidden *h, const char *path, char *buf, size_t len)
+void sup_hidden_cause(const struct sup_hidden *h, const char *path, char *buf, size_t len)
 {
 	char at[PATH_MAX], interp[256], fix[PATH_MAX + 128], abs[PATH_MAX * 2];
-	const char *why = iso_hidden_by(h, path, true, at, sizeof(at)), *via = "";
+	const char *why = sup_hidden_by(h, path, true, at, sizeof(at)), *via = "";
 	_cleanup_free_ char *q = NULL, *qi = NULL;
 	struct stat st;
 
@@ -215,21 +215,21 @@ void iso_hidden_cause(const struct iso_hidden *h, const char *path, char *buf, s
 		snprintf(abs, sizeof(abs), "%s", path);
 	/* the kernel answers ENOENT for a script whose interpreter is missing, too */
 	if (!why && interpreter(abs, interp, sizeof(interp)) &&
-	    (why = iso_hidden_by(h, interp, true, at, sizeof(at))))
+	    (why = sup_hidden_by(h, interp, true, at, sizeof(at))))
 		via = (qi = iso_shell_quote(interp)) ? qi : interp;
 	if (!why)
 		return;
 	q = iso_shell_quote(at);
-	if (!strcmp(why, iso_say(h->say, ISO_SAY_PRIVATE_TMP)))
+	if (!strcmp(why, sup_say(h->say, SUP_SAY_PRIVATE_TMP)))
 		snprintf(fix, sizeof(fix),
 			 " (of /tmp and /var/tmp only the working directory and "
 			 "the tree stay visible)");
 	else if (stat(at, &st) == 0 && S_ISDIR(st.st_mode))
 		snprintf(fix, sizeof(fix), "; add %s %s, or use %s",
-			 iso_say(h->say, ISO_SAY_WRITABLE), q ? q : at,
-			 iso_say(h->say, ISO_SAY_HOME_SHOW));
+			 sup_say(h->say, SUP_SAY_WRITABLE), q ? q : at,
+			 sup_say(h->say, SUP_SAY_HOME_SHOW));
 	else
-		snprintf(fix, sizeof(fix), "; use %s", iso_say(h->say, ISO_SAY_HOME_SHOW));
+		snprintf(fix, sizeof(fix), "; use %s", sup_say(h->say, SUP_SAY_HOME_SHOW));
 	snprintf(buf, len, "%s%s%s%s hides %s from the command%s", via[0] ? "its interpreter " : "",
 		 via, via[0] ? ": " : "", why, q ? q : at, fix);
 }
@@ -252,11 +252,11 @@ static bool listed(const char *line, const char *item)
 	return false;
 }
 
-static void list_add(struct listing *l, const struct iso_hidden *h, const char *path,
+static void list_add(struct listing *l, const struct sup_hidden *h, const char *path,
 		     const char *where)
 {
 	char at[PATH_MAX], item[PATH_MAX + 64];
-	const char *why = iso_hidden_by(h, path, false, at, sizeof(at));
+	const char *why = sup_hidden_by(h, path, false, at, sizeof(at));
 	_cleanup_free_ char *q = NULL;
 	size_t used = strlen(l->line);
 
@@ -277,7 +277,7 @@ static void list_add(struct listing *l, const struct iso_hidden *h, const char *
 }
 
 /* Each entry of a PATH-like list; an empty one is the working directory, as execvp takes it. */
-static void list_var(struct listing *l, const struct iso_hidden *h, char *const *envp,
+static void list_var(struct listing *l, const struct sup_hidden *h, char *const *envp,
 		     const char *var, const char *seps)
 {
 	size_t n = strlen(var);
@@ -293,7 +293,7 @@ static void list_var(struct listing *l, const struct iso_hidden *h, char *const 
 	}
 }
 
-static void list_argv(struct listing *l, const struct iso_hidden *h, char *const *argv,
+static void list_argv(struct listing *l, const struct sup_hidden *h, char *const *argv,
 		      bool relative)
 {
 	char where[32];
@@ -310,13 +310,13 @@ static void list_argv(struct listing *l, const struct iso_hidden *h, char *const
 	}
 }
 
-void iso_hidden_warn(FILE *f, const struct iso_hidden *h, char *const *argv, char *const *envp)
+void sup_hidden_warn(FILE *f, const struct sup_hidden *h, char *const *argv, char *const *envp)
 {
-	const char *const opts[] = { iso_say(h->say, ISO_SAY_PRIVATE_TMP),
-				     iso_say(h->say, ISO_SAY_HOME_HIDE) };
+	const char *const opts[] = { sup_say(h->say, SUP_SAY_PRIVATE_TMP),
+				     sup_say(h->say, SUP_SAY_HOME_HIDE) };
 	char at[PATH_MAX];
 	/* a hidden working directory fails the start with its own line: its paths would echo it */
-	bool relative = h->cwd && !iso_hidden_by(h, h->cwd, false, at, sizeof(at));
+	bool relative = h->cwd && !sup_hidden_by(h, h->cwd, false, at, sizeof(at));
 
 	if (!h->on)
 		return;

@@ -17,7 +17,7 @@
 
 #include "launcher/opts.h"
 
-struct iso_hidden {
+struct sup_hidden {
 	bool on;
 	char *tmp[2];	   /* --private-tmp: /tmp and /var/tmp, canonical (NULL: none) */
 	char *tmp_keep[2]; /* visible there: the tree, the working directory */
@@ -33,9 +33,9 @@ struct iso_hidden {
  * entry's home.  Nothing is hidden (h->on false) without a hiding option; a
  * path that cannot be resolved is left out, never an error: this only explains.
  */
-void iso_hidden_init(struct iso_hidden *h, const struct iso_opts *o, const char *tree,
+void sup_hidden_init(struct sup_hidden *h, const struct sup_opts *o, const char *tree,
 		     const char *cwd);
-void iso_hidden_free(struct iso_hidden *h);
+void sup_hidden_free(struct sup_hidden *h);
 
 /*
  * The option that hides path from the command ("--private-tmp",
@@ -44,16 +44,16 @@ void iso_hidden_free(struct iso_hidden *h);
  * (a command that is missing there too is not the option's doing); else the
  * hidden name alone must (a file the command will make in a hidden directory).
  */
-const char *iso_hidden_by(const struct iso_hidden *h, const char *path, bool whole, char *ret_at,
+const char *sup_hidden_by(const struct sup_hidden *h, const char *path, bool whole, char *ret_at,
 			  size_t len);
 
 /* "ERROR: OPTION hides NAME ...; FIX" for an exec that failed with ENOENT, or "" */
-void iso_hidden_cause(const struct iso_hidden *h, const char *path, char *buf, size_t len);
+void sup_hidden_cause(const struct sup_hidden *h, const char *path, char *buf, size_t len);
 
 /*
  * Before the start, one line per hiding option naming what of argv, PATH and
  * LD_LIBRARY_PATH it hides (not argv[0]: its exec failure names the cause).
  */
-void iso_hidden_warn(FILE *f, const struct iso_hidden *h, char *const *argv, char *const *envp);
+void sup_hidden_warn(FILE *f, const struct sup_hidden *h, char *const *argv, char *const *envp);
 
 #endif

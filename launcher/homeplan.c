@@ -25,13 +25,13 @@
  * --writable DIR and each cache kept between runs, canonical.  Reachable from the
  * static plan for the whole run.
  */
-static int home_keeps(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
+static int home_keeps(struct sup *s, struct sup_ns_plan *p, struct iso_err *e)
 {
-	const struct iso_opts *o = s->o;
+	const struct sup_opts *o = s->o;
 
 	s->ns.keep = calloc(o->writable.n + s->out->n_caches + 1, sizeof(*s->ns.keep));
 	if (!s->ns.keep)
-		return iso_err_set(e, ENOMEM, "%s", iso_say(o->say, ISO_SAY_WRITABLE));
+		return iso_err_set(e, ENOMEM, "%s", sup_say(o->say, SUP_SAY_WRITABLE));
 	s->ns.keep[0] = realpath(s->tree.path, NULL);
 	if (!s->ns.keep[0])
 		return iso_err_set(e, errno, "resolve '%s'", s->tree.path);
@@ -39,7 +39,7 @@ static int home_keeps(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 	for (size_t i = 0; i < o->writable.n; i++, s->ns.n_keep++) {
 		s->ns.keep[s->ns.n_keep] = realpath(o->writable.v[i], NULL);
 		if (!s->ns.keep[s->ns.n_keep])
-			return iso_err_set(e, errno, "%s '%s'", iso_say(o->say, ISO_SAY_WRITABLE),
+			return iso_err_set(e, errno, "%s '%s'", sup_say(o->say, SUP_SAY_WRITABLE),
 					   o->writable.v[i]);
 	}
 	/* a cache asked for stays writable: made and canonical already (launcher/cache.h) */
@@ -60,10 +60,10 @@ enum covered { COVERED_NONE, COVERED_CWD, COVERED_CHDIR, COVERED_WATCH };
  * then each --watch) that the covered home (canonical) makes read-only,
  * canonical into buf.
  */
-static enum covered home_covered_dir(const struct sup *s, const struct iso_ns_plan *p,
+static enum covered home_covered_dir(const struct sup *s, const struct sup_ns_plan *p,
 				     const char *home, char *buf)
 {
-	const struct iso_opts *o = s->o;
+	const struct sup_opts *o = s->o;
 	const char *cwd = o->chdir ? o->chdir : s->out->cwd;
 
 	if (cwd && realpath(cwd, buf) && ns_home_covers(home, p->keep, p->n_keep, buf))
@@ -80,24 +80,24 @@ static enum covered home_covered_dir(const struct sup *s, const struct iso_ns_pl
  * (docs/use/guard-home.md), so the suite's own "Read-only file system" would be
  * all the user gets.  One line, not with -q.
  */
-static void name_covered(const struct iso_opts *o, enum covered c, char *buf, size_t len)
+static void name_covered(const struct sup_opts *o, enum covered c, char *buf, size_t len)
 {
 	if (c == COVERED_CWD)
 		snprintf(buf, len, "the working directory");
 	else
 		snprintf(buf, len, "the %s directory",
-			 iso_say(o->say, c == COVERED_CHDIR ? ISO_SAY_CHDIR : ISO_SAY_WATCH));
+			 sup_say(o->say, c == COVERED_CHDIR ? SUP_SAY_CHDIR : SUP_SAY_WATCH));
 }
 
-static void home_hint(const struct sup *s, const struct iso_ns_plan *p)
+static void home_hint(const struct sup *s, const struct sup_ns_plan *p)
 {
-	const struct iso_opts *o = s->o;
+	const struct sup_opts *o = s->o;
 	/* a home reached through a symlink: the directories are compared canonical */
 	_cleanup_free_ char *q = NULL, *home = realpath(p->real_home, NULL);
 	char dir[PATH_MAX];
 	enum covered c =
 		o->verbosity < 0 || !home ? COVERED_NONE : home_covered_dir(s, p, home, dir);
-	const char *shown, *what, *writable = iso_say(o->say, ISO_SAY_WRITABLE);
+	const char *shown, *what, *writable = sup_say(o->say, SUP_SAY_WRITABLE);
 	char covered[64], alt[64] = "";
 
 	if (c == COVERED_NONE)
@@ -111,7 +111,7 @@ static void home_hint(const struct sup *s, const struct iso_ns_plan *p)
 	/* --writable refuses the home itself: a hint must work when followed */
 	if (strcmp(home, dir) == 0) {
 		fprintf(stderr, "isorun: %s %s is the %s; %s\n", covered, shown, what,
-			iso_say(o->say, ISO_SAY_HOME_WHOLE_FIX));
+			sup_say(o->say, SUP_SAY_HOME_WHOLE_FIX));
 		return;
 	}
 	if (c == COVERED_CWD)
@@ -121,9 +121,9 @@ static void home_hint(const struct sup *s, const struct iso_ns_plan *p)
 }
 
 /* --protect-home: the real home from the passwd entry, and what stays writable. */
-int sup_plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
+int sup_plan_home(struct sup *s, struct sup_ns_plan *p, struct iso_err *e)
 {
-	struct iso_tree *t = &s->tree;
+	struct tree_tree *t = &s->tree;
 	struct passwd *pw;
 	int r;
 
@@ -133,7 +133,7 @@ int sup_plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e)
 	if (!pw || !pw->pw_dir || !*pw->pw_dir)
 		return iso_err_set(e, errno ? errno : ENOENT,
 				   "%s: find the home of uid %u in the passwd database",
-				   iso_say(s->o->say, ISO_SAY_PROTECT_HOME), (unsigned)getuid());
+				   sup_say(s->o->say, SUP_SAY_PROTECT_HOME), (unsigned)getuid());
 	p->real_home = pw->pw_dir;
 	free(s->out->home);
 	s->out->home = strdup(pw->pw_dir); /* for the failure's note; none without memory */

@@ -45,9 +45,9 @@
 enum init_source { INIT_SIGCHLD, INIT_TIMER, INIT_CONTROL };
 
 struct init {
-	const struct iso_ns_plan *p;
+	const struct sup_ns_plan *p;
 	int sock;
-	struct iso_evloop loop;
+	struct sup_evloop loop;
 	pid_t cmd;
 	bool cmd_done;
 	bool settling;
@@ -59,10 +59,10 @@ struct init {
  * or sig=EBUSY when an enclosing isorun guards: one message, so the outer wakes
  * once for the hand-over.  Init keeps no copy of the listener.
  */
-static void send_final(int sock, struct iso_ns_msg *m, int listener, bool elsewhere)
+static void send_final(int sock, struct sup_ns_msg *m, int listener, bool elsewhere)
 {
 	m->sig = elsewhere ? EBUSY : 0;
-	(void)iso_ns_send_fd(sock, m, listener);
+	(void)sup_ns_send_fd(sock, m, listener);
 	if (listener >= 0)
 		close(listener);
 }
@@ -70,7 +70,7 @@ static void send_final(int sock, struct iso_ns_msg *m, int listener, bool elsewh
 static _Noreturn void fail_passing(int sock, int stage, const struct iso_err *e, int listener,
 				   bool elsewhere)
 {
-	struct iso_ns_msg m = { .type = ISO_NS_FAILED, .stage = stage, .err = *e };
+	struct sup_ns_msg m = { .type = SUP_NS_FAILED, .stage = stage, .err = *e };
 
 	send_final(sock, &m, listener, elsewhere);
 	_exit(1);
@@ -158,19 +158,19 @@ static int reexpose(const char *path, const char *pinned, struct iso_err *e)
 
 static void forward_event(const struct pol_event *ev, void *arg)
 {
-	struct iso_ns_msg m = { .type = ISO_NS_POLICY_EVENT };
-	struct iso_ns_event_wire *w = (struct iso_ns_event_wire *)m.event;
+	struct sup_ns_msg m = { .type = SUP_NS_POLICY_EVENT };
+	struct sup_ns_event_wire *w = (struct sup_ns_event_wire *)m.event;
 
 	w->pid = ev->pid;
 	snprintf(w->call, sizeof(w->call), "%s", ev->call);
 	snprintf(w->detail, sizeof(w->detail), "%s", ev->detail);
 	snprintf(w->origin, sizeof(w->origin), "%s", ev->origin ? ev->origin : "");
 	w->refused = ev->refused;
-	(void)iso_ns_send(*(int *)arg, &m);
+	(void)sup_ns_send(*(int *)arg, &m);
 }
 
 /* What the command inherits from init: fd 0, fds 1 and 2 unless relayed, --pass-fd. */
-static int home_fds(const struct iso_ns_plan *p, struct iso_err *e)
+static int home_fds(const struct sup_ns_plan *p, struct iso_err *e)
 {
 	int fds[3 + 64];
 	size_t n = 0;
@@ -189,7 +189,7 @@ static int home_fds(const struct iso_ns_plan *p, struct iso_err *e)
  * The caches kept between runs (--cache) under --private-tmp: pinned before the
  * cover, bound back after it (bind), as the tree is.
  */
-static int cover_caches(const struct iso_ns_plan *p, char pins[][64], bool bind, struct iso_err *e)
+static int cover_caches(const struct sup_ns_plan *p, char pins[][64], bool bind, struct iso_err *e)
 {
 	int r = 0;
 
@@ -198,11 +198,11 @@ static int cover_caches(const struct iso_ns_plan *p, char pins[][64], bool bind,
 	return r;
 }
 
-static int setup(const struct iso_ns_plan *p, struct iso_err *e)
+static int setup(const struct sup_ns_plan *p, struct iso_err *e)
 {
-	const struct iso_mount_plan *m = &p->mounts;
+	const struct sup_mount_plan *m = &p->mounts;
 	char tmp[64] = "", empty[64] = "", tree[64] = "", cwd[64] = "";
-	char caches[ISO_N_CACHES][64] = { "" };
+	char caches[SUP_N_CACHES][64] = { "" };
 	int r = 0;
 
 	if (m->private_tmp) {
@@ -257,9 +257,9 @@ static int setup(const struct iso_ns_plan *p, struct iso_err *e)
 
 static void send_status(struct init *in, int type, int status)
 {
-	struct iso_ns_msg m = { .type = type, .status = status };
+	struct sup_ns_msg m = { .type = type, .status = status };
 
-	(void)iso_ns_send(in->sock, &m);
+	(void)sup_ns_send(in->sock, &m);
 }
 
 /* Every process of the namespace but init, from the namespace's own /proc. */
@@ -295,16 +295,16 @@ static void reap(struct init *in, bool block)
 	while ((pid = waitpid(-1, &status, flags)) > 0 || (pid < 0 && errno == EINTR)) {
 		if (pid > 0 && WIFSTOPPED(status)) {
 			if (pid == in->cmd)
-				send_status(in, ISO_NS_STOPPED, status);
+				send_status(in, SUP_NS_STOPPED, status);
 			if (block)
 				break;
 			continue;
 		}
 		if (pid == in->cmd && !in->cmd_done) {
 			in->cmd_done = true;
-			send_status(in, ISO_NS_EXITED, status);
+			send_status(in, SUP_NS_EXITED, status);
 		}
-		if (!block && pid > 0 && ++n == ISO_REAP_BATCH) {
+		if (!block && pid > 0 && ++n == SUP_REAP_BATCH) {
 			in->reap_more = true;
 			break;
 		}
@@ -326,14 +326,14 @@ static _Noreturn void done(struct init *in)
 	/* what the command gave to the range's ids, the caller could not remove */
 	if (in->p->ranged)
 		(void)ns_idmap_give_back(in->p->tree, in->p->inside_uid, in->p->inside_gid, &e);
-	send_status(in, ISO_NS_DONE, 0);
+	send_status(in, SUP_NS_DONE, 0);
 	_exit(0);
 }
 
 /* Settle is over (or cut short): stop all, name all, then kill all. */
 static _Noreturn void sweep(struct init *in)
 {
-	struct iso_ns_msg m;
+	struct sup_ns_msg m;
 	DIR *d;
 	struct dirent *de;
 
@@ -348,19 +348,19 @@ static _Noreturn void sweep(struct init *in)
 			continue;
 		cmd = iso_proc_cmdline((pid_t)pid, sizeof(m.cmdline) - 1);
 		cwd = iso_proc_cwd((pid_t)pid);
-		m = (struct iso_ns_msg){
-			.type = ISO_NS_LEAK, .pid = (pid_t)pid, .sid = p.sid, .start = p.start
+		m = (struct sup_ns_msg){
+			.type = SUP_NS_LEAK, .pid = (pid_t)pid, .sid = p.sid, .start = p.start
 		};
 		snprintf(m.cmdline, sizeof(m.cmdline), "%s", cmd ? cmd : "?");
 		snprintf(m.cwd, sizeof(m.cwd), "%s", cwd ? cwd : "");
-		(void)iso_ns_send(in->sock, &m);
+		(void)sup_ns_send(in->sock, &m);
 	}
 	if (d)
 		closedir(d);
-	m = (struct iso_ns_msg){ .type = ISO_NS_LEAKS_DONE };
-	(void)iso_ns_send(in->sock, &m);
+	m = (struct sup_ns_msg){ .type = SUP_NS_LEAKS_DONE };
+	(void)sup_ns_send(in->sock, &m);
 	/* the outer maps inner pids to its own while they are stopped, then says go */
-	while (iso_ns_recv(in->sock, &m) > 0 && m.type != ISO_NS_KILL_OK)
+	while (sup_ns_recv(in->sock, &m) > 0 && m.type != SUP_NS_KILL_OK)
 		;
 	(void)kill(-1, SIGKILL);
 	while (!empty())
@@ -370,8 +370,8 @@ static _Noreturn void sweep(struct init *in)
 
 static void on_control(struct init *in)
 {
-	struct iso_ns_msg m;
-	int r = iso_ns_recv(in->sock, &m);
+	struct sup_ns_msg m;
+	int r = sup_ns_recv(in->sock, &m);
 
 	if (r <= 0) {
 		/* the outer is gone: so is everything here */
@@ -379,7 +379,7 @@ static void on_control(struct init *in)
 		_exit(1);
 	}
 	switch (m.type) {
-	case ISO_NS_CANCEL:
+	case SUP_NS_CANCEL:
 		if (in->settling) {
 			sweep(in);
 		}
@@ -387,18 +387,18 @@ static void on_control(struct init *in)
 			(void)kill(-in->cmd, m.sig);
 		signal_others(in->p->stop.signal, in->cmd_done ? 0 : in->cmd);
 		break;
-	case ISO_NS_SWEEP:
+	case SUP_NS_SWEEP:
 		if (in->cmd_done)
 			sweep(in);
 		break;
-	case ISO_NS_TIMEOUT:
+	case SUP_NS_TIMEOUT:
 		(void)kill(-1, in->p->stop.signal);
 		break;
-	case ISO_NS_FORWARD:
+	case SUP_NS_FORWARD:
 		if (!in->cmd_done)
 			(void)kill(m.status ? -in->cmd : in->cmd, m.sig);
 		break;
-	case ISO_NS_CONTINUE:
+	case SUP_NS_CONTINUE:
 		if (!in->cmd_done) {
 			(void)tcsetpgrp(in->p->spawn.tty_fd, in->cmd);
 			(void)kill(-in->cmd, SIGCONT);
@@ -417,7 +417,7 @@ static void on_children(struct init *in)
 		done(in);
 	if (in->cmd_done && !in->settling) {
 		in->settling = true;
-		iso_evloop_arm(&in->loop, in->p->stop.settle_ms);
+		sup_evloop_arm(&in->loop, in->p->stop.settle_ms);
 	}
 }
 
@@ -427,11 +427,11 @@ static void dispatch(struct init *in, enum init_source src)
 
 	switch (src) {
 	case INIT_SIGCHLD:
-		(void)iso_evloop_signals(&in->loop, &si);
+		(void)sup_evloop_signals(&in->loop, &si);
 		on_children(in);
 		break;
 	case INIT_TIMER:
-		if (iso_evloop_expired(&in->loop))
+		if (sup_evloop_expired(&in->loop))
 			sweep(in);
 		break;
 	case INIT_CONTROL:
@@ -446,11 +446,11 @@ static void dispatch(struct init *in, enum init_source src)
  */
 static void start_command(struct init *in)
 {
-	const struct iso_ns_plan *p = in->p;
-	struct iso_exec_failure xf = { 0 };
-	struct iso_ns_msg m;
+	const struct sup_ns_plan *p = in->p;
+	struct sup_exec_failure xf = { 0 };
+	struct sup_ns_msg m;
 	struct iso_err e = { 0 };
-	struct iso_spawn sp = p->spawn;
+	struct sup_spawn sp = p->spawn;
 	int listener = -1;
 	bool elsewhere = false;
 
@@ -458,17 +458,17 @@ static void start_command(struct init *in)
 	sp.event_arg = &in->sock;
 	/* the record is the outer's: the command's own exec goes unrecorded here */
 	sp.on_exec = NULL;
-	if (iso_spawn(&sp, &in->cmd, &xf, &listener, &elsewhere, &e) < 0)
-		fail(in->sock, ISO_STAGE_NS, &e);
+	if (sup_spawn(&sp, &in->cmd, &xf, &listener, &elsewhere, &e) < 0)
+		fail(in->sock, SUP_STAGE_NS, &e);
 	if (xf.errnum) {
 		/* the child's own account of what failed, for the outer to print whole */
 		e = xf.err;
 		(void)waitpid(in->cmd, NULL, 0);
-		if (xf.stage == ISO_STAGE_CHDIR)
+		if (xf.stage == SUP_STAGE_CHDIR)
 			iso_err_set(&e, xf.errnum, "enter the working directory '%s'%s%s",
 				    p->spawn.cwd, p->mounts.home == NS_HOME_HIDE ? " under " : "",
 				    p->mounts.home == NS_HOME_HIDE
-					    ? iso_say(p->say, ISO_SAY_HOME_HIDE)
+					    ? sup_say(p->say, SUP_SAY_HOME_HIDE)
 					    : "");
 		e.errnum = xf.errnum;
 		fail_passing(in->sock, xf.stage, &e, listener, elsewhere);
@@ -479,47 +479,47 @@ static void start_command(struct init *in)
 	/* one pipe for both when they are one stream (`>log 2>&1`) */
 	if (p->spawn.err_fd >= 0 && p->spawn.err_fd != p->spawn.out_fd)
 		close(p->spawn.err_fd);
-	m = (struct iso_ns_msg){ .type = ISO_NS_STARTED, .pid = in->cmd };
+	m = (struct sup_ns_msg){ .type = SUP_NS_STARTED, .pid = in->cmd };
 	send_final(in->sock, &m, listener, elsewhere);
 }
 
-_Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock)
+_Noreturn void sup_init_main(const struct sup_ns_plan *p, int sock)
 {
-	struct init in = { .p = p, .sock = sock, .loop = ISO_EVLOOP_INIT };
-	struct iso_ns_msg m;
+	struct init in = { .p = p, .sock = sock, .loop = SUP_EVLOOP_INIT };
+	struct sup_ns_msg m;
 	struct iso_err e = { 0 };
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
 	sigset_t mask;
 
-	if (iso_ns_recv(sock, &m) <= 0 || m.type != ISO_NS_GO)
+	if (sup_ns_recv(sock, &m) <= 0 || m.type != SUP_NS_GO)
 		_exit(1);
 	/* armed after the maps, which is the last change of identity; then the race check */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
 		iso_err_set(&e, errno, "prctl(PR_SET_PDEATHSIG)");
-		fail(sock, ISO_STAGE_NS, &e);
+		fail(sock, SUP_STAGE_NS, &e);
 	}
 	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
 		_exit(1);
 	/* init's own cwd would pin whatever is mounted over it; the command enters its own */
 	if (chdir("/") < 0) {
 		iso_err_set(&e, errno, "enter '/'");
-		fail(sock, ISO_STAGE_NS, &e);
+		fail(sock, SUP_STAGE_NS, &e);
 	}
 	if (setup(p, &e) < 0)
-		fail(sock, ISO_STAGE_NS, &e);
+		fail(sock, SUP_STAGE_NS, &e);
 
 	start_command(&in);
 
 	/* the outer's mask is inherited: SIGCHLD and the cancel signals are blocked */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
-	if (iso_evloop_open(&in.loop, &mask, INIT_SIGCHLD, INIT_TIMER, NULL) < 0 ||
-	    iso_evloop_add(&in.loop, sock, INIT_CONTROL) < 0)
+	if (sup_evloop_open(&in.loop, &mask, INIT_SIGCHLD, INIT_TIMER, NULL) < 0 ||
+	    sup_evloop_add(&in.loop, sock, INIT_CONTROL) < 0)
 		_exit(1);
 	for (;;) {
 		struct epoll_event ev[4];
 		/* zombies left by a bounded reap: again once the timer and socket had a turn */
-		int n = iso_evloop_wait(&in.loop, ev, 4, in.reap_more ? 0 : -1);
+		int n = sup_evloop_wait(&in.loop, ev, 4, in.reap_more ? 0 : -1);
 
 		for (int i = 0; i < n; i++)
 			dispatch(&in, (enum init_source)ev[i].data.u64);

@@ -6,6 +6,6 @@
 #include "launcher/nsmsg.h"
 
 /* The init role; never returns. */
-_Noreturn void iso_init_main(const struct iso_ns_plan *p, int sock);
+_Noreturn void sup_init_main(const struct sup_ns_plan *p, int sock);
 
 #endif

@@ -41,7 +41,7 @@ static bool xml_char(unsigned cp)
 	       (cp >= 0xe000 && cp <= 0xfffd) || cp >= 0x10000;
 }
 
-void iso_xml_escape(FILE *f, const char *s, size_t n, bool attr)
+void sup_xml_escape(FILE *f, const char *s, size_t n, bool attr)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	unsigned cp;
@@ -72,7 +72,7 @@ void iso_xml_escape(FILE *f, const char *s, size_t n, bool attr)
 
 static void xs(FILE *f, const char *s, bool attr)
 {
-	iso_xml_escape(f, s ? s : "", s ? strlen(s) : 0, attr);
+	sup_xml_escape(f, s ? s : "", s ? strlen(s) : 0, attr);
 }
 
 /* One guard's case while it is written: its result and its text. */
@@ -102,18 +102,18 @@ static void jcase_set(struct jcase *c, const char *status, const char *type, con
 }
 
 /* The words of every finding of a kind, one per line. */
-static void texts(struct jcase *c, const struct iso_verdict *v, enum iso_vkind kind)
+static void texts(struct jcase *c, const struct sup_verdict *v, enum sup_vkind kind)
 {
 	for (size_t i = 0; i < v->n[kind]; i++) {
-		const char *t = iso_verdict_get(v, kind, i)->text;
+		const char *t = sup_verdict_get(v, kind, i)->text;
 
 		fprintf(c->m, "%s\n", t ? t : "?");
 	}
 }
 
-static void case_command(struct jcase *c, const struct iso_verdict *v)
+static void case_command(struct jcase *c, const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 
 	fputs("$", c->m);
 	for (size_t i = 0; i < o->argc; i++) {
@@ -123,11 +123,11 @@ static void case_command(struct jcase *c, const struct iso_verdict *v)
 	}
 	fputc('\n', c->m);
 	if (v->unfinished) {
-		jcase_set(c, "error", "unfinished", ISO_UNFINISHED);
+		jcase_set(c, "error", "unfinished", SUP_UNFINISHED);
 		return;
 	}
 	if (o->setup_before || o->setup_failed) {
-		texts(c, v, ISO_V_SETUP);
+		texts(c, v, SUP_V_SETUP);
 		jcase_set(c, "error", "setup", v->how);
 		return;
 	}
@@ -138,27 +138,27 @@ static void case_command(struct jcase *c, const struct iso_verdict *v)
 }
 
 /* before the start nothing ran that a guard could judge */
-static bool not_run(struct jcase *c, const struct iso_verdict *v)
+static bool not_run(struct jcase *c, const struct sup_verdict *v)
 {
 	if (!v->nothing_ran && !v->unfinished)
 		return false;
-	jcase_set(c, "skipped", NULL, v->unfinished ? ISO_UNFINISHED : "the command did not run");
+	jcase_set(c, "skipped", NULL, v->unfinished ? SUP_UNFINISHED : "the command did not run");
 	return true;
 }
 
-static void case_leaks(struct jcase *c, const struct iso_verdict *v)
+static void case_leaks(struct jcase *c, const struct sup_verdict *v)
 {
-	const struct iso_vfinding *gap = iso_verdict_get(v, ISO_V_UNMEASURABLE, 0);
-	size_t n = v->n[ISO_V_LEAK];
+	const struct sup_vfinding *gap = sup_verdict_get(v, SUP_V_UNMEASURABLE, 0);
+	size_t n = v->n[SUP_V_LEAK];
 	char msg[300];
 
 	if (not_run(c, v))
 		return;
-	texts(c, v, ISO_V_LEAK);
-	texts(c, v, ISO_V_UNMEASURABLE);
+	texts(c, v, SUP_V_LEAK);
+	texts(c, v, SUP_V_UNMEASURABLE);
 	if (gap && gap->counts) {
 		jcase_set(c, "failure", "not-measurable", gap->text ? gap->text : "?");
-	} else if (v->n_counting[ISO_V_LEAK]) {
+	} else if (v->n_counting[SUP_V_LEAK]) {
 		snprintf(msg, sizeof(msg), "%zu process%s outlived the command", n,
 			 n == 1 ? "" : "es");
 		jcase_set(c, "failure", "leak", msg);
@@ -168,21 +168,21 @@ static void case_leaks(struct jcase *c, const struct iso_verdict *v)
 	}
 }
 
-static void case_residue(struct jcase *c, const struct iso_verdict *v)
+static void case_residue(struct jcase *c, const struct sup_verdict *v)
 {
-	size_t n = v->n[ISO_V_RESIDUE], gaps = v->n[ISO_V_RESIDUE_GAP];
+	size_t n = v->n[SUP_V_RESIDUE], gaps = v->n[SUP_V_RESIDUE_GAP];
 	char msg[160];
 
 	c->omit = !v->plan->watches;
 	if (c->omit || not_run(c, v))
 		return;
-	texts(c, v, ISO_V_RESIDUE);
-	texts(c, v, ISO_V_RESIDUE_GAP);
-	if (v->n_counting[ISO_V_RESIDUE_GAP]) {
+	texts(c, v, SUP_V_RESIDUE);
+	texts(c, v, SUP_V_RESIDUE_GAP);
+	if (v->n_counting[SUP_V_RESIDUE_GAP]) {
 		snprintf(msg, sizeof(msg), "residue check not measurable in %zu director%s", gaps,
 			 gaps == 1 ? "y" : "ies");
 		jcase_set(c, "failure", "not-measurable", msg);
-	} else if (v->n_counting[ISO_V_RESIDUE]) {
+	} else if (v->n_counting[SUP_V_RESIDUE]) {
 		snprintf(msg, sizeof(msg), "%zu new entr%s in watched directories", n,
 			 n == 1 ? "y" : "ies");
 		jcase_set(c, "failure", "residue", msg);
@@ -194,9 +194,9 @@ static void case_residue(struct jcase *c, const struct iso_verdict *v)
 	}
 }
 
-static void case_policy(struct jcase *c, const struct iso_verdict *v)
+static void case_policy(struct jcase *c, const struct sup_verdict *v)
 {
-	size_t n = v->n_counting[ISO_V_REFUSAL];
+	size_t n = v->n_counting[SUP_V_REFUSAL];
 	char msg[160];
 
 	c->omit = !v->plan->policy;
@@ -207,7 +207,7 @@ static void case_policy(struct jcase *c, const struct iso_verdict *v)
 		jcase_set(c, "skipped", NULL, "no policy was put in place");
 		return;
 	}
-	texts(c, v, ISO_V_REFUSAL);
+	texts(c, v, SUP_V_REFUSAL);
 	if (n) {
 		snprintf(msg, sizeof(msg), "%zu call%s refused", n, n == 1 ? "" : "s");
 		jcase_set(c, "failure", "policy", msg);
@@ -215,44 +215,44 @@ static void case_policy(struct jcase *c, const struct iso_verdict *v)
 }
 
 /* the tree's removal, and the delivery of what the command wrote and of the files before */
-static void case_teardown(struct jcase *c, const struct iso_verdict *v)
+static void case_teardown(struct jcase *c, const struct sup_verdict *v)
 {
-	const struct iso_vfinding *undelivered = iso_verdict_get(v, ISO_V_UNDELIVERED, 0);
-	const struct iso_outcome *o = v->out;
+	const struct sup_vfinding *undelivered = sup_verdict_get(v, SUP_V_UNDELIVERED, 0);
+	const struct sup_outcome *o = v->out;
 
 	if (v->unfinished) {
-		jcase_set(c, "skipped", NULL, ISO_UNFINISHED);
+		jcase_set(c, "skipped", NULL, SUP_UNFINISHED);
 		return;
 	}
-	texts(c, v, ISO_V_STREAM_LOST);
-	texts(c, v, ISO_V_UNDELIVERED);
-	if (v->n[ISO_V_RETAINED]) {
-		texts(c, v, ISO_V_RETAINED);
+	texts(c, v, SUP_V_STREAM_LOST);
+	texts(c, v, SUP_V_UNDELIVERED);
+	if (v->n[SUP_V_RETAINED]) {
+		texts(c, v, SUP_V_RETAINED);
 		jcase_set(c, "failure", "retained", "tree retained");
-	} else if (v->n[ISO_V_STREAM_LOST] || undelivered) {
+	} else if (v->n[SUP_V_STREAM_LOST] || undelivered) {
 		jcase_set(c, "failure", "delivery",
-			  v->n[ISO_V_STREAM_LOST] ? "output lost" : undelivered->word);
-	} else if (o->tree_state == ISO_TREE_KEPT) {
+			  v->n[SUP_V_STREAM_LOST] ? "output lost" : undelivered->word);
+	} else if (o->tree_state == SUP_TREE_KEPT) {
 		fprintf(c->m, "tree kept at %s\n", o->tree_path);
-	} else if (o->tree_state == ISO_TREE_REMOVED && o->tree_reason[0]) {
+	} else if (o->tree_state == SUP_TREE_REMOVED && o->tree_reason[0]) {
 		/* removed, and what could not be measured on the way */
 		fprintf(c->m, "%s\n", o->tree_reason);
 	}
 }
 
-static void case_timeout(struct jcase *c, const struct iso_verdict *v)
+static void case_timeout(struct jcase *c, const struct sup_verdict *v)
 {
-	c->omit = !v->plan->stop.timeout_ms && !v->n[ISO_V_TIMEOUT];
+	c->omit = !v->plan->stop.timeout_ms && !v->n[SUP_V_TIMEOUT];
 	if (c->omit || not_run(c, v))
 		return;
-	if (v->n[ISO_V_TIMEOUT]) {
-		texts(c, v, ISO_V_TIMEOUT);
+	if (v->n[SUP_V_TIMEOUT]) {
+		texts(c, v, SUP_V_TIMEOUT);
 		jcase_set(c, "failure", "timeout", "timed out");
 	}
 }
 
 /* a kind whose row names a case of its own: failed by its findings that count */
-static void case_kind(struct jcase *c, const struct iso_verdict *v, enum iso_vkind kind)
+static void case_kind(struct jcase *c, const struct sup_verdict *v, enum sup_vkind kind)
 {
 	char msg[sizeof(c->message)];
 
@@ -260,13 +260,13 @@ static void case_kind(struct jcase *c, const struct iso_verdict *v, enum iso_vki
 		return;
 	texts(c, v, kind);
 	if (v->n_counting[kind]) {
-		iso_verdict_kind_words(v, kind, msg, sizeof(msg));
+		sup_verdict_kind_words(v, kind, msg, sizeof(msg));
 		jcase_set(c, "failure", c->name, msg);
 	}
 }
 
 /* the guards' six, then a case per kind that names one */
-enum { N_CASES = 6, MAX_CASES = N_CASES + ISO_V_N_KINDS };
+enum { N_CASES = 6, MAX_CASES = N_CASES + SUP_V_N_KINDS };
 
 static void emit_case(FILE *f, const struct jcase *c, double secs)
 {
@@ -280,7 +280,7 @@ static void emit_case(FILE *f, const struct jcase *c, double secs)
 		/* a guard that could not run says why, and what it found where it could */
 		if (c->len) {
 			fputs("      <system-out>", f);
-			iso_xml_escape(f, c->text, c->len, false);
+			sup_xml_escape(f, c->text, c->len, false);
 			fputs("</system-out>\n", f);
 		}
 	} else if (c->status) {
@@ -289,11 +289,11 @@ static void emit_case(FILE *f, const struct jcase *c, double secs)
 		fputs("\" type=\"", f);
 		xs(f, c->type, true);
 		fputs("\">", f);
-		iso_xml_escape(f, c->text, c->len, false);
+		sup_xml_escape(f, c->text, c->len, false);
 		fprintf(f, "</%s>\n", c->status);
 	} else if (c->len) {
 		fputs("      <system-out>", f);
-		iso_xml_escape(f, c->text, c->len, false);
+		sup_xml_escape(f, c->text, c->len, false);
 		fputs("</system-out>\n", f);
 	}
 	fputs("    </testcase>\n", f);
@@ -325,12 +325,12 @@ static void property(FILE *f, const char *name, const char *value)
 	fputs("\"/>\n", f);
 }
 
-static void emit(FILE *f, const struct iso_verdict *v, const struct jcase *cases)
+static void emit(FILE *f, const struct sup_verdict *v, const struct jcase *cases)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	char attrs[160], stamp[32], host[256] = "localhost", code[16] = "";
 	double secs = (double)o->duration_ms / 1000.0;
-	double cmd = o->timing.command == ISO_TIMING_NONE ? 0 : (double)o->timing.command / 1e6;
+	double cmd = o->timing.command == SUP_TIMING_NONE ? 0 : (double)o->timing.command / 1e6;
 	struct tm tm;
 
 	iso_utc(o->started.tv_sec, &tm);
@@ -355,16 +355,16 @@ static void emit(FILE *f, const struct iso_verdict *v, const struct jcase *cases
 	fputs("  </testsuite>\n</testsuites>\n", f);
 }
 
-typedef void (*case_fn)(struct jcase *c, const struct iso_verdict *v);
+typedef void (*case_fn)(struct jcase *c, const struct sup_verdict *v);
 
 /* The i-th case, written into c: a guard's six, or a kind's (none: no name). */
-static void write_case(struct jcase *c, const struct iso_verdict *v, int i, struct iso_doc *d)
+static void write_case(struct jcase *c, const struct sup_verdict *v, int i, struct sup_doc *d)
 {
 	static const char *const names[N_CASES] = { "command", "leak gate", "residue",
 						    "policy",  "teardown",  "timeout" };
 	const case_fn fns[N_CASES] = { case_command, case_leaks,    case_residue,
 				       case_policy,  case_teardown, case_timeout };
-	const char *name = i < N_CASES ? names[i] : iso_vkind_of(i - N_CASES)->junit;
+	const char *name = i < N_CASES ? names[i] : sup_vkind_of(i - N_CASES)->junit;
 
 	if (!name)
 		return;
@@ -375,13 +375,13 @@ static void write_case(struct jcase *c, const struct iso_verdict *v, int i, stru
 	if (i < N_CASES)
 		fns[i](c, v);
 	else
-		case_kind(c, v, (enum iso_vkind)(i - N_CASES));
+		case_kind(c, v, (enum sup_vkind)(i - N_CASES));
 	if (fclose(c->m) != 0)
 		d->err = -ENOMEM;
 	c->m = NULL;
 }
 
-void iso_junit_render(struct iso_doc *d, const struct iso_verdict *v)
+void iso_junit_render(struct sup_doc *d, const struct sup_verdict *v)
 {
 	struct jcase cases[MAX_CASES] = { 0 };
 

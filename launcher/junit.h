@@ -17,6 +17,6 @@
  * are kept as references).  Bytes that are not UTF-8, and characters XML cannot
  * hold (controls, U+FFFE, U+FFFF), become the visible text \xNN.
  */
-void iso_xml_escape(FILE *f, const char *s, size_t n, bool attr);
+void sup_xml_escape(FILE *f, const char *s, size_t n, bool attr);
 
 #endif

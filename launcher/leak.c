@@ -23,13 +23,13 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int iso_reap_ready(iso_reap_fn fn, void *arg)
+int sup_reap_ready(sup_reap_fn fn, void *arg)
 {
 	int n = 0, status;
 	pid_t pid;
 
 	/* bounded: a fork storm never drains, and the timers must still get their turn */
-	while (n < ISO_REAP_BATCH && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
+	while (n < SUP_REAP_BATCH && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (fn)
 			fn(pid, status, arg);
 		n++;
@@ -37,7 +37,7 @@ int iso_reap_ready(iso_reap_fn fn, void *arg)
 	return n;
 }
 
-bool iso_no_children(void)
+bool sup_no_children(void)
 {
 	siginfo_t si = { 0 };
 
@@ -61,7 +61,7 @@ static bool is_dead(const struct iso_proc *p)
 	return !iso_proc_alive(p);
 }
 
-int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp)
+int sup_signal_tree(pid_t self, int sig, pid_t skip_pgrp)
 {
 	struct iso_proc *list = NULL;
 	int n = iso_proc_descendants(self, &list), hit = 0;
@@ -119,7 +119,7 @@ static bool group_is_ours(const struct set *s, pid_t pgrp, pid_t cmd_pgid)
  * pid cannot be reused: kill() is safe.  Zombies are reaped first, so the list is
  * the live children, not a storm's dead.
  */
-static void stop_children(pid_t self, iso_reap_fn fn, void *arg)
+static void stop_children(pid_t self, sup_reap_fn fn, void *arg)
 {
 	char path[64];
 	_cleanup_free_ char *buf = malloc(CHILDREN_MAX);
@@ -128,7 +128,7 @@ static void stop_children(pid_t self, iso_reap_fn fn, void *arg)
 	ssize_t r;
 
 	/* bounded too: what a storm adds meanwhile waits for the next pass */
-	for (int i = 0; i < 16 && iso_reap_ready(fn, arg) == ISO_REAP_BATCH; i++)
+	for (int i = 0; i < 16 && sup_reap_ready(fn, arg) == SUP_REAP_BATCH; i++)
 		;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", self, self);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -148,7 +148,7 @@ static void stop_children(pid_t self, iso_reap_fn fn, void *arg)
 }
 
 /* One stop pass: returns how many new members were found and stopped. */
-static int stop_pass(pid_t self, pid_t cmd_pgid, struct set *s, iso_reap_fn fn, void *arg)
+static int stop_pass(pid_t self, pid_t cmd_pgid, struct set *s, sup_reap_fn fn, void *arg)
 {
 	struct iso_proc *list = NULL;
 	int n, added = 0;
@@ -187,28 +187,28 @@ static int stop_pass(pid_t self, pid_t cmd_pgid, struct set *s, iso_reap_fn fn, 
 	return added;
 }
 
-void iso_leak_describe(struct iso_leak *l, const struct iso_attrib_ctx *c)
+void sup_leak_describe(struct sup_leak *l, const struct sup_attrib_ctx *c)
 {
 	struct iso_proc p;
 	char exe[4096];
 	ssize_t n;
 	uint64_t start_ms = l->start * 1000 / (uint64_t)iso_proc_ticks_per_sec(),
-		 now = iso_boottime_ms();
+		 now = sup_boottime_ms();
 
 	l->ppid = iso_proc_stat(l->pid, &p) == 0 ? p.ppid : 0;
-	l->argv = iso_argv_read(l->pid);
+	l->argv = sup_argv_read(l->pid);
 	n = readlink_proc(l->pid, exe, sizeof(exe));
 	l->exe = n > 0 ? strndup(exe, (size_t)n) : NULL;
-	l->started_ms = c ? iso_attrib_started_ms(c, l->start) : ISO_STARTED_UNKNOWN;
+	l->started_ms = c ? sup_attrib_started_ms(c, l->start) : SUP_STARTED_UNKNOWN;
 	l->alive_ms = now > start_ms ? now - start_ms : 0;
 	if (c)
-		iso_attrib_find(&l->at, c, l->pid, l->start);
+		sup_attrib_find(&l->at, c, l->pid, l->start);
 }
 
-static int describe(const struct set *s, size_t from, struct iso_leak **ret, size_t *ret_n,
-		    const struct iso_attrib_ctx *c)
+static int describe(const struct set *s, size_t from, struct sup_leak **ret, size_t *ret_n,
+		    const struct sup_attrib_ctx *c)
 {
-	struct iso_leak *l;
+	struct sup_leak *l;
 
 	if (s->n == from)
 		return 0;
@@ -216,7 +216,7 @@ static int describe(const struct set *s, size_t from, struct iso_leak **ret, siz
 	if (!l)
 		return -ENOMEM;
 	for (size_t i = from; i < s->n; i++)
-		l[(*ret_n)++] = (struct iso_leak){
+		l[(*ret_n)++] = (struct sup_leak){
 			.pid = s->v[i].p.pid,
 			.sid = s->v[i].p.sid,
 			.start = s->v[i].p.start,
@@ -224,7 +224,7 @@ static int describe(const struct set *s, size_t from, struct iso_leak **ret, siz
 			.cwd = iso_proc_cwd(s->v[i].p.pid),
 		};
 	for (size_t i = *ret_n - (s->n - from); i < *ret_n; i++)
-		iso_leak_describe(&l[i], c);
+		sup_leak_describe(&l[i], c);
 	*ret = l;
 	return 0;
 }
@@ -246,7 +246,7 @@ static bool fresh_descendant(pid_t self, const struct set *s)
  * Until a child changes state or the deadline passes.  SIGCHLD is blocked in
  * isorun (it is read from a signalfd), so it stays pending for this wait.
  */
-static int wait_child(uint64_t deadline, iso_reap_fn fn, void *arg)
+static int wait_child(uint64_t deadline, sup_reap_fn fn, void *arg)
 {
 	uint64_t now = mono_ms(), left = deadline > now ? deadline - now : 0;
 	struct timespec ts = { .tv_sec = (time_t)(left / 1000),
@@ -259,13 +259,13 @@ static int wait_child(uint64_t deadline, iso_reap_fn fn, void *arg)
 	sigaddset(&chld, SIGCHLD);
 	if (sigtimedwait(&chld, NULL, &ts) < 0 && errno != EAGAIN && errno != EINTR)
 		return -errno;
-	(void)iso_reap_ready(fn, arg);
+	(void)sup_reap_ready(fn, arg);
 	return 0;
 }
 
-int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, size_t *ret_n,
-		    iso_reap_fn fn, void *arg, uint64_t deadline,
-		    const struct iso_attrib_ctx *attrib)
+int sup_freeze_kill(pid_t self, pid_t cmd_pgid, struct sup_leak **ret_leaks, size_t *ret_n,
+		    sup_reap_fn fn, void *arg, uint64_t deadline,
+		    const struct sup_attrib_ctx *attrib)
 {
 	struct set s = { 0 };
 	size_t killed = 0;
@@ -301,8 +301,8 @@ int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, siz
 		 * Before blocking, look once more: a process that slipped past the last stop
 		 * pass is alive and unkilled, and would keep us waiting forever.
 		 */
-		(void)iso_reap_ready(fn, arg);
-		if (iso_no_children())
+		(void)sup_reap_ready(fn, arg);
+		if (sup_no_children())
 			break;
 		if (mono_ms() >= deadline) {
 			r = -ETIME;
@@ -321,14 +321,14 @@ int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, siz
 	return r < 0 ? r : (int)killed;
 }
 
-void iso_leaks_free(struct iso_leak *l, size_t n)
+void sup_leaks_free(struct sup_leak *l, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(l[i].cmdline);
 		free(l[i].cwd);
 		free(l[i].exe);
-		iso_argv_free(&l[i].argv);
-		iso_attrib_free(&l[i].at);
+		sup_argv_free(&l[i].argv);
+		sup_attrib_free(&l[i].at);
 	}
 	free(l);
 }

@@ -16,44 +16,44 @@
 #include "launcher/attrib.h"
 
 /* started_ms when the start time is not known */
-#define ISO_STARTED_UNKNOWN INT64_MIN
+#define SUP_STARTED_UNKNOWN INT64_MIN
 
-struct iso_leak {
+struct sup_leak {
 	pid_t pid;
 	pid_t inner_pid; /* in the PID namespace of --pidns, else 0 */
 	pid_t sid;
 	uint64_t start;
 	char *cmdline;
 	char *cwd;
-	/* filled by iso_leak_describe() while it is stopped */
+	/* filled by sup_leak_describe() while it is stopped */
 	pid_t ppid; /* its parent as /proc shows it when found (0: unknown) */
-	struct iso_argv argv;
+	struct sup_argv argv;
 	char *exe;
-	int64_t started_ms; /* after the run's start; ISO_STARTED_UNKNOWN */
+	int64_t started_ms; /* after the run's start; SUP_STARTED_UNKNOWN */
 	uint64_t alive_ms;  /* how long it had run when found */
-	struct iso_attrib at;
+	struct sup_attrib at;
 };
 
 /* The rest of a stopped leak's description: argv, exe, parent, times, attribution. */
-void iso_leak_describe(struct iso_leak *l, const struct iso_attrib_ctx *c);
+void sup_leak_describe(struct sup_leak *l, const struct sup_attrib_ctx *c);
 
 /* Called for every child isorun reaps, so the command's status is never lost. */
-typedef void (*iso_reap_fn)(pid_t pid, int status, void *arg);
+typedef void (*sup_reap_fn)(pid_t pid, int status, void *arg);
 
 /* At most this many children are reaped per call: a storm must not starve the timers. */
-#define ISO_REAP_BATCH 64
+#define SUP_REAP_BATCH 64
 /* How long the freeze and kill may take before the gate gives up (not measurable). */
-#define ISO_KILL_DEADLINE_MS 10000
+#define SUP_KILL_DEADLINE_MS 10000
 /* The tree's removal: past it the rest stays, retained with its records, for gc. */
-#define ISO_REMOVE_DEADLINE_MS 120000
+#define SUP_REMOVE_DEADLINE_MS 120000
 
-/* Reap what has exited, at most ISO_REAP_BATCH, without blocking.  Returns how many. */
-int iso_reap_ready(iso_reap_fn fn, void *arg);
+/* Reap what has exited, at most SUP_REAP_BATCH, without blocking.  Returns how many. */
+int sup_reap_ready(sup_reap_fn fn, void *arg);
 /* True when isorun has no child left: then the tree below it is empty. */
-bool iso_no_children(void);
+bool sup_no_children(void);
 
 /* Send sig to every living descendant outside process group `skip_pgrp` (0: none). */
-int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp);
+int sup_signal_tree(pid_t self, int sig, pid_t skip_pgrp);
 
 /*
  * SIGSTOP every descendant, and every process group led by one of them or equal to
@@ -66,9 +66,9 @@ int iso_signal_tree(pid_t self, int sig, pid_t skip_pgrp);
  * ms): what was found by then is in *ret_leaks, the rest may still run.  `attrib`
  * (NULL: none) is what each found process is attributed from, while it is stopped.
  */
-int iso_freeze_kill(pid_t self, pid_t cmd_pgid, struct iso_leak **ret_leaks, size_t *ret_n,
-		    iso_reap_fn fn, void *arg, uint64_t deadline,
-		    const struct iso_attrib_ctx *attrib);
-void iso_leaks_free(struct iso_leak *l, size_t n);
+int sup_freeze_kill(pid_t self, pid_t cmd_pgid, struct sup_leak **ret_leaks, size_t *ret_n,
+		    sup_reap_fn fn, void *arg, uint64_t deadline,
+		    const struct sup_attrib_ctx *attrib);
+void sup_leaks_free(struct sup_leak *l, size_t n);
 
 #endif

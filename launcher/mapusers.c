@@ -28,7 +28,7 @@ static const char *subid_file(const char *env, const char *dflt)
  * The helpers and both ranges of the caller, into p->idmaps: 1 when all are
  * there, 0 with `why` naming the first missing piece, -errno on a read error.
  */
-static int find_ranges(struct iso_ns_plan *p, char *why, size_t len, struct iso_err *e)
+static int find_ranges(struct sup_ns_plan *p, char *why, size_t len, struct iso_err *e)
 {
 	const char *uidf = subid_file(SUBUID_ENV, "/etc/subuid");
 	const char *gidf = subid_file(SUBGID_ENV, "/etc/subgid");
@@ -72,7 +72,7 @@ static int find_ranges(struct iso_ns_plan *p, char *why, size_t len, struct iso_
 	return 1;
 }
 
-int iso_map_users_plan(const struct iso_opts *o, struct iso_ns_plan *p,
+int sup_map_users_plan(const struct sup_opts *o, struct sup_ns_plan *p,
 		       struct sock_filter **ret_filter, struct iso_err *e)
 {
 	char why[512];
@@ -83,18 +83,18 @@ int iso_map_users_plan(const struct iso_opts *o, struct iso_ns_plan *p,
 	p->ranged = false;
 	if (!p->userns)
 		return 0; /* root: every id is there already */
-	if (o->map_users != ISO_MAP_USERS_OFF) {
+	if (o->map_users != SUP_MAP_USERS_OFF) {
 		r = find_ranges(p, why, sizeof(why), e);
 		if (r < 0)
 			return r;
-		if (r == 0 && o->map_users == ISO_MAP_USERS_REQUIRE) {
-			iso_err_set(e, 0, "%s: %s", iso_say(o->say, ISO_SAY_MAP_USERS_REQ), why);
-			iso_err_hint(e, iso_say(o->say, ISO_SAY_MAP_USERS_FIX));
+		if (r == 0 && o->map_users == SUP_MAP_USERS_REQUIRE) {
+			iso_err_set(e, 0, "%s: %s", sup_say(o->say, SUP_SAY_MAP_USERS_REQ), why);
+			iso_err_hint(e, sup_say(o->say, SUP_SAY_MAP_USERS_FIX));
 			return -EINVAL;
 		}
 		if (r == 0 && o->verbosity >= 0)
 			fprintf(stderr, "isorun: %s: %s; mapping uid %u and gid %u alone\n",
-				iso_say(o->say, ISO_SAY_MAP_USERS_AUTO), why,
+				sup_say(o->say, SUP_SAY_MAP_USERS_AUTO), why,
 				(unsigned)p->inside_uid, (unsigned)p->inside_gid);
 		p->ranged = r == 1;
 	}

@@ -12,7 +12,7 @@
 #include "launcher/opts.h"
 
 /* How long newuidmap or newgidmap may take before it is killed and the run fails. */
-#define ISO_MAPPER_TIMEOUT_MS 10000
+#define SUP_MAPPER_TIMEOUT_MS 10000
 
 /*
  * For a plan with a user namespace: p->ranged and p->idmaps when --map-users
@@ -20,7 +20,7 @@
  * *ret_filter owns (free() it after the run).  Under auto a missing piece is one
  * line on stderr (not under -q); under require it is -EINVAL with e set.
  */
-int iso_map_users_plan(const struct iso_opts *o, struct iso_ns_plan *p,
+int sup_map_users_plan(const struct sup_opts *o, struct sup_ns_plan *p,
 		       struct sock_filter **ret_filter, struct iso_err *e);
 
 #endif

@@ -6,17 +6,17 @@
 
 #include "common/fdpass.h"
 
-int iso_ns_send(int sock, const struct iso_ns_msg *m)
+int sup_ns_send(int sock, const struct sup_ns_msg *m)
 {
 	return iso_send_record(sock, m, sizeof(*m), -1);
 }
 
-int iso_ns_send_fd(int sock, const struct iso_ns_msg *m, int fd)
+int sup_ns_send_fd(int sock, const struct sup_ns_msg *m, int fd)
 {
 	return iso_send_record(sock, m, sizeof(*m), fd);
 }
 
-int iso_ns_recv_fd(int sock, struct iso_ns_msg *m, int *ret_fd)
+int sup_ns_recv_fd(int sock, struct sup_ns_msg *m, int *ret_fd)
 {
 	int fd = -1;
 	ssize_t n = iso_recv_record(sock, m, sizeof(*m), &fd);
@@ -30,7 +30,7 @@ int iso_ns_recv_fd(int sock, struct iso_ns_msg *m, int *ret_fd)
 	return n == 0 ? 0 : 1;
 }
 
-int iso_ns_recv(int sock, struct iso_ns_msg *m)
+int sup_ns_recv(int sock, struct sup_ns_msg *m)
 {
-	return iso_ns_recv_fd(sock, m, NULL);
+	return sup_ns_recv_fd(sock, m, NULL);
 }

@@ -21,7 +21,7 @@
 #include "ns/ns.h"
 
 /* struct pol_event as it crosses the socket (its origin pointer cannot) */
-struct iso_ns_event_wire {
+struct sup_ns_event_wire {
 	pid_t pid;
 	char call[24];
 	char detail[512];
@@ -29,28 +29,28 @@ struct iso_ns_event_wire {
 	int refused;
 };
 
-enum iso_ns_msg_type {
+enum sup_ns_msg_type {
 	/* outer -> init */
-	ISO_NS_GO = 1,	 /* maps written; set up and start the command */
-	ISO_NS_CANCEL,	 /* sig: to the command's group; --stop-signal to the rest */
-	ISO_NS_TIMEOUT,	 /* --stop-signal to everything */
-	ISO_NS_KILL_OK,	 /* survivors were recorded: kill them */
-	ISO_NS_CONTINUE, /* the caller's shell continued us: hand back the terminal */
-	ISO_NS_SWEEP,	 /* --timeout cut the settle short: stop, name and kill now */
-	ISO_NS_FORWARD,	 /* sig to the command (status 1: to its process group) */
+	SUP_NS_GO = 1,	 /* maps written; set up and start the command */
+	SUP_NS_CANCEL,	 /* sig: to the command's group; --stop-signal to the rest */
+	SUP_NS_TIMEOUT,	 /* --stop-signal to everything */
+	SUP_NS_KILL_OK,	 /* survivors were recorded: kill them */
+	SUP_NS_CONTINUE, /* the caller's shell continued us: hand back the terminal */
+	SUP_NS_SWEEP,	 /* --timeout cut the settle short: stop, name and kill now */
+	SUP_NS_FORWARD,	 /* sig to the command (status 1: to its process group) */
 	/* init -> outer */
-	ISO_NS_FAILED,	/* setup or exec failed: stage, err */
-	ISO_NS_STARTED, /* the command runs: pid (inside); the listener rides along
+	SUP_NS_FAILED,	/* setup or exec failed: stage, err */
+	SUP_NS_STARTED, /* the command runs: pid (inside); the listener rides along
 			   (sig=EBUSY: an enclosing isorun holds it), as with FAILED */
-	ISO_NS_EXITED,	/* the command's wait status */
-	ISO_NS_LEAK,	/* one survivor, stopped */
-	ISO_NS_LEAKS_DONE,
-	ISO_NS_DONE,	     /* the namespace is empty but for init, which exits now */
-	ISO_NS_STOPPED,	     /* the command was stopped from the terminal (Ctrl-Z) */
-	ISO_NS_POLICY_EVENT, /* a call decided while the command started: in `event` */
+	SUP_NS_EXITED,	/* the command's wait status */
+	SUP_NS_LEAK,	/* one survivor, stopped */
+	SUP_NS_LEAKS_DONE,
+	SUP_NS_DONE,	     /* the namespace is empty but for init, which exits now */
+	SUP_NS_STOPPED,	     /* the command was stopped from the terminal (Ctrl-Z) */
+	SUP_NS_POLICY_EVENT, /* a call decided while the command started: in `event` */
 };
 
-struct iso_ns_msg {
+struct sup_ns_msg {
 	int type;
 	int sig;
 	int status;
@@ -61,15 +61,15 @@ struct iso_ns_msg {
 	struct iso_err err;
 	char cmdline[512];
 	char cwd[512];
-	char event[sizeof(struct iso_ns_event_wire)];
+	char event[sizeof(struct sup_ns_event_wire)];
 };
 
 /* What init needs, all decided before clone: by cli/ (mounts, stop) and by the outer. */
-struct iso_ns_plan {
-	struct iso_mount_plan mounts;
-	struct iso_stop_plan stop;
+struct sup_ns_plan {
+	struct sup_mount_plan mounts;
+	struct sup_stop_plan stop;
 	const char *const *say; /* cli/'s spellings of the options (launcher/say.h) */
-	struct iso_spawn spawn; /* the command, as the outer would start it */
+	struct sup_spawn spawn; /* the command, as the outer would start it */
 	bool userns;
 	uid_t inside_uid;
 	gid_t inside_gid;
@@ -85,14 +85,14 @@ struct iso_ns_plan {
 	const char *const *keep; /* canonical paths left as they are inside the home */
 	size_t n_keep;
 	/* --cache: the caches kept between runs, bound back under --private-tmp too */
-	const char *caches[ISO_N_CACHES];
+	const char *caches[SUP_N_CACHES];
 	size_t n_caches;
 };
 
-int iso_ns_send(int sock, const struct iso_ns_msg *m);
-int iso_ns_send_fd(int sock, const struct iso_ns_msg *m, int fd);
+int sup_ns_send(int sock, const struct sup_ns_msg *m);
+int sup_ns_send_fd(int sock, const struct sup_ns_msg *m, int fd);
 /* 1 on a message, 0 on EOF, -errno.  A passed fd lands in *ret_fd (NULL: closed). */
-int iso_ns_recv(int sock, struct iso_ns_msg *m);
-int iso_ns_recv_fd(int sock, struct iso_ns_msg *m, int *ret_fd);
+int sup_ns_recv(int sock, struct sup_ns_msg *m);
+int sup_ns_recv_fd(int sock, struct sup_ns_msg *m, int *ret_fd);
 
 #endif

@@ -4,22 +4,22 @@
 
 #include "launcher/opts.h"
 
-void iso_opts_init(struct iso_opts *o)
+void sup_opts_init(struct sup_opts *o)
 {
-	*o = (struct iso_opts){
-		.residue = ISO_WARN,
-		.leaks = ISO_FAIL,
+	*o = (struct sup_opts){
+		.residue = SUP_WARN,
+		.leaks = SUP_FAIL,
 		.grace_ms = 5000,
 		.settle_ms = 3000,
 		.stop_signal = SIGTERM,
 		.finding_exit = 122,
 		.policy = "default",
-		/* the defaults' plan, until iso_plan_compile() makes the options' */
-		.plan = { .residue = ISO_WARN, .leaks = ISO_FAIL },
+		/* the defaults' plan, until cli_plan_compile() makes the options' */
+		.plan = { .residue = SUP_WARN, .leaks = SUP_FAIL },
 	};
 }
 
-void iso_opts_free(struct iso_opts *o)
+void sup_opts_free(struct sup_opts *o)
 {
 	free(o->env_dirs.v);
 	free(o->setenv.v);
@@ -49,7 +49,7 @@ void iso_opts_free(struct iso_opts *o)
 	o->n_pool = o->n_settings = 0;
 }
 
-char *iso_opts_keep(struct iso_opts *o, char *s)
+char *sup_opts_keep(struct sup_opts *o, char *s)
 {
 	char **n;
 

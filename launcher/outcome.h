@@ -17,72 +17,72 @@
 #include "launcher/resources.h"
 #include "launcher/vkinds.h"
 
-enum iso_tree_state { ISO_TREE_NONE, ISO_TREE_REMOVED, ISO_TREE_KEPT, ISO_TREE_RETAINED };
+enum sup_tree_state { SUP_TREE_NONE, SUP_TREE_REMOVED, SUP_TREE_KEPT, SUP_TREE_RETAINED };
 
-struct iso_residue_entry {
+struct sup_residue_entry {
 	const char *dir;
 	char *path;
 	char *by; /* an ignored entry's rule (a .gitignore line, a glob's source); residue: NULL */
 };
 
 /* At most this many ignored entries are named; the rest are counted. */
-#define ISO_IGNORED_MAX 1000
+#define SUP_IGNORED_MAX 1000
 /* At most this many files the run wrote in its private home are named; the rest are counted. */
-#define ISO_HOME_WRITES_MAX 1000
+#define SUP_HOME_WRITES_MAX 1000
 
 /* A --watch directory whose check could not run: no entries from it, and why. */
-struct iso_residue_gap {
+struct sup_residue_gap {
 	const char *dir;
 	char why[384];
 };
 
-struct iso_policy_event {
+struct sup_policy_event {
 	pid_t pid;
 	char call[24];
 	char *detail;
 	char *origin;
 	bool refused;	    /* false: --policy-mode=log let it through */
-	int64_t started_ms; /* the refused process's start after the run's; ISO_STARTED_UNKNOWN */
-	struct iso_attrib at;
+	int64_t started_ms; /* the refused process's start after the run's; SUP_STARTED_UNKNOWN */
+	struct sup_attrib at;
 };
 
 /* A process of the tree as it was when --timeout fired (or a cancel came). */
-struct iso_hung {
+struct sup_hung {
 	pid_t pid, ppid;
 	char state; /* as /proc shows it: R S D T Z ... */
-	struct iso_argv argv;
+	struct sup_argv argv;
 	uint64_t alive_ms;
-	struct iso_attrib at;
+	struct sup_attrib at;
 };
 
 /* At most this many processes are described when the timer fires; the rest are counted. */
-#define ISO_HUNG_MAX 256
+#define SUP_HUNG_MAX 256
 
-struct iso_hung_tree {
+struct sup_hung_tree {
 	bool taken;
 	uint64_t after_ms; /* since the command started */
 	int signal;	   /* what the tree was sent */
 	uint64_t grace_ms; /* then SIGKILL */
-	struct iso_hung *procs;
+	struct sup_hung *procs;
 	size_t n_procs, n_more;
-	struct iso_hung *survived; /* still alive when the grace ran out */
+	struct sup_hung *survived; /* still alive when the grace ran out */
 	size_t n_survived;
 };
 
 /*
  * A finding of a guard whose evidence needs no field of its own here: its kind (a
  * row of launcher/vkinds.h), whether it counts against the run, and the evidence
- * its words show (iso_found_add(), launcher/verdict.h).
+ * its words show (sup_found_add(), launcher/verdict.h).
  */
-struct iso_found {
-	enum iso_vkind kind;
+struct sup_found {
+	enum sup_vkind kind;
 	bool counts;
 	char *what;
 };
 
-/* Where isorun's own time went, in microseconds; ISO_TIMING_NONE: the phase did not run. */
-#define ISO_TIMING_NONE UINT64_MAX
-struct iso_timing {
+/* Where isorun's own time went, in microseconds; SUP_TIMING_NONE: the phase did not run. */
+#define SUP_TIMING_NONE UINT64_MAX
+struct sup_timing {
 	uint64_t setup; /* from isorun's start to starting the command: policy, tree, pipes */
 	uint64_t start; /* starting the child (or the namespace's init) until the command exec'd */
 	uint64_t command; /* the command's run, the settle window and the leak gate, to the join */
@@ -90,7 +90,7 @@ struct iso_timing {
 	uint64_t removal; /* removing the tree */
 };
 
-struct iso_outcome {
+struct sup_outcome {
 	char *const *argv;
 	size_t argc;
 	char *cwd;
@@ -121,16 +121,16 @@ struct iso_outcome {
 	bool timed_out;
 	int cancelled_by; /* signal caught by isorun, 0 if none */
 
-	struct iso_rlimits rlimits; /* --rlimit-*, for the report */
+	struct sup_rlimits rlimits; /* --rlimit-*, for the report */
 	const char *policy_name;    /* NULL: off */
 	bool policy_log;
 	bool guard_elsewhere; /* an enclosing isorun holds the notifications */
-	struct iso_policy_event *policy_events;
+	struct sup_policy_event *policy_events;
 	size_t n_policy_events;
 
-	struct iso_leak *leaks;
+	struct sup_leak *leaks;
 	size_t n_leaks;
-	struct iso_hung_tree hung; /* --timeout or a cancel: the tree it stopped */
+	struct sup_hung_tree hung; /* --timeout or a cancel: the tree it stopped */
 	uint64_t leak_alive_ms;
 	/* --pidns: init ended without the outer's doing (the OOM killer, an administrator) */
 	bool init_lost;
@@ -139,15 +139,15 @@ struct iso_outcome {
 	/* the leak gate could not finish (init lost, a storm past the kill deadline): why */
 	char gate_unmeasurable[200];
 
-	struct iso_residue_entry *residue;
+	struct sup_residue_entry *residue;
 	size_t n_residue;
-	struct iso_residue_gap *residue_gaps;
+	struct sup_residue_gap *residue_gaps;
 	size_t n_residue_gaps;
 	/* new entries a .gitignore or a --watch-ignore glob kept out of the residue */
-	struct iso_residue_entry *residue_ignored;
+	struct sup_residue_entry *residue_ignored;
 	size_t n_residue_ignored, n_residue_ignored_more;
 	/* a watched directory whose .gitignore was not applied (git missing, failed), and why */
-	struct iso_residue_gap *residue_notes;
+	struct sup_residue_gap *residue_notes;
 	size_t n_residue_notes;
 
 	/* what the run left in its private HOME outside the XDG cache (relative to it) */
@@ -156,24 +156,24 @@ struct iso_outcome {
 	size_t n_home_writes, n_home_writes_more;
 	char home_unmeasurable[256]; /* the walk stopped short: why; else "" */
 
-	enum iso_tree_state tree_state;
+	enum sup_tree_state tree_state;
 	bool kept_on_failure; /* kept because the run failed (--keep=on-failure) */
 	char tree_path[4096];
 	char tree_reason[768];
 
-	struct iso_stream *streams[2]; /* stdout, stderr; NULL when passed through */
+	struct sup_stream *streams[2]; /* stdout, stderr; NULL when passed through */
 	bool output_merged;	       /* stderr shares the stdout stream (`>log 2>&1`) */
 	char **env;		       /* names are reported, never values */
-	struct iso_cache_use caches[ISO_N_CACHES]; /* --cache: kept between runs */
+	struct sup_cache_use caches[SUP_N_CACHES]; /* --cache: kept between runs */
 	size_t n_caches;
 
-	struct iso_timing timing;
-	struct iso_caps_plan caps; /* what the command kept and lost, and why */
+	struct sup_timing timing;
+	struct sup_caps_plan caps; /* what the command kept and lost, and why */
 
-	struct iso_resources res; /* accounting and ceilings: the report's `resources` */
+	struct sup_resources res; /* accounting and ceilings: the report's `resources` */
 
 	/* the guards' findings with no field of their own, in the order they were found */
-	struct iso_found *found;
+	struct sup_found *found;
 	size_t n_found;
 	bool found_lost; /* one that counts could not be recorded (ENOMEM): the run fails */
 

@@ -29,7 +29,7 @@ static bool magic_link(const char *path)
 	return r < 0 || sfs.f_type == PROC_SUPER_MAGIC;
 }
 
-bool iso_outfile_resolve(char *path, size_t len)
+bool sup_outfile_resolve(char *path, size_t len)
 {
 	for (int hops = 0; hops < 40; hops++) {
 		char target[PATH_MAX], joined[PATH_MAX];
@@ -60,11 +60,11 @@ bool iso_outfile_resolve(char *path, size_t len)
 }
 
 /* fd:N: a descriptor of the caller's, written through a close-on-exec duplicate of ours. */
-static int open_fd(struct iso_outfile *f, struct iso_err *e)
+static int open_fd(struct sup_outfile *f, struct iso_err *e)
 {
 	uint64_t n;
 
-	f->how = ISO_OUT_STREAM;
+	f->how = SUP_OUT_STREAM;
 	/* cli/args.c refused anything else already */
 	if (iso_parse_u64(f->spec + 3, NULL, 0, INT_MAX, &n) < 0)
 		return iso_err_set(e, 0, "%s: expected fd:N, got '%s'", f->opt, f->spec);
@@ -74,7 +74,7 @@ static int open_fd(struct iso_outfile *f, struct iso_err *e)
 	return 0;
 }
 
-static int open_in_place(struct iso_outfile *f, enum iso_outfile_how how, struct iso_err *e)
+static int open_in_place(struct sup_outfile *f, enum sup_outfile_how how, struct iso_err *e)
 {
 	f->how = how;
 	f->fd = open(f->spec, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -84,7 +84,7 @@ static int open_in_place(struct iso_outfile *f, enum iso_outfile_how how, struct
 }
 
 /* The directory the file is replaced in, and what of the file there the new one keeps. */
-static int open_dir(struct iso_outfile *f, char *path, const struct stat *st)
+static int open_dir(struct sup_outfile *f, char *path, const struct stat *st)
 {
 	char *slash = strrchr(path, '/');
 	const char *dir = slash == path ? "/" : slash ? path : ".";
@@ -98,7 +98,7 @@ static int open_dir(struct iso_outfile *f, char *path, const struct stat *st)
 	f->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (f->dir_fd < 0)
 		return -errno;
-	f->how = ISO_OUT_REPLACE;
+	f->how = SUP_OUT_REPLACE;
 	f->had_file = st != NULL;
 	if (st) {
 		/* no set-id or sticky bit: nothing runs a report */
@@ -113,7 +113,7 @@ static int open_dir(struct iso_outfile *f, char *path, const struct stat *st)
  * ".NAME.isorun-XXXXXX" beside the file: on its file system, so the rename is one
  * step; hidden, and named for what left it should a SIGKILL come before the rename.
  */
-static int make_temp(const struct iso_outfile *f, char *tmp, size_t len)
+static int make_temp(const struct sup_outfile *f, char *tmp, size_t len)
 {
 	static const char chars[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -147,7 +147,7 @@ static int make_temp(const struct iso_outfile *f, char *tmp, size_t len)
  * The file replaced keeps its mode, and its owner where we may give it (root may;
  * anyone else's replacement is theirs, as an editor's save would be).
  */
-static int keep_owner(const struct iso_outfile *f, int fd)
+static int keep_owner(const struct sup_outfile *f, int fd)
 {
 	struct stat st;
 
@@ -167,7 +167,7 @@ static int keep_owner(const struct iso_outfile *f, int fd)
  * The whole text, then a sync where the file has one: a report that is not on the
  * disk is no evidence, and ENOSPC, EDQUOT or EIO may surface only at the sync.
  */
-int iso_write_synced(int fd, const char *text, size_t len)
+int sup_write_synced(int fd, const char *text, size_t len)
 {
 	size_t done = 0;
 
@@ -188,13 +188,13 @@ int iso_write_synced(int fd, const char *text, size_t len)
 }
 
 /* The document, or -ENOMEM for one that could not be rendered (text NULL). */
-static int put(int fd, const struct iso_text *t)
+static int put(int fd, const struct sup_text *t)
 {
-	return t->text ? iso_write_synced(fd, t->text, t->len) : -ENOMEM;
+	return t->text ? sup_write_synced(fd, t->text, t->len) : -ENOMEM;
 }
 
 /* Write and sync a temporary file, then rename it over the file: all of it or none. */
-static int replace(struct iso_outfile *f, const struct iso_text *t)
+static int replace(struct sup_outfile *f, const struct sup_text *t)
 {
 	char tmp[NAME_MAX + 1];
 	int fd = make_temp(f, tmp, sizeof(tmp));
@@ -221,11 +221,11 @@ static int replace(struct iso_outfile *f, const struct iso_text *t)
 }
 
 /* A file rewritten where it is: emptied first, and emptied again if the text failed. */
-static int rewrite(struct iso_outfile *f, const struct iso_text *t)
+static int rewrite(struct sup_outfile *f, const struct sup_text *t)
 {
 	int r = 0;
 
-	if (f->how == ISO_OUT_INPLACE && (ftruncate(f->fd, 0) < 0 || lseek(f->fd, 0, SEEK_SET) < 0))
+	if (f->how == SUP_OUT_INPLACE && (ftruncate(f->fd, 0) < 0 || lseek(f->fd, 0, SEEK_SET) < 0))
 		r = -errno;
 	if (r == 0)
 		r = put(f->fd, t);
@@ -234,55 +234,55 @@ static int rewrite(struct iso_outfile *f, const struct iso_text *t)
 	return r;
 }
 
-int iso_outfile_open(struct iso_outfile *f, const char *opt, const char *spec,
-		     const struct iso_text *t, struct iso_err *e)
+int sup_outfile_open(struct sup_outfile *f, const char *opt, const char *spec,
+		     const struct sup_text *t, struct iso_err *e)
 {
 	char path[PATH_MAX];
 	struct stat st;
 	bool exists;
 
-	*f = (struct iso_outfile)ISO_OUTFILE_INIT;
+	*f = (struct sup_outfile)SUP_OUTFILE_INIT;
 	f->opt = opt;
 	f->spec = spec;
 	if (strncmp(spec, "fd:", 3) == 0)
 		return open_fd(f, e) < 0 ? -EINVAL : 0;
 	if (snprintf(path, sizeof(path), "%s", spec) >= (int)sizeof(path) ||
-	    !iso_outfile_resolve(path, sizeof(path)))
-		return open_in_place(f, ISO_OUT_STREAM, e) < 0 ? -EINVAL : 0;
+	    !sup_outfile_resolve(path, sizeof(path)))
+		return open_in_place(f, SUP_OUT_STREAM, e) < 0 ? -EINVAL : 0;
 	exists = stat(path, &st) == 0;
 	if ((!exists && errno != ENOENT) || (exists && !S_ISREG(st.st_mode)))
-		return open_in_place(f, ISO_OUT_STREAM, e) < 0 ? -EINVAL : 0;
+		return open_in_place(f, SUP_OUT_STREAM, e) < 0 ? -EINVAL : 0;
 	if (open_dir(f, path, exists ? &st : NULL) == 0 && replace(f, t) == 0)
 		return 0;
-	iso_outfile_close(f);
+	sup_outfile_close(f);
 	/* not a directory we may create in, or the disk refused the text: in place */
-	if (open_in_place(f, ISO_OUT_INPLACE, e) < 0)
+	if (open_in_place(f, SUP_OUT_INPLACE, e) < 0)
 		return -EINVAL;
 	(void)rewrite(f, t); /* emptied on failure; the end tries again */
 	return 0;
 }
 
-bool iso_outfile_is_open(const struct iso_outfile *f)
+bool sup_outfile_is_open(const struct sup_outfile *f)
 {
 	return f->fd >= 0 || f->dir_fd >= 0;
 }
 
-int iso_outfile_finish(struct iso_outfile *f, const struct iso_text *t)
+int sup_outfile_finish(struct sup_outfile *f, const struct sup_text *t)
 {
 	int r;
 
-	if (f->how == ISO_OUT_REPLACE)
+	if (f->how == SUP_OUT_REPLACE)
 		r = replace(f, t);
 	else
 		r = rewrite(f, t);
 	if (f->fd >= 0 && close(f->fd) < 0 && r == 0 && errno != EINTR)
 		r = -errno;
 	f->fd = -1;
-	iso_outfile_close(f);
+	sup_outfile_close(f);
 	return r;
 }
 
-void iso_outfile_close(struct iso_outfile *f)
+void sup_outfile_close(struct sup_outfile *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);

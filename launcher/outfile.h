@@ -21,16 +21,16 @@
 
 #include "common/err.h"
 
-enum iso_outfile_how {
-	ISO_OUT_STREAM,	 /* written once, at the end */
-	ISO_OUT_INPLACE, /* provisional, then truncated and rewritten */
-	ISO_OUT_REPLACE, /* provisional, then replaced by rename */
+enum sup_outfile_how {
+	SUP_OUT_STREAM,	 /* written once, at the end */
+	SUP_OUT_INPLACE, /* provisional, then truncated and rewritten */
+	SUP_OUT_REPLACE, /* provisional, then replaced by rename */
 };
 
-struct iso_outfile {
+struct sup_outfile {
 	const char *opt;  /* "--report" */
 	const char *spec; /* FILE or fd:N, as given */
-	enum iso_outfile_how how;
+	enum sup_outfile_how how;
 	int fd;			 /* STREAM, INPLACE: the destination; else -1 */
 	int dir_fd;		 /* REPLACE: the destination's directory; else -1 */
 	char name[NAME_MAX + 1]; /* REPLACE: the destination's name in it */
@@ -40,13 +40,13 @@ struct iso_outfile {
 	gid_t gid;
 };
 
-#define ISO_OUTFILE_INIT                                                                           \
+#define SUP_OUTFILE_INIT                                                                           \
 	{                                                                                          \
 		.fd = -1, .dir_fd = -1                                                             \
 	}
 
 /* A whole document in memory; text NULL: it could not be rendered (ENOMEM). */
-struct iso_text {
+struct sup_text {
 	const char *text;
 	size_t len;
 };
@@ -56,26 +56,26 @@ struct iso_text {
  * when the file cannot be opened at all (a setup error); a provisional text the
  * disk refused leaves an empty file.
  */
-int iso_outfile_open(struct iso_outfile *f, const char *opt, const char *spec,
-		     const struct iso_text *t, struct iso_err *e);
+int sup_outfile_open(struct sup_outfile *f, const char *opt, const char *spec,
+		     const struct sup_text *t, struct iso_err *e);
 
 /* Opened and not yet finished. */
-bool iso_outfile_is_open(const struct iso_outfile *f);
+bool sup_outfile_is_open(const struct sup_outfile *f);
 
 /* The final document, then the file is closed; 0 or -errno (the provisional then stays). */
-int iso_outfile_finish(struct iso_outfile *f, const struct iso_text *t);
+int sup_outfile_finish(struct sup_outfile *f, const struct sup_text *t);
 
 /* All of text to fd, then fsync where fd has one; 0 or -errno. */
-int iso_write_synced(int fd, const char *text, size_t len);
+int sup_write_synced(int fd, const char *text, size_t len);
 
 /* Close what is still open, writing nothing. */
-void iso_outfile_close(struct iso_outfile *f);
+void sup_outfile_close(struct sup_outfile *f);
 
 /*
  * path's symlinks followed, as open(O_CREAT) would, to the name that is written:
  * the link stays a link and its target is replaced.  False for a chain through
  * /proc (/dev/stdout: whatever descriptor 1 is) or one that does not end.
  */
-bool iso_outfile_resolve(char *path, size_t len);
+bool sup_outfile_resolve(char *path, size_t len);
 
 #endif

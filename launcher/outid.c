@@ -30,7 +30,7 @@ static void new_file_path(const char *spec, struct out_id *id)
 	_cleanup_free_ char *dir = NULL;
 
 	if (snprintf(path, sizeof(path), "%s", spec) >= (int)sizeof(path) ||
-	    !iso_outfile_resolve(path, sizeof(path)))
+	    !sup_outfile_resolve(path, sizeof(path)))
 		return;
 	slash = strrchr(path, '/');
 	base = slash ? slash + 1 : path;
@@ -77,7 +77,7 @@ static bool same(const struct out_id *a, const struct out_id *b)
 	return a->path[0] && strcmp(a->path, b->path) == 0;
 }
 
-int iso_outputs_distinct(const struct iso_output *outs, size_t n, struct iso_err *e)
+int sup_outputs_distinct(const struct sup_output *outs, size_t n, struct iso_err *e)
 {
 	struct out_id *ids = calloc(n, sizeof(*ids));
 

@@ -11,12 +11,12 @@
 
 #include "common/err.h"
 
-struct iso_output {
+struct sup_output {
 	const char *opt;  /* "--report" */
 	const char *spec; /* FILE or fd:N, as given; NULL when not asked for */
 };
 
 /* -EINVAL with one message naming both options when two of outs[] are one file. */
-int iso_outputs_distinct(const struct iso_output *outs, size_t n, struct iso_err *e);
+int sup_outputs_distinct(const struct sup_output *outs, size_t n, struct iso_err *e);
 
 #endif

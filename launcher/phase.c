@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The phase table.  A gate whose kill is synchronous (the subreaper's) answers
- * PA_SWEEP, PA_KILL and PA_SETTLE_TIMER with PE_EMPTY at once; one whose kill is
+ * SUP_PA_SWEEP, SUP_PA_KILL and SUP_PA_SETTLE_TIMER with SUP_PE_EMPTY at once; one whose kill is
  * done by someone else (the namespace's init) stays in the phase until the tree's
  * end is seen.  An event a phase does not expect changes nothing.
  */
@@ -12,87 +12,87 @@
 		.next = (ph), .actions = (acts)                                                    \
 	}
 
-static const struct phase_step table[PH_COUNT][PE_COUNT] = {
-	[PH_RUNNING] = {
-		[PE_NONE] = TO(PH_RUNNING, 0),
-		[PE_EXITED] = TO(PH_SETTLE, PA_SETTLE),
-		[PE_EMPTY] = TO(PH_JOINED, PA_DRAIN | PA_JOIN),
-		[PE_TIMER] = TO(PH_CANCEL, PA_TIMED_OUT | PA_TAKE_HUNG | PA_ARM_GRACE | PA_STOP),
-		[PE_SIGNAL] = TO(PH_CANCEL, PA_NOTE_CANCEL | PA_TAKE_HUNG | PA_ARM_GRACE | PA_STOP),
-		[PE_FORWARD] = TO(PH_RUNNING, PA_FORWARD),
-		[PE_STREAMS_DONE] = TO(PH_RUNNING, 0),
-		[PE_NOTHING_RAN] = TO(PH_JOINED, PA_JOIN),
-		[PE_FAILED] = TO(PH_CANCEL, PA_KILL),
+static const struct sup_phase_step table[SUP_PH_COUNT][SUP_PE_COUNT] = {
+	[SUP_PH_RUNNING] = {
+		[SUP_PE_NONE] = TO(SUP_PH_RUNNING, 0),
+		[SUP_PE_EXITED] = TO(SUP_PH_SETTLE, SUP_PA_SETTLE),
+		[SUP_PE_EMPTY] = TO(SUP_PH_JOINED, SUP_PA_DRAIN | SUP_PA_JOIN),
+		[SUP_PE_TIMER] = TO(SUP_PH_CANCEL, SUP_PA_TIMED_OUT | SUP_PA_TAKE_HUNG | SUP_PA_ARM_GRACE | SUP_PA_STOP),
+		[SUP_PE_SIGNAL] = TO(SUP_PH_CANCEL, SUP_PA_NOTE_CANCEL | SUP_PA_TAKE_HUNG | SUP_PA_ARM_GRACE | SUP_PA_STOP),
+		[SUP_PE_FORWARD] = TO(SUP_PH_RUNNING, SUP_PA_FORWARD),
+		[SUP_PE_STREAMS_DONE] = TO(SUP_PH_RUNNING, 0),
+		[SUP_PE_NOTHING_RAN] = TO(SUP_PH_JOINED, SUP_PA_JOIN),
+		[SUP_PE_FAILED] = TO(SUP_PH_CANCEL, SUP_PA_KILL),
 	},
-	[PH_SETTLE] = {
-		[PE_NONE] = TO(PH_SETTLE, 0),
-		[PE_EXITED] = TO(PH_SETTLE, 0),
-		[PE_EMPTY] = TO(PH_JOINED, PA_DRAIN | PA_JOIN),
-		[PE_TIMER] = TO(PH_SETTLE, PA_SETTLE_TIMER),
+	[SUP_PH_SETTLE] = {
+		[SUP_PE_NONE] = TO(SUP_PH_SETTLE, 0),
+		[SUP_PE_EXITED] = TO(SUP_PH_SETTLE, 0),
+		[SUP_PE_EMPTY] = TO(SUP_PH_JOINED, SUP_PA_DRAIN | SUP_PA_JOIN),
+		[SUP_PE_TIMER] = TO(SUP_PH_SETTLE, SUP_PA_SETTLE_TIMER),
 		/* the command is gone: what remains is leaked, cancelled or not */
-		[PE_SIGNAL] = TO(PH_CANCEL, PA_NOTE_CANCEL | PA_ARM_GRACE | PA_SWEEP),
-		[PE_FORWARD] = TO(PH_SETTLE, PA_FORWARD),
-		[PE_STREAMS_DONE] = TO(PH_SETTLE, 0),
-		[PE_NOTHING_RAN] = TO(PH_SETTLE, 0),
-		[PE_FAILED] = TO(PH_CANCEL, PA_KILL),
+		[SUP_PE_SIGNAL] = TO(SUP_PH_CANCEL, SUP_PA_NOTE_CANCEL | SUP_PA_ARM_GRACE | SUP_PA_SWEEP),
+		[SUP_PE_FORWARD] = TO(SUP_PH_SETTLE, SUP_PA_FORWARD),
+		[SUP_PE_STREAMS_DONE] = TO(SUP_PH_SETTLE, 0),
+		[SUP_PE_NOTHING_RAN] = TO(SUP_PH_SETTLE, 0),
+		[SUP_PE_FAILED] = TO(SUP_PH_CANCEL, SUP_PA_KILL),
 	},
-	[PH_CANCEL] = {
-		[PE_NONE] = TO(PH_CANCEL, 0),
-		[PE_EXITED] = TO(PH_CANCEL, 0),
-		[PE_EMPTY] = TO(PH_JOINED, PA_DRAIN | PA_JOIN),
-		[PE_TIMER] = TO(PH_CANCEL, PA_GRACE_OVER | PA_KILL),
+	[SUP_PH_CANCEL] = {
+		[SUP_PE_NONE] = TO(SUP_PH_CANCEL, 0),
+		[SUP_PE_EXITED] = TO(SUP_PH_CANCEL, 0),
+		[SUP_PE_EMPTY] = TO(SUP_PH_JOINED, SUP_PA_DRAIN | SUP_PA_JOIN),
+		[SUP_PE_TIMER] = TO(SUP_PH_CANCEL, SUP_PA_GRACE_OVER | SUP_PA_KILL),
 		/* a second signal: no more grace */
-		[PE_SIGNAL] = TO(PH_CANCEL, PA_GRACE_OVER | PA_KILL),
-		[PE_FORWARD] = TO(PH_CANCEL, PA_FORWARD),
-		[PE_STREAMS_DONE] = TO(PH_CANCEL, 0),
-		[PE_NOTHING_RAN] = TO(PH_CANCEL, 0),
-		[PE_FAILED] = TO(PH_CANCEL, PA_KILL),
+		[SUP_PE_SIGNAL] = TO(SUP_PH_CANCEL, SUP_PA_GRACE_OVER | SUP_PA_KILL),
+		[SUP_PE_FORWARD] = TO(SUP_PH_CANCEL, SUP_PA_FORWARD),
+		[SUP_PE_STREAMS_DONE] = TO(SUP_PH_CANCEL, 0),
+		[SUP_PE_NOTHING_RAN] = TO(SUP_PH_CANCEL, 0),
+		[SUP_PE_FAILED] = TO(SUP_PH_CANCEL, SUP_PA_KILL),
 	},
-	[PH_JOINED] = {
-		[PE_NONE] = TO(PH_JOINED, 0),
-		[PE_EXITED] = TO(PH_JOINED, 0),
-		[PE_EMPTY] = TO(PH_JOINED, 0),
+	[SUP_PH_JOINED] = {
+		[SUP_PE_NONE] = TO(SUP_PH_JOINED, 0),
+		[SUP_PE_EXITED] = TO(SUP_PH_JOINED, 0),
+		[SUP_PE_EMPTY] = TO(SUP_PH_JOINED, 0),
 		/* whoever still holds a pipe is outside the tree: the wait is over */
-		[PE_TIMER] = TO(PH_DONE, 0),
-		[PE_SIGNAL] = TO(PH_JOINED, PA_LATE_CANCEL),
-		[PE_FORWARD] = TO(PH_JOINED, PA_LATE_FORWARD),
-		[PE_STREAMS_DONE] = TO(PH_DONE, 0),
-		[PE_NOTHING_RAN] = TO(PH_JOINED, 0),
-		[PE_FAILED] = TO(PH_JOINED, 0),
+		[SUP_PE_TIMER] = TO(SUP_PH_DONE, 0),
+		[SUP_PE_SIGNAL] = TO(SUP_PH_JOINED, SUP_PA_LATE_CANCEL),
+		[SUP_PE_FORWARD] = TO(SUP_PH_JOINED, SUP_PA_LATE_FORWARD),
+		[SUP_PE_STREAMS_DONE] = TO(SUP_PH_DONE, 0),
+		[SUP_PE_NOTHING_RAN] = TO(SUP_PH_JOINED, 0),
+		[SUP_PE_FAILED] = TO(SUP_PH_JOINED, 0),
 	},
-	[PH_DONE] = {
-		[PE_NONE] = TO(PH_DONE, 0),
-		[PE_EXITED] = TO(PH_DONE, 0),
-		[PE_EMPTY] = TO(PH_DONE, 0),
-		[PE_TIMER] = TO(PH_DONE, 0),
-		[PE_SIGNAL] = TO(PH_DONE, 0),
-		[PE_FORWARD] = TO(PH_DONE, 0),
-		[PE_STREAMS_DONE] = TO(PH_DONE, 0),
-		[PE_NOTHING_RAN] = TO(PH_DONE, 0),
-		[PE_FAILED] = TO(PH_DONE, 0),
+	[SUP_PH_DONE] = {
+		[SUP_PE_NONE] = TO(SUP_PH_DONE, 0),
+		[SUP_PE_EXITED] = TO(SUP_PH_DONE, 0),
+		[SUP_PE_EMPTY] = TO(SUP_PH_DONE, 0),
+		[SUP_PE_TIMER] = TO(SUP_PH_DONE, 0),
+		[SUP_PE_SIGNAL] = TO(SUP_PH_DONE, 0),
+		[SUP_PE_FORWARD] = TO(SUP_PH_DONE, 0),
+		[SUP_PE_STREAMS_DONE] = TO(SUP_PH_DONE, 0),
+		[SUP_PE_NOTHING_RAN] = TO(SUP_PH_DONE, 0),
+		[SUP_PE_FAILED] = TO(SUP_PH_DONE, 0),
 	},
 };
 
-struct phase_step phase_next(enum phase p, enum phase_event ev)
+struct sup_phase_step sup_phase_next(enum sup_phase p, enum sup_phase_event ev)
 {
-	if ((unsigned)p >= PH_COUNT || (unsigned)ev >= PE_COUNT)
-		return (struct phase_step){ .next = p, .actions = 0 };
+	if ((unsigned)p >= SUP_PH_COUNT || (unsigned)ev >= SUP_PE_COUNT)
+		return (struct sup_phase_step){ .next = p, .actions = 0 };
 	return table[p][ev];
 }
 
-const char *phase_name(enum phase p)
+const char *sup_phase_name(enum sup_phase p)
 {
-	static const char *const names[PH_COUNT] = { "RUNNING", "SETTLE", "CANCEL", "JOINED",
-						     "DONE" };
+	static const char *const names[SUP_PH_COUNT] = { "RUNNING", "SETTLE", "CANCEL", "JOINED",
+							 "DONE" };
 
-	return (unsigned)p < PH_COUNT ? names[p] : "?";
+	return (unsigned)p < SUP_PH_COUNT ? names[p] : "?";
 }
 
-const char *phase_event_name(enum phase_event ev)
+const char *sup_phase_event_name(enum sup_phase_event ev)
 {
-	static const char *const names[PE_COUNT] = { "NONE",	     "EXITED",	    "EMPTY",
-						     "TIMER",	     "SIGNAL",	    "FORWARD",
-						     "STREAMS_DONE", "NOTHING_RAN", "FAILED" };
+	static const char *const names[SUP_PE_COUNT] = { "NONE",	 "EXITED",	"EMPTY",
+							 "TIMER",	 "SIGNAL",	"FORWARD",
+							 "STREAMS_DONE", "NOTHING_RAN", "FAILED" };
 
-	return (unsigned)ev < PE_COUNT ? names[ev] : "?";
+	return (unsigned)ev < SUP_PE_COUNT ? names[ev] : "?";
 }

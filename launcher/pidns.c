@@ -35,7 +35,7 @@ static int nspids(pid_t pid, pid_t *v, int max)
 	return n;
 }
 
-void iso_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n)
+void sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n)
 {
 	struct iso_proc *list = NULL;
 	pid_t v[32];
@@ -67,19 +67,19 @@ void iso_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n
  * enclosing isorun guards instead).  Returns 0 with *m the final message, or
  * -EIO when init died meanwhile.
  */
-static int await_start(int sock, struct iso_ns_msg *m, int *ret_listener, bool *ret_guard_elsewhere,
-		       void (*on_event)(const struct iso_ns_event_wire *w, void *arg), void *arg,
+static int await_start(int sock, struct sup_ns_msg *m, int *ret_listener, bool *ret_guard_elsewhere,
+		       void (*on_event)(const struct sup_ns_event_wire *w, void *arg), void *arg,
 		       struct iso_err *e)
 {
 	for (;;) {
-		int fd = -1, r = iso_ns_recv_fd(sock, m, &fd);
+		int fd = -1, r = sup_ns_recv_fd(sock, m, &fd);
 
 		if (r <= 0) {
 			iso_err_set(e, r < 0 ? -r : 0,
 				    "the namespace's init died while setting up");
 			return -EIO;
 		}
-		if (m->type != ISO_NS_POLICY_EVENT) {
+		if (m->type != SUP_NS_POLICY_EVENT) {
 			*ret_listener = fd;
 			*ret_guard_elsewhere = m->sig == EBUSY;
 			return 0;
@@ -87,7 +87,7 @@ static int await_start(int sock, struct iso_ns_msg *m, int *ret_listener, bool *
 		if (fd >= 0)
 			close(fd);
 		if (on_event)
-			on_event((const struct iso_ns_event_wire *)m->event, arg);
+			on_event((const struct sup_ns_event_wire *)m->event, arg);
 	}
 }
 
@@ -97,7 +97,7 @@ static int await_start(int sock, struct iso_ns_msg *m, int *ret_listener, bool *
  * swapped on s390 and CRIS (stack, then flags), and the three after them are 0
  * here, whatever their order on the architecture.
  */
-static pid_t clone_init(struct iso_ns_plan *p, int inner, int outer, struct iso_err *e)
+static pid_t clone_init(struct sup_ns_plan *p, int inner, int outer, struct iso_err *e)
 {
 	unsigned long flags = CLONE_NEWPID | CLONE_NEWNS;
 	pid_t pid;
@@ -121,22 +121,22 @@ static pid_t clone_init(struct iso_ns_plan *p, int inner, int outer, struct iso_
 	}
 	if (pid == 0) {
 		close(outer);
-		iso_init_main(p, inner);
+		sup_init_main(p, inner);
 	}
 	return pid;
 }
 
-int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
-		    struct iso_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
-		    void (*on_event)(const struct iso_ns_event_wire *w, void *arg), void *arg,
+int sup_pidns_start(struct sup_ns_plan *p, pid_t *ret_pid, int *ret_sock,
+		    struct sup_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
+		    void (*on_event)(const struct sup_ns_event_wire *w, void *arg), void *arg,
 		    struct iso_err *e)
 {
 	_cleanup_close_ int outer = -1, inner = -1;
-	struct iso_ns_msg m = { .type = ISO_NS_GO };
+	struct sup_ns_msg m = { .type = SUP_NS_GO };
 	int sv[2], r;
 	pid_t pid;
 
-	*ret_fail = (struct iso_exec_failure){ 0 };
+	*ret_fail = (struct sup_exec_failure){ 0 };
 	*ret_listener = -1;
 	*ret_guard_elsewhere = false;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -151,7 +151,7 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 	if (p->userns) {
 		/* init waits for GO: no command runs yet, and the helpers are bounded */
 		if (p->ranged) {
-			r = ns_userns_write_ranges(pid, &p->idmaps, ISO_MAPPER_TIMEOUT_MS, e);
+			r = ns_userns_write_ranges(pid, &p->idmaps, SUP_MAPPER_TIMEOUT_MS, e);
 			p->map_failed = r < 0;
 		} else
 			r = ns_userns_write_maps(pid, p->inside_uid, p->inside_gid, getuid(),
@@ -159,7 +159,7 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 		if (r < 0)
 			goto kill_init;
 	}
-	r = iso_ns_send(outer, &m);
+	r = sup_ns_send(outer, &m);
 	if (r < 0) {
 		iso_err_set(e, -r, "start the namespace's init");
 		goto kill_init;
@@ -167,9 +167,9 @@ int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 	r = await_start(outer, &m, ret_listener, ret_guard_elsewhere, on_event, arg, e);
 	if (r < 0)
 		goto kill_init;
-	if (m.type == ISO_NS_FAILED && m.stage == ISO_STAGE_EXEC) {
-		*ret_fail = (struct iso_exec_failure){ .errnum = m.err.errnum, .stage = m.stage };
-	} else if (m.type == ISO_NS_FAILED) {
+	if (m.type == SUP_NS_FAILED && m.stage == SUP_STAGE_EXEC) {
+		*ret_fail = (struct sup_exec_failure){ .errnum = m.err.errnum, .stage = m.stage };
+	} else if (m.type == SUP_NS_FAILED) {
 		/* init's message names the step (setup, caps, seccomp, chdir); keep it whole */
 		*e = m.err;
 		if (!e->msg[0])

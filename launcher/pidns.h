@@ -22,15 +22,15 @@
  * ret_sock the outer's end.  -errno with e set on failure; ret_fail set when the
  * command itself could not be executed (126/127), ret_pid then still to be reaped.
  */
-int iso_pidns_start(struct iso_ns_plan *p, pid_t *ret_pid, int *ret_sock,
-		    struct iso_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
-		    void (*on_event)(const struct iso_ns_event_wire *w, void *arg), void *arg,
+int sup_pidns_start(struct sup_ns_plan *p, pid_t *ret_pid, int *ret_sock,
+		    struct sup_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
+		    void (*on_event)(const struct sup_ns_event_wire *w, void *arg), void *arg,
 		    struct iso_err *e);
 
 /*
  * For each inner[j], a pid in init's namespace, the pid in isorun's own namespace
  * (0: not found), in one pass over init's descendants (they are stopped).
  */
-void iso_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n);
+void sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n);
 
 #endif

@@ -21,7 +21,7 @@
  * reader wakes once per buffer.  Only ever grown, never shrunk; past the
  * per-user pipe limits the kernel refuses and the pipe stays as it was.
  */
-static void grow_output(struct iso_stream *s)
+static void grow_output(struct sup_stream *s)
 {
 	struct stat st;
 	int sz;
@@ -33,7 +33,7 @@ static void grow_output(struct iso_stream *s)
 		(void)fcntl(s->out, F_SETPIPE_SZ, (int)s->chunk);
 }
 
-int iso_stream_open(struct iso_stream *s, const char *name, int out, bool capture)
+int sup_stream_open(struct sup_stream *s, const char *name, int out, bool capture)
 {
 	int p[2], sz;
 	struct stat st;
@@ -82,7 +82,7 @@ static bool same_description(int a, int b)
 	return fa >= 0 && fa == fb && lseek(a, 0, SEEK_CUR) == lseek(b, 0, SEEK_CUR);
 }
 
-bool iso_outputs_shared(int a, int b)
+bool sup_outputs_shared(int a, int b)
 {
 	struct stat sa, sb;
 	int fa, fb;
@@ -105,27 +105,27 @@ bool iso_outputs_shared(int a, int b)
 	return S_ISREG(sa.st_mode) && fa >= 0 && fb >= 0 && (fa & fb & O_APPEND);
 }
 
-static void keep_tail(struct iso_stream *s, const char *buf, size_t n)
+static void keep_tail(struct sup_stream *s, const char *buf, size_t n)
 {
-	if (n >= ISO_TAIL_MAX) {
-		memcpy(s->tail, buf + n - ISO_TAIL_MAX, ISO_TAIL_MAX);
+	if (n >= SUP_TAIL_MAX) {
+		memcpy(s->tail, buf + n - SUP_TAIL_MAX, SUP_TAIL_MAX);
 		s->tail_head = 0;
-		s->tail_len = ISO_TAIL_MAX;
+		s->tail_len = SUP_TAIL_MAX;
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		s->tail[(s->tail_head + s->tail_len) % ISO_TAIL_MAX] = buf[i];
-		if (s->tail_len < ISO_TAIL_MAX)
+		s->tail[(s->tail_head + s->tail_len) % SUP_TAIL_MAX] = buf[i];
+		if (s->tail_len < SUP_TAIL_MAX)
 			s->tail_len++;
 		else
-			s->tail_head = (s->tail_head + 1) % ISO_TAIL_MAX;
+			s->tail_head = (s->tail_head + 1) % SUP_TAIL_MAX;
 	}
 }
 
-size_t iso_stream_tail(const struct iso_stream *s, char *buf)
+size_t sup_stream_tail(const struct sup_stream *s, char *buf)
 {
 	for (size_t i = 0; i < s->tail_len; i++)
-		buf[i] = s->tail[(s->tail_head + i) % ISO_TAIL_MAX];
+		buf[i] = s->tail[(s->tail_head + i) % SUP_TAIL_MAX];
 	buf[s->tail_len] = '\0';
 	return s->tail_len;
 }
@@ -155,7 +155,7 @@ static size_t write_all(int fd, const char *buf, size_t n)
 }
 
 /* Past a failed write the rest is read and dropped, so the command never blocks on it. */
-static void relay_out(struct iso_stream *s, const char *buf, size_t n)
+static void relay_out(struct sup_stream *s, const char *buf, size_t n)
 {
 	size_t left;
 
@@ -188,7 +188,7 @@ static void wait_writable(int fd)
  * The output is full.  Returns true when it has room again (the pump waited,
  * because nobody else watches the output), false when the caller will say so.
  */
-static bool output_full(struct iso_stream *s)
+static bool output_full(struct sup_stream *s)
 {
 	s->fulls++;
 	if (s->out_watched) {
@@ -208,7 +208,7 @@ static bool output_full(struct iso_stream *s)
  * that never comes.  Returns true to try again, false to stop (the input is
  * empty, or the output full and out_full set).
  */
-static bool retry_after_eagain(struct iso_stream *s, bool *input_seen)
+static bool retry_after_eagain(struct sup_stream *s, bool *input_seen)
 {
 	int avail = 0;
 
@@ -231,7 +231,7 @@ static bool retry_after_eagain(struct iso_stream *s, bool *input_seen)
  * the output refuses (EPIPE; EINVAL: no pipe for tee, an O_APPEND file or a
  * terminal for splice).
  */
-static ssize_t move_some(struct iso_stream *s, bool keep, size_t len)
+static ssize_t move_some(struct sup_stream *s, bool keep, size_t len)
 {
 	bool seen = false;
 
@@ -259,7 +259,7 @@ static ssize_t move_some(struct iso_stream *s, bool keep, size_t len)
  * is to be read now (*r set), or the whole buffer when the output is lost or
  * not a pipe.
  */
-static size_t tee_some(struct iso_stream *s, size_t len, int *r)
+static size_t tee_some(struct sup_stream *s, size_t len, int *r)
 {
 	ssize_t n = move_some(s, true, len);
 
@@ -279,7 +279,7 @@ static size_t tee_some(struct iso_stream *s, size_t len, int *r)
 	return len;
 }
 
-static int copy_some(struct iso_stream *s, size_t *moved)
+static int copy_some(struct sup_stream *s, size_t *moved)
 {
 	char buf[65536];
 	size_t want = sizeof(buf);
@@ -315,7 +315,7 @@ static int copy_some(struct iso_stream *s, size_t *moved)
  * room.  Returns 1 when bytes moved, 0 when nothing moves now (see move_some()), -1
  * when splicing does not work here (then copy).
  */
-static int splice_some(struct iso_stream *s, size_t *moved)
+static int splice_some(struct sup_stream *s, size_t *moved)
 {
 	ssize_t n = move_some(s, false, s->chunk);
 
@@ -326,7 +326,7 @@ static int splice_some(struct iso_stream *s, size_t *moved)
 	return n > 0;
 }
 
-int iso_stream_pump(struct iso_stream *s)
+int sup_stream_pump(struct sup_stream *s)
 {
 	size_t moved = 0;
 	int r = 0;
@@ -356,7 +356,7 @@ int iso_stream_pump(struct iso_stream *s)
 	return r;
 }
 
-int iso_stream_drain(struct iso_stream *s)
+int sup_stream_drain(struct sup_stream *s)
 {
 	bool watched = s->out_watched;
 	int r, rounds = 0;
@@ -369,13 +369,13 @@ int iso_stream_drain(struct iso_stream *s)
 	s->out_watched = false;
 	s->out_full = false;
 	do
-		r = iso_stream_pump(s);
+		r = sup_stream_pump(s);
 	while (r == 0 && s->more && ++rounds < 4);
 	s->out_watched = watched;
 	return r;
 }
 
-void iso_stream_close(struct iso_stream *s)
+void sup_stream_close(struct sup_stream *s)
 {
 	if (s->rd >= 0)
 		close(s->rd);

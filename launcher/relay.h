@@ -8,15 +8,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define ISO_TAIL_MAX 4096
+#define SUP_TAIL_MAX 4096
 
 /*
  * One of the command's output streams: the command writes into a pipe, isorun
- * moves the bytes to its own fd in order.  Keeps the last ISO_TAIL_MAX bytes when
+ * moves the bytes to its own fd in order.  Keeps the last SUP_TAIL_MAX bytes when
  * `capture` is set (then tee'd to a pipe and read, or copied; otherwise spliced
  * where the kernel can).
  */
-struct iso_stream {
+struct sup_stream {
 	const char *name; /* "stdout" */
 	int rd;		  /* read end, O_NONBLOCK; -1 when not relayed (a terminal) */
 	int wr;		  /* write end until handed to the command */
@@ -35,7 +35,7 @@ struct iso_stream {
 	int out_err;	  /* that write's errno: EPIPE, our reader left; else output was lost */
 	uint64_t lost;	  /* bytes read from the command but never written */
 	uint64_t bytes;
-	char tail[ISO_TAIL_MAX];
+	char tail[SUP_TAIL_MAX];
 	size_t tail_len, tail_head;
 };
 
@@ -45,23 +45,23 @@ struct iso_stream {
  * command then gets one pipe for both, so the order is the order it wrote.
  * /dev/null is never shared: it keeps no order.
  */
-bool iso_outputs_shared(int a, int b);
+bool sup_outputs_shared(int a, int b);
 
-int iso_stream_open(struct iso_stream *s, const char *name, int out, bool capture);
+int sup_stream_open(struct sup_stream *s, const char *name, int out, bool capture);
 /*
  * Move what is there now, up to a budget, never waiting on our output when the
  * caller watches it (out_watched): a full output sets out_full and ends the pump,
  * so a reader that stopped reading cannot stop the supervisor.  Sets s->eof at
  * end of stream, s->more when input is left.  Returns 0 or -errno.
  */
-int iso_stream_pump(struct iso_stream *s);
+int sup_stream_pump(struct sup_stream *s);
 /* The end of a run: everything in the pipe now goes out, waiting for room as a writer would. */
-int iso_stream_drain(struct iso_stream *s);
-/* The tail in order, into buf (ISO_TAIL_MAX + 1); returns its length. */
-size_t iso_stream_tail(const struct iso_stream *s, char *buf);
-void iso_stream_close(struct iso_stream *s);
+int sup_stream_drain(struct sup_stream *s);
+/* The tail in order, into buf (SUP_TAIL_MAX + 1); returns its length. */
+size_t sup_stream_tail(const struct sup_stream *s, char *buf);
+void sup_stream_close(struct sup_stream *s);
 /* The command's output did not all arrive, for a reason other than a reader that left. */
-static inline bool iso_stream_lost(const struct iso_stream *s)
+static inline bool sup_stream_lost(const struct sup_stream *s)
 {
 	return s && s->out_broken && s->out_err != EPIPE;
 }

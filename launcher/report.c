@@ -52,7 +52,7 @@ static json_t *redacted(const char *s)
  * it holds whole lines; one line longer than the tail keeps its end, from the
  * first whole UTF-8 character.
  */
-size_t iso_tail_start(const char *buf, size_t n, bool cut)
+size_t sup_tail_start(const char *buf, size_t n, bool cut)
 {
 	const char *nl = cut ? memchr(buf, '\n', n) : NULL;
 	size_t i = 0;
@@ -66,20 +66,20 @@ size_t iso_tail_start(const char *buf, size_t n, bool cut)
 	return i;
 }
 
-static json_t *tail(const struct iso_stream *s)
+static json_t *tail(const struct sup_stream *s)
 {
-	char buf[ISO_TAIL_MAX + 1];
+	char buf[SUP_TAIL_MAX + 1];
 	size_t n, from;
 
 	if (!s)
 		return json_null();
-	n = iso_stream_tail(s, buf);
-	from = iso_tail_start(buf, n, s->bytes > n);
+	n = sup_stream_tail(s, buf);
+	from = sup_tail_start(buf, n, s->bytes > n);
 	/* a character cut at the end comes out escaped, not lost */
 	return text(buf + from, n - from);
 }
 
-static json_t *tail_cut(const struct iso_stream *s)
+static json_t *tail_cut(const struct sup_stream *s)
 {
 	return s ? json_boolean(s->bytes > s->tail_len) : json_null();
 }
@@ -98,7 +98,7 @@ static json_t *names(char **env)
  * would (no symlink is followed: the path may be gone, and it is named as given):
  * "." and empty components go, ".." takes the one before it.  Malloc'ed.
  */
-char *iso_abs_path(const char *cwd, const char *p)
+char *sup_abs_path(const char *cwd, const char *p)
 {
 	size_t n = strlen(p) + (p[0] == '/' ? 0 : strlen(cwd) + 1);
 	char *out = malloc(n + 2), *src = malloc(n + 2), *save = NULL;
@@ -128,7 +128,7 @@ char *iso_abs_path(const char *cwd, const char *p)
 }
 
 /* A path as isorun resolved it: relative ones against isorun's working directory. */
-static json_t *abs_path(const struct iso_outcome *o, const char *p)
+static json_t *abs_path(const struct sup_outcome *o, const char *p)
 {
 	_cleanup_free_ char *clean = NULL;
 
@@ -136,11 +136,11 @@ static json_t *abs_path(const struct iso_outcome *o, const char *p)
 		return json_null();
 	if (!o->cwd && p[0] != '/')
 		return redacted(p);
-	clean = iso_abs_path(o->cwd ? o->cwd : "/", p);
+	clean = sup_abs_path(o->cwd ? o->cwd : "/", p);
 	return clean ? redacted(clean) : json_null();
 }
 
-static json_t *abs_paths(const struct iso_outcome *o, const struct iso_strv *v)
+static json_t *abs_paths(const struct sup_outcome *o, const struct sup_strv *v)
 {
 	json_t *a = json_array();
 
@@ -150,21 +150,21 @@ static json_t *abs_paths(const struct iso_outcome *o, const struct iso_strv *v)
 }
 
 /* A finding's severity, as the verdict decided it. */
-static const char *severity(const struct iso_verdict *v, enum iso_vkind kind, size_t i)
+static const char *severity(const struct sup_verdict *v, enum sup_vkind kind, size_t i)
 {
-	const struct iso_vfinding *f = iso_verdict_get(v, kind, i);
+	const struct sup_vfinding *f = sup_verdict_get(v, kind, i);
 
 	return f ? f->level : "error";
 }
 
-static const char *state_name(enum iso_tree_state s)
+static const char *state_name(enum sup_tree_state s)
 {
 	switch (s) {
-	case ISO_TREE_REMOVED:
+	case SUP_TREE_REMOVED:
 		return "removed";
-	case ISO_TREE_KEPT:
+	case SUP_TREE_KEPT:
 		return "kept";
-	case ISO_TREE_RETAINED:
+	case SUP_TREE_RETAINED:
 		return "retained";
 	default:
 		return "none";
@@ -173,11 +173,11 @@ static const char *state_name(enum iso_tree_state s)
 
 static json_t *micros(uint64_t us)
 {
-	return us == ISO_TIMING_NONE ? json_null() : json_integer((json_int_t)us);
+	return us == SUP_TIMING_NONE ? json_null() : json_integer((json_int_t)us);
 }
 
 /* --pidns: how init ended when it was not the outer's doing; null otherwise. */
-static json_t *init_lost(const struct iso_outcome *o)
+static json_t *init_lost(const struct sup_outcome *o)
 {
 	char sig[32];
 
@@ -189,14 +189,14 @@ static json_t *init_lost(const struct iso_outcome *o)
 	return json_pack("{s:i}", "exit_code", o->init_status);
 }
 
-static json_t *isolation(const struct iso_verdict *v)
+static json_t *isolation(const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 
 	if (v->unfinished)
 		return json_pack("{s:b, s:n, s:b, s:s, s:s}", "pidns", false, "pidns_reason",
 				 "subreaper", false, "leak_check", "not-measurable", "reason",
-				 ISO_UNFINISHED);
+				 SUP_UNFINISHED);
 	const char *check = o->gate_unmeasurable[0] ? "not-measurable"
 			    : o->pidns		    ? "pidns"
 			    : o->subreaper	    ? "subreaper"
@@ -214,10 +214,10 @@ static json_t *isolation(const struct iso_verdict *v)
 static const char *rlimit_note(int i)
 {
 	switch (i) {
-	case ISO_RLIM_NOFILE:
+	case SUP_RLIM_NOFILE:
 		return "soft and hard; open descriptors per process, inherited by every process "
 		       "the command starts (not a total for the run)";
-	case ISO_RLIM_CORE:
+	case SUP_RLIM_CORE:
 		return "soft and hard; bytes of each core dump, per process";
 	default:
 		return "soft and hard; bytes per file a process writes; a write past it gets "
@@ -226,35 +226,35 @@ static const char *rlimit_note(int i)
 }
 
 /* --rlimit-*: appended to "resources"."limits", after the ceilings. */
-static void rlimit_entries(const struct iso_outcome *o, json_t *limits)
+static void rlimit_entries(const struct sup_outcome *o, json_t *limits)
 {
-	for (int i = 0; i < ISO_N_RLIMS; i++) {
+	for (int i = 0; i < SUP_N_RLIMS; i++) {
 		uint64_t v = o->rlimits.value[i];
 
 		if (!o->rlimits.set[i])
 			continue;
 		json_array_append_new(
 			limits,
-			json_pack("{s:s, s:o, s:b, s:s, s:s}", "name", iso_rlimit_name(i), "value",
-				  v == ISO_RLIM_UNLIMITED ? json_string("unlimited")
+			json_pack("{s:s, s:o, s:b, s:s, s:s}", "name", sup_rlimit_name(i), "value",
+				  v == SUP_RLIM_UNLIMITED ? json_string("unlimited")
 							  : json_integer((json_int_t)v),
 				  "try", false, "enforced_by", "rlimit", "note", rlimit_note(i)));
 	}
 }
 
-static json_t *policy(const struct iso_verdict *v)
+static json_t *policy(const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	json_t *refused = json_array();
 
 	for (size_t i = 0; i < o->n_policy_events; i++) {
-		const struct iso_policy_event *ev = &o->policy_events[i];
+		const struct sup_policy_event *ev = &o->policy_events[i];
 		json_t *e = json_pack("{s:i, s:s, s:o, s:s, s:s}", "pid", ev->pid, "call", ev->call,
 				      "detail", redacted(ev->detail), "rule",
 				      ev->origin ? ev->origin : "", "action",
 				      ev->refused ? "refused" : "logged");
-		iso_refusal_json_add(e, ev);
-		json_object_set_new(e, "severity", json_string(severity(v, ISO_V_REFUSAL, i)));
+		sup_refusal_json_add(e, ev);
+		json_object_set_new(e, "severity", json_string(severity(v, SUP_V_REFUSAL, i)));
 		json_array_append_new(refused, e);
 	}
 	return json_pack("{s:s, s:s, s:s, s:o}", "name", o->policy_name ? o->policy_name : "off",
@@ -266,35 +266,35 @@ static json_t *policy(const struct iso_verdict *v)
 }
 
 /* Attribution (ppid, argv, exe, times, what started it) is filled where the gate records it. */
-static json_t *leaks(const struct iso_verdict *v)
+static json_t *leaks(const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < o->n_leaks; i++) {
-		const struct iso_leak *l = &o->leaks[i];
+		const struct sup_leak *l = &o->leaks[i];
 		json_t *e = json_pack(
 			"{s:i, s:o, s:o, s:o, s:i, s:b}", "pid", l->pid, "pid_in_namespace",
 			l->inner_pid ? json_integer(l->inner_pid) : json_null(), "cmdline",
 			redacted(l->cmdline), "cwd", l->cwd ? redacted(l->cwd) : json_null(),
 			"session", l->sid, "killed", 1);
-		iso_leak_json_add(e, l);
-		json_object_set_new(e, "severity", json_string(severity(v, ISO_V_LEAK, i)));
+		sup_leak_json_add(e, l);
+		json_object_set_new(e, "severity", json_string(severity(v, SUP_V_LEAK, i)));
 		json_array_append_new(a, e);
 	}
 	return a;
 }
 
-static json_t *residue(const struct iso_verdict *v)
+static json_t *residue(const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < o->n_residue; i++)
 		json_array_append_new(
 			a, json_pack("{s:o, s:o, s:s}", "dir", abs_path(o, o->residue[i].dir),
 				     "path", text(o->residue[i].path, strlen(o->residue[i].path)),
-				     "severity", severity(v, ISO_V_RESIDUE, i)));
+				     "severity", severity(v, SUP_V_RESIDUE, i)));
 	return a;
 }
 
@@ -304,7 +304,7 @@ static json_t *str(const char *s)
 }
 
 /* What the ignores kept out of the residue, each with its rule, and the directories they missed. */
-static json_t *residue_ignored(const struct iso_outcome *o)
+static json_t *residue_ignored(const struct sup_outcome *o)
 {
 	json_t *a = json_array(), *notes = json_array();
 
@@ -322,7 +322,7 @@ static json_t *residue_ignored(const struct iso_outcome *o)
 }
 
 /* The files the run wrote in its private home outside the XDG cache; null: not looked at. */
-static json_t *home_writes(const struct iso_outcome *o)
+static json_t *home_writes(const struct sup_outcome *o)
 {
 	json_t *a;
 
@@ -337,33 +337,33 @@ static json_t *home_writes(const struct iso_outcome *o)
 }
 
 /* Every guard that could not run, and why: a check that did not run never reads as passed. */
-static json_t *not_measurable(const struct iso_verdict *v)
+static json_t *not_measurable(const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	json_t *a = json_array();
 	char why[256];
 
 	/* a run that did not finish measured nothing, and never passed a check */
 	if (v->unfinished) {
 		json_array_append_new(a, json_pack("{s:s, s:n, s:s, s:s}", "guard", "leak check",
-						   "dir", "reason", ISO_UNFINISHED, "severity",
+						   "dir", "reason", SUP_UNFINISHED, "severity",
 						   "error"));
 		return a;
 	}
 	/* the reason first: an argument's strlen() may be evaluated before the call */
-	if (v->n[ISO_V_UNMEASURABLE]) {
-		const char *w = iso_unmeasurable_why(o, why, sizeof(why));
+	if (v->n[SUP_V_UNMEASURABLE]) {
+		const char *w = sup_unmeasurable_why(o, why, sizeof(why));
 
 		json_array_append_new(a, json_pack("{s:s, s:n, s:o, s:s}", "guard", "leak check",
 						   "dir", "reason", text(w, strlen(w)), "severity",
-						   severity(v, ISO_V_UNMEASURABLE, 0)));
+						   severity(v, SUP_V_UNMEASURABLE, 0)));
 	}
 	for (size_t i = 0; i < o->n_residue_gaps; i++)
 		json_array_append_new(
 			a, json_pack("{s:s, s:o, s:o, s:s}", "guard", "residue", "dir",
 				     abs_path(o, o->residue_gaps[i].dir), "reason",
 				     text(o->residue_gaps[i].why, strlen(o->residue_gaps[i].why)),
-				     "severity", severity(v, ISO_V_RESIDUE_GAP, i)));
+				     "severity", severity(v, SUP_V_RESIDUE_GAP, i)));
 	return a;
 }
 
@@ -371,15 +371,15 @@ static json_t *not_measurable(const struct iso_verdict *v)
  * The caches kept between runs (--cache): where each is and which variables
  * point there; the tree's CARGO_HOME is cargo's, its registry and git linked to it.
  */
-static json_t *caches(const struct iso_outcome *o)
+static json_t *caches(const struct sup_outcome *o)
 {
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < o->n_caches; i++) {
-		const struct iso_cache_kind *k = &iso_caches[iso_cache_lookup(o->caches[i].name)];
+		const struct sup_cache_kind *k = &sup_caches[sup_cache_lookup(o->caches[i].name)];
 		json_t *vars = json_array();
 
-		for (size_t j = 0; j < ISO_CACHE_VARS && k->vars[j]; j++)
+		for (size_t j = 0; j < SUP_CACHE_VARS && k->vars[j]; j++)
 			json_array_append_new(vars, json_string(k->vars[j]));
 		if (k->tree_var)
 			json_array_append_new(vars, json_string(k->tree_var));
@@ -391,22 +391,22 @@ static json_t *caches(const struct iso_outcome *o)
 }
 
 /* One setting as cli/ worded it; NULL when a value cannot be made. */
-static json_t *setting(const struct iso_outcome *o, const struct iso_report_setting *s)
+static json_t *setting(const struct sup_outcome *o, const struct sup_report_setting *s)
 {
 	switch (s->kind) {
-	case ISO_REPORT_BOOL:
+	case SUP_REPORT_BOOL:
 		return json_boolean(s->flag);
-	case ISO_REPORT_INT:
+	case SUP_REPORT_INT:
 		return json_integer((json_int_t)s->num);
-	case ISO_REPORT_STRING:
+	case SUP_REPORT_STRING:
 		return json_string(s->str);
-	case ISO_REPORT_PATH:
+	case SUP_REPORT_PATH:
 		return abs_path(o, s->str);
-	case ISO_REPORT_PATHS:
+	case SUP_REPORT_PATHS:
 		return abs_paths(o, s->paths);
-	case ISO_REPORT_CEILING:
+	case SUP_REPORT_CEILING:
 		return json_pack("{s:I, s:b}", "value", (json_int_t)s->num, "try", s->flag);
-	case ISO_REPORT_STRINGS:
+	case SUP_REPORT_STRINGS:
 		return names(s->paths->v);
 	default:
 		return json_null();
@@ -414,9 +414,9 @@ static json_t *setting(const struct iso_outcome *o, const struct iso_report_sett
 }
 
 /* The settings in effect, by their option names, in the order cli/ gives; paths absolute. */
-static json_t *settings(const struct iso_opts *opts, const struct iso_outcome *o)
+static json_t *settings(const struct sup_opts *opts, const struct sup_outcome *o)
 {
-	struct iso_report_setting s[ISO_REPORT_SETTINGS_MAX];
+	struct sup_report_setting s[SUP_REPORT_SETTINGS_MAX];
 	size_t n = opts->report_settings ? opts->report_settings(opts, s) : 0;
 	json_t *set = json_object();
 
@@ -433,13 +433,13 @@ static json_t *settings(const struct iso_opts *opts, const struct iso_outcome *o
 }
 
 /* A line or column of a policy file's mistake, 1-based; a file that could not be read has none. */
-static json_t *position(const struct iso_outcome *o, int n)
+static json_t *position(const struct sup_outcome *o, int n)
 {
 	return o->setup_file[0] && n > 0 ? json_integer(n) : json_null();
 }
 
 /* exit 125: the failure itself, and where in a file when it was a policy file's */
-static json_t *setup_error(const struct iso_outcome *o)
+static json_t *setup_error(const struct sup_outcome *o)
 {
 	const struct iso_err *e = &o->setup_err;
 	char hint[600];
@@ -464,7 +464,7 @@ static json_t *signal_or_null(int sig)
 	return sig ? json_string(iso_signal_name(sig, name, sizeof(name))) : json_null();
 }
 
-static json_t *result(const struct iso_outcome *o)
+static json_t *result(const struct sup_outcome *o)
 {
 	return json_pack("{s:o, s:o, s:b, s:o, s:b, s:s?, s:o, s:s?}", "exit_code",
 			 o->exited && !o->term_signal ? json_integer(o->exit_code) : json_null(),
@@ -475,12 +475,12 @@ static json_t *result(const struct iso_outcome *o)
 			 o->setup_failed ? o->setup_error : NULL);
 }
 
-static json_t *build(const struct iso_verdict *v)
+static json_t *build(const struct sup_verdict *v)
 {
-	const struct iso_opts *opts = v->opts;
-	const struct iso_outcome *o = v->out;
+	const struct sup_opts *opts = v->opts;
+	const struct sup_outcome *o = v->out;
 	json_t *root = json_object(), *argv = json_array();
-	json_t *resources = iso_resources_json(&o->res);
+	json_t *resources = sup_resources_json(&o->res);
 	char started[64];
 	struct tm tm;
 
@@ -491,9 +491,9 @@ static json_t *build(const struct iso_verdict *v)
 	iso_utc(o->started.tv_sec, &tm);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-	json_object_set_new(root, "schema", json_integer(ISO_REPORT_SCHEMA));
+	json_object_set_new(root, "schema", json_integer(SUP_REPORT_SCHEMA));
 	json_object_set_new(root, "version", json_string(ISO_VERSION));
-	json_object_set_new(root, "verdict", json_string(iso_verdict_word(v)));
+	json_object_set_new(root, "verdict", json_string(sup_verdict_word(v)));
 	json_object_set_new(root, "reason", v->reason[0] ? json_string(v->reason) : json_null());
 	json_object_set_new(root, "error", setup_error(o));
 	json_object_set_new(root, "argv", argv);
@@ -511,8 +511,8 @@ static json_t *build(const struct iso_verdict *v)
 	json_object_set_new(root, "isolation", isolation(v));
 	json_object_set_new(root, "policy", policy(v));
 	json_object_set_new(root, "leaks", leaks(v));
-	json_object_set_new(root, "timeout", iso_hung_json(&o->hung));
-	json_object_set_new(root, "capabilities", iso_caps_json(&o->caps));
+	json_object_set_new(root, "timeout", sup_hung_json(&o->hung));
+	json_object_set_new(root, "capabilities", sup_caps_json(&o->caps));
 	json_object_set_new(root, "residue", residue(v));
 	json_object_set_new(root, "residue_ignored", residue_ignored(o));
 	json_object_set_new(root, "home_writes", home_writes(o));
@@ -536,16 +536,16 @@ static json_t *build(const struct iso_verdict *v)
 }
 
 /* {"error": strerror, "bytes": N} for a stream whose output did not all arrive */
-static json_t *lost(const struct iso_stream *s)
+static json_t *lost(const struct sup_stream *s)
 {
-	if (!iso_stream_lost(s))
+	if (!sup_stream_lost(s))
 		return json_null();
 	return json_pack("{s:s, s:I}", "error", strerror(s->out_err), "bytes", (json_int_t)s->lost);
 }
 
-void iso_report_render(struct iso_doc *d, const struct iso_verdict *v)
+void iso_report_render(struct sup_doc *d, const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	json_t *root = build(v);
 
 	if (!root) {

@@ -20,7 +20,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int push(struct iso_snapshot *s, size_t *cap, char *path)
+static int push(struct sup_snapshot *s, size_t *cap, char *path)
 {
 	if (!path)
 		return -ENOMEM;
@@ -59,7 +59,7 @@ static bool own_mount(const char *dir, const char *rel, const char *own)
  * may be one the command answers for: not entered), is a part not seen.
  */
 static int open_part(int top, const char *dir, const char *rel, bool first, const char *own,
-		     struct iso_snapshot *s)
+		     struct sup_snapshot *s)
 {
 	int fd = first ? openat(top, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 		       : iso_open_dir_here(top, rel);
@@ -77,13 +77,13 @@ static int open_part(int top, const char *dir, const char *rel, bool first, cons
 	return -1;
 }
 
-static int take(const char *dir, const char *own, struct iso_snapshot *s, struct iso_err *e)
+static int take(const char *dir, const char *own, struct sup_snapshot *s, struct iso_err *e)
 {
 	size_t cap = 0;
 	int top, r = 0;
 	struct stat st;
 
-	*s = (struct iso_snapshot){ .dir = strdup(dir) };
+	*s = (struct sup_snapshot){ .dir = strdup(dir) };
 	top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (top < 0)
 		return iso_err_set(e, errno, "open '%s'", dir);
@@ -121,7 +121,7 @@ static int take(const char *dir, const char *own, struct iso_snapshot *s, struct
 				continue;
 			if (i < 0 && !strcmp(de->d_name, ".git"))
 				continue;
-			if (s->n >= ISO_RESIDUE_MAX) {
+			if (s->n >= SUP_RESIDUE_MAX) {
 				s->truncated = true;
 				break;
 			}
@@ -140,32 +140,32 @@ static int take(const char *dir, const char *own, struct iso_snapshot *s, struct
 		return iso_err_set(e, -r, "read '%s'", dir);
 	if (s->truncated)
 		snprintf(s->unmeasurable, sizeof(s->unmeasurable), "more than %d entries",
-			 ISO_RESIDUE_MAX);
+			 SUP_RESIDUE_MAX);
 	if (s->n)
 		qsort(s->paths, s->n, sizeof(char *), cmp_str);
 	return 0;
 }
 
-static bool has(const struct iso_snapshot *s, const char *p)
+static bool has(const struct sup_snapshot *s, const char *p)
 {
 	return s->n && bsearch(&p, s->paths, s->n, sizeof(char *), cmp_str) != NULL;
 }
 
-void iso_snapshot_free(struct iso_snapshot *s)
+void sup_snapshot_free(struct sup_snapshot *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		free(s->paths[i]);
 	free(s->paths);
 	free(s->dir);
-	*s = (struct iso_snapshot){ 0 };
+	*s = (struct sup_snapshot){ 0 };
 }
 
-int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e)
+int sup_snapshot_take(const char *dir, struct sup_snapshot *s, struct iso_err *e)
 {
 	return take(dir, NULL, s, e);
 }
 
-int iso_snapshot_compare(const struct iso_snapshot *before, struct iso_snapshot *after,
+int sup_snapshot_compare(const struct sup_snapshot *before, struct sup_snapshot *after,
 			 const char *own, const char ***ret, size_t *ret_n, char *why, size_t len)
 {
 	struct iso_err e = { 0 };
@@ -192,10 +192,10 @@ int iso_snapshot_compare(const struct iso_snapshot *before, struct iso_snapshot 
 		snprintf(why, len, "%s", after->unmeasurable);
 	if (why[0])
 		return 0;
-	return iso_snapshot_added(before, after, ret, ret_n);
+	return sup_snapshot_added(before, after, ret, ret_n);
 }
 
-int iso_snapshot_added(const struct iso_snapshot *before, const struct iso_snapshot *after,
+int sup_snapshot_added(const struct sup_snapshot *before, const struct sup_snapshot *after,
 		       const char ***ret, size_t *ret_n)
 {
 	const char **out = malloc((after->n ? after->n : 1) * sizeof(*out));
@@ -211,7 +211,7 @@ int iso_snapshot_added(const struct iso_snapshot *before, const struct iso_snaps
 	return 0;
 }
 
-bool iso_glob_ignores(const char *glob, const char *path)
+bool sup_glob_ignores(const char *glob, const char *path)
 {
 	char g[PATH_MAX], p[PATH_MAX];
 	size_t gl, pl;
@@ -256,7 +256,7 @@ static size_t parent_of(const char *const *added, size_t n, size_t i)
 	return hit ? (size_t)(hit - added) : SIZE_MAX;
 }
 
-/* What iso_residue_sort() works out per entry. */
+/* What sup_residue_sort() works out per entry. */
 struct sort_state {
 	size_t *parent; /* the new directory that holds it, or SIZE_MAX */
 	bool *ignored;	/* by a rule of its own or of a new directory above it */
@@ -272,7 +272,7 @@ static void sort_state_free(struct sort_state *st)
 	free(st->full);
 }
 
-int iso_residue_sort(const char *const *added, size_t n, const char *const *by, bool *residue,
+int sup_residue_sort(const char *const *added, size_t n, const char *const *by, bool *residue,
 		     bool *shown)
 {
 	size_t m = n ? n : 1;

@@ -14,36 +14,36 @@
  * nor another mount (its file system may be the command's, one that never
  * answers): a mount point found is a part not seen.
  */
-#define ISO_RESIDUE_MAX 200000
+#define SUP_RESIDUE_MAX 200000
 
-struct iso_snapshot {
+struct sup_snapshot {
 	char *dir;    /* as given */
 	char **paths; /* relative, sorted */
 	size_t n;
 	dev_t dev; /* the directory walked, to tell it from one put at its path later */
 	ino_t ino;
-	bool truncated; /* more than ISO_RESIDUE_MAX entries: not measurable */
+	bool truncated; /* more than SUP_RESIDUE_MAX entries: not measurable */
 	/* why the walk does not cover the whole directory (too big, a part unreadable); "" */
 	char unmeasurable[320];
 };
 
-int iso_snapshot_take(const char *dir, struct iso_snapshot *s, struct iso_err *e);
-void iso_snapshot_free(struct iso_snapshot *s);
+int sup_snapshot_take(const char *dir, struct sup_snapshot *s, struct iso_err *e);
+void sup_snapshot_free(struct sup_snapshot *s);
 /*
  * The directory after the run, compared with `before`: the new entries in *ret
- * (as iso_snapshot_added, every one), or, when the two walks cannot be compared (either is
+ * (as sup_snapshot_added, every one), or, when the two walks cannot be compared (either is
  * incomplete, the directory is gone or was replaced), none and the reason in
  * why.  `after` is the caller's to free either way.  own (absolute, canonical,
  * or NULL): isorun's own tree, whose shield is a mount not counted as a gap.
  */
-int iso_snapshot_compare(const struct iso_snapshot *before, struct iso_snapshot *after,
+int sup_snapshot_compare(const struct sup_snapshot *before, struct sup_snapshot *after,
 			 const char *own, const char ***ret, size_t *ret_n, char *why, size_t len);
 
 /*
  * Every entry in `after` not in `before`, the contents of a new directory too
  * (pointers into after, sorted); *ret is malloc'ed.
  */
-int iso_snapshot_added(const struct iso_snapshot *before, const struct iso_snapshot *after,
+int sup_snapshot_added(const struct sup_snapshot *before, const struct sup_snapshot *after,
 		       const char ***ret, size_t *ret_n);
 
 /*
@@ -54,17 +54,17 @@ int iso_snapshot_added(const struct iso_snapshot *before, const struct iso_snaps
  * directories only.  fnmatch(3) without flags beyond FNM_PATHNAME for the
  * anchored form: '*' matches a leading dot, as in git.
  */
-bool iso_glob_ignores(const char *glob, const char *path);
+bool sup_glob_ignores(const char *glob, const char *path);
 
 /*
- * The new entries (iso_snapshot_added's, sorted) sorted into what is reported:
+ * The new entries (sup_snapshot_added's, sorted) sorted into what is reported:
  * by[i] is what ignores entry i (a .gitignore line, a glob), or NULL.  An
  * entry under an ignored new directory is ignored with it; a new directory
  * whose every entry is ignored is not residue (git shows no such directory)
  * unless it is empty.  residue[i]: entry i is reported as residue (a new
  * directory once, not its contents); shown[i]: as ignored (the topmost).
  */
-int iso_residue_sort(const char *const *added, size_t n, const char *const *by, bool *residue,
+int sup_residue_sort(const char *const *added, size_t n, const char *const *by, bool *residue,
 		     bool *shown);
 
 #endif

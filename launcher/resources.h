@@ -13,7 +13,7 @@
 #include "cgroup/cgroup.h"
 #include "launcher/opts.h"
 
-struct iso_limit {
+struct sup_limit {
 	bool asked;
 	bool try_;
 	uint64_t value;
@@ -22,13 +22,13 @@ struct iso_limit {
 	int64_t hits;		 /* what its cgroup counted as refused or killed; -1: unknown */
 };
 
-struct iso_resources {
+struct sup_resources {
 	bool have_rusage;
 	uint64_t cpu_user_ms, cpu_system_ms, max_rss_kib;
 	bool have_cgroup; /* the run had a cgroup of its own */
 	char cgroup_path[PATH_MAX];
 	struct cg_stats cg;
-	struct iso_limit limits[ISO_N_CEILINGS];
+	struct sup_limit limits[SUP_N_CEILINGS];
 	char ceiling_hit[320];	   /* an observed hit: "the memory ceiling ... was reached" */
 	char ceiling_note[320];	   /* a failing run under an rlimit ceiling: what cannot be known */
 	char cgroup_retained[480]; /* the cgroup could not be removed: path and reason */

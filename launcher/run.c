@@ -40,7 +40,7 @@
  */
 static void setup_error(struct sup *s, const struct iso_err *e)
 {
-	struct iso_outcome *out = s->out;
+	struct sup_outcome *out = s->out;
 	char buf[512];
 
 	out->setup_err = *e;
@@ -52,11 +52,11 @@ static void setup_error(struct sup *s, const struct iso_err *e)
 			e->hint[0] && out->setup_advice[0] ? "; " : "", out->setup_advice);
 }
 
-static void supervise(struct sup *s, enum start how)
+static void supervise(struct sup *s, enum sup_start how)
 {
-	if (how == EXEC_FAILED) {
+	if (how == SUP_EXEC_FAILED) {
 		/* the pipes' only writer is gone: their EOF is at hand */
-		sup_step(s, PE_NOTHING_RAN, 0, false);
+		sup_step(s, SUP_PE_NOTHING_RAN, 0, false);
 		sup_loop(s);
 		return;
 	}
@@ -64,7 +64,7 @@ static void supervise(struct sup *s, enum start how)
 	s->started_ms = sup_now_ms();
 	sup_start_reader(s);
 	if (s->o->plan.stop.timeout_ms)
-		iso_evloop_arm(&s->loop, s->o->plan.stop.timeout_ms);
+		sup_evloop_arm(&s->loop, s->o->plan.stop.timeout_ms);
 	sup_loop(s);
 	s->out->timing.command = sup_lap(&s->t_us);
 }
@@ -81,22 +81,22 @@ static void stop_after_failure(struct sup *s, const struct iso_err *e)
 	s->out->setup_failed = true;
 	snprintf(s->out->setup_error, sizeof(s->out->setup_error), "%s",
 		 iso_err_format(e, buf, sizeof(buf)));
-	sup_step(s, PE_FAILED, 0, false);
+	sup_step(s, SUP_PE_FAILED, 0, false);
 	sup_loop(s);
 }
 
 /* Why a kept or retained tree stayed, for `isorun ls`; a failure only warns. */
 static void record_state(struct sup *s)
 {
-	struct iso_outcome *out = s->out;
+	struct sup_outcome *out = s->out;
 	struct iso_err e = { 0 };
 	char buf[400];
 	int r = 0;
 
-	if (out->tree_state == ISO_TREE_KEPT)
-		r = iso_tree_record_state(&s->tree, true, out->tree_reason, &e);
-	else if (out->tree_state == ISO_TREE_RETAINED)
-		r = iso_tree_record_state(&s->tree, false, out->tree_reason, &e);
+	if (out->tree_state == SUP_TREE_KEPT)
+		r = tree_record_state(&s->tree, true, out->tree_reason, &e);
+	else if (out->tree_state == SUP_TREE_RETAINED)
+		r = tree_record_state(&s->tree, false, out->tree_reason, &e);
 	if (r < 0)
 		fprintf(stderr,
 			"isorun: warning: %s (isorun ls will not show why the tree stayed)\n",
@@ -111,12 +111,12 @@ static void record_settings(struct sup *s)
 {
 	struct iso_err e = { 0 };
 	char buf[400];
-	enum iso_tree_state st = s->out->tree_state;
+	enum sup_tree_state st = s->out->tree_state;
 
 	if (!s->o->settings_text || s->o->reenter || s->tree.fd < 0 ||
-	    (st != ISO_TREE_KEPT && st != ISO_TREE_RETAINED))
+	    (st != SUP_TREE_KEPT && st != SUP_TREE_RETAINED))
 		return;
-	if (iso_tree_write_record(&s->tree, ISO_TREE_SETTINGS, s->o->settings_text, &e) < 0)
+	if (tree_write_record(&s->tree, TREE_SETTINGS, s->o->settings_text, &e) < 0)
 		fprintf(stderr,
 			"isorun: warning: %s (a shell that re-enters the tree will not have "
 			"them)\n",
@@ -126,8 +126,8 @@ static void record_settings(struct sup *s)
 /* The tree by the usual rules, then the report and the verdict. */
 static int finish(struct sup *s)
 {
-	const struct iso_opts *o = s->o;
-	struct iso_outcome *out = s->out;
+	const struct sup_opts *o = s->o;
+	struct sup_outcome *out = s->out;
 
 	if (s->tty_handed) {
 		/* the caller's shell gets its terminal back as it was */
@@ -135,7 +135,7 @@ static int finish(struct sup *s)
 		(void)tcsetattr(s->tty_fd, TCSADRAIN, &s->saved_tty);
 	}
 	out->pidns = s->gate->namespaced;
-	iso_ceilings_finish(&s->ceil, o, out->term_signal || out->exit_code || out->init_signal,
+	sup_ceilings_finish(&s->ceil, o, out->term_signal || out->exit_code || out->init_signal,
 			    &out->res);
 	if (s->snaps)
 		sup_collect_residue(s);
@@ -144,7 +144,7 @@ static int finish(struct sup *s)
 	record_settings(s);
 	out->duration_ms = (sup_now_us() - s->t_start) / 1000;
 	/* the files before stderr: a report that could not be written is part of the verdict */
-	return iso_sinks_finish(&s->outputs, o, out);
+	return sup_sinks_finish(&s->outputs, o, out);
 }
 
 /* A tree re-entered was kept before: after a failed setup it is kept as it was. */
@@ -153,20 +153,20 @@ static void keep_reentered(struct sup *s)
 	struct iso_err e = { 0 };
 	char buf[400];
 
-	s->out->tree_state = ISO_TREE_KEPT;
-	if (iso_tree_record_state(&s->tree, true, "isorun shell", &e) < 0)
+	s->out->tree_state = SUP_TREE_KEPT;
+	if (tree_record_state(&s->tree, true, "isorun shell", &e) < 0)
 		fprintf(stderr, "isorun: warning: %s\n", iso_err_format(&e, buf, sizeof(buf)));
 }
 
 /* A setup that failed before the command ran leaves nothing behind; e: NULL when printed. */
 static int fail_before_start(struct sup *s, const struct iso_err *e)
 {
-	struct iso_outcome *out = s->out;
+	struct sup_outcome *out = s->out;
 
-	iso_ceilings_finish(&s->ceil, s->o, true, &out->res);
+	sup_ceilings_finish(&s->ceil, s->o, true, &out->res);
 	out->setup_before = true;
 	/* the shield's work directory is removed with the descriptors set aside for it */
-	iso_tree_release_reserve(&s->tree);
+	tree_release_reserve(&s->tree);
 	sup_lower_shield(s, false);
 	if (s->tree.fd >= 0 && s->o->reenter)
 		keep_reentered(s);
@@ -175,10 +175,10 @@ static int fail_before_start(struct sup *s, const struct iso_err *e)
 	if (e)
 		setup_error(s, e);
 	out->duration_ms = (sup_now_us() - s->t_start) / 1000;
-	return iso_sinks_finish(&s->outputs, s->o, out);
+	return sup_sinks_finish(&s->outputs, s->o, out);
 }
 
-static void free_outcome(struct iso_outcome *out)
+static void free_outcome(struct sup_outcome *out)
 {
 	for (size_t i = 0; i < out->n_residue; i++)
 		free(out->residue[i].path);
@@ -193,15 +193,15 @@ static void free_outcome(struct iso_outcome *out)
 	for (size_t i = 0; i < out->n_home_writes; i++)
 		free(out->home_writes[i]);
 	free(out->home_writes);
-	iso_leaks_free(out->leaks, out->n_leaks);
-	iso_hung_free(&out->hung);
+	sup_leaks_free(out->leaks, out->n_leaks);
+	sup_hung_free(&out->hung);
 	free(out->cwd);
 	free(out->home);
-	iso_cache_uses_free(out->caches, out->n_caches);
+	sup_cache_uses_free(out->caches, out->n_caches);
 	for (size_t i = 0; i < out->n_policy_events; i++) {
 		free(out->policy_events[i].detail);
 		free(out->policy_events[i].origin);
-		iso_attrib_free(&out->policy_events[i].at);
+		sup_attrib_free(&out->policy_events[i].at);
 	}
 	free(out->policy_events);
 }
@@ -212,18 +212,18 @@ static void free_sup(struct sup *s)
 	iso_reader_stop(&s->reader);
 	for (int i = 0; i < 2; i++)
 		if (s->relayed[i])
-			iso_stream_close(&s->streams[i]);
+			sup_stream_close(&s->streams[i]);
 	for (size_t i = 0; s->snaps && i < s->o->watch.n; i++)
-		iso_snapshot_free(&s->snaps[i]);
+		sup_snapshot_free(&s->snaps[i]);
 	for (size_t i = 0; s->git && i < s->o->watch.n; i++)
-		iso_git_rules_free(&s->git[i]);
+		sup_git_rules_free(&s->git[i]);
 	free(s->snaps);
 	free(s->git);
-	iso_env_free(s->env);
-	iso_shell_argv_free(s->shell_argv);
+	sup_env_free(s->env);
+	sup_shell_argv_free(s->shell_argv);
 	free(s->cmd_path);
 	free(s->cmd_hidden);
-	iso_hidden_free(&s->hidden);
+	sup_hidden_free(&s->hidden);
 	for (size_t i = 0; i < s->ns.n_keep; i++)
 		free(s->ns.keep[i]);
 	free(s->ns.keep);
@@ -231,42 +231,42 @@ static void free_sup(struct sup *s)
 		s->gate->close(s);
 	if (s->listener >= 0)
 		close(s->listener);
-	iso_sinks_close(&s->outputs);
-	iso_evloop_close(&s->loop);
-	iso_tree_close(&s->tree);
-	iso_ceilings_close(&s->ceil);
+	sup_sinks_close(&s->outputs);
+	sup_evloop_close(&s->loop);
+	tree_close(&s->tree);
+	sup_ceilings_close(&s->ceil);
 	if (s->pol)
 		pol_free(&s->policy);
 	free(s->ns.id_filter);
-	iso_execlog_free(&s->execlog);
+	sup_execlog_free(&s->execlog);
 }
 
-int iso_run(const struct iso_opts *o)
+int sup_run(const struct sup_opts *o)
 {
-	struct iso_outcome out = {
+	struct sup_outcome out = {
 		.argv = o->argv,
 		.argc = o->argc,
-		.timing = { ISO_TIMING_NONE, ISO_TIMING_NONE, ISO_TIMING_NONE, ISO_TIMING_NONE,
-			    ISO_TIMING_NONE },
+		.timing = { SUP_TIMING_NONE, SUP_TIMING_NONE, SUP_TIMING_NONE, SUP_TIMING_NONE,
+			    SUP_TIMING_NONE },
 	};
 	struct sup s = {
 		.o = o,
-		.gate = &gate_subreaper,
+		.gate = &sup_gate_subreaper,
 		.out = &out,
 		.self = getpid(),
-		.loop = ISO_EVLOOP_INIT,
+		.loop = SUP_EVLOOP_INIT,
 		.listener = -1,
 		.ns = { .sock = -1 },
 		.tty_fd = -1,
-		.outputs = ISO_SINKS_INIT,
+		.outputs = SUP_SINKS_INIT,
 		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
 		.td = { .shield = { .lock_fd = -1 } },
-		.ceil = ISO_CEILINGS_INIT,
+		.ceil = SUP_CEILINGS_INIT,
 		.t_start = sup_now_us(),
-		.actx = { .run_start_ms = iso_boottime_ms() },
+		.actx = { .run_start_ms = sup_boottime_ms() },
 	};
 	struct iso_err e = { 0 };
-	enum start how;
+	enum sup_start how;
 	int code;
 
 	s.t_us = s.t_start;
@@ -278,7 +278,7 @@ int iso_run(const struct iso_opts *o)
 	if ((code = sup_setup_signals(&s.mask)) < 0) {
 		iso_err_set(&e, -code, "block signals");
 		code = fail_before_start(&s, &e);
-	} else if (iso_sinks_open(&s.outputs, o, &out, &e) < 0) {
+	} else if (sup_sinks_open(&s.outputs, o, &out, &e) < 0) {
 		code = fail_before_start(&s, &e);
 	} else if (sup_load_policy(&s) < 0) {
 		code = fail_before_start(&s, NULL);
@@ -286,10 +286,10 @@ int iso_run(const struct iso_opts *o)
 		code = fail_before_start(&s, &e);
 	} else {
 		how = sup_start(&s, &e);
-		if (how == FAILED_BEFORE) {
+		if (how == SUP_FAILED_BEFORE) {
 			code = fail_before_start(&s, &e);
 		} else {
-			if (how == FAILED_AFTER)
+			if (how == SUP_FAILED_AFTER)
 				stop_after_failure(&s, &e);
 			else
 				supervise(&s, how);

@@ -5,6 +5,6 @@
 #include "launcher/opts.h"
 
 /* Run the command as the contract says; returns isorun's exit code. */
-int iso_run(const struct iso_opts *o);
+int sup_run(const struct sup_opts *o);
 
 #endif

@@ -25,62 +25,62 @@ static void add(char *buf, size_t len, const char *what)
 }
 
 /* An option as isorun.conf spells it: without its dashes. */
-static const char *bare(const struct iso_opts *o, enum iso_say w)
+static const char *bare(const struct sup_opts *o, enum sup_say w)
 {
-	const char *s = iso_say(o->say, w);
+	const char *s = sup_say(o->say, w);
 
 	return s + strspn(s, "-");
 }
 
-void iso_shell_banner(FILE *f, const struct iso_opts *o, const char *tree_path)
+void sup_shell_banner(FILE *f, const struct sup_opts *o, const char *tree_path)
 {
 	_cleanup_free_ char *path = iso_shell_quote(tree_path);
 	char guards[256] = "", pol[160], pidns[32];
 
 	if (o->verbosity < 0)
 		return;
-	snprintf(pidns, sizeof(pidns), "%s%s", bare(o, ISO_SAY_PIDNS),
-		 o->pidns == ISO_PIDNS_TRY ? "=try" : "");
-	if (o->pidns != ISO_PIDNS_OFF)
+	snprintf(pidns, sizeof(pidns), "%s%s", bare(o, SUP_SAY_PIDNS),
+		 o->pidns == SUP_PIDNS_TRY ? "=try" : "");
+	if (o->pidns != SUP_PIDNS_OFF)
 		add(guards, sizeof(guards), pidns);
 	if (o->net_isolated)
-		add(guards, sizeof(guards), bare(o, ISO_SAY_NET_ISOLATED));
+		add(guards, sizeof(guards), bare(o, SUP_SAY_NET_ISOLATED));
 	if (o->private_tmp)
-		add(guards, sizeof(guards), bare(o, ISO_SAY_PRIVATE_TMP));
+		add(guards, sizeof(guards), bare(o, SUP_SAY_PRIVATE_TMP));
 	if (o->protect_home == NS_HOME_RO)
-		add(guards, sizeof(guards), bare(o, ISO_SAY_HOME_RO));
+		add(guards, sizeof(guards), bare(o, SUP_SAY_HOME_RO));
 	else if (o->protect_home == NS_HOME_HIDE)
-		add(guards, sizeof(guards), bare(o, ISO_SAY_HOME_HIDE));
-	snprintf(pol, sizeof(pol), "%s=%s%s", bare(o, ISO_SAY_POLICY), o->policy,
+		add(guards, sizeof(guards), bare(o, SUP_SAY_HOME_HIDE));
+	snprintf(pol, sizeof(pol), "%s=%s%s", bare(o, SUP_SAY_POLICY), o->policy,
 		 o->policy_log ? " (log)" : "");
 	add(guards, sizeof(guards), pol);
 	fprintf(f, "isorun: shell in %s (%s); %sthe tree is kept; $%s is set\n",
 		path ? path : tree_path, guards, o->shell_own ? "leave with exit or Ctrl-D, " : "",
-		ISO_SHELL_VAR);
+		SUP_SHELL_VAR);
 	if (o->reenter)
 		fputs("isorun: re-entered a kept tree: its files and the settings of the run that "
 		      "made it are back; its processes are not (they ended with that run)\n",
 		      f);
 }
 
-void iso_shell_kept(FILE *f, const struct iso_opts *o, const char *path)
+void sup_shell_kept(FILE *f, const struct sup_opts *o, const char *path)
 {
 	fprintf(f,
 		"isorun: tree kept at %s; remove it with: rm -rf %s (or every kept tree: "
 		"%s)\n",
-		path, path, iso_say(o->say, ISO_SAY_GC_KEPT));
+		path, path, sup_say(o->say, SUP_SAY_GC_KEPT));
 }
 
-enum iso_shell_kind iso_shell_kind(const char *path)
+enum sup_shell_kind sup_shell_kind(const char *path)
 {
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
 	if (strcmp(base, "bash") == 0)
-		return ISO_SHELL_BASH;
+		return SUP_SHELL_BASH;
 	if (strcmp(base, "zsh") == 0)
-		return ISO_SHELL_ZSH;
-	return ISO_SHELL_OTHER;
+		return SUP_SHELL_ZSH;
+	return SUP_SHELL_OTHER;
 }
 
 /* The caller's own home, where its start-up files are: $HOME as it was, else passwd's. */
@@ -121,18 +121,18 @@ static int write_rc(int dirfd, const char *dir, const char *name, const char *te
  * The tree's run/isorun-shell/, made (0700) or opened as it is, each step without
  * following a link: a tree re-entered was the command's to change.
  */
-static int open_rc_dir(const struct iso_tree *t, char *dir, size_t len, struct iso_err *e)
+static int open_rc_dir(const struct tree_tree *t, char *dir, size_t len, struct iso_err *e)
 {
 	_cleanup_close_ int run = -1;
 	int fd;
 
-	snprintf(dir, len, "%s/%s", t->path, ISO_SHELL_RC_DIR);
-	run = openat(t->fd, ISO_SHELL_RC_PARENT, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	snprintf(dir, len, "%s/%s", t->path, SUP_SHELL_RC_DIR);
+	run = openat(t->fd, SUP_SHELL_RC_PARENT, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (run < 0)
-		return iso_err_set(e, errno, "open '%s/%s'", t->path, ISO_SHELL_RC_PARENT);
-	if (mkdirat(run, ISO_SHELL_RC_NAME, 0700) < 0 && errno != EEXIST)
+		return iso_err_set(e, errno, "open '%s/%s'", t->path, SUP_SHELL_RC_PARENT);
+	if (mkdirat(run, SUP_SHELL_RC_NAME, 0700) < 0 && errno != EEXIST)
 		return iso_err_set(e, errno, "create '%s'", dir);
-	fd = openat(run, ISO_SHELL_RC_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(run, SUP_SHELL_RC_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return iso_err_set(e, errno, "open '%s'", dir);
 	return fd;
@@ -200,7 +200,7 @@ static char *zsh_rc(const char *h, const char *z, bool had_zdot)
 	return s;
 }
 
-static int write_startup(enum iso_shell_kind kind, int dirfd, const char *dir, const char *home,
+static int write_startup(enum sup_shell_kind kind, int dirfd, const char *dir, const char *home,
 			 struct iso_err *e)
 {
 	const char *zdot = getenv("ZDOTDIR");
@@ -212,7 +212,7 @@ static int write_startup(enum iso_shell_kind kind, int dirfd, const char *dir, c
 
 	if (!qh || !qz || !qd)
 		return iso_err_set(e, ENOMEM, "write '%s'", dir);
-	if (kind == ISO_SHELL_BASH) {
+	if (kind == SUP_SHELL_BASH) {
 		text = bash_rc(qh);
 		return text ? write_rc(dirfd, dir, "bashrc", text, e)
 			    : iso_err_set(e, ENOMEM, "write '%s/bashrc'", dir);
@@ -228,21 +228,21 @@ static int write_startup(enum iso_shell_kind kind, int dirfd, const char *dir, c
 		    : iso_err_set(e, ENOMEM, "write '%s/.zshrc'", dir);
 }
 
-int iso_shell_startup(const struct iso_opts *o, const struct iso_tree *t, char ***ret_argv,
+int sup_shell_startup(const struct sup_opts *o, const struct tree_tree *t, char ***ret_argv,
 		      struct iso_err *e)
 {
-	enum iso_shell_kind kind = o->shell_own ? iso_shell_kind(o->argv[0]) : ISO_SHELL_OTHER;
+	enum sup_shell_kind kind = o->shell_own ? sup_shell_kind(o->argv[0]) : SUP_SHELL_OTHER;
 	const char *home = caller_home();
 	char dir[PATH_MAX + 32], **argv;
 	_cleanup_close_ int fd = -1;
 
 	*ret_argv = NULL;
-	if (kind == ISO_SHELL_OTHER || !home)
+	if (kind == SUP_SHELL_OTHER || !home)
 		return 0;
 	fd = open_rc_dir(t, dir, sizeof(dir), e);
 	if (fd < 0 || write_startup(kind, fd, dir, home, e) < 0)
 		return -EIO;
-	if (kind == ISO_SHELL_ZSH)
+	if (kind == SUP_SHELL_ZSH)
 		return 0; /* ZDOTDIR, in its environment, names the directory */
 	argv = calloc(5, sizeof(*argv));
 	if (!argv || asprintf(&argv[2], "%s/bashrc", dir) < 0) {
@@ -256,7 +256,7 @@ int iso_shell_startup(const struct iso_opts *o, const struct iso_tree *t, char *
 	return 0;
 }
 
-void iso_shell_argv_free(char **argv)
+void sup_shell_argv_free(char **argv)
 {
 	if (argv)
 		free(argv[2]);

@@ -12,23 +12,23 @@
 #include <signal.h>
 #include <stdbool.h>
 
-enum iso_sig_class {
-	ISO_SIG_UNDECIDED,   /* a hole in the table: tests/unit/test_sigtable.c fails on it */
-	ISO_SIG_UNCATCHABLE, /* KILL, STOP: the kernel's; gc recovers the tree */
-	ISO_SIG_REAP,	     /* CHLD: the supervisor's own event */
-	ISO_SIG_CANCEL,	     /* INT TERM HUP QUIT: cancel; the command's group gets the same */
-	ISO_SIG_ABORT,	 /* XCPU, faults sent by kill(): cancel; the command gets --stop-signal */
-	ISO_SIG_GROUP,	 /* TSTP TTIN CONT: job control, to the command's process group */
-	ISO_SIG_FORWARD, /* USR1 USR2 ALRM ... and every real-time signal: to the command */
-	ISO_SIG_IGNORE,	 /* PIPE XFSZ TTOU: a failed write is its own finding */
+enum sup_sig_class {
+	SUP_SIG_UNDECIDED,   /* a hole in the table: tests/unit/test_sigtable.c fails on it */
+	SUP_SIG_UNCATCHABLE, /* KILL, STOP: the kernel's; gc recovers the tree */
+	SUP_SIG_REAP,	     /* CHLD: the supervisor's own event */
+	SUP_SIG_CANCEL,	     /* INT TERM HUP QUIT: cancel; the command's group gets the same */
+	SUP_SIG_ABORT,	 /* XCPU, faults sent by kill(): cancel; the command gets --stop-signal */
+	SUP_SIG_GROUP,	 /* TSTP TTIN CONT: job control, to the command's process group */
+	SUP_SIG_FORWARD, /* USR1 USR2 ALRM ... and every real-time signal: to the command */
+	SUP_SIG_IGNORE,	 /* PIPE XFSZ TTOU: a failed write is its own finding */
 };
 
-enum iso_sig_class iso_sig_class(int sig);
+enum sup_sig_class sup_sig_class(int sig);
 
 /* Whether a cancel by sig ends the run as cancelled (128+sig). */
-static inline bool iso_sig_cancels(enum iso_sig_class c)
+static inline bool sup_sig_cancels(enum sup_sig_class c)
 {
-	return c == ISO_SIG_CANCEL || c == ISO_SIG_ABORT;
+	return c == SUP_SIG_CANCEL || c == SUP_SIG_ABORT;
 }
 
 /*
@@ -36,12 +36,12 @@ static inline bool iso_sig_cancels(enum iso_sig_class c)
  * real-time signals glibc reserves (32, 33): sigaddset() refuses them, yet
  * kill -33 would end the process.
  */
-void iso_sig_supervised(sigset_t *mask);
+void sup_sig_supervised(sigset_t *mask);
 
 /*
  * Block mask through the raw system call: glibc's sigprocmask() drops its
  * reserved signals from the set.  -errno on failure.
  */
-int iso_sig_block(const sigset_t *mask);
+int sup_sig_block(const sigset_t *mask);
 
 #endif

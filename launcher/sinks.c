@@ -14,20 +14,20 @@
 
 /* One output format, as its row of the sinks table says. */
 struct iso_sink {
-	iso_renderer render; /* the document, from the verdict */
+	sup_renderer render; /* the document, from the verdict */
 	const char *word;    /* the verdict's reason when it could not be written */
 	const char *title;   /* the annotation's */
 };
 
 /* In the order they are written: the JUnit file names the report's failure. */
 #define SINK_ROW(ID, name, help, rkey, rat, fd_path, tail, rend, wd)                               \
-	[ISO_SINK_##ID] = { .render = rend, .word = wd, .title = "isorun: " wd },
-static const struct iso_sink sinks[ISO_N_SINKS] = { ISO_SINK_ROWS(SINK_ROW) };
+	[SUP_SINK_##ID] = { .render = rend, .word = wd, .title = "isorun: " wd },
+static const struct iso_sink sinks[SUP_N_SINKS] = { SUP_SINK_ROWS(SINK_ROW) };
 #undef SINK_ROW
 
-void iso_doc_render(struct iso_doc *d, iso_renderer render, const struct iso_verdict *v)
+void sup_doc_render(struct sup_doc *d, sup_renderer render, const struct sup_verdict *v)
 {
-	*d = (struct iso_doc){ 0 };
+	*d = (struct sup_doc){ 0 };
 	d->f = open_memstream(&d->text, &d->len);
 	if (!d->f) {
 		d->err = -ENOMEM;
@@ -42,42 +42,42 @@ void iso_doc_render(struct iso_doc *d, iso_renderer render, const struct iso_ver
 	d->f = NULL;
 }
 
-void iso_doc_free(struct iso_doc *d)
+void sup_doc_free(struct sup_doc *d)
 {
 	free(d->text);
 	d->text = NULL;
 }
 
 /* The document as the file layer takes it: none at all when it could not be made. */
-static struct iso_text text_of(const struct iso_doc *d)
+static struct sup_text text_of(const struct sup_doc *d)
 {
-	return (struct iso_text){ .text = d->err ? NULL : d->text, .len = d->len };
+	return (struct sup_text){ .text = d->err ? NULL : d->text, .len = d->len };
 }
 
-int iso_sinks_open(struct iso_sinks *s, const struct iso_opts *opts, const struct iso_outcome *out,
+int sup_sinks_open(struct sup_sinks *s, const struct sup_opts *opts, const struct sup_outcome *out,
 		   struct iso_err *e)
 {
-	struct iso_output outs[ELEMENTSOF(sinks)];
-	struct iso_verdict v;
+	struct sup_output outs[ELEMENTSOF(sinks)];
+	struct sup_verdict v;
 	int r = 0;
 
 	for (size_t i = 0; i < ELEMENTSOF(sinks); i++)
-		outs[i] = (struct iso_output){ iso_say(opts->say, (enum iso_say)(ISO_SAY_SINK + i)),
+		outs[i] = (struct sup_output){ sup_say(opts->say, (enum sup_say)(SUP_SAY_SINK + i)),
 					       opts->outputs[i] };
 	/* before any is opened: O_TRUNC would empty the file that is refused */
-	if (iso_outputs_distinct(outs, ELEMENTSOF(outs), e) < 0)
+	if (sup_outputs_distinct(outs, ELEMENTSOF(outs), e) < 0)
 		return -EINVAL;
-	iso_verdict_unfinished(&v, opts, out);
+	sup_verdict_unfinished(&v, opts, out);
 	for (size_t i = 0; i < ELEMENTSOF(sinks) && r == 0; i++) {
-		struct iso_doc d;
-		struct iso_text t;
+		struct sup_doc d;
+		struct sup_text t;
 
 		if (!outs[i].spec)
 			continue;
-		iso_doc_render(&d, sinks[i].render, &v);
+		sup_doc_render(&d, sinks[i].render, &v);
 		t = text_of(&d);
-		r = iso_outfile_open(&s->files[i], outs[i].opt, outs[i].spec, &t, e);
-		iso_doc_free(&d);
+		r = sup_outfile_open(&s->files[i], outs[i].opt, outs[i].spec, &t, e);
+		sup_doc_free(&d);
 	}
 	return r < 0 ? -EINVAL : 0;
 }
@@ -87,44 +87,44 @@ int iso_sinks_open(struct iso_sinks *s, const struct iso_opts *opts, const struc
  * evidence, so the run fails, and the provisional document (or, rewritten in
  * place, nothing) is what a reader finds, never half.
  */
-static void finish_one(struct iso_outfile *f, const struct iso_sink *k, struct iso_verdict *v)
+static void finish_one(struct sup_outfile *f, const struct iso_sink *k, struct sup_verdict *v)
 {
-	struct iso_doc d;
-	struct iso_text t;
+	struct sup_doc d;
+	struct sup_text t;
 	char text[400];
 	int r;
 
-	iso_doc_render(&d, k->render, v);
+	sup_doc_render(&d, k->render, v);
 	t = text_of(&d);
-	r = iso_outfile_finish(f, &t);
-	iso_doc_free(&d);
+	r = sup_outfile_finish(f, &t);
+	sup_doc_free(&d);
 	if (r == 0)
 		return;
 	snprintf(text, sizeof(text), "%s: write '%s': %s", f->opt, f->spec, strerror(-r));
-	iso_verdict_undelivered(v, text, k->word, k->title);
+	sup_verdict_undelivered(v, text, k->word, k->title);
 }
 
-int iso_sinks_finish(struct iso_sinks *s, const struct iso_opts *opts, struct iso_outcome *out)
+int sup_sinks_finish(struct sup_sinks *s, const struct sup_opts *opts, struct sup_outcome *out)
 {
-	struct iso_verdict v;
+	struct sup_verdict v;
 	int code;
 
 	/* without memory for a finding's words it still counts: the exit code stands */
-	(void)iso_verdict_make(&v, opts, out);
+	(void)sup_verdict_make(&v, opts, out);
 	for (size_t i = 0; i < ELEMENTSOF(sinks); i++)
-		if (iso_outfile_is_open(&s->files[i]))
+		if (sup_outfile_is_open(&s->files[i]))
 			finish_one(&s->files[i], &sinks[i], &v);
-	iso_summary_lines(stderr, &v);
-	if (iso_annotations_wanted())
-		iso_annotate(stderr, &v);
-	iso_summary_verdict(stderr, &v);
+	sup_summary_lines(stderr, &v);
+	if (sup_annotations_wanted())
+		sup_annotate(stderr, &v);
+	sup_summary_verdict(stderr, &v);
 	code = out->exit = v.exit;
-	iso_verdict_free(&v);
+	sup_verdict_free(&v);
 	return code;
 }
 
-void iso_sinks_close(struct iso_sinks *s)
+void sup_sinks_close(struct sup_sinks *s)
 {
-	for (size_t i = 0; i < ISO_N_SINKS; i++)
-		iso_outfile_close(&s->files[i]);
+	for (size_t i = 0; i < SUP_N_SINKS; i++)
+		sup_outfile_close(&s->files[i]);
 }

@@ -23,7 +23,7 @@
  * indicator is sticky, so a renderer prints without checking; err holds a
  * failure that is not the stream's (jansson's).  Checked once, when it is done.
  */
-struct iso_doc {
+struct sup_doc {
 	FILE *f;
 	char *text;
 	size_t len;
@@ -31,22 +31,22 @@ struct iso_doc {
 };
 
 /* A renderer of a whole document from the verdict. */
-typedef void (*iso_renderer)(struct iso_doc *d, const struct iso_verdict *v);
+typedef void (*sup_renderer)(struct sup_doc *d, const struct sup_verdict *v);
 
 /* The renderers of the sinks table's rows (launcher/sinktab.h), one file each. */
-#define ISO_SINK_RENDERER_(ID, name, help, rkey, rat, fd_path, tail, render, ...)                  \
-	void render(struct iso_doc *d, const struct iso_verdict *v);
-ISO_SINK_ROWS(ISO_SINK_RENDERER_)
-#undef ISO_SINK_RENDERER_
+#define SUP_SINK_RENDERER_(ID, name, help, rkey, rat, fd_path, tail, render, ...)                  \
+	void render(struct sup_doc *d, const struct sup_verdict *v);
+SUP_SINK_ROWS(SUP_SINK_RENDERER_)
+#undef SUP_SINK_RENDERER_
 
 /* The output files of one run, in the table's order. */
-struct iso_sinks {
-	struct iso_outfile files[ISO_N_SINKS];
+struct sup_sinks {
+	struct sup_outfile files[SUP_N_SINKS];
 };
 
-#define ISO_SINKS_INIT                                                                             \
+#define SUP_SINKS_INIT                                                                             \
 	{                                                                                          \
-		.files = { [0 ... ISO_N_SINKS - 1] = ISO_OUTFILE_INIT }                            \
+		.files = { [0 ... SUP_N_SINKS - 1] = SUP_OUTFILE_INIT }                            \
 	}
 
 /*
@@ -54,7 +54,7 @@ struct iso_sinks {
  * its provisional document at once (docs/design.md, "Reports that survive a
  * killed run").  -EINVAL with e set when one cannot be opened (a setup error).
  */
-int iso_sinks_open(struct iso_sinks *s, const struct iso_opts *opts, const struct iso_outcome *out,
+int sup_sinks_open(struct sup_sinks *s, const struct sup_opts *opts, const struct sup_outcome *out,
 		   struct iso_err *e);
 
 /*
@@ -62,13 +62,13 @@ int iso_sinks_open(struct iso_sinks *s, const struct iso_opts *opts, const struc
  * and the verdict's line; returns isorun's exit code (and stores it in out->exit).
  * A file that could not be written is one more finding of the verdict.
  */
-int iso_sinks_finish(struct iso_sinks *s, const struct iso_opts *opts, struct iso_outcome *out);
+int sup_sinks_finish(struct sup_sinks *s, const struct sup_opts *opts, struct sup_outcome *out);
 
 /* Close what is still open, writing nothing. */
-void iso_sinks_close(struct iso_sinks *s);
+void sup_sinks_close(struct sup_sinks *s);
 
 /* A document rendered into memory: d->text (malloc'ed) or d->err. */
-void iso_doc_render(struct iso_doc *d, iso_renderer render, const struct iso_verdict *v);
-void iso_doc_free(struct iso_doc *d);
+void sup_doc_render(struct sup_doc *d, sup_renderer render, const struct sup_verdict *v);
+void sup_doc_free(struct sup_doc *d);
 
 #endif

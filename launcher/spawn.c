@@ -55,7 +55,7 @@ static int cmp_int(const void *a, const void *b)
 /* Every fd >= 3 close-on-exec, except the ones asked for. */
 static int seal_fds(const int *keep, size_t n)
 {
-	int sorted[ISO_PASS_FD_MAX];
+	int sorted[SUP_PASS_FD_MAX];
 	unsigned lo = 3;
 
 	if (n > ELEMENTSOF(sorted))
@@ -97,7 +97,7 @@ static void reset_dispositions(void)
 }
 
 /* The ceilings that fall back to rlimits; a hard limit already lower stays. */
-static int set_ceiling_rlimits(const struct iso_spawn *s)
+static int set_ceiling_rlimits(const struct sup_spawn *s)
 {
 	for (size_t i = 0; i < s->n_ceil_rlimits; i++) {
 		struct rlimit rl;
@@ -120,7 +120,7 @@ static int set_ceiling_rlimits(const struct iso_spawn *s)
 CHILD_SIDE __attribute__((format(printf, 4, 5))) static _Noreturn void
 child_fail(int status_fd, int stage, int errnum, const char *fmt, ...)
 {
-	struct iso_exec_failure f = { .errnum = errnum ? errnum : EIO, .stage = stage };
+	struct sup_exec_failure f = { .errnum = errnum ? errnum : EIO, .stage = stage };
 	va_list ap;
 
 	f.err.errnum = f.errnum;
@@ -139,21 +139,21 @@ CHILD_SIDE static _Noreturn void child_fail_err(int status_fd, int stage, const 
 		   e->msg[0] ? ": " : "", e->msg);
 }
 
-static const int rlimit_resource[ISO_N_RLIMS] = {
-	[ISO_RLIM_NOFILE] = RLIMIT_NOFILE,
-	[ISO_RLIM_CORE] = RLIMIT_CORE,
-	[ISO_RLIM_FSIZE] = RLIMIT_FSIZE,
+static const int rlimit_resource[SUP_N_RLIMS] = {
+	[SUP_RLIM_NOFILE] = RLIMIT_NOFILE,
+	[SUP_RLIM_CORE] = RLIMIT_CORE,
+	[SUP_RLIM_FSIZE] = RLIMIT_FSIZE,
 };
 
-static rlim_t rlimit_value(const struct iso_rlimits *l, int i)
+static rlim_t rlimit_value(const struct sup_rlimits *l, int i)
 {
-	return l->value[i] == ISO_RLIM_UNLIMITED ? RLIM_INFINITY : (rlim_t)l->value[i];
+	return l->value[i] == SUP_RLIM_UNLIMITED ? RLIM_INFINITY : (rlim_t)l->value[i];
 }
 
 CHILD_SIDE static _Noreturn void rlimit_fail(int status_fd, int i, rlim_t v)
 {
-	child_fail(status_fd, ISO_STAGE_SETUP, errno,
-		   "prepare the command: set its %s limit to %llu (setrlimit)", iso_rlimit_name(i),
+	child_fail(status_fd, SUP_STAGE_SETUP, errno,
+		   "prepare the command: set its %s limit to %llu (setrlimit)", sup_rlimit_name(i),
 		   (unsigned long long)v);
 }
 
@@ -161,9 +161,9 @@ CHILD_SIDE static _Noreturn void rlimit_fail(int status_fd, int i, rlim_t v)
  * A hard limit above the current one, while the capabilities are still there:
  * raising it needs CAP_SYS_RESOURCE, which the command may not keep.
  */
-CHILD_SIDE static void raise_rlimits(const struct iso_rlimits *l, int status_fd)
+CHILD_SIDE static void raise_rlimits(const struct sup_rlimits *l, int status_fd)
 {
-	for (int i = 0; i < ISO_N_RLIMS; i++) {
+	for (int i = 0; i < SUP_N_RLIMS; i++) {
 		rlim_t v = rlimit_value(l, i);
 		struct rlimit rl;
 
@@ -184,9 +184,9 @@ CHILD_SIDE static void raise_rlimits(const struct iso_rlimits *l, int status_fd)
  * whose listener needs a descriptor of its own.  Only lowering is left, which
  * does not fail.
  */
-CHILD_SIDE static void set_rlimits(const struct iso_rlimits *l, int status_fd)
+CHILD_SIDE static void set_rlimits(const struct sup_rlimits *l, int status_fd)
 {
-	for (int i = 0; i < ISO_N_RLIMS; i++) {
+	for (int i = 0; i < SUP_N_RLIMS; i++) {
 		rlim_t v = rlimit_value(l, i);
 		struct rlimit rl = { .rlim_cur = v, .rlim_max = v };
 
@@ -200,13 +200,13 @@ CHILD_SIDE static void set_rlimits(const struct iso_rlimits *l, int status_fd)
  * signal state (isorun blocks and ignores signals the command must not inherit:
  * both survive execve), only fds 0-2 and --pass-fd, then exec.
  *
- * It runs in isorun's own memory (see iso_spawn()), so it writes nothing the
+ * It runs in isorun's own memory (see sup_spawn()), so it writes nothing the
  * parent could be using at the same time: the parent sleeps in poll() until the
  * child either sends a record and then only calls execve() or _exit(), or sits
  * in execve() waiting for the parent to answer its seccomp notification.  The
  * shell fallback's argv is built by the parent beforehand for that reason.
  */
-CHILD_SIDE static _Noreturn void child(const struct iso_spawn *s, int status_fd, char **sh_argv)
+CHILD_SIDE static _Noreturn void child(const struct sup_spawn *s, int status_fd, char **sh_argv)
 {
 	struct iso_err e = { 0 };
 	sigset_t none;
@@ -214,56 +214,56 @@ CHILD_SIDE static _Noreturn void child(const struct iso_spawn *s, int status_fd,
 
 	/* first: from here on everything the command starts is counted and bounded */
 	if (s->in_cgroup && write(s->cg_procs_fd, "0", 1) != 1)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+		child_fail(status_fd, SUP_STAGE_SETUP, errno,
 			   "prepare the command: move it into the run's cgroup (cgroup.procs)");
 	if (setpgid(0, 0) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+		child_fail(status_fd, SUP_STAGE_SETUP, errno,
 			   "prepare the command: give it a process group of its own (setpgid)");
 	if (set_ceiling_rlimits(s) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+		child_fail(status_fd, SUP_STAGE_SETUP, errno,
 			   "prepare the command: set its resource limits (setrlimit)");
 	/* SIGTTOU is still blocked here, so a background group may take the terminal */
 	if (s->tty_fd >= 0 && tcsetpgrp(s->tty_fd, getpid()) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+		child_fail(status_fd, SUP_STAGE_SETUP, errno,
 			   "prepare the command: hand it the terminal (tcsetpgrp)");
 	reset_dispositions();
 	sigemptyset(&none);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+		child_fail(status_fd, SUP_STAGE_SETUP, errno,
 			   "prepare the command: unblock its signals (sigprocmask)");
 	if (s->out_fd >= 0 && dup2(s->out_fd, 1) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+		child_fail(status_fd, SUP_STAGE_SETUP, errno,
 			   "prepare the command: put the stdout pipe on fd 1 (dup2)");
 	if (s->err_fd >= 0 && dup2(s->err_fd, 2) < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, errno,
+		child_fail(status_fd, SUP_STAGE_SETUP, errno,
 			   "prepare the command: put the stderr pipe on fd 2 (dup2)");
 	for (size_t i = 0; i < s->n_pass_fds; i++)
 		if (fcntl(s->pass_fds[i], F_GETFD) < 0)
-			child_fail(status_fd, ISO_STAGE_SETUP, errno, "%s %d", s->pass_fd_word,
+			child_fail(status_fd, SUP_STAGE_SETUP, errno, "%s %d", s->pass_fd_word,
 				   s->pass_fds[i]);
 	r = seal_fds(s->pass_fds, s->n_pass_fds);
 	if (r < 0)
-		child_fail(status_fd, ISO_STAGE_SETUP, -r,
+		child_fail(status_fd, SUP_STAGE_SETUP, -r,
 			   "prepare the command: close isorun's own descriptors (close_range)");
 	raise_rlimits(&s->rlimits, status_fd);
 	if (ns_caps_apply((enum ns_caps_mode)s->caps_mode, s->caps_keep, s->caps_drop, &e) < 0)
-		child_fail_err(status_fd, ISO_STAGE_CAPS, "drop the command's privileges", &e);
+		child_fail_err(status_fd, SUP_STAGE_CAPS, "drop the command's privileges", &e);
 	if (s->cwd && chdir(s->cwd) < 0)
-		child_fail(status_fd, ISO_STAGE_CHDIR, errno, "enter the working directory '%s'",
+		child_fail(status_fd, SUP_STAGE_CHDIR, errno, "enter the working directory '%s'",
 			   s->cwd);
 	/* under --policy=off too: it is how the host answers, not a policy */
 	if (s->id_filter &&
 	    pol_filter_install(s->id_filter, s->id_filter_len, false, "ids", &e) < 0)
-		child_fail_err(status_fd, ISO_STAGE_POLICY,
+		child_fail_err(status_fd, SUP_STAGE_POLICY,
 			       "install the command's seccomp filter (the id filter)", &e);
 	if (s->pol) {
-		struct iso_exec_failure rec = { .stage = ISO_STAGE_LISTENER };
+		struct sup_exec_failure rec = { .stage = SUP_STAGE_LISTENER };
 		int listener = -1;
 
 		/* last: from here on our own execve waits for the supervisor's answer */
 		e = (struct iso_err){ 0 };
 		if (pol_filter_load(s->pol, true, s->pol_log, &listener, &e) < 0)
-			child_fail_err(status_fd, ISO_STAGE_POLICY,
+			child_fail_err(status_fd, SUP_STAGE_POLICY,
 				       "install the command's seccomp filter", &e);
 		rec.errnum = listener < 0 ? EBUSY : 0;
 		/* the listener is close-on-exec: no copy of it reaches the command */
@@ -277,7 +277,7 @@ CHILD_SIDE static _Noreturn void child(const struct iso_spawn *s, int status_fd,
 		execve("/bin/sh", sh_argv, s->envp);
 		errno = ENOEXEC;
 	}
-	child_fail(status_fd, ISO_STAGE_EXEC, errno, "execute '%s'", s->path);
+	child_fail(status_fd, SUP_STAGE_EXEC, errno, "execute '%s'", s->path);
 }
 
 /*
@@ -288,7 +288,7 @@ CHILD_SIDE static _Noreturn void child(const struct iso_spawn *s, int status_fd,
  * Every build takes this path, ASan's too (see CHILD_SIDE, child_stack_ready()).
  */
 struct child_arg {
-	const struct iso_spawn *s;
+	const struct sup_spawn *s;
 	int status_fd;
 	char **sh_argv;
 };
@@ -352,14 +352,14 @@ static const char *env_get(char **envp, const char *name)
 	return NULL;
 }
 
-static bool is_hidden(const struct iso_hidden *h, const char *path)
+static bool is_hidden(const struct sup_hidden *h, const char *path)
 {
 	char at[PATH_MAX];
 
-	return h && iso_hidden_by(h, path, true, at, sizeof(at));
+	return h && sup_hidden_by(h, path, true, at, sizeof(at));
 }
 
-int iso_resolve_command(const char *name, char **envp, const struct iso_hidden *hidden,
+int sup_resolve_command(const char *name, char **envp, const struct sup_hidden *hidden,
 			char **ret_path, char **ret_hidden)
 {
 	const char *path = env_get(envp, "PATH");
@@ -414,7 +414,7 @@ int iso_resolve_command(const char *name, char **envp, const struct iso_hidden *
 }
 
 /* sh SCRIPT ARG...: the fallback for a script without #!, made before the child. */
-static char **sh_fallback_argv(const struct iso_spawn *s)
+static char **sh_fallback_argv(const struct sup_spawn *s)
 {
 	size_t argc = 0;
 	char **v;
@@ -436,7 +436,7 @@ static char **sh_fallback_argv(const struct iso_spawn *s)
  * meanwhile, since the child may be waiting on one to exec at all.
  */
 struct start_wait {
-	const struct iso_spawn *s;
+	const struct sup_spawn *s;
 	int rd;
 	int listener;
 	bool guard_elsewhere;
@@ -456,7 +456,7 @@ struct start_wait {
 	bool hold_word; /* ISORUN_TEST_FAULT=late-exec-word: only after an event */
 };
 
-static void take_listener(struct start_wait *w, const struct iso_exec_failure *rec, int fd)
+static void take_listener(struct start_wait *w, const struct sup_exec_failure *rec, int fd)
 {
 	w->listener = fd;
 	w->guard_elsewhere = rec->errnum == EBUSY;
@@ -472,7 +472,7 @@ static bool exec_passed(int rd)
 
 static int answer_call(struct start_wait *w, struct iso_err *e)
 {
-	const struct iso_spawn *s = w->s;
+	const struct sup_spawn *s = w->s;
 	struct pol_event ev;
 
 	if (!w->reading && exec_passed(w->rd)) {
@@ -490,16 +490,16 @@ static int answer_call(struct start_wait *w, struct iso_err *e)
 	return 0;
 }
 
-static int await_exec(struct start_wait *w, struct iso_exec_failure *f, struct iso_err *e)
+static int await_exec(struct start_wait *w, struct sup_exec_failure *f, struct iso_err *e)
 {
-	const struct iso_spawn *s = w->s;
+	const struct sup_spawn *s = w->s;
 
 	for (;;) {
 		/* the listener comes by the same socket as the word */
 		bool word = w->listener < 0 || !w->hold_word || w->event;
 		struct pollfd pfd[2] = { { .fd = word ? w->rd : -1, .events = POLLIN },
 					 { .fd = w->listener, .events = POLLIN } };
-		struct iso_exec_failure rec;
+		struct sup_exec_failure rec;
 		int fd = -1;
 		ssize_t n;
 
@@ -520,13 +520,13 @@ static int await_exec(struct start_wait *w, struct iso_exec_failure *f, struct i
 		if (n == 0)
 			return 0;
 		if (n < 0) {
-			*f = (struct iso_exec_failure){ .errnum = -n == EPROTO ? EIO : (int)-n,
-							.stage = ISO_STAGE_SETUP };
+			*f = (struct sup_exec_failure){ .errnum = -n == EPROTO ? EIO : (int)-n,
+							.stage = SUP_STAGE_SETUP };
 			iso_err_set(&f->err, f->errnum, "wait for the command '%s' to start",
 				    s->argv[0]);
 			return 0;
 		}
-		if (rec.stage == ISO_STAGE_LISTENER) {
+		if (rec.stage == SUP_STAGE_LISTENER) {
 			take_listener(w, &rec, fd);
 			continue;
 		}
@@ -537,12 +537,12 @@ static int await_exec(struct start_wait *w, struct iso_exec_failure *f, struct i
 	}
 }
 
-int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure *ret_fail,
+int sup_spawn(const struct sup_spawn *s, pid_t *ret_pid, struct sup_exec_failure *ret_fail,
 	      int *ret_listener, bool *ret_guard_elsewhere, struct iso_err *e)
 {
 	_cleanup_close_ int wr = -1;
 	_cleanup_free_ char **sh_argv = sh_fallback_argv(s);
-	struct iso_exec_failure f = { 0 };
+	struct sup_exec_failure f = { 0 };
 	struct child_arg arg = { .s = s };
 	struct start_wait w = { .s = s, .listener = -1 };
 	int sv[2], r;

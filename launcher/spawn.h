@@ -16,8 +16,8 @@ struct pol_event;
 struct pol_run;
 struct sock_filter;
 
-struct iso_spawn {
-	const char *path; /* from iso_resolve_command() */
+struct sup_spawn {
+	const char *path; /* from sup_resolve_command() */
 	char *const *argv;
 	char **envp;
 	const char *cwd;    /* NULL: inherit */
@@ -32,7 +32,7 @@ struct iso_spawn {
 	const struct pol *pol;	  /* NULL: --policy=off */
 	bool pol_log;		  /* --policy-mode=log */
 	const struct pol_run *pol_run; /* contain-signals: who is inside (policy/policy.h) */
-	struct iso_rlimits rlimits;    /* set before privileges are dropped */
+	struct sup_rlimits rlimits;    /* set before privileges are dropped */
 	/* a notified call decided while the command was still being started */
 	void (*on_event)(const struct pol_event *ev, void *arg);
 	/* every exec the guard read, for the exec record (launcher/execlog.h); NULL: none */
@@ -45,7 +45,7 @@ struct iso_spawn {
 	struct iso_rlimit {
 		int resource;
 		uint64_t value;
-	} ceil_rlimits[ISO_N_CEILINGS];
+	} ceil_rlimits[SUP_N_CEILINGS];
 	size_t n_ceil_rlimits;
 	/* a user namespace of one uid and gid: its id filter (policy/idfilter.c), or NULL */
 	const struct sock_filter *id_filter;
@@ -53,23 +53,23 @@ struct iso_spawn {
 };
 
 /*
- * Why the command did not start, when it did not.  Only ISO_STAGE_EXEC is the
+ * Why the command did not start, when it did not.  Only SUP_STAGE_EXEC is the
  * command's own failure (126/127); every other stage is isorun's setup (125),
  * and `err` says which step on what, as the child saw it.
  */
-struct iso_exec_failure {
+struct sup_exec_failure {
 	int errnum; /* 0: it started */
-	int stage;  /* ISO_STAGE_* */
+	int stage;  /* SUP_STAGE_* */
 	struct iso_err err;
 };
 enum {
-	ISO_STAGE_EXEC = 1,
-	ISO_STAGE_CHDIR,
-	ISO_STAGE_SETUP,
-	ISO_STAGE_CAPS,
-	ISO_STAGE_NS,
-	ISO_STAGE_POLICY,   /* loading the seccomp policy failed */
-	ISO_STAGE_LISTENER, /* not a failure: the listener fd rides along, or errnum EBUSY */
+	SUP_STAGE_EXEC = 1,
+	SUP_STAGE_CHDIR,
+	SUP_STAGE_SETUP,
+	SUP_STAGE_CAPS,
+	SUP_STAGE_NS,
+	SUP_STAGE_POLICY,   /* loading the seccomp policy failed */
+	SUP_STAGE_LISTENER, /* not a failure: the listener fd rides along, or errnum EBUSY */
 };
 
 /*
@@ -77,7 +77,7 @@ enum {
  * sees.  ret_hidden: the first match that hidden (may be NULL) hides, else NULL;
  * the caller frees it, whatever the return.
  */
-int iso_resolve_command(const char *name, char **envp, const struct iso_hidden *hidden,
+int sup_resolve_command(const char *name, char **envp, const struct sup_hidden *hidden,
 			char **ret_path, char **ret_hidden);
 
 /*
@@ -89,7 +89,7 @@ int iso_resolve_command(const char *name, char **envp, const struct iso_hidden *
  * answers notifications while it waits.  *ret_listener is then the listener,
  * or -1 with *ret_guard_elsewhere set when an enclosing isorun holds it.
  */
-int iso_spawn(const struct iso_spawn *s, pid_t *ret_pid, struct iso_exec_failure *ret_fail,
+int sup_spawn(const struct sup_spawn *s, pid_t *ret_pid, struct sup_exec_failure *ret_fail,
 	      int *ret_listener, bool *ret_guard_elsewhere, struct iso_err *e);
 
 #endif

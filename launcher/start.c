@@ -39,8 +39,8 @@ int sup_setup_signals(sigset_t *mask)
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	int r;
 
-	iso_sig_supervised(mask);
-	r = iso_sig_block(mask);
+	sup_sig_supervised(mask);
+	r = sup_sig_block(mask);
 	if (r < 0)
 		return r;
 	/* a reader that goes away must not kill the supervisor of a live tree */
@@ -64,12 +64,12 @@ static int open_streams(struct sup *s, struct iso_err *e)
 
 		if (isatty(fd))
 			continue;
-		if (i == 1 && s->relayed[0] && iso_outputs_shared(1, 2)) {
+		if (i == 1 && s->relayed[0] && sup_outputs_shared(1, 2)) {
 			s->streams[0].name = "stdout and stderr";
 			s->out->output_merged = true;
 			continue;
 		}
-		r = iso_stream_open(&s->streams[i], i ? "stderr" : "stdout", fd,
+		r = sup_stream_open(&s->streams[i], i ? "stderr" : "stdout", fd,
 				    s->o->plan.keep_output);
 		if (r < 0)
 			return iso_err_set(e, -r, "create the %s pipe", i ? "stderr" : "stdout");
@@ -93,28 +93,28 @@ static void close_write_ends(struct sup *s)
  * The command's capabilities for this start (with or without init): the mode
  * for spawn and the record for the report (and -v, once the command started).
  */
-void sup_plan_caps(struct sup *s, struct iso_spawn *sp, bool pidns, bool userns)
+void sup_plan_caps(struct sup *s, struct sup_spawn *sp, bool pidns, bool userns)
 {
-	struct iso_caps_plan *c = &s->out->caps;
+	struct sup_caps_plan *c = &s->out->caps;
 	/* init covers the deny-socket paths only under --pidns */
 	bool masks = pidns && pol_masked_path(s->pol, 0);
 
-	iso_caps_plan(c, &s->o->plan, s->o->say, pidns, userns, masks);
+	sup_caps_plan(c, &s->o->plan, s->o->say, pidns, userns, masks);
 	sp->caps_mode = c->mode;
 	sp->caps_keep = c->keep;
 	sp->caps_drop = c->protect;
 }
 
-static int check_pass_fds(const struct iso_opts *o, struct iso_err *e)
+static int check_pass_fds(const struct sup_opts *o, struct iso_err *e)
 {
 	for (size_t i = 0; i < o->n_pass_fds; i++)
 		if (fcntl(o->pass_fds[i], F_GETFD) < 0)
-			return iso_err_set(e, errno, "%s %d", iso_say(o->say, ISO_SAY_PASS_FD),
+			return iso_err_set(e, errno, "%s %d", sup_say(o->say, SUP_SAY_PASS_FD),
 					   o->pass_fds[i]);
 	return 0;
 }
 
-static int check_chdir(const struct iso_opts *o, struct iso_err *e)
+static int check_chdir(const struct sup_opts *o, struct iso_err *e)
 {
 	_cleanup_close_ int fd = -1;
 
@@ -122,7 +122,7 @@ static int check_chdir(const struct iso_opts *o, struct iso_err *e)
 		return 0;
 	fd = open(o->chdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return iso_err_set(e, errno, "%s '%s'", iso_say(o->say, ISO_SAY_CHDIR), o->chdir);
+		return iso_err_set(e, errno, "%s '%s'", sup_say(o->say, SUP_SAY_CHDIR), o->chdir);
 	return 0;
 }
 
@@ -131,7 +131,7 @@ int sup_load_policy(struct sup *s)
 {
 	struct pol_error perr = { 0 };
 	char buf[1024];
-	const char *opt = iso_say(s->o->say, ISO_SAY_POLICY);
+	const char *opt = sup_say(s->o->say, SUP_SAY_POLICY);
 
 	if (!s->o->plan.policy)
 		return 0;
@@ -154,7 +154,7 @@ int sup_load_policy(struct sup *s)
 }
 
 /* The command will run in a user namespace of the run's own (launcher/gate_pidns.c). */
-static bool will_have_userns(const struct iso_opts *o)
+static bool will_have_userns(const struct sup_opts *o)
 {
 	return o->plan.namespaces && (getuid() != 0 || geteuid() != 0);
 }
@@ -162,7 +162,7 @@ static bool will_have_userns(const struct iso_opts *o)
 /* Before the tree: the subreaper, the checks, the ceilings, --watch. */
 int sup_prepare(struct sup *s, struct iso_err *e)
 {
-	const struct iso_opts *o = s->o;
+	const struct sup_opts *o = s->o;
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
 		s->out->subreaper = true;
@@ -171,21 +171,21 @@ int sup_prepare(struct sup *s, struct iso_err *e)
 			 "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
 	if (check_chdir(o, e) < 0 || check_pass_fds(o, e) < 0)
 		return -EINVAL;
-	if (iso_ceilings_plan(&s->ceil, o, will_have_userns(o), &s->out->res, e) < 0)
+	if (sup_ceilings_plan(&s->ceil, o, will_have_userns(o), &s->out->res, e) < 0)
 		return -EINVAL;
 	if (!o->watch.n)
 		return 0;
 	s->snaps = calloc(o->watch.n, sizeof(*s->snaps));
 	s->git = calloc(o->watch.n, sizeof(*s->git));
 	if (!s->snaps || !s->git)
-		return iso_err_set(e, ENOMEM, "%s", iso_say(o->say, ISO_SAY_WATCH));
+		return iso_err_set(e, ENOMEM, "%s", sup_say(o->say, SUP_SAY_WATCH));
 	for (size_t i = 0; i < o->watch.n; i++) {
-		if (iso_snapshot_take(o->watch.v[i], &s->snaps[i], e) < 0) {
-			iso_err_prefix(e, iso_say(o->say, ISO_SAY_WATCH), ": ");
+		if (sup_snapshot_take(o->watch.v[i], &s->snaps[i], e) < 0) {
+			iso_err_prefix(e, sup_say(o->say, SUP_SAY_WATCH), ": ");
 			return -EINVAL;
 		}
 		/* the rules as they are now: the command may write them (launcher/watch.c) */
-		iso_git_rules_take(o->watch.v[i], s->snaps[i].paths, s->snaps[i].n, &s->git[i]);
+		sup_git_rules_take(o->watch.v[i], s->snaps[i].paths, s->snaps[i].n, &s->git[i]);
 	}
 	return 0;
 }
@@ -193,51 +193,50 @@ int sup_prepare(struct sup *s, struct iso_err *e)
 /* The tree, the command's environment, its pipes and the event loop. */
 int sup_make_tree(struct sup *s, struct iso_err *e)
 {
-	const struct iso_opts *o = s->o;
-	int r = iso_cache_open_all(o, s->out->caches, &s->out->n_caches, e);
+	const struct sup_opts *o = s->o;
+	int r = sup_cache_open_all(o, s->out->caches, &s->out->n_caches, e);
 
 	if (r == 0)
-		r = o->reenter ? iso_tree_adopt(&s->tree, iso_tree_root(o->root), o->reenter,
-						o->argv, e)
-			       : iso_tree_create(&s->tree, iso_tree_root(o->root), o->argv, e);
+		r = o->reenter ? tree_adopt(&s->tree, tree_root(o->root), o->reenter, o->argv, e)
+			       : tree_create(&s->tree, tree_root(o->root), o->argv, e);
 	if (r < 0) {
 		if (e->cause == TREE_CAUSE_ROOT) {
-			iso_err_prefix(e, iso_say(o->say, ISO_SAY_ROOT), " ");
+			iso_err_prefix(e, sup_say(o->say, SUP_SAY_ROOT), " ");
 			e->cause = 0;
 		}
 		/* a hint already there says what a failed creation left behind */
 		if ((e->errnum == EACCES || e->errnum == EROFS) && !e->hint[0])
-			iso_err_hint(e, iso_say(o->say, ISO_SAY_ROOT_FIX));
+			iso_err_hint(e, sup_say(o->say, SUP_SAY_ROOT_FIX));
 		return r;
 	}
 	snprintf(s->out->tree_path, sizeof(s->out->tree_path), "%s", s->tree.path);
-	if (iso_ceilings_create(&s->ceil, o, s->tree.id, s->tree.fd, &s->out->res, e) < 0)
+	if (sup_ceilings_create(&s->ceil, o, s->tree.id, s->tree.fd, &s->out->res, e) < 0)
 		return -EIO;
-	if (iso_env_build(o, &s->tree, environ, s->out->caches, s->out->n_caches, &s->env, e) < 0)
+	if (sup_env_build(o, &s->tree, environ, s->out->caches, s->out->n_caches, &s->env, e) < 0)
 		return -EINVAL;
 	s->out->env = s->env;
-	if (iso_shell_startup(o, &s->tree, &s->shell_argv, e) < 0)
+	if (sup_shell_startup(o, &s->tree, &s->shell_argv, e) < 0)
 		return -EIO;
 	if (o->shell)
-		iso_shell_banner(stderr, o, s->tree.path);
+		sup_shell_banner(stderr, o, s->tree.path);
 	if (open_streams(s, e) < 0 ||
-	    iso_evloop_open(&s->loop, &s->mask, SRC_SIGNAL, SRC_TIMER, e) < 0)
+	    sup_evloop_open(&s->loop, &s->mask, SUP_SRC_SIGNAL, SUP_SRC_TIMER, e) < 0)
 		return -EINVAL;
 	for (int i = 0; i < 2; i++)
 		if (s->relayed[i] && (r = sup_watch_stream(s, i)) < 0)
 			return iso_err_set(e, -r, "watch the %s pipe", s->streams[i].name);
-	if (iso_ceilings_watch_fd(&s->ceil) >= 0 &&
-	    iso_evloop_add(&s->loop, iso_ceilings_watch_fd(&s->ceil), SRC_CGROUP) < 0)
+	if (sup_ceilings_watch_fd(&s->ceil) >= 0 &&
+	    sup_evloop_add(&s->loop, sup_ceilings_watch_fd(&s->ceil), SUP_SRC_CGROUP) < 0)
 		return iso_err_set(e, errno, "watch the run's cgroup");
 	if (isatty(0) && tcgetpgrp(0) == getpgrp() && tcgetattr(0, &s->saved_tty) == 0)
 		s->tty_fd = 0;
 	return 0;
 }
 
-static struct iso_spawn spawn_request(struct sup *s)
+static struct sup_spawn spawn_request(struct sup *s)
 {
-	const struct iso_opts *o = s->o;
-	struct iso_spawn sp = {
+	const struct sup_opts *o = s->o;
+	struct sup_spawn sp = {
 		.path = s->cmd_path,
 		.argv = s->shell_argv ? s->shell_argv : o->argv,
 		.envp = s->env,
@@ -248,7 +247,7 @@ static struct iso_spawn spawn_request(struct sup *s)
 						: -1,
 		.pass_fds = o->pass_fds,
 		.n_pass_fds = o->n_pass_fds,
-		.pass_fd_word = iso_say(o->say, ISO_SAY_PASS_FD),
+		.pass_fd_word = sup_say(o->say, SUP_SAY_PASS_FD),
 		.tty_fd = s->tty_fd,
 		.pol = s->pol,
 		.pol_log = o->policy_log,
@@ -259,7 +258,7 @@ static struct iso_spawn spawn_request(struct sup *s)
 		.event_arg = s,
 	};
 
-	iso_ceilings_spawn(&s->ceil, &sp);
+	sup_ceilings_spawn(&s->ceil, &sp);
 	return sp;
 }
 
@@ -279,8 +278,8 @@ static void signals_scope(struct sup *s)
  */
 static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 {
-	const struct iso_opts *o = s->o;
-	struct iso_spawn sp = spawn_request(s);
+	const struct sup_opts *o = s->o;
+	struct sup_spawn sp = spawn_request(s);
 	char buf[300];
 	int r = 1;
 
@@ -291,7 +290,7 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 		bool contain = pol_signals_contained(&s->policy);
 
 		pol_set_signals_contained(&s->policy, false);
-		r = gate_pidns.start(s, &sp, listener, e);
+		r = sup_gate_pidns.start(s, &sp, listener, e);
 		if (r < 0 && o->plan.init_fallback && !s->ns.plan.map_failed) {
 			snprintf(s->out->pidns_why, sizeof(s->out->pidns_why), "%s",
 				 iso_err_format(e, buf, sizeof(buf)));
@@ -299,14 +298,14 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 				"isorun: pidns: not available (%s); using the subreaper gate\n",
 				s->out->pidns_why);
 			*e = (struct iso_err){ 0 };
-			iso_ceilings_no_userns(&s->ceil, &s->out->res);
-			iso_ceilings_spawn(&s->ceil, &sp);
+			sup_ceilings_no_userns(&s->ceil, &s->out->res);
+			sup_ceilings_spawn(&s->ceil, &sp);
 			r = 1;
 		}
 		pol_set_signals_contained(&s->policy, contain && r == 1);
 	}
 	if (r == 1)
-		r = gate_subreaper.start(s, &sp, listener, e);
+		r = sup_gate_subreaper.start(s, &sp, listener, e);
 	return r;
 }
 
@@ -320,7 +319,7 @@ static void exec_error(struct sup *s, int errnum)
 	char cause[768] = "";
 
 	if (errnum == ENOENT && via)
-		iso_hidden_cause(&s->hidden, via, cause, sizeof(cause));
+		sup_hidden_cause(&s->hidden, via, cause, sizeof(cause));
 	if (cause[0] && !s->cmd_path)
 		snprintf(s->out->exec_error, sizeof(s->out->exec_error),
 			 "%s: %s in the run; PATH finds %s, but %s", s->o->argv[0],
@@ -331,36 +330,36 @@ static void exec_error(struct sup *s, int errnum)
 }
 
 /* The child never became the command: only the exec itself is the command's failure. */
-static enum start child_failed(struct sup *s, struct iso_err *e)
+static enum sup_start child_failed(struct sup *s, struct iso_err *e)
 {
-	const struct iso_opts *o = s->o;
-	struct iso_exec_failure *f = &s->fail;
+	const struct sup_opts *o = s->o;
+	struct sup_exec_failure *f = &s->fail;
 
-	if (f->stage != ISO_STAGE_EXEC) {
+	if (f->stage != SUP_STAGE_EXEC) {
 		*e = f->err;
-		if (f->stage == ISO_STAGE_CHDIR && o->chdir)
-			iso_err_set(e, f->errnum, "%s '%s'", iso_say(o->say, ISO_SAY_CHDIR),
+		if (f->stage == SUP_STAGE_CHDIR && o->chdir)
+			iso_err_set(e, f->errnum, "%s '%s'", sup_say(o->say, SUP_SAY_CHDIR),
 				    o->chdir);
 		if (!e->msg[0])
 			iso_err_set(e, f->errnum, "prepare the command");
-		return FAILED_BEFORE;
+		return SUP_FAILED_BEFORE;
 	}
 	s->out->exec_failed = true;
 	exec_error(s, f->errnum);
 	s->out->exit = f->errnum == ENOENT ? ISO_EXIT_NOT_FOUND : ISO_EXIT_CANNOT_EXEC;
-	return EXEC_FAILED;
+	return SUP_EXEC_FAILED;
 }
 
 void sup_record_start(struct sup *s, pid_t pid)
 {
 	s->actx.cmd = pid;
-	iso_execlog_add(&s->execlog, pid, s->o->argv, s->o->argc, s->actx.roots);
+	sup_execlog_add(&s->execlog, pid, s->o->argv, s->o->argc, s->actx.roots);
 }
 /* Where attribution stops (isorun, and the gate's own) and why the exec record may be empty. */
 static void attrib_ready(struct sup *s)
 {
 	s->execlog.on = s->pol && !s->guard_elsewhere;
-	s->actx.no_record = !s->pol ? iso_say(s->o->say, ISO_SAY_GUARD_OFF)
+	s->actx.no_record = !s->pol ? sup_say(s->o->say, SUP_SAY_GUARD_OFF)
 			    : s->guard_elsewhere
 				    ? "an enclosing isorun receives the exec notifications"
 				    : NULL;
@@ -376,7 +375,7 @@ static int watch_command(struct sup *s, int listener, struct iso_err *e)
 	attrib_ready(s);
 	if (listener >= 0) {
 		s->listener = listener;
-		r = iso_evloop_add(&s->loop, listener, SRC_LISTENER);
+		r = sup_evloop_add(&s->loop, listener, SUP_SRC_LISTENER);
 		if (r < 0)
 			return iso_err_set(e, -r, "watch the seccomp listener");
 	}
@@ -386,24 +385,24 @@ static int watch_command(struct sup *s, int listener, struct iso_err *e)
 	return 0;
 }
 
-enum start sup_start(struct sup *s, struct iso_err *e)
+enum sup_start sup_start(struct sup *s, struct iso_err *e)
 {
-	const struct iso_opts *o = s->o;
+	const struct sup_opts *o = s->o;
 	int listener = -1, r;
 
-	iso_hidden_init(&s->hidden, o, s->tree.path, s->out->cwd);
+	sup_hidden_init(&s->hidden, o, s->tree.path, s->out->cwd);
 	if (o->verbosity >= 0)
-		iso_hidden_warn(stderr, &s->hidden, o->argv, s->env);
-	r = iso_resolve_command(o->argv[0], s->env, &s->hidden, &s->cmd_path, &s->cmd_hidden);
+		sup_hidden_warn(stderr, &s->hidden, o->argv, s->env);
+	r = sup_resolve_command(o->argv[0], s->env, &s->hidden, &s->cmd_path, &s->cmd_hidden);
 
 	if (r == -ENOENT) {
 		close_write_ends(s);
-		s->fail = (struct iso_exec_failure){ .errnum = ENOENT, .stage = ISO_STAGE_EXEC };
+		s->fail = (struct sup_exec_failure){ .errnum = ENOENT, .stage = SUP_STAGE_EXEC };
 		return child_failed(s, e);
 	}
 	if (r < 0) {
 		iso_err_set(e, -r, "look up the command '%s'", o->argv[0]);
-		return FAILED_BEFORE;
+		return SUP_FAILED_BEFORE;
 	}
 	/* before the command's own exec is recorded: one run, one kind of identity */
 	s->execlog.pidfs = s->pol && iso_proc_ident_probe();
@@ -412,13 +411,13 @@ enum start sup_start(struct sup *s, struct iso_err *e)
 	close_write_ends(s);
 	s->out->timing.start = sup_lap(&s->t_us);
 	if (r < 0)
-		return s->cmd > 0 ? FAILED_AFTER : FAILED_BEFORE;
+		return s->cmd > 0 ? SUP_FAILED_AFTER : SUP_FAILED_BEFORE;
 	if (watch_command(s, listener, e) < 0)
-		return FAILED_AFTER;
+		return SUP_FAILED_AFTER;
 	if (s->guard_elsewhere && o->verbosity >= 0)
 		fprintf(stderr, "isorun: policy: service guard enforced by the enclosing isorun\n");
 	if (o->verbosity > 0)
-		iso_caps_say(&s->out->caps, stderr);
+		sup_caps_say(&s->out->caps, stderr);
 	if (o->verbosity > 0 && s->execlog.on)
 		fprintf(stderr, "isorun: exec record: processes named by %s\n",
 			s->execlog.pidfs ? "pidfs inode number" : "start time");
@@ -433,7 +432,7 @@ enum start sup_start(struct sup *s, struct iso_err *e)
 			s->gate->tty(s);
 		s->tty_handed = true;
 	}
-	return STARTED;
+	return SUP_STARTED;
 }
 
 /*

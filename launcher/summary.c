@@ -17,17 +17,17 @@
 #include "launcher/shell.h"
 
 /* --color=always|never wins over the environment, as no-color.org asks of an explicit option */
-static const char *colour(const struct iso_opts *opts, const char *code)
+static const char *colour(const struct sup_opts *opts, const char *code)
 {
-	bool on = opts->color == ISO_COLOR_ALWAYS ||
-		  (opts->color == ISO_COLOR_AUTO &&
+	bool on = opts->color == SUP_COLOR_ALWAYS ||
+		  (opts->color == SUP_COLOR_AUTO &&
 		   iso_colour_auto(isatty(2), getenv("NO_COLOR"), getenv("FORCE_COLOR"),
 				   getenv("CLICOLOR_FORCE"), getenv("TERM")));
 
 	return on ? code : "";
 }
 
-__attribute__((format(printf, 3, 4))) static void say(FILE *f, const struct iso_opts *opts,
+__attribute__((format(printf, 3, 4))) static void say(FILE *f, const struct sup_opts *opts,
 						      const char *fmt, ...)
 {
 	va_list ap;
@@ -52,38 +52,38 @@ static void print_text(FILE *f, const char *text)
 	} while (*p++);
 }
 
-static void print_kind(FILE *f, const struct iso_verdict *v, enum iso_vkind kind)
+static void print_kind(FILE *f, const struct sup_verdict *v, enum sup_vkind kind)
 {
 	for (size_t i = 0; i < v->n[kind]; i++)
-		print_text(f, iso_verdict_get(v, kind, i)->text);
+		print_text(f, sup_verdict_get(v, kind, i)->text);
 }
 
 /* Alike leaks folded into one line (finding.c), in bold; --leaks=ignore only with -v. */
-static void print_leaks(FILE *f, const struct iso_verdict *v)
+static void print_leaks(FILE *f, const struct sup_verdict *v)
 {
-	const struct iso_vfinding *first = iso_verdict_get(v, ISO_V_LEAK, 0);
-	const struct iso_opts *opts = v->opts;
+	const struct sup_vfinding *first = sup_verdict_get(v, SUP_V_LEAK, 0);
+	const struct sup_opts *opts = v->opts;
 	char lead[32];
 
 	if (!first || (!strcmp(first->level, "info") && opts->verbosity <= 0))
 		return;
 	snprintf(lead, sizeof(lead), "%sisorun:%s ", colour(opts, "\033[1m"),
 		 colour(opts, "\033[0m"));
-	iso_leaks_text(f, v->out, !first->counts, lead);
+	sup_leaks_text(f, v->out, !first->counts, lead);
 }
 
 static void timing_add(char *buf, size_t len, const char *name, uint64_t us)
 {
 	size_t used = strlen(buf);
 
-	if (us == ISO_TIMING_NONE || used >= len)
+	if (us == SUP_TIMING_NONE || used >= len)
 		return;
 	snprintf(buf + used, len - used, "%s%s %llu.%02llu ms", used ? ", " : "", name,
 		 (unsigned long long)(us / 1000), (unsigned long long)(us % 1000 / 10));
 }
 
 /* -v: where isorun's own time went, one line. */
-static void print_timing(FILE *f, const struct iso_outcome *o)
+static void print_timing(FILE *f, const struct sup_outcome *o)
 {
 	char line[256] = "";
 
@@ -97,18 +97,18 @@ static void print_timing(FILE *f, const struct iso_outcome *o)
 }
 
 /* Not with -q: a failing command speaks for itself, and this is a possibility. */
-static void print_home_note(FILE *f, const struct iso_verdict *v)
+static void print_home_note(FILE *f, const struct sup_verdict *v)
 {
-	const struct iso_vfinding *note = iso_verdict_get(v, ISO_V_HOME_NOTE, 0);
+	const struct sup_vfinding *note = sup_verdict_get(v, SUP_V_HOME_NOTE, 0);
 
 	if (note && v->opts->verbosity >= 0)
 		say(f, v->opts, "%s", note->text ? note->text : "?");
 }
 
 /* How the run ended and what the leak gate met, before the findings. */
-static void print_start(FILE *f, const struct iso_verdict *v)
+static void print_start(FILE *f, const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	/* the command's name, and what the gate met (names of processes): escaped */
 	_cleanup_free_ char *exec_error = iso_escape(o->exec_error);
 	_cleanup_free_ char *gate = iso_escape(o->gate_unmeasurable);
@@ -120,7 +120,7 @@ static void print_start(FILE *f, const struct iso_verdict *v)
 	/* the tree itself was printed when the timer fired: here the one line */
 	if (o->timed_out) {
 		fputs("isorun: ", f);
-		iso_timeout_line(f, v->plan);
+		sup_timeout_line(f, v->plan);
 		fputc('\n', f);
 	}
 	if (o->init_lost)
@@ -131,43 +131,43 @@ static void print_start(FILE *f, const struct iso_verdict *v)
 }
 
 /* What became of the tree, and what isorun's own work cost. */
-static void print_end(FILE *f, const struct iso_verdict *v)
+static void print_end(FILE *f, const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	_cleanup_free_ char *path = iso_shell_quote(o->tree_path);
 
-	if (v->n[ISO_V_RETAINED])
-		print_kind(f, v, ISO_V_RETAINED);
-	else if (o->tree_state == ISO_TREE_KEPT && v->opts->shell)
-		iso_shell_kept(f, v->opts, path ? path : "?");
-	else if (o->tree_state == ISO_TREE_KEPT && o->kept_on_failure)
+	if (v->n[SUP_V_RETAINED])
+		print_kind(f, v, SUP_V_RETAINED);
+	else if (o->tree_state == SUP_TREE_KEPT && v->opts->shell)
+		sup_shell_kept(f, v->opts, path ? path : "?");
+	else if (o->tree_state == SUP_TREE_KEPT && o->kept_on_failure)
 		fprintf(f, "isorun: tree kept at %s (%s: the run failed)\n", path ? path : "?",
-			iso_say(v->opts->say, ISO_SAY_KEEP_FAILED));
-	else if (o->tree_state == ISO_TREE_KEPT)
+			sup_say(v->opts->say, SUP_SAY_KEEP_FAILED));
+	else if (o->tree_state == SUP_TREE_KEPT)
 		fprintf(f, "isorun: tree kept at %s\n", path ? path : "?");
-	iso_resources_say_usage(v->opts, &o->res, f);
+	sup_resources_say_usage(v->opts, &o->res, f);
 	if (v->opts->verbosity > 0)
 		print_timing(f, o);
 }
 
-void iso_summary_lines(FILE *f, const struct iso_verdict *v)
+void sup_summary_lines(FILE *f, const struct sup_verdict *v)
 {
 	/* before the start only the error itself, printed where it happened, is news */
 	if (v->nothing_ran) {
-		print_kind(f, v, ISO_V_UNDELIVERED);
+		print_kind(f, v, SUP_V_UNDELIVERED);
 		return;
 	}
 	print_start(f, v);
 	print_leaks(f, v);
 	print_home_note(f, v);
-	for (int k = 0; k < ISO_V_N_KINDS; k++)
-		if (iso_vkind_listed(k) == ISO_LISTED ||
-		    (iso_vkind_listed(k) == ISO_LISTED_VERBOSE && v->opts->verbosity > 0))
-			print_kind(f, v, (enum iso_vkind)k);
-	iso_resources_say(v->opts, &v->out->res, f);
-	for (int k = 0; k < ISO_V_N_KINDS; k++)
-		if (iso_vkind_listed(k) == ISO_LISTED_LAST)
-			print_kind(f, v, (enum iso_vkind)k);
+	for (int k = 0; k < SUP_V_N_KINDS; k++)
+		if (sup_vkind_listed(k) == SUP_LISTED ||
+		    (sup_vkind_listed(k) == SUP_LISTED_VERBOSE && v->opts->verbosity > 0))
+			print_kind(f, v, (enum sup_vkind)k);
+	sup_resources_say(v->opts, &v->out->res, f);
+	for (int k = 0; k < SUP_V_N_KINDS; k++)
+		if (sup_vkind_listed(k) == SUP_LISTED_LAST)
+			print_kind(f, v, (enum sup_vkind)k);
 	print_end(f, v);
 }
 
@@ -176,18 +176,18 @@ void iso_summary_lines(FILE *f, const struct iso_verdict *v)
  * person's, not a failure of the run.  Its code passes through; only isorun's
  * findings (and a shell killed, stopped or not started) get the red line.
  */
-static bool shell_own_exit(const struct iso_verdict *v)
+static bool shell_own_exit(const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 
 	return v->opts->shell_own && !v->finding && !v->nothing_ran && !o->exec_failed &&
 	       !o->timed_out && !o->cancelled_by && !o->init_signal && !o->term_signal &&
 	       !o->setup_failed && o->exit_code == v->exit;
 }
 
-void iso_summary_verdict(FILE *f, const struct iso_verdict *v)
+void sup_summary_verdict(FILE *f, const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 
 	if (v->exit == 0 || shell_own_exit(v))
 		return;

@@ -11,9 +11,9 @@
  * before the command ran, only what could not be delivered (the failure itself was
  * printed where it happened).
  */
-void iso_summary_lines(FILE *f, const struct iso_verdict *v);
+void sup_summary_lines(FILE *f, const struct sup_verdict *v);
 
 /* The last line, "isorun: FAILED (exit N): reason", when the run failed. */
-void iso_summary_verdict(FILE *f, const struct iso_verdict *v);
+void sup_summary_verdict(FILE *f, const struct sup_verdict *v);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The supervisor's state and the functions its files share.  Files by role:
- * run.c (iso_run(): set up, supervise, finish), sinks.c (the output files), start.c (the
+ * run.c (sup_run(): set up, supervise, finish), sinks.c (the output files), start.c (the
  * checks, the tree, the command's start), supervise.c (the event loop and the
  * phase table's actions), gate_subreaper.c and gate_pidns.c (the two leak gates,
  * launcher/gate.h), teardown.c (the shield, the holders, the removal), watch.c
@@ -42,15 +42,15 @@
 
 /* The supervisor's event sources, the tags of its epoll set. */
 enum sup_source {
-	SRC_SIGNAL,
-	SRC_TIMER,
-	SRC_STDOUT,
-	SRC_STDERR,
-	SRC_STDOUT_ROOM, /* our own output took bytes again */
-	SRC_STDERR_ROOM,
-	SRC_INIT,
-	SRC_LISTENER,
-	SRC_CGROUP,
+	SUP_SRC_SIGNAL,
+	SUP_SRC_TIMER,
+	SUP_SRC_STDOUT,
+	SUP_SRC_STDERR,
+	SUP_SRC_STDOUT_ROOM, /* our own output took bytes again */
+	SUP_SRC_STDERR_ROOM,
+	SUP_SRC_INIT,
+	SUP_SRC_LISTENER,
+	SUP_SRC_CGROUP,
 };
 
 /* The PID-namespace gate's state: init, its socket, its plan and what the plan points into. */
@@ -59,7 +59,7 @@ struct sup_ns {
 	bool gone;
 	bool killed;	 /* by the outer itself: the end of a cancel, not a loss */
 	bool sweep_sent; /* init was told to end its settle (or does so itself) */
-	struct iso_ns_plan plan;
+	struct sup_ns_plan plan;
 	char tree_tmp[PATH_MAX + 16], empty_dir[PATH_MAX + 16];
 	char **keep; /* --protect-home: what stays writable, canonical */
 	size_t n_keep;
@@ -68,8 +68,8 @@ struct sup_ns {
 
 /* Teardown's state: the tree's shield, what lowering it proved, the removal's deadline. */
 struct sup_teardown {
-	struct iso_shield shield;    /* as root, the tree's own mount (tree/shield.h) */
-	enum iso_shield_proof proof; /* what lowering it proved */
+	struct tree_shield shield;    /* as root, the tree's own mount (tree/shield.h) */
+	enum tree_shield_proof proof; /* what lowering it proved */
 	dev_t shield_dev;	     /* its device, which a holder through it shows */
 	char proof_why[300];
 	uint64_t remove_deadline_ms; /* monotonic; 0 while no removal runs */
@@ -77,16 +77,16 @@ struct sup_teardown {
 };
 
 struct sup {
-	const struct iso_opts *o;
-	const struct gate_ops *gate;
+	const struct sup_opts *o;
+	const struct sup_gate_ops *gate;
 	struct iso_reader reader; /* reads of the command's memory and /proc files, bounded */
 	bool slow_record;	  /* ISORUN_TEST_FAULT=slow-exec-record */
-	struct iso_outcome *out;
+	struct sup_outcome *out;
 	pid_t self;
 	pid_t cmd; /* the command, or under --pidns the namespace's init */
-	struct iso_evloop loop;
-	enum phase phase;
-	struct iso_stream streams[2];
+	struct sup_evloop loop;
+	enum sup_phase phase;
+	struct sup_stream streams[2];
 	bool relayed[2];
 	bool tty_handed;
 	int tty_fd;
@@ -99,31 +99,31 @@ struct sup {
 	int listener;	     /* seccomp notifications, -1 when none */
 	struct pol_run prun; /* contain-signals: who is inside the run */
 
-	/* what a run sets up and frees: every piece of state of iso_run() lives here */
+	/* what a run sets up and frees: every piece of state of sup_run() lives here */
 	struct pol policy; /* loaded when --policy is not off; s->pol points at it */
-	struct iso_tree tree;
+	struct tree_tree tree;
 	struct sup_teardown td;
-	struct iso_ceilings ceil;   /* the run's cgroup, its ceilings and accounting */
-	struct iso_snapshot *snaps; /* --watch, one per directory */
-	struct iso_git_rules *git;  /* ... and its .gitignore rules as they were */
+	struct sup_ceilings ceil;   /* the run's cgroup, its ceilings and accounting */
+	struct sup_snapshot *snaps; /* --watch, one per directory */
+	struct sup_git_rules *git;  /* ... and its .gitignore rules as they were */
 	char **env;
 	char **shell_argv; /* `isorun shell`'s bash with its rc file, or NULL: o->argv */
 	char *cmd_path;
 	char *cmd_hidden;	  /* PATH's match the run's mounts hide (when none is seen) */
-	struct iso_hidden hidden; /* what --private-tmp and --protect-home=hide hide */
-	struct iso_sinks outputs; /* --report, --junit */
+	struct sup_hidden hidden; /* what --private-tmp and --protect-home=hide hide */
+	struct sup_sinks outputs; /* --report, --junit */
 	sigset_t mask;
 	struct termios saved_tty;
-	struct iso_exec_failure fail;
+	struct sup_exec_failure fail;
 	struct iso_err err; /* the setup failure, printed once */
 	bool guard_elsewhere;
 	uint64_t t_start, t_us; /* monotonic µs: the run's start, the last lap */
 	/* who exec'd what, from the guard's notifications, and what findings are attributed from */
-	struct iso_execlog execlog;
-	struct iso_attrib_ctx actx;
+	struct sup_execlog execlog;
+	struct sup_attrib_ctx actx;
 };
 
-enum start { STARTED, EXEC_FAILED, FAILED_BEFORE, FAILED_AFTER };
+enum sup_start { SUP_STARTED, SUP_EXEC_FAILED, SUP_FAILED_BEFORE, SUP_FAILED_AFTER };
 
 static inline uint64_t sup_now_ms(void)
 {
@@ -151,9 +151,9 @@ static inline uint64_t sup_lap(uint64_t *mark)
 }
 
 /* supervise.c: the loop and the phase table's actions */
-void sup_step(struct sup *s, enum phase_event ev, int sig, bool from_terminal);
+void sup_step(struct sup *s, enum sup_phase_event ev, int sig, bool from_terminal);
 void sup_loop(struct sup *s);
-enum phase_event sup_join(struct sup *s);
+enum sup_phase_event sup_join(struct sup *s);
 uint64_t sup_settle_left(const struct sup *s);
 void sup_record_status(struct sup *s, int status);
 void sup_note_cancel(struct sup *s, int sig);
@@ -170,19 +170,19 @@ int sup_setup_signals(sigset_t *mask);
 int sup_load_policy(struct sup *s);
 int sup_prepare(struct sup *s, struct iso_err *e);
 int sup_make_tree(struct sup *s, struct iso_err *e);
-void sup_plan_caps(struct sup *s, struct iso_spawn *sp, bool pidns, bool userns);
+void sup_plan_caps(struct sup *s, struct sup_spawn *sp, bool pidns, bool userns);
 void sup_record_start(struct sup *s, pid_t pid);
-enum start sup_start(struct sup *s, struct iso_err *e);
+enum sup_start sup_start(struct sup *s, struct iso_err *e);
 void sup_start_reader(struct sup *s);
 
 /* homeplan.c: --protect-home */
-int sup_plan_home(struct sup *s, struct iso_ns_plan *p, struct iso_err *e);
+int sup_plan_home(struct sup *s, struct sup_ns_plan *p, struct iso_err *e);
 
 /* teardown.c */
 void sup_raise_shield(struct sup *s);
 void sup_lower_shield(struct sup *s, bool prove);
 void sup_teardown(struct sup *s);
-void sup_remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome *out);
+void sup_remove_after_setup_failure(struct tree_tree *tree, struct sup_outcome *out);
 
 /* watch.c: --watch's residue (the ignores applied), what the run wrote in its private home */
 void sup_collect_residue(struct sup *s);

@@ -60,14 +60,14 @@ static bool streams_done(const struct sup *s)
 	return true;
 }
 
-/* PA_JOIN: the tree is gone; whoever still holds a pipe is outside it.  Bounded wait. */
-enum phase_event sup_join(struct sup *s)
+/* SUP_PA_JOIN: the tree is gone; whoever still holds a pipe is outside it.  Bounded wait. */
+enum sup_phase_event sup_join(struct sup *s)
 {
-	iso_evloop_disarm(&s->loop);
+	sup_evloop_disarm(&s->loop);
 	if (streams_done(s))
-		return PE_STREAMS_DONE;
-	iso_evloop_arm(&s->loop, s->o->plan.stop.settle_ms);
-	return PE_NONE;
+		return SUP_PE_STREAMS_DONE;
+	sup_evloop_arm(&s->loop, s->o->plan.stop.settle_ms);
+	return SUP_PE_NONE;
 }
 
 /*
@@ -98,26 +98,26 @@ void sup_note_cancel(struct sup *s, int sig)
  */
 static void take_hung(struct sup *s, int sig)
 {
-	struct iso_hung_tree *t = &s->out->hung;
+	struct sup_hung_tree *t = &s->out->hung;
 
 	if (t->taken || !s->out->started_cmd)
 		return;
-	iso_hung_take(t, s->gate->root(s), &s->actx);
+	sup_hung_take(t, s->gate->root(s), &s->actx);
 	t->after_ms = sup_now_ms() - s->started_ms;
 	t->signal = s->o->plan.stop.signal;
 	t->grace_ms = s->o->plan.stop.grace_ms;
-	iso_hung_text(stderr, s->out, sig != 0, "isorun: ");
+	sup_hung_text(stderr, s->out, sig != 0, "isorun: ");
 }
 
 /* The grace is over (or a second signal cut it): name who outlived it, then kill. */
 static void grace_over(struct sup *s)
 {
-	struct iso_hung_tree *t = &s->out->hung;
+	struct sup_hung_tree *t = &s->out->hung;
 
 	if (!t->taken || t->survived)
 		return;
-	iso_hung_survivors(t, s->gate->root(s));
-	iso_survived_text(stderr, t, "isorun: ");
+	sup_hung_survivors(t, s->gate->root(s));
+	sup_survived_text(stderr, t, "isorun: ");
 }
 
 /*
@@ -127,11 +127,11 @@ static void grace_over(struct sup *s)
  */
 int sup_to_command(const struct sup *s, int sig)
 {
-	return iso_sig_class(sig) == ISO_SIG_CANCEL ? sig : s->o->plan.stop.signal;
+	return sup_sig_class(sig) == SUP_SIG_CANCEL ? sig : s->o->plan.stop.signal;
 }
 
 /* How the command ended, for the settle's line: "exited 0", "killed by SIGTERM". */
-static void how_ended(const struct iso_outcome *o, char *buf, size_t len)
+static void how_ended(const struct sup_outcome *o, char *buf, size_t len)
 {
 	char sig[32];
 
@@ -151,70 +151,70 @@ static void settle_begins(struct sup *s)
 {
 	uint64_t left = sup_settle_left(s);
 	char how[64], words[96];
-	struct iso_still st;
-	struct iso_still_wait w = {
+	struct sup_still st;
+	struct sup_still_wait w = {
 		.how = how, .wait_ms = left, .words = words, .ctrl_c = s->tty_handed
 	};
 
 	if (s->tty_handed)
 		(void)tcsetpgrp(s->tty_fd, getpgrp());
-	if (s->o->verbosity < 0 || !left || iso_still_running(s->gate->root(s), &st) < 0)
+	if (s->o->verbosity < 0 || !left || sup_still_running(s->gate->root(s), &st) < 0)
 		return;
 	how_ended(s->out, how, sizeof(how));
 	if (left < s->o->plan.stop.settle_ms)
 		snprintf(words, sizeof(words), "%s, cut short by %s",
-			 iso_say(s->o->say, ISO_SAY_SETTLE), iso_say(s->o->say, ISO_SAY_TIMEOUT));
+			 sup_say(s->o->say, SUP_SAY_SETTLE), sup_say(s->o->say, SUP_SAY_TIMEOUT));
 	else
-		snprintf(words, sizeof(words), "%s", iso_say(s->o->say, ISO_SAY_SETTLE));
-	iso_still_line(stderr, &st, &w);
+		snprintf(words, sizeof(words), "%s", sup_say(s->o->say, SUP_SAY_SETTLE));
+	sup_still_line(stderr, &st, &w);
 }
 
-/* The actions of one step, in enum phase_action's order; returns the gate's answer. */
-static enum phase_event perform(struct sup *s, unsigned a, int sig, bool from_terminal)
+/* The actions of one step, in enum sup_phase_action's order; returns the gate's answer. */
+static enum sup_phase_event perform(struct sup *s, unsigned a, int sig, bool from_terminal)
 {
-	const struct gate_ops *g = s->gate;
-	enum phase_event next = PE_NONE;
+	const struct sup_gate_ops *g = s->gate;
+	enum sup_phase_event next = SUP_PE_NONE;
 
-	if (a & PA_TIMED_OUT)
+	if (a & SUP_PA_TIMED_OUT)
 		s->out->timed_out = true;
-	if (a & PA_NOTE_CANCEL)
+	if (a & SUP_PA_NOTE_CANCEL)
 		sup_note_cancel(s, sig);
-	if (a & PA_TAKE_HUNG)
+	if (a & SUP_PA_TAKE_HUNG)
 		take_hung(s, sig);
-	if (a & PA_GRACE_OVER)
+	if (a & SUP_PA_GRACE_OVER)
 		grace_over(s);
-	if (a & PA_ARM_GRACE)
-		iso_evloop_arm(&s->loop, s->o->plan.stop.grace_ms);
-	if (a & PA_STOP)
+	if (a & SUP_PA_ARM_GRACE)
+		sup_evloop_arm(&s->loop, s->o->plan.stop.grace_ms);
+	if (a & SUP_PA_STOP)
 		g->stop(s, sig, from_terminal);
-	if (a & PA_SWEEP)
+	if (a & SUP_PA_SWEEP)
 		next = g->sweep(s, sig);
-	if (a & PA_SETTLE) {
+	if (a & SUP_PA_SETTLE) {
 		settle_begins(s);
 		g->settle(s);
 	}
-	if (a & PA_SETTLE_TIMER)
+	if (a & SUP_PA_SETTLE_TIMER)
 		next = g->settle_timer(s);
-	if (a & PA_KILL)
+	if (a & SUP_PA_KILL)
 		next = g->kill(s);
-	if ((a & PA_DRAIN) && g->drain)
+	if ((a & SUP_PA_DRAIN) && g->drain)
 		g->drain(s);
-	if (a & PA_JOIN)
+	if (a & SUP_PA_JOIN)
 		next = sup_join(s);
-	if ((a & PA_LATE_CANCEL) && g->late_cancel)
+	if ((a & SUP_PA_LATE_CANCEL) && g->late_cancel)
 		next = g->late_cancel(s, sig);
-	if (a & PA_FORWARD)
+	if (a & SUP_PA_FORWARD)
 		g->forward(s, sig);
-	if ((a & PA_LATE_FORWARD) && g->late_forward)
+	if ((a & SUP_PA_LATE_FORWARD) && g->late_forward)
 		g->late_forward(s, sig);
 	return next;
 }
 
 /* One event through the phase table; what the gate answers goes through it in turn. */
-void sup_step(struct sup *s, enum phase_event ev, int sig, bool from_terminal)
+void sup_step(struct sup *s, enum sup_phase_event ev, int sig, bool from_terminal)
 {
-	while (ev != PE_NONE) {
-		struct phase_step st = phase_next(s->phase, ev);
+	while (ev != SUP_PE_NONE) {
+		struct sup_phase_step st = sup_phase_next(s->phase, ev);
 
 		s->phase = st.next;
 		ev = perform(s, st.actions, sig, from_terminal);
@@ -252,7 +252,7 @@ static void follow_stop(struct sup *s)
 /* Reap a batch, then see what the tree's state means for the phase. */
 static void on_children(struct sup *s)
 {
-	s->reap_more = iso_reap_ready(sup_on_reaped, s) == ISO_REAP_BATCH;
+	s->reap_more = sup_reap_ready(sup_on_reaped, s) == SUP_REAP_BATCH;
 	sup_step(s, s->gate->children(s), 0, false);
 }
 
@@ -263,18 +263,18 @@ static void on_signal(struct sup *s)
 	while (read(s->loop.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		int sig = (int)si.ssi_signo;
 
-		switch (iso_sig_class(sig)) {
-		case ISO_SIG_REAP:
+		switch (sup_sig_class(sig)) {
+		case SUP_SIG_REAP:
 			follow_stop(s);
 			break;
-		case ISO_SIG_CANCEL:
-		case ISO_SIG_ABORT:
+		case SUP_SIG_CANCEL:
+		case SUP_SIG_ABORT:
 			/* a terminal's signal already reached the foreground group */
-			sup_step(s, PE_SIGNAL, sig, si.ssi_code == SI_KERNEL);
+			sup_step(s, SUP_PE_SIGNAL, sig, si.ssi_code == SI_KERNEL);
 			break;
-		case ISO_SIG_GROUP:
-		case ISO_SIG_FORWARD:
-			sup_step(s, PE_FORWARD, sig, false);
+		case SUP_SIG_GROUP:
+		case SUP_SIG_FORWARD:
+			sup_step(s, SUP_PE_FORWARD, sig, false);
 			break;
 		default:
 			break;
@@ -285,15 +285,15 @@ static void on_signal(struct sup *s)
 
 static void on_timer(struct sup *s)
 {
-	if (iso_evloop_expired(&s->loop))
-		sup_step(s, PE_TIMER, 0, false);
+	if (sup_evloop_expired(&s->loop))
+		sup_step(s, SUP_PE_TIMER, 0, false);
 }
 
 void sup_add_policy_event(struct sup *s, pid_t pid, const char *call, const char *detail,
 			  const char *origin, bool refused)
 {
-	struct iso_outcome *o = s->out;
-	struct iso_policy_event *v;
+	struct sup_outcome *o = s->out;
+	struct sup_policy_event *v;
 
 	/* a shell tries the name in each PATH directory: one refusal, reported once */
 	for (size_t i = 0; i < o->n_policy_events; i++)
@@ -304,11 +304,11 @@ void sup_add_policy_event(struct sup *s, pid_t pid, const char *call, const char
 	if (!v)
 		return;
 	o->policy_events = v;
-	v[o->n_policy_events] = (struct iso_policy_event){ .pid = pid,
+	v[o->n_policy_events] = (struct sup_policy_event){ .pid = pid,
 							   .detail = strdup(detail),
 							   .origin = strdup(origin ? origin : ""),
 							   .refused = refused,
-							   .started_ms = ISO_STARTED_UNKNOWN };
+							   .started_ms = SUP_STARTED_UNKNOWN };
 	snprintf(v[o->n_policy_events].call, sizeof(v->call), "%s", call);
 	o->n_policy_events++;
 }
@@ -317,12 +317,12 @@ void sup_add_policy_event(struct sup *s, pid_t pid, const char *call, const char
 void sup_on_policy_event(const struct pol_event *ev, void *arg)
 {
 	struct sup *s = arg;
-	struct iso_outcome *o = s->out;
+	struct sup_outcome *o = s->out;
 	size_t n = o->n_policy_events;
 
 	sup_add_policy_event(s, ev->pid, ev->call, ev->detail, ev->origin, ev->refused);
 	if (o->n_policy_events > n)
-		iso_policy_event_attribute(&o->policy_events[n], &s->actx);
+		sup_policy_event_attribute(&o->policy_events[n], &s->actx);
 }
 
 void sup_on_exec_seen(pid_t pid, char *const *argv, size_t argc, void *arg)
@@ -334,7 +334,7 @@ void sup_on_exec_seen(pid_t pid, char *const *argv, size_t argc, void *arg)
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		(void)nanosleep(&ts, NULL);
 	}
-	iso_execlog_add(&s->execlog, pid, argv, argc, s->actx.roots);
+	sup_execlog_add(&s->execlog, pid, argv, argc, s->actx.roots);
 }
 
 static void on_notification(struct sup *s, uint32_t events)
@@ -346,23 +346,23 @@ static void on_notification(struct sup *s, uint32_t events)
 		sup_on_policy_event(&ev, s);
 	else if (events & (EPOLLHUP | EPOLLERR))
 		/* no process uses the filter any more */
-		iso_evloop_del(&s->loop, s->listener);
+		sup_evloop_del(&s->loop, s->listener);
 }
 
-static void on_output(struct sup *s, struct iso_stream *st)
+static void on_output(struct sup *s, struct sup_stream *st)
 {
-	(void)iso_stream_pump(st);
+	(void)sup_stream_pump(st);
 	if (st->eof) {
-		iso_evloop_del(&s->loop, st->rd);
+		sup_evloop_del(&s->loop, st->rd);
 		if (st->out_watched)
-			iso_evloop_del(&s->loop, st->out);
+			sup_evloop_del(&s->loop, st->out);
 		st->out_watched = false;
 		if (streams_done(s))
-			sup_step(s, PE_STREAMS_DONE, 0, false);
+			sup_step(s, SUP_PE_STREAMS_DONE, 0, false);
 	}
 }
 
-static void on_room(struct sup *s, struct iso_stream *st)
+static void on_room(struct sup *s, struct sup_stream *st)
 {
 	if (!st->out_full)
 		return;
@@ -382,28 +382,28 @@ static bool streams_more(const struct sup *s)
 static void dispatch(struct sup *s, enum sup_source src, uint32_t events)
 {
 	switch (src) {
-	case SRC_SIGNAL:
+	case SUP_SRC_SIGNAL:
 		on_signal(s);
 		break;
-	case SRC_TIMER:
+	case SUP_SRC_TIMER:
 		on_timer(s);
 		break;
-	case SRC_STDOUT:
-	case SRC_STDERR:
-		on_output(s, &s->streams[src - SRC_STDOUT]);
+	case SUP_SRC_STDOUT:
+	case SUP_SRC_STDERR:
+		on_output(s, &s->streams[src - SUP_SRC_STDOUT]);
 		break;
-	case SRC_STDOUT_ROOM:
-	case SRC_STDERR_ROOM:
-		on_room(s, &s->streams[src - SRC_STDOUT_ROOM]);
+	case SUP_SRC_STDOUT_ROOM:
+	case SUP_SRC_STDERR_ROOM:
+		on_room(s, &s->streams[src - SUP_SRC_STDOUT_ROOM]);
 		break;
-	case SRC_INIT:
+	case SUP_SRC_INIT:
 		if (s->gate->on_message)
 			s->gate->on_message(s);
 		break;
-	case SRC_LISTENER:
+	case SUP_SRC_LISTENER:
 		on_notification(s, events);
 		break;
-	case SRC_CGROUP:
+	case SUP_SRC_CGROUP:
 		/* the kernel's own witness changed (populated 0): see where the tree is */
 		(void)cg_run_on_event(&s->ceil.run);
 		on_children(s);
@@ -421,28 +421,28 @@ void sup_loop(struct sup *s)
 {
 	struct epoll_event evs[8];
 
-	while (s->phase != PH_DONE) {
+	while (s->phase != SUP_PH_DONE) {
 		/*
 		 * Zombies left by a bounded reap, output left by a pump's budget: look
 		 * again once the other events had a turn.
 		 */
 		bool more = s->reap_more || streams_more(s);
-		int n = iso_evloop_wait(&s->loop, evs, ELEMENTSOF(evs), more ? 0 : -1);
+		int n = sup_evloop_wait(&s->loop, evs, ELEMENTSOF(evs), more ? 0 : -1);
 
 		if (n < 0)
 			break;
-		for (int i = 0; i < n && s->phase != PH_DONE; i++)
+		for (int i = 0; i < n && s->phase != SUP_PH_DONE; i++)
 			dispatch(s, (enum sup_source)evs[i].data.u64, evs[i].events);
-		if (s->reap_more && s->phase != PH_DONE)
+		if (s->reap_more && s->phase != SUP_PH_DONE)
 			on_children(s);
-		for (int i = 0; i < 2 && s->phase != PH_DONE; i++)
+		for (int i = 0; i < 2 && s->phase != SUP_PH_DONE; i++)
 			if (s->relayed[i] && s->streams[i].more)
 				on_output(s, &s->streams[i]);
 	}
 	/* what is still buffered in a pipe belongs to the output, even past the deadline */
 	for (int i = 0; i < 2; i++)
 		if (s->relayed[i] && !s->streams[i].eof)
-			(void)iso_stream_drain(&s->streams[i]);
+			(void)sup_stream_drain(&s->streams[i]);
 }
 
 /*
@@ -455,12 +455,12 @@ void sup_loop(struct sup *s)
  */
 int sup_watch_stream(struct sup *s, int i)
 {
-	struct iso_stream *st = &s->streams[i];
-	int r = iso_evloop_watch(&s->loop, st->rd, SRC_STDOUT + i, EPOLLIN | EPOLLET);
+	struct sup_stream *st = &s->streams[i];
+	int r = sup_evloop_watch(&s->loop, st->rd, SUP_SRC_STDOUT + i, EPOLLIN | EPOLLET);
 
 	if (r < 0)
 		return r;
-	st->out_watched =
-		iso_evloop_watch(&s->loop, st->out, SRC_STDOUT_ROOM + i, EPOLLOUT | EPOLLET) == 0;
+	st->out_watched = sup_evloop_watch(&s->loop, st->out, SUP_SRC_STDOUT_ROOM + i,
+					   EPOLLOUT | EPOLLET) == 0;
 	return 0;
 }

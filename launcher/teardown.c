@@ -34,11 +34,11 @@
  * the tree: it was made during the run, 0700, by isorun inside that
  * namespace.  What was not measured is said (`unseen`), never passed over.
  */
-static void note_outside(const struct iso_holder *h, size_t n, char *unseen, size_t len)
+static void note_outside(const struct tree_holder *h, size_t n, char *unseen, size_t len)
 {
 	char list[300];
 
-	iso_holders_list(h, n, list, sizeof(list));
+	tree_holders_list(h, n, list, sizeof(list));
 	snprintf(unseen, len,
 		 "holders not measured in %zu process%s outside isorun's user namespace, which "
 		 "cannot read %s (%s); not holders of a tree made inside it (isorun run outside "
@@ -52,8 +52,8 @@ static void note_outside(const struct iso_holder *h, size_t n, char *unseen, siz
  */
 static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, size_t ulen)
 {
-	struct iso_holder_query q = { .exclude = s->self };
-	struct iso_holder *h = NULL;
+	struct tree_holder_query q = { .exclude = s->self };
+	struct tree_holder *h = NULL;
 	struct iso_err e;
 	ino_t pipes[2];
 	const char *names[2];
@@ -78,34 +78,34 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 			names[q.n_pipes] = s->streams[i].name;
 			pipes[q.n_pipes++] = s->streams[i].ino;
 		}
-	q.tree = s->td.proof == ISO_SHIELD_UNUSED ? NULL : s->out->tree_path;
+	q.tree = s->td.proof == TREE_SHIELD_UNUSED ? NULL : s->out->tree_path;
 	q.alias_dev = s->td.shield_dev;
 	/* the kernel proved the tree unused and the pipes saw their EOF: nothing to look for */
 	if (!q.tree && !q.n_pipes)
 		return;
-	n = iso_find_holders(&q, &h, NULL);
+	n = tree_find_holders(&q, &h, NULL);
 	if (n < 0) {
-		iso_holders_strerror(n, &e);
+		tree_holders_strerror(n, &e);
 		iso_err_format(&e, why, len);
 		return;
 	}
-	held = iso_holders_split_outside(h, (size_t)n);
+	held = tree_holders_split_outside(h, (size_t)n);
 	if (held < (size_t)n)
 		note_outside(h + held, (size_t)n - held, unseen, ulen);
 	if (held > 0) {
-		const struct iso_holder *first = iso_holder_first(h, held);
+		const struct tree_holder *first = tree_holder_first(h, held);
 		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
 		if (first->pipe_index >= 0) {
 			snprintf(why, len, "pipe still open (pid %d `%s` holds %s)", first->pid,
 				 cmd ? cmd : "?", names[first->pipe_index]);
 		} else {
-			iso_holder_describe(first, held - (size_t)(first - h), cmd, &e);
+			tree_holder_describe(first, held - (size_t)(first - h), cmd, &e);
 			iso_err_format(&e, why, len);
 		}
-		iso_holders_free(h, (size_t)n);
+		tree_holders_free(h, (size_t)n);
 		return;
 	}
-	iso_holders_free(h, (size_t)n);
+	tree_holders_free(h, (size_t)n);
 	if (q.n_pipes)
 		snprintf(why, len, "pipe still open (%s; its holder is not visible to isorun)",
 			 names[0]);
@@ -119,7 +119,7 @@ enum tree_whereabouts { TREE_HERE, TREE_GONE, TREE_MOVED, TREE_REPLACED };
  * something else at its path; those two are not ours to remove.  Identity is
  * the (dev, ino) of the directory fd held since creation, not the path.
  */
-static enum tree_whereabouts tree_whereabouts(const struct iso_tree *tree, dev_t shield)
+static enum tree_whereabouts tree_whereabouts(const struct tree_tree *tree, dev_t shield)
 {
 	struct stat held, at_path;
 
@@ -143,7 +143,8 @@ static enum tree_whereabouts tree_whereabouts(const struct iso_tree *tree, dev_t
  * removed (exit unchanged); moved or replaced is retained, a finding, with
  * where it went when that can be told.  Returns false when the tree is here.
  */
-static bool tree_gone_or_foreign(const struct iso_tree *tree, dev_t shield, struct iso_outcome *out)
+static bool tree_gone_or_foreign(const struct tree_tree *tree, dev_t shield,
+				 struct sup_outcome *out)
 {
 	char fdpath[64], where[PATH_MAX];
 	ssize_t n;
@@ -152,10 +153,10 @@ static bool tree_gone_or_foreign(const struct iso_tree *tree, dev_t shield, stru
 	case TREE_HERE:
 		return false;
 	case TREE_GONE:
-		out->tree_state = ISO_TREE_REMOVED;
+		out->tree_state = SUP_TREE_REMOVED;
 		return true;
 	case TREE_REPLACED:
-		out->tree_state = ISO_TREE_RETAINED;
+		out->tree_state = SUP_TREE_RETAINED;
 		snprintf(out->tree_reason, sizeof(out->tree_reason),
 			 "the tree was replaced by something else at its path; "
 			 "not removed, not isorun's");
@@ -163,7 +164,7 @@ static bool tree_gone_or_foreign(const struct iso_tree *tree, dev_t shield, stru
 	case TREE_MOVED:
 		break;
 	}
-	out->tree_state = ISO_TREE_RETAINED;
+	out->tree_state = SUP_TREE_RETAINED;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", tree->fd);
 	n = readlink(fdpath, where, sizeof(where) - 1);
 	if (n > 0) {
@@ -196,7 +197,7 @@ static bool teardown_cancelled(void *arg)
 	while (read(s->loop.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		int sig = (int)si.ssi_signo;
 
-		if (iso_sig_cancels(iso_sig_class(sig))) {
+		if (sup_sig_cancels(sup_sig_class(sig))) {
 			if (!s->out->cancelled_by)
 				s->out->cancelled_by = sig;
 			return true;
@@ -210,19 +211,19 @@ static bool teardown_cancelled(void *arg)
  * set aside for this, and say `removed` only when it is.  What stays keeps its
  * records, so gc can take it.
  */
-void sup_remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome *out)
+void sup_remove_after_setup_failure(struct tree_tree *tree, struct sup_outcome *out)
 {
 	struct iso_err e = { 0 };
 	char buf[400];
 	_cleanup_free_ char *path = NULL, *reason = NULL;
 
-	iso_tree_release_reserve(tree);
-	if (iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, NULL,
-			    &e) == 0) {
-		out->tree_state = ISO_TREE_REMOVED;
+	tree_release_reserve(tree);
+	if (tree_rmtree_last(tree->user_fd, tree->id, tree->fd, tree_records, tree->path, NULL,
+			     &e) == 0) {
+		out->tree_state = SUP_TREE_REMOVED;
 		return;
 	}
-	out->tree_state = ISO_TREE_RETAINED;
+	out->tree_state = SUP_TREE_RETAINED;
 	snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
 		 iso_err_format(&e, buf, sizeof(buf)));
 	/* the failure names an entry of the tree: a name the command chose */
@@ -235,16 +236,17 @@ void sup_remove_after_setup_failure(struct iso_tree *tree, struct iso_outcome *o
 /* After the holders were named through a held shield: the tree shows on disk again. */
 static void finish_shield(struct sup *s)
 {
-	struct iso_tree *t = &s->tree;
+	struct tree_tree *t = &s->tree;
 	struct iso_err e = { 0 };
 	char buf[400];
 
 	if (s->td.shield.up)
-		iso_shield_off(t->path);
+		tree_shield_off(t->path);
 	s->td.shield.up = false;
 	if (!s->td.shield.work)
 		return;
-	if (iso_shield_remove_work(t->user_fd, t->id, t->user_path, &e) < 0 && s->o->verbosity >= 0)
+	if (tree_shield_remove_work(t->user_fd, t->id, t->user_path, &e) < 0 &&
+	    s->o->verbosity >= 0)
 		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
 	s->td.shield.work = false;
 }
@@ -263,15 +265,15 @@ void sup_raise_shield(struct sup *s)
 			 "turned off (ISORUN_TEST_FAULT)");
 		return;
 	}
-	(void)iso_shield_raise(&s->td.shield, s->tree.user_fd, s->tree.fd, s->tree.id, s->tree.path,
-			       ISO_TREE_OWNER);
-	if (s->td.shield.up && iso_tree_park(&s->tree, &e) < 0) {
+	(void)tree_shield_raise(&s->td.shield, s->tree.user_fd, s->tree.fd, s->tree.id,
+				s->tree.path, TREE_OWNER);
+	if (s->td.shield.up && tree_park(&s->tree, &e) < 0) {
 		char buf[400];
 
 		/* a shield with a way past it in our own table proves nothing */
 		snprintf(s->td.shield.why, sizeof(s->td.shield.why), "%.199s",
 			 iso_err_format(&e, buf, sizeof(buf)));
-		iso_shield_unlock(&s->td.shield);
+		tree_shield_unlock(&s->td.shield);
 		finish_shield(s);
 	}
 }
@@ -279,16 +281,16 @@ void sup_raise_shield(struct sup *s)
 static const char *proof_words(const struct sup *s)
 {
 	switch (s->td.proof) {
-	case ISO_SHIELD_UNUSED:
+	case TREE_SHIELD_UNUSED:
 		return "proven by the kernel, no process read: the tree's shield ended with its "
 		       "unmount";
-	case ISO_SHIELD_HELD:
+	case TREE_SHIELD_HELD:
 		return "every process read: the tree's shield is held through its mount";
-	case ISO_SHIELD_ELSEWHERE:
+	case TREE_SHIELD_ELSEWHERE:
 		return "every process read: the tree's shield lives on after its unmount (another "
 		       "mount of it, or a copy in a mount namespace)";
-	case ISO_SHIELD_EXPOSED:
-	case ISO_SHIELD_NONE:
+	case TREE_SHIELD_EXPOSED:
+	case TREE_SHIELD_NONE:
 		break;
 	}
 	return NULL;
@@ -301,21 +303,21 @@ static const char *proof_words(const struct sup *s)
  */
 void sup_lower_shield(struct sup *s, bool prove)
 {
-	struct iso_tree *t = &s->tree;
+	struct tree_tree *t = &s->tree;
 	struct iso_err e = { 0 };
 
-	s->td.proof = ISO_SHIELD_NONE;
-	iso_shield_unlock(&s->td.shield);
+	s->td.proof = TREE_SHIELD_NONE;
+	tree_shield_unlock(&s->td.shield);
 	/* the tree's descriptor comes back first: teardown knows the tree by it */
-	if (iso_tree_unpark(t, &e) < 0 && s->o->verbosity >= 0) {
+	if (tree_unpark(t, &e) < 0 && s->o->verbosity >= 0) {
 		char buf[400];
 		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
 	}
 	if (!s->td.shield.up) {
 		snprintf(s->td.proof_why, sizeof(s->td.proof_why), "%s", s->td.shield.why);
 	} else if (prove) {
-		s->td.proof = iso_shield_prove(t->user_fd, t->user_path, t->id, t->path,
-					       s->td.shield.dev, &s->td.shield_dev, &e);
+		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, t->path,
+						s->td.shield.dev, &s->td.shield_dev, &e);
 		iso_err_format(&e, s->td.proof_why, sizeof(s->td.proof_why));
 	}
 	/*
@@ -325,7 +327,7 @@ void sup_lower_shield(struct sup *s, bool prove)
 	if (s->td.shield.up && !s->td.shield_dev)
 		s->td.shield_dev = s->td.shield.dev;
 	/* a held shield stays until the holders are named through it */
-	if (s->td.proof != ISO_SHIELD_HELD)
+	if (s->td.proof != TREE_SHIELD_HELD)
 		finish_shield(s);
 	if (prove && s->o->verbosity > 0) {
 		/* the scan's words name processes of the run */
@@ -342,16 +344,16 @@ void sup_lower_shield(struct sup *s, bool prove)
 /* The removal stopped (a signal, its deadline) or failed: the rest of the tree stays. */
 static void removal_failed(struct sup *s, int r, const struct iso_err *e)
 {
-	struct iso_outcome *out = s->out;
+	struct sup_outcome *out = s->out;
 	char sig[32], dur[32], buf[400];
 
-	out->tree_state = ISO_TREE_RETAINED;
+	out->tree_state = SUP_TREE_RETAINED;
 	if (r != -ECANCELED) {
 		snprintf(out->tree_reason, sizeof(out->tree_reason), "removal failed: %s",
 			 iso_err_format(e, buf, sizeof(buf)));
 		return;
 	}
-	iso_format_duration(ISO_REMOVE_DEADLINE_MS, dur, sizeof(dur));
+	iso_format_duration(SUP_REMOVE_DEADLINE_MS, dur, sizeof(dur));
 	if (s->td.remove_overdue)
 		snprintf(out->tree_reason, sizeof(out->tree_reason),
 			 "removal still running after %s; the rest of the tree stays for "
@@ -370,40 +372,40 @@ static void removal_failed(struct sup *s, int r, const struct iso_err *e)
  */
 static bool keep_on_purpose(struct sup *s)
 {
-	struct iso_outcome *out = s->out;
-	struct iso_verdict v;
+	struct sup_outcome *out = s->out;
+	struct sup_verdict v;
 
-	if (s->o->keep == ISO_KEEP_ALWAYS) {
+	if (s->o->keep == SUP_KEEP_ALWAYS) {
 		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s",
-			 s->o->shell ? "isorun shell" : iso_say(s->o->say, ISO_SAY_KEEP));
+			 s->o->shell ? "isorun shell" : sup_say(s->o->say, SUP_SAY_KEEP));
 		return true;
 	}
-	if (s->o->keep != ISO_KEEP_ON_FAILURE)
+	if (s->o->keep != SUP_KEEP_ON_FAILURE)
 		return false;
-	(void)iso_verdict_make(&v, s->o, out);
+	(void)sup_verdict_make(&v, s->o, out);
 	if (v.exit != 0) {
 		out->kept_on_failure = true;
 		snprintf(out->tree_reason, sizeof(out->tree_reason),
 			 "%s: the run failed (exit %d: %s)",
-			 iso_say(s->o->say, ISO_SAY_KEEP_FAILED), v.exit, v.reason);
+			 sup_say(s->o->say, SUP_SAY_KEEP_FAILED), v.exit, v.reason);
 	}
-	iso_verdict_free(&v);
+	sup_verdict_free(&v);
 	return out->kept_on_failure;
 }
 
 void sup_teardown(struct sup *s)
 {
-	struct iso_tree *tree = &s->tree;
-	struct iso_outcome *out = s->out;
+	struct tree_tree *tree = &s->tree;
+	struct sup_outcome *out = s->out;
 	struct iso_err e = { 0 };
-	struct iso_rm_stop stop = { teardown_cancelled, s };
+	struct tree_rm_stop stop = { teardown_cancelled, s };
 	char why[sizeof(out->tree_reason)], unseen[sizeof(out->tree_reason)];
 	uint64_t t;
 	bool keep;
 	int r;
 
 	/* the proof, and a scan, may need the descriptors a full table left no room for */
-	iso_tree_release_reserve(tree);
+	tree_release_reserve(tree);
 	/* the shield's proof is the holder scan's first step, and timed with it */
 	t = sup_now_us();
 	keep = keep_on_purpose(s);
@@ -411,7 +413,7 @@ void sup_teardown(struct sup *s)
 	/* the tree's own descriptor again, the shield off: nothing looks through it */
 	sup_collect_home(s);
 	if (keep) {
-		out->tree_state = ISO_TREE_KEPT;
+		out->tree_state = SUP_TREE_KEPT;
 		return;
 	}
 	if (tree_gone_or_foreign(tree, s->td.shield_dev, out))
@@ -424,23 +426,23 @@ void sup_teardown(struct sup *s)
 	 * plain directory); one that may still be in use is recorded by device, for
 	 * gc to match.
 	 */
-	if (s->td.proof != ISO_SHIELD_UNUSED)
+	if (s->td.proof != TREE_SHIELD_UNUSED)
 		tree->shield_dev = s->td.shield_dev;
-	if (s->td.proof == ISO_SHIELD_HELD)
+	if (s->td.proof == TREE_SHIELD_HELD)
 		finish_shield(s);
 	out->timing.scan = sup_lap(&t);
 	if (why[0]) {
-		out->tree_state = ISO_TREE_RETAINED;
+		out->tree_state = SUP_TREE_RETAINED;
 		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
 		return;
 	}
-	iso_tree_release_reserve(tree);
+	tree_release_reserve(tree);
 	if (s->o->verbosity > 0)
 		fprintf(stderr, "isorun: removing %s\n", tree->path);
 	s->td.remove_deadline_ms =
-		sup_now_ms() + (iso_test_fault("slow-removal") ? 0 : ISO_REMOVE_DEADLINE_MS);
-	r = iso_rmtree_last(tree->user_fd, tree->id, tree->fd, iso_tree_records, tree->path, &stop,
-			    &e);
+		sup_now_ms() + (iso_test_fault("slow-removal") ? 0 : SUP_REMOVE_DEADLINE_MS);
+	r = tree_rmtree_last(tree->user_fd, tree->id, tree->fd, tree_records, tree->path, &stop,
+			     &e);
 	s->td.remove_deadline_ms = 0;
 	out->timing.removal = sup_lap(&t);
 	/* deleted or moved by someone else while we removed it: say so, not the failure */
@@ -450,7 +452,7 @@ void sup_teardown(struct sup *s)
 		removal_failed(s, r, &e);
 		return;
 	}
-	out->tree_state = ISO_TREE_REMOVED;
+	out->tree_state = SUP_TREE_REMOVED;
 	/* removed, and what was not measured on the way: the report's tree.reason */
 	snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", unseen);
 	/* a signal in the last stretch of the removal still cancels: 128+N, never swallowed */

@@ -13,16 +13,16 @@
 #include "common/text.h"
 #include "launcher/finding.h"
 
-static const char *severity(enum iso_verdict_mode m)
+static const char *severity(enum sup_verdict_mode m)
 {
-	return m == ISO_FAIL ? "error" : m == ISO_WARN ? "warning" : "info";
+	return m == SUP_FAIL ? "error" : m == SUP_WARN ? "warning" : "info";
 }
 
 /* One more finding, counted first: without memory for its words it still counts. */
-static struct iso_vfinding *add(struct iso_verdict *v, enum iso_vkind kind, bool counts,
+static struct sup_vfinding *add(struct sup_verdict *v, enum sup_vkind kind, bool counts,
 				const char *level, const char *title)
 {
-	struct iso_vfinding *items, *f;
+	struct sup_vfinding *items, *f;
 
 	v->n_counting[kind] += counts;
 	v->finding |= counts;
@@ -33,7 +33,7 @@ static struct iso_vfinding *add(struct iso_verdict *v, enum iso_vkind kind, bool
 	if (!v->n[kind])
 		v->first[kind] = v->n_items;
 	f = &v->items[v->n_items++];
-	*f = (struct iso_vfinding){ .kind = kind,
+	*f = (struct sup_vfinding){ .kind = kind,
 				    .index = v->n[kind]++,
 				    .counts = counts,
 				    .level = level,
@@ -41,10 +41,10 @@ static struct iso_vfinding *add(struct iso_verdict *v, enum iso_vkind kind, bool
 	return f;
 }
 
-static int add_str(struct iso_verdict *v, enum iso_vkind kind, bool counts, const char *level,
+static int add_str(struct sup_verdict *v, enum sup_vkind kind, bool counts, const char *level,
 		   const char *title, const char *text)
 {
-	struct iso_vfinding *f = add(v, kind, counts, level, title);
+	struct sup_vfinding *f = add(v, kind, counts, level, title);
 
 	if (!f)
 		return -ENOMEM;
@@ -53,10 +53,10 @@ static int add_str(struct iso_verdict *v, enum iso_vkind kind, bool counts, cons
 }
 
 /* A failure of delivery, which the reason names one by one ("stdout lost"). */
-static int add_named(struct iso_verdict *v, enum iso_vkind kind, const char *title,
+static int add_named(struct sup_verdict *v, enum sup_vkind kind, const char *title,
 		     const char *text, const char *word)
 {
-	struct iso_vfinding *f = add(v, kind, true, "error", title);
+	struct sup_vfinding *f = add(v, kind, true, "error", title);
 
 	if (!f)
 		return -ENOMEM;
@@ -65,9 +65,9 @@ static int add_named(struct iso_verdict *v, enum iso_vkind kind, const char *tit
 	return f->text ? 0 : -ENOMEM;
 }
 
-static int add_setup(struct iso_verdict *v)
+static int add_setup(struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	bool in_file = o->setup_file[0] != '\0';
 	char buf[600];
 	int r;
@@ -75,11 +75,11 @@ static int add_setup(struct iso_verdict *v)
 	if (!o->setup_before && !o->setup_failed)
 		return 0;
 	/* 125 is its own exit code: not a finding */
-	r = add_str(v, ISO_V_SETUP, false, "error",
+	r = add_str(v, SUP_V_SETUP, false, "error",
 		    in_file ? "isorun: bad policy" : "isorun: setup failed",
 		    iso_err_format(&o->setup_err, buf, sizeof(buf)));
 	if (r == 0 && in_file) {
-		struct iso_vfinding *f = &v->items[v->n_items - 1];
+		struct sup_vfinding *f = &v->items[v->n_items - 1];
 
 		f->file = o->setup_file;
 		f->line = o->setup_line;
@@ -89,9 +89,9 @@ static int add_setup(struct iso_verdict *v)
 }
 
 /* Said, never counted: a --watch directory whose .gitignore was not applied. */
-static int add_residue_notes(struct iso_verdict *v)
+static int add_residue_notes(struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	char text[PATH_MAX + 1024];
 	int r = 0;
 
@@ -101,16 +101,16 @@ static int add_residue_notes(struct iso_verdict *v)
 
 		snprintf(text, sizeof(text), "residue: .gitignore not applied in %s (%s)",
 			 dir ? dir : "?", why ? why : "?");
-		r |= add_str(v, ISO_V_RESIDUE_NOTE, false, "warning",
+		r |= add_str(v, SUP_V_RESIDUE_NOTE, false, "warning",
 			     "isorun: .gitignore not applied", text);
 	}
 	return r;
 }
 
 /* Said with -v, never counted: what the ignores kept out. */
-static int add_ignored(struct iso_verdict *v)
+static int add_ignored(struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	char text[PATH_MAX + 1024];
 	int r = 0;
 
@@ -121,20 +121,20 @@ static int add_ignored(struct iso_verdict *v)
 
 		snprintf(text, sizeof(text), "residue ignored: '%s' in %s (%s)", path ? path : "?",
 			 dir ? dir : "?", by ? by : "?");
-		r |= add_str(v, ISO_V_IGNORED, false, "info", NULL, text);
+		r |= add_str(v, SUP_V_IGNORED, false, "info", NULL, text);
 	}
 	if (o->n_residue_ignored_more) {
 		snprintf(text, sizeof(text), "residue ignored: %zu more not named",
 			 o->n_residue_ignored_more);
-		r |= add_str(v, ISO_V_IGNORED, false, "info", NULL, text);
+		r |= add_str(v, SUP_V_IGNORED, false, "info", NULL, text);
 	}
 	return r;
 }
 
 /* --watch-home: what the run wrote in its private home, each file, and where the walk stopped. */
-static int add_home_writes(struct iso_verdict *v)
+static int add_home_writes(struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 	char text[PATH_MAX + 320];
 	int r = 0;
 
@@ -145,254 +145,254 @@ static int add_home_writes(struct iso_verdict *v)
 
 		snprintf(text, sizeof(text), "home write: '%s' written in the private home",
 			 path ? path : "?");
-		r |= add_str(v, ISO_V_HOME_WRITE, false, "warning", "isorun: home write", text);
+		r |= add_str(v, SUP_V_HOME_WRITE, false, "warning", "isorun: home write", text);
 	}
 	if (o->n_home_writes_more) {
 		snprintf(text, sizeof(text), "home write: %zu more files not named",
 			 o->n_home_writes_more);
-		r |= add_str(v, ISO_V_HOME_WRITE, false, "warning", "isorun: home write", text);
+		r |= add_str(v, SUP_V_HOME_WRITE, false, "warning", "isorun: home write", text);
 	}
 	if (o->home_unmeasurable[0]) {
 		_cleanup_free_ char *why = iso_escape(o->home_unmeasurable);
 
 		snprintf(text, sizeof(text), "home write: not all seen (%s)", why ? why : "?");
-		r |= add_str(v, ISO_V_HOME_WRITE, false, "warning", "isorun: home write", text);
+		r |= add_str(v, SUP_V_HOME_WRITE, false, "warning", "isorun: home write", text);
 	}
 	return r;
 }
 
 /* --protect-home may explain the command's failure: a possibility, never counted. */
-static int add_home_note(struct iso_verdict *v)
+static int add_home_note(struct sup_verdict *v)
 {
 	char note[PATH_MAX + 320];
 
-	if (!iso_home_note(v->plan, v->opts->say, v->out, note, sizeof(note)))
+	if (!sup_home_note(v->plan, v->opts->say, v->out, note, sizeof(note)))
 		return 0;
-	return add_str(v, ISO_V_HOME_NOTE, false, "warning", "isorun: home protected", note);
+	return add_str(v, SUP_V_HOME_NOTE, false, "warning", "isorun: home protected", note);
 }
 
 /* Relayed output that could not be written: each stream, named in the reason. */
-static int add_streams(struct iso_verdict *v)
+static int add_streams(struct sup_verdict *v)
 {
 	char text[160], word[48];
 	int r = 0;
 
 	for (int i = 0; i < 2; i++) {
-		const struct iso_stream *s = v->out->streams[i];
+		const struct sup_stream *s = v->out->streams[i];
 
-		if (!iso_stream_lost(s))
+		if (!sup_stream_lost(s))
 			continue;
 		snprintf(text, sizeof(text), "%s: write failed: %s (%llu bytes lost)", s->name,
 			 strerror(s->out_err), (unsigned long long)s->lost);
 		snprintf(word, sizeof(word), "%s lost", s->name);
-		r |= add_named(v, ISO_V_STREAM_LOST, "isorun: output lost", text, word);
+		r |= add_named(v, SUP_V_STREAM_LOST, "isorun: output lost", text, word);
 	}
 	return r;
 }
 
 /* ---- how many of a kind the outcome holds, whether each counts, its severity ---- */
 
-static size_t n_timeout(const struct iso_verdict *v)
+static size_t n_timeout(const struct sup_verdict *v)
 {
 	return v->out->timed_out;
 }
 
 /* no subreaper and no PID namespace, or a gate that could not finish */
-static size_t n_unmeasurable(const struct iso_verdict *v)
+static size_t n_unmeasurable(const struct sup_verdict *v)
 {
 	return (!v->out->subreaper && !v->out->pidns) || v->out->gate_unmeasurable[0];
 }
 
-static size_t n_leaks(const struct iso_verdict *v)
+static size_t n_leaks(const struct sup_verdict *v)
 {
 	return v->out->n_leaks;
 }
 
-static size_t n_refusals(const struct iso_verdict *v)
+static size_t n_refusals(const struct sup_verdict *v)
 {
 	return v->out->n_policy_events;
 }
 
-static size_t n_residue(const struct iso_verdict *v)
+static size_t n_residue(const struct sup_verdict *v)
 {
 	return v->out->n_residue;
 }
 
-static size_t n_residue_gaps(const struct iso_verdict *v)
+static size_t n_residue_gaps(const struct sup_verdict *v)
 {
 	return v->out->n_residue_gaps;
 }
 
-static size_t n_retained(const struct iso_verdict *v)
+static size_t n_retained(const struct sup_verdict *v)
 {
-	return v->out->tree_state == ISO_TREE_RETAINED;
+	return v->out->tree_state == SUP_TREE_RETAINED;
 }
 
-static size_t n_ceiling(const struct iso_verdict *v)
+static size_t n_ceiling(const struct sup_verdict *v)
 {
 	return v->out->res.ceiling_hit[0] != '\0';
 }
 
-static size_t n_cgroup(const struct iso_verdict *v)
+static size_t n_cgroup(const struct sup_verdict *v)
 {
 	return v->out->res.cgroup_retained[0] != '\0';
 }
 
-static bool never(const struct iso_verdict *v, size_t i)
+static bool never(const struct sup_verdict *v, size_t i)
 {
 	return false;
 }
 
-static bool always(const struct iso_verdict *v, size_t i)
+static bool always(const struct sup_verdict *v, size_t i)
 {
 	return true;
 }
 
 /* only --leaks=fail makes a missing gate a failure; a gate that could not finish always is */
-static bool unmeasurable_counts(const struct iso_verdict *v, size_t i)
+static bool unmeasurable_counts(const struct sup_verdict *v, size_t i)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 
-	return (!o->subreaper && !o->pidns && v->plan->leaks == ISO_FAIL) ||
+	return (!o->subreaper && !o->pidns && v->plan->leaks == SUP_FAIL) ||
 	       o->gate_unmeasurable[0];
 }
 
-static bool leak_counts(const struct iso_verdict *v, size_t i)
+static bool leak_counts(const struct sup_verdict *v, size_t i)
 {
-	return v->plan->leaks == ISO_FAIL;
+	return v->plan->leaks == SUP_FAIL;
 }
 
-static bool refused(const struct iso_verdict *v, size_t i)
+static bool refused(const struct sup_verdict *v, size_t i)
 {
 	return v->out->policy_events[i].refused;
 }
 
 /* a check that could not run fails as a finding would: --residue=fail asked for proof */
-static bool residue_counts(const struct iso_verdict *v, size_t i)
+static bool residue_counts(const struct sup_verdict *v, size_t i)
 {
-	return v->plan->residue == ISO_FAIL;
+	return v->plan->residue == SUP_FAIL;
 }
 
-static const char *error_level(const struct iso_verdict *v, bool counts)
+static const char *error_level(const struct sup_verdict *v, bool counts)
 {
 	return "error";
 }
 
-static const char *counts_level(const struct iso_verdict *v, bool counts)
+static const char *counts_level(const struct sup_verdict *v, bool counts)
 {
 	return counts ? "error" : "warning";
 }
 
-static const char *leak_level(const struct iso_verdict *v, bool counts)
+static const char *leak_level(const struct sup_verdict *v, bool counts)
 {
 	return severity(v->plan->leaks);
 }
 
-static const char *residue_level(const struct iso_verdict *v, bool counts)
+static const char *residue_level(const struct sup_verdict *v, bool counts)
 {
 	return severity(v->plan->residue);
 }
 
 /*
  * The descriptions of the kinds whose evidence has fields of its own in the outcome
- * (struct iso_vkind_row, launcher/verdict.h).  The reason names the kinds that count in
+ * (struct sup_vkind_row, launcher/verdict.h).  The reason names the kinds that count in
  * the order of reason_at.
  */
-const struct iso_vkind_row iso_vkind_setup = { .add = add_setup };
-const struct iso_vkind_row iso_vkind_timeout = { .count = n_timeout,
+const struct sup_vkind_row sup_vkind_setup = { .add = add_setup };
+const struct sup_vkind_row sup_vkind_timeout = { .count = n_timeout,
 						 .counts = never,
 						 .level = error_level,
-						 .words = iso_timeout_text,
+						 .words = sup_timeout_text,
 						 .title = "isorun: timed out" };
-const struct iso_vkind_row iso_vkind_unmeasurable = { .count = n_unmeasurable,
+const struct sup_vkind_row sup_vkind_unmeasurable = { .count = n_unmeasurable,
 						      .counts = unmeasurable_counts,
 						      .level = counts_level,
-						      .words = iso_unmeasurable_text,
+						      .words = sup_unmeasurable_text,
 						      .title = "isorun: leak check not measurable",
 						      .reason_at = 5,
 						      .one = "leak check not measurable" };
-const struct iso_vkind_row iso_vkind_leak = { .count = n_leaks,
+const struct sup_vkind_row sup_vkind_leak = { .count = n_leaks,
 					      .counts = leak_counts,
 					      .level = leak_level,
-					      .words = iso_leak_text,
+					      .words = sup_leak_text,
 					      .title = "isorun: leaked process",
 					      .reason_at = 1,
 					      .one = "process outlived the command",
 					      .more = "processes outlived the command" };
-const struct iso_vkind_row iso_vkind_refusal = { .listed = ISO_LISTED,
+const struct sup_vkind_row sup_vkind_refusal = { .listed = SUP_LISTED,
 						 .count = n_refusals,
 						 .counts = refused,
 						 .level = counts_level,
-						 .words = iso_refusal_text,
+						 .words = sup_refusal_text,
 						 .title = "isorun: call refused",
 						 .title_quiet = "isorun: call logged",
 						 .reason_at = 2,
 						 .one = "call refused",
 						 .more = "calls refused" };
-const struct iso_vkind_row iso_vkind_residue = { .listed = ISO_LISTED,
+const struct sup_vkind_row sup_vkind_residue = { .listed = SUP_LISTED,
 						 .count = n_residue,
 						 .counts = residue_counts,
 						 .level = residue_level,
-						 .words = iso_residue_text,
+						 .words = sup_residue_text,
 						 .title = "isorun: residue",
 						 .reason_at = 3,
 						 .one = "new entry in watched directories",
 						 .more = "new entries in watched directories" };
-const struct iso_vkind_row iso_vkind_residue_gap = { .listed = ISO_LISTED,
+const struct sup_vkind_row sup_vkind_residue_gap = { .listed = SUP_LISTED,
 						     .count = n_residue_gaps,
 						     .counts = residue_counts,
 						     .level = residue_level,
-						     .words = iso_residue_gap_text,
+						     .words = sup_residue_gap_text,
 						     .title =
 							     "isorun: residue check not measurable",
 						     .reason_at = 4,
 						     .one = "residue check not measurable" };
-const struct iso_vkind_row iso_vkind_residue_note = { .listed = ISO_LISTED,
+const struct sup_vkind_row sup_vkind_residue_note = { .listed = SUP_LISTED,
 						      .add = add_residue_notes };
-const struct iso_vkind_row iso_vkind_ignored = { .listed = ISO_LISTED_VERBOSE, .add = add_ignored };
-const struct iso_vkind_row iso_vkind_retained = { .count = n_retained,
+const struct sup_vkind_row sup_vkind_ignored = { .listed = SUP_LISTED_VERBOSE, .add = add_ignored };
+const struct sup_vkind_row sup_vkind_retained = { .count = n_retained,
 						  .counts = always,
 						  .level = error_level,
-						  .words = iso_retained_text,
+						  .words = sup_retained_text,
 						  .title = "isorun: tree retained",
 						  .reason_at = 6,
 						  .one = "tree retained" };
-const struct iso_vkind_row iso_vkind_home_note = { .add = add_home_note };
-const struct iso_vkind_row iso_vkind_home_write = { .listed = ISO_LISTED, .add = add_home_writes };
-const struct iso_vkind_row iso_vkind_ceiling = { .count = n_ceiling,
+const struct sup_vkind_row sup_vkind_home_note = { .add = add_home_note };
+const struct sup_vkind_row sup_vkind_home_write = { .listed = SUP_LISTED, .add = add_home_writes };
+const struct sup_vkind_row sup_vkind_ceiling = { .count = n_ceiling,
 						 .counts = always,
 						 .level = error_level,
 						 .reason_at = 7,
 						 .one = "a ceiling was reached" };
-const struct iso_vkind_row iso_vkind_cgroup = { .count = n_cgroup,
+const struct sup_vkind_row sup_vkind_cgroup = { .count = n_cgroup,
 						.counts = always,
 						.level = error_level,
 						.reason_at = 8,
 						.one = "cgroup retained" };
-const struct iso_vkind_row iso_vkind_stream_lost = { .listed = ISO_LISTED_LAST,
+const struct sup_vkind_row sup_vkind_stream_lost = { .listed = SUP_LISTED_LAST,
 						     .add = add_streams,
 						     .reason_at = 9 };
-/* added after the verdict, by the sinks (iso_verdict_undelivered()) */
-const struct iso_vkind_row iso_vkind_undelivered = { .listed = ISO_LISTED_LAST, .reason_at = 10 };
+/* added after the verdict, by the sinks (sup_verdict_undelivered()) */
+const struct sup_vkind_row sup_vkind_undelivered = { .listed = SUP_LISTED_LAST, .reason_at = 10 };
 
-/* The table the rows of launcher/vkinds.h make, by enum iso_vkind. */
-#define VKIND_ROW(ID, name) [ISO_V_##ID] = &iso_vkind_##name,
-static const struct iso_vkind_row *const vkinds[ISO_V_N_KINDS] = { ISO_VKIND_ROWS(VKIND_ROW) };
+/* The table the rows of launcher/vkinds.h make, by enum sup_vkind. */
+#define VKIND_ROW(ID, name) [SUP_V_##ID] = &sup_vkind_##name,
+static const struct sup_vkind_row *const vkinds[SUP_V_N_KINDS] = { SUP_VKIND_ROWS(VKIND_ROW) };
 #undef VKIND_ROW
 
 /* The i-th finding of a kind by its row (g: a generic kind's): counts, severity, words. */
-static int add_one(struct iso_verdict *v, enum iso_vkind k, size_t i, const struct iso_found *g)
+static int add_one(struct sup_verdict *v, enum sup_vkind k, size_t i, const struct sup_found *g)
 {
-	const struct iso_vkind_row *d = vkinds[k];
+	const struct sup_vkind_row *d = vkinds[k];
 	bool counts = g ? g->counts : d->counts(v, i);
 	const char *level = g ? (counts ? "error" : "warning") : d->level(v, counts);
 	const char *title = counts || !d->title_quiet ? d->title : d->title_quiet;
-	struct iso_vfinding *f = add(v, k, counts, level, title);
+	struct sup_vfinding *f = add(v, k, counts, level, title);
 
 	if (!f)
 		return -ENOMEM;
 	if (d->words)
-		f->text = iso_finding_str(d->words, v->plan, v->out, i);
+		f->text = sup_finding_str(d->words, v->plan, v->out, i);
 	else if (g) /* its evidence is its words */
 		f->text = iso_escape(g->what);
 	else
@@ -405,10 +405,10 @@ static int add_one(struct iso_verdict *v, enum iso_vkind k, size_t i, const stru
  * counts.  A row with neither add nor count is a generic kind: the outcome's found
  * list holds its findings.
  */
-static int add_kind(struct iso_verdict *v, enum iso_vkind k)
+static int add_kind(struct sup_verdict *v, enum sup_vkind k)
 {
-	const struct iso_vkind_row *d = vkinds[k];
-	const struct iso_found *g;
+	const struct sup_vkind_row *d = vkinds[k];
+	const struct sup_found *g;
 	int r = 0;
 
 	if (d->add)
@@ -418,14 +418,14 @@ static int add_kind(struct iso_verdict *v, enum iso_vkind k)
 			r |= add_one(v, k, i, NULL);
 		return r;
 	}
-	for (size_t i = 0; (g = iso_found_get(v->out, k, i)); i++)
+	for (size_t i = 0; (g = sup_found_get(v->out, k, i)); i++)
 		r |= add_one(v, k, i, g);
 	return r;
 }
 
-static int exit_code(const struct iso_verdict *v)
+static int exit_code(const struct sup_verdict *v)
 {
-	const struct iso_outcome *o = v->out;
+	const struct sup_outcome *o = v->out;
 
 	if (o->setup_failed || o->setup_before)
 		return ISO_EXIT_SETUP;
@@ -445,7 +445,7 @@ static int exit_code(const struct iso_verdict *v)
 	return v->finding || o->found_lost ? v->opts->finding_exit : 0;
 }
 
-__attribute__((format(printf, 2, 3))) static void reason_add(struct iso_verdict *v, const char *fmt,
+__attribute__((format(printf, 2, 3))) static void reason_add(struct sup_verdict *v, const char *fmt,
 							     ...)
 {
 	size_t used = strlen(v->reason);
@@ -462,7 +462,7 @@ __attribute__((format(printf, 2, 3))) static void reason_add(struct iso_verdict 
 }
 
 /* How the command ended, as the verdict's first words. */
-static void how_it_ended(const struct iso_outcome *o, int code, char *how, size_t len)
+static void how_it_ended(const struct sup_outcome *o, int code, char *how, size_t len)
 {
 	char sig[32];
 
@@ -492,9 +492,9 @@ static void how_it_ended(const struct iso_outcome *o, int code, char *how, size_
 		how[0] = '\0';
 }
 
-void iso_verdict_kind_words(const struct iso_verdict *v, enum iso_vkind k, char *buf, size_t len)
+void sup_verdict_kind_words(const struct sup_verdict *v, enum sup_vkind k, char *buf, size_t len)
 {
-	const struct iso_vkind_row *d = vkinds[k];
+	const struct sup_vkind_row *d = vkinds[k];
 	size_t n = v->n_counting[k];
 
 	buf[0] = '\0';
@@ -513,25 +513,25 @@ void iso_verdict_kind_words(const struct iso_verdict *v, enum iso_vkind k, char 
 }
 
 /* A kind that counts, named in the reason as its row says. */
-static void name_kind(struct iso_verdict *v, enum iso_vkind k)
+static void name_kind(struct sup_verdict *v, enum sup_vkind k)
 {
 	char words[sizeof(v->reason)];
 
-	iso_verdict_kind_words(v, k, words, sizeof(words));
+	sup_verdict_kind_words(v, k, words, sizeof(words));
 	reason_add(v, "%s", words);
 }
 
 /* What was found, as the reason's other words, in the order the reason has always had. */
-static void what_was_found(struct iso_verdict *v)
+static void what_was_found(struct sup_verdict *v)
 {
-	for (int at = 1; at <= ISO_V_N_KINDS; at++)
-		for (int k = 0; k < ISO_V_N_KINDS; k++)
+	for (int at = 1; at <= SUP_V_N_KINDS; at++)
+		for (int k = 0; k < SUP_V_N_KINDS; k++)
 			if (vkinds[k]->reason_at == at && v->n_counting[k])
-				name_kind(v, (enum iso_vkind)k);
+				name_kind(v, (enum sup_vkind)k);
 }
 
 /* The exit code and the words, from the findings as they stand. */
-static void decide(struct iso_verdict *v)
+static void decide(struct sup_verdict *v)
 {
 	v->exit = exit_code(v);
 	how_it_ended(v->out, v->exit, v->how, sizeof(v->how));
@@ -544,38 +544,38 @@ static void decide(struct iso_verdict *v)
 		what_was_found(v);
 }
 
-int iso_verdict_make(struct iso_verdict *v, const struct iso_opts *opts,
-		     const struct iso_outcome *out)
+int sup_verdict_make(struct sup_verdict *v, const struct sup_opts *opts,
+		     const struct sup_outcome *out)
 {
 	int r;
 
-	*v = (struct iso_verdict){
+	*v = (struct sup_verdict){
 		.opts = opts, .plan = &opts->plan, .out = out, .nothing_ran = out->setup_before
 	};
 	r = 0;
-	for (int k = 0; k < ISO_V_N_KINDS; k++)
-		r |= add_kind(v, (enum iso_vkind)k);
+	for (int k = 0; k < SUP_V_N_KINDS; k++)
+		r |= add_kind(v, (enum sup_vkind)k);
 	decide(v);
 	return r ? -ENOMEM : 0;
 }
 
-void iso_verdict_unfinished(struct iso_verdict *v, const struct iso_opts *opts,
-			    const struct iso_outcome *out)
+void sup_verdict_unfinished(struct sup_verdict *v, const struct sup_opts *opts,
+			    const struct sup_outcome *out)
 {
-	*v = (struct iso_verdict){
+	*v = (struct sup_verdict){
 		.opts = opts, .plan = &opts->plan, .out = out, .unfinished = true, .exit = -1
 	};
-	snprintf(v->reason, sizeof(v->reason), "%s", ISO_UNFINISHED);
+	snprintf(v->reason, sizeof(v->reason), "%s", SUP_UNFINISHED);
 }
 
-void iso_verdict_undelivered(struct iso_verdict *v, const char *text, const char *word,
+void sup_verdict_undelivered(struct sup_verdict *v, const char *text, const char *word,
 			     const char *title)
 {
-	(void)add_named(v, ISO_V_UNDELIVERED, title, text, word);
+	(void)add_named(v, SUP_V_UNDELIVERED, title, text, word);
 	decide(v);
 }
 
-void iso_verdict_free(struct iso_verdict *v)
+void sup_verdict_free(struct sup_verdict *v)
 {
 	for (size_t i = 0; i < v->n_items; i++)
 		free(v->items[i].text);
@@ -584,30 +584,30 @@ void iso_verdict_free(struct iso_verdict *v)
 	v->n_items = 0;
 }
 
-const struct iso_vfinding *iso_verdict_get(const struct iso_verdict *v, enum iso_vkind kind,
+const struct sup_vfinding *sup_verdict_get(const struct sup_verdict *v, enum sup_vkind kind,
 					   size_t i)
 {
 	return i < v->n[kind] ? &v->items[v->first[kind] + i] : NULL;
 }
 
-enum iso_vlisted iso_vkind_listed(enum iso_vkind kind)
+enum sup_vlisted sup_vkind_listed(enum sup_vkind kind)
 {
 	return vkinds[kind]->listed;
 }
 
-const char *iso_verdict_word(const struct iso_verdict *v)
+const char *sup_verdict_word(const struct sup_verdict *v)
 {
 	return v->unfinished ? "unfinished" : v->exit ? "failed" : "passed";
 }
 
-const struct iso_vkind_row *iso_vkind_of(enum iso_vkind kind)
+const struct sup_vkind_row *sup_vkind_of(enum sup_vkind kind)
 {
 	return vkinds[kind];
 }
 
-int iso_found_add(struct iso_outcome *o, enum iso_vkind kind, bool counts, const char *what)
+int sup_found_add(struct sup_outcome *o, enum sup_vkind kind, bool counts, const char *what)
 {
-	struct iso_found *found = realloc(o->found, (o->n_found + 1) * sizeof(*found));
+	struct sup_found *found = realloc(o->found, (o->n_found + 1) * sizeof(*found));
 	char *copy = strdup(what);
 
 	if (!found || !copy) {
@@ -617,11 +617,11 @@ int iso_found_add(struct iso_outcome *o, enum iso_vkind kind, bool counts, const
 		return -ENOMEM;
 	}
 	o->found = found;
-	o->found[o->n_found++] = (struct iso_found){ .kind = kind, .counts = counts, .what = copy };
+	o->found[o->n_found++] = (struct sup_found){ .kind = kind, .counts = counts, .what = copy };
 	return 0;
 }
 
-const struct iso_found *iso_found_get(const struct iso_outcome *o, enum iso_vkind kind, size_t i)
+const struct sup_found *sup_found_get(const struct sup_outcome *o, enum sup_vkind kind, size_t i)
 {
 	for (size_t j = 0; j < o->n_found; j++)
 		if (o->found[j].kind == kind && i-- == 0)

@@ -20,10 +20,10 @@
  * The provisional report's reason and the JUnit file's error, until the end replaces
  * both: a run killed on the way (a CI runner's SIGKILL) leaves them saying so.
  */
-#define ISO_UNFINISHED "isorun did not finish"
+#define SUP_UNFINISHED "isorun did not finish"
 
-struct iso_vfinding {
-	enum iso_vkind kind;
+struct sup_vfinding {
+	enum sup_vkind kind;
 	size_t index;	   /* the i-th of its kind, as in the outcome's list */
 	bool counts;	   /* it fails the run: the finding exit code, or the command's own */
 	const char *level; /* "error", "warning" or "info": the report's severity */
@@ -34,75 +34,75 @@ struct iso_vfinding {
 	int line, col;
 };
 
-struct iso_verdict {
-	const struct iso_opts *opts;
-	const struct iso_run_plan *plan; /* &opts->plan: what JUnit and the words read */
-	const struct iso_outcome *out;
+struct sup_verdict {
+	const struct sup_opts *opts;
+	const struct sup_run_plan *plan; /* &opts->plan: what JUnit and the words read */
+	const struct sup_outcome *out;
 	bool unfinished;  /* the provisional verdict, written before anything is known */
 	bool nothing_ran; /* setup failed before the command ran: only that failure is news */
 	int exit;	  /* isorun's exit code; -1 while unfinished */
 	bool finding;	  /* a finding counts against the run */
 	char how[300];	  /* how the command ended ("command exited 1"); "" when it passed */
 	char reason[512]; /* the words after "FAILED (exit N): "; "" when it passed */
-	struct iso_vfinding *items;
+	struct sup_vfinding *items;
 	size_t n_items;
-	size_t first[ISO_V_N_KINDS], n[ISO_V_N_KINDS], n_counting[ISO_V_N_KINDS];
+	size_t first[SUP_V_N_KINDS], n[SUP_V_N_KINDS], n_counting[SUP_V_N_KINDS];
 };
 
 /* The verdict on out; 0 or -ENOMEM (then v still holds the exit code and the reason). */
-int iso_verdict_make(struct iso_verdict *v, const struct iso_opts *opts,
-		     const struct iso_outcome *out);
+int sup_verdict_make(struct sup_verdict *v, const struct sup_opts *opts,
+		     const struct sup_outcome *out);
 /* The verdict of a run that has not finished: "unfinished", no exit code, no findings. */
-void iso_verdict_unfinished(struct iso_verdict *v, const struct iso_opts *opts,
-			    const struct iso_outcome *out);
+void sup_verdict_unfinished(struct sup_verdict *v, const struct sup_opts *opts,
+			    const struct sup_outcome *out);
 /*
  * An output file that could not be written: one more finding (`text` its stderr
  * line, `word` the reason's, `title` the annotation's), and the exit code and reason
  * again.  What is written after it (the JUnit file after the report) names it.
  */
-void iso_verdict_undelivered(struct iso_verdict *v, const char *text, const char *word,
+void sup_verdict_undelivered(struct sup_verdict *v, const char *text, const char *word,
 			     const char *title);
-void iso_verdict_free(struct iso_verdict *v);
+void sup_verdict_free(struct sup_verdict *v);
 
 /* The i-th finding of a kind, NULL when there is none. */
-const struct iso_vfinding *iso_verdict_get(const struct iso_verdict *v, enum iso_vkind kind,
+const struct sup_vfinding *sup_verdict_get(const struct sup_verdict *v, enum sup_vkind kind,
 					   size_t i);
 /*
  * Where stderr's summary lists a kind's findings, one line (or several) each, in the
  * kinds' order: among the findings, the same with -v only, after the resources' lines,
  * or in a place of the summary's own (the leaks, folded; the tree; the home note).
  */
-enum iso_vlisted { ISO_LISTED_OWN, ISO_LISTED, ISO_LISTED_VERBOSE, ISO_LISTED_LAST };
-enum iso_vlisted iso_vkind_listed(enum iso_vkind kind);
+enum sup_vlisted { SUP_LISTED_OWN, SUP_LISTED, SUP_LISTED_VERBOSE, SUP_LISTED_LAST };
+enum sup_vlisted sup_vkind_listed(enum sup_vkind kind);
 /*
  * The reason's words for a kind's findings that count ("2 processes outlived the
  * command"; each finding's own word, comma-separated), into buf; "" when none counts.
  */
-void iso_verdict_kind_words(const struct iso_verdict *v, enum iso_vkind kind, char *buf,
+void sup_verdict_kind_words(const struct sup_verdict *v, enum sup_vkind kind, char *buf,
 			    size_t len);
 /* "passed", "failed" or "unfinished": the report's word. */
-const char *iso_verdict_word(const struct iso_verdict *v);
+const char *sup_verdict_word(const struct sup_verdict *v);
 
 /*
  * What a kind of finding is (a row of launcher/vkinds.h names it; its description
  * is defined beside where it is found).  A kind whose evidence has fields of its own
  * in the outcome gives how many it holds (count) and whether each counts; an
  * irregular kind adds its findings itself (add).  With neither, its findings are the
- * outcome's generic ones of its kind (iso_found_add()): each counts as its guard
+ * outcome's generic ones of its kind (sup_found_add()): each counts as its guard
  * said, its severity is "error" when it counts, "warning" when not, and its words,
  * without a words function, are its evidence's, escaped.
  */
-struct iso_vkind_row {
-	int (*add)(struct iso_verdict *v); /* an irregular kind's own; else: */
-	size_t (*count)(const struct iso_verdict *v);
-	bool (*counts)(const struct iso_verdict *v, size_t i);
-	const char *(*level)(const struct iso_verdict *v, bool counts);
-	/* an iso_words_fn (launcher/finding.h); NULL: no words (ceiling.c says them), or
+struct sup_vkind_row {
+	int (*add)(struct sup_verdict *v); /* an irregular kind's own; else: */
+	size_t (*count)(const struct sup_verdict *v);
+	bool (*counts)(const struct sup_verdict *v, size_t i);
+	const char *(*level)(const struct sup_verdict *v, bool counts);
+	/* an sup_words_fn (launcher/finding.h); NULL: no words (ceiling.c says them), or
 	 * a generic kind's evidence */
-	void (*words)(FILE *f, const struct iso_run_plan *plan, const struct iso_outcome *o,
+	void (*words)(FILE *f, const struct sup_run_plan *plan, const struct sup_outcome *o,
 		      size_t i);
 	const char *title;	 /* the annotation's; NULL: not annotated */
-	enum iso_vlisted listed; /* where stderr's summary lists it */
+	enum sup_vlisted listed; /* where stderr's summary lists it */
 	const char *title_quiet; /* when it does not count, where that differs */
 	int reason_at;		 /* its place in the reason (1: first); 0: not named */
 	/* the reason's words for the N that count: "N ONE" or "N MORE"; ONE alone when
@@ -113,13 +113,13 @@ struct iso_vkind_row {
 	const char *junit;
 };
 
-/* Each kind's description: iso_vkind_leak, iso_vkind_residue, ... */
-#define ISO_VKIND_DECL_(ID, name) extern const struct iso_vkind_row iso_vkind_##name;
-ISO_VKIND_ROWS(ISO_VKIND_DECL_)
-#undef ISO_VKIND_DECL_
+/* Each kind's description: sup_vkind_leak, sup_vkind_residue, ... */
+#define SUP_VKIND_DECL_(ID, name) extern const struct sup_vkind_row sup_vkind_##name;
+SUP_VKIND_ROWS(SUP_VKIND_DECL_)
+#undef SUP_VKIND_DECL_
 
 /* The description of a kind, by the table the rows make. */
-const struct iso_vkind_row *iso_vkind_of(enum iso_vkind kind);
+const struct sup_vkind_row *sup_vkind_of(enum sup_vkind kind);
 
 /*
  * A finding of a guard with no field of its own in the outcome: its kind, whether
@@ -127,8 +127,8 @@ const struct iso_vkind_row *iso_vkind_of(enum iso_vkind kind);
  * its words show).  0 or -ENOMEM; without memory the run still fails when it
  * counts (the outcome's found_lost).
  */
-int iso_found_add(struct iso_outcome *o, enum iso_vkind kind, bool counts, const char *what);
+int sup_found_add(struct sup_outcome *o, enum sup_vkind kind, bool counts, const char *what);
 /* The i-th generic finding of a kind, NULL when there is none. */
-const struct iso_found *iso_found_get(const struct iso_outcome *o, enum iso_vkind kind, size_t i);
+const struct sup_found *sup_found_get(const struct sup_outcome *o, enum sup_vkind kind, size_t i);
 
 #endif

@@ -2,23 +2,23 @@
 /*
  * The finding kinds, one row each, in the order the findings and the annotations
  * name them (the reason has an order of its own: each kind's reason_at).  From the
- * rows: enum iso_vkind (ISO_V_ID), the declaration of each kind's description
- * (`iso_vkind_name`, a struct iso_vkind_row of launcher/verdict.h) and the verdict's
+ * rows: enum sup_vkind (SUP_V_ID), the declaration of each kind's description
+ * (`sup_vkind_name`, a struct sup_vkind_row of launcher/verdict.h) and the verdict's
  * table of them (launcher/verdict.c).  A description is defined where its kind is
- * found: the kinds with fields of their own in struct iso_outcome in
+ * found: the kinds with fields of their own in struct sup_outcome in
  * launcher/verdict.c; a new guard's in the file that finds it, beside its words,
- * with its evidence in the outcome's generic list (iso_found_add()).  A new guard
+ * with its evidence in the outcome's generic list (sup_found_add()).  A new guard
  * is that file and one row here.
  *
  * A header of its own, so that launcher/outcome.h can name a kind: it includes
  * nothing.
  *
- * ROW(ID, name): ISO_V_ID, described by iso_vkind_name.
+ * ROW(ID, name): SUP_V_ID, described by sup_vkind_name.
  */
 #ifndef ISO_VKINDS_H
 #define ISO_VKINDS_H
 
-#define ISO_VKIND_ROWS(ROW)                                                                        \
+#define SUP_VKIND_ROWS(ROW)                                                                        \
 	ROW(SETUP, setup)		/* a setup step failed (125); maybe in a policy file */    \
 	ROW(TIMEOUT, timeout)		/* --timeout fired */                                      \
 	ROW(UNMEASURABLE, unmeasurable) /* the leak check did not run */                           \
@@ -36,8 +36,8 @@
 	ROW(STREAM_LOST, stream_lost)	/* relayed output that could not be written */             \
 	ROW(UNDELIVERED, undelivered)	/* an output file of isorun's own (--report, --junit) */
 
-#define ISO_V_ID_(ID, name) ISO_V_##ID,
-enum iso_vkind { ISO_VKIND_ROWS(ISO_V_ID_) ISO_V_N_KINDS };
-#undef ISO_V_ID_
+#define SUP_V_ID_(ID, name) SUP_V_##ID,
+enum sup_vkind { SUP_VKIND_ROWS(SUP_V_ID_) SUP_V_N_KINDS };
+#undef SUP_V_ID_
 
 #endif

@@ -17,7 +17,7 @@
 #include "common/text.h"
 
 struct walk {
-	pid_t q[ISO_STILL_MAX];
+	pid_t q[SUP_STILL_MAX];
 	size_t n;
 	bool cut;
 };
@@ -59,7 +59,7 @@ static int push_children(struct walk *w, pid_t pid)
 }
 
 /* One process of the run: counted, and named while there is room, unless it is done. */
-static void note(struct iso_still *st, pid_t pid)
+static void note(struct sup_still *st, pid_t pid)
 {
 	struct iso_proc p;
 	char comm[sizeof(st->comm[0])];
@@ -67,7 +67,7 @@ static void note(struct iso_still *st, pid_t pid)
 
 	if (iso_proc_stat(pid, &p) < 0 || p.state == 'Z' || p.state == 'X')
 		return;
-	if (st->n < ISO_STILL_NAMED) {
+	if (st->n < SUP_STILL_NAMED) {
 		n = iso_proc_read(pid, "comm", comm, sizeof(comm));
 		if (n > 0 && comm[n - 1] == '\n')
 			comm[n - 1] = '\0';
@@ -77,12 +77,12 @@ static void note(struct iso_still *st, pid_t pid)
 	st->n++;
 }
 
-int iso_still_running(pid_t root, struct iso_still *ret)
+int sup_still_running(pid_t root, struct sup_still *ret)
 {
 	_cleanup_free_ struct walk *w = calloc(1, sizeof(*w));
 	int r;
 
-	*ret = (struct iso_still){ 0 };
+	*ret = (struct sup_still){ 0 };
 	if (!w)
 		return -ENOMEM;
 	r = push_children(w, root);
@@ -96,7 +96,7 @@ int iso_still_running(pid_t root, struct iso_still *ret)
 	return 0;
 }
 
-void iso_still_line(FILE *f, const struct iso_still *st, const struct iso_still_wait *w)
+void sup_still_line(FILE *f, const struct sup_still *st, const struct sup_still_wait *w)
 {
 	char dur[32];
 
@@ -104,13 +104,13 @@ void iso_still_line(FILE *f, const struct iso_still *st, const struct iso_still_
 		return;
 	fprintf(f, "isorun: command %s; %s%zu process%s still running (", w->how,
 		st->more ? "more than " : "", st->n, st->n == 1 && !st->more ? "" : "es");
-	for (size_t i = 0; i < st->n && i < ISO_STILL_NAMED; i++) {
+	for (size_t i = 0; i < st->n && i < SUP_STILL_NAMED; i++) {
 		/* the name is the process's own choice (prctl, exec of any file name) */
 		_cleanup_free_ char *comm = iso_escape(st->comm[i]);
 
 		fprintf(f, "%spid %d `%s`", i ? ", " : "", st->pid[i], comm ? comm : "?");
 	}
-	fprintf(f, "%s); waiting up to %s (%s)%s\n", st->n > ISO_STILL_NAMED ? ", ..." : "",
+	fprintf(f, "%s); waiting up to %s (%s)%s\n", st->n > SUP_STILL_NAMED ? ", ..." : "",
 		iso_format_duration(w->wait_ms, dur, sizeof(dur)), w->words,
 		w->ctrl_c ? "; Ctrl-C stops them now" : "");
 }

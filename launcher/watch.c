@@ -33,37 +33,37 @@ static bool holds_tree(const char *canon, const char *path, const char *tree)
 	return strncmp(tree, full, len) == 0 && (tree[len] == '\0' || tree[len] == '/');
 }
 
-static void residue_note(struct iso_residue_gap **v, size_t *n, const char *dir, const char *why)
+static void residue_note(struct sup_residue_gap **v, size_t *n, const char *dir, const char *why)
 {
-	struct iso_residue_gap *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	struct sup_residue_gap *nv = realloc(*v, (*n + 1) * sizeof(*nv));
 
 	if (!nv)
 		return;
 	*v = nv;
-	nv[*n] = (struct iso_residue_gap){ .dir = dir };
+	nv[*n] = (struct sup_residue_gap){ .dir = dir };
 	snprintf(nv[(*n)++].why, sizeof(nv->why), "%s", why);
 }
 
-static void push_entry(struct iso_residue_entry **v, size_t *n, const char *dir, const char *path,
+static void push_entry(struct sup_residue_entry **v, size_t *n, const char *dir, const char *path,
 		       const char *by)
 {
-	struct iso_residue_entry *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	struct sup_residue_entry *nv = realloc(*v, (*n + 1) * sizeof(*nv));
 
 	if (!nv)
 		return;
 	*v = nv;
-	nv[(*n)++] = (struct iso_residue_entry){ .dir = dir,
+	nv[(*n)++] = (struct sup_residue_entry){ .dir = dir,
 						 .path = strdup(path),
 						 .by = by ? strdup(by) : NULL };
 }
 
 /* The --watch-ignore globs: by[i] is the first one that matches added[i], as the command line words
  * it. */
-static void apply_globs(const struct iso_opts *o, const char *const *added, size_t n, char **by)
+static void apply_globs(const struct sup_opts *o, const char *const *added, size_t n, char **by)
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t g = 0; g < o->watch_ignore.n && !by[i]; g++)
-			if (iso_glob_ignores(o->watch_ignore.v[g], added[i]))
+			if (sup_glob_ignores(o->watch_ignore.v[g], added[i]))
 				by[i] = strdup(g < o->watch_ignore_by.n ? o->watch_ignore_by.v[g]
 									: o->watch_ignore.v[g]);
 }
@@ -78,22 +78,22 @@ static bool stamps_equal(const char *a, const char *b)
  * .gitignore the command wrote or changed is input, never a reason to hide
  * what it left.  A directory they could not be applied to gets a note.
  */
-static void apply_git(struct sup *s, size_t w, const struct iso_snapshot *after,
+static void apply_git(struct sup *s, size_t w, const struct sup_snapshot *after,
 		      const char *const *added, size_t n, char **by)
 {
-	struct iso_git_rules now;
+	struct sup_git_rules now;
 	char **git = calloc(n ? n : 1, sizeof(*git));
 	char why[320] = "";
 
-	iso_git_rules_take(after->dir, after->paths, after->n, &now);
+	sup_git_rules_take(after->dir, after->paths, after->n, &now);
 	if (!git)
 		snprintf(why, sizeof(why), "out of memory");
 	else if (!now.in_repo || !stamps_equal(now.stamp, s->git[w].stamp))
 		snprintf(why, sizeof(why),
 			 "a .gitignore or .git/info/exclude changed during the run");
 	else
-		(void)iso_git_check_ignore(after->dir, &s->git[w], added, n, git, why, sizeof(why));
-	iso_git_rules_free(&now);
+		(void)sup_git_check_ignore(after->dir, &s->git[w], added, n, git, why, sizeof(why));
+	sup_git_rules_free(&now);
 	if (why[0])
 		residue_note(&s->out->residue_notes, &s->out->n_residue_notes, s->snaps[w].dir,
 			     why);
@@ -107,10 +107,10 @@ static void apply_git(struct sup *s, size_t w, const struct iso_snapshot *after,
 }
 
 /* The new entries of watched directory w, sorted into residue and ignored. */
-static void sort_added(struct sup *s, size_t w, const struct iso_snapshot *after,
+static void sort_added(struct sup *s, size_t w, const struct sup_snapshot *after,
 		       const char *const *added, size_t n, const char *tree)
 {
-	struct iso_outcome *out = s->out;
+	struct sup_outcome *out = s->out;
 	char **by = calloc(n ? n : 1, sizeof(*by)), canon[PATH_MAX];
 	/* one allocation: residue[0..n) and shown[0..n) after it */
 	bool *residue = calloc(n ? n : 1, 2 * sizeof(bool)), *shown = NULL;
@@ -123,7 +123,7 @@ static void sort_added(struct sup *s, size_t w, const struct iso_snapshot *after
 			apply_git(s, w, after, added, n, by);
 	}
 	if (!by || !residue ||
-	    iso_residue_sort(added, n, (const char *const *)by, residue, shown) < 0) {
+	    sup_residue_sort(added, n, (const char *const *)by, residue, shown) < 0) {
 		residue_note(&out->residue_gaps, &out->n_residue_gaps, dir,
 			     "out of memory comparing the walks");
 		n = 0;
@@ -135,7 +135,7 @@ static void sort_added(struct sup *s, size_t w, const struct iso_snapshot *after
 			continue;
 		if (residue[i])
 			push_entry(&out->residue, &out->n_residue, dir, added[i], NULL);
-		else if (shown[i] && out->n_residue_ignored >= ISO_IGNORED_MAX)
+		else if (shown[i] && out->n_residue_ignored >= SUP_IGNORED_MAX)
 			out->n_residue_ignored_more++;
 		else if (shown[i])
 			push_entry(&out->residue_ignored, &out->n_residue_ignored, dir, added[i],
@@ -153,18 +153,18 @@ static void sort_added(struct sup *s, size_t w, const struct iso_snapshot *after
  */
 void sup_collect_residue(struct sup *s)
 {
-	struct iso_outcome *out = s->out;
+	struct sup_outcome *out = s->out;
 	char tree[PATH_MAX] = "";
 
 	if (!realpath(out->tree_path, tree))
 		tree[0] = '\0';
 	for (size_t w = 0; w < s->o->watch.n; w++) {
-		struct iso_snapshot after = { 0 };
+		struct sup_snapshot after = { 0 };
 		const char **added = NULL;
 		size_t n = 0;
 		char why[384];
 
-		if (iso_snapshot_compare(&s->snaps[w], &after, tree[0] ? tree : NULL, &added, &n,
+		if (sup_snapshot_compare(&s->snaps[w], &after, tree[0] ? tree : NULL, &added, &n,
 					 why, sizeof(why)) < 0)
 			snprintf(why, sizeof(why), "out of memory comparing the walks");
 		if (why[0])
@@ -173,7 +173,7 @@ void sup_collect_residue(struct sup *s)
 		else
 			sort_added(s, w, &after, added, n, tree);
 		free(added);
-		iso_snapshot_free(&after);
+		sup_snapshot_free(&after);
 	}
 }
 
@@ -187,7 +187,7 @@ struct home_walk {
 	size_t n_dirs, next;
 	size_t seen;
 	uint64_t deadline_ms;
-	struct iso_outcome *out;
+	struct sup_outcome *out;
 };
 
 static int cmp_path(const void *a, const void *b)
@@ -229,7 +229,7 @@ static bool push_path(char ***v, size_t *n, char *p)
 /* One entry of the home: a directory to list later, a file to name; false: stop the walk. */
 static bool home_entry(struct home_walk *hw, const char *rel, const struct dirent *de)
 {
-	struct iso_outcome *out = hw->out;
+	struct sup_outcome *out = hw->out;
 	char *p = NULL;
 
 	if (++hw->seen > HOME_WALK_MAX) {
@@ -244,7 +244,7 @@ static bool home_entry(struct home_walk *hw, const char *rel, const struct diren
 		return false;
 	if (de->d_type == DT_DIR)
 		return push_path(&hw->dirs, &hw->n_dirs, p);
-	if (out->n_home_writes >= ISO_HOME_WRITES_MAX) {
+	if (out->n_home_writes >= SUP_HOME_WRITES_MAX) {
 		out->n_home_writes_more++;
 		free(p);
 		return true;
@@ -255,7 +255,7 @@ static bool home_entry(struct home_walk *hw, const char *rel, const struct diren
 /* List the directory rel (relative to home; "" the home itself); false: stop the walk. */
 static bool home_list(struct home_walk *hw, int home, const char *rel)
 {
-	struct iso_outcome *out = hw->out;
+	struct sup_outcome *out = hw->out;
 	/* no symlink followed, no other mount entered (one the command serves may not answer) */
 	int fd = rel[0] ? iso_open_dir_here(home, rel) : fcntl(home, F_DUPFD_CLOEXEC, 0);
 	struct dirent *de;
@@ -283,7 +283,7 @@ static bool home_list(struct home_walk *hw, int home, const char *rel)
 /*
  * What the run wrote in its private home outside the XDG cache: the home starts
  * empty, so every file in it is the run's.  Files are named (directories are
- * only walked), at most ISO_HOME_WRITES_MAX; the walk stops at HOME_WALK_MAX
+ * only walked), at most SUP_HOME_WRITES_MAX; the walk stops at HOME_WALK_MAX
  * entries, HOME_WALK_DEPTH levels or HOME_WALK_MS, and says so.
  */
 void sup_collect_home(struct sup *s)

@@ -54,13 +54,13 @@
 #endif
 
 static const struct pol_call_name kinds[] = {
-	{ "fcntl", PREACH_FCNTL, SYS_fcntl },
-	{ "fcntl64", PREACH_FCNTL, -1 },
-	{ "ioctl", PREACH_IOCTL, SYS_ioctl },
-	{ "setpgid", PREACH_SETPGID, SYS_setpgid },
-	{ "ptrace", PREACH_PTRACE, SYS_ptrace },
-	{ "process_vm_writev", PREACH_VMWRITE, SYS_process_vm_writev },
-	{ "pidfd_getfd", PREACH_GETFD, SYS_pidfd_getfd },
+	{ "fcntl", POL_PREACH_FCNTL, SYS_fcntl },
+	{ "fcntl64", POL_PREACH_FCNTL, -1 },
+	{ "ioctl", POL_PREACH_IOCTL, SYS_ioctl },
+	{ "setpgid", POL_PREACH_SETPGID, SYS_setpgid },
+	{ "ptrace", POL_PREACH_PTRACE, SYS_ptrace },
+	{ "process_vm_writev", POL_PREACH_VMWRITE, SYS_process_vm_writev },
+	{ "pidfd_getfd", POL_PREACH_GETFD, SYS_pidfd_getfd },
 };
 
 static const char *kind_name(enum pol_reach_kind k)
@@ -229,7 +229,7 @@ static int find_aim(struct reach_job *j)
 	int r;
 
 	switch (j->kind) {
-	case PREACH_FCNTL:
+	case POL_PREACH_FCNTL:
 		if ((unsigned)a[1] == F_SETOWN) {
 			aim_owner(j, (int)a[2]);
 			return 0;
@@ -241,13 +241,13 @@ static int find_aim(struct reach_job *j)
 		j->aim = j->ex.type == F_OWNER_PGRP ? AIM_PGRP : AIM_PID;
 		j->id = j->ex.pid;
 		return 0;
-	case PREACH_IOCTL:
+	case POL_PREACH_IOCTL:
 		j->indirect = true;
 		r = read_mem(j->caller, a[2], &j->owner, sizeof(j->owner));
 		if (r == 0)
 			aim_owner(j, j->owner);
 		return r;
-	case PREACH_SETPGID: {
+	case POL_PREACH_SETPGID: {
 		pid_t pid = (pid_t)a[0] ? (pid_t)a[0] : j->c_tgid, pg = (pid_t)a[1];
 
 		/* its own new group, or what the kernel refuses anyway */
@@ -257,15 +257,15 @@ static int find_aim(struct reach_job *j)
 		}
 		return 0;
 	}
-	case PREACH_PTRACE:
+	case POL_PREACH_PTRACE:
 		j->aim = AIM_PID;
 		j->id = (pid_t)a[1];
 		return 0;
-	case PREACH_VMWRITE:
+	case POL_PREACH_VMWRITE:
 		j->aim = AIM_PID;
 		j->id = (pid_t)a[0];
 		return 0;
-	case PREACH_GETFD:
+	case POL_PREACH_GETFD:
 		/* our copy pins the process the caller's pidfd names */
 		j->copy = copy_fd(j->caller, (int)a[0]);
 		if (j->copy < 0)
@@ -302,24 +302,24 @@ static void job_run(void *arg)
 		note_outside(j, j->id);
 	else if (j->aim == AIM_PGRP)
 		judge_group(j, j->id);
-	if (!j->outside && j->indirect && j->kind != PREACH_GETFD)
+	if (!j->outside && j->indirect && j->kind != POL_PREACH_GETFD)
 		j->copy = copy_fd(j->caller, (int)j->a[0]);
 }
 
 static const char *what(const struct reach_job *j)
 {
 	switch (j->kind) {
-	case PREACH_FCNTL:
+	case POL_PREACH_FCNTL:
 		return (unsigned)j->a[1] == F_SETOWN ? "F_SETOWN owner" : "F_SETOWN_EX owner";
-	case PREACH_IOCTL:
+	case POL_PREACH_IOCTL:
 		return (unsigned)j->a[1] == FIOSETOWN ? "FIOSETOWN owner" : "SIOCSPGRP owner";
-	case PREACH_SETPGID:
+	case POL_PREACH_SETPGID:
 		return "into";
-	case PREACH_PTRACE:
+	case POL_PREACH_PTRACE:
 		return j->a[0] == PTRACE_ATTACH ? "PTRACE_ATTACH of" : "PTRACE_SEIZE of";
-	case PREACH_VMWRITE:
+	case POL_PREACH_VMWRITE:
 		return "into the memory of";
-	case PREACH_GETFD:
+	case POL_PREACH_GETFD:
 		return "a descriptor of";
 	default:
 		return "?";
@@ -362,7 +362,7 @@ static int do_here(const struct pol_notif *n, const struct reach_job *j)
 	int owner = j->owner;
 	long r;
 
-	if (j->kind == PREACH_GETFD) {
+	if (j->kind == POL_PREACH_GETFD) {
 		struct seccomp_notif_addfd add = {
 			.id = n->req->id,
 			.flags = SECCOMP_ADDFD_FLAG_SEND,
@@ -376,7 +376,7 @@ static int do_here(const struct pol_notif *n, const struct reach_job *j)
 		add.srcfd = (unsigned)fd;
 		return ioctl(n->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 ? -errno : 0;
 	}
-	if (j->kind == PREACH_FCNTL)
+	if (j->kind == POL_PREACH_FCNTL)
 		r = fcntl(j->copy, F_SETOWN_EX, &j->ex);
 	else
 		r = ioctl(j->copy, (unsigned long)(unsigned)j->a[1], &owner);
@@ -409,9 +409,9 @@ static struct reach_job *job_new(const struct pol_notif *n, enum pol_reach_kind 
 /* Nothing to judge: the caller itself or 0 (F_SETOWN), its own new group (setpgid). */
 static bool nothing_to_read(const struct reach_job *j)
 {
-	return (j->kind == PREACH_FCNTL && (unsigned)j->a[1] == F_SETOWN &&
+	return (j->kind == POL_PREACH_FCNTL && (unsigned)j->a[1] == F_SETOWN &&
 		((int)j->a[2] == 0 || pol_signal_caller_in((int)j->a[2], j->caller))) ||
-	       (j->kind == PREACH_SETPGID && (int)j->a[1] == 0);
+	       (j->kind == POL_PREACH_SETPGID && (int)j->a[1] == 0);
 }
 
 int pol_reach_handle(const struct pol_notif *n)
@@ -421,7 +421,7 @@ int pol_reach_handle(const struct pol_notif *n)
 	char why[160];
 	int r;
 
-	if (kind == PREACH_NONE)
+	if (kind == POL_PREACH_NONE)
 		return POL_NOTIF_NOT_MINE;
 	if (!n->run || !n->p->contain_signals)
 		return pol_notif_answer(n, 0, true);
@@ -432,7 +432,7 @@ int pol_reach_handle(const struct pol_notif *n)
 	 * a caller in a PID namespace made inside the run names processes by that
 	 * namespace's numbers, all of them the run's; a pidfd may name any process
 	 */
-	if (kind != PREACH_GETFD && pol_signal_caller_nested(j->caller))
+	if (kind != POL_PREACH_GETFD && pol_signal_caller_nested(j->caller))
 		return pol_notif_answer(n, 0, true);
 	if (nothing_to_read(j))
 		return pol_notif_answer(n, 0, true);
@@ -449,7 +449,7 @@ int pol_reach_handle(const struct pol_notif *n)
 		return pol_notif_answer(n, r, false);
 	if (j->outside)
 		return refuse(n, j, NULL);
-	if (!j->indirect && j->kind != PREACH_GETFD)
+	if (!j->indirect && j->kind != POL_PREACH_GETFD)
 		return pol_notif_answer(n, 0, true);
 	if (j->c_ruid != getuid() || j->c_euid != geteuid()) {
 		snprintf(why, sizeof(why),

@@ -6,13 +6,13 @@
 #include "policy/kind.h"
 
 enum pol_reach_kind {
-	PREACH_NONE,
-	PREACH_FCNTL,	/* F_SETOWN, F_SETOWN_EX (fcntl, fcntl64) */
-	PREACH_IOCTL,	/* FIOSETOWN, SIOCSPGRP */
-	PREACH_SETPGID, /* into another group */
-	PREACH_PTRACE,	/* PTRACE_ATTACH, PTRACE_SEIZE */
-	PREACH_VMWRITE, /* process_vm_writev */
-	PREACH_GETFD,	/* pidfd_getfd */
+	POL_PREACH_NONE,
+	POL_PREACH_FCNTL,   /* F_SETOWN, F_SETOWN_EX (fcntl, fcntl64) */
+	POL_PREACH_IOCTL,   /* FIOSETOWN, SIOCSPGRP */
+	POL_PREACH_SETPGID, /* into another group */
+	POL_PREACH_PTRACE,  /* PTRACE_ATTACH, PTRACE_SEIZE */
+	POL_PREACH_VMWRITE, /* process_vm_writev */
+	POL_PREACH_GETFD,   /* pidfd_getfd */
 };
 
 /*

@@ -62,12 +62,12 @@
 #define CHAIN_MAX    4096
 
 static const struct pol_call_name kinds[] = {
-	{ "kill", PSIG_KILL, SYS_kill },
-	{ "tkill", PSIG_TKILL, SYS_tkill },
-	{ "tgkill", PSIG_TGKILL, SYS_tgkill },
-	{ "rt_sigqueueinfo", PSIG_QUEUE, SYS_rt_sigqueueinfo },
-	{ "rt_tgsigqueueinfo", PSIG_TGQUEUE, SYS_rt_tgsigqueueinfo },
-	{ "pidfd_send_signal", PSIG_PIDFD, SYS_pidfd_send_signal },
+	{ "kill", POL_PSIG_KILL, SYS_kill },
+	{ "tkill", POL_PSIG_TKILL, SYS_tkill },
+	{ "tgkill", POL_PSIG_TGKILL, SYS_tgkill },
+	{ "rt_sigqueueinfo", POL_PSIG_QUEUE, SYS_rt_sigqueueinfo },
+	{ "rt_tgsigqueueinfo", POL_PSIG_TGQUEUE, SYS_rt_tgsigqueueinfo },
+	{ "pidfd_send_signal", POL_PSIG_PIDFD, SYS_pidfd_send_signal },
 };
 
 static const char *kind_name(enum pol_sig_kind k)
@@ -452,9 +452,9 @@ static int find_targets(struct sig_job *j)
 	const struct sig_call *c = &j->c;
 
 	switch (c->kind) {
-	case PSIG_KILL:
-	case PSIG_QUEUE:
-		if (c->kind == PSIG_KILL && c->pid <= 0) {
+	case POL_PSIG_KILL:
+	case POL_PSIG_QUEUE:
+		if (c->kind == POL_PSIG_KILL && c->pid <= 0) {
 			j->group = true;
 			j->pgrp = c->pid == 0 ? j->c_pgrp : -c->pid;
 			j->caller_group = j->pgrp == j->c_pgrp;
@@ -465,14 +465,14 @@ static int find_targets(struct sig_job *j)
 			return 0;
 		}
 		return c->pid <= 0 ? -ESRCH : add_target(j, c->pid, false);
-	case PSIG_TKILL:
+	case POL_PSIG_TKILL:
 		if (c->tid == c->caller) {
 			j->self = true;
 			return 0;
 		}
 		return c->tid <= 0 ? -EINVAL : add_target(j, c->tid, true);
-	case PSIG_TGKILL:
-	case PSIG_TGQUEUE:
+	case POL_PSIG_TGKILL:
+	case POL_PSIG_TGQUEUE:
 		if (c->pid <= 0 || c->tid <= 0)
 			return -EINVAL;
 		if (c->pid == j->c_tgid) {
@@ -482,7 +482,7 @@ static int find_targets(struct sig_job *j)
 		if (add_target(j, c->tid, true) < 0)
 			return -ESRCH;
 		return j->t[0].tgid == c->pid ? 0 : -ESRCH;
-	case PSIG_PIDFD:
+	case POL_PSIG_PIDFD:
 		return add_pidfd(j);
 	default:
 		return -EINVAL;
@@ -508,31 +508,31 @@ static struct sig_call call_of(const struct seccomp_notif *req, enum pol_sig_kin
 	struct sig_call c = { .kind = kind, .compat = compat, .caller = (pid_t)req->pid };
 
 	switch (kind) {
-	case PSIG_KILL:
+	case POL_PSIG_KILL:
 		c.pid = (int)a[0];
 		c.sig = (int)a[1];
 		break;
-	case PSIG_TKILL:
+	case POL_PSIG_TKILL:
 		c.tid = (int)a[0];
 		c.sig = (int)a[1];
 		break;
-	case PSIG_TGKILL:
+	case POL_PSIG_TGKILL:
 		c.pid = (int)a[0];
 		c.tid = (int)a[1];
 		c.sig = (int)a[2];
 		break;
-	case PSIG_QUEUE:
+	case POL_PSIG_QUEUE:
 		c.pid = (int)a[0];
 		c.sig = (int)a[1];
 		c.info_addr = compat ? a[2] & UINT32_MAX : a[2];
 		break;
-	case PSIG_TGQUEUE:
+	case POL_PSIG_TGQUEUE:
 		c.pid = (int)a[0];
 		c.tid = (int)a[1];
 		c.sig = (int)a[2];
 		c.info_addr = compat ? a[3] & UINT32_MAX : a[3];
 		break;
-	case PSIG_PIDFD:
+	case POL_PSIG_PIDFD:
 		c.fd = (int)a[0];
 		c.sig = (int)a[1];
 		c.info_addr = compat ? a[2] & UINT32_MAX : a[2];
@@ -569,13 +569,13 @@ static bool caller_in(pid_t pid, pid_t caller)
 static bool to_caller(const struct sig_call *c)
 {
 	switch (c->kind) {
-	case PSIG_KILL:
-	case PSIG_QUEUE:
+	case POL_PSIG_KILL:
+	case POL_PSIG_QUEUE:
 		return c->pid > 0 && caller_in(c->pid, c->caller);
-	case PSIG_TKILL:
+	case POL_PSIG_TKILL:
 		return c->tid == c->caller;
-	case PSIG_TGKILL:
-	case PSIG_TGQUEUE:
+	case POL_PSIG_TGKILL:
+	case POL_PSIG_TGQUEUE:
 		return c->pid > 0 && caller_in(c->pid, c->caller); /* the kernel checks tid */
 	default:
 		return false;
@@ -625,13 +625,13 @@ static int deliver(const struct sig_job *j)
 	}
 	info.si_signo = j->c.sig;
 	/* pidfd_send_signal(PIDFD_SIGNAL_PROCESS_GROUP): once, the kernel reaches the group */
-	size_t n = j->c.kind == PSIG_PIDFD && j->group ? 1 : j->n;
+	size_t n = j->c.kind == POL_PSIG_PIDFD && j->group ? 1 : j->n;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct sig_target *t = &j->t[i];
-		unsigned flags = j->c.kind == PSIG_PIDFD ? j->c.flags
-				 : t->group_scope	 ? PIDFD_SIGNAL_THREAD_GROUP
-							 : 0;
+		unsigned flags = j->c.kind == POL_PSIG_PIDFD ? j->c.flags
+				 : t->group_scope	     ? PIDFD_SIGNAL_THREAD_GROUP
+							     : 0;
 		long r;
 
 		if (!permitted(j, t)) {
@@ -657,7 +657,7 @@ static void describe(const struct sig_job *j, char *out, size_t len)
 		snprintf(sig, sizeof(sig), "SIG%s", abbrev);
 	else
 		snprintf(sig, sizeof(sig), "signal %d", j->c.sig);
-	if (j->c.kind == PSIG_KILL && j->c.pid == -1) {
+	if (j->c.kind == POL_PSIG_KILL && j->c.pid == -1) {
 		snprintf(out, len, "%s to every process it may signal (pid -1)", sig);
 		return;
 	}
@@ -699,7 +699,7 @@ int pol_signal_handle(const struct pol_notif *n)
 	enum pol_sig_kind kind = (enum pol_sig_kind)pol_call_kind(n, kinds, ELEMENTSOF(kinds));
 	int r;
 
-	if (kind == PSIG_NONE)
+	if (kind == POL_PSIG_NONE)
 		return POL_NOTIF_NOT_MINE;
 	if (!n->run || !n->p->contain_signals)
 		return pol_notif_answer(n, 0, true);
@@ -711,11 +711,11 @@ int pol_signal_handle(const struct pol_notif *n)
 	if (j->c.sig == 0) /* a 0 with bits above it: the kernel reads an int */
 		return pol_notif_answer(n, 0, true);
 	/* a pidfd may name any process, whatever the namespace: read as always */
-	if (j->c.kind != PSIG_PIDFD && caller_nested(j->c.caller))
+	if (j->c.kind != POL_PSIG_PIDFD && caller_nested(j->c.caller))
 		return pol_notif_answer(n, 0, true);
 	if (to_caller(&j->c))
 		return pol_notif_answer(n, 0, true);
-	if (j->c.kind == PSIG_KILL && j->c.pid == -1) /* whatever it would reach */
+	if (j->c.kind == POL_PSIG_KILL && j->c.pid == -1) /* whatever it would reach */
 		return refuse(n, j, NULL, NULL);
 	r = iso_reader_run(n->rd, job_run, j, job_free);
 	if (r == -ETIMEDOUT) {

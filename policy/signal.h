@@ -6,13 +6,13 @@
 #include "policy/kind.h"
 
 enum pol_sig_kind {
-	PSIG_NONE,
-	PSIG_KILL,
-	PSIG_TKILL,
-	PSIG_TGKILL,
-	PSIG_QUEUE,   /* rt_sigqueueinfo */
-	PSIG_TGQUEUE, /* rt_tgsigqueueinfo */
-	PSIG_PIDFD,   /* pidfd_send_signal */
+	POL_PSIG_NONE,
+	POL_PSIG_KILL,
+	POL_PSIG_TKILL,
+	POL_PSIG_TGKILL,
+	POL_PSIG_QUEUE,	  /* rt_sigqueueinfo */
+	POL_PSIG_TGQUEUE, /* rt_tgsigqueueinfo */
+	POL_PSIG_PIDFD,	  /* pidfd_send_signal */
 };
 
 /*

@@ -31,8 +31,8 @@ void st_control_pids(struct st_ctx *c, struct st_control *ctl)
 	static const char *const with_cg[] = { "--pids-max=16", NULL };
 	static const char *const with_ns[] = { "--pids-max=16", "--pidns", NULL };
 	static const char *const mode[] = { ST_INTERNAL "forkstorm", STORM_CAP, NULL };
-	bool userns = getuid() != 0 && c->probes[SP_USERNS].verdict == ST_YES &&
-		      c->probes[SP_PIDNS].verdict == ST_YES;
+	bool userns = getuid() != 0 && c->probes[ST_SP_USERNS].verdict == ST_YES &&
+		      c->probes[ST_SP_PIDNS].verdict == ST_YES;
 	char desc[600];
 	struct cg_host h;
 	struct st_run r;

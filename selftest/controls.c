@@ -18,7 +18,7 @@
 
 const char *st_gate_unmeasurable(const struct st_ctx *c, char *buf, size_t len)
 {
-	const struct st_probe *sr = &c->probes[SP_SUBREAPER], *pn = &c->probes[SP_PIDNS];
+	const struct st_probe *sr = &c->probes[ST_SP_SUBREAPER], *pn = &c->probes[ST_SP_PIDNS];
 
 	if (c->fwd.pidns && !strcmp(c->fwd.pidns, "on"))
 		return NULL; /* asked for: its failure is the control's to show */

@@ -34,7 +34,7 @@ void st_control_home(struct st_ctx *c, struct st_control *ctl)
 	static const char *const opts[] = { "--protect-home=ro", NULL };
 	const char *mode = c->fwd.protect_home ? c->fwd.protect_home : "ro";
 	const char *argv[3] = { ST_INTERNAL "create", NULL, NULL };
-	const struct st_probe *mp = &c->probes[SP_MOUNTNS];
+	const struct st_probe *mp = &c->probes[ST_SP_MOUNTNS];
 	char path[PATH_MAX + 64], desc[600];
 	const struct passwd *pw;
 	unsigned char rnd[6];
@@ -115,7 +115,7 @@ void st_control_home(struct st_ctx *c, struct st_control *ctl)
 void st_control_service(struct st_ctx *c, struct st_control *ctl)
 {
 	static const char *const mode[] = { ST_INTERNAL "service", NULL };
-	const struct st_probe *np = &c->probes[SP_NOTIFY];
+	const struct st_probe *np = &c->probes[ST_SP_NOTIFY];
 	char path_env[8192], ran[PATH_MAX + 32], desc[600], line[1024];
 	_cleanup_free_ char *log = NULL;
 	const char *opts[3] = { "--setenv", path_env, NULL };
@@ -186,7 +186,7 @@ void st_control_service(struct st_ctx *c, struct st_control *ctl)
 void st_control_denylist(struct st_ctx *c, struct st_control *ctl)
 {
 	static const char *const mode[] = { ST_INTERNAL "syscalls", NULL };
-	const struct st_probe *sp = &c->probes[SP_SECCOMP];
+	const struct st_probe *sp = &c->probes[ST_SP_SECCOMP];
 	char desc[600], allowed[256] = "", refused[256] = "", before[256] = "";
 	struct st_run r;
 
@@ -249,7 +249,7 @@ void st_control_net(struct st_ctx *c, struct st_control *ctl)
 {
 	static const char *const opts[] = { "--net=isolated", NULL };
 	const char *net = c->fwd.net ? c->fwd.net : "isolated";
-	const struct st_probe *np = &c->probes[SP_NETNS];
+	const struct st_probe *np = &c->probes[ST_SP_NETNS];
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sa);
 	_cleanup_close_ int l = -1, s = -1;

@@ -13,31 +13,38 @@
 #include "common/text.h"
 #include "selftest/selftest.h"
 
-const char *const st_probe_name[SP_COUNT] = {
-	[SP_SUBREAPER] = "subreaper",	[SP_USERNS] = "userns", [SP_PIDNS] = "pidns",
-	[SP_MOUNTNS] = "mountns",	[SP_NETNS] = "netns",	[SP_SECCOMP] = "seccomp",
-	[SP_NOTIFY] = "seccomp-notify", [SP_PIDFD] = "pidfd",	[SP_CLOSE_RANGE] = "close_range",
-	[SP_CGROUP2] = "cgroup2",
+const char *const st_probe_name[ST_SP_COUNT] = {
+	[ST_SP_SUBREAPER] = "subreaper",
+	[ST_SP_USERNS] = "userns",
+	[ST_SP_PIDNS] = "pidns",
+	[ST_SP_MOUNTNS] = "mountns",
+	[ST_SP_NETNS] = "netns",
+	[ST_SP_SECCOMP] = "seccomp",
+	[ST_SP_NOTIFY] = "seccomp-notify",
+	[ST_SP_PIDFD] = "pidfd",
+	[ST_SP_CLOSE_RANGE] = "close_range",
+	[ST_SP_CGROUP2] = "cgroup2",
 };
 
-const char *const st_control_name[SC_COUNT] = {
-	[SC_CLEAN] = "clean",		[SC_DAEMON] = "daemon",		[SC_HOLDER] = "holder",
-	[SC_HOME] = "protect-home",	[SC_SERVICE] = "service-guard", [SC_DENYLIST] = "deny-list",
-	[SC_SIGNALS] = "signals",	[SC_NET] = "net-isolated",	[SC_PIDS] = "pids-ceiling",
-	[SC_MEMORY] = "memory-ceiling",
+const char *const st_control_name[ST_SC_COUNT] = {
+	[ST_SC_CLEAN] = "clean",	   [ST_SC_DAEMON] = "daemon",
+	[ST_SC_HOLDER] = "holder",	   [ST_SC_HOME] = "protect-home",
+	[ST_SC_SERVICE] = "service-guard", [ST_SC_DENYLIST] = "deny-list",
+	[ST_SC_SIGNALS] = "signals",	   [ST_SC_NET] = "net-isolated",
+	[ST_SC_PIDS] = "pids-ceiling",	   [ST_SC_MEMORY] = "memory-ceiling",
 };
 
-const char *const st_control_what[SC_COUNT] = {
-	[SC_CLEAN] = "a command that leaves nothing passes and prints nothing",
-	[SC_DAEMON] = "a setsid daemon left behind is named and fails the run",
-	[SC_HOLDER] = "a file in the tree held open from outside makes isorun retain the tree",
-	[SC_HOME] = "under --protect-home=ro a write to the real home fails",
-	[SC_SERVICE] = "`systemctl restart` is refused while `systemctl is-active` runs",
-	[SC_DENYLIST] = "the policy's deny-list refuses host-mutating calls",
-	[SC_SIGNALS] = "a signal from the run to a process outside it is refused",
-	[SC_NET] = "under --net=isolated the host's loopback listener is unreachable",
-	[SC_PIDS] = "a fork storm is stopped at --pids-max",
-	[SC_MEMORY] = "an allocation past --memory-max is refused or OOM-killed",
+const char *const st_control_what[ST_SC_COUNT] = {
+	[ST_SC_CLEAN] = "a command that leaves nothing passes and prints nothing",
+	[ST_SC_DAEMON] = "a setsid daemon left behind is named and fails the run",
+	[ST_SC_HOLDER] = "a file in the tree held open from outside makes isorun retain the tree",
+	[ST_SC_HOME] = "under --protect-home=ro a write to the real home fails",
+	[ST_SC_SERVICE] = "`systemctl restart` is refused while `systemctl is-active` runs",
+	[ST_SC_DENYLIST] = "the policy's deny-list refuses host-mutating calls",
+	[ST_SC_SIGNALS] = "a signal from the run to a process outside it is refused",
+	[ST_SC_NET] = "under --net=isolated the host's loopback listener is unreachable",
+	[ST_SC_PIDS] = "a fork storm is stopped at --pids-max",
+	[ST_SC_MEMORY] = "an allocation past --memory-max is refused or OOM-killed",
 };
 
 static const char *verdict_name(int v)
@@ -104,12 +111,12 @@ static json_t *document(const struct st_ctx *c, int code, bool cleaned, const ch
 	json_t *doc = json_object(), *probes = json_array(), *controls = json_array(),
 	       *fwd = json_array();
 
-	for (int i = 0; i < SP_COUNT; i++)
+	for (int i = 0; i < ST_SP_COUNT; i++)
 		json_array_append_new(probes,
 				      json_pack("{s:s, s:s, s:o}", "name", st_probe_name[i],
 						"verdict", verdict_name(c->probes[i].verdict),
 						"reason", str(c->probes[i].reason)));
-	for (int i = 0; i < SC_COUNT; i++) {
+	for (int i = 0; i < ST_SC_COUNT; i++) {
 		const struct st_control *k = &c->controls[i];
 
 		json_array_append_new(
@@ -151,7 +158,7 @@ int st_print_verdict(const struct st_ctx *c, bool cleaned, const char *clean_err
 	char bad[256] = "", not_run[256] = "", reason[800] = "", nm[64] = "";
 	int code;
 
-	for (int i = 0; i < SC_COUNT; i++) {
+	for (int i = 0; i < ST_SC_COUNT; i++) {
 		int r = c->controls[i].result;
 
 		if (r == ST_OK) {

@@ -419,24 +419,24 @@ static void probe_cgroup2(struct st_probe *p)
 
 void st_probe_all(struct st_ctx *c, void (*done)(const struct st_ctx *, int id))
 {
-	st_probe_in_child(&c->probes[SP_SUBREAPER], subreaper, NULL);
-	done(c, SP_SUBREAPER);
+	st_probe_in_child(&c->probes[ST_SP_SUBREAPER], subreaper, NULL);
+	done(c, ST_SP_SUBREAPER);
 	st_probe_userns(c);
-	done(c, SP_USERNS);
+	done(c, ST_SP_USERNS);
 	st_probe_pidns(c);
-	done(c, SP_PIDNS);
+	done(c, ST_SP_PIDNS);
 	st_probe_mountns(c);
-	done(c, SP_MOUNTNS);
+	done(c, ST_SP_MOUNTNS);
 	st_probe_netns(c);
-	done(c, SP_NETNS);
-	st_probe_in_child(&c->probes[SP_SECCOMP], seccomp_filters, NULL);
-	done(c, SP_SECCOMP);
-	st_probe_in_child(&c->probes[SP_NOTIFY], seccomp_notify, NULL);
-	done(c, SP_NOTIFY);
-	probe_pidfd(&c->probes[SP_PIDFD]);
-	done(c, SP_PIDFD);
-	probe_close_range(&c->probes[SP_CLOSE_RANGE]);
-	done(c, SP_CLOSE_RANGE);
-	probe_cgroup2(&c->probes[SP_CGROUP2]);
-	done(c, SP_CGROUP2);
+	done(c, ST_SP_NETNS);
+	st_probe_in_child(&c->probes[ST_SP_SECCOMP], seccomp_filters, NULL);
+	done(c, ST_SP_SECCOMP);
+	st_probe_in_child(&c->probes[ST_SP_NOTIFY], seccomp_notify, NULL);
+	done(c, ST_SP_NOTIFY);
+	probe_pidfd(&c->probes[ST_SP_PIDFD]);
+	done(c, ST_SP_PIDFD);
+	probe_close_range(&c->probes[ST_SP_CLOSE_RANGE]);
+	done(c, ST_SP_CLOSE_RANGE);
+	probe_cgroup2(&c->probes[ST_SP_CGROUP2]);
+	done(c, ST_SP_CGROUP2);
 }

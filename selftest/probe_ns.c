@@ -108,7 +108,7 @@ int st_enter_userns(struct st_probe *p)
 
 void st_probe_userns(struct st_ctx *c)
 {
-	struct st_probe *p = &c->probes[SP_USERNS];
+	struct st_probe *p = &c->probes[ST_SP_USERNS];
 	struct iso_err e = { 0 };
 
 	if (ns_userns_diagnose(&e) == 0) {
@@ -201,7 +201,7 @@ static void pidns(struct st_probe *p, void *arg)
 
 void st_probe_pidns(struct st_ctx *c)
 {
-	st_probe_in_child(&c->probes[SP_PIDNS], pidns, NULL);
+	st_probe_in_child(&c->probes[ST_SP_PIDNS], pidns, NULL);
 }
 
 /* --- mount namespaces: what --protect-home=ro does ---------------------------- */
@@ -263,7 +263,7 @@ static void mountns(struct st_probe *p, void *arg)
 
 void st_probe_mountns(struct st_ctx *c)
 {
-	st_probe_in_child(&c->probes[SP_MOUNTNS], mountns, c);
+	st_probe_in_child(&c->probes[ST_SP_MOUNTNS], mountns, c);
 }
 
 /* --- network namespaces: what --net=isolated does ------------------------------ */
@@ -306,5 +306,5 @@ static void netns(struct st_probe *p, void *arg)
 
 void st_probe_netns(struct st_ctx *c)
 {
-	st_probe_in_child(&c->probes[SP_NETNS], netns, c);
+	st_probe_in_child(&c->probes[ST_SP_NETNS], netns, c);
 }

@@ -355,12 +355,12 @@ void st_check_trees(const struct st_ctx *c, struct st_control *ctl, const char *
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", c->user_root, de->d_name);
 		/* the shields' shared lower layer stays, as the per-user directory does */
-		if (strcmp(de->d_name, ISO_SHIELD_LOWER) &&
+		if (strcmp(de->d_name, TREE_SHIELD_LOWER) &&
 		    (!expect || strcmp(path, expect) != 0)) {
 			st_append(ctl, "left its tree %s behind", path);
 			ctl->result = ST_NOT_OK;
 		}
-		if (iso_rmtree(dirfd(d), de->d_name, path, NULL, &e) < 0) {
+		if (tree_rmtree(dirfd(d), de->d_name, path, NULL, &e) < 0) {
 			char buf[512];
 
 			st_append(ctl, "could not remove %s", iso_err_format(&e, buf, sizeof(buf)));

@@ -193,7 +193,7 @@ static bool cleanup(const struct st_ctx *c, char *err, size_t len)
 		snprintf(err, len, "open '%s': %s", parent, strerror(errno));
 		return false;
 	}
-	if (iso_rmtree(fd, base, c->dir, NULL, &e) < 0) {
+	if (tree_rmtree(fd, base, c->dir, NULL, &e) < 0) {
 		iso_err_format(&e, err, len);
 		close(fd);
 		return false;
@@ -204,15 +204,15 @@ static bool cleanup(const struct st_ctx *c, char *err, size_t len)
 
 static void run_controls(struct st_ctx *c)
 {
-	static void (*const fns[SC_COUNT])(struct st_ctx *, struct st_control *) = {
-		[SC_CLEAN] = st_control_clean,	   [SC_DAEMON] = st_control_daemon,
-		[SC_HOLDER] = st_control_holder,   [SC_HOME] = st_control_home,
-		[SC_SERVICE] = st_control_service, [SC_DENYLIST] = st_control_denylist,
-		[SC_SIGNALS] = st_control_signals, [SC_NET] = st_control_net,
-		[SC_PIDS] = st_control_pids,	   [SC_MEMORY] = st_control_memory,
+	static void (*const fns[ST_SC_COUNT])(struct st_ctx *, struct st_control *) = {
+		[ST_SC_CLEAN] = st_control_clean,     [ST_SC_DAEMON] = st_control_daemon,
+		[ST_SC_HOLDER] = st_control_holder,   [ST_SC_HOME] = st_control_home,
+		[ST_SC_SERVICE] = st_control_service, [ST_SC_DENYLIST] = st_control_denylist,
+		[ST_SC_SIGNALS] = st_control_signals, [ST_SC_NET] = st_control_net,
+		[ST_SC_PIDS] = st_control_pids,	      [ST_SC_MEMORY] = st_control_memory,
 	};
 
-	for (int i = 0; i < SC_COUNT; i++) {
+	for (int i = 0; i < ST_SC_COUNT; i++) {
 		struct st_control *ctl = &c->controls[i];
 
 		ctl->exit_code = -1;

@@ -20,31 +20,31 @@ enum st_verdict { ST_YES, ST_PARTIAL, ST_NO };
 enum st_result { ST_OK, ST_NOT_OK, ST_NOT_MEASURABLE, ST_NOT_RUN };
 
 enum st_probe_id {
-	SP_SUBREAPER,
-	SP_USERNS,
-	SP_PIDNS,
-	SP_MOUNTNS,
-	SP_NETNS,
-	SP_SECCOMP,
-	SP_NOTIFY,
-	SP_PIDFD,
-	SP_CLOSE_RANGE,
-	SP_CGROUP2,
-	SP_COUNT,
+	ST_SP_SUBREAPER,
+	ST_SP_USERNS,
+	ST_SP_PIDNS,
+	ST_SP_MOUNTNS,
+	ST_SP_NETNS,
+	ST_SP_SECCOMP,
+	ST_SP_NOTIFY,
+	ST_SP_PIDFD,
+	ST_SP_CLOSE_RANGE,
+	ST_SP_CGROUP2,
+	ST_SP_COUNT,
 };
 
 enum st_control_id {
-	SC_CLEAN,
-	SC_DAEMON,
-	SC_HOLDER,
-	SC_HOME,
-	SC_SERVICE,
-	SC_DENYLIST,
-	SC_SIGNALS,
-	SC_NET,
-	SC_PIDS,
-	SC_MEMORY,
-	SC_COUNT,
+	ST_SC_CLEAN,
+	ST_SC_DAEMON,
+	ST_SC_HOLDER,
+	ST_SC_HOME,
+	ST_SC_SERVICE,
+	ST_SC_DENYLIST,
+	ST_SC_SIGNALS,
+	ST_SC_NET,
+	ST_SC_PIDS,
+	ST_SC_MEMORY,
+	ST_SC_COUNT,
 };
 
 /* Fixed size: a probe child sends it whole over a pipe. */
@@ -78,14 +78,14 @@ struct st_ctx {
 	char dir[PATH_MAX];	       /* the private directory */
 	char root[PATH_MAX + 8];       /* dir/root: --root of every control */
 	char user_root[PATH_MAX + 32]; /* root/isorun-UID */
-	struct st_probe probes[SP_COUNT];
-	struct st_control controls[SC_COUNT];
+	struct st_probe probes[ST_SP_COUNT];
+	struct st_control controls[ST_SC_COUNT];
 };
 
 /* --- names (output.c) ------------------------------------------------------ */
-extern const char *const st_probe_name[SP_COUNT];
-extern const char *const st_control_name[SC_COUNT];
-extern const char *const st_control_what[SC_COUNT];
+extern const char *const st_probe_name[ST_SP_COUNT];
+extern const char *const st_control_name[ST_SC_COUNT];
+extern const char *const st_control_what[ST_SC_COUNT];
 
 /* --- probes (probe.c, probe_ns.c) ------------------------------------------ */
 void st_probe_all(struct st_ctx *c, void (*done)(const struct st_ctx *, int id));

@@ -127,7 +127,7 @@ static void judge(struct st_control *ctl, const struct st_run *r, bool got, pid_
 
 void st_control_signals(struct st_ctx *c, struct st_control *ctl)
 {
-	const struct st_probe *np = &c->probes[SP_NOTIFY];
+	const struct st_probe *np = &c->probes[ST_SP_NOTIFY];
 	char pid_s[16], desc[600];
 	const char *mode[3] = { ST_INTERNAL "signal", pid_s, NULL };
 	int ready = -1, status;

@@ -184,7 +184,9 @@ def prefix(top):
             if re.match(r"(typedef|struct|union|enum)\b[^(]*$", decl) or "=" in decl or \
                     decl.startswith("typedef"):
                 continue
-            m = re.match(r"[A-Za-z_][\w\s\*]*?[\s\*](\w+)\s*\(", decl)
+            # a prototype, or a function declared through a function type ("x_fn name")
+            m = re.match(r"[A-Za-z_][\w\s\*]*?[\s\*](\w+)\s*\(", decl) or \
+                re.fullmatch(r"(?:extern\s+)?\w+_fn\s+(\w+)", decl)
             if m and not re.match(r"(%s)_" % PREFIX[d], m.group(1)):
                 yield "%s/%s:%s" % (d, name, m.group(1)), " not %s_" % PREFIX[d]
 

@@ -14,7 +14,7 @@
 
 #include "common/cleanup.h"
 
-int iso_cache_base(char *buf, size_t len, struct iso_err *e)
+int tree_cache_base(char *buf, size_t len, struct iso_err *e)
 {
 	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	struct passwd *pw;
@@ -95,8 +95,8 @@ static int open_private(int dirfd, const char *name, const char *shown, struct i
 	return TAKE_FD(fd);
 }
 
-int iso_cache_open(const char *base, const char *name, const char *const *subs, char *path,
-		   size_t len, struct iso_err *e)
+int tree_cache_open(const char *base, const char *name, const char *const *subs, char *path,
+		    size_t len, struct iso_err *e)
 {
 	_cleanup_free_ char *real = NULL;
 	_cleanup_close_ int top = -1, fd = -1;
@@ -107,16 +107,16 @@ int iso_cache_open(const char *base, const char *name, const char *const *subs, 
 	real = realpath(base, NULL);
 	if (!real)
 		return iso_err_set(e, errno, "resolve cache directory '%s'", base);
-	if (snprintf(path, len, "%s/%s/%s", strcmp(real, "/") ? real : "", ISO_CACHE_SUBDIR,
+	if (snprintf(path, len, "%s/%s/%s", strcmp(real, "/") ? real : "", TREE_CACHE_SUBDIR,
 		     name) >= (int)len)
 		return iso_err_set(e, ENAMETOOLONG, "cache directory '%s'", real);
-	snprintf(shown, sizeof(shown), "%s/%s", strcmp(real, "/") ? real : "", ISO_CACHE_SUBDIR);
+	snprintf(shown, sizeof(shown), "%s/%s", strcmp(real, "/") ? real : "", TREE_CACHE_SUBDIR);
 	{
 		_cleanup_close_ int basefd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		if (basefd < 0)
 			return iso_err_set(e, errno, "open '%s'", real);
-		top = open_private(basefd, ISO_CACHE_SUBDIR, shown, e);
+		top = open_private(basefd, TREE_CACHE_SUBDIR, shown, e);
 	}
 	if (top < 0)
 		return top;

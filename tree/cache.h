@@ -12,14 +12,14 @@
 #include "common/err.h"
 
 /* The directory below the base that holds every cache: base/isorun/NAME. */
-#define ISO_CACHE_SUBDIR "isorun"
+#define TREE_CACHE_SUBDIR "isorun"
 
 /*
  * Where the caller's caches go, as the XDG base-directory spec says: an absolute
  * $XDG_CACHE_HOME, else $HOME/.cache, else the passwd entry's home's .cache.
  * Not made; into buf.  -ENOENT when there is no home at all.
  */
-int iso_cache_base(char *buf, size_t len, struct iso_err *e);
+int tree_cache_base(char *buf, size_t len, struct iso_err *e);
 
 /*
  * Make (0700, with base's missing parents) and check base/isorun and
@@ -27,7 +27,7 @@ int iso_cache_base(char *buf, size_t len, struct iso_err *e);
  * caller's, a real directory (not a symlink), and private (no access for group
  * or others).  The canonical path of NAME goes to path.
  */
-int iso_cache_open(const char *base, const char *name, const char *const *subs, char *path,
-		   size_t len, struct iso_err *e);
+int tree_cache_open(const char *base, const char *name, const char *const *subs, char *path,
+		    size_t len, struct iso_err *e);
 
 #endif

@@ -33,7 +33,7 @@ static int get_uint(json_t *o, const char *key, uint64_t max, bool required, uin
 	return 0;
 }
 
-int iso_owner_parse(const char *text, struct iso_owner_rec *ret, struct iso_err *e)
+int tree_owner_parse(const char *text, struct tree_owner_rec *ret, struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
@@ -43,7 +43,7 @@ int iso_owner_parse(const char *text, struct iso_owner_rec *ret, struct iso_err 
 	uint64_t pid = 0, start = 0, uid = 0, pidns = 0;
 	int r = -EINVAL;
 
-	*ret = (struct iso_owner_rec){ 0 };
+	*ret = (struct tree_owner_rec){ 0 };
 	if (!o) {
 		snprintf(why, len, "not JSON (line %d: %s)", jerr.line, jerr.text);
 		return -EINVAL;
@@ -85,18 +85,18 @@ out:
 	return r;
 }
 
-void iso_host_current(struct iso_host *h)
+void tree_host_current(struct tree_host *h)
 {
 	struct stat st;
 
-	*h = (struct iso_host){ .proc = "/proc", .uid = geteuid() };
+	*h = (struct tree_host){ .proc = "/proc", .uid = geteuid() };
 	if (iso_boot_id(h->boot_id, sizeof(h->boot_id)) < 0)
 		h->boot_id[0] = '\0';
 	if (stat("/proc/self/ns/pid", &st) == 0)
 		h->pidns = (uint64_t)st.st_ino;
 }
 
-int iso_tree_pid_stat(const char *proc, pid_t pid, char *state, uint64_t *start)
+int tree_pid_stat(const char *proc, pid_t pid, char *state, uint64_t *start)
 {
 	char path[PATH_MAX], buf[1024];
 	const char *p;
@@ -126,8 +126,8 @@ int iso_tree_pid_stat(const char *proc, pid_t pid, char *state, uint64_t *start)
 	return 0;
 }
 
-enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_host *h,
-			     struct iso_err *e)
+enum tree_fate tree_owner_fate(const struct tree_owner_rec *o, const struct tree_host *h,
+			       struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
@@ -138,18 +138,18 @@ enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_hos
 	if (o->uid != h->uid) {
 		snprintf(why, len, "the owner record names uid %u, not uid %u", (unsigned)o->uid,
 			 (unsigned)h->uid);
-		return ISO_FATE_UNPROVABLE;
+		return TREE_FATE_UNPROVABLE;
 	}
 	if (!o->boot_id[0] || !h->boot_id[0]) {
 		snprintf(why, len, "%s, so the boots cannot be compared",
 			 o->boot_id[0] ? "the current boot id is unknown"
 				       : "the owner record has no boot id");
-		return ISO_FATE_UNPROVABLE;
+		return TREE_FATE_UNPROVABLE;
 	}
 	if (strcmp(o->boot_id, h->boot_id) != 0) {
 		snprintf(why, len, "the owner ran in another boot (boot id %s, now %s)", o->boot_id,
 			 h->boot_id);
-		return ISO_FATE_GONE;
+		return TREE_FATE_GONE;
 	}
 	/* a pid means something only in the namespace it was taken in */
 	if (!o->pidns || !h->pidns || o->pidns != h->pidns) {
@@ -168,36 +168,36 @@ enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_hos
 				 "pid:[%llu]), so pid %d cannot be checked from here",
 				 (unsigned long long)o->pidns, (unsigned long long)h->pidns,
 				 (int)o->pid);
-		return ISO_FATE_UNPROVABLE;
+		return TREE_FATE_UNPROVABLE;
 	}
-	r = iso_tree_pid_stat(h->proc, o->pid, &state, &start);
+	r = tree_pid_stat(h->proc, o->pid, &state, &start);
 	if (r == -ESRCH) {
 		snprintf(why, len, "owner pid %d is gone", (int)o->pid);
-		return ISO_FATE_GONE;
+		return TREE_FATE_GONE;
 	}
 	if (r < 0) {
 		snprintf(why, len, "cannot read %s/%d/stat: %s", h->proc, (int)o->pid,
 			 r == -EIO ? "unparsable" : strerror(-r));
-		return ISO_FATE_UNPROVABLE;
+		return TREE_FATE_UNPROVABLE;
 	}
 	if (start != o->start_time) {
 		snprintf(why, len,
 			 "owner pid %d is gone (the pid now names a process started at tick %llu, "
 			 "the owner at %llu)",
 			 (int)o->pid, (unsigned long long)start, (unsigned long long)o->start_time);
-		return ISO_FATE_GONE;
+		return TREE_FATE_GONE;
 	}
 	/* a zombie never runs again: it only waits for its parent to reap it */
 	if (state == 'Z' || state == 'X') {
 		snprintf(why, len, "owner pid %d has exited (a zombie, not yet reaped)",
 			 (int)o->pid);
-		return ISO_FATE_GONE;
+		return TREE_FATE_GONE;
 	}
 	snprintf(why, len, "owner pid %d is alive", (int)o->pid);
-	return ISO_FATE_ALIVE;
+	return TREE_FATE_ALIVE;
 }
 
-bool iso_gc_verdict(const struct iso_gc_facts *f, struct iso_err *e)
+bool tree_gc_verdict(const struct tree_gc_facts *f, struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
@@ -206,11 +206,11 @@ bool iso_gc_verdict(const struct iso_gc_facts *f, struct iso_err *e)
 		snprintf(why, len, "%s", f->owner_error);
 		return false;
 	}
-	if (f->fate != ISO_FATE_GONE) {
+	if (f->fate != TREE_FATE_GONE) {
 		snprintf(why, len, "%s", f->fate_why ? f->fate_why : "the owner's fate is unknown");
 		return false;
 	}
-	if (f->lock != ISO_LOCK_TAKEN) {
+	if (f->lock != TREE_LOCK_TAKEN) {
 		snprintf(why, len, "%s", f->lock_why ? f->lock_why : "the lock was not taken");
 		return false;
 	}

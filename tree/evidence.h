@@ -19,7 +19,7 @@
 #include "common/err.h"
 
 /* What tree/tree.c writes to <id>/owner (JSON; members a reader does not know are ignored). */
-struct iso_owner_rec {
+struct tree_owner_rec {
 	pid_t pid;
 	uint64_t start_time; /* clock ticks after boot, /proc/PID/stat field 22 */
 	char boot_id[64];
@@ -34,10 +34,10 @@ struct iso_owner_rec {
  * record without them proves nothing.  Returns 0, or -EINVAL with e->msg saying
  * what is wrong ("not JSON (line 1: ...)", "no \"pid\"").
  */
-int iso_owner_parse(const char *text, struct iso_owner_rec *ret, struct iso_err *e);
+int tree_owner_parse(const char *text, struct tree_owner_rec *ret, struct iso_err *e);
 
 /* The system gc compares owner records with. */
-struct iso_host {
+struct tree_host {
 	const char *proc; /* "/proc", or a fake one */
 	char boot_id[64]; /* "" when unknown: then no boot comparison proves anything */
 	uint64_t pidns;	  /* 0 when unknown */
@@ -45,30 +45,30 @@ struct iso_host {
 };
 
 /* This system, seen from here.  What cannot be read stays empty (and proves nothing). */
-void iso_host_current(struct iso_host *h);
+void tree_host_current(struct tree_host *h);
 
-enum iso_fate {
-	ISO_FATE_ALIVE,	     /* the owner still runs: never garbage */
-	ISO_FATE_GONE,	     /* proven: another boot, pid gone or reused, or a zombie */
-	ISO_FATE_UNPROVABLE, /* cannot tell from here (another PID namespace, unreadable) */
+enum tree_fate {
+	TREE_FATE_ALIVE,      /* the owner still runs: never garbage */
+	TREE_FATE_GONE,	      /* proven: another boot, pid gone or reused, or a zombie */
+	TREE_FATE_UNPROVABLE, /* cannot tell from here (another PID namespace, unreadable) */
 };
 
 /* Whether the owner is gone; e->msg is the evidence, or why there is none. */
-enum iso_fate iso_owner_fate(const struct iso_owner_rec *o, const struct iso_host *h,
-			     struct iso_err *e);
+enum tree_fate tree_owner_fate(const struct tree_owner_rec *o, const struct tree_host *h,
+			       struct iso_err *e);
 
-enum iso_lock {
-	ISO_LOCK_TAKEN,	 /* we hold it now: nobody else does */
-	ISO_LOCK_HELD,	 /* someone holds it: the owner, or another gc */
-	ISO_LOCK_FAILED, /* missing, not a regular file, or flock failed */
+enum tree_lock {
+	TREE_LOCK_TAKEN,  /* we hold it now: nobody else does */
+	TREE_LOCK_HELD,	  /* someone holds it: the owner, or another gc */
+	TREE_LOCK_FAILED, /* missing, not a regular file, or flock failed */
 };
 
 /* Everything gc found out about one tree; strings are NULL when not applicable. */
-struct iso_gc_facts {
+struct tree_gc_facts {
 	const char *owner_error; /* why the tree or its owner record proves nothing */
-	enum iso_fate fate;
+	enum tree_fate fate;
 	const char *fate_why;
-	enum iso_lock lock;
+	enum tree_lock lock;
 	const char *lock_why;
 	int holders;		/* count, or -errno when the scan failed */
 	const char *holder_why; /* the first holder, or the scan's error */
@@ -80,10 +80,10 @@ struct iso_gc_facts {
  * The verdict: true when every rule holds, e->msg then being the evidence;
  * false with e->msg naming the first rule that does not.  Pure.
  */
-bool iso_gc_verdict(const struct iso_gc_facts *f, struct iso_err *e);
+bool tree_gc_verdict(const struct tree_gc_facts *f, struct iso_err *e);
 
 /* State and start time of PID under PROC ("/proc", or a test's): 0, -ESRCH when it is
  * gone, -EIO unparsable, or -errno. */
-int iso_tree_pid_stat(const char *proc, pid_t pid, char *state, uint64_t *start);
+int tree_pid_stat(const char *proc, pid_t pid, char *state, uint64_t *start);
 
 #endif

@@ -26,7 +26,7 @@
 #include "tree/treeid.h"
 
 struct found {
-	struct iso_holder *v;
+	struct tree_holder *v;
 	size_t n, cap;
 	ino_t mntns[64]; /* mount namespaces whose mountinfo was read */
 	size_t n_mntns;
@@ -61,13 +61,13 @@ static int add(struct found *f, pid_t pid, const char *what, const char *target,
 {
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 16;
-		struct iso_holder *nv = realloc(f->v, cap * sizeof(*nv));
+		struct tree_holder *nv = realloc(f->v, cap * sizeof(*nv));
 		if (!nv)
 			return -ENOMEM;
 		f->v = nv;
 		f->cap = cap;
 	}
-	f->v[f->n] = (struct iso_holder){ .pid = pid, .pipe_index = pipe_index };
+	f->v[f->n] = (struct tree_holder){ .pid = pid, .pipe_index = pipe_index };
 	snprintf(f->v[f->n].what, sizeof(f->v[f->n].what), "%s", what);
 	f->v[f->n].target = strdup(target);
 	if (!f->v[f->n].target)
@@ -88,7 +88,7 @@ static int add(struct found *f, pid_t pid, const char *what, const char *target,
  * look at a tree: it can neither read, write nor list, and it pins nothing
  * rmtree cares about.  Read from fdinfo, only for a match.
  */
-static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *name,
+static bool top_opath(const struct tree_holder_query *q, int fdfd, const char *name,
 		      const struct stat *st)
 {
 	char path[64], info[256];
@@ -97,7 +97,7 @@ static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *na
 	ssize_t n;
 	int fd;
 
-	if (!q->ids || !iso_treeid_on_dev(q->ids, st->st_dev) || st->st_ino != q->ids->root_ino ||
+	if (!q->ids || !tree_treeid_on_dev(q->ids, st->st_dev) || st->st_ino != q->ids->root_ino ||
 	    !isdigit((unsigned char)name[0]))
 		return false;
 	snprintf(path, sizeof(path), "../fdinfo/%s", name);
@@ -118,7 +118,7 @@ static bool top_opath(const struct iso_holder_query *q, int fdfd, const char *na
  * shield's root ("/home/f"): where the tree has that path with that inode,
  * that is the file.
  */
-static const char *shield_path(const struct iso_holder_query *q, dev_t dev, ino_t ino,
+static const char *shield_path(const struct tree_holder_query *q, dev_t dev, ino_t ino,
 			       const char *target, char *buf, size_t len)
 {
 	_cleanup_close_ int top = -1;
@@ -149,7 +149,7 @@ static int stat_cached(int dirfd, const char *name, struct stat *st)
 	return iso_stat_cached(dirfd, name, 0, st);
 }
 
-static int check_link(const struct iso_holder_query *q, struct found *f, int dirfd, pid_t pid,
+static int check_link(const struct tree_holder_query *q, struct found *f, int dirfd, pid_t pid,
 		      const char *name, const char *what)
 {
 	char target[PATH_MAX], full[PATH_MAX];
@@ -166,8 +166,8 @@ static int check_link(const struct iso_holder_query *q, struct found *f, int dir
 	}
 	/* a named FIFO in the tree is a tree file like any other */
 	if (m == -2 && q->ids &&
-	    (iso_treeid_has(q->ids, st.st_dev, st.st_ino) ||
-	     ((st.st_nlink == 0 || q->ids->partial) && iso_treeid_on_dev(q->ids, st.st_dev))))
+	    (tree_treeid_has(q->ids, st.st_dev, st.st_ino) ||
+	     ((st.st_nlink == 0 || q->ids->partial) && tree_treeid_on_dev(q->ids, st.st_dev))))
 		m = -1;
 	if (m == -2 || (m == -1 && top_opath(q, dirfd, name, &st)))
 		return 0;
@@ -177,7 +177,7 @@ static int check_link(const struct iso_holder_query *q, struct found *f, int dir
 	target[n] = '\0';
 	if (m >= 0 && strncmp(target, "pipe:[", 6))
 		return 0; /* a named FIFO with a pipe's inode number */
-	if (m == -1 && !iso_treeid_has(q->ids, st.st_dev, st.st_ino) && !inside(q->tree, target))
+	if (m == -1 && !tree_treeid_has(q->ids, st.st_dev, st.st_ino) && !inside(q->tree, target))
 		return 0;
 	if (m == -1)
 		return add(f, pid, what,
@@ -261,7 +261,7 @@ static bool maps_fields(char *line, dev_t *dev, unsigned long *ino, char **path)
 }
 
 /* A mapping of a tree file, the descriptor closed or not (ld.so closes it). */
-static int scan_maps(const struct iso_holder_query *q, struct found *f, int procfd,
+static int scan_maps(const struct tree_holder_query *q, struct found *f, int procfd,
 		     const struct target *t)
 {
 	_cleanup_fclose_ FILE *fp = open_proc_file(f, procfd, t, "maps");
@@ -277,7 +277,7 @@ static int scan_maps(const struct iso_holder_query *q, struct found *f, int proc
 
 		if (!maps_fields(line, &dev, &ino, &path) || !ino)
 			continue;
-		if (!iso_treeid_has(q->ids, dev, (ino_t)ino))
+		if (!tree_treeid_has(q->ids, dev, (ino_t)ino))
 			continue;
 		path[strcspn(path, "\n")] = '\0';
 		r = add(f, t->pid, "mapping",
@@ -309,7 +309,7 @@ static char *unescape(char *s)
  * read once; only mounts of the tree's device with a root other than the
  * filesystem's are looked at, through the process's own root.
  */
-static int scan_mounts(const struct iso_holder_query *q, struct found *f, int procfd,
+static int scan_mounts(const struct tree_holder_query *q, struct found *f, int procfd,
 		       const struct target *t)
 {
 	char name[80], line[2 * PATH_MAX];
@@ -333,7 +333,7 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 		unsigned int maj, min;
 
 		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s", &maj, &min, root, mp) != 4 ||
-		    !iso_treeid_on_dev(q->ids, makedev(maj, min)))
+		    !tree_treeid_on_dev(q->ids, makedev(maj, min)))
 			continue;
 		unescape(mp);
 		/*
@@ -348,8 +348,8 @@ static int scan_mounts(const struct iso_holder_query *q, struct found *f, int pr
 		/* the walk looks up every component, on file systems the command may serve */
 		rc = iso_reader_fstatat(iso_reader_proc(), procfd, at, &st, 0);
 		if (rc == -ETIMEDOUT)
-			r = add(f, t->pid, "mount", mp, ISO_HOLDER_STALLED);
-		else if (rc == 0 && iso_treeid_has(q->ids, st.st_dev, st.st_ino))
+			r = add(f, t->pid, "mount", mp, TREE_HOLDER_STALLED);
+		else if (rc == 0 && tree_treeid_has(q->ids, st.st_dev, st.st_ino))
 			r = add(f, t->pid, "mount", mp, -1);
 	}
 	return r;
@@ -392,7 +392,7 @@ static bool of_caller(struct found *f, int procfd, pid_t pid, bool capless)
 
 /*
  * What a process that refused to be read is for the tree: 0 (nothing),
- * ISO_HOLDER_UNREADABLE or ISO_HOLDER_OUTSIDE.  An ordinary user's own
+ * TREE_HOLDER_UNREADABLE or TREE_HOLDER_OUTSIDE.  An ordinary user's own
  * process with no capability refuses it when it is not dumpable, or when it
  * runs outside isorun's user namespace.  Root of the initial user namespace
  * is refused only by a process with a capability it lacks (PID 1 of a
@@ -405,15 +405,15 @@ static int refusal_kind(struct found *f, int procfd, pid_t pid)
 	if (f->uid == 0)
 		return iso_userns_outside(&f->userns, procfd, pid, f->uid) &&
 				       of_caller(f, procfd, pid, false)
-			       ? ISO_HOLDER_OUTSIDE
+			       ? TREE_HOLDER_OUTSIDE
 			       : 0;
 	if (!of_caller(f, procfd, pid, true))
 		return 0;
-	return iso_userns_outside(&f->userns, procfd, pid, f->uid) ? ISO_HOLDER_OUTSIDE
-								   : ISO_HOLDER_UNREADABLE;
+	return iso_userns_outside(&f->userns, procfd, pid, f->uid) ? TREE_HOLDER_OUTSIDE
+								   : TREE_HOLDER_UNREADABLE;
 }
 
-static int refused(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
+static int refused(const struct tree_holder_query *q, struct found *f, int procfd, pid_t pid,
 		   size_t *unreadable)
 {
 	char name[40], comm[64] = "?";
@@ -441,7 +441,7 @@ static int refused(const struct iso_holder_query *q, struct found *f, int procfd
 		comm[strcspn(comm, "\n")] = '\0';
 		close(fd);
 	}
-	return add(f, pid, kind == ISO_HOLDER_OUTSIDE ? "outside userns" : "not measurable", comm,
+	return add(f, pid, kind == TREE_HOLDER_OUTSIDE ? "outside userns" : "not measurable", comm,
 		   kind);
 }
 
@@ -459,7 +459,7 @@ static bool lost_mm(int procfd, const struct target *t)
  * exe probe and here (its /proc files then belong to root): LINK_ABSENT then,
  * for the caller to look at the other threads.
  */
-static int scan_fds(const struct iso_holder_query *q, struct found *f, int procfd,
+static int scan_fds(const struct tree_holder_query *q, struct found *f, int procfd,
 		    const struct target *t, char *buf, size_t buflen, size_t *unreadable)
 {
 	char name[80];
@@ -502,7 +502,7 @@ static int scan_fds(const struct iso_holder_query *q, struct found *f, int procf
 static const char *const tree_links[] = { "cwd", "root", "exe" };
 
 /* LINK_ABSENT: no cwd, the task has passed exit_fs() (and exit_files() before it). */
-static int scan_tree_links(const struct iso_holder_query *q, struct found *f, int procfd,
+static int scan_tree_links(const struct tree_holder_query *q, struct found *f, int procfd,
 			   const struct target *t)
 {
 	char name[80];
@@ -522,7 +522,7 @@ static int scan_tree_links(const struct iso_holder_query *q, struct found *f, in
 }
 
 /* One task's links, mappings, mounts and fds; LINK_ABSENT when it is past its exit_mm(). */
-static int scan_task(const struct iso_holder_query *q, struct found *f, int procfd,
+static int scan_task(const struct tree_holder_query *q, struct found *f, int procfd,
 		     const struct target *t, char *buf, size_t buflen, size_t *unreadable)
 {
 	int r = 0;
@@ -545,7 +545,7 @@ static int scan_task(const struct iso_holder_query *q, struct found *f, int proc
  * CLONE_THREAD), so each live one with a table or fs of its own is read until
  * one holds something.
  */
-static int scan_threads(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
+static int scan_threads(const struct tree_holder_query *q, struct found *f, int procfd, pid_t pid,
 			char *buf, size_t buflen, size_t *unreadable)
 {
 	struct target t = { .pid = pid };
@@ -624,7 +624,7 @@ static bool third_users(const struct found *f, int procfd, const struct target *
  * (PID 1 here, with a capability our root lacks, holds 258 fds) costs one refused
  * readlink per fd.
  */
-static int scan_pid(const struct iso_holder_query *q, struct found *f, int procfd, pid_t pid,
+static int scan_pid(const struct tree_holder_query *q, struct found *f, int procfd, pid_t pid,
 		    bool kcmp_ref, char *buf, size_t buflen, size_t *unreadable)
 {
 	struct target t = { .pid = pid };
@@ -666,7 +666,7 @@ links:
 	return r;
 }
 
-static int scan_all(const struct iso_holder_query *q, struct found *f, char *buf,
+static int scan_all(const struct tree_holder_query *q, struct found *f, char *buf,
 		    size_t *unreadable)
 {
 	size_t npids = 0, cap = 0;
@@ -707,12 +707,12 @@ static int scan_all(const struct iso_holder_query *q, struct found *f, char *buf
 	return r;
 }
 
-int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
-		     size_t *ret_unreadable)
+int tree_find_holders(const struct tree_holder_query *q, struct tree_holder **ret,
+		      size_t *ret_unreadable)
 {
 	struct found f = { .uid = geteuid() };
-	struct iso_holder_query qq = *q;
-	struct iso_treeid ids = { 0 };
+	struct tree_holder_query qq = *q;
+	struct tree_treeid ids = { 0 };
 	size_t unreadable = 0;
 	_cleanup_free_ char *buf = malloc(65536);
 	int r = 0;
@@ -722,38 +722,38 @@ int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
 		return -ENOMEM;
 	if (q->tree) {
 		/* ls and gc open isorun's records beside a live run: holding them holds nothing */
-		r = iso_treeid_build(&ids, q->tree, iso_tree_records);
+		r = tree_treeid_build(&ids, q->tree, tree_records);
 		if (r < 0)
 			return r;
 		ids.alias_dev = q->alias_dev;
 		qq.ids = &ids;
 	}
 	r = scan_all(&qq, &f, buf, &unreadable);
-	iso_treeid_free(&ids);
+	tree_treeid_free(&ids);
 	if (ret_unreadable)
 		*ret_unreadable = unreadable;
 	if (r < 0) {
-		iso_holders_free(f.v, f.n);
+		tree_holders_free(f.v, f.n);
 		return r;
 	}
 	*ret = f.v;
 	return (int)f.n;
 }
 
-void iso_holders_free(struct iso_holder *h, size_t n)
+void tree_holders_free(struct tree_holder *h, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(h[i].target);
 	free(h);
 }
 
-static bool merely_unseen(const struct iso_holder *h)
+static bool merely_unseen(const struct tree_holder *h)
 {
-	return h->pipe_index == ISO_HOLDER_UNREADABLE || h->pipe_index == ISO_HOLDER_OUTSIDE ||
-	       h->pipe_index == ISO_HOLDER_STALLED;
+	return h->pipe_index == TREE_HOLDER_UNREADABLE || h->pipe_index == TREE_HOLDER_OUTSIDE ||
+	       h->pipe_index == TREE_HOLDER_STALLED;
 }
 
-const struct iso_holder *iso_holder_first(const struct iso_holder *h, size_t n)
+const struct tree_holder *tree_holder_first(const struct tree_holder *h, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!merely_unseen(&h[i]))
@@ -761,14 +761,14 @@ const struct iso_holder *iso_holder_first(const struct iso_holder *h, size_t n)
 	return n ? &h[0] : NULL;
 }
 
-size_t iso_holders_split_outside(struct iso_holder *h, size_t n)
+size_t tree_holders_split_outside(struct tree_holder *h, size_t n)
 {
 	size_t k = 0;
 
 	/* a stable partition: the holders keep the order the scan found them in */
 	for (size_t i = 0; i < n; i++)
-		if (h[i].pipe_index != ISO_HOLDER_OUTSIDE) {
-			struct iso_holder keep = h[i];
+		if (h[i].pipe_index != TREE_HOLDER_OUTSIDE) {
+			struct tree_holder keep = h[i];
 			memmove(&h[k + 1], &h[k], (i - k) * sizeof(*h));
 			h[k++] = keep;
 		}
@@ -776,7 +776,7 @@ size_t iso_holders_split_outside(struct iso_holder *h, size_t n)
 }
 
 /* The entries of h[0..n) whose pipe_index is `kind`, "pid N (comm), ..."; how many. */
-static size_t list_kind(const struct iso_holder *h, size_t n, int kind, char *buf, size_t len)
+static size_t list_kind(const struct tree_holder *h, size_t n, int kind, char *buf, size_t len)
 {
 	size_t used = 0, count = 0;
 
@@ -799,7 +799,7 @@ static size_t list_kind(const struct iso_holder *h, size_t n, int kind, char *bu
 	return count;
 }
 
-void iso_holders_list(const struct iso_holder *h, size_t n, char *buf, size_t len)
+void tree_holders_list(const struct tree_holder *h, size_t n, char *buf, size_t len)
 {
 	(void)list_kind(h, n, 0, buf, len);
 }
@@ -819,12 +819,12 @@ append(char *buf, size_t len, const char *fmt, ...)
 }
 
 /* Processes that could not be read, each kind in its own words. */
-static void describe_unseen(const struct iso_holder *h, size_t n, char *why, size_t len)
+static void describe_unseen(const struct tree_holder *h, size_t n, char *why, size_t len)
 {
 	char mine[400], outside[400], stalled[400];
-	size_t nu = list_kind(h, n, ISO_HOLDER_UNREADABLE, mine, sizeof(mine));
-	size_t no = list_kind(h, n, ISO_HOLDER_OUTSIDE, outside, sizeof(outside));
-	size_t ns = list_kind(h, n, ISO_HOLDER_STALLED, stalled, sizeof(stalled));
+	size_t nu = list_kind(h, n, TREE_HOLDER_UNREADABLE, mine, sizeof(mine));
+	size_t no = list_kind(h, n, TREE_HOLDER_OUTSIDE, outside, sizeof(outside));
+	size_t ns = list_kind(h, n, TREE_HOLDER_STALLED, stalled, sizeof(stalled));
 
 	snprintf(why, len, "holders not measurable");
 	if (nu)
@@ -846,7 +846,7 @@ static void describe_unseen(const struct iso_holder *h, size_t n, char *why, siz
 		       nu || no ? "; " : ": ", ns > 1 ? "s" : "", stalled, ISO_READER_DEADLINE_MS);
 }
 
-void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, struct iso_err *e)
+void tree_holder_describe(const struct tree_holder *h, size_t n, const char *cmd, struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
@@ -871,12 +871,12 @@ void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, 
 			 h->what);
 }
 
-void iso_holders_strerror(int n, struct iso_err *e)
+void tree_holders_strerror(int n, struct iso_err *e)
 {
 	if (n == -E2BIG)
 		iso_err_set(e, 0,
 			    "holders not measurable: more than %u entries to match by identity",
-			    ISO_TREEID_MAX);
+			    TREE_TREEID_MAX);
 	else
 		iso_err_set(e, n, "cannot inspect /proc for holders");
 }

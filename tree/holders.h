@@ -11,7 +11,7 @@
 
 #include "common/err.h"
 
-struct iso_holder {
+struct tree_holder {
 	pid_t pid;
 	char what[24];	/* "cwd", "root", "exe", "fd 5", "mapping", "mount", "not measurable",
 			   "outside userns" */
@@ -20,63 +20,64 @@ struct iso_holder {
 };
 
 /* pipe_index of a process whose fds could not be read: `target` is its comm */
-#define ISO_HOLDER_UNREADABLE (-3)
+#define TREE_HOLDER_UNREADABLE (-3)
 /*
  * pipe_index of a process of the caller's uid that refused to be read because
  * it runs outside isorun's user namespace (not because it is not dumpable):
  * `target` is its comm.  Whether it can hold the tree is the caller's call.
  */
-#define ISO_HOLDER_OUTSIDE (-4)
+#define TREE_HOLDER_OUTSIDE (-4)
 /*
  * pipe_index of a mount that might show part of the tree but whose path, in
  * the process's mount namespace, did not answer within the reader's deadline
  * (a lookup on a file system that stopped answering): `target` is the mount
  * point.  Not measurable, as an unreadable process is.
  */
-#define ISO_HOLDER_STALLED (-5)
+#define TREE_HOLDER_STALLED (-5)
 
-struct iso_treeid;
+struct tree_treeid;
 
-struct iso_holder_query {
+struct tree_holder_query {
 	const char *tree; /* absolute, canonical; NULL: do not look for it */
 	const ino_t *pipes;
 	size_t n_pipes;
 	pid_t exclude;		      /* isorun itself: it holds the lock and the read ends */
 	dev_t alias_dev;	      /* the tree's shield: its files show this device too */
-	const struct iso_treeid *ids; /* filled in by iso_find_holders from `tree` */
+	const struct tree_treeid *ids; /* filled in by tree_find_holders from `tree` */
 };
 
 /*
  * Holders of the tree are matched by identity (device and inode of everything in
  * it): an fd, cwd, root, exe, a file mapping, or a mount whose root is in it.
  * A process of the caller's own uid (not root) whose fds cannot be read is
- * returned as a holder with pipe_index ISO_HOLDER_UNREADABLE: not measurable;
- * or ISO_HOLDER_OUTSIDE when it runs outside isorun's user namespace; a mount
- * whose path could not be looked at in time is ISO_HOLDER_STALLED.
- * -E2BIG: the tree has more than ISO_TREEID_MAX entries.
- * Returns the number of holders found (*ret malloc'ed, free with iso_holders_free)
+ * returned as a holder with pipe_index TREE_HOLDER_UNREADABLE: not measurable;
+ * or TREE_HOLDER_OUTSIDE when it runs outside isorun's user namespace; a mount
+ * whose path could not be looked at in time is TREE_HOLDER_STALLED.
+ * -E2BIG: the tree has more than TREE_TREEID_MAX entries.
+ * Returns the number of holders found (*ret malloc'ed, free with tree_holders_free)
  * or -errno; *ret_unreadable counts processes whose fds could not be read.
  */
-int iso_find_holders(const struct iso_holder_query *q, struct iso_holder **ret,
-		     size_t *ret_unreadable);
+int tree_find_holders(const struct tree_holder_query *q, struct tree_holder **ret,
+		      size_t *ret_unreadable);
 /* The holder to name: the first that is not merely unreadable or outside. */
-const struct iso_holder *iso_holder_first(const struct iso_holder *h, size_t n);
+const struct tree_holder *tree_holder_first(const struct tree_holder *h, size_t n);
 /*
- * Moves the ISO_HOLDER_OUTSIDE entries of h to its end, in order; returns how
+ * Moves the TREE_HOLDER_OUTSIDE entries of h to its end, in order; returns how
  * many entries precede them.
  */
-size_t iso_holders_split_outside(struct iso_holder *h, size_t n);
+size_t tree_holders_split_outside(struct tree_holder *h, size_t n);
 /* "pid N (comm), ..." of h[0..n), for a line saying what was not measured. */
-void iso_holders_list(const struct iso_holder *h, size_t n, char *buf, size_t len);
+void tree_holders_list(const struct tree_holder *h, size_t n, char *buf, size_t len);
 /*
  * A tree holder in teardown's words; `cmd` is its command line, or NULL; `n`
  * counts the entries from h on (an unreadable or outside first one lists them
  * all, each kind in its own words).
  */
-void iso_holder_describe(const struct iso_holder *h, size_t n, const char *cmd, struct iso_err *e);
-void iso_holders_free(struct iso_holder *h, size_t n);
+void tree_holder_describe(const struct tree_holder *h, size_t n, const char *cmd,
+			  struct iso_err *e);
+void tree_holders_free(struct tree_holder *h, size_t n);
 
-/* Why iso_find_holders() failed with n (-errno), as the reason a tree is kept. */
-void iso_holders_strerror(int n, struct iso_err *e);
+/* Why tree_find_holders() failed with n (-errno), as the reason a tree is kept. */
+void tree_holders_strerror(int n, struct iso_err *e);
 
 #endif

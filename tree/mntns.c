@@ -102,7 +102,7 @@ static int stat_mount(uint64_t mnt_id, uint64_t ns_id, struct mount_seen *m)
 	return 0;
 }
 
-int iso_mntns_fs_path(int fd, const char *path, char *out, size_t len)
+int tree_mntns_fs_path(int fd, const char *path, char *out, size_t len)
 {
 	struct statx stx;
 	struct mount_seen m;
@@ -145,7 +145,7 @@ struct ns_tally {
 	char where[PATH_MAX];
 };
 
-static void tally(const struct iso_mntns_query *q, const struct mount_seen *m, struct ns_tally *t)
+static void tally(const struct tree_mntns_query *q, const struct mount_seen *m, struct ns_tally *t)
 {
 	if (m->dev == q->shield && !strcmp(m->root, "/")) {
 		t->shields++;
@@ -158,7 +158,7 @@ static void tally(const struct iso_mntns_query *q, const struct mount_seen *m, s
 }
 
 /* 1 when namespace ns_id shows the directory bare: a disk mount of it no shield covers. */
-static int ns_exposes(const struct iso_mntns_query *q, uint64_t ns_id, struct ns_tally *t)
+static int ns_exposes(const struct tree_mntns_query *q, uint64_t ns_id, struct ns_tally *t)
 {
 	uint64_t ids[256];
 	struct mnt_id_req req = {
@@ -195,8 +195,8 @@ static uint64_t ns_id_of(int fd)
 }
 
 /* Every namespace from `fd` on in one direction; `own` is skipped. */
-static int walk(const struct iso_mntns_query *q, int fd, unsigned long dir, uint64_t own, char *why,
-		size_t len)
+static int walk(const struct tree_mntns_query *q, int fd, unsigned long dir, uint64_t own,
+		char *why, size_t len)
 {
 	_cleanup_close_ int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	struct ns_tally t;
@@ -227,7 +227,7 @@ static int walk(const struct iso_mntns_query *q, int fd, unsigned long dir, uint
 	}
 }
 
-int iso_mntns_exposed(const struct iso_mntns_query *q, struct iso_err *e)
+int tree_mntns_exposed(const struct tree_mntns_query *q, struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);

@@ -15,7 +15,7 @@
 
 #include "common/err.h"
 
-struct iso_mntns_query {
+struct tree_mntns_query {
 	dev_t disk;	 /* the directory's filesystem */
 	const char *rel; /* its path from that filesystem's root ("/tmp/isorun-0/ID") */
 	dev_t shield;	 /* the overlay over it */
@@ -26,12 +26,12 @@ struct iso_mntns_query {
  * from `disk` or also has a mount of the shield; 1 when one shows it bare
  * (e->msg names it); -errno when the namespaces cannot be walked here.
  */
-int iso_mntns_exposed(const struct iso_mntns_query *q, struct iso_err *e);
+int tree_mntns_exposed(const struct tree_mntns_query *q, struct iso_err *e);
 
 /*
  * The path of `fd`'s directory from its filesystem's root, through the mount it
  * is on in our namespace: `path` is the canonical path of fd.  -errno otherwise.
  */
-int iso_mntns_fs_path(int fd, const char *path, char *out, size_t len);
+int tree_mntns_fs_path(int fd, const char *path, char *out, size_t len);
 
 #endif

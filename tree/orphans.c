@@ -69,7 +69,7 @@ static int environ_match(int fd, const char *entry)
 	return m.ok && m.at == m.len && m.len > 0;
 }
 
-bool iso_environ_has(int fd, const char *entry)
+bool tree_environ_has(int fd, const char *entry)
 {
 	return environ_match(fd, entry) == 1;
 }
@@ -149,7 +149,7 @@ static bool of_user(const char *proc, pid_t pid, uid_t uid)
  * it was never counted.  A non-dumpable one (a set-user-ID program of a third
  * user's run by the caller has the caller's real uid) is read as before.
  */
-static bool third_users(const struct iso_orphan_query *q, pid_t pid)
+static bool third_users(const struct tree_orphan_query *q, pid_t pid)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -163,7 +163,7 @@ static bool third_users(const struct iso_orphan_query *q, pid_t pid)
 	return stat(path, &st) == 0 && st.st_uid != 0;
 }
 
-static bool held(const struct iso_orphan_scan *s, pid_t pid, uint64_t start)
+static bool held(const struct tree_orphan_scan *s, pid_t pid, uint64_t start)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->v[i].pid == pid && s->v[i].start == start)
@@ -171,14 +171,14 @@ static bool held(const struct iso_orphan_scan *s, pid_t pid, uint64_t start)
 	return false;
 }
 
-static int add(struct iso_orphan_scan *s, const struct iso_orphan_query *q, pid_t pid,
+static int add(struct tree_orphan_scan *s, const struct tree_orphan_query *q, pid_t pid,
 	       uint64_t start)
 {
-	struct iso_orphan *o;
+	struct tree_orphan *o;
 
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct iso_orphan *nv = reallocarray(s->v, cap, sizeof(*nv));
+		struct tree_orphan *nv = reallocarray(s->v, cap, sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
@@ -186,7 +186,7 @@ static int add(struct iso_orphan_scan *s, const struct iso_orphan_query *q, pid_
 		s->cap = cap;
 	}
 	o = &s->v[s->n++];
-	*o = (struct iso_orphan){ .pid = pid, .start = start, .pidfd = -1 };
+	*o = (struct tree_orphan){ .pid = pid, .start = start, .pidfd = -1 };
 	/* the real /proc only: a fake one has no command lines to show */
 	o->cmd = strcmp(q->proc, "/proc") ? strdup("?") : iso_proc_cmdline(pid, 80);
 	return 0;
@@ -197,7 +197,7 @@ static int add(struct iso_orphan_scan *s, const struct iso_orphan_query *q, pid_
  * between reading it and stopping it, the fewer children it can start meanwhile.
  * Failures are left to the freeze's own pass, which reports them.
  */
-static void stop_early(struct iso_orphan *o)
+static void stop_early(struct tree_orphan *o)
 {
 	struct iso_proc p = { .pid = o->pid, .start = o->start };
 	int fd = iso_pidfd_open_checked(&p);
@@ -212,8 +212,8 @@ static void stop_early(struct iso_orphan *o)
  * One process: 1 when it is added, 0 when not the tree's (or already held, or
  * gone), -ENOMEM.  Unreadable environments of this user's processes are counted.
  */
-static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pid,
-		   struct iso_orphan_scan *s, int procfd, struct iso_userns_view *userns)
+static int examine(const struct tree_orphan_query *q, const char *entry, pid_t pid,
+		   struct tree_orphan_scan *s, int procfd, struct iso_userns_view *userns)
 {
 	char path[PATH_MAX], state = 0;
 	uint64_t start = 0;
@@ -221,7 +221,7 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 
 	/* pid 1, init, is never started by a run (and its environment is often closed) */
 	if (pid == q->exclude || pid == 1 || third_users(q, pid) ||
-	    iso_tree_pid_stat(q->proc, pid, &state, &start) < 0)
+	    tree_pid_stat(q->proc, pid, &state, &start) < 0)
 		return 0;
 	if (held(s, pid, start))
 		return 0;
@@ -265,7 +265,7 @@ static int examine(const struct iso_orphan_query *q, const char *entry, pid_t pi
 	return r < 0 ? r : 1;
 }
 
-int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s)
+int tree_orphans_find(const struct tree_orphan_query *q, struct tree_orphan_scan *s)
 {
 	_cleanup_free_ char *entry = NULL;
 	struct iso_userns_view userns = { 0 };
@@ -273,7 +273,7 @@ int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s
 	int added = 0, r = 0;
 	DIR *d;
 
-	if (asprintf(&entry, "%s=%s", ISO_NAMESPACE_VAR, q->tree) < 0) {
+	if (asprintf(&entry, "%s=%s", TREE_NAMESPACE_VAR, q->tree) < 0) {
 		entry = NULL;
 		return -ENOMEM;
 	}
@@ -295,7 +295,7 @@ int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s
 	return r < 0 ? r : added;
 }
 
-static int signal_one(struct iso_orphan *o, int sig, char *why, size_t len)
+static int signal_one(struct tree_orphan *o, int sig, char *why, size_t len)
 {
 	const char *name = sig == SIGKILL ? "SIGKILL" : "SIGSTOP";
 	int r;
@@ -329,13 +329,13 @@ static int signal_one(struct iso_orphan *o, int sig, char *why, size_t len)
 }
 
 /* SIGSTOP what is found until a scan finds nothing new. */
-static int freeze(const struct iso_orphan_query *q, struct iso_orphan_scan *s, char *why,
+static int freeze(const struct tree_orphan_query *q, struct tree_orphan_scan *s, char *why,
 		  size_t len)
 {
 	size_t done = 0;
 
 	for (int round = 0; round < FREEZE_ROUNDS; round++) {
-		int r = iso_orphans_find(q, s);
+		int r = tree_orphans_find(q, s);
 
 		if (r < 0) {
 			snprintf(why, len, "list '%s': %s", q->proc, strerror(-r));
@@ -363,7 +363,7 @@ static int64_t now_ms(void)
 }
 
 /* Wait on the pidfds (readable once the process has exited) until all are gone. */
-static int wait_gone(struct iso_orphan_scan *s, int timeout_ms, char *why, size_t len)
+static int wait_gone(struct tree_orphan_scan *s, int timeout_ms, char *why, size_t len)
 {
 	int64_t deadline = now_ms() + timeout_ms;
 	_cleanup_free_ struct pollfd *pfd = calloc(s->n ? s->n : 1, sizeof(*pfd));
@@ -405,8 +405,8 @@ static int wait_gone(struct iso_orphan_scan *s, int timeout_ms, char *why, size_
 	}
 }
 
-int iso_orphans_stop(const struct iso_orphan_query *q, struct iso_orphan_scan *s, int timeout_ms,
-		     struct iso_err *e)
+int tree_orphans_stop(const struct tree_orphan_query *q, struct tree_orphan_scan *s, int timeout_ms,
+		      struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
@@ -424,7 +424,7 @@ int iso_orphans_stop(const struct iso_orphan_query *q, struct iso_orphan_scan *s
 		return r;
 	/* frozen before the kill, none can have forked since: a new one means a bug or a race */
 	before = s->n;
-	r = iso_orphans_find(q, s);
+	r = tree_orphans_find(q, s);
 	if (r > 0) {
 		snprintf(why, len, "pid %d `%s` appeared after the others were killed",
 			 (int)s->v[before].pid, s->v[before].cmd);
@@ -433,7 +433,7 @@ int iso_orphans_stop(const struct iso_orphan_query *q, struct iso_orphan_scan *s
 	return r < 0 ? r : 0;
 }
 
-void iso_orphans_free(struct iso_orphan_scan *s)
+void tree_orphans_free(struct tree_orphan_scan *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].cmd);
@@ -441,5 +441,5 @@ void iso_orphans_free(struct iso_orphan_scan *s)
 			close(s->v[i].pidfd);
 	}
 	free(s->v);
-	*s = (struct iso_orphan_scan){ 0 };
+	*s = (struct tree_orphan_scan){ 0 };
 }

@@ -21,16 +21,16 @@
 #include "common/err.h"
 
 /* The variable launcher/env.c sets to the tree's path. */
-#define ISO_NAMESPACE_VAR "ISORUN_NAMESPACE"
+#define TREE_NAMESPACE_VAR "ISORUN_NAMESPACE"
 
-struct iso_orphan_query {
+struct tree_orphan_query {
 	const char *proc; /* "/proc", or a fake one (find only) */
 	const char *tree; /* the tree's absolute path */
 	uid_t uid;	  /* only processes whose real or effective uid is this; 0: all */
 	pid_t exclude;	  /* ourselves */
 };
 
-struct iso_orphan {
+struct tree_orphan {
 	pid_t pid;
 	uint64_t start; /* /proc/PID/stat field 22: (pid, start) names it */
 	char *cmd;	/* redacted command line, for messages */
@@ -38,8 +38,8 @@ struct iso_orphan {
 	bool gone;	/* exited (or was gone before it could be signalled) */
 };
 
-struct iso_orphan_scan {
-	struct iso_orphan *v;
+struct tree_orphan_scan {
+	struct tree_orphan *v;
 	size_t n, cap;
 	/* processes of this user whose environment could not be read: they could be the run's */
 	size_t unreadable;
@@ -47,7 +47,7 @@ struct iso_orphan_scan {
 	size_t outside;
 	/* ones whose environment did not come within the reader's deadline (not in unreadable) */
 	size_t stalled;
-	/* iso_orphans_stop: SIGSTOP each one the moment it is found, not after the scan */
+	/* tree_orphans_stop: SIGSTOP each one the moment it is found, not after the scan */
 	bool stop_at_once;
 };
 
@@ -55,7 +55,7 @@ struct iso_orphan_scan {
  * True when the NUL-separated environment on fd has the exact entry NAME=VALUE
  * (ISORUN_NAMESPACE=<tree>); read as a stream, whatever its size.
  */
-bool iso_environ_has(int fd, const char *entry);
+bool tree_environ_has(int fd, const char *entry);
 
 /*
  * Add to s every live process whose environment names q->tree and that s does
@@ -63,7 +63,7 @@ bool iso_environ_has(int fd, const char *entry);
  * environment is read through iso_reader_proc() when there is one (bounded).  Returns how many were added, or
  * -errno when /proc cannot be listed.
  */
-int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s);
+int tree_orphans_find(const struct tree_orphan_query *q, struct tree_orphan_scan *s);
 
 /*
  * Stop every process of q->tree: SIGSTOP each one found (through a pidfd that is
@@ -73,9 +73,9 @@ int iso_orphans_find(const struct iso_orphan_query *q, struct iso_orphan_scan *s
  * nothing.  s lists the processes found.  Returns 0, or -errno with e->msg
  * naming what failed and which process.
  */
-int iso_orphans_stop(const struct iso_orphan_query *q, struct iso_orphan_scan *s, int timeout_ms,
-		     struct iso_err *e);
+int tree_orphans_stop(const struct tree_orphan_query *q, struct tree_orphan_scan *s, int timeout_ms,
+		      struct iso_err *e);
 
-void iso_orphans_free(struct iso_orphan_scan *s);
+void tree_orphans_free(struct tree_orphan_scan *s);
 
 #endif

@@ -106,8 +106,8 @@ struct rm {
 	size_t nnoted, noted_cap;
 	struct names noted_names;
 	struct idset failed;
-	struct iso_rm_stats st;
-	const struct iso_rm_stop *stop; /* may be NULL */
+	struct tree_rm_stats st;
+	const struct tree_rm_stop *stop; /* may be NULL */
 	unsigned long seen;		/* entries looked at, to ask `stop` now and then */
 };
 
@@ -608,7 +608,7 @@ static int leave(struct rm *rm, struct cur *c)
 	return entry_failed(rm, err, "rmdir", name, d_ino, NULL) == FATAL ? -FATAL : 0;
 }
 
-/* Open the top, checking what iso_rmtree() promises about it.  -1: done. */
+/* Open the top, checking what tree_rmtree() promises about it.  -1: done. */
 static int open_top(struct rm *rm, int dirfd, const char *name)
 {
 	_cleanup_close_ int fd = -1;
@@ -722,13 +722,13 @@ stop:
 }
 
 static int rmtree_stoppable(int dirfd, const char *name, const char *display,
-			    struct iso_rm_stats *ret_stats, const struct iso_rm_stop *stop,
+			    struct tree_rm_stats *ret_stats, const struct tree_rm_stop *stop,
 			    struct iso_err *e)
 {
 	struct rm rm = { .display = display ? display : name, .e = e, .stop = stop };
 
 	if (ret_stats)
-		*ret_stats = (struct iso_rm_stats){ 0 };
+		*ret_stats = (struct tree_rm_stats){ 0 };
 	if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
 		return iso_err_set(e, EINVAL, "remove '%s': not a single path component",
 				   rm.display ? rm.display : "(null)");
@@ -743,15 +743,15 @@ static int rmtree_stoppable(int dirfd, const char *name, const char *display,
 	return rm.first;
 }
 
-int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_stats *ret_stats,
-	       struct iso_err *e)
+int tree_rmtree(int dirfd, const char *name, const char *display, struct tree_rm_stats *ret_stats,
+		struct iso_err *e)
 {
 	return rmtree_stoppable(dirfd, name, display, ret_stats, NULL, e);
 }
 
-/* Remove one entry of the top directory: a directory through iso_rmtree, else unlink. */
+/* Remove one entry of the top directory: a directory through tree_rmtree, else unlink. */
 static int remove_top_entry(int top_fd, const char *name, const char *display,
-			    const struct iso_rm_stop *stop, struct iso_err *e)
+			    const struct tree_rm_stop *stop, struct iso_err *e)
 {
 	char path[PATH_MAX + 256];
 	struct stat st;
@@ -784,7 +784,7 @@ static bool is_last(int top_fd, const struct dirent *d, const char *const *last)
 
 /* Every entry of top_fd except `last`; keeps going, returns the first failure. */
 static int remove_all_but(int top_fd, const char *const *last, const char *display,
-			  const struct iso_rm_stop *stop, struct iso_err *e)
+			  const struct tree_rm_stop *stop, struct iso_err *e)
 {
 	struct iso_err mine = { 0 };
 	struct dirent *d;
@@ -825,8 +825,8 @@ static int remove_all_but(int top_fd, const char *const *last, const char *displ
 	return first;
 }
 
-int iso_rmtree_last(int dirfd, const char *name, int top_fd, const char *const *last,
-		    const char *display, const struct iso_rm_stop *stop, struct iso_err *e)
+int tree_rmtree_last(int dirfd, const char *name, int top_fd, const char *const *last,
+		     const char *display, const struct tree_rm_stop *stop, struct iso_err *e)
 {
 	int r;
 

@@ -13,7 +13,7 @@
 
 #include "common/err.h"
 
-struct iso_rm_stats {
+struct tree_rm_stats {
 	unsigned long files;
 	unsigned long dirs;
 };
@@ -44,15 +44,15 @@ struct iso_rm_stats {
  * ret_stats (may be NULL) counts what this call removed, also on failure:
  * `dirs` includes the top.
  */
-int iso_rmtree(int dirfd, const char *name, const char *display, struct iso_rm_stats *ret_stats,
-	       struct iso_err *e);
+int tree_rmtree(int dirfd, const char *name, const char *display, struct tree_rm_stats *ret_stats,
+		struct iso_err *e);
 
 /*
  * Asked between entries (every few dozen) during removal: true stops it at once,
  * leaving the rest in place; the removal then fails with -ECANCELED and the
  * message "remove '<dir>': stopped".
  */
-struct iso_rm_stop {
+struct tree_rm_stop {
 	bool (*fn)(void *arg);
 	void *arg;
 };
@@ -62,9 +62,9 @@ struct iso_rm_stop {
  * the NULL-terminated names `last` removed last: when anything else fails, they
  * are all still there (isorun's own records: a tree that stays can then still
  * be judged and collected).  `stop` may be NULL.  Same conventions as
- * iso_rmtree otherwise.
+ * tree_rmtree otherwise.
  */
-int iso_rmtree_last(int dirfd, const char *name, int top_fd, const char *const *last,
-		    const char *display, const struct iso_rm_stop *stop, struct iso_err *e);
+int tree_rmtree_last(int dirfd, const char *name, int top_fd, const char *const *last,
+		     const char *display, const struct tree_rm_stop *stop, struct iso_err *e);
 
 #endif

@@ -32,24 +32,24 @@
 
 static bool is_work(const char *name)
 {
-	size_t n = strlen(name), s = strlen(ISO_SHIELD_WORK_SUFFIX);
+	size_t n = strlen(name), s = strlen(TREE_SHIELD_WORK_SUFFIX);
 
-	return name[0] == '.' && n > s && !strcmp(name + n - s, ISO_SHIELD_WORK_SUFFIX);
+	return name[0] == '.' && n > s && !strcmp(name + n - s, TREE_SHIELD_WORK_SUFFIX);
 }
 
-bool iso_shield_is_own(const char *name)
+bool tree_shield_is_own(const char *name)
 {
-	return is_work(name) || !strcmp(name, ISO_SHIELD_LOWER);
+	return is_work(name) || !strcmp(name, TREE_SHIELD_LOWER);
 }
 
 static int work_name(const char *id, char *out, size_t len)
 {
-	if (snprintf(out, len, ".%s%s", id, ISO_SHIELD_WORK_SUFFIX) >= (int)len)
+	if (snprintf(out, len, ".%s%s", id, TREE_SHIELD_WORK_SUFFIX) >= (int)len)
 		return -ENAMETOOLONG;
 	return 0;
 }
 
-static int fail(struct iso_shield *sh, int r, const char *what)
+static int fail(struct tree_shield *sh, int r, const char *what)
 {
 	snprintf(sh->why, sizeof(sh->why), "%s: %s", what, strerror(-r));
 	return r;
@@ -66,18 +66,18 @@ static int fail(struct iso_shield *sh, int r, const char *what)
  * them where a --root's layers could differ), so a holder found through the
  * shield is matched against the tree on disk; mount_overlay() checks it.
  */
-static int shared_lower(struct iso_shield *sh, int user_fd)
+static int shared_lower(struct tree_shield *sh, int user_fd)
 {
 	char dents[256];
 	struct stat st;
 	long n;
 	int fd;
 
-	if (mkdirat(user_fd, ISO_SHIELD_LOWER, 0555) == 0)
+	if (mkdirat(user_fd, TREE_SHIELD_LOWER, 0555) == 0)
 		sh->made_lower = true;
 	else if (errno != EEXIST)
 		return fail(sh, -errno, "make the shield's lower layer");
-	fd = openat(user_fd, ISO_SHIELD_LOWER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(user_fd, TREE_SHIELD_LOWER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return fail(sh, -errno, "open the shield's lower layer");
 	/* "." and "..": two entries of 24 bytes each, and nothing on a second read */
@@ -94,7 +94,7 @@ static int shared_lower(struct iso_shield *sh, int user_fd)
  * "volatile": no syncfs at the unmount (40 ms on ext4 here); the tree is
  * scratch, and its data is written back as any other.
  */
-static int mount_overlay(struct iso_shield *sh, int lower, int work, int tree_fd, const char *path)
+static int mount_overlay(struct tree_shield *sh, int lower, int work, int tree_fd, const char *path)
 {
 	char opts[200];
 	struct stat st;
@@ -136,7 +136,7 @@ static bool initial_userns(void)
 	return !strcmp(map, "         0          0 4294967295\n");
 }
 
-static int lock_through(struct iso_shield *sh, const char *path, const char *owner)
+static int lock_through(struct tree_shield *sh, const char *path, const char *owner)
 {
 	char at[PATH_MAX + NAME_MAX + 2];
 	int fd;
@@ -153,8 +153,8 @@ static int lock_through(struct iso_shield *sh, const char *path, const char *own
 	return 0;
 }
 
-int iso_shield_raise(struct iso_shield *sh, int user_fd, int tree_fd, const char *id,
-		     const char *path, const char *owner)
+int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
+		      const char *path, const char *owner)
 {
 	_cleanup_close_ int work = -1, lower = -1;
 	char name[NAME_MAX + 1];
@@ -162,7 +162,7 @@ int iso_shield_raise(struct iso_shield *sh, int user_fd, int tree_fd, const char
 	struct stat st;
 	int r;
 
-	*sh = (struct iso_shield){ .lock_fd = -1 };
+	*sh = (struct tree_shield){ .lock_fd = -1 };
 	if (geteuid() != 0)
 		return fail(sh, -EPERM, "not root: no mount in the caller's mount namespace");
 	if (!initial_userns())
@@ -194,20 +194,20 @@ int iso_shield_raise(struct iso_shield *sh, int user_fd, int tree_fd, const char
 			sh->work = false;
 		/* where no shield can be mounted (a nested run), none leaves its layer behind */
 		if (sh->made_lower)
-			(void)unlinkat(user_fd, ISO_SHIELD_LOWER, AT_REMOVEDIR);
+			(void)unlinkat(user_fd, TREE_SHIELD_LOWER, AT_REMOVEDIR);
 		return r;
 	}
 	sh->up = true;
 	r = lock_through(sh, path, owner);
 	if (r < 0) {
 		/* a shield ls and gc would find unlocked is worse than none */
-		iso_shield_off(path);
+		tree_shield_off(path);
 		sh->up = false;
 	}
 	return r;
 }
 
-void iso_shield_unlock(struct iso_shield *sh)
+void tree_shield_unlock(struct tree_shield *sh)
 {
 	if (sh->lock_fd >= 0)
 		close(sh->lock_fd);
@@ -226,7 +226,7 @@ static bool is_shield(int user_fd, const char *id, struct stat *st)
 	       fstat(fd, st) == 0 && fstat(user_fd, &parent) == 0 && st->st_dev != parent.st_dev;
 }
 
-bool iso_shield_present(int user_fd, const char *id)
+bool tree_shield_present(int user_fd, const char *id)
 {
 	char name[NAME_MAX + 1];
 	struct stat st;
@@ -236,14 +236,14 @@ bool iso_shield_present(int user_fd, const char *id)
 	       S_ISDIR(st.st_mode) && is_shield(user_fd, id, &st);
 }
 
-void iso_shield_off(const char *path)
+void tree_shield_off(const char *path)
 {
 	(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
 }
 
-void iso_shield_detach(int user_fd, const char *id, const char *path)
+void tree_shield_detach(int user_fd, const char *id, const char *path)
 {
-	if (iso_shield_present(user_fd, id))
+	if (tree_shield_present(user_fd, id))
 		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
 }
 
@@ -274,18 +274,18 @@ static int exposed(int user_fd, const char *user_path, const char *id, dev_t dis
 		   struct iso_err *e)
 {
 	char rel[PATH_MAX], tree_rel[PATH_MAX + NAME_MAX + 2];
-	struct iso_mntns_query q = { .disk = disk, .rel = tree_rel, .shield = dev };
-	int r = iso_mntns_fs_path(user_fd, user_path, rel, sizeof(rel));
+	struct tree_mntns_query q = { .disk = disk, .rel = tree_rel, .shield = dev };
+	int r = tree_mntns_fs_path(user_fd, user_path, rel, sizeof(rel));
 
 	if (r < 0)
 		return r;
 	snprintf(tree_rel, sizeof(tree_rel), "%s/%s", strcmp(rel, "/") ? rel : "", id);
-	return iso_mntns_exposed(&q, e);
+	return tree_mntns_exposed(&q, e);
 }
 
-enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const char *id,
-				       const char *path, dev_t raised, dev_t *ovl_dev,
-				       struct iso_err *e)
+enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
+					 const char *path, dev_t raised, dev_t *ovl_dev,
+					 struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
@@ -294,15 +294,15 @@ enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const
 	int ex;
 
 	*ovl_dev = 0;
-	if (!iso_shield_present(user_fd, id) || !is_shield(user_fd, id, &st) ||
+	if (!tree_shield_present(user_fd, id) || !is_shield(user_fd, id, &st) ||
 	    fstat(user_fd, &parent) < 0) {
 		snprintf(why, len, "the tree's shield is gone");
-		return ISO_SHIELD_NONE;
+		return TREE_SHIELD_NONE;
 	}
 	/* an overlay the command mounted in its place proves nothing (and is not ours) */
 	if (st.st_dev != raised) {
 		snprintf(why, len, "the tree's shield was replaced by another mount");
-		return ISO_SHIELD_NONE;
+		return TREE_SHIELD_NONE;
 	}
 	*ovl_dev = st.st_dev;
 	/* before the unmount: a namespace's copy of the shield is what covers it */
@@ -313,18 +313,18 @@ enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const
 	if (in < 0 || inotify_add_watch(in, path, IN_UNMOUNT | IN_ONLYDIR | IN_DONT_FOLLOW) < 0) {
 		snprintf(why, len, "watch the tree's shield: %s", strerror(errno));
 		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
-		return ISO_SHIELD_NONE;
+		return TREE_SHIELD_NONE;
 	}
 	if (umount2(path, UMOUNT_NOFOLLOW) < 0) {
 		if (errno == EBUSY)
-			return ISO_SHIELD_HELD;
+			return TREE_SHIELD_HELD;
 		snprintf(why, len, "unmount the tree's shield: %s", strerror(errno));
 		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
-		return ISO_SHIELD_NONE;
+		return TREE_SHIELD_NONE;
 	}
 	if (!superblock_ended(in))
-		return ISO_SHIELD_ELSEWHERE;
-	return ex == 0 ? ISO_SHIELD_UNUSED : ex > 0 ? ISO_SHIELD_EXPOSED : ISO_SHIELD_NONE;
+		return TREE_SHIELD_ELSEWHERE;
+	return ex == 0 ? TREE_SHIELD_UNUSED : ex > 0 ? TREE_SHIELD_EXPOSED : TREE_SHIELD_NONE;
 }
 
 /*
@@ -350,7 +350,7 @@ static bool remove_known(int user_fd, const char *name)
 	return unlinkat(user_fd, name, AT_REMOVEDIR) == 0;
 }
 
-int iso_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e)
+int tree_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e)
 {
 	char name[NAME_MAX + 1], display[PATH_MAX + NAME_MAX + 2];
 	struct stat st;
@@ -361,17 +361,17 @@ int iso_shield_remove_work(int user_fd, const char *id, const char *user_path, s
 	if (S_ISDIR(st.st_mode) && remove_known(user_fd, name))
 		return 0;
 	snprintf(display, sizeof(display), "%s/%s", user_path, name);
-	r = iso_rmtree(user_fd, name, display, NULL, e);
+	r = tree_rmtree(user_fd, name, display, NULL, e);
 	return r == -ENOENT ? 0 : r;
 }
 
-int iso_shield_take_off(int user_fd, const char *user_path, const char *id, const char *path,
-			dev_t *dev, struct iso_err *e)
+int tree_shield_take_off(int user_fd, const char *user_path, const char *id, const char *path,
+			 dev_t *dev, struct iso_err *e)
 {
 	struct stat st;
 
 	*dev = 0;
-	if (!iso_shield_present(user_fd, id))
+	if (!tree_shield_present(user_fd, id))
 		return 0;
 	/* the command may have covered it with a file system of its own: not asked */
 	if (iso_stat_cached(AT_FDCWD, path, 0, &st) < 0)
@@ -379,13 +379,13 @@ int iso_shield_take_off(int user_fd, const char *user_path, const char *id, cons
 	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
 		return iso_err_set(e, errno, "unmount the shield of '%s'", path);
 	*dev = st.st_dev;
-	return iso_shield_remove_work(user_fd, id, user_path, e) < 0 ? -EIO : 1;
+	return tree_shield_remove_work(user_fd, id, user_path, e) < 0 ? -EIO : 1;
 }
 
 /* ".<id>.w" -> "<id>" */
 static bool tree_of(const char *name, char *id, size_t len)
 {
-	size_t n = strlen(name) - strlen(ISO_SHIELD_WORK_SUFFIX) - 1;
+	size_t n = strlen(name) - strlen(TREE_SHIELD_WORK_SUFFIX) - 1;
 
 	if (!is_work(name) || n == 0 || n >= len)
 		return false;
@@ -394,7 +394,7 @@ static bool tree_of(const char *name, char *id, size_t len)
 	return true;
 }
 
-int iso_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
+int tree_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
 {
 	int fd = openat(user_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	char id[NAME_MAX + 1];
@@ -416,7 +416,7 @@ int iso_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
 		live++;
 		if (iso_stat_cached(user_fd, id, AT_SYMLINK_NOFOLLOW, &st) == 0 || errno != ENOENT)
 			continue;
-		r = iso_shield_remove_work(user_fd, id, user_path, e);
+		r = tree_shield_remove_work(user_fd, id, user_path, e);
 		n += r == 0;
 		live -= r == 0;
 	}
@@ -427,6 +427,6 @@ int iso_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
 	 * empty directory, or goes without a shield and scans: never a wrong proof.
 	 */
 	if (r == 0 && live == 0)
-		(void)unlinkat(user_fd, ISO_SHIELD_LOWER, AT_REMOVEDIR);
+		(void)unlinkat(user_fd, TREE_SHIELD_LOWER, AT_REMOVEDIR);
 	return r < 0 ? r : n;
 }

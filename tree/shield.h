@@ -22,22 +22,22 @@
 #include "common/err.h"
 
 /* The shared empty lower layer in the user directory, made once, never removed. */
-#define ISO_SHIELD_LOWER ".empty"
+#define TREE_SHIELD_LOWER ".empty"
 /* A run's work directory in the user directory: ".<id>.w" */
-#define ISO_SHIELD_WORK_SUFFIX ".w"
+#define TREE_SHIELD_WORK_SUFFIX ".w"
 
-enum iso_shield_proof {
-	ISO_SHIELD_UNUSED,    /* the superblock ended with our unmount: no holder anywhere */
-	ISO_SHIELD_HELD,      /* the unmount was refused: something holds it through this mount;
-			       * the shield stays until iso_shield_detach() */
-	ISO_SHIELD_ELSEWHERE, /* unmounted, but the superblock lives on: another mount or copy */
-	ISO_SHIELD_EXPOSED,   /* a mount namespace shows the on-disk tree without the shield */
-	ISO_SHIELD_NONE,      /* no shield to prove with (gone, or never made) */
+enum tree_shield_proof {
+	TREE_SHIELD_UNUSED,    /* the superblock ended with our unmount: no holder anywhere */
+	TREE_SHIELD_HELD,      /* the unmount was refused: something holds it through this mount;
+				* the shield stays until tree_shield_detach() */
+	TREE_SHIELD_ELSEWHERE, /* unmounted, but the superblock lives on: another mount or copy */
+	TREE_SHIELD_EXPOSED,   /* a mount namespace shows the on-disk tree without the shield */
+	TREE_SHIELD_NONE,      /* no shield to prove with (gone, or never made) */
 };
 
-struct iso_shield {
+struct tree_shield {
 	bool up;
-	bool work;	 /* its work directory exists (iso_shield_remove_work() takes it) */
+	bool work;	 /* its work directory exists (tree_shield_remove_work() takes it) */
 	bool made_lower; /* this run made the shared lower layer */
 	dev_t dev;	 /* the overlay's st_dev: what a holder through it shows */
 	dev_t disk;	 /* the tree directory's own st_dev */
@@ -56,51 +56,51 @@ struct iso_shield {
  * directory user_fd).  Not being able to is not an error of the run: the holder
  * scan then proves the tree unused the slow way.  0, or -errno with sh->why.
  */
-int iso_shield_raise(struct iso_shield *sh, int user_fd, int tree_fd, const char *id,
-		     const char *path, const char *owner);
+int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
+		      const char *path, const char *owner);
 /* Let go of the lock taken through the shield (before it comes off). */
-void iso_shield_unlock(struct iso_shield *sh);
+void tree_shield_unlock(struct tree_shield *sh);
 
 /*
  * Unmount the shield and say what the kernel knows.  Afterwards `path` shows
  * the on-disk tree, except after HELD: a holder scan names the holders
- * through the shield first, then iso_shield_detach() takes it off, with
+ * through the shield first, then tree_shield_detach() takes it off, with
  * whatever the command mounted inside the tree (lazily: what such a mount
  * shows is never reached by the removal).
  * `user_path` is the user directory's canonical path; `raised` the device the
  * shield had when it was raised (another overlay at the path proves nothing).
  * *ovl_dev gets the overlay's device (0 when there was none), for a holder scan.
  */
-enum iso_shield_proof iso_shield_prove(int user_fd, const char *user_path, const char *id,
-				       const char *path, dev_t raised, dev_t *ovl_dev,
-				       struct iso_err *e);
+enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
+					 const char *path, dev_t raised, dev_t *ovl_dev,
+					 struct iso_err *e);
 
 /* Detach the shield without a proof (a kept tree), if `path` is one. */
-void iso_shield_detach(int user_fd, const char *id, const char *path);
+void tree_shield_detach(int user_fd, const char *id, const char *path);
 /* Detach the shield raised at `path` by this process (no descriptor needed). */
-void iso_shield_off(const char *path);
+void tree_shield_off(const char *path);
 
 /* Whether the tree `id` still wears a shield (a run killed before its teardown). */
-bool iso_shield_present(int user_fd, const char *id);
+bool tree_shield_present(int user_fd, const char *id);
 
 /* Remove the run's work directory; a missing one is not an error. */
-int iso_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e);
+int tree_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e);
 
 /* Whether `name` in the user directory is the shield's (its lower layer, a work directory). */
-bool iso_shield_is_own(const char *name);
+bool tree_shield_is_own(const char *name);
 
 /*
  * gc's half: take off the shield a killed run left on tree `id` (detached; its
  * device in *dev), and its work directory.  1 when there was one, 0, -errno.
  */
-int iso_shield_take_off(int user_fd, const char *user_path, const char *id, const char *path,
-			dev_t *dev, struct iso_err *e);
+int tree_shield_take_off(int user_fd, const char *user_path, const char *id, const char *path,
+			 dev_t *dev, struct iso_err *e);
 
 /*
  * Remove the work directories whose tree is gone (a run killed between the two
  * removals), and the shared lower layer when no shield is left.  Returns how
  * many work directories, or -errno.
  */
-int iso_shield_sweep(int user_fd, const char *user_path, struct iso_err *e);
+int tree_shield_sweep(int user_fd, const char *user_path, struct iso_err *e);
 
 #endif

@@ -22,13 +22,8 @@
 #include "common/text.h"
 
 /* the lock last: whoever finds the owner record finds it locked or takeable */
-const char *const iso_tree_records[] = { ISO_TREE_CGROUP,
-					 ISO_TREE_OUTCOME_TMP,
-					 ISO_TREE_OUTCOME,
-					 ISO_TREE_SETTINGS,
-					 ISO_TREE_OWNER,
-					 ISO_TREE_LOCK,
-					 NULL };
+const char *const tree_records[] = { TREE_CGROUP, TREE_OUTCOME_TMP, TREE_OUTCOME, TREE_SETTINGS,
+				     TREE_OWNER,  TREE_LOCK,	    NULL };
 
 /* an earlier layout's cover for --protect-home=hide: an old tree may still hold it */
 static const char *const former_names[] = { "empty", NULL };
@@ -41,23 +36,23 @@ static const char *reserved_in(const char *const *names, const char *sub, size_t
 	return NULL;
 }
 
-const char *iso_tree_reserved(const char *sub)
+const char *tree_reserved(const char *sub)
 {
 	size_t l = strcspn(sub, "/");
-	const char *r = reserved_in(iso_tree_records, sub, l);
+	const char *r = reserved_in(tree_records, sub, l);
 
 	return r ? r : reserved_in(former_names, sub, l);
 }
 
 /* tmp/ is a /tmp: sticky and open to all, reachable below 0711 parents */
-const struct iso_tree_dir iso_tree_dirs[] = {
+const struct tree_dir tree_dirs[] = {
 	{ "home", 0700 },
 	{ "tmp", 01777 },
 	{ "run", 0700 }, /* XDG_RUNTIME_DIR must exist, 0700 (the base-directory spec) */
 	{ NULL, 0 },
 };
 
-const struct iso_tree_var iso_tree_vars[] = {
+const struct tree_var tree_vars[] = {
 	{ "HOME", "home" },
 	{ "USERPROFILE", "home" },
 	{ "TMPDIR", "tmp" },
@@ -71,7 +66,7 @@ const struct iso_tree_var iso_tree_vars[] = {
 	{ NULL, NULL },
 };
 
-mode_t iso_tree_dir_mode(void)
+mode_t tree_dir_mode(void)
 {
 	/*
 	 * Root's commands drop to other uids and expect $TMPDIR to work like /tmp, so
@@ -106,7 +101,7 @@ static int mkdir_mode(int dirfd, const char *name, mode_t mode)
 	return 0;
 }
 
-const char *iso_tree_root(const char *root)
+const char *tree_root(const char *root)
 {
 	const char *r = root;
 
@@ -119,8 +114,7 @@ const char *iso_tree_root(const char *root)
 	return r;
 }
 
-int iso_tree_open_user_dir(const char *given, bool create, char *path, size_t len,
-			   struct iso_err *e)
+int tree_open_user_dir(const char *given, bool create, char *path, size_t len, struct iso_err *e)
 {
 	_cleanup_close_ int rootfd = -1, fd = -1;
 	/* canonical, because holders are found by comparing /proc readlinks with it */
@@ -162,7 +156,7 @@ int iso_tree_open_user_dir(const char *given, bool create, char *path, size_t le
 		return iso_err_set(e, 0, "refusing '%s': mode %04o is group or world writable",
 				   path, (unsigned)(st.st_mode & 07777));
 	/* as root, one made 0700 (by an older isorun, or a umask) is opened up to 0711 */
-	if (create && iso_tree_dir_mode() == 0711 && (st.st_mode & 07777) != 0711 &&
+	if (create && tree_dir_mode() == 0711 && (st.st_mode & 07777) != 0711 &&
 	    fchmod(fd, 0711) < 0)
 		return iso_err_set(e, errno, "chmod 0711 '%s'", path);
 	return TAKE_FD(fd);
@@ -176,7 +170,7 @@ static int make_id(char *buf, size_t len, struct iso_err *e)
 {
 	/* 32 symbols: a byte's low 5 bits pick one without bias */
 	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
-	unsigned char rnd[ISO_TREE_ID_RANDOM];
+	unsigned char rnd[TREE_ID_RANDOM];
 	char stamp[32];
 	struct tm tm;
 	size_t n;
@@ -230,7 +224,7 @@ static char *owner_text(char *const *argv)
 	if (stat("/proc/self/ns/pid", &ns) == 0)
 		json_object_set_new(o, "pidns", json_integer((json_int_t)ns.st_ino));
 	/* this record is the lock: a reader flocks it, not an older tree's `lock` file */
-	json_object_set_new(o, "lock", json_string(ISO_TREE_OWNER));
+	json_object_set_new(o, "lock", json_string(TREE_OWNER));
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return text;
@@ -241,7 +235,7 @@ static char *owner_text(char *const *argv)
  * so that a reader that parses it (ls, gc) always finds it locked while the run
  * lives.  An empty or partial record proves nothing to gc, which leaves it be.
  */
-static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
+static int write_owner(struct tree_tree *t, char *const *argv, struct iso_err *e)
 {
 	_cleanup_free_ char *text = owner_text(argv);
 	size_t len;
@@ -250,7 +244,7 @@ static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
 		return iso_err_set(e, ENOMEM, "owner record");
 	t->lock_fd = faulty("owner")
 			     ? -1
-			     : openat(t->fd, ISO_TREE_OWNER,
+			     : openat(t->fd, TREE_OWNER,
 				      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (t->lock_fd < 0)
 		return iso_err_set(e, errno, "create '%s/owner'", t->path);
@@ -264,9 +258,9 @@ static int write_owner(struct iso_tree *t, char *const *argv, struct iso_err *e)
 	return 0;
 }
 
-static int populate(struct iso_tree *t, char *const *argv, struct iso_err *e)
+static int populate(struct tree_tree *t, char *const *argv, struct iso_err *e)
 {
-	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub; d++) {
+	for (const struct tree_dir *d = tree_dirs; d->sub; d++) {
 		int r = faulty(d->sub) ? -errno : mkdir_mode(t->fd, d->sub, d->mode);
 
 		if (r < 0)
@@ -275,9 +269,9 @@ static int populate(struct iso_tree *t, char *const *argv, struct iso_err *e)
 	return write_owner(t, argv, e);
 }
 
-void iso_tree_release_reserve(struct iso_tree *t)
+void tree_release_reserve(struct tree_tree *t)
 {
-	for (int i = 0; i < ISO_TREE_RESERVE; i++) {
+	for (int i = 0; i < TREE_RESERVE; i++) {
 		if (t->reserve[i] > 0)
 			close(t->reserve[i]);
 		t->reserve[i] = 0;
@@ -285,16 +279,16 @@ void iso_tree_release_reserve(struct iso_tree *t)
 }
 
 /* Before anything exists: a limit too low to remove a tree refuses to make one. */
-static int take_reserve(struct iso_tree *t, struct iso_err *e)
+static int take_reserve(struct tree_tree *t, struct iso_err *e)
 {
-	for (int i = 0; i < ISO_TREE_RESERVE; i++) {
+	for (int i = 0; i < TREE_RESERVE; i++) {
 		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0) {
 			int r = iso_err_set(e, errno,
 					    "set aside descriptors to remove the tree with "
 					    "(the descriptor limit is too low)");
-			iso_tree_release_reserve(t);
+			tree_release_reserve(t);
 			return r;
 		}
 		t->reserve[i] = fd;
@@ -308,7 +302,7 @@ static int take_reserve(struct iso_tree *t, struct iso_err *e)
  * cgroup2 directory has cgroup.procs and others in each one made) would fail to
  * unlink what isorun never made and keep the rest.  The walk is only the fallback.
  */
-static void unmake(struct iso_tree *t, struct iso_err *e)
+static void unmake(struct tree_tree *t, struct iso_err *e)
 {
 	struct iso_err rm = { 0 };
 	char hint[sizeof(e->hint)], why[sizeof(rm.msg) + 64];
@@ -318,15 +312,14 @@ static void unmake(struct iso_tree *t, struct iso_err *e)
 	if (t->lock_fd >= 0)
 		close(t->lock_fd);
 	t->lock_fd = -1;
-	iso_tree_release_reserve(t);
+	tree_release_reserve(t);
 	if (t->fd >= 0) {
-		if (unlinkat(t->fd, ISO_TREE_OWNER, 0) < 0 && errno != ENOENT)
+		if (unlinkat(t->fd, TREE_OWNER, 0) < 0 && errno != ENOENT)
 			left = true;
-		while (iso_tree_dirs[n].sub)
+		while (tree_dirs[n].sub)
 			n++;
 		while (n--)
-			if (unlinkat(t->fd, iso_tree_dirs[n].sub, AT_REMOVEDIR) < 0 &&
-			    errno != ENOENT)
+			if (unlinkat(t->fd, tree_dirs[n].sub, AT_REMOVEDIR) < 0 && errno != ENOENT)
 				left = true;
 		close(t->fd);
 		t->fd = -1;
@@ -334,7 +327,7 @@ static void unmake(struct iso_tree *t, struct iso_err *e)
 	if (!left && unlinkat(t->user_fd, t->id, AT_REMOVEDIR) == 0)
 		return;
 	/* 125 promises nothing is left: when something is, the error says what */
-	if (iso_rmtree(t->user_fd, t->id, t->path, NULL, &rm) < 0) {
+	if (tree_rmtree(t->user_fd, t->id, t->path, NULL, &rm) < 0) {
 		static const char pre[] = "left behind, remove it by hand: ";
 		size_t w = strlen(iso_err_format(&rm, why, sizeof(why)));
 
@@ -349,7 +342,7 @@ static void unmake(struct iso_tree *t, struct iso_err *e)
 }
 
 /* A tree not yet opened, and the descriptors its teardown will need, taken now. */
-static int tree_begin(struct iso_tree *t, struct iso_err *e)
+static int tree_begin(struct tree_tree *t, struct iso_err *e)
 {
 	t->user_fd = t->fd = t->lock_fd = t->park = -1;
 	t->parked = false;
@@ -358,16 +351,16 @@ static int tree_begin(struct iso_tree *t, struct iso_err *e)
 	return take_reserve(t, e);
 }
 
-int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e)
+int tree_create(struct tree_tree *t, const char *root, char *const *argv, struct iso_err *e)
 {
 	int r;
 
 	r = tree_begin(t, e);
 	if (r < 0)
 		return r;
-	r = iso_tree_open_user_dir(root, true, t->user_path, sizeof(t->user_path), e);
+	r = tree_open_user_dir(root, true, t->user_path, sizeof(t->user_path), e);
 	if (r < 0) {
-		iso_tree_release_reserve(t);
+		tree_release_reserve(t);
 		return r;
 	}
 	t->user_fd = r;
@@ -375,7 +368,7 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 		r = make_id(t->id, sizeof(t->id), e);
 		if (r < 0)
 			return r;
-		r = mkdir_mode(t->user_fd, t->id, iso_tree_dir_mode());
+		r = mkdir_mode(t->user_fd, t->id, tree_dir_mode());
 		if (r == 0)
 			break;
 		errno = -r;
@@ -398,7 +391,7 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
 }
 
 /* The command could have left one at the name: ours is made fresh, never through a link. */
-static int fresh_record(struct iso_tree *t, const char *name, struct iso_err *e)
+static int fresh_record(struct tree_tree *t, const char *name, struct iso_err *e)
 {
 	int fd;
 
@@ -410,7 +403,7 @@ static int fresh_record(struct iso_tree *t, const char *name, struct iso_err *e)
 	return fd;
 }
 
-int iso_tree_write_record(struct iso_tree *t, const char *name, const char *text, struct iso_err *e)
+int tree_write_record(struct tree_tree *t, const char *name, const char *text, struct iso_err *e)
 {
 	_cleanup_close_ int fd = -1;
 	size_t len = strlen(text);
@@ -433,10 +426,10 @@ int iso_tree_write_record(struct iso_tree *t, const char *name, const char *text
  * processes: the tree is refused.  One whose cgroup is gone is stale: removed,
  * as the new run may make its own.  The path is only looked at, never opened.
  */
-static int adopt_cgroup_record(struct iso_tree *t, struct iso_err *e)
+static int adopt_cgroup_record(struct tree_tree *t, struct iso_err *e)
 {
 	_cleanup_close_ int fd =
-		openat(t->fd, ISO_TREE_CGROUP, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		openat(t->fd, TREE_CGROUP, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	char text[PATH_MAX] = "";
 	struct stat st;
 	ssize_t n;
@@ -444,20 +437,19 @@ static int adopt_cgroup_record(struct iso_tree *t, struct iso_err *e)
 	if (fd < 0 && errno == ENOENT)
 		return 0;
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return iso_err_set(e, EEXIST, "'%s/%s': not isorun's record", t->path,
-				   ISO_TREE_CGROUP);
+		return iso_err_set(e, EEXIST, "'%s/%s': not isorun's record", t->path, TREE_CGROUP);
 	n = read(fd, text, sizeof(text) - 1);
 	text[n > 0 ? n : 0] = '\0';
 	text[strcspn(text, "\n")] = '\0';
 	if (text[0] == '/' && lstat(text, &st) == 0)
 		return iso_err_set(e, EEXIST, "its run's cgroup %s still exists", text);
-	if (unlinkat(t->fd, ISO_TREE_CGROUP, 0) < 0)
-		return iso_err_set(e, errno, "remove '%s/%s'", t->path, ISO_TREE_CGROUP);
+	if (unlinkat(t->fd, TREE_CGROUP, 0) < 0)
+		return iso_err_set(e, errno, "remove '%s/%s'", t->path, TREE_CGROUP);
 	return 0;
 }
 
 /* The tree's own directory and owner record, verified ours, the lock taken. */
-static int adopt_open(struct iso_tree *t, const char *name, struct iso_err *e)
+static int adopt_open(struct tree_tree *t, const char *name, struct iso_err *e)
 {
 	struct stat st;
 
@@ -469,30 +461,29 @@ static int adopt_open(struct iso_tree *t, const char *name, struct iso_err *e)
 	if (st.st_uid != geteuid())
 		return iso_err_set(e, EPERM, "'%s' is owned by uid %u", t->path,
 				   (unsigned)st.st_uid);
-	t->lock_fd = openat(t->fd, ISO_TREE_OWNER,
-			    O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	t->lock_fd =
+		openat(t->fd, TREE_OWNER, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (t->lock_fd < 0)
-		return iso_err_set(e, errno, "open '%s/%s'", t->path, ISO_TREE_OWNER);
+		return iso_err_set(e, errno, "open '%s/%s'", t->path, TREE_OWNER);
 	if (fstat(t->lock_fd, &st) < 0)
-		return iso_err_set(e, errno, "stat '%s/%s'", t->path, ISO_TREE_OWNER);
+		return iso_err_set(e, errno, "stat '%s/%s'", t->path, TREE_OWNER);
 	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
-		return iso_err_set(e, EPERM, "'%s/%s' is not isorun's record", t->path,
-				   ISO_TREE_OWNER);
+		return iso_err_set(e, EPERM, "'%s/%s' is not isorun's record", t->path, TREE_OWNER);
 	if (flock(t->lock_fd, LOCK_EX | LOCK_NB) < 0)
 		return iso_err_set(e, errno == EWOULDBLOCK ? EBUSY : errno, "lock '%s/%s'", t->path,
-				   ISO_TREE_OWNER);
+				   TREE_OWNER);
 	return adopt_cgroup_record(t, e);
 }
 
 /* This run's owner record in place of the old one (the lock stays), home/ tmp/ run/ there. */
-static int adopt_take(struct iso_tree *t, char *const *argv, struct iso_err *e)
+static int adopt_take(struct tree_tree *t, char *const *argv, struct iso_err *e)
 {
 	_cleanup_free_ char *text = owner_text(argv);
 	size_t len;
 
 	if (!text)
 		return iso_err_set(e, ENOMEM, "owner record");
-	for (const struct iso_tree_dir *d = iso_tree_dirs; d->sub; d++) {
+	for (const struct tree_dir *d = tree_dirs; d->sub; d++) {
 		int r = mkdir_mode(t->fd, d->sub, d->mode);
 
 		if (r < 0 && r != -EEXIST)
@@ -501,26 +492,25 @@ static int adopt_take(struct iso_tree *t, char *const *argv, struct iso_err *e)
 	len = strlen(text);
 	text[len] = '\n';
 	if (ftruncate(t->lock_fd, 0) < 0)
-		return iso_err_set(e, errno, "truncate '%s/%s'", t->path, ISO_TREE_OWNER);
+		return iso_err_set(e, errno, "truncate '%s/%s'", t->path, TREE_OWNER);
 	errno = 0;
 	if (pwrite(t->lock_fd, text, len + 1, 0) != (ssize_t)(len + 1))
-		return iso_err_set(e, errno ? errno : EIO, "write '%s/%s'", t->path,
-				   ISO_TREE_OWNER);
+		return iso_err_set(e, errno ? errno : EIO, "write '%s/%s'", t->path, TREE_OWNER);
 	/* last: until here the tree reads as it was left (kept) */
-	if (unlinkat(t->fd, ISO_TREE_OUTCOME, 0) < 0 && errno != ENOENT)
-		return iso_err_set(e, errno, "remove '%s/%s'", t->path, ISO_TREE_OUTCOME);
+	if (unlinkat(t->fd, TREE_OUTCOME, 0) < 0 && errno != ENOENT)
+		return iso_err_set(e, errno, "remove '%s/%s'", t->path, TREE_OUTCOME);
 	return 0;
 }
 
-int iso_tree_adopt(struct iso_tree *t, const char *root, const char *name, char *const *argv,
-		   struct iso_err *e)
+int tree_adopt(struct tree_tree *t, const char *root, const char *name, char *const *argv,
+	       struct iso_err *e)
 {
 	int r;
 
 	r = tree_begin(t, e);
 	if (r < 0)
 		return r;
-	r = iso_tree_open_user_dir(root, false, t->user_path, sizeof(t->user_path), e);
+	r = tree_open_user_dir(root, false, t->user_path, sizeof(t->user_path), e);
 	if (r < 0)
 		return r;
 	t->user_fd = r;
@@ -538,7 +528,7 @@ int iso_tree_adopt(struct iso_tree *t, const char *root, const char *name, char 
 	return r;
 }
 
-int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e)
+int tree_mkdir_sub(struct tree_tree *t, const char *sub, struct iso_err *e)
 {
 	_cleanup_free_ char *copy = strdup(sub);
 	char *p;
@@ -562,9 +552,10 @@ int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e)
 	return 0;
 }
 
-static int write_state(struct iso_tree *t, const char *state, const char *reason, struct iso_err *e)
+static int write_state(struct tree_tree *t, const char *state, const char *reason,
+		       struct iso_err *e)
 {
-	static const char tmp[] = ISO_TREE_OUTCOME_TMP;
+	static const char tmp[] = TREE_OUTCOME_TMP;
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
 	json_t *o = json_pack("{s:s, s:s}", "state", state, "reason", reason);
@@ -593,7 +584,7 @@ static int write_state(struct iso_tree *t, const char *state, const char *reason
 		return r;
 	}
 	/* a reader sees the whole record or none */
-	if (renameat(t->fd, tmp, t->fd, ISO_TREE_OUTCOME) < 0) {
+	if (renameat(t->fd, tmp, t->fd, TREE_OUTCOME) < 0) {
 		int r = iso_err_set(e, errno, "rename '%s/%s'", t->path, tmp);
 		(void)unlinkat(t->fd, tmp, 0);
 		return r;
@@ -601,7 +592,7 @@ static int write_state(struct iso_tree *t, const char *state, const char *reason
 	return 0;
 }
 
-int iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason, struct iso_err *e)
+int tree_record_state(struct tree_tree *t, bool kept, const char *reason, struct iso_err *e)
 {
 	struct stat st;
 
@@ -611,7 +602,7 @@ int iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason, str
 	return write_state(t, kept ? "kept" : "retained", reason, e);
 }
 
-int iso_tree_park(struct iso_tree *t, struct iso_err *e)
+int tree_park(struct tree_tree *t, struct iso_err *e)
 {
 	_cleanup_close_ int nul = -1;
 	int sv[2], r;
@@ -631,7 +622,7 @@ int iso_tree_park(struct iso_tree *t, struct iso_err *e)
 	return 0;
 }
 
-int iso_tree_unpark(struct iso_tree *t, struct iso_err *e)
+int tree_unpark(struct tree_tree *t, struct iso_err *e)
 {
 	char c;
 	int fd = -1;
@@ -656,13 +647,13 @@ int iso_tree_unpark(struct iso_tree *t, struct iso_err *e)
 	return 0;
 }
 
-void iso_tree_close(struct iso_tree *t)
+void tree_close(struct tree_tree *t)
 {
 	if (t->parked) {
 		close(t->park);
 		t->parked = false;
 	}
-	iso_tree_release_reserve(t);
+	tree_release_reserve(t);
 	if (t->lock_fd >= 0)
 		close(t->lock_fd);
 	if (t->fd >= 0)

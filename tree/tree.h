@@ -10,25 +10,25 @@
 #include "common/err.h"
 
 /* Descriptors a removal needs beyond the tree's own (a listing, a level, its dup, the next). */
-#define ISO_TREE_RESERVE 4
+#define TREE_RESERVE 4
 
 /* The directories made before the command starts (home/, tmp/, run/), and their modes. */
-struct iso_tree_dir {
+struct tree_dir {
 	const char *sub;
 	mode_t mode;
 };
-extern const struct iso_tree_dir iso_tree_dirs[];
+extern const struct tree_dir tree_dirs[];
 
 /*
  * The variables that point into the tree, and where: the XDG base directories
  * are home/.cache, home/.config, ... (the spec's defaults), made by whatever
  * first writes there, as in a fresh account's home.
  */
-struct iso_tree_var {
+struct tree_var {
 	const char *name;
 	const char *sub;
 };
-extern const struct iso_tree_var iso_tree_vars[];
+extern const struct tree_var tree_vars[];
 
 /*
  * iso_err.cause from tree/: the failure is about an option's value, which only
@@ -40,7 +40,7 @@ enum tree_cause {
 	TREE_CAUSE_ENV_DIR,	 /* a variable's directory in the tree; msg: "" */
 };
 
-struct iso_tree {
+struct tree_tree {
 	int user_fd; /* $ROOT/isorun-$UID, verified */
 	int fd;	     /* the invocation's directory */
 	int lock_fd; /* the owner record, flock'ed for the whole run */
@@ -49,9 +49,9 @@ struct iso_tree {
 	 * before removal: a run that hit the descriptor limit can still remove its
 	 * tree.  0 when not held (fd 0 is always taken).
 	 */
-	int reserve[ISO_TREE_RESERVE];
+	int reserve[TREE_RESERVE];
 	/*
-	 * While parked (iso_tree_park), `fd` holds /dev/null and the tree's own
+	 * While parked (tree_park), `fd` holds /dev/null and the tree's own
 	 * descriptor sits in flight in this socket.  -1 / false otherwise.
 	 */
 	bool parked;
@@ -67,21 +67,20 @@ struct iso_tree {
 };
 
 /* Random characters in a tree's name, after its UTC stamp: 100 bits. */
-#define ISO_TREE_ID_RANDOM 20
+#define TREE_ID_RANDOM 20
 
 /* 0711 for root (other uids reach $TMPDIR, list nothing), 0700 otherwise. */
-mode_t iso_tree_dir_mode(void);
+mode_t tree_dir_mode(void);
 
 /* $ISORUN_ROOT, else $TMPDIR, else /tmp; `root` (from --root) wins. */
-const char *iso_tree_root(const char *root);
+const char *tree_root(const char *root);
 
 /*
  * Open $root/isorun-$UID (made first when `create`) and verify it: ours, a real
  * directory, not group or world writable.  Its absolute, canonical path goes to
  * `path`.  Returns the fd, or -errno (-ENOENT when absent and not `create`).
  */
-int iso_tree_open_user_dir(const char *root, bool create, char *path, size_t len,
-			   struct iso_err *e);
+int tree_open_user_dir(const char *root, bool create, char *path, size_t len, struct iso_err *e);
 
 /*
  * Names inside <id>/ that isorun itself writes.  The owner record is also the
@@ -89,39 +88,39 @@ int iso_tree_open_user_dir(const char *root, bool create, char *path, size_t len
  * a separate `lock` file instead, which ls and gc still read, and whose owner
  * record has no "lock" member.
  */
-#define ISO_TREE_OWNER	 "owner"
-#define ISO_TREE_LOCK	 "lock"	   /* the older layout's lock file */
-#define ISO_TREE_OUTCOME "outcome" /* JSON {"state": "kept"|"retained", "reason": "..."} */
+#define TREE_OWNER   "owner"
+#define TREE_LOCK    "lock"    /* the older layout's lock file */
+#define TREE_OUTCOME "outcome" /* JSON {"state": "kept"|"retained", "reason": "..."} */
 /* the outcome record while it is written, renamed over `outcome` once whole */
-#define ISO_TREE_OUTCOME_TMP ISO_TREE_OUTCOME ".tmp"
+#define TREE_OUTCOME_TMP TREE_OUTCOME ".tmp"
 /* the path of the run's cgroup, one line, when it had one: ls and gc find its processes */
-#define ISO_TREE_CGROUP "cgroup"
+#define TREE_CGROUP "cgroup"
 /*
  * The run's settings as isorun.conf text (cli/reenter.c), for `isorun shell
  * --tree`, which reads them as input under its own command line (0600).
  */
-#define ISO_TREE_SETTINGS "settings"
+#define TREE_SETTINGS "settings"
 /*
  * isorun's own records, in the order a removal deletes them, after everything
  * else: THE list of names at the top of a tree that are isorun's, not the
  * command's.  Removal, the holder scan and every check of a name the caller
  * gives inside the tree (--env-dir) read it.
  */
-extern const char *const iso_tree_records[];
+extern const char *const tree_records[];
 /*
  * The record SUB (a relative path inside the tree) would land in or below: its
- * first component is one of iso_tree_records or a name an earlier layout kept
+ * first component is one of tree_records or a name an earlier layout kept
  * at the top (`empty`).  NULL when SUB is the command's to use.
  */
-const char *iso_tree_reserved(const char *sub);
+const char *tree_reserved(const char *sub);
 
 /*
  * Create and verify $root/isorun-$UID (ours, a real directory, not group or world
- * writable; made iso_tree_dir_mode()), then a fresh <id> (iso_tree_dir_mode(),
+ * writable; made tree_dir_mode()), then a fresh <id> (tree_dir_mode(),
  * named stamp-random) with the command's directories (tmp/ 1777, home/ and run/
  * 0700) and `owner`, locked.  On failure nothing of <id> is left behind.
  */
-int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, struct iso_err *e);
+int tree_create(struct tree_tree *t, const char *root, char *const *argv, struct iso_err *e);
 /*
  * Take over the kept tree <user dir of root>/<name> for a new run (`isorun shell
  * --tree`): a real directory of ours with an owner record of the current layout
@@ -131,19 +130,18 @@ int iso_tree_create(struct iso_tree *t, const char *root, char *const *argv, str
  * record (a run cgroup that may still hold processes) is -EEXIST.  Nothing of
  * the tree is changed when it is refused.
  */
-int iso_tree_adopt(struct iso_tree *t, const char *root, const char *name, char *const *argv,
-		   struct iso_err *e);
+int tree_adopt(struct tree_tree *t, const char *root, const char *name, char *const *argv,
+	       struct iso_err *e);
 /* Write <id>/NAME (0600, made anew: whatever was at the name goes) with `text`: a record of
  * isorun's. */
-int iso_tree_write_record(struct iso_tree *t, const char *name, const char *text,
-			  struct iso_err *e);
+int tree_write_record(struct tree_tree *t, const char *name, const char *text, struct iso_err *e);
 /* Make <id>/SUB (and its parents) for --env-dir. */
-int iso_tree_mkdir_sub(struct iso_tree *t, const char *sub, struct iso_err *e);
+int tree_mkdir_sub(struct tree_tree *t, const char *sub, struct iso_err *e);
 /*
  * At teardown, while the lock is still held: a kept or retained tree records
  * why in <id>/outcome, for `isorun ls`.  Nothing for a tree that no longer exists.
  */
-int iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason, struct iso_err *e);
+int tree_record_state(struct tree_tree *t, bool kept, const char *reason, struct iso_err *e);
 /*
  * While the tree wears its shield (tree/shield.h), isorun's own descriptor of
  * the tree on disk would be a way past it: another root process can walk into
@@ -151,10 +149,10 @@ int iso_tree_record_state(struct iso_tree *t, bool kept, const char *reason, str
  * (SCM_RIGHTS: out of the descriptor table, so out of /proc) and leaves
  * /dev/null at its number; unparking takes it back, before the shield comes off.
  */
-int iso_tree_park(struct iso_tree *t, struct iso_err *e);
-int iso_tree_unpark(struct iso_tree *t, struct iso_err *e);
+int tree_park(struct tree_tree *t, struct iso_err *e);
+int tree_unpark(struct tree_tree *t, struct iso_err *e);
 /* Give back the reserved descriptors, so that the removal that follows has them. */
-void iso_tree_release_reserve(struct iso_tree *t);
-void iso_tree_close(struct iso_tree *t);
+void tree_release_reserve(struct tree_tree *t);
+void tree_close(struct tree_tree *t);
 
 #endif

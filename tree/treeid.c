@@ -11,13 +11,13 @@
 
 #include "common/nowait.h"
 
-static int push(struct iso_treeid *t, const struct stat *st)
+static int push(struct tree_treeid *t, const struct stat *st)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 1024;
 		struct iso_devino *nv;
 
-		if (t->n >= ISO_TREEID_MAX)
+		if (t->n >= TREE_TREEID_MAX)
 			return -E2BIG;
 		nv = realloc(t->v, cap * sizeof(*nv));
 		if (!nv)
@@ -42,7 +42,7 @@ static bool skipped(const char *const *skip, const char *name)
 	return false;
 }
 
-static int walk(struct iso_treeid *t, int dfd, const char *const *skip)
+static int walk(struct tree_treeid *t, int dfd, const char *const *skip)
 {
 	DIR *d = fdopendir(dfd);
 	struct dirent *e;
@@ -102,12 +102,12 @@ static int cmp(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-int iso_treeid_build(struct iso_treeid *t, const char *path, const char *const *skip)
+int tree_treeid_build(struct tree_treeid *t, const char *path, const char *const *skip)
 {
 	struct stat st;
 	int fd, r;
 
-	*t = (struct iso_treeid){ 0 };
+	*t = (struct tree_treeid){ 0 };
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -124,27 +124,27 @@ int iso_treeid_build(struct iso_treeid *t, const char *path, const char *const *
 	else
 		close(fd);
 	if (r < 0) {
-		iso_treeid_free(t);
+		tree_treeid_free(t);
 		return r;
 	}
 	qsort(t->v, t->n, sizeof(*t->v), cmp);
 	return 0;
 }
 
-bool iso_treeid_on_dev(const struct iso_treeid *t, dev_t dev)
+bool tree_treeid_on_dev(const struct tree_treeid *t, dev_t dev)
 {
 	return dev == t->root_dev || (t->alias_dev && dev == t->alias_dev);
 }
 
-bool iso_treeid_has(const struct iso_treeid *t, dev_t dev, ino_t ino)
+bool tree_treeid_has(const struct tree_treeid *t, dev_t dev, ino_t ino)
 {
 	struct iso_devino k = { t->alias_dev && dev == t->alias_dev ? t->root_dev : dev, ino };
 
 	return t->n && bsearch(&k, t->v, t->n, sizeof(*t->v), cmp);
 }
 
-void iso_treeid_free(struct iso_treeid *t)
+void tree_treeid_free(struct tree_treeid *t)
 {
 	free(t->v);
-	*t = (struct iso_treeid){ 0 };
+	*t = (struct tree_treeid){ 0 };
 }

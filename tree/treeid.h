@@ -12,9 +12,9 @@
 #include <sys/types.h>
 
 /* Beyond this many entries the set is not built: holders are then not measurable. */
-#define ISO_TREEID_MAX (1u << 20)
+#define TREE_TREEID_MAX (1u << 20)
 
-struct iso_treeid {
+struct tree_treeid {
 	struct iso_devino {
 		dev_t dev;
 		ino_t ino;
@@ -36,10 +36,10 @@ struct iso_treeid {
  * -errno.  The top-level entries named in `skip` (NULL-terminated, or NULL) are
  * left out: isorun's own records, which ls and gc open beside a live run.
  */
-int iso_treeid_build(struct iso_treeid *t, const char *path, const char *const *skip);
-bool iso_treeid_has(const struct iso_treeid *t, dev_t dev, ino_t ino);
+int tree_treeid_build(struct tree_treeid *t, const char *path, const char *const *skip);
+bool tree_treeid_has(const struct tree_treeid *t, dev_t dev, ino_t ino);
 /* Whether dev is the tree's own device, or its alias. */
-bool iso_treeid_on_dev(const struct iso_treeid *t, dev_t dev);
-void iso_treeid_free(struct iso_treeid *t);
+bool tree_treeid_on_dev(const struct tree_treeid *t, dev_t dev);
+void tree_treeid_free(struct tree_treeid *t);
 
 #endif

@@ -21,20 +21,20 @@
 /* isorun's own records are a few hundred bytes; anything far larger is not one */
 #define RECORD_MAX (64 * 1024)
 
-const char *iso_tree_seen_name(enum iso_tree_seen s)
+const char *tree_seen_name(enum tree_seen s)
 {
 	switch (s) {
-	case ISO_SEEN_RUNNING:
+	case TREE_SEEN_RUNNING:
 		return "running";
-	case ISO_SEEN_KEPT:
+	case TREE_SEEN_KEPT:
 		return "kept";
-	case ISO_SEEN_RETAINED:
+	case TREE_SEEN_RETAINED:
 		return "retained";
-	case ISO_SEEN_ORPHANED:
+	case TREE_SEEN_ORPHANED:
 		return "orphaned";
-	case ISO_SEEN_UNKNOWN:
+	case TREE_SEEN_UNKNOWN:
 		return "unknown";
-	case ISO_SEEN_UNREADABLE:
+	case TREE_SEEN_UNREADABLE:
 		break;
 	}
 	return "unreadable";
@@ -115,7 +115,7 @@ static int read_record(int dirfd, const char *name, char **ret, struct stat *st,
 	return 0;
 }
 
-int iso_tree_read_record(int dirfd, const char *name, char **ret, struct iso_err *e)
+int tree_read_record(int dirfd, const char *name, char **ret, struct iso_err *e)
 {
 	struct stat st;
 
@@ -128,7 +128,7 @@ int iso_tree_read_record(int dirfd, const char *name, char **ret, struct iso_err
  * matched by gc.  The record is the command's to rewrite, but an alias only
  * adds matches: a forged one can keep a tree, never remove one.
  */
-static void read_shield_dev(struct iso_tree_view *v, const json_t *dev)
+static void read_shield_dev(struct tree_view *v, const json_t *dev)
 {
 	const char *s = json_is_string(dev) ? json_string_value(dev) : NULL, *end;
 	uint64_t maj, min;
@@ -138,13 +138,13 @@ static void read_shield_dev(struct iso_tree_view *v, const json_t *dev)
 		v->alias_dev = makedev((unsigned)maj, (unsigned)min);
 }
 
-static int read_state(struct iso_tree_view *v, char *why, size_t len)
+static int read_state(struct tree_view *v, char *why, size_t len)
 {
 	_cleanup_free_ char *text = NULL;
 	json_error_t jerr;
 	json_t *o, *state, *reason;
 	struct stat st;
-	int r = read_record(v->fd, ISO_TREE_OUTCOME, &text, &st, why, len, NULL);
+	int r = read_record(v->fd, TREE_OUTCOME, &text, &st, why, len, NULL);
 
 	if (r == -ENOENT)
 		return 0;
@@ -162,8 +162,8 @@ static int read_state(struct iso_tree_view *v, char *why, size_t len)
 		 strcmp(json_string_value(state), "retained"))
 		snprintf(why, len, "unknown state \"%.40s\"", json_string_value(state));
 	else {
-		v->seen = strcmp(json_string_value(state), "kept") ? ISO_SEEN_RETAINED
-								   : ISO_SEEN_KEPT;
+		v->seen = strcmp(json_string_value(state), "kept") ? TREE_SEEN_RETAINED
+								   : TREE_SEEN_KEPT;
 		snprintf(v->reason, sizeof(v->reason), "%s", json_string_value(reason));
 		read_shield_dev(v, json_object_get(o, "shield_dev"));
 		r = 1;
@@ -172,9 +172,9 @@ static int read_state(struct iso_tree_view *v, char *why, size_t len)
 	return r;
 }
 
-static void unreadable(struct iso_tree_view *v, const char *what, const char *why)
+static void unreadable(struct tree_view *v, const char *what, const char *why)
 {
-	v->seen = ISO_SEEN_UNREADABLE;
+	v->seen = TREE_SEEN_UNREADABLE;
 	snprintf(v->reason, sizeof(v->reason), "%s%s", what, why);
 }
 
@@ -182,16 +182,16 @@ static void unreadable(struct iso_tree_view *v, const char *what, const char *wh
  * Without an owner record nothing is proven, but a partly failed removal may
  * have taken it and left the outcome record, whose reason is worth showing.
  */
-static void owner_unusable(struct iso_tree_view *v)
+static void owner_unusable(struct tree_view *v)
 {
-	struct iso_tree_view recorded = { .fd = v->fd };
+	struct tree_view recorded = { .fd = v->fd };
 	char why[200];
 
 	if (read_state(&recorded, why, sizeof(why)) > 0) {
-		v->seen = ISO_SEEN_UNREADABLE;
+		v->seen = TREE_SEEN_UNREADABLE;
 		snprintf(v->reason, sizeof(v->reason),
 			 "owner record: %s; its run recorded %s: %.300s", v->owner_why,
-			 iso_tree_seen_name(recorded.seen), recorded.reason);
+			 tree_seen_name(recorded.seen), recorded.reason);
 		return;
 	}
 	unreadable(v, "owner record: ", v->owner_why);
@@ -201,19 +201,19 @@ static void owner_unusable(struct iso_tree_view *v)
  * flock the lock: the owner record itself (`owner_fd`, taken over), or an
  * older tree's lock file.  TAKEN (kept open), HELD or FAILED, with why.
  */
-static void probe_lock(struct iso_tree_view *v, int owner_fd, bool keep_lock)
+static void probe_lock(struct tree_view *v, int owner_fd, bool keep_lock)
 {
-	const char *name = v->owner.lock_is_record ? ISO_TREE_OWNER : ISO_TREE_LOCK;
+	const char *name = v->owner.lock_is_record ? TREE_OWNER : TREE_LOCK;
 	struct stat st;
 	char why[160];
 
 	v->lock_probed = true;
-	v->lock = ISO_LOCK_FAILED;
+	v->lock = TREE_LOCK_FAILED;
 	if (v->owner.lock_is_record) {
 		v->lock_fd = owner_fd;
 	} else {
 		close(owner_fd);
-		v->lock_fd = open_record(v->fd, ISO_TREE_LOCK, &st, why, sizeof(why));
+		v->lock_fd = open_record(v->fd, TREE_LOCK, &st, why, sizeof(why));
 	}
 	if (v->lock_fd < 0) {
 		snprintf(v->lock_why, sizeof(v->lock_why), "lock: %s", why);
@@ -221,7 +221,7 @@ static void probe_lock(struct iso_tree_view *v, int owner_fd, bool keep_lock)
 	}
 	if (flock(v->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno == EWOULDBLOCK) {
-			v->lock = ISO_LOCK_HELD;
+			v->lock = TREE_LOCK_HELD;
 			snprintf(v->lock_why, sizeof(v->lock_why),
 				 "its lock is held (by its owner, or by another isorun gc)");
 		} else {
@@ -232,7 +232,7 @@ static void probe_lock(struct iso_tree_view *v, int owner_fd, bool keep_lock)
 		v->lock_fd = -1;
 		return;
 	}
-	v->lock = ISO_LOCK_TAKEN;
+	v->lock = TREE_LOCK_TAKEN;
 	snprintf(v->lock_why, sizeof(v->lock_why), "its lock is free");
 	if (!keep_lock) {
 		/* our only reference: closing releases it */
@@ -242,18 +242,18 @@ static void probe_lock(struct iso_tree_view *v, int owner_fd, bool keep_lock)
 }
 
 /* The owner record's fields, or why it proves nothing in v->owner_why. */
-static int owner_parse(const char *text, struct iso_tree_view *v)
+static int owner_parse(const char *text, struct tree_view *v)
 {
 	struct iso_err e;
-	int r = iso_owner_parse(text, &v->owner, &e);
+	int r = tree_owner_parse(text, &v->owner, &e);
 
 	if (r < 0)
 		iso_err_format(&e, v->owner_why, sizeof(v->owner_why));
 	return r;
 }
 
-void iso_tree_view(int user_fd, const char *user_path, const char *name, const struct iso_host *h,
-		   bool keep_lock, struct iso_tree_view *v)
+void tree_view(int user_fd, const char *user_path, const char *name, const struct tree_host *h,
+	       bool keep_lock, struct tree_view *v)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int owner_fd = -1;
@@ -262,7 +262,7 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 	char why[200];
 	int r;
 
-	*v = (struct iso_tree_view){ .fd = -1, .lock_fd = -1, .fate = ISO_FATE_UNPROVABLE };
+	*v = (struct tree_view){ .fd = -1, .lock_fd = -1, .fate = TREE_FATE_UNPROVABLE };
 	snprintf(v->name, sizeof(v->name), "%s", name);
 	if (snprintf(v->path, sizeof(v->path), "%s/%s", user_path, name) >= (int)sizeof(v->path)) {
 		unreadable(v, "path too long", "");
@@ -284,7 +284,7 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 			return;
 		}
 	}
-	r = read_record(v->fd, ISO_TREE_OWNER, &text, &st, v->owner_why, sizeof(v->owner_why),
+	r = read_record(v->fd, TREE_OWNER, &text, &st, v->owner_why, sizeof(v->owner_why),
 			&owner_fd);
 	if (r == 0)
 		r = owner_parse(text, v);
@@ -294,18 +294,18 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 	}
 	v->owner_ok = true;
 	v->created = st.st_mtime;
-	v->fate = iso_owner_fate(&v->owner, h, &e);
+	v->fate = tree_owner_fate(&v->owner, h, &e);
 	iso_err_format(&e, v->fate_why, sizeof(v->fate_why));
 	probe_lock(v, TAKE_FD(owner_fd), keep_lock);
-	if (v->lock == ISO_LOCK_HELD) {
-		v->seen = ISO_SEEN_RUNNING;
-		if (v->fate == ISO_FATE_ALIVE)
+	if (v->lock == TREE_LOCK_HELD) {
+		v->seen = TREE_SEEN_RUNNING;
+		if (v->fate == TREE_FATE_ALIVE)
 			snprintf(v->reason, sizeof(v->reason), "%s", v->fate_why);
 		else
 			snprintf(v->reason, sizeof(v->reason), "%s; %s", v->lock_why, v->fate_why);
 		return;
 	}
-	if (v->lock == ISO_LOCK_FAILED) {
+	if (v->lock == TREE_LOCK_FAILED) {
 		unreadable(v, "", v->lock_why);
 		return;
 	}
@@ -316,18 +316,18 @@ void iso_tree_view(int user_fd, const char *user_path, const char *name, const s
 	}
 	if (r > 0)
 		return;
-	if (v->fate == ISO_FATE_GONE) {
-		v->seen = ISO_SEEN_ORPHANED;
+	if (v->fate == TREE_FATE_GONE) {
+		v->seen = TREE_SEEN_ORPHANED;
 		snprintf(v->reason, sizeof(v->reason),
 			 "%s without recording an outcome (crashed or killed)", v->fate_why);
 	} else {
-		v->seen = ISO_SEEN_UNKNOWN;
+		v->seen = TREE_SEEN_UNKNOWN;
 		snprintf(v->reason, sizeof(v->reason), "nothing recorded, lock free, but %s",
 			 v->fate_why);
 	}
 }
 
-void iso_tree_view_close(struct iso_tree_view *v)
+void tree_view_close(struct tree_view *v)
 {
 	if (v->lock_fd >= 0)
 		close(v->lock_fd);
@@ -341,7 +341,7 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int iso_tree_names(int user_fd, char ***ret)
+int tree_names(int user_fd, char ***ret)
 {
 	int fd = openat(user_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	char **v = NULL;
@@ -361,7 +361,7 @@ int iso_tree_names(int user_fd, char ***ret)
 	errno = 0;
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    iso_shield_is_own(de->d_name))
+		    tree_shield_is_own(de->d_name))
 			continue;
 		if (n == cap) {
 			char **nv;
@@ -380,7 +380,7 @@ int iso_tree_names(int user_fd, char ***ret)
 	if (errno) {
 		int r = -errno;
 		closedir(d);
-		iso_tree_names_free(v, n);
+		tree_names_free(v, n);
 		return r;
 	}
 	closedir(d);
@@ -390,11 +390,11 @@ int iso_tree_names(int user_fd, char ***ret)
 	return (int)n;
 nomem:
 	closedir(d);
-	iso_tree_names_free(v, n);
+	tree_names_free(v, n);
 	return -ENOMEM;
 }
 
-void iso_tree_names_free(char **names, size_t n)
+void tree_names_free(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);

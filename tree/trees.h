@@ -17,32 +17,32 @@
 #include "tree/evidence.h"
 
 /* What ls shows in its STATE column. */
-enum iso_tree_seen {
-	ISO_SEEN_RUNNING,    /* the lock is held */
-	ISO_SEEN_KEPT,	     /* the owner recorded `kept` and let go of the lock */
-	ISO_SEEN_RETAINED,   /* the owner recorded `retained` */
-	ISO_SEEN_ORPHANED,   /* the owner is gone without recording anything */
-	ISO_SEEN_UNKNOWN,    /* lock free, nothing recorded, the owner not proven gone */
-	ISO_SEEN_UNREADABLE, /* not a tree isorun can read: the reason says why */
+enum tree_seen {
+	TREE_SEEN_RUNNING,    /* the lock is held */
+	TREE_SEEN_KEPT,	      /* the owner recorded `kept` and let go of the lock */
+	TREE_SEEN_RETAINED,   /* the owner recorded `retained` */
+	TREE_SEEN_ORPHANED,   /* the owner is gone without recording anything */
+	TREE_SEEN_UNKNOWN,    /* lock free, nothing recorded, the owner not proven gone */
+	TREE_SEEN_UNREADABLE, /* not a tree isorun can read: the reason says why */
 };
 
-const char *iso_tree_seen_name(enum iso_tree_seen s);
+const char *tree_seen_name(enum tree_seen s);
 
-struct iso_tree_view {
+struct tree_view {
 	char name[NAME_MAX + 1];
 	char path[PATH_MAX];
 	int fd;	     /* the tree's directory, or -1 */
-	int lock_fd; /* open; flock'ed by us when lock == ISO_LOCK_TAKEN and kept */
+	int lock_fd; /* open; flock'ed by us when lock == TREE_LOCK_TAKEN and kept */
 	bool owner_ok;
-	struct iso_owner_rec owner;
+	struct tree_owner_rec owner;
 	char owner_why[200];
 	time_t created; /* the owner record's mtime; 0 when unknown */
-	enum iso_fate fate;
+	enum tree_fate fate;
 	char fate_why[320];
 	bool lock_probed;
-	enum iso_lock lock;
+	enum tree_lock lock;
 	char lock_why[200];
-	enum iso_tree_seen seen;
+	enum tree_seen seen;
 	char reason[600];
 	/*
 	 * The other device the tree shows through: the disk's while a crashed
@@ -58,40 +58,40 @@ struct iso_tree_view {
  * -errno with e->msg saying what was refused: "missing", "a symbolic link, not
  * isorun's file", "not a regular file", "N bytes, too large to be isorun's"...
  */
-int iso_tree_read_record(int dirfd, const char *name, char **ret, struct iso_err *e);
+int tree_read_record(int dirfd, const char *name, char **ret, struct iso_err *e);
 
 /*
  * Look at <user_dir>/<name>: open it, read `owner`, probe the lock (only once
  * the owner record exists, which the owner writes after it holds the lock, so
  * a tree being created is never disturbed), read `state`, judge the owner.
- * With keep_lock a lock we could take stays held until iso_tree_view_close.
+ * With keep_lock a lock we could take stays held until tree_view_close.
  */
-void iso_tree_view(int user_fd, const char *user_path, const char *name, const struct iso_host *h,
-		   bool keep_lock, struct iso_tree_view *v);
-void iso_tree_view_close(struct iso_tree_view *v);
+void tree_view(int user_fd, const char *user_path, const char *name, const struct tree_host *h,
+	       bool keep_lock, struct tree_view *v);
+void tree_view_close(struct tree_view *v);
 
 /*
  * gc's verdict on a tree viewed with keep_lock: the holder scan runs (with the
  * lock held) only when the owner is proven gone.  True when removable, e->msg
  * then being the evidence; otherwise why not.
  */
-bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, struct iso_err *e);
+bool tree_judge(const struct tree_view *v, bool verbose, struct iso_err *e);
 /* Remove a judged tree, its lock still held, unless the name now means another directory. */
-int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *e);
+int tree_remove(int user_fd, const struct tree_view *v, struct iso_err *e);
 
 /*
  * du-like: the blocks of everything below fd, without following symbolic links
  * or entering another mount, stopping after a bounded number of entries and
  * levels (*partial then true, and the size is a lower bound).
  */
-uint64_t iso_tree_size(int fd, bool *partial);
+uint64_t tree_size(int fd, bool *partial);
 
 /*
  * The entry names of the user directory, sorted (for a stable listing only:
  * nothing is inferred from them).  Returns the count or -errno; free with
- * iso_tree_names_free.
+ * tree_names_free.
  */
-int iso_tree_names(int user_fd, char ***ret);
-void iso_tree_names_free(char **names, size_t n);
+int tree_names(int user_fd, char ***ret);
+void tree_names_free(char **names, size_t n);
 
 #endif

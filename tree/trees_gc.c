@@ -20,38 +20,38 @@
 static int scan_holders(const char *tree, dev_t alias, char *why, size_t len, size_t *unreadable)
 {
 	/* ourselves excluded: we hold the tree's directory and its lock open */
-	struct iso_holder_query q = { .tree = tree, .exclude = getpid(), .alias_dev = alias };
-	struct iso_holder *h = NULL;
+	struct tree_holder_query q = { .tree = tree, .exclude = getpid(), .alias_dev = alias };
+	struct tree_holder *h = NULL;
 	_cleanup_free_ char *cmd = NULL;
-	const struct iso_holder *first;
+	const struct tree_holder *first;
 	struct iso_err e;
-	int n = iso_find_holders(&q, &h, unreadable);
+	int n = tree_find_holders(&q, &h, unreadable);
 
 	if (n < 0) {
-		iso_holders_strerror(n, &e);
+		tree_holders_strerror(n, &e);
 		iso_err_format(&e, why, len);
 		return n;
 	}
 	if (n == 0) {
-		iso_holders_free(h, 0);
+		tree_holders_free(h, 0);
 		return 0;
 	}
-	first = iso_holder_first(h, (size_t)n);
+	first = tree_holder_first(h, (size_t)n);
 	cmd = iso_proc_cmdline(first->pid, 80);
-	iso_holder_describe(first, (size_t)n - (size_t)(first - h), cmd, &e);
+	tree_holder_describe(first, (size_t)n - (size_t)(first - h), cmd, &e);
 	iso_err_format(&e, why, len);
-	iso_holders_free(h, (size_t)n);
+	tree_holders_free(h, (size_t)n);
 	return n;
 }
 
-bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, struct iso_err *e)
+bool tree_judge(const struct tree_view *v, bool verbose, struct iso_err *e)
 {
 	char holder_why[600] = "";
-	struct iso_gc_facts f = {
+	struct tree_gc_facts f = {
 		.owner_error = v->owner_ok ? NULL : v->reason,
 		.fate = v->fate,
 		.fate_why = v->fate_why,
-		.lock = v->lock_probed ? v->lock : ISO_LOCK_FAILED,
+		.lock = v->lock_probed ? v->lock : TREE_LOCK_FAILED,
 		.lock_why = v->lock_why,
 		.holders = -EAGAIN,
 		.holder_why = "holders not looked for",
@@ -59,20 +59,20 @@ bool iso_tree_judge(const struct iso_tree_view *v, bool verbose, struct iso_err 
 	};
 
 	/* the scan is a pass over every process: only once it can decide */
-	if (v->owner_ok && v->fate == ISO_FATE_GONE && v->lock == ISO_LOCK_TAKEN) {
+	if (v->owner_ok && v->fate == TREE_FATE_GONE && v->lock == TREE_LOCK_TAKEN) {
 		f.holders = scan_holders(v->path, v->alias_dev, holder_why, sizeof(holder_why),
 					 &f.unreadable);
 		f.holder_why = holder_why;
 	}
-	return iso_gc_verdict(&f, e);
+	return tree_gc_verdict(&f, e);
 }
 
-int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *e)
+int tree_remove(int user_fd, const struct tree_view *v, struct iso_err *e)
 {
 	_cleanup_close_ int top = -1;
 	struct stat held, now;
 
-	if (v->fd < 0 || v->lock_fd < 0 || v->lock != ISO_LOCK_TAKEN)
+	if (v->fd < 0 || v->lock_fd < 0 || v->lock != TREE_LOCK_TAKEN)
 		return iso_err_set(e, EPERM, "remove '%s': its lock is not held", v->path);
 	/* what was examined, not whatever the name points at by now */
 	if (fstat(v->fd, &held) < 0)
@@ -97,5 +97,5 @@ int iso_tree_remove(int user_fd, const struct iso_tree_view *v, struct iso_err *
 	if (top < 0)
 		return iso_err_set(e, errno, "open '%s'", v->path);
 	/* a gc that fails midway leaves a tree the next gc can still judge */
-	return iso_rmtree_last(user_fd, v->name, top, iso_tree_records, v->path, NULL, e);
+	return tree_rmtree_last(user_fd, v->name, top, tree_records, v->path, NULL, e);
 }

@@ -67,7 +67,7 @@ static void walk(struct walk *w, int fd, int depth)
 	closedir(d);
 }
 
-uint64_t iso_tree_size(int fd, bool *partial)
+uint64_t tree_size(int fd, bool *partial)
 {
 	struct walk w = { 0 };
 	struct stat st;

@@ -13,20 +13,20 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void parse(const char *text, const struct iso_opts *cli)
+static void parse(const char *text, const struct sup_opts *cli)
 {
 	struct iso_err e = { 0 };
-	struct iso_opts o;
+	struct sup_opts o;
 
-	iso_opts_init(&o);
-	if (iso_conf_parse_under(&o, cli, "/fuzz/isorun.conf", text, &e) < 0 && !e.msg[0])
+	sup_opts_init(&o);
+	if (cli_conf_parse_under(&o, cli, "/fuzz/isorun.conf", text, &e) < 0 && !e.msg[0])
 		abort();
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct iso_opts cli;
+	struct sup_opts cli;
 	char *text = malloc(size + 1);
 
 	if (!text)
@@ -34,9 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	parse(text, NULL);
-	iso_opts_init(&cli);
+	sup_opts_init(&cli);
 	parse(text, &cli);
-	iso_opts_free(&cli);
+	sup_opts_free(&cli);
 	free(text);
 	return 0;
 }

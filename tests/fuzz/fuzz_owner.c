@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct iso_owner_rec rec;
+	struct tree_owner_rec rec;
 	struct iso_err e;
 	char *text = malloc(size + 1);
 
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0'; /* the reader hands over a string: a NUL inside ends it */
 	memset(e.msg, 'x', sizeof(e.msg));
-	if (iso_owner_parse(text, &rec, &e) == 0) {
+	if (tree_owner_parse(text, &rec, &e) == 0) {
 		if (rec.pid <= 0 || !memchr(rec.boot_id, 0, sizeof(rec.boot_id)))
 			abort();
 	} else if (!memchr(e.msg, 0, sizeof(e.msg))) {

@@ -154,12 +154,14 @@ fixture() {
 	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
 	# control: iso_ in tree/ is caught; tree_, a static in a .c, a struct, a pointer member or
 	# a prototype in a macro's body are not
-	fixture tree x.h '#define TREE_ROW(render) \\\n\tvoid render(void);\nstruct tree_x { int (*iso_cb)(void); };\nconst char *tree_name(int x);\nint\niso_x_open(const char *p);\n'
+	fixture tree x.h '#define TREE_ROW(render) \\\n\tvoid render(void);\nstruct tree_x { int (*iso_cb)(void); };\nconst char *tree_name(int x);\nint\niso_x_open(const char *p);\ntypedef int tree_cb_fn(int);\ntree_cb_fn iso_x_cb;\ntree_cb_fn tree_x_cb;\n'
 	fixture tree x.c 'static int iso_y(void);\n'
 	fixture common y.h 'static inline int iso_z(void)\n{\n\treturn 0;\n}\n'
 	run layout_rule prefix "$W/t" /dev/null
 	[ "$status" -eq 1 ]
-	[[ "$output" == "prefix tree/x.h:iso_x_open: not tree_" ]]
+	# a function declared through a function type is one too
+	[ "$output" = "prefix tree/x.h:iso_x_open: not tree_
+prefix tree/x.h:iso_x_cb: not tree_" ]
 }
 
 @test "layout: an allowlist entry that no longer offends fails its rule until removed" {

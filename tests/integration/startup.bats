@@ -96,7 +96,7 @@ refused() {
 
 @test "--env-dir never points at isorun's own records in the tree" {
 	local sub
-	# every record of the tree (tree/tree.h iso_tree_records), the run's cgroup's too
+	# every record of the tree (tree/tree.h tree_records), the run's cgroup's too
 	for sub in cgroup cgroup/x lock owner outcome outcome.tmp empty lock/x owner/sub/dir; do
 		refused "isorun: --env-dir: 'V=$sub' would point V at isorun's own '${sub%%/*}' in the tree; choose another SUBDIR" \
 			--env-dir "V=$sub" -- true

@@ -15,15 +15,15 @@ static const pid_t no_roots[2] = { 0, 0 };
 
 static void test_execlog_keeps_the_last_exec(void **state)
 {
-	struct iso_execlog log = { 0 };
+	struct sup_execlog log = { 0 };
 	char *const first[] = { "sh", "-c", "x" }, *const second[] = { "sleep", "1" };
-	const struct iso_exec_rec *r;
+	const struct sup_exec_rec *r;
 
 	const pid_t roots[2] = { getppid(), 0 };
 
-	iso_execlog_add(&log, getpid(), first, 3, roots);
-	iso_execlog_add(&log, getpid(), second, 2, roots);
-	r = iso_execlog_get(&log, getpid());
+	sup_execlog_add(&log, getpid(), first, 3, roots);
+	sup_execlog_add(&log, getpid(), second, 2, roots);
+	r = sup_execlog_get(&log, getpid());
 	assert_non_null(r);
 	assert_int_equal(log.n, 1);
 	assert_int_equal(r->argc, 2);
@@ -32,39 +32,39 @@ static void test_execlog_keeps_the_last_exec(void **state)
 			    "sleep\0"
 			    "1\0",
 			    8);
-	assert_null(iso_execlog_get(&log, getpid() + 1));
-	iso_execlog_free(&log);
+	assert_null(sup_execlog_get(&log, getpid() + 1));
+	sup_execlog_free(&log);
 }
 
 static void test_execlog_bounds_argv(void **state)
 {
-	struct iso_execlog log = { 0 };
+	struct sup_execlog log = { 0 };
 	char *many[40], *long_arg = malloc(4000);
-	const struct iso_exec_rec *r;
+	const struct sup_exec_rec *r;
 
 	assert_non_null(long_arg);
 	for (int i = 0; i < 40; i++)
 		many[i] = "a";
-	iso_execlog_add(&log, getpid(), many, 40, no_roots);
-	r = iso_execlog_get(&log, getpid());
-	assert_int_equal(r->argc, ISO_EXECLOG_ARGS);
+	sup_execlog_add(&log, getpid(), many, 40, no_roots);
+	r = sup_execlog_get(&log, getpid());
+	assert_int_equal(r->argc, SUP_EXECLOG_ARGS);
 	assert_true(r->truncated);
 	memset(long_arg, 'x', 3999);
 	long_arg[3999] = '\0';
 	many[1] = long_arg;
-	iso_execlog_add(&log, getpid(), many, 2, no_roots);
-	r = iso_execlog_get(&log, getpid());
+	sup_execlog_add(&log, getpid(), many, 2, no_roots);
+	r = sup_execlog_get(&log, getpid());
 	/* the argument that does not fit is cut, not dropped */
 	assert_int_equal(r->argc, 2);
-	assert_int_equal(r->len, ISO_EXECLOG_BYTES);
+	assert_int_equal(r->len, SUP_EXECLOG_BYTES);
 	assert_true(r->truncated);
-	iso_execlog_free(&log);
+	sup_execlog_free(&log);
 	free(long_arg);
 }
 
-static struct iso_argv argv_of(char **v, size_t n)
+static struct sup_argv argv_of(char **v, size_t n)
 {
-	struct iso_argv a = { calloc(n, sizeof(char *)), n };
+	struct sup_argv a = { calloc(n, sizeof(char *)), n };
 
 	for (size_t i = 0; i < n; i++)
 		a.v[i] = strdup(v[i]);
@@ -79,18 +79,18 @@ static void test_chain_text(void **state)
 	char *node[] = { "/usr/bin/node", "/home/me/a/very/long/path/to/the/tests/leak.test.js" };
 	char *go[] = { "/tmp/go-build1/b001/words.test",
 		       "-test.testlogfile=/tmp/go-build1/b001/testlog.txt" };
-	struct iso_attrib a = { .chain_known = true };
+	struct sup_attrib a = { .chain_known = true };
 	char *text;
 
 	a.chain = calloc(7, sizeof(*a.chain));
 	a.chain[a.n_chain++] = argv_of(pytest, 5);
 	a.chain[a.n_chain++] = argv_of(worker, 4);
-	text = iso_attrib_chain_text(&a);
+	text = sup_attrib_chain_text(&a);
 	assert_string_equal(text, "python3 -m pytest -n 2 → python3 -u -c ...");
 	free(text);
 	a.chain[a.n_chain++] = argv_of(node, 2);
 	a.chain[a.n_chain++] = argv_of(go, 2);
-	text = iso_attrib_chain_text(&a);
+	text = sup_attrib_chain_text(&a);
 	assert_string_equal(text,
 			    "python3 -m pytest -n 2 → python3 -u -c ... → node .../leak.test.js → "
 			    "words.test -test.testlogfile=.../testlog.txt");
@@ -98,11 +98,11 @@ static void test_chain_text(void **state)
 	/* deep: the outermost and the three nearest */
 	a.chain[a.n_chain++] = argv_of(pytest, 1);
 	a.chain[a.n_chain++] = argv_of(node, 1);
-	text = iso_attrib_chain_text(&a);
+	text = sup_attrib_chain_text(&a);
 	assert_string_equal(text, "python3 -m pytest -n 2 → ... → "
 				  "words.test -test.testlogfile=.../testlog.txt → python3 → node");
 	free(text);
-	iso_attrib_free(&a);
+	sup_attrib_free(&a);
 }
 
 /* A child exec'd with argv and envp, waiting on stdin; returns once it exec'd. */
@@ -137,7 +137,7 @@ static void reap(pid_t pid, int wr)
 	waitpid(pid, NULL, 0);
 }
 
-static void attribute(pid_t pid, struct iso_attrib *a, const struct iso_attrib_ctx *c)
+static void attribute(pid_t pid, struct sup_attrib *a, const struct sup_attrib_ctx *c)
 {
 	char path[64], buf[1024];
 	FILE *f;
@@ -153,20 +153,20 @@ static void attribute(pid_t pid, struct iso_attrib *a, const struct iso_attrib_c
 				"%*d %*d %*d %llu",
 				&start),
 			 1);
-	iso_attrib_find(a, c, pid, start);
+	sup_attrib_find(a, c, pid, start);
 }
 
 static void test_pytest_from_environment(void **state)
 {
-	struct iso_execlog log = { 0 };
+	struct sup_execlog log = { 0 };
 	/* the chain ends at this test, as it does at isorun */
-	struct iso_attrib_ctx c = { .log = &log,
+	struct sup_attrib_ctx c = { .log = &log,
 				    .roots = { getpid(), 0 },
 				    .no_record = "none kept here" };
 	char *const argv[] = { "sh", "-c", "read x", NULL };
 	char *const envp[] = { "PYTEST_CURRENT_TEST=tests/t.py::test_a[1 (x)] (teardown)", NULL };
 	char *const none[] = { NULL };
-	struct iso_attrib a;
+	struct sup_attrib a;
 	int wr;
 	pid_t pid = spawn(argv, envp, &wr);
 
@@ -176,26 +176,26 @@ static void test_pytest_from_environment(void **state)
 	assert_string_equal(a.test, "tests/t.py::test_a[1 (x)]");
 	assert_string_equal(a.phase, "teardown");
 	assert_string_equal(a.why_not, "no exec record: none kept here");
-	iso_attrib_free(&a);
+	sup_attrib_free(&a);
 	/* control: nothing in the environment, no test */
 	pid = spawn(argv, none, &wr);
 	attribute(pid, &a, &c);
 	reap(pid, wr);
 	assert_null(a.runner);
 	assert_null(a.test);
-	iso_attrib_free(&a);
+	sup_attrib_free(&a);
 }
 
 static void test_go_binary_from_argv(void **state)
 {
-	struct iso_execlog log = { 0 };
-	struct iso_attrib_ctx c = { .log = &log };
+	struct sup_execlog log = { 0 };
+	struct sup_attrib_ctx c = { .log = &log };
 	char *const argv[] = {
 		"/tmp/b001/words.test", "-c", "read x", "sh", "-test.run=TestA", NULL
 	};
 	char *const not_go[] = { "/tmp/b001/words.test", "-c", "read x", NULL };
 	char *const none[] = { NULL };
-	struct iso_attrib a;
+	struct sup_attrib a;
 	int wr;
 	pid_t pid = spawn(argv, none, &wr);
 
@@ -203,13 +203,13 @@ static void test_go_binary_from_argv(void **state)
 	reap(pid, wr);
 	assert_string_equal(a.runner, "go test");
 	assert_string_equal(a.test, "words.test -test.run=TestA");
-	iso_attrib_free(&a);
+	sup_attrib_free(&a);
 	/* control: a name ending in .test without -test.* flags is no Go test binary */
 	pid = spawn(not_go, none, &wr);
 	attribute(pid, &a, &c);
 	reap(pid, wr);
 	assert_null(a.runner);
-	iso_attrib_free(&a);
+	sup_attrib_free(&a);
 }
 
 int main(void)

@@ -91,15 +91,15 @@ static void test_fake_tree(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
-static int parse(struct iso_opts *o, struct iso_err *e, char **argv)
+static int parse(struct sup_opts *o, struct iso_err *e, char **argv)
 {
 	int argc = 0;
 
 	while (argv[argc])
 		argc++;
-	iso_opts_init(o);
+	sup_opts_init(o);
 	memset(e, 0, sizeof(*e));
-	return iso_parse_args(argc, argv, o, e);
+	return cli_parse_args(argc, argv, o, e);
 }
 
 /* A run cgroup named by a record the command could rewrite: every check refuses, never blocks. */
@@ -173,20 +173,20 @@ static void test_ceiling_options(void **state)
 			 "--pids-max",	   "64",
 			 "--cpu-max=150%", "--",
 			 "true",	   NULL };
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 
 	assert_true(parse(&o, &e, bad) < 0);
 	assert_non_null(
 		strstr(e.msg, "--memory-max: expected a size (512M, 2G), try:VALUE or none"));
-	iso_opts_free(&o);
-	assert_int_equal(parse(&o, &e, good), ISO_RUN);
-	assert_true(o.ceilings[ISO_CEIL_MEMORY].set && o.ceilings[ISO_CEIL_MEMORY].try_);
-	assert_int_equal(o.ceilings[ISO_CEIL_MEMORY].value, 512ull << 20);
-	assert_false(o.ceilings[ISO_CEIL_PIDS].try_);
-	assert_int_equal(o.ceilings[ISO_CEIL_PIDS].value, 64);
-	assert_int_equal(o.ceilings[ISO_CEIL_CPU].value, 150);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
+	assert_int_equal(parse(&o, &e, good), CLI_RUN);
+	assert_true(o.ceilings[SUP_CEIL_MEMORY].set && o.ceilings[SUP_CEIL_MEMORY].try_);
+	assert_int_equal(o.ceilings[SUP_CEIL_MEMORY].value, 512ull << 20);
+	assert_false(o.ceilings[SUP_CEIL_PIDS].try_);
+	assert_int_equal(o.ceilings[SUP_CEIL_PIDS].value, 64);
+	assert_int_equal(o.ceilings[SUP_CEIL_CPU].value, 150);
+	sup_opts_free(&o);
 }
 
 int main(void)

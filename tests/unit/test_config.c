@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests: isorun.conf onto iso_opts, the command line over it, finding and refusing files. */
+/* Unit tests: isorun.conf onto sup_opts, the command line over it, finding and refusing files. */
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
@@ -15,27 +15,27 @@
 
 #define P "/proj/isorun.conf"
 
-/* `text` as the file P, into fresh opts; the return of iso_conf_parse(). */
-static int conf(struct iso_opts *o, struct iso_err *e, const char *text)
+/* `text` as the file P, into fresh opts; the return of cli_conf_parse(). */
+static int conf(struct sup_opts *o, struct iso_err *e, const char *text)
 {
-	iso_opts_init(o);
+	sup_opts_init(o);
 	memset(e, 0, sizeof(*e));
-	return iso_conf_parse(o, P, text, e);
+	return cli_conf_parse(o, P, text, e);
 }
 
 static void expect_conf_error(const char *text, const char *msg)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 
 	assert_true(conf(&o, &e, text) < 0);
 	assert_string_equal(e.msg, msg);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 static void test_the_documented_example(void **state)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 
 	assert_int_equal(conf(&o, &e,
@@ -49,7 +49,7 @@ static void test_the_documented_example(void **state)
 			      "env-dir = GOPATH=go\n"
 			      "watch = .\n"),
 			 0);
-	assert_int_equal(o.pidns, ISO_PIDNS_TRY);
+	assert_int_equal(o.pidns, SUP_PIDNS_TRY);
 	assert_true(o.private_tmp);
 	assert_int_equal(o.protect_home, NS_HOME_RO);
 	assert_int_equal(o.settle_ms, 5000);
@@ -60,18 +60,18 @@ static void test_the_documented_example(void **state)
 	assert_string_equal(o.watch.v[0], "/proj");
 	/* each setting knows its line */
 	assert_int_equal(o.n_settings, 7);
-	assert_int_equal(o.settings[0].key, ISO_K_PIDNS);
+	assert_int_equal(o.settings[0].key, SUP_K_PIDNS);
 	assert_int_equal(o.settings[0].line, 3);
-	assert_int_equal(o.settings[6].key, ISO_K_WATCH);
+	assert_int_equal(o.settings[6].key, SUP_K_WATCH);
 	assert_int_equal(o.settings[6].line, 9);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 static void test_flags(void **state)
 {
 	static const char *const on[] = { "true", "yes", "on", "1", "TRUE", "Yes" };
 	static const char *const off[] = { "false", "no", "off", "0", "False" };
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 	char text[128];
 
@@ -80,24 +80,24 @@ static void test_flags(void **state)
 			 on[i], on[i]);
 		assert_int_equal(conf(&o, &e, text), 0);
 		assert_true(o.keep && o.clearenv && o.map_root);
-		iso_opts_free(&o);
+		sup_opts_free(&o);
 	}
 	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
 		snprintf(text, sizeof(text), "private-tmp = true\nprivate-tmp = %s\n", off[i]);
 		assert_int_equal(conf(&o, &e, text), 0);
 		assert_false(o.private_tmp);
-		iso_opts_free(&o);
+		sup_opts_free(&o);
 	}
 	/* one verbosity: the last of quiet and verbose decides */
 	assert_int_equal(conf(&o, &e, "quiet = true\n"), 0);
 	assert_int_equal(o.verbosity, -1);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	assert_int_equal(conf(&o, &e, "quiet = true\nverbose = yes\n"), 0);
 	assert_int_equal(o.verbosity, 1);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	assert_int_equal(conf(&o, &e, "verbose = on\nquiet = off\n"), 0);
 	assert_int_equal(o.verbosity, 1);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	expect_conf_error("\n\nprivate-tmp = maybe\n",
 			  P ":3:15: private-tmp: expected true or false, got 'maybe'");
 	expect_conf_error("\n\nkeep = maybe\n",
@@ -107,18 +107,18 @@ static void test_flags(void **state)
 
 static void test_pidns(void **state)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 
 	assert_int_equal(conf(&o, &e, "pidns = true\n"), 0);
-	assert_int_equal(o.pidns, ISO_PIDNS_ON);
-	iso_opts_free(&o);
+	assert_int_equal(o.pidns, SUP_PIDNS_ON);
+	sup_opts_free(&o);
 	assert_int_equal(conf(&o, &e, "pidns = try\npidns = false\n"), 0);
-	assert_int_equal(o.pidns, ISO_PIDNS_OFF);
-	iso_opts_free(&o);
+	assert_int_equal(o.pidns, SUP_PIDNS_OFF);
+	sup_opts_free(&o);
 	assert_int_equal(conf(&o, &e, "pidns = try\n"), 0);
-	assert_int_equal(o.pidns, ISO_PIDNS_TRY);
-	iso_opts_free(&o);
+	assert_int_equal(o.pidns, SUP_PIDNS_TRY);
+	sup_opts_free(&o);
 	expect_conf_error("pidns = maybe\n",
 			  P ":1:9: pidns: expected true, false or try, got 'maybe'");
 }
@@ -135,7 +135,7 @@ static const char *fake_var(const char *name)
 static void expect_expand(const char *in, const char *out)
 {
 	char why[200] = "";
-	char *r = iso_expand(in, fake_var, "/home/pw", why, sizeof(why));
+	char *r = cli_expand(in, fake_var, "/home/pw", why, sizeof(why));
 
 	assert_non_null(r);
 	assert_string_equal(r, out);
@@ -152,16 +152,16 @@ static void test_setenv_expansion(void **state)
 	expect_expand("~user/x", "~user/x");
 	expect_expand("$$HOME costs $5 and $", "$HOME costs $5 and $");
 	expect_expand("[${EMPTY}]", "[]");
-	assert_null(iso_expand("${NOPE}", fake_var, "/", why, sizeof(why)));
+	assert_null(cli_expand("${NOPE}", fake_var, "/", why, sizeof(why)));
 	assert_string_equal(why,
 			    "${NOPE} is not set in the caller's environment ($$ is a literal $)");
-	assert_null(iso_expand("${HOME", fake_var, "/", why, sizeof(why)));
-	assert_null(iso_expand("${}", fake_var, "/", why, sizeof(why)));
+	assert_null(cli_expand("${HOME", fake_var, "/", why, sizeof(why)));
+	assert_null(cli_expand("${}", fake_var, "/", why, sizeof(why)));
 }
 
 static void test_values(void **state)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 
 	assert_int_equal(conf(&o, &e,
@@ -173,8 +173,8 @@ static void test_values(void **state)
 	assert_int_equal(o.timeout_ms, 90 * 60 * 1000);
 	assert_int_equal(o.grace_ms, 1500);
 	assert_int_equal(o.stop_signal, SIGINT);
-	assert_int_equal(o.leaks, ISO_WARN);
-	assert_int_equal(o.residue, ISO_FAIL);
+	assert_int_equal(o.leaks, SUP_WARN);
+	assert_int_equal(o.residue, SUP_FAIL);
 	assert_int_equal(o.finding_exit, 99);
 	assert_true(o.net_isolated);
 	assert_true(o.policy_log);
@@ -184,7 +184,7 @@ static void test_values(void **state)
 	assert_string_equal(o.setenv.v[0], "A=1");
 	assert_string_equal(o.unsetenv.v[0], "B");
 	assert_string_equal(o.keep_env.v[0], "C");
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 
 	/* the command line's wording, without "--", after file:line:column (of the value) */
 	expect_conf_error("# a comment\n[isorun]\nsettle = soon\n",
@@ -192,7 +192,7 @@ static void test_values(void **state)
 	/* 0 is no limit, as timeout(1) reads it: it undoes an earlier timeout */
 	assert_int_equal(conf(&o, &e, "timeout = 5m\ntimeout = 0\n"), 0);
 	assert_int_equal(o.timeout_ms, 0);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	expect_conf_error("env-dir = A=/abs\n",
 			  P ":1:11: env-dir: expected VAR=SUBDIR with a relative SUBDIR inside the "
 			    "tree, got 'A=/abs'");
@@ -207,7 +207,7 @@ static void test_values(void **state)
 
 static void test_keys_and_sections(void **state)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 
 	/* before any section and in [isorun] alike; blanks, ; and # comments */
@@ -215,7 +215,7 @@ static void test_keys_and_sections(void **state)
 			 0);
 	assert_true(o.keep);
 	assert_int_equal(o.settle_ms, 1000);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 
 	expect_conf_error("keep = true\nbogus = 1\n",
 			  P ":2: bogus: unknown setting (the settings are the long options of a "
@@ -233,7 +233,7 @@ static void test_keys_and_sections(void **state)
 	/* a UTF-8 BOM before a section */
 	assert_int_equal(conf(&o, &e, "\xEF\xBB\xBF[isorun]\r\nkeep = true\r\n"), 0);
 	assert_true(o.keep);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	expect_conf_error("\xEF\xBB\xBF[other]\nkeep = true\n",
 			  P ":1: [other]: unknown section (settings go before any section or in "
 			    "[isorun])");
@@ -269,7 +269,7 @@ static void test_no_inline_comments(void **state)
 		{ "timeout ;c = 5m\n", ":1:9: ';' after a blank", ';' },
 		{ "watch: /a #b\n", ":1:11: '#' after a blank", '#' },
 	};
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 	char want[512], full[sizeof(tail) + 8];
 
@@ -286,16 +286,16 @@ static void test_no_inline_comments(void **state)
 	assert_int_equal(conf(&o, &e, "setenv = X=a;b\nsetenv = Y=a#b\n[isorun]  \n"), 0);
 	assert_string_equal(o.setenv.v[0], "X=a;b");
 	assert_string_equal(o.setenv.v[1], "Y=a#b");
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	/* and comment lines, indented or not, are comments */
 	assert_int_equal(conf(&o, &e, "; a ;b\n  # c #d\n\t; e\nkeep = true\n"), 0);
 	assert_true(o.keep);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 static void test_long_line(void **state)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 	char text[512];
 
@@ -303,16 +303,16 @@ static void test_long_line(void **state)
 	snprintf(text, sizeof(text), "setenv = A=%0300d\n", 0);
 	assert_true(conf(&o, &e, text) < 0);
 	assert_non_null(strstr(e.msg, P ":1: line too long"));
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	/* control: a line that fits */
 	snprintf(text, sizeof(text), "setenv = A=%0100d\n", 0);
 	assert_int_equal(conf(&o, &e, text), 0);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 static void test_relative_paths(void **state)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 
 	assert_int_equal(conf(&o, &e,
@@ -325,22 +325,22 @@ static void test_relative_paths(void **state)
 	assert_string_equal(o.watch.v[0], "/proj");
 	assert_string_equal(o.watch.v[1], "/proj");
 	assert_string_equal(o.watch.v[2], "/abs");
-	assert_string_equal(o.outputs[ISO_SINK_REPORT], "/proj/out/r.json");
+	assert_string_equal(o.outputs[SUP_SINK_REPORT], "/proj/out/r.json");
 	assert_string_equal(o.policy, "/proj/ci.policy");
 	/* relative to the tree, not to the file */
 	assert_string_equal(o.env_dirs.v[0], "CARGO_HOME=cargo");
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 
 	/* a shipped policy's name is a name */
 	assert_int_equal(conf(&o, &e, "policy = strict\n"), 0);
 	assert_string_equal(o.policy, "strict");
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	assert_int_equal(conf(&o, &e, "policy = off\n"), 0);
 	assert_string_equal(o.policy, "off");
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 
 	{
-		char *r = iso_conf_resolve("/", "x");
+		char *r = cli_conf_resolve("/", "x");
 		assert_string_equal(r, "/x");
 		free(r);
 	}
@@ -372,25 +372,25 @@ static void cleanup(struct scratch *s)
 	assert_int_equal(system(cmd), 0);
 }
 
-/* The command line as iso_parse_args() takes it, then the file named by --config. */
-static int load(struct iso_opts *o, struct iso_err *e, char **argv)
+/* The command line as cli_parse_args() takes it, then the file named by --config. */
+static int load(struct sup_opts *o, struct iso_err *e, char **argv)
 {
 	int argc = 0, r;
 
 	while (argv[argc])
 		argc++;
-	iso_opts_init(o);
+	sup_opts_init(o);
 	memset(e, 0, sizeof(*e));
-	r = iso_parse_args(argc, argv, o, e);
+	r = cli_parse_args(argc, argv, o, e);
 	if (r < 0)
 		return r;
-	return iso_conf_load(o, e);
+	return cli_conf_load(o, e);
 }
 
 static void test_command_line_over_the_file(void **state)
 {
 	struct scratch s;
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 
 	assert_int_equal(unit_mkdtemp(s.dir, sizeof(s.dir), "test_config.XXXXXX"), 0);
@@ -406,7 +406,7 @@ static void test_command_line_over_the_file(void **state)
 	/* scalars: the command line replaces */
 	assert_int_equal(o.settle_ms, 1000);
 	assert_false(o.keep);
-	assert_int_equal(o.pidns, ISO_PIDNS_ON);
+	assert_int_equal(o.pidns, SUP_PIDNS_ON);
 	/* ... and what it does not name stays the file's */
 	assert_int_equal(o.timeout_ms, 60000);
 	/* lists: the command line adds, after the file, so its setenv wins */
@@ -420,8 +420,8 @@ static void test_command_line_over_the_file(void **state)
 	assert_string_equal(o.argv[0], "true");
 	/* the sources: the file's lines, then the command line's */
 	assert_int_equal(o.settings[0].line, 1);
-	assert_int_equal(o.settings[o.n_settings - 1].line, ISO_FROM_CLI);
-	iso_opts_free(&o);
+	assert_int_equal(o.settings[o.n_settings - 1].line, SUP_FROM_CLI);
+	sup_opts_free(&o);
 
 	/* control: --no-config reads none of it */
 	assert_int_equal(
@@ -431,21 +431,21 @@ static void test_command_line_over_the_file(void **state)
 	assert_int_equal(o.settle_ms, 3000);
 	assert_false(o.keep);
 	assert_null(o.config_path);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 
 	/* a bad file: file:line, and the opts stay the command line's */
 	put(&s, "bad.conf", "keep = true\nsettle = soon\n", 0644);
 	assert_true(load(&o, &e, (char *[]){ "isorun", "--config", s.path, "true", NULL }) < 0);
 	assert_non_null(strstr(e.msg, "bad.conf:2:10: settle: invalid duration 'soon'"));
 	assert_false(o.keep);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 
 	/* a missing one is named */
 	snprintf(s.path, sizeof(s.path), "%s/nope.conf", s.dir);
 	assert_true(load(&o, &e, (char *[]){ "isorun", "--config", s.path, "true", NULL }) < 0);
 	assert_int_equal(e.errnum, ENOENT);
 	assert_non_null(strstr(e.msg, "--config: open '"));
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	cleanup(&s);
 }
 
@@ -463,14 +463,14 @@ static void test_discovery(void **state)
 	assert_int_equal(mkdir(sub, 0700), 0);
 
 	/* control: nothing in the scratch directory (an ancestor of TMPDIR is not ours) */
-	assert_int_equal(iso_conf_find(sub, &path, &fd, &e), 0);
+	assert_int_equal(cli_conf_find(sub, &path, &fd, &e), 0);
 	assert_true(!path || strncmp(path, s.dir, strlen(s.dir)) != 0);
 	free(path);
 	if (fd >= 0)
 		close(fd);
 
 	put(&s, "isorun.conf", "keep = true\n", 0644);
-	assert_int_equal(iso_conf_find(sub, &path, &fd, &e), 0);
+	assert_int_equal(cli_conf_find(sub, &path, &fd, &e), 0);
 	assert_non_null(path);
 	assert_string_equal(path, s.path);
 	assert_true(fd >= 0);
@@ -479,14 +479,14 @@ static void test_discovery(void **state)
 
 	/* the nearest wins */
 	put(&s, "a/isorun.conf", "keep = false\n", 0644);
-	assert_int_equal(iso_conf_find(sub, &path, &fd, &e), 0);
+	assert_int_equal(cli_conf_find(sub, &path, &fd, &e), 0);
 	assert_string_equal(path, s.path);
 	free(path);
 	close(fd);
 	cleanup(&s);
 }
 
-/* iso_conf_read() of `path`: 0, or the error with e->msg. */
+/* cli_conf_read() of `path`: 0, or the error with e->msg. */
 static int read_conf(const char *path, struct iso_err *e)
 {
 	char *text = NULL;
@@ -496,7 +496,7 @@ static int read_conf(const char *path, struct iso_err *e)
 	if (fd < 0)
 		return -errno;
 	memset(e, 0, sizeof(*e));
-	r = iso_conf_read(fd, path, &text, e);
+	r = cli_conf_read(fd, path, &text, e);
 	close(fd);
 	free(text);
 	return r;
@@ -581,7 +581,7 @@ static void test_refused_when_another_user_owns_it(void **state)
 /* "FILE:LINE: KEY = ..." of a file setting refused under the command line `argv`. */
 static void expect_widening(struct scratch *s, const char *text, char **argv, const char *want)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 	char msg[512];
 
@@ -590,7 +590,7 @@ static void expect_widening(struct scratch *s, const char *text, char **argv, co
 	snprintf(msg, sizeof(msg), "%s:%s", s->path, want);
 	assert_string_equal(e.msg, msg);
 	assert_non_null(strstr(e.hint, "on the command line"));
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 /* The file never widens the command line (cli/conftrust.h): the command line decides. */
@@ -601,7 +601,7 @@ static void test_file_cannot_widen_the_command_line(void **state)
 	char *plain[] = { "isorun", "--config", NULL, "--", "true", NULL };
 	char text[PATH_MAX + 128], want[PATH_MAX + 256], home[PATH_MAX];
 	struct scratch s;
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e;
 
 	assert_non_null(pw);
@@ -629,13 +629,13 @@ static void test_file_cannot_widen_the_command_line(void **state)
 	/* controls: the same lines without --protect-home on the command line */
 	put(&s, "isorun.conf", "junit = out.json\ncap-keep = sys_admin\n", 0644);
 	assert_int_equal(load(&o, &e, plain), 0);
-	assert_non_null(o.outputs[ISO_SINK_JUNIT]);
-	iso_opts_free(&o);
+	assert_non_null(o.outputs[SUP_SINK_JUNIT]);
+	sup_opts_free(&o);
 	/* ... and a capability no protection needs, under it */
 	put(&s, "isorun.conf", "cap-keep = net_raw\nreport = /dev/null\n", 0644);
 	assert_int_equal(load(&o, &e, ro), 0);
 	assert_int_not_equal(o.cap_keep, 0);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	unlink(want);
 	cleanup(&s);
 }

@@ -15,7 +15,7 @@
 
 static void check_gha(const char *in, bool props, const char *want)
 {
-	char *got = iso_gha_escape(in, props);
+	char *got = sup_gha_escape(in, props);
 
 	assert_non_null(got);
 	assert_string_equal(got, want);
@@ -40,7 +40,7 @@ static char *xml(const char *s, size_t n, bool attr)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	iso_xml_escape(f, s, n, attr);
+	sup_xml_escape(f, s, n, attr);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -82,20 +82,20 @@ static void test_tail_start(void **state)
 {
 	(void)state;
 	/* nothing was cut: the tail is all the output */
-	assert_int_equal(iso_tail_start("ab\ncd\n", 6, false), 0);
+	assert_int_equal(sup_tail_start("ab\ncd\n", 6, false), 0);
 	/* cut: it starts after the first newline */
-	assert_int_equal(iso_tail_start("ab\ncd\n", 6, true), 3);
-	assert_int_equal(iso_tail_start("\ncd\n", 4, true), 1);
+	assert_int_equal(sup_tail_start("ab\ncd\n", 6, true), 3);
+	assert_int_equal(sup_tail_start("\ncd\n", 4, true), 1);
 	/* one line longer than the tail: its end, from a whole UTF-8 character */
-	assert_int_equal(iso_tail_start("abcdef", 6, true), 0);
-	assert_int_equal(iso_tail_start("\x82\xacxyz", 5, true), 2);
+	assert_int_equal(sup_tail_start("abcdef", 6, true), 0);
+	assert_int_equal(sup_tail_start("\x82\xacxyz", 5, true), 2);
 	/* only a final newline: the line it ends is kept rather than nothing */
-	assert_int_equal(iso_tail_start("abc\n", 4, true), 0);
+	assert_int_equal(sup_tail_start("abc\n", 4, true), 0);
 }
 
 static void check_abs(const char *cwd, const char *p, const char *want)
 {
-	char *got = iso_abs_path(cwd, p);
+	char *got = sup_abs_path(cwd, p);
 
 	assert_non_null(got);
 	assert_string_equal(got, want);

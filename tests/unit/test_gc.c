@@ -39,7 +39,7 @@ struct fx {
 	char root[PATH_MAX / 4 + 8];
 	char user[PATH_MAX];
 	int user_fd;
-	struct iso_host host;
+	struct tree_host host;
 };
 
 static int setup(void **state)
@@ -55,11 +55,11 @@ static int setup(void **state)
 	snprintf(fx->root, sizeof(fx->root), "%s/root", fx->dir);
 	if (mkdir(fx->proc, 0700) < 0 || mkdir(fx->root, 0700) < 0)
 		return -1;
-	fx->user_fd = iso_tree_open_user_dir(fx->root, true, fx->user, sizeof(fx->user), &e);
+	fx->user_fd = tree_open_user_dir(fx->root, true, fx->user, sizeof(fx->user), &e);
 	if (fx->user_fd < 0)
 		return -1;
 	fx->host =
-		(struct iso_host){ .proc = fx->proc, .boot_id = BOOT, .pidns = PIDNS, .uid = UID };
+		(struct tree_host){ .proc = fx->proc, .boot_id = BOOT, .pidns = PIDNS, .uid = UID };
 	*state = fx;
 	return 0;
 }
@@ -75,7 +75,7 @@ static int teardown(void **state)
 	snprintf(copy2, sizeof(copy2), "%s", fx->dir);
 	parent = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (parent >= 0) {
-		(void)iso_rmtree(parent, basename(copy2), fx->dir, NULL, NULL);
+		(void)tree_rmtree(parent, basename(copy2), fx->dir, NULL, NULL);
 		close(parent);
 	}
 	free(fx);
@@ -105,36 +105,36 @@ static void fake_proc(struct fx *fx, pid_t pid, char state, unsigned long long s
 	put(path, line);
 }
 
-static struct iso_owner_rec owner(void)
+static struct tree_owner_rec owner(void)
 {
-	return (struct iso_owner_rec){
+	return (struct tree_owner_rec){
 		.pid = OWNER, .start_time = STARTED, .boot_id = BOOT, .uid = UID, .pidns = PIDNS
 	};
 }
 
 /* The record's message as the text the assertions read. */
-static int owner_parse(const char *text, struct iso_owner_rec *o, char *why, size_t len)
+static int owner_parse(const char *text, struct tree_owner_rec *o, char *why, size_t len)
 {
 	struct iso_err e;
-	int r = iso_owner_parse(text, o, &e);
+	int r = tree_owner_parse(text, o, &e);
 
 	iso_err_format(&e, why, len);
 	return r;
 }
 
-static bool verdict(const struct iso_gc_facts *f, char *why, size_t len)
+static bool verdict(const struct tree_gc_facts *f, char *why, size_t len)
 {
 	struct iso_err e;
-	bool ok = iso_gc_verdict(f, &e);
+	bool ok = tree_gc_verdict(f, &e);
 
 	iso_err_format(&e, why, len);
 	return ok;
 }
 
-static bool judge(const struct iso_tree_view *v, char *why, size_t len)
+static bool judge(const struct tree_view *v, char *why, size_t len)
 {
 	struct iso_err e;
-	bool ok = iso_tree_judge(v, false, &e);
+	bool ok = tree_judge(v, false, &e);
 
 	iso_err_format(&e, why, len);
 	return ok;
@@ -142,7 +142,7 @@ static bool judge(const struct iso_tree_view *v, char *why, size_t len)
 
 static void test_owner_parse_valid(void **state)
 {
-	struct iso_owner_rec o;
+	struct tree_owner_rec o;
 	char why[200] = "";
 
 	assert_int_equal(
@@ -188,7 +188,7 @@ static void test_owner_parse_rejects(void **state)
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-		struct iso_owner_rec o;
+		struct tree_owner_rec o;
 		char why[200] = "";
 
 		assert_int_equal(owner_parse(bad[i].text, &o, why, sizeof(why)), -EINVAL);
@@ -197,10 +197,10 @@ static void test_owner_parse_rejects(void **state)
 	}
 }
 
-static enum iso_fate fate(struct fx *fx, const struct iso_owner_rec *o, char *why, size_t len)
+static enum tree_fate fate(struct fx *fx, const struct tree_owner_rec *o, char *why, size_t len)
 {
 	struct iso_err e;
-	enum iso_fate f = iso_owner_fate(o, &fx->host, &e);
+	enum tree_fate f = tree_owner_fate(o, &fx->host, &e);
 
 	iso_err_format(&e, why, len);
 	return f;
@@ -209,76 +209,76 @@ static enum iso_fate fate(struct fx *fx, const struct iso_owner_rec *o, char *wh
 static void test_fate_alive_and_gone(void **state)
 {
 	struct fx *fx = *state;
-	struct iso_owner_rec o = owner();
+	struct tree_owner_rec o = owner();
 	char why[320];
 
 	/* no /proc/4242: gone */
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_GONE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_GONE);
 	assert_string_equal(why, "owner pid 4242 is gone");
 	/* the same process: alive */
 	fake_proc(fx, OWNER, 'S', STARTED);
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_ALIVE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_ALIVE);
 	assert_string_equal(why, "owner pid 4242 is alive");
 	/* the pid reused by a later process: gone */
 	fake_proc(fx, OWNER, 'S', STARTED + 1);
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_GONE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_GONE);
 	assert_non_null(strstr(why, "owner pid 4242 is gone (the pid now names a process"));
 	/* exited, not yet reaped: it never runs again */
 	fake_proc(fx, OWNER, 'Z', STARTED);
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_GONE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_GONE);
 	assert_non_null(strstr(why, "zombie"));
 }
 
 static void test_fate_other_boot(void **state)
 {
 	struct fx *fx = *state;
-	struct iso_owner_rec o = owner();
+	struct tree_owner_rec o = owner();
 	char why[320];
 
 	/* a live process with the owner's pid and start time ... */
 	fake_proc(fx, OWNER, 'S', STARTED);
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_ALIVE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_ALIVE);
 	/* ... is a coincidence when the owner ran in another boot */
 	snprintf(o.boot_id, sizeof(o.boot_id), "an-earlier-boot");
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_GONE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_GONE);
 	assert_non_null(strstr(why, "another boot (boot id an-earlier-boot, now " BOOT ")"));
 }
 
 static void test_fate_unprovable(void **state)
 {
 	struct fx *fx = *state;
-	struct iso_owner_rec o;
+	struct tree_owner_rec o;
 	char why[320], path[PATH_MAX];
 
 	/* control: with nothing in the way the absent pid proves it */
 	o = owner();
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_GONE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_GONE);
 
 	/* another PID namespace: its pid 4242 is not ours */
 	o.pidns = PIDNS + 1;
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_UNPROVABLE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_UNPROVABLE);
 	assert_non_null(strstr(why, "another PID namespace"));
 	o.pidns = 0;
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_UNPROVABLE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_UNPROVABLE);
 	assert_non_null(strstr(why, "no PID namespace"));
 	o = owner();
 	fx->host.pidns = 0;
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_UNPROVABLE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_UNPROVABLE);
 	fx->host.pidns = PIDNS;
 
 	/* boots that cannot be compared */
 	o.boot_id[0] = '\0';
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_UNPROVABLE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_UNPROVABLE);
 	assert_non_null(strstr(why, "no boot id"));
 	o = owner();
 	fx->host.boot_id[0] = '\0';
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_UNPROVABLE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_UNPROVABLE);
 	assert_non_null(strstr(why, "current boot id is unknown"));
 	snprintf(fx->host.boot_id, sizeof(fx->host.boot_id), "%s", BOOT);
 
 	/* someone else's record */
 	o.uid = UID + 1;
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_UNPROVABLE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_UNPROVABLE);
 	assert_non_null(strstr(why, "uid 1001, not uid 1000"));
 	o = owner();
 
@@ -287,26 +287,26 @@ static void test_fate_unprovable(void **state)
 	assert_int_equal(mkdir(path, 0700), 0);
 	snprintf(path, sizeof(path), "%s/%d/stat", fx->proc, OWNER);
 	put(path, "4242 (no closing parenthesis S 1");
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_UNPROVABLE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_UNPROVABLE);
 	assert_non_null(strstr(why, "unparsable"));
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(mkdir(path, 0700), 0);
-	assert_int_equal(fate(fx, &o, why, sizeof(why)), ISO_FATE_UNPROVABLE);
+	assert_int_equal(fate(fx, &o, why, sizeof(why)), TREE_FATE_UNPROVABLE);
 	assert_non_null(strstr(why, "cannot read"));
 }
 
-static struct iso_gc_facts good_facts(void)
+static struct tree_gc_facts good_facts(void)
 {
-	return (struct iso_gc_facts){
-		.fate = ISO_FATE_GONE,
+	return (struct tree_gc_facts){
+		.fate = TREE_FATE_GONE,
 		.fate_why = "owner pid 4242 is gone",
-		.lock = ISO_LOCK_TAKEN,
+		.lock = TREE_LOCK_TAKEN,
 		.lock_why = "its lock is free",
 		.holders = 0,
 	};
 }
 
-static void expect_kept(const struct iso_gc_facts *f, const char *why_expected)
+static void expect_kept(const struct tree_gc_facts *f, const char *why_expected)
 {
 	char why[600];
 
@@ -316,7 +316,7 @@ static void expect_kept(const struct iso_gc_facts *f, const char *why_expected)
 
 static void test_verdict_each_rule(void **state)
 {
-	struct iso_gc_facts f = good_facts();
+	struct tree_gc_facts f = good_facts();
 	char why[600];
 
 	assert_true(verdict(&f, why, sizeof(why)));
@@ -334,17 +334,17 @@ static void test_verdict_each_rule(void **state)
 	f.owner_error = "owner record: missing";
 	expect_kept(&f, "owner record: missing");
 	f = good_facts();
-	f.fate = ISO_FATE_ALIVE;
+	f.fate = TREE_FATE_ALIVE;
 	f.fate_why = "owner pid 4242 is alive";
 	expect_kept(&f, "owner pid 4242 is alive");
-	f.fate = ISO_FATE_UNPROVABLE;
+	f.fate = TREE_FATE_UNPROVABLE;
 	f.fate_why = "another PID namespace";
 	expect_kept(&f, "another PID namespace");
 	f = good_facts();
-	f.lock = ISO_LOCK_HELD;
+	f.lock = TREE_LOCK_HELD;
 	f.lock_why = "its lock is held";
 	expect_kept(&f, "its lock is held");
-	f.lock = ISO_LOCK_FAILED;
+	f.lock = TREE_LOCK_FAILED;
 	f.lock_why = "lock: missing";
 	expect_kept(&f, "lock: missing");
 	f = good_facts();
@@ -394,34 +394,34 @@ static void at(struct fx *fx, const char *name, const char *rel, const char *tex
 	put(path, text);
 }
 
-static void view(struct fx *fx, const char *name, bool keep, struct iso_tree_view *v)
+static void view(struct fx *fx, const char *name, bool keep, struct tree_view *v)
 {
-	iso_tree_view(fx->user_fd, fx->user, name, &fx->host, keep, v);
+	tree_view(fx->user_fd, fx->user, name, &fx->host, keep, v);
 }
 
 static void test_view_states(void **state)
 {
 	struct fx *fx = *state;
-	struct iso_tree_view v;
+	struct tree_view v;
 	char why[1200];
 	int fd;
 
 	/* the owner is gone and recorded nothing: orphaned */
 	close(make_tree(fx, "t", owner_json(), true));
 	view(fx, "t", false, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "orphaned");
-	assert_int_equal(v.lock, ISO_LOCK_TAKEN);
+	assert_string_equal(tree_seen_name(v.seen), "orphaned");
+	assert_int_equal(v.lock, TREE_LOCK_TAKEN);
 	assert_int_equal(v.lock_fd, -1); /* without keep_lock it was let go */
 	assert_true(v.created > 0);
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 
 	/* alive owner, lock free, nothing recorded: not for gc to decide */
 	fake_proc(fx, OWNER, 'S', STARTED);
 	view(fx, "t", true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "unknown");
+	assert_string_equal(tree_seen_name(v.seen), "unknown");
 	assert_false(judge(&v, why, sizeof(why)));
 	assert_string_equal(why, "owner pid 4242 is alive");
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 
 	/* the lock held by someone else: running, never removed */
 	{
@@ -432,64 +432,64 @@ static void test_view_states(void **state)
 		assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
 	}
 	view(fx, "t", true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "running");
+	assert_string_equal(tree_seen_name(v.seen), "running");
 	assert_string_equal(v.reason, "owner pid 4242 is alive");
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 	snprintf(fx->host.boot_id, sizeof(fx->host.boot_id), "a-later-boot");
 	view(fx, "t", true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "running");
+	assert_string_equal(tree_seen_name(v.seen), "running");
 	assert_false(judge(&v, why, sizeof(why)));
 	assert_non_null(strstr(why, "its lock is held"));
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 	close(fd);
 	snprintf(fx->host.boot_id, sizeof(fx->host.boot_id), "%s", BOOT);
 
 	/* what the owner recorded at teardown */
 	at(fx, "t", "outcome", "{\"state\":\"kept\",\"reason\":\"--keep\"}");
 	view(fx, "t", false, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "kept");
+	assert_string_equal(tree_seen_name(v.seen), "kept");
 	assert_string_equal(v.reason, "--keep");
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 	at(fx, "t", "outcome", "{\"state\":\"retained\",\"reason\":\"pid 7 has its cwd in it\"}");
 	view(fx, "t", false, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "retained");
+	assert_string_equal(tree_seen_name(v.seen), "retained");
 	assert_string_equal(v.reason, "pid 7 has its cwd in it");
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 	at(fx, "t", "outcome", "{\"state\":\"removed\",\"reason\":\"\"}");
 	view(fx, "t", false, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "unreadable");
+	assert_string_equal(tree_seen_name(v.seen), "unreadable");
 	assert_non_null(strstr(v.reason, "outcome record: unknown state"));
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 }
 
 static void test_view_unreadable(void **state)
 {
 	struct fx *fx = *state;
-	struct iso_tree_view v;
+	struct tree_view v;
 	char why[1200], path[PATH_MAX * 2];
 
 	/* no owner record: no proof, and the lock is not even tried */
 	close(make_tree(fx, "no-owner", NULL, true));
 	view(fx, "no-owner", true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "unreadable");
+	assert_string_equal(tree_seen_name(v.seen), "unreadable");
 	assert_string_equal(v.reason, "owner record: missing");
 	assert_false(v.lock_probed);
 	assert_false(judge(&v, why, sizeof(why)));
 	assert_string_equal(why, "owner record: missing");
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 	/* a removal that failed halfway can take the owner record and leave the outcome */
 	at(fx, "no-owner", "outcome", "{\"state\":\"retained\",\"reason\":\"removal failed: x\"}");
 	view(fx, "no-owner", true, &v);
 	assert_string_equal(v.reason,
 			    "owner record: missing; its run recorded retained: removal failed: x");
 	assert_false(judge(&v, why, sizeof(why)));
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 
 	close(make_tree(fx, "corrupt", "{\"pid\":4242,", true));
 	view(fx, "corrupt", true, &v);
 	assert_non_null(strstr(v.reason, "owner record: not JSON"));
 	assert_false(judge(&v, why, sizeof(why)));
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 
 	/* a symbolic link where the owner record belongs is not isorun's */
 	close(make_tree(fx, "linked", NULL, true));
@@ -501,21 +501,21 @@ static void test_view_unreadable(void **state)
 	}
 	view(fx, "linked", true, &v);
 	assert_non_null(strstr(v.reason, "owner record: a symbolic link"));
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 
 	/* no lock file, or a FIFO in its place (opened without blocking) */
 	close(make_tree(fx, "no-lock", owner_json(), false));
 	view(fx, "no-lock", true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "unreadable");
+	assert_string_equal(tree_seen_name(v.seen), "unreadable");
 	assert_string_equal(v.reason, "lock: missing");
 	assert_false(judge(&v, why, sizeof(why)));
 	assert_string_equal(why, "lock: missing");
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 	snprintf(path, sizeof(path), "%s/no-lock/lock", fx->user);
 	assert_int_equal(mkfifo(path, 0600), 0);
 	view(fx, "no-lock", true, &v);
 	assert_string_equal(v.reason, "lock: not a regular file");
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 
 	/* entries that are not trees */
 	snprintf(path, sizeof(path), "%s/a-file", fx->user);
@@ -523,18 +523,18 @@ static void test_view_unreadable(void **state)
 	view(fx, "a-file", true, &v);
 	assert_string_equal(v.reason, "not a directory");
 	assert_false(judge(&v, why, sizeof(why)));
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 	snprintf(path, sizeof(path), "%s/a-link", fx->user);
 	assert_int_equal(symlink(fx->dir, path), 0);
 	view(fx, "a-link", true, &v);
 	assert_string_equal(v.reason, "not a directory");
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 }
 
 static void test_judge_holders_and_remove(void **state)
 {
 	struct fx *fx = *state;
-	struct iso_tree_view v;
+	struct tree_view v;
 	char why[1200], home[PATH_MAX * 2], expect[PATH_MAX * 3];
 	int ready[2], go[2];
 	pid_t pid;
@@ -559,13 +559,13 @@ static void test_judge_holders_and_remove(void **state)
 
 	/* the owner is gone and the lock free, but a process has its cwd inside */
 	view(fx, "t", true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "orphaned");
+	assert_string_equal(tree_seen_name(v.seen), "orphaned");
 	assert_false(judge(&v, why, sizeof(why)));
 	snprintf(expect, sizeof(expect), "pid %d `", (int)pid);
 	assert_non_null(strstr(why, expect));
 	snprintf(expect, sizeof(expect), "has its cwd in it (%s)", home);
 	assert_non_null(strstr(why, expect));
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 
 	close(go[1]);
 	assert_int_equal(unit_wait(pid), 0);
@@ -573,14 +573,14 @@ static void test_judge_holders_and_remove(void **state)
 
 	/* removal needs the lock held: a view without it is refused */
 	view(fx, "t", false, &v);
-	assert_int_equal(iso_tree_remove(fx->user_fd, &v, NULL), -EPERM);
-	iso_tree_view_close(&v);
+	assert_int_equal(tree_remove(fx->user_fd, &v, NULL), -EPERM);
+	tree_view_close(&v);
 
 	view(fx, "t", true, &v);
 	assert_true(judge(&v, why, sizeof(why)));
 	assert_non_null(strstr(why, "owner pid 4242 is gone; its lock is free"));
-	assert_int_equal(iso_tree_remove(fx->user_fd, &v, NULL), 0);
-	iso_tree_view_close(&v);
+	assert_int_equal(tree_remove(fx->user_fd, &v, NULL), 0);
+	tree_view_close(&v);
 	assert_int_equal(faccessat(fx->user_fd, "t", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 }
 
@@ -591,7 +591,7 @@ static void test_judge_holders_and_remove(void **state)
 static void test_view_owner_is_lock(void **state)
 {
 	struct fx *fx = *state;
-	struct iso_tree_view v;
+	struct tree_view v;
 	char why[1200], path[PATH_MAX * 2];
 	int fd;
 
@@ -604,10 +604,10 @@ static void test_view_owner_is_lock(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
 	view(fx, "t", true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "running");
+	assert_string_equal(tree_seen_name(v.seen), "running");
 	assert_false(judge(&v, why, sizeof(why)));
 	assert_non_null(strstr(why, "its lock is held"));
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 	close(fd);
 
 	/* the record let go: orphaned, though the planted lock file is held */
@@ -616,9 +616,9 @@ static void test_view_owner_is_lock(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
 	view(fx, "t", true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "orphaned");
-	assert_int_equal(v.lock, ISO_LOCK_TAKEN);
-	iso_tree_view_close(&v);
+	assert_string_equal(tree_seen_name(v.seen), "orphaned");
+	assert_int_equal(v.lock, TREE_LOCK_TAKEN);
+	tree_view_close(&v);
 	close(fd);
 
 	/* a lock somewhere this isorun does not know proves nothing */
@@ -626,9 +626,9 @@ static void test_view_owner_is_lock(void **state)
 	   "{\"pid\":4242,\"start_time\":123456,\"boot_id\":\"" BOOT
 	   "\",\"uid\":1000,\"lock\":\"elsewhere\"}");
 	view(fx, "t", true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "unreadable");
+	assert_string_equal(tree_seen_name(v.seen), "unreadable");
 	assert_string_equal(v.reason, "owner record: \"lock\" is not \"owner\"");
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 }
 
 /* The records tree/tree.c writes, read back: running, then kept with a live owner. */
@@ -636,42 +636,42 @@ static void test_real_tree(void **state)
 {
 	struct fx *fx = *state;
 	char *argv[] = { "test_gc", NULL };
-	struct iso_outcome *out = calloc(1, sizeof(*out));
-	struct iso_tree t;
-	struct iso_tree_view v;
-	struct iso_host here;
+	struct sup_outcome *out = calloc(1, sizeof(*out));
+	struct tree_tree t;
+	struct tree_view v;
+	struct tree_host here;
 	struct iso_err e = { 0 };
 	char why[1200];
 
 	assert_non_null(out);
-	iso_host_current(&here);
+	tree_host_current(&here);
 	if (!here.boot_id[0] || !here.pidns)
 		fail_msg("this system's boot id or PID namespace cannot be read");
-	assert_int_equal(iso_tree_create(&t, fx->root, argv, &e), 0);
-	iso_tree_view(fx->user_fd, fx->user, t.id, &here, true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "running");
+	assert_int_equal(tree_create(&t, fx->root, argv, &e), 0);
+	tree_view(fx->user_fd, fx->user, t.id, &here, true, &v);
+	assert_string_equal(tree_seen_name(v.seen), "running");
 	assert_int_equal(v.owner.pid, getpid());
 	assert_false(judge(&v, why, sizeof(why)));
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 
-	assert_int_equal(iso_tree_record_state(&t, true, "isorun shell", &e), 0);
+	assert_int_equal(tree_record_state(&t, true, "isorun shell", &e), 0);
 	close(t.lock_fd);
 	t.lock_fd = -1;
-	iso_tree_view(fx->user_fd, fx->user, t.id, &here, true, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "kept");
+	tree_view(fx->user_fd, fx->user, t.id, &here, true, &v);
+	assert_string_equal(tree_seen_name(v.seen), "kept");
 	assert_string_equal(v.reason, "isorun shell");
 	/* the lock is free, but its owner (this process) lives: not garbage */
 	assert_false(judge(&v, why, sizeof(why)));
 	snprintf(v.reason, sizeof(v.reason), "owner pid %d is alive", (int)getpid());
 	assert_string_equal(why, v.reason);
-	iso_tree_view_close(&v);
+	tree_view_close(&v);
 
-	assert_int_equal(iso_tree_record_state(&t, false, "removal failed: x", &e), 0);
-	iso_tree_view(fx->user_fd, fx->user, t.id, &here, false, &v);
-	assert_string_equal(iso_tree_seen_name(v.seen), "retained");
+	assert_int_equal(tree_record_state(&t, false, "removal failed: x", &e), 0);
+	tree_view(fx->user_fd, fx->user, t.id, &here, false, &v);
+	assert_string_equal(tree_seen_name(v.seen), "retained");
 	assert_string_equal(v.reason, "removal failed: x");
-	iso_tree_view_close(&v);
-	iso_tree_close(&t);
+	tree_view_close(&v);
+	tree_close(&t);
 	free(out);
 }
 
@@ -683,7 +683,7 @@ static void test_size(void **state)
 	uint64_t small, big;
 	int fd = make_tree(fx, "t", NULL, false);
 
-	small = iso_tree_size(fd, &partial);
+	small = tree_size(fd, &partial);
 	assert_false(partial);
 	/* 64 KiB of data shows; a symbolic link to a large file outside does not */
 	for (int i = 0; i < 8; i++) {
@@ -697,7 +697,7 @@ static void test_size(void **state)
 	}
 	snprintf(path, sizeof(path), "%s/t/home/link", fx->user);
 	assert_int_equal(symlink("/proc/kcore", path), 0);
-	big = iso_tree_size(fd, &partial);
+	big = tree_size(fd, &partial);
 	assert_false(partial);
 	assert_true(big >= small + 8 * sizeof(buf));
 	assert_true(big < small + 8 * sizeof(buf) + 256 * 1024);
@@ -716,7 +716,7 @@ static void test_size(void **state)
 		assert_true(d >= 0);
 		close(d);
 	}
-	(void)iso_tree_size(fd, &partial);
+	(void)tree_size(fd, &partial);
 	assert_true(partial);
 	close(fd);
 }
@@ -731,14 +731,14 @@ static void test_user_dir(void **state)
 	/* absent: -ENOENT without creating it */
 	snprintf(other, sizeof(other), "%s/elsewhere", fx->dir);
 	assert_int_equal(mkdir(other, 0700), 0);
-	assert_int_equal(iso_tree_open_user_dir(other, false, path, sizeof(path), &e), -ENOENT);
+	assert_int_equal(tree_open_user_dir(other, false, path, sizeof(path), &e), -ENOENT);
 	/* group writable: refused */
 	assert_int_equal(fchmod(fx->user_fd, 0770), 0);
-	fd = iso_tree_open_user_dir(fx->root, false, path, sizeof(path), &e);
+	fd = tree_open_user_dir(fx->root, false, path, sizeof(path), &e);
 	assert_true(fd < 0);
 	assert_non_null(strstr(e.msg, "group or world writable"));
 	assert_int_equal(fchmod(fx->user_fd, 0700), 0);
-	fd = iso_tree_open_user_dir(fx->root, false, path, sizeof(path), &e);
+	fd = tree_open_user_dir(fx->root, false, path, sizeof(path), &e);
 	assert_true(fd >= 0);
 	assert_string_equal(path, fx->user);
 	close(fd);

@@ -87,16 +87,16 @@ static int teardown(void **state)
 }
 
 /* "tmp" covered but for tmp/keep/proj, the working directory. */
-static void tmp_plan(struct iso_hidden *h)
+static void tmp_plan(struct sup_hidden *h)
 {
-	*h = (struct iso_hidden){ .on = true, .say = iso_says };
+	*h = (struct sup_hidden){ .on = true, .say = cli_says };
 	h->tmp[0] = in_s("tmp");
 	h->tmp_keep[0] = in_s("tmp/keep/proj");
 	h->cwd = in_s("tmp/keep/proj");
 }
 
 /* the option that hides rel (absolute when it starts with '/'), and where */
-static const char *by(const struct iso_hidden *h, const char *rel, bool whole, char *at)
+static const char *by(const struct sup_hidden *h, const char *rel, bool whole, char *at)
 {
 	char p[PATH_MAX * 2];
 
@@ -105,7 +105,7 @@ static const char *by(const struct iso_hidden *h, const char *rel, bool whole, c
 	else
 		snprintf(p, sizeof(p), "%s/%s", S, rel);
 	at[0] = '\0';
-	return iso_hidden_by(h, p, whole, at, PATH_MAX);
+	return sup_hidden_by(h, p, whole, at, PATH_MAX);
 }
 
 static void expect_at(const char *at, const char *rel)
@@ -118,7 +118,7 @@ static void expect_at(const char *at, const char *rel)
 
 static void test_tmp(void **state)
 {
-	struct iso_hidden h;
+	struct sup_hidden h;
 	char at[PATH_MAX];
 
 	tmp_plan(&h);
@@ -137,12 +137,12 @@ static void test_tmp(void **state)
 	expect_at(at, "tmp/x");
 	assert_null(by(&h, "./file", true, at));
 	assert_null(by(&h, "../proj/./file", true, at));
-	iso_hidden_free(&h);
+	sup_hidden_free(&h);
 }
 
 static void test_links_and_missing(void **state)
 {
-	struct iso_hidden h;
+	struct sup_hidden h;
 	char at[PATH_MAX];
 
 	tmp_plan(&h);
@@ -162,15 +162,15 @@ static void test_links_and_missing(void **state)
 	assert_null(by(&h, "loop1", true, at));
 	assert_null(by(&h, "loop1/x", false, at));
 	assert_null(by(&h, "", true, at));
-	iso_hidden_free(&h);
+	sup_hidden_free(&h);
 	/* nothing on: nothing hidden */
-	h = (struct iso_hidden){ 0 };
+	h = (struct sup_hidden){ 0 };
 	assert_null(by(&h, "tmp/x/tool", true, at));
 }
 
 static void test_home(void **state)
 {
-	struct iso_hidden h = { .on = true, .say = iso_says };
+	struct sup_hidden h = { .on = true, .say = cli_says };
 	char at[PATH_MAX], cause[PATH_MAX * 2];
 
 	h.home = in_s("home");
@@ -183,19 +183,19 @@ static void test_home(void **state)
 	assert_string_equal(by(&h, "home/a/tool", true, at), "--protect-home=hide");
 	expect_at(at, "home/a");
 	/* the fix names --writable for a directory, not for a file */
-	iso_hidden_cause(&h, at, cause, sizeof(cause));
+	sup_hidden_cause(&h, at, cause, sizeof(cause));
 	assert_non_null(strstr(cause, "; add --writable "));
 	{
 		_cleanup_free_ char *f = in_s("home/w/f");
-		iso_hidden_cause(&h, f, cause, sizeof(cause));
+		sup_hidden_cause(&h, f, cause, sizeof(cause));
 		assert_string_equal(cause, "");
 	}
-	iso_hidden_free(&h);
+	sup_hidden_free(&h);
 }
 
 static void test_interpreter(void **state)
 {
-	struct iso_hidden h;
+	struct sup_hidden h;
 	char cause[PATH_MAX * 3], want[PATH_MAX * 3];
 	_cleanup_free_ char *script = in_s("out/script"), *f = in_s("out/f");
 	FILE *s = fopen(script, "we");
@@ -204,14 +204,14 @@ static void test_interpreter(void **state)
 	fprintf(s, "#! %s/tmp/x/tool -e\n", S);
 	assert_int_equal(fclose(s), 0);
 	tmp_plan(&h);
-	iso_hidden_cause(&h, script, cause, sizeof(cause));
+	sup_hidden_cause(&h, script, cause, sizeof(cause));
 	snprintf(want, sizeof(want), "its interpreter %s/tmp/x/tool: --private-tmp hides %s/tmp/x",
 		 S, S);
 	assert_true(strncmp(cause, want, strlen(want)) == 0);
 	/* "#!/bin/sh": visible, nothing to say */
-	iso_hidden_cause(&h, f, cause, sizeof(cause));
+	sup_hidden_cause(&h, f, cause, sizeof(cause));
 	assert_string_equal(cause, "");
-	iso_hidden_free(&h);
+	sup_hidden_free(&h);
 }
 
 int main(void)

@@ -75,16 +75,16 @@ static void release(struct kid *k)
 
 static bool found(pid_t pid, const char *what_prefix, const char *tree)
 {
-	struct iso_holder_query q = { .tree = tree, .exclude = getpid() };
-	struct iso_holder *h = NULL;
-	int n = iso_find_holders(&q, &h, NULL);
+	struct tree_holder_query q = { .tree = tree, .exclude = getpid() };
+	struct tree_holder *h = NULL;
+	int n = tree_find_holders(&q, &h, NULL);
 	bool hit = false;
 
 	assert_true(n >= 0);
 	for (int i = 0; i < n; i++)
 		if (h[i].pid == pid && !strncmp(h[i].what, what_prefix, strlen(what_prefix)))
 			hit = true;
-	iso_holders_free(h, (size_t)n);
+	tree_holders_free(h, (size_t)n);
 	return hit;
 }
 
@@ -188,15 +188,15 @@ static int pid2_in_namespace(const char *dir)
 	if (k.pid != 2)
 		return 3;
 	{
-		struct iso_holder_query q = { .tree = dir, .exclude = getpid() };
-		struct iso_holder *h = NULL;
-		int n = iso_find_holders(&q, &h, NULL);
+		struct tree_holder_query q = { .tree = dir, .exclude = getpid() };
+		struct tree_holder *h = NULL;
+		int n = tree_find_holders(&q, &h, NULL);
 
 		hit = false;
 		for (int i = 0; i < n; i++)
 			if (h[i].pid == 2 && !strncmp(h[i].what, "fd ", 3))
 				hit = true;
-		iso_holders_free(h, n > 0 ? (size_t)n : 0);
+		tree_holders_free(h, n > 0 ? (size_t)n : 0);
 	}
 	close(k.go);
 	waitpid(k.pid, NULL, 0);
@@ -234,11 +234,11 @@ static void test_scan_error_record(void **state)
 	char buf[300];
 
 	(void)state;
-	iso_holders_strerror(-EACCES, &e);
+	tree_holders_strerror(-EACCES, &e);
 	assert_int_equal(e.errnum, EACCES);
 	assert_string_equal(iso_err_format(&e, buf, sizeof(buf)),
 			    "cannot inspect /proc for holders: Permission denied");
-	iso_holders_strerror(-E2BIG, &e);
+	tree_holders_strerror(-E2BIG, &e);
 	assert_int_equal(e.errnum, 0);
 	assert_non_null(
 		strstr(iso_err_format(&e, buf, sizeof(buf)), "holders not measurable: more than "));

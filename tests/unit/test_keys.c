@@ -22,13 +22,13 @@
 
 static void test_every_entry_is_whole(void **state)
 {
-	for (int k = 0; k < ISO_N_KEYS; k++) {
-		const struct iso_key_info *x = &iso_keys[k];
+	for (int k = 0; k < SUP_N_KEYS; k++) {
+		const struct cli_key_info *x = &cli_keys[k];
 
 		assert_non_null(x->name);
 		assert_non_null(x->parse);
 		/* a list is shown entry by entry, a value by its key's show */
-		assert_int_equal(x->show == NULL, x->kind == ISO_KIND_LIST);
+		assert_int_equal(x->show == NULL, x->kind == CLI_KIND_LIST);
 		assert_int_equal(x->report == NULL, x->report_value == NULL);
 		assert_int_equal(x->report == NULL, x->report_at == 0);
 		/* a choice's field is one the setter can write */
@@ -74,24 +74,24 @@ static void test_report_order_is_published(void **state)
 		"map_users",
 		"cache",
 	};
-	struct iso_report_setting s[ISO_REPORT_SETTINGS_MAX];
-	struct iso_opts o;
+	struct sup_report_setting s[SUP_REPORT_SETTINGS_MAX];
+	struct sup_opts o;
 	size_t n;
 	int in_report = 0;
 
-	for (int k = 0; k < ISO_N_KEYS; k++)
-		in_report += iso_keys[k].report != NULL;
-	iso_opts_init(&o);
-	n = iso_key_report(&o, s);
+	for (int k = 0; k < SUP_N_KEYS; k++)
+		in_report += cli_keys[k].report != NULL;
+	sup_opts_init(&o);
+	n = cli_key_report(&o, s);
 	/* no key lost to a gap or a twice-used place */
 	assert_int_equal(n, in_report + 1);
 	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(s[i].key, want[i]);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
-static const struct iso_report_setting *find(const struct iso_report_setting *s, size_t n,
+static const struct sup_report_setting *find(const struct sup_report_setting *s, size_t n,
 					     const char *key)
 {
 	for (size_t i = 0; i < n; i++)
@@ -116,27 +116,27 @@ static void test_report_values(void **state)
 			 "--",
 			 "true",
 			 NULL };
-	struct iso_report_setting s[ISO_REPORT_SETTINGS_MAX];
+	struct sup_report_setting s[SUP_REPORT_SETTINGS_MAX];
 	struct iso_err e = { 0 };
-	struct iso_opts o;
+	struct sup_opts o;
 	size_t n;
 
-	iso_opts_init(&o);
-	assert_int_equal(iso_parse_args(12, argv, &o, &e), ISO_RUN);
-	n = iso_key_report(&o, s);
-	assert_int_equal(find(s, n, "report")->kind, ISO_REPORT_STRING);
-	assert_int_equal(find(s, n, "policy")->kind, ISO_REPORT_PATH);
-	assert_int_equal(find(s, n, "timeout_ms")->kind, ISO_REPORT_NULL);
+	sup_opts_init(&o);
+	assert_int_equal(cli_parse_args(12, argv, &o, &e), CLI_RUN);
+	n = cli_key_report(&o, s);
+	assert_int_equal(find(s, n, "report")->kind, SUP_REPORT_STRING);
+	assert_int_equal(find(s, n, "policy")->kind, SUP_REPORT_PATH);
+	assert_int_equal(find(s, n, "timeout_ms")->kind, SUP_REPORT_NULL);
 	assert_int_equal(find(s, n, "grace_ms")->num, 5000);
 	assert_string_equal(find(s, n, "pidns")->str, "try");
 	assert_string_equal(find(s, n, "protect_home")->str, "ro");
 	assert_string_equal(find(s, n, "rlimit_core")->str, "unlimited");
-	assert_int_equal(find(s, n, "rlimit_nofile")->kind, ISO_REPORT_NULL);
-	assert_int_equal(find(s, n, "pids_max")->kind, ISO_REPORT_CEILING);
+	assert_int_equal(find(s, n, "rlimit_nofile")->kind, SUP_REPORT_NULL);
+	assert_int_equal(find(s, n, "pids_max")->kind, SUP_REPORT_CEILING);
 	assert_int_equal(find(s, n, "pids_max")->num, 50);
 	assert_true(find(s, n, "pids_max")->flag);
 	assert_string_equal(find(s, n, "stop_signal")->str, "SIGTERM");
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 /*
@@ -184,31 +184,31 @@ static const struct {
 
 static void test_shown_value_reads_back(void **state)
 {
-	for (int k = 0; k < ISO_N_KEYS; k++) {
-		struct iso_opts a, b;
+	for (int k = 0; k < SUP_N_KEYS; k++) {
+		struct sup_opts a, b;
 		struct iso_err e = { 0 };
 		char buf[64], buf2[64], shown[64], val[64] = "";
 
-		if (iso_keys[k].kind == ISO_KIND_LIST)
+		if (cli_keys[k].kind == CLI_KIND_LIST)
 			continue;
 		for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
-			if (strcmp(samples[i].key, iso_keys[k].name) == 0)
+			if (strcmp(samples[i].key, cli_keys[k].name) == 0)
 				snprintf(val, sizeof(val), "%s", samples[i].val);
 		/* an output file of the sinks table takes any file name */
-		if (!val[0] && iso_key_output(k))
-			snprintf(val, sizeof(val), "%s.out", iso_keys[k].name);
+		if (!val[0] && cli_key_output(k))
+			snprintf(val, sizeof(val), "%s.out", cli_keys[k].name);
 		if (!val[0])
-			fail_msg("no sample value for %s", iso_keys[k].name);
-		iso_opts_init(&a);
-		iso_opts_init(&b);
-		assert_int_equal(iso_opt_set(&a, k, val, 1, &e), 0);
-		snprintf(shown, sizeof(shown), "%s", iso_key_show(&a, k, buf, sizeof(buf)));
-		assert_int_equal(iso_opt_set(&b, k, shown, 1, &e), 0);
-		if (strcmp(shown, iso_key_show(&b, k, buf2, sizeof(buf2))) != 0)
-			fail_msg("%s: shown '%s', read back as '%s'", iso_keys[k].name, shown,
-				 iso_key_show(&b, k, buf2, sizeof(buf2)));
-		iso_opts_free(&a);
-		iso_opts_free(&b);
+			fail_msg("no sample value for %s", cli_keys[k].name);
+		sup_opts_init(&a);
+		sup_opts_init(&b);
+		assert_int_equal(cli_opt_set(&a, k, val, 1, &e), 0);
+		snprintf(shown, sizeof(shown), "%s", cli_key_show(&a, k, buf, sizeof(buf)));
+		assert_int_equal(cli_opt_set(&b, k, shown, 1, &e), 0);
+		if (strcmp(shown, cli_key_show(&b, k, buf2, sizeof(buf2))) != 0)
+			fail_msg("%s: shown '%s', read back as '%s'", cli_keys[k].name, shown,
+				 cli_key_show(&b, k, buf2, sizeof(buf2)));
+		sup_opts_free(&a);
+		sup_opts_free(&b);
 	}
 }
 
@@ -216,99 +216,99 @@ static void test_shown_value_reads_back(void **state)
 static void test_choice_words(void **state)
 {
 	struct iso_err e = { 0 };
-	struct iso_opts o;
+	struct sup_opts o;
 
-	iso_opts_init(&o);
-	assert_true(iso_opt_set(&o, ISO_K_PROTECT_HOME, "x", ISO_FROM_CLI, &e) < 0);
+	sup_opts_init(&o);
+	assert_true(cli_opt_set(&o, SUP_K_PROTECT_HOME, "x", SUP_FROM_CLI, &e) < 0);
 	assert_string_equal(e.msg, "--protect-home: expected off, ro (read-only) or hide, got 'x'");
-	assert_true(iso_opt_set(&o, ISO_K_CGROUP, "x", 3, &e) < 0);
+	assert_true(cli_opt_set(&o, SUP_K_CGROUP, "x", 3, &e) < 0);
 	assert_string_equal(e.msg, "cgroup: expected auto or off, got 'x'");
-	assert_true(iso_opt_set(&o, ISO_K_NET, "isolated", 3, &e) == 0);
+	assert_true(cli_opt_set(&o, SUP_K_NET, "isolated", 3, &e) == 0);
 	assert_true(o.net_isolated);
-	assert_true(iso_opt_set(&o, ISO_K_POLICY_MODE, "log", 3, &e) == 0);
+	assert_true(cli_opt_set(&o, SUP_K_POLICY_MODE, "log", 3, &e) == 0);
 	assert_true(o.policy_log);
-	assert_true(iso_opt_set(&o, ISO_K_COLOR, NULL, ISO_FROM_CLI, &e) == 0);
-	assert_int_equal(o.color, ISO_COLOR_ALWAYS);
+	assert_true(cli_opt_set(&o, SUP_K_COLOR, NULL, SUP_FROM_CLI, &e) == 0);
+	assert_int_equal(o.color, SUP_COLOR_ALWAYS);
 	/* a word of another choice is no word of this one */
-	assert_true(iso_opt_set(&o, ISO_K_RESIDUE, "ignore", 3, &e) < 0);
+	assert_true(cli_opt_set(&o, SUP_K_RESIDUE, "ignore", 3, &e) < 0);
 	assert_string_equal(e.msg, "residue: expected fail or warn, got 'ignore'");
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 /* --cache: each name once, in the order given; an unknown one names the known ones. */
 static void test_cache_names(void **state)
 {
 	struct iso_err e = { 0 };
-	struct iso_opts o;
+	struct sup_opts o;
 	char a[] = "npm,go", b[] = " go , pip", bad[] = "go,gp", none[] = "none", empty[] = "";
-	struct iso_report_setting s[ISO_REPORT_SETTINGS_MAX];
+	struct sup_report_setting s[SUP_REPORT_SETTINGS_MAX];
 	size_t n;
 
-	iso_opts_init(&o);
-	assert_int_equal(iso_opt_set(&o, ISO_K_CACHE, a, ISO_FROM_CLI, &e), 0);
-	assert_int_equal(iso_opt_set(&o, ISO_K_CACHE, b, ISO_FROM_CLI, &e), 0);
+	sup_opts_init(&o);
+	assert_int_equal(cli_opt_set(&o, SUP_K_CACHE, a, SUP_FROM_CLI, &e), 0);
+	assert_int_equal(cli_opt_set(&o, SUP_K_CACHE, b, SUP_FROM_CLI, &e), 0);
 	assert_int_equal(o.caches.n, 3);
 	assert_string_equal(o.caches.v[0], "go");
 	assert_string_equal(o.caches.v[1], "npm");
 	assert_string_equal(o.caches.v[2], "pip");
-	n = iso_key_report(&o, s);
-	assert_int_equal(find(s, n, "cache")->kind, ISO_REPORT_STRINGS);
+	n = cli_key_report(&o, s);
+	assert_int_equal(find(s, n, "cache")->kind, SUP_REPORT_STRINGS);
 	assert_int_equal(find(s, n, "cache")->paths->n, 3);
-	assert_true(iso_opt_set(&o, ISO_K_CACHE, bad, ISO_FROM_CLI, &e) < 0);
+	assert_true(cli_opt_set(&o, SUP_K_CACHE, bad, SUP_FROM_CLI, &e) < 0);
 	assert_string_equal(e.msg, "--cache: unknown cache 'gp'; did you mean go? (known: go, "
 				   "npm, pip, cargo, xdg, none)");
-	assert_true(iso_opt_set(&o, ISO_K_CACHE, empty, 4, &e) < 0);
+	assert_true(cli_opt_set(&o, SUP_K_CACHE, empty, 4, &e) < 0);
 	assert_string_equal(e.msg,
 			    "cache: unknown cache '' (known: go, npm, pip, cargo, xdg, none)");
-	assert_int_equal(iso_opt_set(&o, ISO_K_CACHE, none, ISO_FROM_CLI, &e), 0);
+	assert_int_equal(cli_opt_set(&o, SUP_K_CACHE, none, SUP_FROM_CLI, &e), 0);
 	assert_int_equal(o.caches.n, 0);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 /* One place decides which options need a namespace (the run plan's first part). */
 static void test_plan_namespaces(void **state)
 {
 	static const struct {
-		enum iso_key key;
+		enum sup_key key;
 		const char *val;
 		bool protections, namespaces;
 	} cases[] = {
-		{ ISO_K_NET, "isolated", true, true },
-		{ ISO_K_PRIVATE_TMP, "true", true, true },
-		{ ISO_K_PROTECT_HOME, "ro", true, true },
-		{ ISO_K_PROTECT_HOME, "hide", true, true },
-		{ ISO_K_PIDNS, "try", false, true },
-		{ ISO_K_PIDNS, "true", false, true },
-		{ ISO_K_NET, "host", false, false },
-		{ ISO_K_PROTECT_HOME, "off", false, false },
-		{ ISO_K_MAP_ROOT, "true", false, false },
-		{ ISO_K_TMPFS, "/x", true, true },
-		{ ISO_K_RO_BIND, "/x", true, true },
+		{ SUP_K_NET, "isolated", true, true },
+		{ SUP_K_PRIVATE_TMP, "true", true, true },
+		{ SUP_K_PROTECT_HOME, "ro", true, true },
+		{ SUP_K_PROTECT_HOME, "hide", true, true },
+		{ SUP_K_PIDNS, "try", false, true },
+		{ SUP_K_PIDNS, "true", false, true },
+		{ SUP_K_NET, "host", false, false },
+		{ SUP_K_PROTECT_HOME, "off", false, false },
+		{ SUP_K_MAP_ROOT, "true", false, false },
+		{ SUP_K_TMPFS, "/x", true, true },
+		{ SUP_K_RO_BIND, "/x", true, true },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct iso_err e = { 0 };
-		struct iso_opts o;
+		struct sup_opts o;
 		char val[16];
 
 		snprintf(val, sizeof(val), "%s", cases[i].val);
-		iso_opts_init(&o);
-		assert_int_equal(iso_opt_set(&o, cases[i].key, val, 1, &e), 0);
-		iso_plan_compile(&o);
+		sup_opts_init(&o);
+		assert_int_equal(cli_opt_set(&o, cases[i].key, val, 1, &e), 0);
+		cli_plan_compile(&o);
 		assert_int_equal(o.plan.protections, cases[i].protections);
 		assert_int_equal(o.plan.namespaces, cases[i].namespaces);
-		iso_opts_free(&o);
+		sup_opts_free(&o);
 	}
 }
 
 /* One case: up to two settings and the plan they compile to. */
 struct plan_case {
 	struct {
-		enum iso_key key;
+		enum sup_key key;
 		const char *val;
 	} set[2];
 	size_t n;
-	struct iso_run_plan want;
+	struct sup_run_plan want;
 };
 
 /* STOP: the default stop; NS: what every protection implies (namespaces, init) */
@@ -323,56 +323,56 @@ static const struct plan_case plan_cases[] = {
 	/* nothing asked: no namespace, no init, the default stop, the default policy */
 	{ .n = 0, .want = { .policy = true, .stop = STOP } },
 	/* --net=isolated: a protection; init brings lo up in a network namespace */
-	{ { { ISO_K_NET, "isolated" } }, 1,
+	{ { { SUP_K_NET, "isolated" } }, 1,
 	  { NS, .mounts = { .net_isolated = true }, .policy = true, .stop = STOP } },
 	/* --private-tmp: a protection that hides the host's /tmp */
-	{ { { ISO_K_PRIVATE_TMP, "true" } }, 1,
+	{ { { SUP_K_PRIVATE_TMP, "true" } }, 1,
 	  { NS, .hides = true, .mounts = { .private_tmp = true }, .policy = true, .stop = STOP } },
 	/* --protect-home=ro: a protection that hides nothing; hide does */
-	{ { { ISO_K_PROTECT_HOME, "ro" } }, 1,
+	{ { { SUP_K_PROTECT_HOME, "ro" } }, 1,
 	  { NS, .mounts = { .home = NS_HOME_RO }, .policy = true, .stop = STOP } },
-	{ { { ISO_K_PROTECT_HOME, "hide" } }, 1,
+	{ { { SUP_K_PROTECT_HOME, "hide" } }, 1,
 	  { NS, .hides = true, .mounts = { .home = NS_HOME_HIDE }, .policy = true, .stop = STOP } },
 	/* --pidns: init, no protection, never a fallback */
-	{ { { ISO_K_PIDNS, "true" } }, 1,
+	{ { { SUP_K_PIDNS, "true" } }, 1,
 	  { .namespaces = true, .init_gate = true, .policy = true, .stop = STOP } },
 	/* --pidns=try alone may fall back to the subreaper gate ... */
-	{ { { ISO_K_PIDNS, "try" } }, 1,
+	{ { { SUP_K_PIDNS, "try" } }, 1,
 	  { .namespaces = true, .init_gate = true, .init_fallback = true, .policy = true,
 	    .stop = STOP } },
 	/* ... but a protection is never dropped with it */
-	{ { { ISO_K_PIDNS, "try" }, { ISO_K_PRIVATE_TMP, "true" } }, 2,
+	{ { { SUP_K_PIDNS, "try" }, { SUP_K_PRIVATE_TMP, "true" } }, 2,
 	  { NS, .hides = true, .mounts = { .private_tmp = true }, .policy = true, .stop = STOP } },
 	/* a mount asked for is a protection: init makes it, --pidns=try never drops it */
-	{ { { ISO_K_TMPFS, "/x" } }, 1,
+	{ { { SUP_K_TMPFS, "/x" } }, 1,
 	  { NS, .mounts = { .n_binds = 1 }, .policy = true, .stop = STOP } },
-	{ { { ISO_K_PIDNS, "try" }, { ISO_K_BIND, "/a:/b" } }, 2,
+	{ { { SUP_K_PIDNS, "try" }, { SUP_K_BIND, "/a:/b" } }, 2,
 	  { NS, .mounts = { .n_binds = 1 }, .policy = true, .stop = STOP } },
 	/* --map-root alone implies nothing */
-	{ { { ISO_K_MAP_ROOT, "true" } }, 1, { .policy = true, .stop = STOP } },
+	{ { { SUP_K_MAP_ROOT, "true" } }, 1, { .policy = true, .stop = STOP } },
 	/* --report keeps the output's tail; --junit does not */
-	{ { { ISO_K_REPORT, "r.json" } }, 1, { .keep_output = true, .policy = true, .stop = STOP } },
-	{ { { ISO_K_JUNIT, "j.xml" } }, 1, { .policy = true, .stop = STOP } },
+	{ { { SUP_K_REPORT, "r.json" } }, 1, { .keep_output = true, .policy = true, .stop = STOP } },
+	{ { { SUP_K_JUNIT, "j.xml" } }, 1, { .policy = true, .stop = STOP } },
 	/* --policy=off loads none; strict is one */
-	{ { { ISO_K_POLICY, "off" } }, 1, { .stop = STOP } },
-	{ { { ISO_K_POLICY, "strict" } }, 1, { .policy = true, .stop = STOP } },
+	{ { { SUP_K_POLICY, "off" } }, 1, { .stop = STOP } },
+	{ { { SUP_K_POLICY, "strict" } }, 1, { .policy = true, .stop = STOP } },
 	/* the stop: each option lands in its field */
-	{ { { ISO_K_STOP_SIGNAL, "INT" }, { ISO_K_GRACE, "1s" } }, 2,
+	{ { { SUP_K_STOP_SIGNAL, "INT" }, { SUP_K_GRACE, "1s" } }, 2,
 	  { .policy = true, .stop = { .signal = SIGINT, .grace_ms = 1000, .settle_ms = 3000 } } },
 	/* --cache: the names as bits, none drops what came before (the file's too) */
-	{ { { ISO_K_CACHE, "go, npm" } }, 1,
+	{ { { SUP_K_CACHE, "go, npm" } }, 1,
 	  { .policy = true, .stop = STOP,
-	    .caches = 1u << ISO_CACHE_GO | 1u << ISO_CACHE_NPM } },
-	{ { { ISO_K_CACHE, "xdg" }, { ISO_K_CACHE, "none,cargo" } }, 2,
-	  { .policy = true, .stop = STOP, .caches = 1u << ISO_CACHE_CARGO } },
-	{ { { ISO_K_CACHE, "pip" }, { ISO_K_CACHE, "none" } }, 2, { .policy = true, .stop = STOP } },
-	{ { { ISO_K_SETTLE, "2s" }, { ISO_K_TIMEOUT, "7s" } }, 2,
+	    .caches = 1u << SUP_CACHE_GO | 1u << SUP_CACHE_NPM } },
+	{ { { SUP_K_CACHE, "xdg" }, { SUP_K_CACHE, "none,cargo" } }, 2,
+	  { .policy = true, .stop = STOP, .caches = 1u << SUP_CACHE_CARGO } },
+	{ { { SUP_K_CACHE, "pip" }, { SUP_K_CACHE, "none" } }, 2, { .policy = true, .stop = STOP } },
+	{ { { SUP_K_SETTLE, "2s" }, { SUP_K_TIMEOUT, "7s" } }, 2,
 	  { .policy = true,
 	    .stop = { .signal = SIGTERM, .grace_ms = 5000, .settle_ms = 2000, .timeout_ms = 7000 } } },
 };
 // clang-format on
 
-static void assert_plan(const struct iso_run_plan *got, const struct iso_run_plan *want)
+static void assert_plan(const struct sup_run_plan *got, const struct sup_run_plan *want)
 {
 	assert_int_equal(got->protections, want->protections);
 	assert_int_equal(got->namespaces, want->namespaces);
@@ -392,7 +392,7 @@ static void assert_plan(const struct iso_run_plan *got, const struct iso_run_pla
 	assert_int_equal(got->caches, want->caches);
 }
 
-static bool plan_equal(const struct iso_run_plan *a, const struct iso_run_plan *b)
+static bool plan_equal(const struct sup_run_plan *a, const struct sup_run_plan *b)
 {
 	return a->protections == b->protections && a->namespaces == b->namespaces &&
 	       a->init_gate == b->init_gate && a->init_fallback == b->init_fallback &&
@@ -413,23 +413,23 @@ static void test_plan_implications(void **state)
 {
 	for (size_t i = 0; i < sizeof(plan_cases) / sizeof(plan_cases[0]); i++) {
 		const struct plan_case *c = &plan_cases[i];
-		struct iso_opts o;
+		struct sup_opts o;
 		/* the options keep pointers into their values, as into argv */
 		char val[2][32];
 
-		iso_opts_init(&o);
-		iso_plan_compile(&o);
+		sup_opts_init(&o);
+		cli_plan_compile(&o);
 		for (size_t j = 0; j < c->n; j++) {
 			struct iso_err e = { 0 };
 
 			snprintf(val[j], sizeof(val[j]), "%s", c->set[j].val);
-			assert_int_equal(iso_opt_set(&o, c->set[j].key, val[j], 1, &e), 0);
+			assert_int_equal(cli_opt_set(&o, c->set[j].key, val[j], 1, &e), 0);
 		}
-		iso_plan_compile(&o);
+		cli_plan_compile(&o);
 		if (!plan_equal(&o.plan, &c->want))
 			print_message("plan case %zu differs\n", i);
 		assert_plan(&o.plan, &c->want);
-		iso_opts_free(&o);
+		sup_opts_free(&o);
 	}
 }
 
@@ -437,17 +437,17 @@ static void test_plan_implications(void **state)
 static void test_plan_is_compiled_from_final_options(void **state)
 {
 	struct iso_err e = { 0 };
-	struct iso_opts o;
+	struct sup_opts o;
 	char val[] = "true";
 
-	iso_opts_init(&o);
-	iso_plan_compile(&o);
-	assert_int_equal(iso_opt_set(&o, ISO_K_PRIVATE_TMP, val, 1, &e), 0);
+	sup_opts_init(&o);
+	cli_plan_compile(&o);
+	assert_int_equal(cli_opt_set(&o, SUP_K_PRIVATE_TMP, val, 1, &e), 0);
 	assert_false(o.plan.protections);
-	iso_plan_compile(&o);
+	cli_plan_compile(&o);
 	assert_true(o.plan.protections);
 	assert_true(o.plan.mounts.private_tmp);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 /*
@@ -457,70 +457,70 @@ static void test_plan_is_compiled_from_final_options(void **state)
 static void test_plan_outputs_read(void **state)
 {
 	struct iso_err e = { 0 };
-	struct iso_opts o;
+	struct sup_opts o;
 	char leaks[] = "warn", residue[] = "fail", watch[] = "/w", keep[] = "net_raw",
 	     root[] = "true";
 
-	iso_opts_init(&o);
-	iso_plan_compile(&o);
-	assert_int_equal(o.plan.leaks, ISO_FAIL);
-	assert_int_equal(o.plan.residue, ISO_WARN);
+	sup_opts_init(&o);
+	cli_plan_compile(&o);
+	assert_int_equal(o.plan.leaks, SUP_FAIL);
+	assert_int_equal(o.plan.residue, SUP_WARN);
 	assert_false(o.plan.watches);
 	assert_int_equal(o.plan.cap_keep, 0);
 	assert_false(o.plan.map_root);
-	assert_int_equal(iso_opt_set(&o, ISO_K_LEAKS, leaks, 1, &e), 0);
-	assert_int_equal(iso_opt_set(&o, ISO_K_RESIDUE, residue, 1, &e), 0);
-	assert_int_equal(iso_opt_set(&o, ISO_K_WATCH, watch, 1, &e), 0);
-	assert_int_equal(iso_opt_set(&o, ISO_K_CAP_KEEP, keep, 1, &e), 0);
-	assert_int_equal(iso_opt_set(&o, ISO_K_MAP_ROOT, root, 1, &e), 0);
-	iso_plan_compile(&o);
-	assert_int_equal(o.plan.leaks, ISO_WARN);
-	assert_int_equal(o.plan.residue, ISO_FAIL);
+	assert_int_equal(cli_opt_set(&o, SUP_K_LEAKS, leaks, 1, &e), 0);
+	assert_int_equal(cli_opt_set(&o, SUP_K_RESIDUE, residue, 1, &e), 0);
+	assert_int_equal(cli_opt_set(&o, SUP_K_WATCH, watch, 1, &e), 0);
+	assert_int_equal(cli_opt_set(&o, SUP_K_CAP_KEEP, keep, 1, &e), 0);
+	assert_int_equal(cli_opt_set(&o, SUP_K_MAP_ROOT, root, 1, &e), 0);
+	cli_plan_compile(&o);
+	assert_int_equal(o.plan.leaks, SUP_WARN);
+	assert_int_equal(o.plan.residue, SUP_FAIL);
 	assert_true(o.plan.watches);
 	assert_int_equal(o.plan.cap_keep, o.cap_keep);
 	assert_true(o.plan.cap_keep != 0);
 	assert_true(o.plan.map_root);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 /* --bind SRC[:DEST], --ro-bind, --tmpfs DEST: the spelling, in order; the host is cli/mounts.c's */
 static void test_mount_spelling(void **state)
 {
 	static const struct {
-		enum iso_key key;
+		enum sup_key key;
 		const char *val, *src, *dest, *err;
 	} cases[] = {
-		{ ISO_K_BIND, "/a:/b", "/a", "/b", NULL },
-		{ ISO_K_RO_BIND, "rel/a:/b", "rel/a", "/b", NULL },
-		{ ISO_K_RO_BIND, "/a", "/a", "/a", NULL },
-		{ ISO_K_TMPFS, "/a:b", NULL, "/a:b", NULL },
-		{ ISO_K_BIND, "a", NULL, NULL,
+		{ SUP_K_BIND, "/a:/b", "/a", "/b", NULL },
+		{ SUP_K_RO_BIND, "rel/a:/b", "rel/a", "/b", NULL },
+		{ SUP_K_RO_BIND, "/a", "/a", "/a", NULL },
+		{ SUP_K_TMPFS, "/a:b", NULL, "/a:b", NULL },
+		{ SUP_K_BIND, "a", NULL, NULL,
 		  "bind a: the destination 'a' is not an absolute path; give SRC:DEST, or an "
 		  "absolute, canonical SRC alone" },
-		{ ISO_K_BIND, "/a:/b/../c", NULL, NULL,
+		{ SUP_K_BIND, "/a:/b/../c", NULL, NULL,
 		  "bind /a:/b/../c: the destination '/b/../c' is not canonical (a '.' or '..' "
 		  "component); give SRC:DEST with an absolute, canonical DEST" },
-		{ ISO_K_TMPFS, "/b/.", NULL, NULL,
+		{ SUP_K_TMPFS, "/b/.", NULL, NULL,
 		  "tmpfs /b/.: the destination '/b/.' is not canonical (a '.' or '..' component); "
 		  "give an absolute, canonical path" },
-		{ ISO_K_TMPFS, "/b//c", NULL, NULL,
+		{ SUP_K_TMPFS, "/b//c", NULL, NULL,
 		  "tmpfs /b//c: the destination '/b//c' is not canonical (an empty component, or a "
 		  "trailing '/'); give an absolute, canonical path" },
-		{ ISO_K_TMPFS, "/..", NULL, NULL,
+		{ SUP_K_TMPFS, "/..", NULL, NULL,
 		  "tmpfs /..: the destination '/..' is not canonical (a '.' or '..' component); "
 		  "give an absolute, canonical path" },
-		{ ISO_K_TMPFS, "/", NULL, NULL,
+		{ SUP_K_TMPFS, "/", NULL, NULL,
 		  "tmpfs /: the destination '/' is / itself; give an absolute, canonical path" },
-		{ ISO_K_BIND, "/a:", NULL, NULL, "bind '/a:': empty path" },
+		{ SUP_K_BIND, "/a:", NULL, NULL, "bind '/a:': empty path" },
 	};
-	struct iso_opts o;
+	struct sup_opts o;
 	size_t n = 0;
 
-	iso_opts_init(&o);
+	sup_opts_init(&o);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct iso_err e = { 0 };
-		char *val = iso_opts_keep(&o, strdup(cases[i].val));
-		int r = iso_opt_set(&o, cases[i].key, val, 1, &e);
+		char *val = sup_opts_keep(&o, strdup(cases[i].val));
+		int r = cli_opt_set(&o, cases[i].key, val, 1, &e);
 
 		if (cases[i].err) {
 			assert_true(r < 0);
@@ -534,12 +534,12 @@ static void test_mount_spelling(void **state)
 		else
 			assert_null(o.binds[n - 1].src);
 		assert_string_equal(o.binds[n - 1].dest, cases[i].dest);
-		assert_int_equal(o.binds[n - 1].kind, cases[i].key == ISO_K_BIND ? NS_MOUNT_BIND
-						      : cases[i].key == ISO_K_RO_BIND
+		assert_int_equal(o.binds[n - 1].kind, cases[i].key == SUP_K_BIND ? NS_MOUNT_BIND
+						      : cases[i].key == SUP_K_RO_BIND
 							      ? NS_MOUNT_RO_BIND
 							      : NS_MOUNT_TMPFS);
 	}
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 int main(void)

@@ -59,7 +59,7 @@ static bool has(const char *env, size_t len, const char *entry)
 	strcat(path, "/e");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	r = iso_environ_has(fd, entry);
+	r = tree_environ_has(fd, entry);
 	close(fd);
 	unlink(path);
 	rmdir(dirname(path));
@@ -110,8 +110,8 @@ static void test_find_fake_proc(void **state)
 	static const char run[] = "PATH=/bin\0ISORUN_NAMESPACE=" TREE "\0";
 	static const char near[] = "ISORUN_NAMESPACE=" TREE "x\0";
 	char proc[PATH_MAX / 2], cmd[PATH_MAX];
-	struct iso_orphan_scan s = { 0 };
-	struct iso_orphan_query q = { .tree = TREE, .uid = 0, .exclude = 30 };
+	struct tree_orphan_scan s = { 0 };
+	struct tree_orphan_query q = { .tree = TREE, .uid = 0, .exclude = 30 };
 
 	assert_int_equal(unit_mkdtemp(proc, sizeof(proc), "test_orphans-XXXXXX"), 0);
 	q.proc = proc;
@@ -121,19 +121,19 @@ static void test_find_fake_proc(void **state)
 	fake(proc, 30, run, sizeof(run) - 1, 'R', 114, 1000); /* ourselves */
 	fake(proc, 1, run, sizeof(run) - 1, 'S', 1, 0);	      /* init: never the run's */
 	fake(proc, 40, "", 0, 'S', 115, 1000);		      /* a cleared environment */
-	assert_int_equal(iso_orphans_find(&q, &s), 1);
+	assert_int_equal(tree_orphans_find(&q, &s), 1);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.v[0].pid, 10);
 	assert_int_equal(s.v[0].start, 111);
 	assert_int_equal(s.v[0].pidfd, -1);
 	/* a rescan adds only what is new */
 	fake(proc, 50, run, sizeof(run) - 1, 'S', 116, 1000);
-	assert_int_equal(iso_orphans_find(&q, &s), 1);
+	assert_int_equal(tree_orphans_find(&q, &s), 1);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(s.v[1].pid, 50);
-	assert_int_equal(iso_orphans_find(&q, &s), 0);
+	assert_int_equal(tree_orphans_find(&q, &s), 0);
 	assert_int_equal(s.unreadable, 0);
-	iso_orphans_free(&s);
+	tree_orphans_free(&s);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", proc);
 	assert_int_equal(system(cmd), 0);
 }

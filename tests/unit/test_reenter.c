@@ -15,15 +15,15 @@
 /* The record of a run with these options (argv[0] is "isorun"), malloc'ed. */
 static char *record_of(int argc, char **argv)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e = { 0 };
 	char *text;
 
-	iso_opts_init(&o);
-	assert_true(iso_parse_args(argc, argv, &o, &e) >= 0);
-	text = iso_settings_record(&o);
+	sup_opts_init(&o);
+	assert_true(cli_parse_args(argc, argv, &o, &e) >= 0);
+	text = cli_settings_record(&o);
 	assert_non_null(text);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 	return text;
 }
 
@@ -56,30 +56,30 @@ static void test_values_a_line_cannot_carry(void **state)
 /* The record read back under a command line: the command line wins, and is not widened. */
 static void test_read_back_under_the_command_line(void **state)
 {
-	struct iso_opts o;
+	struct sup_opts o;
 	struct iso_err e = { 0 };
 	char *path = strdup("/t/isorun-0/x/settings");
 	_cleanup_free_ char *line = NULL;
 
-	iso_opts_init(&o);
-	assert_true(iso_parse_args(5,
+	sup_opts_init(&o);
+	assert_true(cli_parse_args(5,
 				   (char *[]){ "isorun", "--protect-home=ro", "--", "true", NULL },
 				   &o, &e) >= 0);
-	assert_int_equal(iso_conf_apply(&o, path, "protect-home = off\nprivate-tmp = true\n", &e),
+	assert_int_equal(cli_conf_apply(&o, path, "protect-home = off\nprivate-tmp = true\n", &e),
 			 0);
 	assert_int_equal(o.protect_home, NS_HOME_RO);
 	assert_true(o.private_tmp);
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 
-	iso_opts_init(&o);
+	sup_opts_init(&o);
 	path = strdup("/t/isorun-0/x/settings");
-	assert_true(iso_parse_args(5,
+	assert_true(cli_parse_args(5,
 				   (char *[]){ "isorun", "--protect-home=ro", "--", "true", NULL },
 				   &o, &e) >= 0);
 	assert_true(asprintf(&line, "writable = %s\n", getpwuid(getuid())->pw_dir) > 0);
-	assert_true(iso_conf_apply(&o, path, line, &e) < 0);
+	assert_true(cli_conf_apply(&o, path, line, &e) < 0);
 	assert_non_null(strstr(e.msg, "/t/isorun-0/x/settings:1: writable = "));
-	iso_opts_free(&o);
+	sup_opts_free(&o);
 }
 
 int main(void)

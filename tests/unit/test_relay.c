@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * iso_outputs_shared(): when the caller's stdout and stderr are one ordered stream
+ * sup_outputs_shared(): when the caller's stdout and stderr are one ordered stream
  * (`>log 2>&1`, `2>&1 | cat`, `1>&2`), the command must get one pipe for both, or
  * the relay reorders its lines.  Each spelling of "the same destination" is built
  * here from real descriptors, and so are the look-alikes that must stay apart;
@@ -69,8 +69,8 @@ static int reopen(int fd, int flags)
 
 static void expect(int a, int b, bool shared)
 {
-	assert_int_equal(iso_outputs_shared(a, b), shared);
-	assert_int_equal(iso_outputs_shared(b, a), shared);
+	assert_int_equal(sup_outputs_shared(a, b), shared);
+	assert_int_equal(sup_outputs_shared(b, a), shared);
 	close(a);
 	close(b);
 }
@@ -173,19 +173,19 @@ static int no_kcmp_child(const struct fx *fx)
 	CHILD_CHECK(b >= 0);
 	CHILD_CHECK(write(a, "x\n", 2) == 2);
 	/* one description: one offset, whichever fd moved it */
-	CHILD_CHECK(iso_outputs_shared(a, b));
+	CHILD_CHECK(sup_outputs_shared(a, b));
 	close(b);
 	b = open(fx->file, O_WRONLY | O_CLOEXEC);
 	CHILD_CHECK(b >= 0);
 	/* a second open, at another offset */
-	CHILD_CHECK(!iso_outputs_shared(a, b));
+	CHILD_CHECK(!sup_outputs_shared(a, b));
 	close(b);
 	/* `>>log 2>>log` needs no kcmp */
 	close(a);
 	a = open(fx->file, O_WRONLY | O_APPEND | O_CLOEXEC);
 	b = open(fx->file, O_WRONLY | O_APPEND | O_CLOEXEC);
 	CHILD_CHECK(a >= 0 && b >= 0);
-	CHILD_CHECK(iso_outputs_shared(a, b));
+	CHILD_CHECK(sup_outputs_shared(a, b));
 	close(a);
 	close(b);
 	return 0;
@@ -244,7 +244,7 @@ static void read_pattern(int rd, size_t total)
  * waited for here, and input is not looked at meanwhile.  0 when every byte
  * went through and the output was full at least once (3 when it never was).
  */
-static int relay_loop(struct iso_stream *st, size_t total)
+static int relay_loop(struct sup_stream *st, size_t total)
 {
 	st->out_watched = true;
 	while (!st->eof) {
@@ -253,7 +253,7 @@ static int relay_loop(struct iso_stream *st, size_t total)
 		if (!st->more && poll(&p, 1, -1) < 0)
 			return 1;
 		st->out_full = false;
-		if (iso_stream_pump(st) < 0)
+		if (sup_stream_pump(st) < 0)
 			return 1;
 	}
 	return st->bytes != total ? 2 : st->fulls == 0 ? 3 : 0;
@@ -268,7 +268,7 @@ static int relay_loop(struct iso_stream *st, size_t total)
  */
 static bool relay_through_full_output(int *big_out)
 {
-	struct iso_stream *st = calloc(1, sizeof(*st));
+	struct sup_stream *st = calloc(1, sizeof(*st));
 	int out[2], filled[2], big, code;
 	size_t total = 3u << 20;
 	pid_t pid, relay;
@@ -277,7 +277,7 @@ static bool relay_through_full_output(int *big_out)
 	assert_non_null(st);
 	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
 	assert_int_equal(fcntl(out[1], F_GETPIPE_SZ), 65536);
-	assert_int_equal(iso_stream_open(st, "stdout", out[1], false), 0);
+	assert_int_equal(sup_stream_open(st, "stdout", out[1], false), 0);
 	assert_int_equal(fcntl(out[1], F_GETPIPE_SZ), fcntl(st->wr, F_GETPIPE_SZ));
 	big = *big_out = fcntl(out[1], F_GETPIPE_SZ);
 	assert_true(big >= 65536 && total > 2 * (size_t)big);
@@ -300,7 +300,7 @@ static bool relay_through_full_output(int *big_out)
 		_exit(relay_loop(st, total));
 	}
 	close(out[1]);
-	iso_stream_close(st);
+	sup_stream_close(st);
 	free(st);
 	assert_int_equal(read(filled[0], &c, 1), 1);
 	close(filled[0]);
@@ -334,11 +334,11 @@ static void test_output_pipe_grows_and_order_holds(void **state)
 	/* a pipe already larger than the command's stays as it is */
 	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
 	if (fcntl(out[1], F_SETPIPE_SZ, 2 * big) >= 2 * big) {
-		struct iso_stream *again = calloc(1, sizeof(*again));
+		struct sup_stream *again = calloc(1, sizeof(*again));
 		assert_non_null(again);
-		assert_int_equal(iso_stream_open(again, "stdout", out[1], false), 0);
+		assert_int_equal(sup_stream_open(again, "stdout", out[1], false), 0);
 		assert_int_equal(fcntl(out[1], F_GETPIPE_SZ), 2 * big);
-		iso_stream_close(again);
+		sup_stream_close(again);
 		free(again);
 	}
 	close(out[0]);

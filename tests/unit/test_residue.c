@@ -35,17 +35,17 @@ static void test_globs(void **state)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (iso_glob_ignores(cases[i].glob, cases[i].path) != cases[i].match)
+		if (sup_glob_ignores(cases[i].glob, cases[i].path) != cases[i].match)
 			fail_msg("%s against %s: expected %d", cases[i].glob, cases[i].path,
 				 cases[i].match);
 	}
 }
 
-/* The entries (sorted, as iso_snapshot_added gives them) and what ignores each. */
+/* The entries (sorted, as sup_snapshot_added gives them) and what ignores each. */
 static void sort(const char *const *added, const char *const *by, size_t n, bool *residue,
 		 bool *shown)
 {
-	assert_int_equal(iso_residue_sort(added, n, by, residue, shown), 0);
+	assert_int_equal(sup_residue_sort(added, n, by, residue, shown), 0);
 }
 
 static void test_sort(void **state)
@@ -85,7 +85,7 @@ static void test_sort_plain(void **state)
 	sort(added, by, 5, residue, shown);
 	for (size_t i = 0; i < 5; i++)
 		assert_int_equal(residue[i], want[i]);
-	assert_int_equal(iso_residue_sort(NULL, 0, NULL, residue, shown), 0);
+	assert_int_equal(sup_residue_sort(NULL, 0, NULL, residue, shown), 0);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iso_rmtree() against real trees under a fresh mkdtemp() directory.  Must pass
+ * tree_rmtree() against real trees under a fresh mkdtemp() directory.  Must pass
  * as root and as an ordinary user: the mount tests enter a user namespace when
  * not root, the permission tests rely only on owning the files.
  */
@@ -65,7 +65,7 @@ static int setup(void **state)
 	return 0;
 }
 
-/* The fixture goes with iso_rmtree() itself: rm -rf cannot do mode-000 trees as a user. */
+/* The fixture goes with tree_rmtree() itself: rm -rf cannot do mode-000 trees as a user. */
 static int teardown(void **state)
 {
 	struct fx *fx = *state;
@@ -82,7 +82,7 @@ static int teardown(void **state)
 	*slash = '/';
 	if (dfd < 0)
 		return -1;
-	r = iso_rmtree(dfd, slash + 1, fx->path, NULL, &e);
+	r = tree_rmtree(dfd, slash + 1, fx->path, NULL, &e);
 	close(dfd);
 	if (r < 0)
 		fprintf(stderr, "teardown: %s\n", iso_err_format(&e, buf, sizeof(buf)));
@@ -147,7 +147,7 @@ static int count_fds(void)
 static void test_removes_everything_and_counts(void **state)
 {
 	struct fx *fx = *state;
-	struct iso_rm_stats st = { 1, 1 };
+	struct tree_rm_stats st = { 1, 1 };
 	struct iso_err e = { 0 };
 	char disp[PATH_MAX];
 	int t, d1, d2, fds;
@@ -166,7 +166,7 @@ static void test_removes_everything_and_counts(void **state)
 	close(t);
 
 	fds = count_fds();
-	assert_int_equal(iso_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), &st, &e), 0);
+	assert_int_equal(tree_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), &st, &e), 0);
 	assert_int_equal(count_fds(), fds);
 	assert_false(exists(fx->fd, "t"));
 	assert_int_equal(st.files, 5); /* a, b, fifo, link, c */
@@ -174,7 +174,7 @@ static void test_removes_everything_and_counts(void **state)
 
 	/* An empty top; stats and error record are optional. */
 	close(mk_dir(fx->fd, "u"));
-	assert_int_equal(iso_rmtree(fx->fd, "u", "/somewhere/u", NULL, NULL), 0);
+	assert_int_equal(tree_rmtree(fx->fd, "u", "/somewhere/u", NULL, NULL), 0);
 	assert_false(exists(fx->fd, "u"));
 }
 
@@ -182,17 +182,17 @@ static void test_top_is_checked(void **state)
 {
 	static const char *const bad[] = { "", ".", "..", "a/b", "/abs" };
 	struct fx *fx = *state;
-	struct iso_rm_stats st = { 1, 1 };
+	struct tree_rm_stats st = { 1, 1 };
 	struct iso_err e = { 0 };
 	char disp[PATH_MAX], want[PATH_MAX + 32];
 	size_t i;
 	int d;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(iso_rmtree(fx->fd, bad[i], "x", &st, &e), -EINVAL);
+		assert_int_equal(tree_rmtree(fx->fd, bad[i], "x", &st, &e), -EINVAL);
 
 	assert_int_equal(
-		iso_rmtree(fx->fd, "missing", at(fx, "missing", disp, sizeof(disp)), &st, &e),
+		tree_rmtree(fx->fd, "missing", at(fx, "missing", disp, sizeof(disp)), &st, &e),
 		-ENOENT);
 	assert_int_equal(e.errnum, ENOENT);
 	snprintf(want, sizeof(want), "stat '%s'", disp);
@@ -200,7 +200,7 @@ static void test_top_is_checked(void **state)
 
 	/* A file is not removed: the caller asked for a directory. */
 	mk_file(fx->fd, "file");
-	assert_int_equal(iso_rmtree(fx->fd, "file", at(fx, "file", disp, sizeof(disp)), &st, &e),
+	assert_int_equal(tree_rmtree(fx->fd, "file", at(fx, "file", disp, sizeof(disp)), &st, &e),
 			 -ENOTDIR);
 	snprintf(want, sizeof(want), "open '%s'", disp);
 	assert_string_equal(e.msg, want);
@@ -211,7 +211,7 @@ static void test_top_is_checked(void **state)
 	mk_file(d, "keep");
 	close(d);
 	assert_int_equal(symlinkat("target", fx->fd, "link"), 0);
-	assert_int_equal(iso_rmtree(fx->fd, "link", at(fx, "link", disp, sizeof(disp)), &st, &e),
+	assert_int_equal(tree_rmtree(fx->fd, "link", at(fx, "link", disp, sizeof(disp)), &st, &e),
 			 -ENOTDIR);
 	assert_true(exists(fx->fd, "link"));
 	assert_true(exists(fx->fd, "target/keep"));
@@ -223,7 +223,7 @@ static void test_top_is_checked(void **state)
 static void test_symlinks_not_followed(void **state)
 {
 	struct fx *fx = *state;
-	struct iso_rm_stats st = { 0 };
+	struct tree_rm_stats st = { 0 };
 	struct iso_err e = { 0 };
 	char disp[PATH_MAX], out[PATH_MAX];
 	struct stat sb;
@@ -250,7 +250,7 @@ static void test_symlinks_not_followed(void **state)
 	close(sub);
 	close(t);
 
-	assert_int_equal(iso_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), &st, &e), 0);
+	assert_int_equal(tree_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), &st, &e), 0);
 	assert_false(exists(fx->fd, "t"));
 	assert_int_equal(st.files, 7);
 	assert_int_equal(st.dirs, 2);
@@ -273,7 +273,7 @@ static void test_unreadable_unwritable_dirs(void **state)
 		{ "m300", 0300 }, { "m100", 0100 }, { "m400", 0400 },
 	};
 	struct fx *fx = *state;
-	struct iso_rm_stats st = { 0 };
+	struct tree_rm_stats st = { 0 };
 	struct iso_err e = { 0 };
 	char disp[PATH_MAX], buf[512];
 	size_t i;
@@ -299,7 +299,7 @@ static void test_unreadable_unwritable_dirs(void **state)
 	/* The top itself without permissions, and its parent untouched. */
 	assert_int_equal(fchmodat(fx->fd, "t", 0500, 0), 0);
 
-	assert_int_equal(iso_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), &st, &e), 0);
+	assert_int_equal(tree_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), &st, &e), 0);
 	if (exists(fx->fd, "t"))
 		fail_msg("t left behind: %s", iso_err_format(&e, buf, sizeof(buf)));
 	assert_int_equal(st.files, 6 * 3);
@@ -310,7 +310,7 @@ static void test_unreadable_unwritable_dirs(void **state)
 	mk_file(t, "f");
 	assert_int_equal(fchmod(t, 0), 0);
 	close(t);
-	assert_int_equal(iso_rmtree(fx->fd, "t0", at(fx, "t0", disp, sizeof(disp)), &st, &e), 0);
+	assert_int_equal(tree_rmtree(fx->fd, "t0", at(fx, "t0", disp, sizeof(disp)), &st, &e), 0);
 	assert_false(exists(fx->fd, "t0"));
 	assert_int_equal(st.files, 1);
 	assert_int_equal(st.dirs, 1);
@@ -325,7 +325,7 @@ static void test_deeper_than_path_max(void **state)
 	enum { DEPTH = 5000 };
 	static const char level[] = "a-rather-long-level-name";
 	struct fx *fx = *state;
-	struct iso_rm_stats st = { 0 };
+	struct tree_rm_stats st = { 0 };
 	struct iso_err e = { 0 };
 	struct rlimit few;
 	char disp[PATH_MAX], buf[512];
@@ -347,7 +347,7 @@ static void test_deeper_than_path_max(void **state)
 	few = fx->nofile;
 	few.rlim_cur = 32;
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &few), 0);
-	i = iso_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), &st, &e);
+	i = tree_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), &st, &e);
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &fx->nofile), 0);
 	if (i)
 		fail_msg("iso_rmtree: %s", iso_err_format(&e, buf, sizeof(buf)));
@@ -362,7 +362,7 @@ static void test_flat_directory(void **state)
 {
 	enum { FILES = 20000 };
 	struct fx *fx = *state;
-	struct iso_rm_stats st = { 0 };
+	struct tree_rm_stats st = { 0 };
 	struct iso_err e = { 0 };
 	char disp[PATH_MAX], name[32];
 	int t, i, f;
@@ -375,7 +375,7 @@ static void test_flat_directory(void **state)
 		close(f);
 	}
 	close(t);
-	assert_int_equal(iso_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), &st, &e), 0);
+	assert_int_equal(tree_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), &st, &e), 0);
 	assert_false(exists(fx->fd, "t"));
 	assert_int_equal(st.files, FILES);
 	assert_int_equal(st.dirs, 1);
@@ -432,21 +432,21 @@ static void cleanup_after_child(struct fx *fx)
 	struct iso_err e = { 0 };
 	char disp[PATH_MAX], buf[512];
 
-	if (iso_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), NULL, &e))
+	if (tree_rmtree(fx->fd, "t", at(fx, "t", disp, sizeof(disp)), NULL, &e))
 		fail_msg("cleanup: %s", iso_err_format(&e, buf, sizeof(buf)));
 }
 
 /* Requirements 2 and 5: a tmpfs (another device) below the tree. */
 static int tmpfs_child(struct fx *fx)
 {
-	struct iso_rm_stats st = { 0 };
+	struct tree_rm_stats st = { 0 };
 	struct iso_err e = { 0 };
 	char disp[PATH_MAX], want[PATH_MAX + 64];
 	int fds = count_fds();
 
 	CHILD_CHECK(mount_tmpfs_with_file(fx, "t/sub/mnt") == 0);
 	snprintf(disp, sizeof(disp), "%s/t", fx->path);
-	CHILD_CHECK(iso_rmtree(fx->fd, "t", disp, &st, &e) == -EBUSY);
+	CHILD_CHECK(tree_rmtree(fx->fd, "t", disp, &st, &e) == -EBUSY);
 	CHILD_CHECK(count_fds() == fds);
 	snprintf(want, sizeof(want), "enter '%s/sub/mnt': is a mount point", disp);
 	if (strcmp(e.msg, want)) {
@@ -492,7 +492,7 @@ static void test_mount_point_not_entered(void **state)
 /* Requirement 2: a bind mount has the same st_dev; only the attribute tells. */
 static int bind_child(struct fx *fx)
 {
-	struct iso_rm_stats st = { 0 };
+	struct tree_rm_stats st = { 0 };
 	struct iso_err e = { 0 };
 	char disp[PATH_MAX], src[PATH_MAX], want[PATH_MAX + 64];
 	struct stat a, b;
@@ -505,7 +505,7 @@ static int bind_child(struct fx *fx)
 	CHILD_CHECK(a.st_dev == b.st_dev);
 
 	snprintf(disp, sizeof(disp), "%s/t", fx->path);
-	CHILD_CHECK(iso_rmtree(fx->fd, "t", disp, &st, &e) == -EBUSY);
+	CHILD_CHECK(tree_rmtree(fx->fd, "t", disp, &st, &e) == -EBUSY);
 	snprintf(want, sizeof(want), "enter '%s/bind': is a mount point", disp);
 	if (strcmp(e.msg, want)) {
 		fprintf(stderr, "got  '%s'\nwant '%s'\n", e.msg, want);
@@ -545,7 +545,7 @@ enum { CHAIN = 40 };
  */
 static int two_failures_child(struct fx *fx)
 {
-	struct iso_rm_stats st = { 0 };
+	struct tree_rm_stats st = { 0 };
 	struct iso_err e = { 0 };
 	char disp[PATH_MAX], rel[PATH_MAX], want[PATH_MAX + 64];
 	size_t len = 0;
@@ -559,7 +559,7 @@ static int two_failures_child(struct fx *fx)
 	CHILD_CHECK(mount_tmpfs_with_file(fx, "t/m2") == 0);
 
 	snprintf(disp, sizeof(disp), "%s/t", fx->path);
-	CHILD_CHECK(iso_rmtree(fx->fd, "t", disp, &st, &e) == -EBUSY);
+	CHILD_CHECK(tree_rmtree(fx->fd, "t", disp, &st, &e) == -EBUSY);
 	CHILD_CHECK(count_fds() == fds);
 	snprintf(want, sizeof(want), "enter '%s/m2': is a mount point", disp);
 	if (strcmp(e.msg, want)) {
@@ -628,7 +628,7 @@ static void test_last_names_stay_when_stopped(void **state)
 	struct fx *fx = *state;
 	struct iso_err e = { 0 };
 	int asked = 0;
-	struct iso_rm_stop stop = { always_stop, &asked };
+	struct tree_rm_stop stop = { always_stop, &asked };
 	int t = mk_dir(fx->fd, "t"), d = mk_dir(t, "home");
 	char name[16];
 
@@ -639,13 +639,13 @@ static void test_last_names_stay_when_stopped(void **state)
 	close(d);
 	for (const char *const *r = records; *r; r++)
 		mk_file(t, *r);
-	assert_int_equal(iso_rmtree_last(fx->fd, "t", t, records, "T", &stop, &e), -ECANCELED);
+	assert_int_equal(tree_rmtree_last(fx->fd, "t", t, records, "T", &stop, &e), -ECANCELED);
 	assert_true(asked > 0);
 	assert_non_null(strstr(e.msg, "stopped"));
 	for (const char *const *r = records; *r; r++)
 		assert_true(exists(t, *r));
 	/* what is left is removed by a later call without a stop */
-	assert_int_equal(iso_rmtree_last(fx->fd, "t", t, records, "T", NULL, &e), 0);
+	assert_int_equal(tree_rmtree_last(fx->fd, "t", t, records, "T", NULL, &e), 0);
 	assert_false(exists(fx->fd, "t"));
 	close(t);
 }

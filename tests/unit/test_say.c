@@ -18,17 +18,17 @@ static bool known_option(const char *w)
 {
 	size_t n = strcspn(w + 2, "= '),.;");
 
-	for (size_t i = 0; i < ISO_N_KEYS; i++)
-		if (iso_keys[i].name && strlen(iso_keys[i].name) == n &&
-		    !strncmp(iso_keys[i].name, w + 2, n))
+	for (size_t i = 0; i < SUP_N_KEYS; i++)
+		if (cli_keys[i].name && strlen(cli_keys[i].name) == n &&
+		    !strncmp(cli_keys[i].name, w + 2, n))
 			return true;
 	return false;
 }
 
 static void test_every_word_names_an_option(void **state)
 {
-	for (int w = 0; w < ISO_SAY_N; w++) {
-		const char *s = iso_says[w], *p;
+	for (int w = 0; w < SUP_SAY_N; w++) {
+		const char *s = cli_says[w], *p;
 
 		assert_non_null(s);
 		p = strstr(s, "--");
@@ -46,8 +46,8 @@ static void test_every_word_names_an_option(void **state)
 static void test_no_table(void **state)
 {
 	/* a run built without the command line (a test's) says nothing, never NULL */
-	assert_string_equal(iso_say(NULL, ISO_SAY_PIDNS), "");
-	assert_string_equal(iso_say(iso_says, ISO_SAY_PIDNS), "--pidns");
+	assert_string_equal(sup_say(NULL, SUP_SAY_PIDNS), "");
+	assert_string_equal(sup_say(cli_says, SUP_SAY_PIDNS), "--pidns");
 }
 
 static void test_prefix(void **state)

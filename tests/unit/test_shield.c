@@ -18,18 +18,18 @@
 static void test_own_names(void **state)
 {
 	(void)state;
-	assert_true(iso_shield_is_own(".20261206T011646Z-nkcxooxiy7ygyqxdahfz.w"));
-	assert_true(iso_shield_is_own(ISO_SHIELD_LOWER));
+	assert_true(tree_shield_is_own(".20261206T011646Z-nkcxooxiy7ygyqxdahfz.w"));
+	assert_true(tree_shield_is_own(TREE_SHIELD_LOWER));
 	/* a tree's own name, and near misses, are not the shield's */
-	assert_false(iso_shield_is_own("20261206T011646Z-nkcxooxiy7ygyqxdahfz"));
-	assert_false(iso_shield_is_own(".w"));
-	assert_false(iso_shield_is_own("x.w"));
-	assert_false(iso_shield_is_own(".emptyx"));
+	assert_false(tree_shield_is_own("20261206T011646Z-nkcxooxiy7ygyqxdahfz"));
+	assert_false(tree_shield_is_own(".w"));
+	assert_false(tree_shield_is_own("x.w"));
+	assert_false(tree_shield_is_own(".emptyx"));
 }
 
 static void test_alias_matches_the_same_inode(void **state)
 {
-	struct iso_treeid t = { 0 };
+	struct tree_treeid t = { 0 };
 	char dir[PATH_MAX];
 	struct stat st;
 	dev_t other = makedev(0, 4242);
@@ -37,17 +37,17 @@ static void test_alias_matches_the_same_inode(void **state)
 	(void)state;
 	assert_int_equal(unit_mkdtemp(dir, sizeof(dir), "shield.XXXXXX"), 0);
 	assert_int_equal(stat(dir, &st), 0);
-	assert_int_equal(iso_treeid_build(&t, dir, NULL), 0);
-	assert_true(iso_treeid_has(&t, st.st_dev, st.st_ino));
+	assert_int_equal(tree_treeid_build(&t, dir, NULL), 0);
+	assert_true(tree_treeid_has(&t, st.st_dev, st.st_ino));
 	/* control: without an alias another device is another file */
-	assert_false(iso_treeid_has(&t, other, st.st_ino));
-	assert_false(iso_treeid_on_dev(&t, other));
+	assert_false(tree_treeid_has(&t, other, st.st_ino));
+	assert_false(tree_treeid_on_dev(&t, other));
 	t.alias_dev = other;
-	assert_true(iso_treeid_has(&t, other, st.st_ino));
-	assert_true(iso_treeid_on_dev(&t, other));
+	assert_true(tree_treeid_has(&t, other, st.st_ino));
+	assert_true(tree_treeid_on_dev(&t, other));
 	/* the alias is a device, not a wildcard: another inode on it is not the tree's */
-	assert_false(iso_treeid_has(&t, other, st.st_ino + 1000003));
-	iso_treeid_free(&t);
+	assert_false(tree_treeid_has(&t, other, st.st_ino + 1000003));
+	tree_treeid_free(&t);
 	rmdir(dir);
 }
 
@@ -56,7 +56,7 @@ struct bed {
 	char root[PATH_MAX], user[PATH_MAX + 16], tree[PATH_MAX + 32];
 	int user_fd, tree_fd;
 	bool own_fs; /* its tmpfs is mounted on root */
-	struct iso_shield sh;
+	struct tree_shield sh;
 };
 
 static bool bed_up(struct bed *b)
@@ -86,17 +86,17 @@ static bool bed_up(struct bed *b)
 	b->user_fd = open(b->user, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	b->tree_fd = open(b->tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return b->user_fd >= 0 && b->tree_fd >= 0 &&
-	       iso_shield_raise(&b->sh, b->user_fd, b->tree_fd, "t", b->tree, "owner") == 0;
+	       tree_shield_raise(&b->sh, b->user_fd, b->tree_fd, "t", b->tree, "owner") == 0;
 }
 
 static void bed_down(struct bed *b)
 {
 	char cmd[PATH_MAX + 16];
 
-	iso_shield_unlock(&b->sh);
+	tree_shield_unlock(&b->sh);
 	(void)umount2(b->tree, MNT_DETACH);
 	if (b->user_fd >= 0)
-		(void)iso_shield_remove_work(b->user_fd, "t", b->user, NULL);
+		(void)tree_shield_remove_work(b->user_fd, "t", b->user, NULL);
 	close(b->user_fd);
 	close(b->tree_fd);
 	if (b->own_fs)
@@ -107,17 +107,17 @@ static void bed_down(struct bed *b)
 	}
 }
 
-static enum iso_shield_proof prove(struct bed *b)
+static enum tree_shield_proof prove(struct bed *b)
 {
 	struct iso_err e;
 	dev_t dev;
 
-	enum iso_shield_proof p;
+	enum tree_shield_proof p;
 
-	iso_shield_unlock(&b->sh);
-	p = iso_shield_prove(b->user_fd, b->user, "t", b->tree, b->sh.dev, &dev, &e);
-	if (p != ISO_SHIELD_HELD)
-		assert_int_equal(iso_shield_remove_work(b->user_fd, "t", b->user, NULL), 0);
+	tree_shield_unlock(&b->sh);
+	p = tree_shield_prove(b->user_fd, b->user, "t", b->tree, b->sh.dev, &dev, &e);
+	if (p != TREE_SHIELD_HELD)
+		assert_int_equal(tree_shield_remove_work(b->user_fd, "t", b->user, NULL), 0);
 	return p;
 }
 
@@ -137,22 +137,22 @@ static void test_proof(void **state)
 		unit_missing("a shield (overlayfs over a tree on /dev/shm)");
 	}
 	/* nothing holds it: proven */
-	assert_int_equal(prove(&b), ISO_SHIELD_UNUSED);
+	assert_int_equal(prove(&b), TREE_SHIELD_UNUSED);
 	/* a descriptor through the shield: the unmount is refused */
-	assert_int_equal(iso_shield_raise(&b.sh, b.user_fd, b.tree_fd, "t", b.tree, "owner"), 0);
+	assert_int_equal(tree_shield_raise(&b.sh, b.user_fd, b.tree_fd, "t", b.tree, "owner"), 0);
 	snprintf(file, sizeof(file), "%s/f", b.tree);
 	fd = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
-	assert_int_equal(prove(&b), ISO_SHIELD_HELD);
+	assert_int_equal(prove(&b), TREE_SHIELD_HELD);
 	close(fd);
 	(void)umount2(b.tree, MNT_DETACH);
-	assert_int_equal(iso_shield_remove_work(b.user_fd, "t", b.user, NULL), 0);
+	assert_int_equal(tree_shield_remove_work(b.user_fd, "t", b.user, NULL), 0);
 	/* another mount of the shield: unmounted, but the superblock lives on */
-	assert_int_equal(iso_shield_raise(&b.sh, b.user_fd, b.tree_fd, "t", b.tree, "owner"), 0);
+	assert_int_equal(tree_shield_raise(&b.sh, b.user_fd, b.tree_fd, "t", b.tree, "owner"), 0);
 	snprintf(mnt, sizeof(mnt), "%s/mnt", b.root);
 	assert_int_equal(mkdir(mnt, 0700), 0);
 	assert_int_equal(mount(b.tree, mnt, NULL, MS_BIND, NULL), 0);
-	assert_int_equal(prove(&b), ISO_SHIELD_ELSEWHERE);
+	assert_int_equal(prove(&b), TREE_SHIELD_ELSEWHERE);
 	(void)umount2(mnt, MNT_DETACH);
 	bed_down(&b);
 }

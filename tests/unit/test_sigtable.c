@@ -7,11 +7,11 @@
 static void test_every_signal_is_decided(void **state)
 {
 	for (int sig = 1; sig <= 64; sig++) {
-		enum iso_sig_class c = iso_sig_class(sig);
+		enum sup_sig_class c = sup_sig_class(sig);
 
-		if (c == ISO_SIG_UNDECIDED)
+		if (c == SUP_SIG_UNDECIDED)
 			fail_msg("signal %d has no entry in the table", sig);
-		assert_int_equal(c == ISO_SIG_UNCATCHABLE, sig == SIGKILL || sig == SIGSTOP);
+		assert_int_equal(c == SUP_SIG_UNCATCHABLE, sig == SIGKILL || sig == SIGSTOP);
 	}
 }
 
@@ -20,7 +20,7 @@ static void test_every_catchable_signal_is_blocked(void **state)
 	sigset_t mask;
 	const unsigned long *w = (const unsigned long *)&mask;
 
-	iso_sig_supervised(&mask);
+	sup_sig_supervised(&mask);
 	/* glibc's own 32 and 33 too, which sigismember() would not report */
 	for (int sig = 1; sig <= 64; sig++) {
 		bool in = w[(sig - 1) / (8 * sizeof(*w))] >> ((sig - 1) % (8 * sizeof(*w))) & 1;
@@ -31,16 +31,16 @@ static void test_every_catchable_signal_is_blocked(void **state)
 
 static void test_classes_of_named_signals(void **state)
 {
-	assert_int_equal(iso_sig_class(SIGINT), ISO_SIG_CANCEL);
-	assert_int_equal(iso_sig_class(SIGSEGV), ISO_SIG_ABORT);
-	assert_int_equal(iso_sig_class(SIGXCPU), ISO_SIG_ABORT);
-	assert_int_equal(iso_sig_class(SIGUSR1), ISO_SIG_FORWARD);
-	assert_int_equal(iso_sig_class(SIGRTMAX), ISO_SIG_FORWARD);
-	assert_int_equal(iso_sig_class(32), ISO_SIG_FORWARD);
-	assert_int_equal(iso_sig_class(SIGTSTP), ISO_SIG_GROUP);
-	assert_int_equal(iso_sig_class(SIGXFSZ), ISO_SIG_IGNORE);
-	assert_true(iso_sig_cancels(iso_sig_class(SIGTERM)));
-	assert_false(iso_sig_cancels(iso_sig_class(SIGUSR2)));
+	assert_int_equal(sup_sig_class(SIGINT), SUP_SIG_CANCEL);
+	assert_int_equal(sup_sig_class(SIGSEGV), SUP_SIG_ABORT);
+	assert_int_equal(sup_sig_class(SIGXCPU), SUP_SIG_ABORT);
+	assert_int_equal(sup_sig_class(SIGUSR1), SUP_SIG_FORWARD);
+	assert_int_equal(sup_sig_class(SIGRTMAX), SUP_SIG_FORWARD);
+	assert_int_equal(sup_sig_class(32), SUP_SIG_FORWARD);
+	assert_int_equal(sup_sig_class(SIGTSTP), SUP_SIG_GROUP);
+	assert_int_equal(sup_sig_class(SIGXFSZ), SUP_SIG_IGNORE);
+	assert_true(sup_sig_cancels(sup_sig_class(SIGTERM)));
+	assert_false(sup_sig_cancels(sup_sig_class(SIGUSR2)));
 }
 
 int main(void)

@@ -16,38 +16,38 @@
 #include "launcher/summary.h"
 #include "launcher/verdict.h"
 
-static struct iso_outcome ok_outcome(void)
+static struct sup_outcome ok_outcome(void)
 {
-	return (struct iso_outcome){ .subreaper = true,
+	return (struct sup_outcome){ .subreaper = true,
 				     .exited = true,
-				     .tree_state = ISO_TREE_REMOVED };
+				     .tree_state = SUP_TREE_REMOVED };
 }
 
-static void init_opts(struct iso_opts *o)
+static void init_opts(struct sup_opts *o)
 {
-	iso_opts_init(o);
-	o->color = ISO_COLOR_NEVER;
+	sup_opts_init(o);
+	o->color = SUP_COLOR_NEVER;
 }
 
 /* The verdict's exit code alone. */
-static int code(const struct iso_opts *o, const struct iso_outcome *out, bool *finding)
+static int code(const struct sup_opts *o, const struct sup_outcome *out, bool *finding)
 {
-	struct iso_verdict v;
+	struct sup_verdict v;
 	int c;
 
-	assert_int_equal(iso_verdict_make(&v, o, out), 0);
+	assert_int_equal(sup_verdict_make(&v, o, out), 0);
 	c = v.exit;
 	if (finding)
 		*finding = v.finding;
-	iso_verdict_free(&v);
+	sup_verdict_free(&v);
 	return c;
 }
 
 static void test_exit_codes(void **state)
 {
-	struct iso_opts o;
-	struct iso_outcome out = ok_outcome();
-	struct iso_leak leak = { .pid = 1 };
+	struct sup_opts o;
+	struct sup_outcome out = ok_outcome();
+	struct sup_leak leak = { .pid = 1 };
 	bool finding;
 
 	init_opts(&o);
@@ -67,12 +67,12 @@ static void test_exit_codes(void **state)
 	out.exit_code = 0;
 	o.finding_exit = 99;
 	assert_int_equal(code(&o, &out, NULL), 99);
-	o.plan.leaks = ISO_WARN;
+	o.plan.leaks = SUP_WARN;
 	assert_int_equal(code(&o, &out, NULL), 0);
 
 	init_opts(&o);
 	out = ok_outcome();
-	out.tree_state = ISO_TREE_RETAINED;
+	out.tree_state = SUP_TREE_RETAINED;
 	assert_int_equal(code(&o, &out, NULL), ISO_EXIT_FINDING);
 	out = ok_outcome();
 	out.term_signal = SIGSEGV;
@@ -99,10 +99,10 @@ static void test_exit_codes(void **state)
 /* Output isorun could not deliver is a finding; a reader that left is not. */
 static void test_delivery(void **state)
 {
-	struct iso_opts o;
-	struct iso_outcome out = ok_outcome();
-	struct iso_stream st = { .name = "stdout", .out_broken = true, .out_err = EPIPE };
-	struct iso_verdict v;
+	struct sup_opts o;
+	struct sup_outcome out = ok_outcome();
+	struct sup_stream st = { .name = "stdout", .out_broken = true, .out_err = EPIPE };
+	struct sup_verdict v;
 
 	init_opts(&o);
 	out.streams[0] = &st;
@@ -114,28 +114,28 @@ static void test_delivery(void **state)
 
 	/* an output file's failure comes after the verdict, and changes it */
 	out = ok_outcome();
-	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
+	assert_int_equal(sup_verdict_make(&v, &o, &out), 0);
 	assert_int_equal(v.exit, 0);
 	assert_string_equal(v.reason, "");
-	iso_verdict_undelivered(&v, "--report: write 'r': EIO", "report not written",
+	sup_verdict_undelivered(&v, "--report: write 'r': EIO", "report not written",
 				"isorun: report not written");
 	assert_int_equal(v.exit, ISO_EXIT_FINDING);
 	assert_true(v.finding);
 	assert_string_equal(v.reason, "report not written");
-	assert_string_equal(iso_verdict_get(&v, ISO_V_UNDELIVERED, 0)->text,
+	assert_string_equal(sup_verdict_get(&v, SUP_V_UNDELIVERED, 0)->text,
 			    "--report: write 'r': EIO");
-	iso_verdict_free(&v);
+	sup_verdict_free(&v);
 }
 
 /* Each finding counts and has its severity by its mode; the kinds stay together. */
 static void test_findings_count_by_mode(void **state)
 {
-	struct iso_opts o;
-	struct iso_outcome out = ok_outcome();
-	struct iso_leak leaks[2] = { { .pid = 7 }, { .pid = 8 } };
-	struct iso_residue_entry res = { .dir = "/w", .path = "x" };
-	struct iso_residue_gap gap = { .dir = "/v", .why = "gone" };
-	struct iso_verdict v;
+	struct sup_opts o;
+	struct sup_outcome out = ok_outcome();
+	struct sup_leak leaks[2] = { { .pid = 7 }, { .pid = 8 } };
+	struct sup_residue_entry res = { .dir = "/w", .path = "x" };
+	struct sup_residue_gap gap = { .dir = "/v", .why = "gone" };
+	struct sup_verdict v;
 
 	init_opts(&o);
 	out.leaks = leaks;
@@ -144,63 +144,63 @@ static void test_findings_count_by_mode(void **state)
 	out.n_residue = 1;
 	out.residue_gaps = &gap;
 	out.n_residue_gaps = 1;
-	o.plan.residue = ISO_WARN;
-	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
-	assert_int_equal(v.n[ISO_V_LEAK], 2);
-	assert_int_equal(v.n_counting[ISO_V_LEAK], 2);
-	assert_string_equal(iso_verdict_get(&v, ISO_V_LEAK, 1)->level, "error");
-	assert_int_equal(iso_verdict_get(&v, ISO_V_LEAK, 1)->index, 1);
-	assert_null(iso_verdict_get(&v, ISO_V_LEAK, 2));
-	assert_false(iso_verdict_get(&v, ISO_V_RESIDUE, 0)->counts);
-	assert_string_equal(iso_verdict_get(&v, ISO_V_RESIDUE, 0)->level, "warning");
-	assert_string_equal(iso_verdict_get(&v, ISO_V_RESIDUE_GAP, 0)->text,
+	o.plan.residue = SUP_WARN;
+	assert_int_equal(sup_verdict_make(&v, &o, &out), 0);
+	assert_int_equal(v.n[SUP_V_LEAK], 2);
+	assert_int_equal(v.n_counting[SUP_V_LEAK], 2);
+	assert_string_equal(sup_verdict_get(&v, SUP_V_LEAK, 1)->level, "error");
+	assert_int_equal(sup_verdict_get(&v, SUP_V_LEAK, 1)->index, 1);
+	assert_null(sup_verdict_get(&v, SUP_V_LEAK, 2));
+	assert_false(sup_verdict_get(&v, SUP_V_RESIDUE, 0)->counts);
+	assert_string_equal(sup_verdict_get(&v, SUP_V_RESIDUE, 0)->level, "warning");
+	assert_string_equal(sup_verdict_get(&v, SUP_V_RESIDUE_GAP, 0)->text,
 			    "residue check: not measurable (/v: gone)");
 	assert_string_equal(v.reason, "2 processes outlived the command");
 	for (size_t i = 1; i < v.n_items; i++)
 		assert_true(v.items[i - 1].kind <= v.items[i].kind);
-	iso_verdict_free(&v);
+	sup_verdict_free(&v);
 
-	o.plan.residue = ISO_FAIL;
-	o.plan.leaks = ISO_IGNORE;
-	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
-	assert_string_equal(iso_verdict_get(&v, ISO_V_LEAK, 0)->level, "info");
-	assert_int_equal(v.n_counting[ISO_V_LEAK], 0);
+	o.plan.residue = SUP_FAIL;
+	o.plan.leaks = SUP_IGNORE;
+	assert_int_equal(sup_verdict_make(&v, &o, &out), 0);
+	assert_string_equal(sup_verdict_get(&v, SUP_V_LEAK, 0)->level, "info");
+	assert_int_equal(v.n_counting[SUP_V_LEAK], 0);
 	assert_string_equal(v.reason,
 			    "1 new entry in watched directories, residue check not measurable");
 	assert_int_equal(v.exit, ISO_EXIT_FINDING);
-	iso_verdict_free(&v);
+	sup_verdict_free(&v);
 }
 
 /* A policy file's mistake: 125, its position, not a finding, and nothing else is news. */
 static void test_setup_before_start(void **state)
 {
-	struct iso_opts o;
-	struct iso_outcome out = ok_outcome();
-	struct iso_verdict v;
+	struct sup_opts o;
+	struct sup_outcome out = ok_outcome();
+	struct sup_verdict v;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
 	init_opts(&o);
 	out.setup_before = true;
-	out.tree_state = ISO_TREE_RETAINED;
+	out.tree_state = SUP_TREE_RETAINED;
 	snprintf(out.setup_err.msg, sizeof(out.setup_err.msg), "--policy: bad word");
 	snprintf(out.setup_file, sizeof(out.setup_file), "p.policy");
 	out.setup_line = 2;
 	out.setup_col = 5;
-	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
+	assert_int_equal(sup_verdict_make(&v, &o, &out), 0);
 	assert_int_equal(v.exit, ISO_EXIT_SETUP);
 	assert_true(v.nothing_ran);
-	assert_false(iso_verdict_get(&v, ISO_V_SETUP, 0)->counts);
-	iso_verdict_undelivered(&v, "--junit: write 'j': EIO", "JUnit file not written",
+	assert_false(sup_verdict_get(&v, SUP_V_SETUP, 0)->counts);
+	sup_verdict_undelivered(&v, "--junit: write 'j': EIO", "JUnit file not written",
 				"isorun: JUnit file not written");
 	assert_string_equal(v.reason, "bad policy");
 
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	iso_summary_lines(f, &v);
-	iso_annotate(f, &v);
-	iso_summary_verdict(f, &v);
+	sup_summary_lines(f, &v);
+	sup_annotate(f, &v);
+	sup_summary_verdict(f, &v);
 	fclose(f);
 	/* the retained tree is the JUnit file's teardown case, not stderr's news here */
 	assert_string_equal(
@@ -210,21 +210,21 @@ static void test_setup_before_start(void **state)
 		     "::error title=isorun%3A JUnit file not written::--junit: write 'j': EIO\n"
 		     "isorun: FAILED (exit 125): bad policy\n");
 	free(buf);
-	iso_verdict_free(&v);
+	sup_verdict_free(&v);
 }
 
 /* stderr's lines: a refusal's every line led by "isorun: ", the verdict's line last; -q. */
 static void test_stderr(void **state)
 {
-	struct iso_opts o;
-	struct iso_outcome out = ok_outcome();
-	struct iso_policy_event ev = { .pid = 9,
+	struct sup_opts o;
+	struct sup_outcome out = ok_outcome();
+	struct sup_policy_event ev = { .pid = 9,
 				       .call = "execve",
 				       .detail = "systemctl x",
 				       .origin = "default.policy:3",
 				       .refused = true,
-				       .started_ms = ISO_STARTED_UNKNOWN };
-	struct iso_verdict v;
+				       .started_ms = SUP_STARTED_UNKNOWN };
+	struct sup_verdict v;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -234,106 +234,106 @@ static void test_stderr(void **state)
 	out.policy_events = &ev;
 	out.n_policy_events = 1;
 	out.policy_name = "default";
-	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
+	assert_int_equal(sup_verdict_make(&v, &o, &out), 0);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	iso_summary_lines(f, &v);
-	iso_summary_verdict(f, &v);
+	sup_summary_lines(f, &v);
+	sup_summary_verdict(f, &v);
 	fclose(f);
 	assert_string_equal(buf, "isorun: refused: execve `systemctl x` (pid 9, rule "
 				 "default.policy:3)\n"
 				 "isorun:   attribution incomplete: gone\n"
 				 "isorun: FAILED (exit 122): 1 call refused\n");
 	free(buf);
-	iso_verdict_free(&v);
+	sup_verdict_free(&v);
 
 	/* -q: a failing command alone speaks for itself */
 	o.verbosity = -1;
 	out = ok_outcome();
 	out.exit_code = 4;
-	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
+	assert_int_equal(sup_verdict_make(&v, &o, &out), 0);
 	assert_string_equal(v.how, "command exited 4");
 	buf = NULL;
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	iso_summary_verdict(f, &v);
+	sup_summary_verdict(f, &v);
 	fclose(f);
 	assert_string_equal(buf, "");
 	free(buf);
-	iso_verdict_free(&v);
+	sup_verdict_free(&v);
 }
 
 /* The JUnit file written after the report's failure says the verdict with it. */
 static void test_junit_after_undelivered(void **state)
 {
-	struct iso_opts o;
-	struct iso_outcome out = ok_outcome();
-	struct iso_verdict v;
-	struct iso_doc d;
+	struct sup_opts o;
+	struct sup_outcome out = ok_outcome();
+	struct sup_verdict v;
+	struct sup_doc d;
 
 	init_opts(&o);
-	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
-	iso_verdict_undelivered(&v, "--report: write 'r': EIO", "report not written",
+	assert_int_equal(sup_verdict_make(&v, &o, &out), 0);
+	sup_verdict_undelivered(&v, "--report: write 'r': EIO", "report not written",
 				"isorun: report not written");
-	iso_doc_render(&d, iso_junit_render, &v);
+	sup_doc_render(&d, iso_junit_render, &v);
 	assert_int_equal(d.err, 0);
 	assert_non_null(strstr(d.text, "<property name=\"isorun.exit\" value=\"122\"/>"));
 	assert_non_null(
 		strstr(d.text, "<property name=\"isorun.reason\" value=\"report not written\"/>"));
 	assert_non_null(strstr(d.text, "<failure message=\"report not written\" "
 				       "type=\"delivery\">--report: write 'r': EIO"));
-	iso_doc_free(&d);
-	iso_verdict_free(&v);
+	sup_doc_free(&d);
+	sup_verdict_free(&v);
 
-	iso_verdict_unfinished(&v, &o, &out);
-	assert_string_equal(iso_verdict_word(&v), "unfinished");
-	iso_doc_render(&d, iso_junit_render, &v);
+	sup_verdict_unfinished(&v, &o, &out);
+	assert_string_equal(sup_verdict_word(&v), "unfinished");
+	sup_doc_render(&d, iso_junit_render, &v);
 	assert_int_equal(d.err, 0);
 	assert_non_null(strstr(d.text, "<property name=\"isorun.exit\" value=\"\"/>"));
-	iso_doc_free(&d);
-	iso_verdict_free(&v);
+	sup_doc_free(&d);
+	sup_verdict_free(&v);
 }
 
 /*
- * The generic findings (iso_found_add()): each kind's in the order found, and only
+ * The generic findings (sup_found_add()): each kind's in the order found, and only
  * a row with neither add nor count reads them; a kind with fields of its own is
  * never counted twice.  Every row has a description, and the kind's words are the
  * reason's.
  */
 static void test_found(void **state)
 {
-	struct iso_opts o;
-	struct iso_outcome out = ok_outcome();
-	struct iso_leak leaks[2] = { { .pid = 7 }, { .pid = 8 } };
-	struct iso_verdict v;
+	struct sup_opts o;
+	struct sup_outcome out = ok_outcome();
+	struct sup_leak leaks[2] = { { .pid = 7 }, { .pid = 8 } };
+	struct sup_verdict v;
 	char words[128];
 
 	init_opts(&o);
-	for (int k = 0; k < ISO_V_N_KINDS; k++)
-		assert_non_null(iso_vkind_of((enum iso_vkind)k));
-	assert_int_equal(iso_found_add(&out, ISO_V_LEAK, true, "a"), 0);
-	assert_int_equal(iso_found_add(&out, ISO_V_RESIDUE, true, "b"), 0);
-	assert_int_equal(iso_found_add(&out, ISO_V_LEAK, false, "c"), 0);
-	assert_string_equal(iso_found_get(&out, ISO_V_LEAK, 0)->what, "a");
-	assert_string_equal(iso_found_get(&out, ISO_V_LEAK, 1)->what, "c");
-	assert_false(iso_found_get(&out, ISO_V_LEAK, 1)->counts);
-	assert_string_equal(iso_found_get(&out, ISO_V_RESIDUE, 0)->what, "b");
-	assert_null(iso_found_get(&out, ISO_V_LEAK, 2));
-	assert_null(iso_found_get(&out, ISO_V_TIMEOUT, 0));
+	for (int k = 0; k < SUP_V_N_KINDS; k++)
+		assert_non_null(sup_vkind_of((enum sup_vkind)k));
+	assert_int_equal(sup_found_add(&out, SUP_V_LEAK, true, "a"), 0);
+	assert_int_equal(sup_found_add(&out, SUP_V_RESIDUE, true, "b"), 0);
+	assert_int_equal(sup_found_add(&out, SUP_V_LEAK, false, "c"), 0);
+	assert_string_equal(sup_found_get(&out, SUP_V_LEAK, 0)->what, "a");
+	assert_string_equal(sup_found_get(&out, SUP_V_LEAK, 1)->what, "c");
+	assert_false(sup_found_get(&out, SUP_V_LEAK, 1)->counts);
+	assert_string_equal(sup_found_get(&out, SUP_V_RESIDUE, 0)->what, "b");
+	assert_null(sup_found_get(&out, SUP_V_LEAK, 2));
+	assert_null(sup_found_get(&out, SUP_V_TIMEOUT, 0));
 	/* the leaks' row counts the outcome's leaks, not the generic list */
-	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
+	assert_int_equal(sup_verdict_make(&v, &o, &out), 0);
 	assert_int_equal(v.exit, 0);
-	assert_int_equal(v.n[ISO_V_LEAK] + v.n[ISO_V_RESIDUE], 0);
-	iso_verdict_free(&v);
+	assert_int_equal(v.n[SUP_V_LEAK] + v.n[SUP_V_RESIDUE], 0);
+	sup_verdict_free(&v);
 	out.leaks = leaks;
 	out.n_leaks = 2;
-	assert_int_equal(iso_verdict_make(&v, &o, &out), 0);
-	assert_int_equal(v.n[ISO_V_LEAK], 2);
-	iso_verdict_kind_words(&v, ISO_V_LEAK, words, sizeof(words));
+	assert_int_equal(sup_verdict_make(&v, &o, &out), 0);
+	assert_int_equal(v.n[SUP_V_LEAK], 2);
+	sup_verdict_kind_words(&v, SUP_V_LEAK, words, sizeof(words));
 	assert_string_equal(words, "2 processes outlived the command");
-	iso_verdict_kind_words(&v, ISO_V_RESIDUE, words, sizeof(words));
+	sup_verdict_kind_words(&v, SUP_V_RESIDUE, words, sizeof(words));
 	assert_string_equal(words, "");
-	iso_verdict_free(&v);
+	sup_verdict_free(&v);
 	for (size_t i = 0; i < out.n_found; i++)
 		free(out.found[i].what);
 	free(out.found);

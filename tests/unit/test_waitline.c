@@ -17,22 +17,22 @@
 
 #include "launcher/waitline.h"
 
-static char *line(const struct iso_still *st, const struct iso_still_wait *w)
+static char *line(const struct sup_still *st, const struct sup_still_wait *w)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	iso_still_line(f, st, w);
+	sup_still_line(f, st, w);
 	fclose(f);
 	return buf;
 }
 
 static void test_one(void **state)
 {
-	struct iso_still st = { .n = 1, .pid = { 42 }, .comm = { "sleep" } };
-	struct iso_still_wait w = { .how = "exited 0", .wait_ms = 3000, .words = "--settle" };
+	struct sup_still st = { .n = 1, .pid = { 42 }, .comm = { "sleep" } };
+	struct sup_still_wait w = { .how = "exited 0", .wait_ms = 3000, .words = "--settle" };
 	char *s = line(&st, &w);
 
 	assert_string_equal(s,
@@ -43,8 +43,8 @@ static void test_one(void **state)
 
 static void test_bounded_and_escaped(void **state)
 {
-	struct iso_still st = { .n = 5, .pid = { 1, 2, 3 }, .comm = { "a", "b\033[31m", "c" } };
-	struct iso_still_wait w = { .how = "killed by SIGTERM",
+	struct sup_still st = { .n = 5, .pid = { 1, 2, 3 }, .comm = { "a", "b\033[31m", "c" } };
+	struct sup_still_wait w = { .how = "killed by SIGTERM",
 				    .wait_ms = 500,
 				    .words = "--settle, cut short by --timeout",
 				    .ctrl_c = true };
@@ -63,8 +63,8 @@ static void test_bounded_and_escaped(void **state)
 
 static void test_nothing_said_for_none(void **state)
 {
-	struct iso_still st = { 0 };
-	struct iso_still_wait w = { .how = "exited 0", .wait_ms = 3000, .words = "--settle" };
+	struct sup_still st = { 0 };
+	struct sup_still_wait w = { .how = "exited 0", .wait_ms = 3000, .words = "--settle" };
 	char *s = line(&st, &w);
 
 	assert_string_equal(s, "");
@@ -78,7 +78,7 @@ static void test_walk(void **state)
 	pid_t kid, dead;
 	char c;
 	siginfo_t si;
-	struct iso_still st;
+	struct sup_still st;
 
 	/* the grandchild comes back to us when its parent dies, to be reaped */
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
@@ -115,7 +115,7 @@ static void test_walk(void **state)
 		_exit(0);
 	/* a zombie once waitid says it exited (WNOWAIT leaves it unreaped) */
 	assert_int_equal(waitid(P_PID, (id_t)dead, &si, WEXITED | WNOWAIT), 0);
-	assert_int_equal(iso_still_running(getpid(), &st), 0);
+	assert_int_equal(sup_still_running(getpid(), &st), 0);
 	assert_int_equal(st.n, 2);
 	assert_int_equal(st.pid[0], kid);
 	assert_string_equal(st.comm[0], "test_waitline");
