@@ -1,99 +1,11 @@
 #!/usr/bin/env bats
-# docs/use/*.md: every example a page shows is run here as the page shows it
-# (examples/use/run-page extracts the commands and checks exit codes and output,
-# see docs/use/README.md), in a copy of examples/use under the test's own
-# directory, with Debian's tools and no network.  Each leaking example is a
-# control: its leak must be named and the run must exit 122.
-
-# the longest files, started first (tests/run-all.sh)
-# bats file_tags=slow
+# docs/use/*.md: every example a page shows is run as the page shows it
+# (docs_use.bash); the pages of real toolchains are docs_pytest, docs_go and
+# docs_cargo.bats.  Here: every scenario is run by some test, run-page's control,
+# and the pages ci-shell, guard-home, ci-reports and git.
 
 load helpers
-
-TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
-PAGES=$TOP/docs/use
-RUN_PAGE=$TOP/examples/use/run-page
-
-# The tools as Debian packages them; run-page runs the pages with
-# PATH=/usr/bin:/bin, so a rustup or pyenv earlier in the caller's PATH is not
-# what is tested.
-debian_tool() {
-	PATH=/usr/bin:/bin command -v "$1"
-}
-
-xdist_ok() {
-	/usr/bin/python3 -c 'import pytest, xdist'
-}
-
-userns_ok() {
-	unshare -Urpf --mount-proc true
-}
-
-# run_page PAGE ID: run scenario ID of docs/use/PAGE in $W, trees under $R.
-run_page() {
-	run --separate-stderr env RUN_PAGE_WORK="$W" ISORUN="$ISORUN" ISORUN_ROOT="$R" \
-		HELPERS="$H" "$RUN_PAGE" "$PAGES/$1" "$2"
-}
-
-# The page's scenario passed: every command's exit code and shown output matched.
-assert_page_ok() {
-	if [ "$status" -ne 0 ]; then
-		echo "run-page failed (status $status): $stderr" >&2
-		return 1
-	fi
-}
-
-# Every process named as leaked is gone.
-assert_leaks_dead() {
-	local pid n=0
-	for pid in $(grep -o 'isorun: leaked: pid [0-9]*' <<<"$output" | grep -o '[0-9]*$'); do
-		assert_dead "$pid"
-		n=$((n + 1))
-	done
-	[ "$n" -ge "${1:-1}" ]
-}
-
-# The copy of examples/use/DIR holds what the checkout holds, plus the names
-# given (files the page wrote or residue it shows on purpose), and nothing else.
-assert_checkout() {
-	local dir=$1 want got
-	shift
-	want=$( (
-		cd "$TOP/examples/use/$dir" && find . -mindepth 1 -maxdepth 1
-		for f in "$@"; do echo "./$f"; done
-	) | sort -u)
-	got=$(cd "$W/examples/use/$dir" && find . -mindepth 1 -maxdepth 1 | sort)
-	if [ "$want" != "$got" ]; then
-		printf 'examples/use/%s after the run:\n%s\nexpected:\n%s\n' "$dir" "$got" "$want" >&2
-		return 1
-	fi
-}
-
-# guard-home's settings test writes here unless isorun stops it.
-real_home_file() {
-	echo "$(getent passwd "$(id -u)" | cut -d: -f6)/.isorun-guard-home-demo"
-}
-
-# Before a page runs the example that writes into the real home: isorun's MODE
-# must make that home unwritable, else the example is not run at all.
-assert_home_guarded() {
-	local home
-	home=$(getent passwd "$(id -u)" | cut -d: -f6)
-	if "$ISORUN" --root "$R" --protect-home="$1" -- test -w "$home"; then
-		echo "--protect-home=$1 leaves $home writable: not running the example" >&2
-		return 1
-	fi
-}
-
-assert_real_home_untouched() {
-	local f
-	f=$(real_home_file)
-	if [ -e "$f" ]; then
-		rm -f "$f"
-		echo "the guard-home example wrote $f (removed)" >&2
-		return 1
-	fi
-}
+load docs_use
 
 @test "docs/use: every console and ini block is run or says why not, and every scenario is run here" {
 	local page id n=0
@@ -101,7 +13,7 @@ assert_real_home_untouched() {
 		run --separate-stderr "$RUN_PAGE" --list "$page"
 		[ "$status" -eq 0 ]
 		for id in $output; do
-			grep -q "run_page $(basename "$page") $id\$" "$BATS_TEST_FILENAME" ||
+			grep -q "run_page $(basename "$page") $id\$" "$BATS_TEST_DIRNAME"/docs_*.bats ||
 				{ echo "$(basename "$page"): scenario $id is run by no test" >&2 && return 1; }
 			n=$((n + 1))
 		done
@@ -132,128 +44,6 @@ assert_real_home_untouched() {
 	[ "$status" -eq 0 ]
 }
 
-# --- pytest.md --------------------------------------------------------------
-
-@test "pytest.md: bare, a fixture's forgotten servers outlive a green pytest -n auto" {
-	require "pytest with xdist (python3-pytest-xdist)" xdist_ok
-	run_page pytest.md pytest-bare
-	assert_page_ok
-	# one server per worker, seen by pgrep after pytest returned
-	[ "$(grep -c 'serve.py$' <<<"$output")" -ge 1 ]
-	assert_no_tree
-}
-
-@test "pytest.md: under isorun the forgotten servers are named and killed, exit 122" {
-	require "pytest with xdist (python3-pytest-xdist)" xdist_ok
-	run_page pytest.md pytest-leak
-	assert_page_ok
-	[[ "$output" == *"passed in"* ]]
-	[[ "$output" == *"isorun: FAILED (exit 122)"* ]]
-	assert_leaks_dead 1
-	assert_no_tree
-}
-
-@test "pytest.md: the clean suite passes quietly; --watch names .pytest_cache and __pycache__ until they go" {
-	require "pytest with xdist (python3-pytest-xdist)" xdist_ok
-	run_page pytest.md pytest-clean
-	assert_page_ok
-	[[ "$output" != *"leaked"* ]]
-	# what the first run left, and only that: the second run added nothing
-	assert_checkout pytest .pytest_cache __pycache__
-	assert_no_tree
-}
-
-@test "pytest.md: isorun.conf (needs isorun.conf support)" {
-	require "pytest with xdist (python3-pytest-xdist)" xdist_ok
-	run_page pytest.md pytest-conf
-	assert_page_ok
-	# the env-dir from the file kept __pycache__ out; residue=fail caught the cache
-	assert_checkout pytest isorun.conf .pytest_cache
-	assert_no_tree
-}
-
-# --- go-test.md -------------------------------------------------------------
-
-@test "go-test.md: bare, the helper outlives go test and the caches land in HOME" {
-	require "go (golang-go)" debian_tool go
-	run_page go-test.md go-bare
-	assert_page_ok
-	[ -d "$W/home/.cache/go-build" ]
-	assert_no_tree
-}
-
-@test "go-test.md: under isorun GOCACHE and GOPATH are in the tree" {
-	require "go (golang-go)" debian_tool go
-	run_page go-test.md go-env
-	assert_page_ok
-	[[ "$output" == *"$U/"*"/home/.cache/go-build"* ]]
-	assert_no_tree
-}
-
-@test "go-test.md: under isorun the forgotten helper is named and killed, exit 122" {
-	require "go (golang-go)" debian_tool go
-	run_page go-test.md go-leak
-	assert_page_ok
-	[[ "$output" == *'`sleep 300`'* ]]
-	assert_leaks_dead 1
-	assert_checkout go-leak
-	assert_no_tree
-}
-
-@test "go-test.md: the clean module passes quietly and leaves the module as it was" {
-	require "go (golang-go)" debian_tool go
-	run_page go-test.md go-clean
-	assert_page_ok
-	[[ "$output" != *"isorun:"* ]]
-	assert_checkout go
-	assert_no_tree
-}
-
-@test "go-test.md: isorun.conf (needs isorun.conf support)" {
-	require "go (golang-go)" debian_tool go
-	run_page go-test.md go-conf
-	assert_page_ok
-	assert_checkout go isorun.conf words.test
-	assert_no_tree
-}
-
-# --- cargo-test.md ----------------------------------------------------------
-
-@test "cargo-test.md: bare, the helper outlives cargo test; target/ and ~/.cargo are written" {
-	require "cargo" debian_tool cargo
-	run_page cargo-test.md cargo-bare
-	assert_page_ok
-	[ -d "$W/examples/use/cargo-leak/target" ]
-	[ -e "$W/home/.cargo/.package-cache" ]
-	assert_no_tree
-}
-
-@test "cargo-test.md: --watch . catches target/; --env-dir CARGO_TARGET_DIR=target keeps it in the tree" {
-	require "cargo" debian_tool cargo
-	run_page cargo-test.md cargo-target
-	assert_page_ok
-	# the second run (after `rm -r target`) left nothing
-	assert_checkout cargo
-	assert_no_tree
-}
-
-@test "cargo-test.md: under isorun the spawned helper is named and killed, exit 122" {
-	require "cargo" debian_tool cargo
-	run_page cargo-test.md cargo-leak
-	assert_page_ok
-	[[ "$output" == *'`sleep 300`'* ]]
-	assert_leaks_dead 1
-	assert_checkout cargo-leak
-	assert_no_tree
-}
-
-@test "cargo-test.md: isorun.conf (needs isorun.conf support)" {
-	require "cargo" debian_tool cargo
-	run_page cargo-test.md cargo-conf
-	assert_page_ok
-	assert_checkout cargo isorun.conf build
-	assert_no_tree
-}
 
 # --- ci-shell.md ------------------------------------------------------------
 
@@ -356,40 +146,6 @@ assert_real_home_untouched() {
 	run_page guard-home.md guard-robind
 	assert_page_ok
 	assert_checkout guard-home
-	assert_no_tree
-}
-
-@test "cargo-test.md, ci-shell.md: rustup's cargo proxy finds its toolchains through setenv = RUSTUP_HOME=\${HOME}/.rustup in isorun.conf" {
-	require "cargo" debian_tool cargo
-	# a rustup layout in a home of its own: the proxy in ~/.cargo/bin execs the
-	# toolchain's cargo from RUSTUP_HOME (default ~/.rustup), as rustup's does
-	local home="$W/rustup-home" crate="$W/crate"
-	mkdir -p "$home/.cargo/bin" "$home/.rustup/toolchains/stable/bin"
-	ln -s "$(debian_tool cargo)" "$home/.rustup/toolchains/stable/bin/cargo"
-	cat >"$home/.cargo/bin/cargo" <<'EOS'
-#!/bin/sh
-t="${RUSTUP_HOME:-$HOME/.rustup}/toolchains/stable/bin/cargo"
-[ -x "$t" ] || { echo "error: rustup could not choose a version of cargo to run" >&2; exit 1; }
-exec "$t" "$@"
-EOS
-	chmod +x "$home/.cargo/bin/cargo"
-	cp -r "$TOP/examples/use/cargo" "$crate"
-	cd "$crate"
-	printf '[isorun]\nenv-dir = CARGO_TARGET_DIR=target\nenv-dir = CARGO_HOME=cargo\n' >isorun.conf
-	# control: without the setting, the proxy looks in the tree's empty home
-	# Debian's rustc behind it: no other rustup proxy on PATH
-	run --separate-stderr env HOME="$home" PATH="$home/.cargo/bin:/usr/bin:/bin" \
-		"$ISORUN" --root "$R" -- cargo test -q --offline
-	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"rustup could not choose a version of cargo to run"* ]]
-	# the page's line: ${HOME} is the caller's home, read before the tree's replaces it
-	printf 'setenv = RUSTUP_HOME=${HOME}/.rustup\n' >>isorun.conf
-	run --separate-stderr env HOME="$home" PATH="$home/.cargo/bin:/usr/bin:/bin" \
-		"$ISORUN" --root "$R" -- cargo test -q --offline
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"test result: ok. 1 passed"* ]]
-	run env HOME="$home" "$ISORUN" config
-	grep -qx "setenv = RUSTUP_HOME=$home/.rustup    ($crate/isorun.conf:4)" <<<"$output"
 	assert_no_tree
 }
 
