@@ -185,6 +185,8 @@ static int open_trees(struct cmd *c)
 	}
 	c->n = (size_t)r;
 	tree_host_current(&c->host);
+	/* a 32 or 33 sent to gc while its reader starts: never its end */
+	(void)iso_reader_keep_reserved();
 	if (iso_reader_start(&c->reader, ISO_READER_DEADLINE_MS, &e) < 0) {
 		fprintf(stderr, "isorun: %s: %s\n", c->name, iso_err_format(&e, buf, sizeof(buf)));
 		close_trees(c);

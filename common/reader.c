@@ -11,6 +11,7 @@
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 struct iso_reader_job {
@@ -73,38 +74,109 @@ static void run_job(struct iso_reader_core *c, struct iso_reader_job *j)
 	free(j);
 }
 
-/*
- * glibc unblocks its own real-time signals (32, 33) in every thread it makes,
- * and in the process's first thread when it makes the second;
- * the supervisor reads them from its signalfd (kill -32 would otherwise end
- * isorun through this thread), so they are blocked again first thing.
- */
-static void block_reserved(void)
-{
-	uint64_t m = (1ULL << (32 - 1)) | (1ULL << (33 - 1));
+/* glibc's own real-time signals: SIGCANCEL (32) and SIGSETXID (33). */
+static const int reserved[] = { 32, 33 };
 
-	(void)syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, NULL, sizeof(m));
+static void add_reserved(unsigned long *words)
+{
+	const unsigned bits = 8 * sizeof(unsigned long);
+
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		words[(reserved[i] - 1) / bits] |= 1UL << ((reserved[i] - 1) % bits);
 }
 
 /*
- * Until then a signal 32 for the process could be delivered to the new thread:
- * ignored, not fatal (33 has glibc's own handler).  A signal blocked by the
- * main thread is still queued for its signalfd whatever the disposition.
+ * glibc unblocks 32 and 33 in every thread it makes, and in the process's
+ * first thread when it makes the second; the supervisor reads them from its
+ * signalfd (kill -32 would otherwise end isorun through this thread), so they
+ * are blocked again first thing.
  */
-void iso_reader_ignore_reserved(void)
+static void block_reserved(void)
 {
-	struct {
-		unsigned long handler, flags, restorer, mask;
-	} ign = { .handler = (unsigned long)SIG_IGN }, old = { 0 };
+	unsigned long m[1024 / (8 * sizeof(unsigned long))] = { 0 };
 
-	/*
-	 * Once only: setting SIG_IGN again would discard a 32 already pending,
-	 * one the supervisor's signalfd has yet to read and pass on
-	 */
-	if (syscall(SYS_rt_sigaction, 32, NULL, &old, sizeof(old.mask)) == 0 &&
-	    old.handler == (unsigned long)SIG_IGN)
-		return;
-	(void)syscall(SYS_rt_sigaction, 32, &ign, NULL, sizeof(ign.mask));
+	add_reserved(m);
+	(void)syscall(SYS_rt_sigprocmask, SIG_BLOCK, m, NULL, 8);
+}
+
+/*
+ * A 32 or 33 for the process taken by a thread glibc is still starting (where
+ * both are unblocked): blocked in that thread from the handler's return on
+ * (glibc's sigaddset() refuses them, hence the mask's words) and sent to the
+ * process again, where only a thread that reads them from a signalfd has them
+ * blocked.  Not lost, as glibc's handler (33) or SIG_IGN (32) would lose it.
+ */
+static void requeue_reserved(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	int saved = errno;
+
+	(void)si;
+	if (sig != 32 && sig != 33)
+		return; /* SIGRTMAX while it was lent: nothing to pass on */
+	add_reserved((unsigned long *)&uc->uc_sigmask);
+	(void)kill(getpid(), sig);
+	errno = saved;
+}
+
+/* The kernel's sigaction, as rt_sigaction(2) takes it: the raw call reaches 32 and 33. */
+struct ksigaction {
+	unsigned long handler, flags, restorer, mask;
+};
+
+/*
+ * The handler as glibc would install it (its restorer, which returning from a
+ * handler needs and which no header exports), read back from SIGRTMAX lent
+ * for the moment and given back as it was: every catchable signal is blocked
+ * by then, and a handler in its place discards nothing pending.
+ */
+static int requeue_action(struct ksigaction *out)
+{
+	struct sigaction sa = { .sa_sigaction = requeue_reserved, .sa_flags = SA_SIGINFO };
+	struct ksigaction old;
+	int lent = SIGRTMAX;
+
+	if (syscall(SYS_rt_sigaction, lent, NULL, &old, 8) < 0)
+		return -errno;
+	if (sigaction(lent, &sa, NULL) < 0)
+		return -errno;
+	if (syscall(SYS_rt_sigaction, lent, NULL, out, 8) < 0 ||
+	    syscall(SYS_rt_sigaction, lent, &old, NULL, 8) < 0)
+		return -errno;
+	out->mask = 0;
+	add_reserved(&out->mask);
+	return 0;
+}
+
+static void *first_thread(void *p)
+{
+	return p;
+}
+
+/*
+ * Once, before anything can send isorun a 32 or 33: glibc's first
+ * pthread_create() installs its own handler for 33 and unblocks both in the
+ * caller, so a thread is made and joined first; then both get the handler
+ * that passes them on to the signalfd, and are blocked again.
+ */
+int iso_reader_keep_reserved(void)
+{
+	struct ksigaction act;
+	pthread_t t;
+	int err;
+
+	err = pthread_create(&t, NULL, first_thread, NULL);
+	if (err)
+		return -err;
+	(void)pthread_join(t, NULL);
+	block_reserved();
+	err = requeue_action(&act);
+	if (err < 0)
+		return err;
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (syscall(SYS_rt_sigaction, reserved[i], &act, NULL, 8) < 0)
+			return -errno;
+	return 0;
 }
 
 static void *reader_main(void *p)
@@ -158,7 +230,6 @@ int iso_reader_start(struct iso_reader *r, unsigned deadline_ms, struct iso_err 
 		return iso_err_set(e, err,
 				   "create the eventfds of the reader of the command's memory");
 	}
-	iso_reader_ignore_reserved();
 	err = pthread_create(&r->thread, NULL, reader_main, c);
 	/* the first pthread_create() unblocks them in the caller too */
 	block_reserved();

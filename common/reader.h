@@ -64,10 +64,12 @@ int iso_reader_fstatat(struct iso_reader *r, int dirfd, const char *path, struct
 		       int flags);
 
 /*
- * Signal 32 (glibc's own) ignored, as a reader needs it, once: call it before
- * anything can send one (a later call never discards a pending 32).
+ * Signals 32 and 33 (glibc's own) that a reader's thread takes while glibc
+ * starts it are passed on to the process's signalfd, not lost: call it once,
+ * with every catchable signal blocked, before anything can send one.  0 or
+ * -errno.
  */
-void iso_reader_ignore_reserved(void);
+int iso_reader_keep_reserved(void);
 
 /* The reader iso_proc_read() of a process's cmdline and environ goes through (NULL: none). */
 void iso_reader_set_proc(struct iso_reader *r);

@@ -46,9 +46,8 @@ int sup_setup_signals(sigset_t *mask)
 	/* a reader that goes away must not kill the supervisor of a live tree */
 	if (sigaction(SIGPIPE, &ign, NULL) < 0)
 		return -errno;
-	/* before the command exists: made later, it would drop a 32 sent to us meanwhile */
-	iso_reader_ignore_reserved();
-	return 0;
+	/* before the command exists: a 32 or 33 sent to us meanwhile would be lost */
+	return iso_reader_keep_reserved();
 }
 
 /*
