@@ -31,7 +31,9 @@ stalled_reader() {
 	rm -f "$W/go" "$W/saw-go" "$W/wrote" "$W/fifo" "$W/leak.pid"
 	mkfifo "$W/fifo"
 	# not a process substitution: that reader would be isorun's child, and in its tree
-	{ ${until_go:-"$H/waitfor" -t 20 "$W/go"} && touch "$W/saw-go"; cat >/dev/null; } <"$W/fifo" &
+	# (-t 60, --grace 30s below: safety nets a loaded machine reached at 20 s; the
+	# event ends each wait at once)
+	{ ${until_go:-"$H/waitfor" -t 60 "$W/go"} && touch "$W/saw-go"; cat >/dev/null; } <"$W/fifo" &
 	"$ISORUN" --no-config --root "$R" "$@" -- sh -c "${script:-"trap 'touch $W/go' TERM; $H/spew 2M && touch $W/wrote && $H/spew 64M"}" \
 		2>"$W/err" >"$W/fifo" &
 	iso=$!
@@ -45,7 +47,7 @@ stalled_reader() {
 		[ -e "$W/saw-go" ]
 		grep -q "timed out after 1s; stopped the whole tree" "$W/err"
 		# cancelled while the output is full: both pipes hold what was written
-		stalled_reader $report
+		stalled_reader --grace 30s $report
 		"$H/waitfor" "$W/wrote"
 		kill -TERM "$iso"
 		status=0
