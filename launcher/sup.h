@@ -70,7 +70,7 @@ struct sup_ns {
 struct sup_teardown {
 	struct tree_shield shield;    /* as root, the tree's own mount (tree/shield.h) */
 	enum tree_shield_proof proof; /* what lowering it proved */
-	dev_t shield_dev;	     /* its device, which a holder through it shows */
+	dev_t shield_dev;	      /* its device, which a holder through it shows */
 	char proof_why[300];
 	uint64_t remove_deadline_ms; /* monotonic; 0 while no removal runs */
 	bool remove_overdue;

@@ -41,8 +41,8 @@ struct tree_holder_query {
 	const char *tree; /* absolute, canonical; NULL: do not look for it */
 	const ino_t *pipes;
 	size_t n_pipes;
-	pid_t exclude;		      /* isorun itself: it holds the lock and the read ends */
-	dev_t alias_dev;	      /* the tree's shield: its files show this device too */
+	pid_t exclude;		       /* isorun itself: it holds the lock and the read ends */
+	dev_t alias_dev;	       /* the tree's shield: its files show this device too */
 	const struct tree_treeid *ids; /* filled in by tree_find_holders from `tree` */
 };
 

@@ -60,8 +60,8 @@ bool tree_environ_has(int fd, const char *entry);
 /*
  * Add to s every live process whose environment names q->tree and that s does
  * not hold yet; s->unreadable, s->outside and s->stalled are recounted.  Each
- * environment is read through iso_reader_proc() when there is one (bounded).  Returns how many were added, or
- * -errno when /proc cannot be listed.
+ * environment is read through iso_reader_proc() when there is one (bounded).  Returns how many were
+ * added, or -errno when /proc cannot be listed.
  */
 int tree_orphans_find(const struct tree_orphan_query *q, struct tree_orphan_scan *s);
 

@@ -108,7 +108,7 @@ struct rm {
 	struct idset failed;
 	struct tree_rm_stats st;
 	const struct tree_rm_stop *stop; /* may be NULL */
-	unsigned long seen;		/* entries looked at, to ask `stop` now and then */
+	unsigned long seen;		 /* entries looked at, to ask `stop` now and then */
 };
 
 /* Asking costs a system call: once per STOP_EVERY entries is prompt enough. */
