@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "common/err.h"
+
 enum st_verdict { ST_YES, ST_PARTIAL, ST_NO };
 enum st_result { ST_OK, ST_NOT_OK, ST_NOT_MEASURABLE, ST_NOT_RUN };
 
@@ -125,7 +127,8 @@ struct st_run {
 /* argv: this isorun with the common options, `opts`, the forwarded ones, then the mode. */
 void st_run_init(struct st_run *r, const struct st_ctx *c, const char *const *opts,
 		 const char *const *mode);
-int st_run(struct st_run *r, char *why, size_t len);
+/* 0 and r->code once isorun has exited; < 0 and e (what could not be set up) else. */
+int st_run(struct st_run *r, struct iso_err *e);
 /* The first stderr line containing all of the NULL-terminated needles, copied to buf. */
 bool st_err_line(const struct st_run *r, char *buf, size_t len, ...) __attribute__((sentinel));
 /* "exit N; stderr: <last line>" for an unexpected outcome. */
