@@ -186,7 +186,7 @@ static int parse(int argc, char **argv, bool *json, struct st_fwd *fwd)
 }
 
 /* selftest's words and its controls' arguments that name an option (enum st_say) */
-static const char *const st_says[ST_SAY_N] = {
+const char *const cli_st_says[ST_SAY_N] = {
 	[ST_SAY_PIDNS] = "--pidns",
 	[ST_SAY_PIDS_MAX] = "--pids-max",
 	[ST_SAY_PIDS_MAX_16] = "--pids-max 16",
@@ -218,5 +218,5 @@ int cli_selftest_main(int argc, char **argv)
 		st_fwd_free(&fwd);
 		return r == 0 ? 0 : ST_EXIT_USAGE;
 	}
-	return st_selftest(json, &fwd, st_says);
+	return st_selftest(json, &fwd, cli_st_says);
 }
