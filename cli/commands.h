@@ -10,6 +10,8 @@
 int cli_config_main(int argc, char **argv);
 /* isorun selftest [--json] [OPTION]...: probe the host, run the live controls */
 int cli_selftest_main(int argc, char **argv);
+/* selftest's spellings of isorun's options, by enum st_say (selftest/selftest.h) */
+extern const char *const cli_st_says[];
 /* isorun ls: the kept and retained trees under the caller's root */
 int cli_ls_main(int argc, char **argv);
 /* isorun gc [--dry-run]: remove the trees proven orphaned */

@@ -262,9 +262,9 @@ static int setenv_value(struct conf_parse *cp, const char *value)
 	const char *eq = strchr(value, '=');
 	char *exp, *val = NULL;
 
-	exp = cli_expand(eq ? eq + 1 : "", caller_var, caller_home(), why, sizeof(why));
+	exp = cli_expand(eq ? eq + 1 : "", caller_var, caller_home(), &sub);
 	if (!exp) {
-		fail_at(cp, "setenv: %s", why);
+		fail_at(cp, "setenv: %s", iso_err_format(&sub, why, sizeof(why)));
 		return 0;
 	}
 	if (eq && asprintf(&val, "%.*s=%s", (int)(eq - value), value, exp) < 0)

@@ -53,7 +53,7 @@ static int var_ref(const char *s, const char **name, size_t *nlen, size_t *used)
 }
 
 char *cli_expand(const char *val, const char *(*getvar)(const char *name), const char *home,
-		 char *why, size_t len)
+		 struct iso_err *e)
 {
 	struct buf b = { 0 };
 	bool ok = put(&b, "", 0);
@@ -73,18 +73,19 @@ char *cli_expand(const char *val, const char *(*getvar)(const char *name), const
 			p += 2;
 		} else if (p[0] == '$' && (p[1] == '{' || name_char(p[1], true))) {
 			if (var_ref(p + 1, &name, &nlen, &used) < 0 || nlen >= sizeof(nm)) {
-				snprintf(why, len,
-					 "unclosed or empty ${ in '%s' ($$ is a literal $)", val);
+				iso_err_set(e, 0,
+					    "unclosed or empty ${ in '%s' ($$ is a literal $)",
+					    val);
 				free(b.p);
 				return NULL;
 			}
 			snprintf(nm, sizeof(nm), "%.*s", (int)nlen, name);
 			v = getvar(nm);
 			if (!v) {
-				snprintf(why, len,
-					 "${%s} is not set in the caller's environment ($$ is a "
-					 "literal $)",
-					 nm);
+				iso_err_set(e, 0,
+					    "${%s} is not set in the caller's environment ($$ is a "
+					    "literal $)",
+					    nm);
 				free(b.p);
 				return NULL;
 			}
@@ -96,7 +97,7 @@ char *cli_expand(const char *val, const char *(*getvar)(const char *name), const
 		}
 	}
 	if (!ok) {
-		snprintf(why, len, "out of memory");
+		iso_err_set(e, 0, "out of memory");
 		free(b.p);
 		return NULL;
 	}

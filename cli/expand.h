@@ -8,14 +8,14 @@
 #ifndef ISO_EXPAND_H
 #define ISO_EXPAND_H
 
-#include <stddef.h>
+#include "common/err.h"
 
 /*
- * Returns the malloc'ed expansion, or NULL with `why` said ("${FOO} is not set in
+ * Returns the malloc'ed expansion, or NULL with e said ("${FOO} is not set in
  * the caller's environment", "unclosed ${", out of memory).  getvar looks a name
  * up (getenv in isorun; a table in the unit tests); home is what ~ becomes.
  */
 char *cli_expand(const char *val, const char *(*getvar)(const char *name), const char *home,
-		 char *why, size_t len);
+		 struct iso_err *e);
 
 #endif

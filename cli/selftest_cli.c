@@ -185,6 +185,26 @@ static int parse(int argc, char **argv, bool *json, struct st_fwd *fwd)
 	return check_fwd(fwd) < 0 ? -1 : 1;
 }
 
+/* selftest's words and its controls' arguments that name an option (enum st_say) */
+const char *const cli_st_says[ST_SAY_N] = {
+	[ST_SAY_PIDNS] = "--pidns",
+	[ST_SAY_PIDS_MAX] = "--pids-max",
+	[ST_SAY_PIDS_MAX_16] = "--pids-max 16",
+	[ST_SAY_PIDS_MAX_16_ARG] = "--pids-max=16",
+	[ST_SAY_MEMORY_MAX] = "--memory-max",
+	[ST_SAY_MEMORY_MAX_32M] = "--memory-max 32M",
+	[ST_SAY_MEMORY_MAX_32M_ARG] = "--memory-max=32M",
+	[ST_SAY_SETTLE_200MS_ARG] = "--settle=200ms",
+	[ST_SAY_HOME_RO] = "--protect-home=ro",
+	[ST_SAY_HOME_HIDE] = "--protect-home=hide",
+	[ST_SAY_SETENV] = "--setenv",
+	[ST_SAY_NET_ISOLATED] = "--net=isolated",
+	[ST_SAY_HIDE_NOTICE] = "isorun: --protect-home=hide hides from the command: ",
+	[ST_SAY_TMP_NOTICE] = "isorun: --private-tmp hides from the command: ",
+	[ST_SAY_POLICY] = "--policy",
+	[ST_SAY_CEILINGS_TRY] = "--memory-max and --cpu-max",
+};
+
 int cli_selftest_main(int argc, char **argv)
 {
 	struct st_fwd fwd = { 0 };
@@ -198,5 +218,5 @@ int cli_selftest_main(int argc, char **argv)
 		st_fwd_free(&fwd);
 		return r == 0 ? 0 : ST_EXIT_USAGE;
 	}
-	return st_selftest(json, &fwd);
+	return st_selftest(json, &fwd, cli_st_says);
 }

@@ -336,22 +336,22 @@ static int parse_out(const struct git_io *io, size_t n, char **by)
 	return 0;
 }
 
-static void say_failure(int r, const struct git_io *io, char *why, size_t len)
+static void say_failure(int r, const struct git_io *io, struct iso_err *e)
 {
 	char first[200];
 
 	snprintf(first, sizeof(first), "%.*s", (int)strcspn(io->err, "\n"), io->err);
 	if (r == -ETIMEDOUT)
-		snprintf(why, len, "git check-ignore did not answer in %d ms", SUP_GIT_DEADLINE_MS);
+		iso_err_set(e, 0, "git check-ignore did not answer in %d ms", SUP_GIT_DEADLINE_MS);
 	else if (r < 0)
-		snprintf(why, len, "git check-ignore: %s", strerror(-r));
+		iso_err_set(e, 0, "git check-ignore: %s", strerror(-r));
 	else if (WIFEXITED(r) && WEXITSTATUS(r) == 127)
-		snprintf(why, len, "git not found in PATH");
+		iso_err_set(e, 0, "git not found in PATH");
 	else if (WIFEXITED(r))
-		snprintf(why, len, "git check-ignore exited %d%s%s", WEXITSTATUS(r),
-			 first[0] ? ": " : "", first);
+		iso_err_set(e, 0, "git check-ignore exited %d%s%s", WEXITSTATUS(r),
+			    first[0] ? ": " : "", first);
 	else
-		snprintf(why, len, "git check-ignore killed by signal %d", WTERMSIG(r));
+		iso_err_set(e, 0, "git check-ignore killed by signal %d", WTERMSIG(r));
 }
 
 /*
@@ -384,7 +384,7 @@ static void free_by(char **by, size_t n)
 }
 
 int sup_git_check_ignore(const char *dir, const struct sup_git_rules *rules,
-			 const char *const *paths, size_t n, char **by, char *why, size_t len)
+			 const char *const *paths, size_t n, char **by, struct iso_err *e)
 {
 	char ceiling[PATH_MAX];
 	_cleanup_free_ char *in = NULL;
@@ -397,7 +397,7 @@ int sup_git_check_ignore(const char *dir, const struct sup_git_rules *rules,
 		return 0;
 	in = join_paths(paths, n, &io.in_len);
 	if (!in) {
-		snprintf(why, len, "out of memory");
+		iso_err_set(e, 0, "out of memory");
 		return -1;
 	}
 	io.in = in;
@@ -408,11 +408,11 @@ int sup_git_check_ignore(const char *dir, const struct sup_git_rules *rules,
 	r = run_git(dir, ceiling[0] ? ceiling : "/", &io);
 	if (r == 0 && parse_out(&io, n, by) < 0) {
 		free_by(by, n);
-		snprintf(why, len, "git check-ignore answered %zu bytes for %zu paths", io.out_len,
-			 n);
+		iso_err_set(e, 0, "git check-ignore answered %zu bytes for %zu paths", io.out_len,
+			    n);
 		r = -1;
 	} else if (r != 0) {
-		say_failure(r, &io, why, len);
+		say_failure(r, &io, e);
 		r = -1;
 	}
 	free(io.out);

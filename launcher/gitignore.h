@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "common/err.h"
+
 /* git gets this long to answer; then it is killed and nothing is ignored */
 #define SUP_GIT_DEADLINE_MS 5000
 
@@ -29,9 +31,10 @@ void sup_git_rules_free(struct sup_git_rules *g);
 /*
  * by[i] for each of paths[] (relative to dir; a directory ends in '/'): the
  * rule that ignores it as git words it ("SOURCE:LINE:PATTERN", malloc'ed), or
- * NULL.  0, or -1 and why (git missing, failed, too slow) and nothing ignored.
+ * NULL.  0, or -1 and e says why (git missing, failed, too slow; no errno
+ * suffix) and nothing ignored.
  */
 int sup_git_check_ignore(const char *dir, const struct sup_git_rules *rules,
-			 const char *const *paths, size_t n, char **by, char *why, size_t len);
+			 const char *const *paths, size_t n, char **by, struct iso_err *e);
 
 #endif

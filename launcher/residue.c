@@ -166,33 +166,29 @@ int sup_snapshot_take(const char *dir, struct sup_snapshot *s, struct iso_err *e
 }
 
 int sup_snapshot_compare(const struct sup_snapshot *before, struct sup_snapshot *after,
-			 const char *own, const char ***ret, size_t *ret_n, char *why, size_t len)
+			 const char *own, const char ***ret, size_t *ret_n, struct iso_err *e)
 {
-	struct iso_err e = { 0 };
+	struct iso_err sub = { 0 };
 
 	*ret = NULL;
 	*ret_n = 0;
-	why[0] = '\0';
 	/* the limit is the larger walk's: say it even when the other failed */
-	if (before->unmeasurable[0]) {
-		snprintf(why, len, "%s", before->unmeasurable);
-		return 0;
-	}
-	if (take(before->dir, own, after, &e) < 0) {
-		if (e.errnum == ENOENT)
-			snprintf(why, len, "the directory was removed during the run");
-		else
-			snprintf(why, len, "the directory could not be read after the run: %s",
-				 strerror(e.errnum));
-		return 0;
+	if (before->unmeasurable[0])
+		return iso_err_set(e, 0, "%s", before->unmeasurable);
+	if (take(before->dir, own, after, &sub) < 0) {
+		if (sub.errnum == ENOENT)
+			return iso_err_set(e, 0, "the directory was removed during the run");
+		/* strerror in the text: errno 0 read "Success" here before (no suffix dropped) */
+		return iso_err_set(e, 0, "the directory could not be read after the run: %s",
+				   strerror(sub.errnum));
 	}
 	if (after->dev != before->dev || after->ino != before->ino)
-		snprintf(why, len, "the directory was replaced during the run");
-	else if (after->unmeasurable[0])
-		snprintf(why, len, "%s", after->unmeasurable);
-	if (why[0])
-		return 0;
-	return sup_snapshot_added(before, after, ret, ret_n);
+		return iso_err_set(e, 0, "the directory was replaced during the run");
+	if (after->unmeasurable[0])
+		return iso_err_set(e, 0, "%s", after->unmeasurable);
+	if (sup_snapshot_added(before, after, ret, ret_n) < 0)
+		return iso_err_set(e, 0, "out of memory comparing the walks");
+	return 0;
 }
 
 int sup_snapshot_added(const struct sup_snapshot *before, const struct sup_snapshot *after,

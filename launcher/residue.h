@@ -31,13 +31,13 @@ int sup_snapshot_take(const char *dir, struct sup_snapshot *s, struct iso_err *e
 void sup_snapshot_free(struct sup_snapshot *s);
 /*
  * The directory after the run, compared with `before`: the new entries in *ret
- * (as sup_snapshot_added, every one), or, when the two walks cannot be compared (either is
- * incomplete, the directory is gone or was replaced), none and the reason in
- * why.  `after` is the caller's to free either way.  own (absolute, canonical,
+ * (as sup_snapshot_added, every one) and 0, or, when the two walks cannot be compared (either is
+ * incomplete, the directory is gone or was replaced, no memory), none, < 0 and
+ * the reason in e.  `after` is the caller's to free either way.  own (absolute, canonical,
  * or NULL): isorun's own tree, whose shield is a mount not counted as a gap.
  */
 int sup_snapshot_compare(const struct sup_snapshot *before, struct sup_snapshot *after,
-			 const char *own, const char ***ret, size_t *ret_n, char *why, size_t len);
+			 const char *own, const char ***ret, size_t *ret_n, struct iso_err *e);
 
 /*
  * Every entry in `after` not in `before`, the contents of a new directory too

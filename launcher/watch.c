@@ -83,6 +83,7 @@ static void apply_git(struct sup *s, size_t w, const struct sup_snapshot *after,
 {
 	struct sup_git_rules now;
 	char **git = calloc(n ? n : 1, sizeof(*git));
+	struct iso_err e = { 0 };
 	char why[320] = "";
 
 	sup_git_rules_take(after->dir, after->paths, after->n, &now);
@@ -91,8 +92,8 @@ static void apply_git(struct sup *s, size_t w, const struct sup_snapshot *after,
 	else if (!now.in_repo || !stamps_equal(now.stamp, s->git[w].stamp))
 		snprintf(why, sizeof(why),
 			 "a .gitignore or .git/info/exclude changed during the run");
-	else
-		(void)sup_git_check_ignore(after->dir, &s->git[w], added, n, git, why, sizeof(why));
+	else if (sup_git_check_ignore(after->dir, &s->git[w], added, n, git, &e) < 0)
+		iso_err_format(&e, why, sizeof(why));
 	sup_git_rules_free(&now);
 	if (why[0])
 		residue_note(&s->out->residue_notes, &s->out->n_residue_notes, s->snaps[w].dir,
@@ -162,14 +163,13 @@ void sup_collect_residue(struct sup *s)
 		struct sup_snapshot after = { 0 };
 		const char **added = NULL;
 		size_t n = 0;
+		struct iso_err e = { 0 };
 		char why[384];
 
 		if (sup_snapshot_compare(&s->snaps[w], &after, tree[0] ? tree : NULL, &added, &n,
-					 why, sizeof(why)) < 0)
-			snprintf(why, sizeof(why), "out of memory comparing the walks");
-		if (why[0])
+					 &e) < 0)
 			residue_note(&out->residue_gaps, &out->n_residue_gaps, s->snaps[w].dir,
-				     why);
+				     iso_err_format(&e, why, sizeof(why)));
 		else
 			sort_added(s, w, &after, added, n, tree);
 		free(added);

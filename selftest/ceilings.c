@@ -28,8 +28,9 @@ static bool controller(const struct cg_host *h, enum cg_ctrl c)
 
 void st_control_pids(struct st_ctx *c, struct st_control *ctl)
 {
-	static const char *const with_cg[] = { "--pids-max=16", NULL };
-	static const char *const with_ns[] = { "--pids-max=16", "--pidns", NULL };
+	const char *const with_cg[] = { c->says[ST_SAY_PIDS_MAX_16_ARG], NULL };
+	const char *const with_ns[] = { c->says[ST_SAY_PIDS_MAX_16_ARG], c->says[ST_SAY_PIDNS],
+					NULL };
 	static const char *const mode[] = { ST_INTERNAL "forkstorm", STORM_CAP, NULL };
 	bool userns = getuid() != 0 && c->probes[ST_SP_USERNS].verdict == ST_YES &&
 		      c->probes[ST_SP_PIDNS].verdict == ST_YES;
@@ -50,18 +51,20 @@ void st_control_pids(struct st_ctx *c, struct st_control *ctl)
 	if (st_run_control(&r, ctl, desc, sizeof(desc)) < 0)
 		return;
 	if (r.code != 0 && !strncmp(r.out, "refused after ", 14))
-		st_result(ctl, ST_OK, "a fork storm under --pids-max 16 (%s) was %.*s",
-			  controller(&h, CG_PIDS) ? "cgroup pids.max" : "RLIMIT_NPROC, --pidns",
+		st_result(ctl, ST_OK, "a fork storm under %s (%s%s) was %.*s",
+			  c->says[ST_SAY_PIDS_MAX_16],
+			  controller(&h, CG_PIDS) ? "cgroup pids.max" : "RLIMIT_NPROC, ",
+			  controller(&h, CG_PIDS) ? "" : c->says[ST_SAY_PIDNS],
 			  (int)strcspn(r.out, "\n"), r.out);
 	else
-		st_result(ctl, ST_NOT_OK, "a fork storm was not stopped at --pids-max 16: %s%.*s",
-			  desc, (int)strcspn(r.out, "\n"), r.out);
+		st_result(ctl, ST_NOT_OK, "a fork storm was not stopped at %s: %s%.*s",
+			  c->says[ST_SAY_PIDS_MAX_16], desc, (int)strcspn(r.out, "\n"), r.out);
 	st_check_trees(c, ctl, NULL);
 }
 
 void st_control_memory(struct st_ctx *c, struct st_control *ctl)
 {
-	static const char *const opts[] = { "--memory-max=32M", NULL };
+	const char *const opts[] = { c->says[ST_SAY_MEMORY_MAX_32M_ARG], NULL };
 	static const char *const mode[] = { ST_INTERNAL "alloc", ALLOC_MIB, NULL };
 	char desc[600], line[300];
 	struct cg_host h;
@@ -79,14 +82,14 @@ void st_control_memory(struct st_ctx *c, struct st_control *ctl)
 	if (st_run_control(&r, ctl, desc, sizeof(desc)) < 0)
 		return;
 	if (r.code != 0 && st_err_line(&r, line, sizeof(line), "memory ceiling reached", NULL))
-		st_result(ctl, ST_OK, "an allocation of %s MiB under --memory-max 32M: %s",
-			  ALLOC_MIB, line);
+		st_result(ctl, ST_OK, "an allocation of %s MiB under %s: %s", ALLOC_MIB,
+			  c->says[ST_SAY_MEMORY_MAX_32M], line);
 	else if (r.code != 0 && !strncmp(r.out, "refused after ", 14))
-		st_result(ctl, ST_OK, "an allocation of %s MiB under --memory-max 32M was %.*s",
-			  ALLOC_MIB, (int)strcspn(r.out, "\n"), r.out);
+		st_result(ctl, ST_OK, "an allocation of %s MiB under %s was %.*s", ALLOC_MIB,
+			  c->says[ST_SAY_MEMORY_MAX_32M], (int)strcspn(r.out, "\n"), r.out);
 	else
-		st_result(ctl, ST_NOT_OK, "%s MiB were allocated under --memory-max 32M: %s",
-			  ALLOC_MIB, desc);
+		st_result(ctl, ST_NOT_OK, "%s MiB were allocated under %s: %s", ALLOC_MIB,
+			  c->says[ST_SAY_MEMORY_MAX_32M], desc);
 	st_check_trees(c, ctl, NULL);
 }
 

@@ -31,14 +31,14 @@ const char *st_gate_unmeasurable(const struct st_ctx *c, char *buf, size_t len)
 }
 
 /* Informational notices a clean run may print; anything else is a finding. */
-static bool only_notices(const char *err)
+static bool only_notices(const struct st_ctx *c, const char *err)
 {
-	static const char *const ok[] = {
+	const char *const ok[] = {
 		"isorun: pidns: not available (",
 		"isorun: policy: service guard enforced by the enclosing isorun",
 		/* the caller's PATH may name directories the option hides */
-		"isorun: --protect-home=hide hides from the command: ",
-		"isorun: --private-tmp hides from the command: ",
+		c->says[ST_SAY_HIDE_NOTICE],
+		c->says[ST_SAY_TMP_NOTICE],
 	};
 
 	while (*err) {
@@ -70,7 +70,7 @@ void st_control_clean(struct st_ctx *c, struct st_control *ctl)
 	st_run_init(&r, c, NULL, mode);
 	if (st_run_control(&r, ctl, desc, sizeof(desc)) < 0)
 		return;
-	if (r.code == 0 && only_notices(r.err))
+	if (r.code == 0 && only_notices(c, r.err))
 		st_result(ctl, ST_OK, "exit 0, nothing on stderr, tree removed");
 	else
 		st_result(ctl, ST_NOT_OK, "a command that leaves nothing did not pass silently: %s",
@@ -81,7 +81,7 @@ void st_control_clean(struct st_ctx *c, struct st_control *ctl)
 void st_control_daemon(struct st_ctx *c, struct st_control *ctl)
 {
 	/* the gate's window: the daemon never exits on its own, so no race to lose */
-	static const char *const opts[] = { "--settle=200ms", NULL };
+	const char *const opts[] = { c->says[ST_SAY_SETTLE_200MS_ARG], NULL };
 	static const char *const mode[] = { ST_INTERNAL "daemon", NULL };
 	char why[512], desc[600], line[1024], session[48];
 	struct st_run r;

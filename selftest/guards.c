@@ -31,7 +31,7 @@ static bool policy_off(const struct st_ctx *c)
 
 void st_control_home(struct st_ctx *c, struct st_control *ctl)
 {
-	static const char *const opts[] = { "--protect-home=ro", NULL };
+	const char *const opts[] = { c->says[ST_SAY_HOME_RO], NULL };
 	const char *mode = c->fwd.protect_home ? c->fwd.protect_home : "ro";
 	const char *argv[3] = { ST_INTERNAL "create", NULL, NULL };
 	const struct st_probe *mp = &c->probes[ST_SP_MOUNTNS];
@@ -101,7 +101,8 @@ void st_control_home(struct st_ctx *c, struct st_control *ctl)
 	} else if (!strncmp(r.out, "created", 7)) {
 		st_result(ctl, ST_OK,
 			  "the write landed in the empty directory over the real home "
-			  "(--protect-home=hide); the real home is unchanged");
+			  "(%s); the real home is unchanged",
+			  c->says[ST_SAY_HOME_HIDE]);
 	} else {
 		st_result(ctl, ST_NOT_OK, "the write was never tried: %s", desc);
 	}
@@ -118,7 +119,7 @@ void st_control_service(struct st_ctx *c, struct st_control *ctl)
 	const struct st_probe *np = &c->probes[ST_SP_NOTIFY];
 	char path_env[8192], ran[PATH_MAX + 32], desc[600], line[1024];
 	_cleanup_free_ char *log = NULL;
-	const char *opts[3] = { "--setenv", path_env, NULL };
+	const char *opts[3] = { c->says[ST_SAY_SETENV], path_env, NULL };
 	const char *path = getenv("PATH");
 	bool restart_ran, active_ran, refused;
 	struct st_run r;
@@ -247,7 +248,7 @@ void st_control_denylist(struct st_ctx *c, struct st_control *ctl)
 
 void st_control_net(struct st_ctx *c, struct st_control *ctl)
 {
-	static const char *const opts[] = { "--net=isolated", NULL };
+	const char *const opts[] = { c->says[ST_SAY_NET_ISOLATED], NULL };
 	const char *net = c->fwd.net ? c->fwd.net : "isolated";
 	const struct st_probe *np = &c->probes[ST_SP_NETNS];
 	struct sockaddr_in sa = { .sin_family = AF_INET };

@@ -34,18 +34,32 @@ const char *const st_control_name[ST_SC_COUNT] = {
 	[ST_SC_PIDS] = "pids-ceiling",	   [ST_SC_MEMORY] = "memory-ceiling",
 };
 
-const char *const st_control_what[ST_SC_COUNT] = {
-	[ST_SC_CLEAN] = "a command that leaves nothing passes and prints nothing",
-	[ST_SC_DAEMON] = "a setsid daemon left behind is named and fails the run",
-	[ST_SC_HOLDER] = "a file in the tree held open from outside makes isorun retain the tree",
-	[ST_SC_HOME] = "under --protect-home=ro a write to the real home fails",
-	[ST_SC_SERVICE] = "`systemctl restart` is refused while `systemctl is-active` runs",
-	[ST_SC_DENYLIST] = "the policy's deny-list refuses host-mutating calls",
-	[ST_SC_SIGNALS] = "a signal from the run to a process outside it is refused",
-	[ST_SC_NET] = "under --net=isolated the host's loopback listener is unreachable",
-	[ST_SC_PIDS] = "a fork storm is stopped at --pids-max",
-	[ST_SC_MEMORY] = "an allocation past --memory-max is refused or OOM-killed",
+/* each description: before, the option it names (enum st_say, or -1), after */
+static const struct {
+	const char *pre;
+	int say;
+	const char *post;
+} what[ST_SC_COUNT] = {
+	[ST_SC_CLEAN] = { "a command that leaves nothing passes and prints nothing", -1, "" },
+	[ST_SC_DAEMON] = { "a setsid daemon left behind is named and fails the run", -1, "" },
+	[ST_SC_HOLDER] = { "a file in the tree held open from outside makes isorun retain the tree",
+			   -1, "" },
+	[ST_SC_HOME] = { "under ", ST_SAY_HOME_RO, " a write to the real home fails" },
+	[ST_SC_SERVICE] = { "`systemctl restart` is refused while `systemctl is-active` runs", -1,
+			    "" },
+	[ST_SC_DENYLIST] = { "the policy's deny-list refuses host-mutating calls", -1, "" },
+	[ST_SC_SIGNALS] = { "a signal from the run to a process outside it is refused", -1, "" },
+	[ST_SC_NET] = { "under ", ST_SAY_NET_ISOLATED,
+			" the host's loopback listener is unreachable" },
+	[ST_SC_PIDS] = { "a fork storm is stopped at ", ST_SAY_PIDS_MAX, "" },
+	[ST_SC_MEMORY] = { "an allocation past ", ST_SAY_MEMORY_MAX, " is refused or OOM-killed" },
 };
+
+void st_control_what(const struct st_ctx *c, int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", what[i].pre, what[i].say >= 0 ? c->says[what[i].say] : "",
+		 what[i].post);
+}
 
 static const char *verdict_name(int v)
 {
@@ -118,12 +132,14 @@ static json_t *document(const struct st_ctx *c, int code, bool cleaned, const ch
 						"reason", str(c->probes[i].reason)));
 	for (int i = 0; i < ST_SC_COUNT; i++) {
 		const struct st_control *k = &c->controls[i];
+		char desc[256];
 
+		st_control_what(c, i, desc, sizeof(desc));
 		json_array_append_new(
 			controls,
 			json_pack("{s:s, s:s, s:s, s:o, s:o}", "name", st_control_name[i],
-				  "description", st_control_what[i], "result",
-				  result_name(k->result), "detail", str(k->detail), "exit",
+				  "description", desc, "result", result_name(k->result), "detail",
+				  str(k->detail), "exit",
 				  k->exit_code >= 0 ? json_integer(k->exit_code) : json_null()));
 	}
 	for (size_t i = 0; i < c->fwd.n; i++)

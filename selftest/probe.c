@@ -101,14 +101,15 @@ void st_probe_in_child(struct st_probe *ret, void (*fn)(struct st_probe *, void 
 
 static void subreaper(struct st_probe *p, void *arg)
 {
+	const struct st_ctx *c = arg;
 	int on = 0;
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 		p->err = errno;
 		st_set(p, ST_NO,
-		       "prctl(PR_SET_CHILD_SUBREAPER): %s; without --pidns the leak gate cannot "
+		       "prctl(PR_SET_CHILD_SUBREAPER): %s; without %s the leak gate cannot "
 		       "adopt orphans",
-		       strerror(errno));
+		       strerror(errno), c->says[ST_SAY_PIDNS]);
 		return;
 	}
 	if (prctl(PR_GET_CHILD_SUBREAPER, &on, 0, 0, 0) < 0 || on != 1) {
@@ -154,14 +155,15 @@ const char *st_already_filtered(void)
 
 static void seccomp_filters(struct st_probe *p, void *arg)
 {
+	const struct st_ctx *c = arg;
 	const char *outer = st_already_filtered();
 	int before, after;
 
 	before = syscall(SYS_fchdir, -1) < 0 ? errno : 0;
 	if (load_filter(SECCOMP_RET_ERRNO | EPERM, 0) < 0) {
 		p->err = errno;
-		st_set(p, ST_NO, "load a filter with no_new_privs: %s; --policy cannot work here",
-		       strerror(errno));
+		st_set(p, ST_NO, "load a filter with no_new_privs: %s; %s cannot work here",
+		       strerror(errno), c->says[ST_SAY_POLICY]);
 		return;
 	}
 	after = syscall(SYS_fchdir, -1) < 0 ? errno : 0;
@@ -369,7 +371,7 @@ static int own_cgroup(char *buf, size_t len)
 	return r;
 }
 
-static void probe_cgroup2(struct st_probe *p)
+static void probe_cgroup2(const struct st_ctx *c, struct st_probe *p)
 {
 	const char *mnt = NULL, *layout;
 	char cg[512], dir[1024], controllers[256] = "", path[1100];
@@ -386,7 +388,8 @@ static void probe_cgroup2(struct st_probe *p)
 	} else {
 		st_set(p, ST_NO,
 		       "no cgroup2 mount at /sys/fs/cgroup or /sys/fs/cgroup/unified: runs have "
-		       "no cgroup of their own; --memory-max and --cpu-max only as try:");
+		       "no cgroup of their own; %s only as try:",
+		       c->says[ST_SAY_CEILINGS_TRY]);
 		return;
 	}
 	if (own_cgroup(cg, sizeof(cg)) < 0) {
@@ -419,7 +422,7 @@ static void probe_cgroup2(struct st_probe *p)
 
 void st_probe_all(struct st_ctx *c, void (*done)(const struct st_ctx *, int id))
 {
-	st_probe_in_child(&c->probes[ST_SP_SUBREAPER], subreaper, NULL);
+	st_probe_in_child(&c->probes[ST_SP_SUBREAPER], subreaper, c);
 	done(c, ST_SP_SUBREAPER);
 	st_probe_userns(c);
 	done(c, ST_SP_USERNS);
@@ -429,7 +432,7 @@ void st_probe_all(struct st_ctx *c, void (*done)(const struct st_ctx *, int id))
 	done(c, ST_SP_MOUNTNS);
 	st_probe_netns(c);
 	done(c, ST_SP_NETNS);
-	st_probe_in_child(&c->probes[ST_SP_SECCOMP], seccomp_filters, NULL);
+	st_probe_in_child(&c->probes[ST_SP_SECCOMP], seccomp_filters, c);
 	done(c, ST_SP_SECCOMP);
 	st_probe_in_child(&c->probes[ST_SP_NOTIFY], seccomp_notify, NULL);
 	done(c, ST_SP_NOTIFY);
@@ -437,6 +440,6 @@ void st_probe_all(struct st_ctx *c, void (*done)(const struct st_ctx *, int id))
 	done(c, ST_SP_PIDFD);
 	probe_close_range(&c->probes[ST_SP_CLOSE_RANGE]);
 	done(c, ST_SP_CLOSE_RANGE);
-	probe_cgroup2(&c->probes[ST_SP_CGROUP2]);
+	probe_cgroup2(c, &c->probes[ST_SP_CGROUP2]);
 	done(c, ST_SP_CGROUP2);
 }

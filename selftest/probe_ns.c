@@ -130,6 +130,7 @@ enum { PID_NOT_ONE = 1, PID_PRIVATE, PID_PROC };
 
 static void pidns(struct st_probe *p, void *arg)
 {
+	const struct st_ctx *c = arg;
 	int report[2], got[2] = { 0, 0 }, status;
 	pid_t pid;
 
@@ -191,8 +192,8 @@ static void pidns(struct st_probe *p, void *arg)
 	case PID_PROC:
 		st_set(p, ST_PARTIAL,
 		       "PID namespace created, but a new /proc cannot be mounted: %s (a partly "
-		       "masked /proc, as in a container?); --pidns needs it",
-		       strerror(got[1]));
+		       "masked /proc, as in a container?); %s needs it",
+		       strerror(got[1]), c->says[ST_SAY_PIDNS]);
 		break;
 	default:
 		st_set(p, ST_NO, "PID 1 of the new namespace sent no report");
@@ -201,7 +202,7 @@ static void pidns(struct st_probe *p, void *arg)
 
 void st_probe_pidns(struct st_ctx *c)
 {
-	st_probe_in_child(&c->probes[ST_SP_PIDNS], pidns, NULL);
+	st_probe_in_child(&c->probes[ST_SP_PIDNS], pidns, c);
 }
 
 /* --- mount namespaces: what --protect-home=ro does ---------------------------- */
@@ -258,7 +259,8 @@ static void mountns(struct st_probe *p, void *arg)
 	}
 	st_set(p, ST_YES,
 	       "a private mount namespace; a recursive read-only bind (what "
-	       "--protect-home=ro makes) refuses a write with EROFS");
+	       "%s makes) refuses a write with EROFS",
+	       c->says[ST_SAY_HOME_RO]);
 }
 
 void st_probe_mountns(struct st_ctx *c)

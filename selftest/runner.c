@@ -164,23 +164,22 @@ static void close_pipes(struct st_pipes *c)
 			}
 }
 
-static int open_pipes(const struct st_run *r, struct st_pipes *c, char *why, size_t len)
+static int open_pipes(const struct st_run *r, struct st_pipes *c, struct iso_err *e)
 {
 	*c = (struct st_pipes){ { -1, -1 }, { -1, -1 }, { -1, -1 } };
 	if (r->with_stdin ? pipe2(c->in, O_CLOEXEC) < 0
 			  : (c->in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		snprintf(why, len, "stdin for isorun: %s", strerror(errno));
-		return -1;
+		return iso_err_set(e, errno, "stdin for isorun");
 	}
 	if (pipe2(c->out, O_CLOEXEC) < 0 || pipe2(c->err, O_CLOEXEC) < 0) {
-		snprintf(why, len, "pipe: %s", strerror(errno));
+		iso_err_set(e, errno, "pipe");
 		close_pipes(c);
 		return -1;
 	}
 	/* only our ends: isorun's stdout and stderr stay blocking, as a terminal's would */
 	if (fcntl(c->out[0], F_SETFL, O_NONBLOCK) < 0 ||
 	    fcntl(c->err[0], F_SETFL, O_NONBLOCK) < 0) {
-		snprintf(why, len, "make the capture pipes non-blocking: %s", strerror(errno));
+		iso_err_set(e, errno, "make the capture pipes non-blocking");
 		close_pipes(c);
 		return -1;
 	}
@@ -224,7 +223,7 @@ static void capture(struct st_run *r, int pidfd, int out, int err, size_t *seen)
 	drain(err, r->err, &r->n_err);
 }
 
-int st_run(struct st_run *r, char *why, size_t len)
+int st_run(struct st_run *r, struct iso_err *e)
 {
 	struct st_pipes c;
 	int status, pidfd;
@@ -232,7 +231,7 @@ int st_run(struct st_run *r, char *why, size_t len)
 	pid_t pid;
 
 	r->code = -1;
-	if (open_pipes(r, &c, why, len) < 0)
+	if (open_pipes(r, &c, e) < 0)
 		return -1;
 	fflush(NULL);
 	pid = fork();
@@ -242,7 +241,7 @@ int st_run(struct st_run *r, char *why, size_t len)
 	close(TAKE_FD(c.out[1]));
 	close(TAKE_FD(c.err[1]));
 	if (pid < 0) {
-		snprintf(why, len, "fork: %s", strerror(errno));
+		iso_err_set(e, errno, "fork");
 		close_pipes(&c);
 		return -1;
 	}
@@ -372,10 +371,12 @@ void st_check_trees(const struct st_ctx *c, struct st_control *ctl, const char *
 
 int st_run_control(struct st_run *r, struct st_control *ctl, char *desc, size_t len)
 {
+	struct iso_err e = { 0 };
 	char why[512];
 
-	if (st_run(r, why, sizeof(why)) < 0) {
-		st_result(ctl, ST_NOT_OK, "could not start isorun: %s", why);
+	if (st_run(r, &e) < 0) {
+		st_result(ctl, ST_NOT_OK, "could not start isorun: %s",
+			  iso_err_format(&e, why, sizeof(why)));
 		return -1;
 	}
 	ctl->exit_code = r->code;

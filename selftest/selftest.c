@@ -234,7 +234,7 @@ static void run_controls(struct st_ctx *c)
 	}
 }
 
-int st_selftest(bool json, struct st_fwd *fwd)
+int st_selftest(bool json, struct st_fwd *fwd, const char *const *says)
 {
 	struct st_ctx *c;
 	char clean_err[512] = "";
@@ -248,6 +248,7 @@ int st_selftest(bool json, struct st_fwd *fwd)
 		return ST_EXIT_USAGE;
 	}
 	c->json = json;
+	c->says = says;
 	c->fwd = *fwd;
 	*fwd = (struct st_fwd){ 0 };
 	handle_signals();

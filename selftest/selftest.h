@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "common/err.h"
+
 enum st_verdict { ST_YES, ST_PARTIAL, ST_NO };
 enum st_result { ST_OK, ST_NOT_OK, ST_NOT_MEASURABLE, ST_NOT_RUN };
 
@@ -47,6 +49,31 @@ enum st_control_id {
 	ST_SC_COUNT,
 };
 
+/*
+ * isorun's options where selftest's words or its controls' command lines name
+ * them: spelled in cli/ (cli/selftest_cli.c), handed in as st_ctx.says, so that
+ * selftest/ spells no option of its own (docs/design.md "Layout").
+ */
+enum st_say {
+	ST_SAY_PIDNS,		   /* --pidns */
+	ST_SAY_PIDS_MAX,	   /* --pids-max */
+	ST_SAY_PIDS_MAX_16,	   /* --pids-max 16, in words */
+	ST_SAY_PIDS_MAX_16_ARG,	   /* --pids-max=16, an argument */
+	ST_SAY_MEMORY_MAX,	   /* --memory-max */
+	ST_SAY_MEMORY_MAX_32M,	   /* --memory-max 32M, in words */
+	ST_SAY_MEMORY_MAX_32M_ARG, /* --memory-max=32M, an argument */
+	ST_SAY_SETTLE_200MS_ARG,   /* --settle=200ms */
+	ST_SAY_HOME_RO,		   /* --protect-home=ro */
+	ST_SAY_HOME_HIDE,	   /* --protect-home=hide */
+	ST_SAY_SETENV,		   /* --setenv */
+	ST_SAY_NET_ISOLATED,	   /* --net=isolated */
+	ST_SAY_HIDE_NOTICE,  /* the start of isorun's notice of what --protect-home=hide hides */
+	ST_SAY_TMP_NOTICE,   /* the same for --private-tmp */
+	ST_SAY_POLICY,	     /* --policy */
+	ST_SAY_CEILINGS_TRY, /* --memory-max and --cpu-max */
+	ST_SAY_N,
+};
+
 /* Fixed size: a probe child sends it whole over a pipe. */
 struct st_probe {
 	int verdict; /* enum st_verdict */
@@ -72,6 +99,7 @@ struct st_fwd {
 
 struct st_ctx {
 	bool json;
+	const char *const *says; /* indexed by enum st_say */
 	char *self;		 /* realpath of this binary */
 	char cmd[PATH_MAX + 32]; /* the binary the commands run: self, or a copy (see setup) */
 	struct st_fwd fwd;
@@ -85,7 +113,8 @@ struct st_ctx {
 /* --- names (output.c) ------------------------------------------------------ */
 extern const char *const st_probe_name[ST_SP_COUNT];
 extern const char *const st_control_name[ST_SC_COUNT];
-extern const char *const st_control_what[ST_SC_COUNT];
+/* What control i shows, in words (--json's description). */
+void st_control_what(const struct st_ctx *c, int i, char *buf, size_t len);
 
 /* --- probes (probe.c, probe_ns.c) ------------------------------------------ */
 void st_probe_all(struct st_ctx *c, void (*done)(const struct st_ctx *, int id));
@@ -125,7 +154,8 @@ struct st_run {
 /* argv: this isorun with the common options, `opts`, the forwarded ones, then the mode. */
 void st_run_init(struct st_run *r, const struct st_ctx *c, const char *const *opts,
 		 const char *const *mode);
-int st_run(struct st_run *r, char *why, size_t len);
+/* 0 and r->code once isorun has exited; < 0 and e (what could not be set up) else. */
+int st_run(struct st_run *r, struct iso_err *e);
 /* The first stderr line containing all of the NULL-terminated needles, copied to buf. */
 bool st_err_line(const struct st_run *r, char *buf, size_t len, ...) __attribute__((sentinel));
 /* "exit N; stderr: <last line>" for an unexpected outcome. */
@@ -164,8 +194,11 @@ int st_mode_alloc(char **args);
 const char *st_gate_unmeasurable(const struct st_ctx *c, char *buf, size_t len);
 
 /* --- the commands the controls run (internal.c) ---------------------------- */
-/* Run the probes and controls with `fwd` (taken over); returns the exit code. */
-int st_selftest(bool json, struct st_fwd *fwd);
+/*
+ * Run the probes and controls with `fwd` (taken over); says: enum st_say's
+ * spellings, which outlive the run.  Returns the exit code.
+ */
+int st_selftest(bool json, struct st_fwd *fwd, const char *const *says);
 void st_fwd_free(struct st_fwd *f);
 
 #define ST_INTERNAL "--internal-"

@@ -134,8 +134,8 @@ static const char *fake_var(const char *name)
 
 static void expect_expand(const char *in, const char *out)
 {
-	char why[200] = "";
-	char *r = cli_expand(in, fake_var, "/home/pw", why, sizeof(why));
+	struct iso_err e = { 0 };
+	char *r = cli_expand(in, fake_var, "/home/pw", &e);
 
 	assert_non_null(r);
 	assert_string_equal(r, out);
@@ -144,7 +144,7 @@ static void expect_expand(const char *in, const char *out)
 
 static void test_setenv_expansion(void **state)
 {
-	char why[200];
+	struct iso_err e = { 0 };
 
 	expect_expand("${HOME}/.rustup", "/home/me/.rustup");
 	expect_expand("$HOME/.rustup", "/home/me/.rustup");
@@ -152,11 +152,13 @@ static void test_setenv_expansion(void **state)
 	expect_expand("~user/x", "~user/x");
 	expect_expand("$$HOME costs $5 and $", "$HOME costs $5 and $");
 	expect_expand("[${EMPTY}]", "[]");
-	assert_null(cli_expand("${NOPE}", fake_var, "/", why, sizeof(why)));
-	assert_string_equal(why,
+	assert_null(cli_expand("${NOPE}", fake_var, "/", &e));
+	assert_string_equal(e.msg,
 			    "${NOPE} is not set in the caller's environment ($$ is a literal $)");
-	assert_null(cli_expand("${HOME", fake_var, "/", why, sizeof(why)));
-	assert_null(cli_expand("${}", fake_var, "/", why, sizeof(why)));
+	assert_int_equal(e.errnum, 0);
+	assert_null(cli_expand("${HOME", fake_var, "/", &e));
+	assert_string_equal(e.msg, "unclosed or empty ${ in '${HOME' ($$ is a literal $)");
+	assert_null(cli_expand("${}", fake_var, "/", &e));
 }
 
 static void test_values(void **state)

@@ -8,9 +8,11 @@
 
 #include "cli/advice.h"
 #include "cli/args.h"
+#include "cli/commands.h"
 #include "cli/keys.h"
 #include "common/err.h"
 #include "launcher/say.h"
+#include "selftest/selftest.h"
 #include "tests/unit/unit.h"
 
 /* "--name" or "--name=value" at w is a key of the option table */
@@ -43,6 +45,22 @@ static void test_every_word_names_an_option(void **state)
 	}
 }
 
+/* selftest's words and its controls' options (cli/selftest_cli.c): every one names an option */
+static void test_every_selftest_word_names_an_option(void **state)
+{
+	for (int w = 0; w < ST_SAY_N; w++) {
+		const char *s = cli_st_says[w], *p;
+
+		assert_non_null(s);
+		p = strstr(s, "--");
+		assert_non_null(p);
+		for (; p; p = strstr(p + 2, "--"))
+			if (!known_option(p))
+				fail_msg("cli_st_says[%d] = \"%s\": unknown option at \"%s\"", w, s,
+					 p);
+	}
+}
+
 static void test_no_table(void **state)
 {
 	/* a run built without the command line (a test's) says nothing, never NULL */
@@ -70,6 +88,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_word_names_an_option),
+		cmocka_unit_test(test_every_selftest_word_names_an_option),
 		cmocka_unit_test(test_no_table),
 		cmocka_unit_test(test_prefix),
 	};
