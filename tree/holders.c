@@ -818,32 +818,48 @@ append(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Processes that could not be read, each kind in its own words. */
+#define UNSEEN_MINE                                                                                \
+	"%s%s %s the caller's but cannot be inspected (not dumpable: fds, cwd and mappings "       \
+	"unreadable)"
+#define UNSEEN_OUTSIDE                                                                             \
+	"%s%s %s outside isorun's user namespace, which cannot read %s (run isorun outside "       \
+	"that namespace to measure %s)"
+#define UNSEEN_STALLED                                                                             \
+	"%smount%s in the namespace of %s could not be looked at within %d ms (a file system "     \
+	"on the way stopped answering): part of the tree may be mounted there"
+
+/*
+ * Processes that could not be read, each kind in its own words.  The lists
+ * share what the words leave of the message, so that what to do about it (run
+ * isorun outside that namespace) is never the part cut off.
+ */
 static void describe_unseen(const struct tree_holder *h, size_t n, char *why, size_t len)
 {
-	char mine[400], outside[400], stalled[400];
-	size_t nu = list_kind(h, n, TREE_HOLDER_UNREADABLE, mine, sizeof(mine));
-	size_t no = list_kind(h, n, TREE_HOLDER_OUTSIDE, outside, sizeof(outside));
-	size_t ns = list_kind(h, n, TREE_HOLDER_STALLED, stalled, sizeof(stalled));
+	char mine[400], outside[400], stalled[400], none[1];
+	size_t nu = list_kind(h, n, TREE_HOLDER_UNREADABLE, none, 0);
+	size_t no = list_kind(h, n, TREE_HOLDER_OUTSIDE, none, 0);
+	size_t ns = list_kind(h, n, TREE_HOLDER_STALLED, none, 0);
+	size_t kinds = !!nu + !!no + !!ns, words = sizeof("holders not measurable");
+	size_t share;
 
+	/* each format's length, and 16 for the short words its other %s take */
+	words += (nu ? sizeof(UNSEEN_MINE) + 16 : 0) + (no ? sizeof(UNSEEN_OUTSIDE) + 16 : 0) +
+		 (ns ? sizeof(UNSEEN_STALLED) + 16 : 0);
+	share = kinds && len > words + 40 * kinds ? (len - words) / kinds : 40;
+	if (share > sizeof(mine))
+		share = sizeof(mine);
+	(void)list_kind(h, n, TREE_HOLDER_UNREADABLE, mine, share);
+	(void)list_kind(h, n, TREE_HOLDER_OUTSIDE, outside, share);
+	(void)list_kind(h, n, TREE_HOLDER_STALLED, stalled, share);
 	snprintf(why, len, "holders not measurable");
 	if (nu)
-		append(why, len,
-		       ": %s %s the caller's but cannot be inspected (not dumpable: fds, cwd and "
-		       "mappings unreadable)",
-		       mine, nu > 1 ? "are" : "is");
+		append(why, len, UNSEEN_MINE, ": ", mine, nu > 1 ? "are" : "is");
 	if (no)
-		append(why, len,
-		       "%s%s %s outside isorun's user namespace, which cannot read %s (run isorun "
-		       "outside that namespace to measure %s)",
-		       nu ? "; " : ": ", outside, no > 1 ? "run" : "runs", no > 1 ? "them" : "it",
-		       no > 1 ? "them" : "it");
+		append(why, len, UNSEEN_OUTSIDE, nu ? "; " : ": ", outside, no > 1 ? "run" : "runs",
+		       no > 1 ? "them" : "it", no > 1 ? "them" : "it");
 	if (ns)
-		append(why, len,
-		       "%smount%s in the namespace of %s could not be looked at within %d ms (a "
-		       "file system on the way stopped answering): part of the tree may be "
-		       "mounted there",
-		       nu || no ? "; " : ": ", ns > 1 ? "s" : "", stalled, ISO_READER_DEADLINE_MS);
+		append(why, len, UNSEEN_STALLED, nu || no ? "; " : ": ", ns > 1 ? "s" : "", stalled,
+		       ISO_READER_DEADLINE_MS);
 }
 
 void tree_holder_describe(const struct tree_holder *h, size_t n, const char *cmd, struct iso_err *e)

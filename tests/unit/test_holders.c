@@ -244,6 +244,36 @@ static void test_scan_error_record(void **state)
 		strstr(iso_err_format(&e, buf, sizeof(buf)), "holders not measurable: more than "));
 }
 
+/*
+ * Many processes that could not be read: the lists are cut short ("..."), never
+ * the words that say what to do; with every kind at once each list gets a share.
+ */
+static void test_unseen_keeps_its_advice(void **state)
+{
+	static struct tree_holder h[300];
+	static const int kinds[] = { TREE_HOLDER_UNREADABLE, TREE_HOLDER_OUTSIDE,
+				     TREE_HOLDER_STALLED };
+	const char *tail = "(run isorun outside that namespace to measure them)";
+	struct iso_err e;
+
+	(void)state;
+	for (size_t i = 0; i < 300; i++)
+		h[i] = (struct tree_holder){ .pid = 10000 + (pid_t)i,
+					     .what = "outside userns",
+					     .target = "bash",
+					     .pipe_index = TREE_HOLDER_OUTSIDE };
+	tree_holder_describe(h, 100, "x", &e);
+	assert_true(strlen(e.msg) < sizeof(e.msg) - 1);
+	assert_non_null(strstr(e.msg, "..."));
+	assert_non_null(strstr(e.msg, tail));
+	for (size_t i = 0; i < 300; i++)
+		h[i].pipe_index = kinds[i % 3];
+	tree_holder_describe(h, 300, "x", &e);
+	assert_non_null(strstr(e.msg, "cannot be inspected (not dumpable"));
+	assert_non_null(strstr(e.msg, tail));
+	assert_non_null(strstr(e.msg, "part of the tree may be mounted there"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_own_inspection_not_a_holder),
 		cmocka_unit_test(test_pid2_not_kthreadd_in_a_namespace),
 		cmocka_unit_test(test_scan_error_record),
+		cmocka_unit_test(test_unseen_keeps_its_advice),
 	};
 	return cmocka_run_group_tests_name("holders", tests, NULL, NULL);
 }
