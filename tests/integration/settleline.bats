@@ -91,13 +91,15 @@ drive() {
 }
 
 ctrl_c_on_a_pty() { # isorun options
-	# the survivor ignores SIGINT: only isorun's own end of the settle stops it
+	# the survivor ignores SIGINT: only isorun's own end of the settle stops it.  The
+	# command exits once the survivor is past its exec (waitfor -r): before it, its
+	# command line can be read empty, and the leak is named [waitfor] (seen once)
 	cat >"$W/script" <<EOS
 expect PROMPT> 
-send @ISORUN@ --no-config --color=never --root @R@ $* --settle 10m -- sh -c '(trap "" INT; exec @H@/waitfor -t 600 @W@/never) & exit 0'; echo "rc=\$?"\\n
+send @ISORUN@ --no-config --color=never --root @R@ $* --settle 10m -- sh -c '(trap "" INT; exec @H@/waitfor -r @W@/execd -t 600 @W@/never) & @H@/waitfor @W@/execd; exit 0'; echo "rc=\$?"\\n
 expect isorun: command exited 0; 1 process still running .*; waiting up to 10m \\(--settle\\); Ctrl-C stops them now
 send \\x03
-expect isorun: leaked: pid [0-9]+ .*waitfor -t 600
+expect isorun: leaked: pid [0-9]+ .*waitfor -r [^ ]+ -t 600
 expect FAILED \\(exit 130\\): cancelled by SIGINT
 expect rc=130
 expect PROMPT> 
