@@ -29,6 +29,38 @@ static bool policy_off(const struct st_ctx *c)
 
 /* --- --protect-home=ro -------------------------------------------------------- */
 
+/*
+ * The caller's real home, from passwd, into home: a directory the caller can
+ * write to, or a refused write there would prove nothing (else not measurable).
+ */
+static bool writable_home(struct st_control *ctl, char *home, size_t len)
+{
+	const struct passwd *pw;
+	struct stat st;
+
+	errno = 0;
+	pw = getpwuid(getuid());
+	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/') {
+		st_result(ctl, ST_NOT_MEASURABLE, "uid %u has no home in the passwd database",
+			  (unsigned)getuid());
+		return false;
+	}
+	snprintf(home, len, "%s", pw->pw_dir);
+	if (stat(home, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		st_result(ctl, ST_NOT_MEASURABLE, "the real home %s is not a directory: %s", home,
+			  strerror(errno ? errno : ENOTDIR));
+		return false;
+	}
+	if (access(home, W_OK) < 0) {
+		st_result(ctl, ST_NOT_MEASURABLE,
+			  "the real home %s is not writable by uid %u anyway (%s): a refused "
+			  "write would prove nothing",
+			  home, (unsigned)getuid(), strerror(errno));
+		return false;
+	}
+	return true;
+}
+
 void st_control_home(struct st_ctx *c, struct st_control *ctl)
 {
 	const char *const opts[] = { c->says[ST_SAY_HOME_RO], NULL };
@@ -36,33 +68,14 @@ void st_control_home(struct st_ctx *c, struct st_control *ctl)
 	const char *argv[3] = { ST_INTERNAL "create", NULL, NULL };
 	const struct st_probe *mp = &c->probes[ST_SP_MOUNTNS];
 	char path[PATH_MAX + 64], desc[600];
-	const struct passwd *pw;
 	unsigned char rnd[6];
 	struct stat st;
 	struct st_run r;
 	char home[PATH_MAX];
 	bool created;
 
-	errno = 0;
-	pw = getpwuid(getuid());
-	if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/') {
-		st_result(ctl, ST_NOT_MEASURABLE, "uid %u has no home in the passwd database",
-			  (unsigned)getuid());
+	if (!writable_home(ctl, home, sizeof(home)))
 		return;
-	}
-	snprintf(home, sizeof(home), "%s", pw->pw_dir);
-	if (stat(home, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		st_result(ctl, ST_NOT_MEASURABLE, "the real home %s is not a directory: %s", home,
-			  strerror(errno ? errno : ENOTDIR));
-		return;
-	}
-	if (access(home, W_OK) < 0) {
-		st_result(ctl, ST_NOT_MEASURABLE,
-			  "the real home %s is not writable by uid %u anyway (%s): a refused "
-			  "write would prove nothing",
-			  home, (unsigned)getuid(), strerror(errno));
-		return;
-	}
 	if (strcmp(mode, "off") != 0 && mp->verdict != ST_YES) {
 		st_result(ctl, ST_NOT_MEASURABLE, "mount namespaces: %s", mp->reason);
 		return;
