@@ -48,7 +48,7 @@ shift 2 2>/dev/null || shift $#
 top=$(cd "$here/.." && pwd)
 build=$(cd "$top" && cd "$build" && pwd)
 log=$(mktemp "${TMPDIR:-/tmp}/isorun-tests.XXXXXX")
-trap 'rm -f "$log" "$log.times"' EXIT
+trap 'rm -f "$log" "$log.times" "$log.failed"' EXIT
 
 passed=0 failed=0 skipped=0
 planned=0 seen=0 plans=0
@@ -97,12 +97,21 @@ fi
 # Count a TAP stream on stdin, echoing it; each "1..N" plan adds to planned.  A
 # stream whose plan is missing or larger than what it reported did not run
 # whole: that is a failure, never a quiet zero.  Each test's time (bats
-# --timing: "ok 3 name in 120ms") goes to $log.times.
+# --timing: "ok 3 name in 120ms") goes to $log.times; each failure with the
+# comment lines that follow it to $log.failed, repeated at the end where a CI
+# log's tail shows it.
 count_tap() {
-	local line ms
+	local line ms infail=0
 	planned=0 seen=0 plans=0
 	while IFS= read -r line; do
 		printf '%s\n' "$line"
+		case "$line" in
+		"not ok "*"# SKIP"* | "not ok "*"# TODO"*) infail=0 ;;
+		"not ok "*) infail=1 ;;
+		"#"*) ;;
+		*) infail=0 ;;
+		esac
+		[ $infail -eq 1 ] && printf '%s\n' "$line" >>"$log.failed"
 		case "$line" in
 		1..*) planned=$((planned + ${line#1..})) plans=$((plans + 1)) ;;
 		"ok "* | "not ok "*) seen=$((seen + 1)) ;;
@@ -213,6 +222,10 @@ fi
 if [ -s "$log.times" ]; then
 	echo "# slowest tests:"
 	sort -rn "$log.times" | head -5 | cut -f2 | sed 's/^/#   /'
+fi
+if [ -s "$log.failed" ]; then
+	echo "# what failed (each in full above):"
+	head -n 60 "$log.failed" | sed 's/^/#   /'
 fi
 t=$(($(date +%s) - t_start))
 line="$passed passed, $failed failed"
