@@ -145,10 +145,10 @@ mode() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root to make another user's directory"
 	mkdir -p -m 700 "$C/go"
 	chmod 700 "$C"
-	chown isorun-other "$C/go"
+	chown "$OTHER_UID" "$C/go"
 	run --separate-stderr iso --cache go -- true
 	[ "$status" -eq 125 ]
-	[[ "$stderr" == *"refusing '$C/go': owned by uid $(id -u isorun-other), not by uid 0"* ]]
+	[[ "$stderr" == *"refusing '$C/go': owned by uid $OTHER_UID, not by uid 0"* ]]
 }
 
 @test "isorun gc and ls leave a cache alone, and are not confused by it" {

@@ -75,6 +75,29 @@ require() {
 	fi
 }
 
+# Root's tests act as another user by number: no passwd entry is needed, so
+# they need no account made by hand (setpriv keeps its capabilities until its
+# own execve; what it runs has none).
+OTHER_UID=61234
+as_other() {
+	setpriv --reuid="$OTHER_UID" --regid="$OTHER_UID" --clear-groups -- "$@"
+}
+
+# Each PID has exited (pidfds, no polling; one already gone counts), within
+# 20 s: for what the kernel ends after isorun can no longer wait, as a SIGKILL
+# of isorun itself.
+pids_gone() {
+	python3 -c 'import os, select, sys, time
+end = time.monotonic() + 20
+for pid in sys.argv[1:]:
+    try:
+        fd = os.pidfd_open(int(pid))
+    except ProcessLookupError:
+        continue
+    if not select.select([fd], [], [], max(0, end - time.monotonic()))[0]:
+        sys.exit("pid %s still runs after 20 s" % pid)' "$@"
+}
+
 # No tree may be left under this test's root.
 assert_no_tree() {
 	local left

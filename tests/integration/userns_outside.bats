@@ -67,7 +67,7 @@ start_witness() {
 	chmod 755 "$WD"
 	mkfifo -m 666 "$WD/ready"
 	if [ "$(id -u)" -eq 0 ]; then
-		runuser -u isorun-other -- sh -c 'echo $$ >"$1"; exec sleep 600' sh "$WD/ready" \
+		as_other sh -c 'echo $$ >"$1"; exec sleep 600' sh "$WD/ready" \
 			<&- >/dev/null 2>&1 3>&- &
 	else
 		sh -c 'echo $$ >"$1"; exec "$2" -t 600 "$3"' sh "$WD/ready" "$H/waitfor" "$W/never" \
@@ -237,10 +237,10 @@ run_inside() {
 	local as=() root=$R left
 	# root makes no user namespace of its own: the ordinary user is the case
 	if [ "$(id -u)" -eq 0 ]; then
-		require "isorun-ci reaching $ISORUN" runuser -u isorun-ci -- test -x "$ISORUN"
-		as=(runuser -u isorun-ci --)
+		require "uid $OTHER_UID reaching $ISORUN" as_other test -x "$ISORUN"
+		as=(as_other)
 		root=$(mktemp -d /tmp/isorun-h6-XXXXXX)
-		chown isorun-ci: "$root"
+		chown "$OTHER_UID:$OTHER_UID" "$root"
 	fi
 	run --separate-stderr "${as[@]}" bwrap --unshare-user --disable-userns --dev-bind / / -- \
 		"$ISORUN" --no-config --root "$root" --pidns -- touch "$W/ran"
