@@ -72,9 +72,14 @@ PY
 	"$ISORUN" --root "$R" --pidns -- sh -c "$H/daemonize -n $W/dpid $H/termignore $W/pid; $H/waitfor -t 600 $W/never" &
 	isopid=$!
 	"$H/waitfor" "$W/pid"
+	# the namespace's processes as the host numbers them: its init (isorun's
+	# child) and what carries this test's markers
+	ns=$(pgrep -P "$isopid"; pgrep -f "$W/never|$H/termignore")
+	[ -n "$ns" ]
 	kill -KILL "$isopid"
 	wait "$isopid" || true
-	# the daemon's pid inside the namespace is in the file; find it from outside by its marker
+	# the kernel ends them after isorun's death, not before wait returns
+	pids_gone $ns
 	run pgrep -f "$W/never"
 	[ "$status" -eq 1 ]
 	run pgrep -f "$H/termignore"

@@ -18,13 +18,9 @@ load helpers
 # Before, the relay waited for room inside the pump, and the timeout fired when the
 # reader gave up (waitfor -t), not on time.
 # The process whose pid PIDFILE will hold is gone (a pidfd, no polling); 20 s at most.
+# PIDFILE appears whole (renamed into place): waitfor wakes on its name.
 wait_gone() {
-	"$H/waitfor" -t 20 "$1" && python3 -c 'import os, select, sys
-try:
-    fd = os.pidfd_open(int(open(sys.argv[1]).read()))
-except ProcessLookupError:
-    sys.exit(0)
-sys.exit(0 if select.select([fd], [], [], 20)[0] else 1)' "$1"
+	"$H/waitfor" -t 20 "$1" && pids_gone "$(cat "$1")"
 }
 
 stalled_reader() {
@@ -57,7 +53,7 @@ stalled_reader() {
 		grep -q "cancelled by SIGTERM" "$W/err"
 		# after the command, which ends once a leak filled the output: the leak gate
 		# still kills the leak (SIGKILL: no trap), and the reader goes on once it is gone
-		until_go="wait_gone $W/leak.pid" script="sh -c 'echo \$\$ >$W/leak.pid; $H/spew 2M; touch $W/wrote; exec $H/spew 64M' & $H/waitfor $W/wrote" \
+		until_go="wait_gone $W/leak.pid" script="sh -c 'echo \$\$ >$W/leak.new; mv $W/leak.new $W/leak.pid; $H/spew 2M; touch $W/wrote; exec $H/spew 64M' & $H/waitfor $W/wrote" \
 			stalled_reader --settle 0 $report
 		status=0
 		wait "$iso" || status=$?
