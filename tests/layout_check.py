@@ -18,6 +18,9 @@ it printed anything.  RULE is one of:
                   into struct iso_err (key: file:function)
   prefix          a header's functions carry its folder's prefix (PREFIX below;
                   key: file:function)
+  bats-background every command a test file puts in the background closes bats'
+                  fd 3 ("3>&-"): what outlives a failed test would hold the TAP
+                  stream open, and the suite waits on it (key: file:line)
 
 ALLOW has one entry a line, "RULE key  # reason"; blank lines and lines
 starting with # are ignored.
@@ -191,9 +194,35 @@ def prefix(top):
                 yield "%s/%s:%s" % (d, name, m.group(1)), " not %s_" % PREFIX[d]
 
 
+BACKGROUND = re.compile(r"(?<![&|>])&\s*$")
+
+
+def bats_background(top):
+    """Each logical line (continuations joined) of tests/integration/*.bats and
+    *.bash that ends in a background '&' without closing fd 3."""
+    d = os.path.join(top, "tests", "integration")
+    if not os.path.isdir(d):
+        return
+    for name in sorted(os.listdir(d)):
+        if not name.endswith((".bats", ".bash")):
+            continue
+        lines = read(os.path.join(d, name)).split("\n")
+        i = 0
+        while i < len(lines):
+            j = i
+            while lines[j].endswith("\\") and j + 1 < len(lines):
+                j += 1
+            logical = " ".join(lines[i:j + 1])
+            if not lines[j].lstrip().startswith("#") and BACKGROUND.search(lines[j]) \
+                    and "3>&-" not in logical:
+                yield "tests/integration/%s:%d" % (name, j + 1), " no 3>&-"
+            i = j + 1
+
+
 RULES = {"include-cycle": include_cycle, "comment-path": comment_path,
          "long-function": long_function, "option-name": option_name,
-         "error-buffer": error_buffer, "prefix": prefix}
+         "error-buffer": error_buffer, "prefix": prefix,
+         "bats-background": bats_background}
 
 
 def allowed(path, rule):

@@ -210,7 +210,7 @@ assert [s["pid"] for s in t["survived_grace"]] == [int(sys.argv[3])], t
 
 @test "a cancel lists the tree too, with the signal it passed on" {
 	"$ISORUN" --no-config --root "$R" --grace 1s -- sh -c "$H/termignore $W/pid & exec sleep 600" \
-		2>"$W/err" &
+		2>"$W/err" 3>&- &
 	iso_pid=$!
 	"$H/waitfor" "$W/pid"
 	# and the shell has become `sleep 600` (its exec may come after termignore is ready)

@@ -273,7 +273,7 @@ nprocs() {
 	require "user and PID namespaces" userns_ok
 	mkfifo "$W/go"
 	before=$(nprocs)
-	iso --pidns --pids-max 64 -- "$H/forkstorm" "$W/full" <"$W/go" 2>"$W/err" &
+	iso --pidns --pids-max 64 -- "$H/forkstorm" "$W/full" <"$W/go" 2>"$W/err" 3>&- &
 	bg=$!
 	exec 7>"$W/go"
 	"$H/waitfor" -t 60 "$W/full"
@@ -301,7 +301,7 @@ assert_not_running() {
 	need_cgroup
 	# --policy=off: an execve still on its way when isorun dies would find no one to
 	# answer its seccomp notification and fail, and this test is about what runs on
-	"$ISORUN" --no-config --root "$R" --policy=off -- sh -c 'sleep 300 & echo $! >"$1.tmp"; mv "$1.tmp" "$1"; exec sleep 301' sh "$W/pid" &
+	"$ISORUN" --no-config --root "$R" --policy=off -- sh -c 'sleep 300 & echo $! >"$1.tmp"; mv "$1.tmp" "$1"; exec sleep 301' sh "$W/pid" 3>&- &
 	owner=$!
 	"$H/waitfor" -t 60 "$W/pid"
 	kill -9 "$owner"
@@ -350,7 +350,7 @@ assert_not_running() {
 	own=$d/isorun-$(basename "$tree")
 	mkdir "$own"
 	# a process of ours to be named; the built tree's cgroup.kill is a plain file, kills nothing
-	sleep 60 &
+	sleep 60 3>&- &
 	echo $! >"$own/cgroup.procs"
 	printf 'populated 0\n' >"$own/cgroup.events"
 	: >"$own/cgroup.kill"

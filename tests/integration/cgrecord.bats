@@ -122,7 +122,7 @@ refused_json() {
 	orphaned_tree
 	own=$d/isorun-$(basename "$tree")
 	mkdir "$own"
-	sleep 60 &
+	sleep 60 3>&- &
 	pid=$!
 	printf '%s\n' "$pid" >"$own/cgroup.procs"
 	printf 'populated 0\n' >"$own/cgroup.events"
@@ -192,12 +192,12 @@ refused_json() {
 	# --policy=off: an execve on its way when isorun dies would find no one to answer it
 	# shellcheck disable=SC2016 # expanded by the command's shell
 	"$ISORUN" --no-config --root "$R" --policy=off -- sh -c '
-		sh -c "echo \$\$ >$2/cgroup.procs; exec sleep 302" &
+		sh -c "echo \$\$ >$2/cgroup.procs; exec sleep 302" 3>&- &
 		sleep 300 & echo $! >"$1.in"
 		while ! grep -q . "$2/cgroup.procs"; do sleep 0.1; done
 		p=$(grep . "$2/cgroup.procs")
 		while [ "$(cat /proc/$p/comm)" != sleep ]; do sleep 0.1; done
-		echo "$p" >"$1.tmp"; mv "$1.tmp" "$1"; exec sleep 301' sh "$W/pid" "$away" &
+		echo "$p" >"$1.tmp"; mv "$1.tmp" "$1"; exec sleep 301' sh "$W/pid" "$away" 3>&- &
 	owner=$!
 	"$H/waitfor" -t 60 "$W/pid"
 	kill -9 "$owner"

@@ -13,7 +13,7 @@ S() { echo "$H/sigsend"; }
 # An outside process in a session and group of its own: its pid in $P.
 outside() {
 	mkdir -p "$W/out"
-	setsid "$H/sigcatch" "$W/out" &
+	setsid "$H/sigcatch" "$W/out" 3>&- &
 	P=$!
 	"$H/waitfor" "$W/out/ready"
 }
@@ -263,7 +263,7 @@ in_pidns() {
 			sleep 0 & p=\$!; wait \$p
 			echo \$p >\"$W/p\"
 			\"$H/waitfor\" \"$W/out/ready\"
-			\"$H/sigsend\" kill 10 \$p" &
+			\"$H/sigsend\" kill 10 \$p" 3>&- &
 		iso=$!
 		"$H/waitfor" "$W/p"
 		p=$(cat "$W/p")
@@ -315,12 +315,12 @@ in_pidns() {
 	iso -- sh -c 'echo $$ >"$1/pg.tmp" && mv "$1/pg.tmp" "$1/pg"
 		"$2/waitfor" "$1/out/ready"
 		"$2/sigsend" kill 10 0; "$2/sigsend" pidfd-group 10 $$
-		touch "$1/sent"; "$2/waitfor" -t 60 "$1/judged"' sh "$W" "$H" >"$W/run.out" 2>"$W/run.err" &
+		touch "$1/sent"; "$2/waitfor" -t 60 "$1/judged"' sh "$W" "$H" >"$W/run.out" 2>"$W/run.err" 3>&- &
 	iso_pid=$!
 	"$H/waitfor" "$W/pg"
 	pg=$(cat "$W/pg")
 	python3 -c 'import os, sys; os.setpgid(0, int(sys.argv[1])); os.execv(sys.argv[2], sys.argv[2:])' \
-		"$pg" "$H/sigcatch" "$W/out" &
+		"$pg" "$H/sigcatch" "$W/out" 3>&- &
 	P=$!
 	"$H/waitfor" -t 60 "$W/sent" || true
 	got=$(outside_got)
@@ -366,14 +366,14 @@ RE() { echo "$H/reach"; }
 }
 
 @test "the review's probe: F_SETOWN of an outside sleep, F_SETSIG SIGKILL, O_ASYNC and a write leave the sleep alive" {
-	sleep 300 &
+	sleep 300 3>&- &
 	v=$!
 	run --separate-stderr iso -- "$(RE)" setown "$v" 9
 	[ "$output" = "setown EPERM" ]
 	kill -0 "$v"
 	kill "$v"
 	# the control: without the policy the kernel kills it
-	sleep 300 &
+	sleep 300 3>&- &
 	v=$!
 	run --separate-stderr iso --policy=off -- "$(RE)" setown "$v" 9
 	[ "$output" = "setown OK" ]

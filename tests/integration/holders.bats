@@ -225,7 +225,7 @@ time.sleep(600)' "$W/zombie.pid" <&- 3>&- &
 		mount --make-rshared / || exit 90
 		W=$1 H=$2 ISORUN=$3 R=$4
 		# a peer namespace, made before the run: it receives the shield when it is mounted
-		unshare -m --propagation unchanged sh -c "echo \$\$ >$W/peer.tmp && mv $W/peer.tmp $W/peer.pid && exec $H/waitfor -t 600 $W/never" <&- &
+		unshare -m --propagation unchanged sh -c "echo \$\$ >$W/peer.tmp && mv $W/peer.tmp $W/peer.pid && exec $H/waitfor -t 600 $W/never" <&- 3>&- &
 		"$H/waitfor" -t 60 "$W/peer.pid"
 		for holder in yes no; do
 			rm -f "$W/path" "$W/go" "$W/holder.pid"

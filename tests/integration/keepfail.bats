@@ -56,7 +56,7 @@ EOF
 	[ "$status" -eq 124 ]
 	[ "$(ls_reason)" = "kept --keep=on-failure: the run failed (exit 124: timed out)" ]
 	force_remove "$(the_tree)"
-	"$ISORUN" --root "$R" --keep=on-failure --grace 100ms -- sh -c "touch $W/started; exec sleep 600" 2>"$W/err" &
+	"$ISORUN" --root "$R" --keep=on-failure --grace 100ms -- sh -c "touch $W/started; exec sleep 600" 2>"$W/err" 3>&- &
 	pid=$!
 	"$H/waitfor" "$W/started"
 	kill -TERM "$pid"

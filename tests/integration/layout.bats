@@ -164,6 +164,18 @@ fixture() {
 prefix tree/x.h:iso_x_cb: not tree_" ]
 }
 
+@test "tests: what a test puts in the background closes bats' fd 3" {
+	run layout_rule bats-background "$TOP"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	# control: a background command holding fd 3 is caught, on one line or continued;
+	# one that closes it, a && list, a comment and an & inside a line are not
+	fixture tests/integration x.bats 'sleep 60 &\nsleep 60 3>&- &\nsleep 1 \\\n\t--x >/dev/null 2>&1 &\ntrue && true\n# sleep &\nsleep 0 & wait\n'
+	run layout_rule bats-background "$W/t" /dev/null
+	[ "$status" -eq 1 ]
+	[ "$output" = "bats-background tests/integration/x.bats:1: no 3>&-
+bats-background tests/integration/x.bats:4: no 3>&-" ]
+}
+
 @test "layout: an allowlist entry that no longer offends fails its rule until removed" {
 	fixture tree x.c 'const char *m = "use --pidns=try";\n'
 	printf 'option-name tree/x.c:--pidns  # the fixture\n' >"$W/allow"

@@ -31,7 +31,7 @@ userns_ok() {
 	require "user and PID namespaces" userns_ok
 	run --separate-stderr iso --pidns --settle 0 --report "$W/r.json" -- sh -c "
 		$H/daemonize -n $W/d1 $H/termignore
-		$H/termignore $W/t1 >/dev/null 2>&1 &
+		$H/termignore $W/t1 >/dev/null 2>&1 3>&- &
 		$H/waitfor $W/t1"
 	[ "$status" -eq 122 ]
 	[ "$(grep -c 'isorun: leaked: pid' <<<"$stderr")" -eq 2 ]
@@ -69,7 +69,7 @@ PY
 
 @test "--pidns: SIGKILL of the outer isorun leaves nothing of the namespace alive" {
 	require "user and PID namespaces" userns_ok
-	"$ISORUN" --root "$R" --pidns -- sh -c "$H/daemonize -n $W/dpid $H/termignore $W/pid; $H/waitfor -t 600 $W/never" &
+	"$ISORUN" --root "$R" --pidns -- sh -c "$H/daemonize -n $W/dpid $H/termignore $W/pid; $H/waitfor -t 600 $W/never" 3>&- &
 	isopid=$!
 	"$H/waitfor" "$W/pid"
 	# the namespace's processes as the host numbers them: its init (isorun's
@@ -90,7 +90,7 @@ PY
 @test "control: without --pidns a daemon does survive SIGKILL of isorun" {
 	# the pid file of termignore itself: written after its exec, which the seccomp
 	# listener of the isorun about to be killed must have let through
-	"$ISORUN" --root "$R" -- sh -c "$H/daemonize -n $W/dpid $H/termignore $W/pid; $H/waitfor -t 600 $W/never" &
+	"$ISORUN" --root "$R" -- sh -c "$H/daemonize -n $W/dpid $H/termignore $W/pid; $H/waitfor -t 600 $W/never" 3>&- &
 	isopid=$!
 	"$H/waitfor" "$W/pid"
 	kill -KILL "$isopid"
@@ -104,7 +104,7 @@ PY
 
 @test "--pidns: SIGTERM cancels, the TERM ignorer dies after the grace, the tree is removed" {
 	require "user and PID namespaces" userns_ok
-	"$ISORUN" --root "$R" --pidns --grace 200ms -- sh -c "$H/termignore $W/pid & wait" >"$W/out" 2>&1 &
+	"$ISORUN" --root "$R" --pidns --grace 200ms -- sh -c "$H/termignore $W/pid & wait" >"$W/out" 2>&1 3>&- &
 	isopid=$!
 	"$H/waitfor" "$W/pid"
 	kill -TERM "$isopid"
@@ -136,9 +136,9 @@ PY
 	# under /tmp) order them without timers
 	cd "$W"
 	mkfifo a1 a2 b1 b2
-	"$ISORUN" --root "$R" --private-tmp -- sh -c 'echo a > /tmp/f; echo > a1; read x < a2; cat /tmp/f' >"$W/a" &
+	"$ISORUN" --root "$R" --private-tmp -- sh -c 'echo a > /tmp/f; echo > a1; read x < a2; cat /tmp/f' >"$W/a" 3>&- &
 	p1=$!
-	"$ISORUN" --root "$R" --private-tmp -- sh -c 'echo b > /tmp/f; echo > b1; read x < b2; cat /tmp/f' >"$W/b" &
+	"$ISORUN" --root "$R" --private-tmp -- sh -c 'echo b > /tmp/f; echo > b1; read x < b2; cat /tmp/f' >"$W/b" 3>&- &
 	p2=$!
 	read -r x <a1
 	read -r x <b1
@@ -308,9 +308,9 @@ s.bind(("127.0.0.1", 8080)); s.listen(); print("listening", flush=True)
 c=socket.create_connection(("127.0.0.1", 8080)); print("connected")
 s6=socket.socket(socket.AF_INET6); s6.bind(("::1", 8081)); s6.listen()
 socket.create_connection(("::1", 8081)); print("v6 connected")'
-	"$ISORUN" --root "$R" --net=isolated -- python3 -c "$serve" >"$W/a" 2>&1 &
+	"$ISORUN" --root "$R" --net=isolated -- python3 -c "$serve" >"$W/a" 2>&1 3>&- &
 	p1=$!
-	"$ISORUN" --root "$R" --net=isolated -- python3 -c "$serve" >"$W/b" 2>&1 &
+	"$ISORUN" --root "$R" --net=isolated -- python3 -c "$serve" >"$W/b" 2>&1 3>&- &
 	p2=$!
 	wait "$p1" || { cat "$W/a"; false; }
 	wait "$p2" || { cat "$W/b"; false; }
@@ -321,7 +321,7 @@ socket.create_connection(("::1", 8081)); print("v6 connected")'
 s=socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
 open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-s.accept()' "$W/port.host" &
+s.accept()' "$W/port.host" 3>&- &
 	lp=$!
 	"$H/waitfor" "$W/port.host"
 	port=$(cat "$W/port.host")
@@ -413,7 +413,7 @@ net: lo
 s=socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
 open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
 import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-s.accept()' "$W/port" &
+s.accept()' "$W/port" 3>&- &
 	lp=$!
 	"$H/waitfor" "$W/port"
 	port=$(cat "$W/port")

@@ -50,7 +50,7 @@ assert_no_temp() {
 # writing its pid); the command is then stopped and gc removes the tree.
 run_killed() {
 	"$ISORUN" --no-config --root "$R" --policy=off "$@" -- \
-		sh -c 'echo $$ >"$1.tmp"; mv "$1.tmp" "$1"; exec "$2" -t 600 "$1.never"' sh "$W/pid" "$H/waitfor" &
+		sh -c 'echo $$ >"$1.tmp"; mv "$1.tmp" "$1"; exec "$2" -t 600 "$1.never"' sh "$W/pid" "$H/waitfor" 3>&- &
 	owner=$!
 	"$H/waitfor" -t 60 "$W/pid"
 	kill -9 "$owner"
@@ -151,7 +151,7 @@ while True:
 PY
 	for i in 1 2 3 4 5; do
 		rm -f "$W/seen" "$W/r.json" "$W/j.xml"
-		timeout 120 python3 "$W/poll.py" "$W/r.json" "$W/j.xml" "$W/seen" >"$W/poll.out" &
+		timeout 120 python3 "$W/poll.py" "$W/r.json" "$W/j.xml" "$W/seen" >"$W/poll.out" 3>&- &
 		poller=$!
 		run iso --report "$W/r.json" --junit "$W/j.xml" -- "$H/waitfor" -t 60 "$W/seen"
 		[ "$status" -eq 0 ]
@@ -208,7 +208,7 @@ PY
 	# one document, the final one: json.load refuses two
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["verdict"]=="passed", r' "$W/out.json"
 	mkfifo "$W/fifo"
-	cat "$W/fifo" >"$W/fifo.json" &
+	cat "$W/fifo" >"$W/fifo.json" 3>&- &
 	reader=$!
 	run iso --report "$W/fifo" -- true
 	[ "$status" -eq 0 ]

@@ -221,7 +221,7 @@ except OSError as e:
 	python3 -c 'import socket,sys
 s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()
 open(sys.argv[1] + ".ready", "w").close()
-s.accept()' "$S/svc.sock" &
+s.accept()' "$S/svc.sock" 3>&- &
 	lp=$!
 	"$H/waitfor" "$S/svc.sock.ready"
 	printf 'include default\ndeny-socket %s\n' "$S/svc.sock" >"$W/sock.policy"
@@ -252,7 +252,7 @@ socks = []
 for p in sys.argv[1:]:
     s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(64); socks.append(s)
 open(sys.argv[1] + ".ready", "w").close()
-signal.pause()' "$S/svc.sock" "$S/other.sock" &
+signal.pause()' "$S/svc.sock" "$S/other.sock" 3>&- &
 	lp=$!
 	"$H/waitfor" "$S/svc.sock.ready"
 	printf 'include default\ndeny-socket %s\n' "$S/svc.sock" >"$W/sock.policy"
@@ -344,7 +344,7 @@ proc-pid-fd EPERM" ]
 	# (a leak), and every read meanwhile is refused at once.
 	mkdir "$W/mnt"
 	cat >"$W/cmd" <<-EOF
-		"$H/fusestall" "$W/mnt" "$W/ready" --file &
+		"$H/fusestall" "$W/mnt" "$W/ready" --file 3>&- &
 		"$H/waitfor" "$W/ready"
 		exec "$H/uffdhold" exec-file "$W/mnt/f" /bin/echo
 	EOF

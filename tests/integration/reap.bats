@@ -6,7 +6,7 @@ load helpers
 
 # Start isorun in the background; its pid in $ISOPID, its stderr in $W/err.
 start_iso() {
-	"$ISORUN" --no-config --policy=off --root "$R" "$@" >"$W/out" 2>"$W/err" &
+	"$ISORUN" --no-config --policy=off --root "$R" "$@" >"$W/out" 2>"$W/err" 3>&- &
 	ISOPID=$!
 }
 

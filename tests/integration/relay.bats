@@ -29,9 +29,9 @@ stalled_reader() {
 	# not a process substitution: that reader would be isorun's child, and in its tree
 	# (-t 60, --grace 30s below: safety nets a loaded machine reached at 20 s; the
 	# event ends each wait at once)
-	{ ${until_go:-"$H/waitfor" -t 60 "$W/go"} && touch "$W/saw-go"; cat >/dev/null; } <"$W/fifo" &
+	{ ${until_go:-"$H/waitfor" -t 60 "$W/go"} && touch "$W/saw-go"; cat >/dev/null; } <"$W/fifo" 3>&- &
 	"$ISORUN" --no-config --root "$R" "$@" -- sh -c "${script:-"trap 'touch $W/go' TERM; $H/spew 2M && touch $W/wrote && $H/spew 64M"}" \
-		2>"$W/err" >"$W/fifo" &
+		2>"$W/err" >"$W/fifo" 3>&- &
 	iso=$!
 }
 
@@ -106,7 +106,7 @@ same_order() {
 	cmp "$W/expect" "$W/piped"
 	# a FIFO opened twice: two descriptions of one pipe
 	rm -f "$W/fifo" && mkfifo "$W/fifo"
-	cat "$W/fifo" >"$W/piped" &
+	cat "$W/fifo" >"$W/piped" 3>&- &
 	iso "$@" -- "$H/spew" $ALT 12 >"$W/fifo" 2>"$W/fifo"
 	wait $!
 	cmp "$W/expect" "$W/piped"

@@ -85,7 +85,7 @@ PY
 	run iso --timeout 100ms --grace 100ms --report "$W/t.json" -- "$H/termignore"
 	[ "$status" -eq 124 ]
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["result"]["timed_out"] and r["exit"]==124, r' "$W/t.json"
-	"$ISORUN" --root "$R" --grace 100ms --report "$W/c.json" -- "$H/termignore" "$W/pid" 2>/dev/null &
+	"$ISORUN" --root "$R" --grace 100ms --report "$W/c.json" -- "$H/termignore" "$W/pid" 2>/dev/null 3>&- &
 	isopid=$!
 	"$H/waitfor" "$W/pid"
 	kill -TERM "$isopid"

@@ -5,7 +5,7 @@ load helpers
 
 # Start isorun in the background; its pid in $ISOPID, its stderr in $W/err.
 start_iso() {
-	"$ISORUN" --root "$R" "$@" >"$W/out" 2>"$W/err" &
+	"$ISORUN" --root "$R" "$@" >"$W/out" 2>"$W/err" 3>&- &
 	ISOPID=$!
 }
 

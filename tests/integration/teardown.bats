@@ -46,10 +46,10 @@ teardown() {
 	rm -f "$W/holder.pid"
 	# the same holder, but from outside isorun's tree: it must survive, and win
 	mkfifo "$W/path"
-	iso -- sh -c "echo \"\$HOME\" > $W/path; $H/waitfor $W/holder.pid" >"$W/out" 2>&1 &
+	iso -- sh -c "echo \"\$HOME\" > $W/path; $H/waitfor $W/holder.pid" >"$W/out" 2>&1 3>&- &
 	isopid=$!
 	home=$(cat "$W/path")
-	"$H/holdcwd" "$home" "$W/holder.pid" <&- &
+	"$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
 	wait "$isopid" && rc=0 || rc=$?
 	[ "$rc" -eq 122 ]
 	tree=$(dirname "$home")
@@ -214,7 +214,7 @@ import os
 d = os.environ["TMPDIR"]
 for i in range(100000):
     os.close(os.open("%s/f%d" % (d, i), os.O_CREAT | os.O_WRONLY, 0o600))
-' 2>&1 >/dev/null &
+' 2>&1 >/dev/null 3>&- &
 		echo $! >"$W/iso.pid"
 		rc=0
 		wait $! || rc=$?

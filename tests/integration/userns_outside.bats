@@ -173,10 +173,10 @@ run_inside() {
 		env W="$W" R="$R" H="$H" ISORUN="$ISORUN" sh -c '
 		mkfifo "$W/path"
 		"$ISORUN" --no-config --root "$R" -- sh -c \
-			"echo \"\$HOME\" >$W/path; exec $H/waitfor -t 600 $W/go" >"$W/out" 2>&1 &
+			"echo \"\$HOME\" >$W/path; exec $H/waitfor -t 600 $W/go" >"$W/out" 2>&1 3>&- &
 		isopid=$!
 		home=$(cat "$W/path")
-		"$H/mapholder" -n "$home/agent.sock" "$W/holder.pid" <&- >/dev/null 2>&1 &
+		"$H/mapholder" -n "$home/agent.sock" "$W/holder.pid" <&- >/dev/null 2>&1 3>&- &
 		"$H/waitfor" -t 60 "$W/holder.pid"
 		cp "$W/holder.pid" "$W/holder.kill"
 		: >"$W/go"
