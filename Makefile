@@ -17,6 +17,13 @@ ZSHCOMPDIR ?= $(DATADIR)/zsh/vendor-completions
 BUILD	?= build
 VERSION	:= $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
+# One compiler per CPU unless -j was given (-j1: one at a time): the objects,
+# unit tests and helpers `make check` builds take half the time on two cores.
+# Not beside clean, which would race the build it precedes.
+ifeq ($(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 PKGS	:= libseccomp libcap libnl-3.0 libnl-route-3.0 jansson inih
 # A package pkg-config cannot find would silently empty every package's flags
 # and the build would fail later on a header with no hint why: stop here,

@@ -13,6 +13,14 @@
 # `# bats file_tags=serial` runs after the others,
 # alone: it asserts on state other tests' runs change.
 set -u
+# The tests run make as a user does: without the outer make's -j and its
+# jobserver, whose fds isorun does not hand on (a make below would warn
+# "jobserver unavailable"); its variables (WERROR=1) stay.
+if [ -n "${MAKEFLAGS:-}" ]; then
+	MAKEFLAGS=$(printf '%s' "$MAKEFLAGS" | sed -E 's/(^| )-j[0-9]*/\1/; s/ ?--jobserver-(auth|fds)=[^ ]*//g')
+	export MAKEFLAGS
+	unset MFLAGS
+fi
 # count_tap runs at the end of a pipeline and must keep its counts
 shopt -s lastpipe
 t_start=$(date +%s)
