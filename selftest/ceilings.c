@@ -7,10 +7,12 @@
  * measurable`, with the reason.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
@@ -18,6 +20,7 @@
 
 /* the storm's and the allocation's own bounds: far above the ceilings asked */
 #define STORM_CAP "200"
+#define STORM_MAX 200
 #define ALLOC_MIB "256"
 
 /* The controller reaches a run's cgroup: usable, and handed to the caller's cgroup. */
@@ -93,12 +96,19 @@ void st_control_memory(struct st_ctx *c, struct st_control *ctl)
 	st_check_trees(c, ctl, NULL);
 }
 
-/* --internal-forkstorm CAP: fork waiting children until refused or CAP. */
+/*
+ * --internal-forkstorm CAP: fork waiting children until refused or CAP, then
+ * kill and reap them: left behind, they would be the run's leaks, and the run
+ * would wait out its --settle (3 s) before it could end.
+ */
 int st_mode_forkstorm(char **args)
 {
-	long cap = args[0] ? strtol(args[0], NULL, 10) : 200, n = 0;
+	long cap = args[0] ? strtol(args[0], NULL, 10) : STORM_MAX, n = 0;
+	pid_t kids[STORM_MAX];
 	int err = 0;
 
+	if (cap < 0 || cap > STORM_MAX)
+		cap = STORM_MAX;
 	for (; n < cap; n++) {
 		pid_t pid = fork();
 		if (pid == 0) {
@@ -111,7 +121,12 @@ int st_mode_forkstorm(char **args)
 			err = errno;
 			break;
 		}
+		kids[n] = pid;
 	}
+	for (long i = 0; i < n; i++)
+		(void)kill(kids[i], SIGKILL);
+	for (long i = 0; i < n; i++)
+		(void)waitpid(kids[i], NULL, 0);
 	if (!err) {
 		printf("made %ld children, none refused\n", n);
 		return 0;
