@@ -19,9 +19,11 @@ outside() {
 }
 
 # What reached the outside process first: 12 when nothing from the command did.
+# Called as $(outside_got), a subshell, which cannot wait for $P: the file it
+# writes (renamed into place) is the event; bash reaps $P.
 outside_got() {
 	kill -USR2 "$P" 2>/dev/null || true
-	wait "$P" || true
+	"$H/waitfor" -t 30 "$W/out/got" >&2 || true
 	cat "$W/out/got"
 }
 
