@@ -470,6 +470,18 @@ static bool exec_passed(int rd)
 	return poll(&p, 1, 0) > 0;
 }
 
+/*
+ * A caller that keeps no exec record (--pidns's init: the record is the outer
+ * supervisor's) answers only the child's calls up to its exec.  What the new
+ * program and its children call after it waits in the listener for the outer,
+ * which records their execs under the host's pids; answered here, an exec of a
+ * child (`sh -c 'daemon &'`) went unrecorded, and its leak unattributed.
+ */
+static bool leave_to_outer(const struct start_wait *w)
+{
+	return !w->s->on_exec && exec_passed(w->rd);
+}
+
 static int answer_call(struct start_wait *w, struct iso_err *e)
 {
 	const struct sup_spawn *s = w->s;
@@ -509,12 +521,12 @@ static int await_exec(struct start_wait *w, struct sup_exec_failure *f, struct i
 			return iso_err_set(e, errno, "wait for the command '%s' to start",
 					   s->argv[0]);
 		}
-		if (w->listener >= 0 && (pfd[1].revents & POLLIN)) {
+		if (w->listener >= 0 && (pfd[1].revents & POLLIN) && !leave_to_outer(w)) {
 			if (answer_call(w, e) < 0)
 				return -EINVAL;
 			continue;
 		}
-		if (!pfd[0].revents)
+		if (!pfd[0].revents && !leave_to_outer(w))
 			continue;
 		n = iso_recv_record(w->rd, &rec, sizeof(rec), &fd);
 		if (n == 0)

@@ -53,6 +53,27 @@ isorun:   started by: sh -c ..."* ]]
 	[[ "$(attribution)" == *'"phase": "setup", "runner": "pytest"'* ]]
 }
 
+@test "--pidns: what the command starts before init has read its exec's word is the outer's to answer and record" {
+	require "PID namespaces" iso --pidns -- true
+	# late-exec-word: init's start loop looks at the exec's word only after a refusal,
+	# as a loaded machine may (9 of 30 runs of the test above under two busy loops).
+	# The child's exec, and the refused systemctl, come after the command's own exec:
+	# init leaves them to the outer, which records the one and names the other's pid
+	# as the host sees it.  Answered by init, the leak was "no exec of its own
+	# recorded" and the refusal was reported twice, once by init.
+	rm -f "$W/pid"
+	run --separate-stderr env ISORUN_TEST_FAULT=late-exec-word timeout 60 \
+		"$ISORUN" --no-config --root "$R" --pidns --settle 0 -- \
+		sh -c "$H/termignore $W/pid & $H/waitfor $W/pid; systemctl restart isorun-test-unit 2>/dev/null; true"
+	echo "$stderr"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"\`$H/termignore $W/pid\`"*"
+isorun:   started by: sh -c ..."* ]]
+	[[ "$stderr" != *"attribution incomplete"* ]]
+	[[ "$stderr" == *"FAILED (exit 122): 1 process outlived the command, 1 call refused" ]]
+	assert_no_tree
+}
+
 @test "--pidns: the command's own exec is in the record (init answered it), read either way" {
 	# the command renames itself before it starts the leak: the chain must show the
 	# argv it was started with, which only the record of its exec has (/proc says

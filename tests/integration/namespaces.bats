@@ -74,7 +74,7 @@ PY
 	"$H/waitfor" "$W/pid"
 	# the namespace's processes as the host numbers them: its init (isorun's
 	# child) and what carries this test's markers
-	ns=$(pgrep -P "$isopid"; pgrep -f "$W/never|$H/termignore")
+	ns=$(pgrep -P "$isopid"; pgrep -f "$W/never|$H/termignore $W/pid")
 	[ -n "$ns" ]
 	kill -KILL "$isopid"
 	wait "$isopid" || true
@@ -82,7 +82,7 @@ PY
 	pids_gone $ns
 	run pgrep -f "$W/never"
 	[ "$status" -eq 1 ]
-	run pgrep -f "$H/termignore"
+	run pgrep -f "$H/termignore $W/pid"
 	[ "$status" -eq 1 ]
 	force_remove "$(the_tree)"
 }

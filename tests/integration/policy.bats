@@ -335,7 +335,9 @@ proc-pid-fd EPERM" ]
 	[ "$(id -u)" -eq 0 ] || skip "mounting FUSE is root's on this host"
 	require "FUSE" test -c /dev/fuse
 	# late-exec-word: the start loop answers calls until one is refused before
-	# it looks at the exec's word, as a loaded machine may.  The one refused is
+	# it looks at the exec's word, as a loaded machine may (under --pidns init's
+	# loop leaves the calls after the exec to the outer, which reads them with
+	# the same deadline).  The one refused is
 	# an exec whose argv lies on a page
 	# of a file whose READ is never answered, served by the command's own FUSE
 	# server in a user and mount namespace of its own (under --pidns root's
