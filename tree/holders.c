@@ -83,32 +83,49 @@ static int add(struct found *f, pid_t pid, const char *what, const char *target,
  * the walk could not read; such an object on the tree's device is judged by its
  * link text, as before.
  */
+/* top_opath(): the descriptor is no longer the file stat() saw (closed, or reused) */
+#define FD_CHANGED (-1)
+
 /*
  * An O_PATH descriptor of the tree's top directory is how `isorun ls` and `gc`
  * look at a tree: it can neither read, write nor list, and it pins nothing
- * rmtree cares about.  Read from fdinfo, only for a match.
+ * rmtree cares about.  Read from fdinfo, only for a match; 1 when it is one.
+ * fdinfo is read after the stat, and a live ls or gc closes and reuses its
+ * descriptors meanwhile: the flags count only when fdinfo is still there (to
+ * open and to read) and its inode is the one the stat saw.  Else a tree's O_PATH top closed and its
+ * number reused for the user's directory was a holder of the tree (a run
+ * beside a loop of ls and gc said so, 1 run in 200).
  */
-static bool top_opath(const struct tree_holder_query *q, int fdfd, const char *name,
-		      const struct stat *st)
+static int top_opath(const struct tree_holder_query *q, int fdfd, const char *name,
+		     const struct stat *st)
 {
 	char path[64], info[256];
-	const char *fl;
+	const char *fl, *in;
 	unsigned int flags;
+	unsigned long long ino;
 	ssize_t n;
 	int fd;
 
 	if (!q->ids || !tree_treeid_on_dev(q->ids, st->st_dev) || st->st_ino != q->ids->root_ino ||
 	    !isdigit((unsigned char)name[0]))
-		return false;
+		return 0;
 	snprintf(path, sizeof(path), "../fdinfo/%s", name);
 	fd = openat(fdfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return errno == ENOENT ? FD_CHANGED : 0;
 	n = read(fd, info, sizeof(info) - 1);
+	/* open while the descriptor was there, read after it was closed: ENOENT */
+	if (n < 0 && errno == ENOENT) {
+		close(fd);
+		return FD_CHANGED;
+	}
 	close(fd);
 	if (n <= 0)
-		return false;
+		return 0;
 	info[n] = '\0';
+	in = strstr(info, "\nino:");
+	if (in && sscanf(in, "\nino: %llu", &ino) == 1 && ino != (unsigned long long)st->st_ino)
+		return FD_CHANGED;
 	fl = strstr(info, "flags:");
 	return fl && sscanf(fl, "flags: %o", &flags) == 1 && (flags & O_PATH);
 }
@@ -155,8 +172,10 @@ static int check_link(const struct tree_holder_query *q, struct found *f, int di
 	char target[PATH_MAX], full[PATH_MAX];
 	struct stat st;
 	ssize_t n;
-	int m = -2;
+	int m, top, tries = 0;
 
+again:
+	m = -2;
 	if (stat_cached(dirfd, name, &st) < 0)
 		return errno == ENOENT ? LINK_ABSENT : 0;
 	if (S_ISFIFO(st.st_mode)) {
@@ -169,7 +188,13 @@ static int check_link(const struct tree_holder_query *q, struct found *f, int di
 	    (tree_treeid_has(q->ids, st.st_dev, st.st_ino) ||
 	     ((st.st_nlink == 0 || q->ids->partial) && tree_treeid_on_dev(q->ids, st.st_dev))))
 		m = -1;
-	if (m == -2 || (m == -1 && top_opath(q, dirfd, name, &st)))
+	if (m == -2)
+		return 0;
+	top = m == -1 ? top_opath(q, dirfd, name, &st) : 0;
+	/* closed or reused meanwhile: what is there now is judged afresh (a few times) */
+	if (top == FD_CHANGED && ++tries < 4)
+		goto again;
+	if (top > 0)
 		return 0;
 	n = readlinkat(dirfd, name, target, sizeof(target) - 1);
 	if (n < 0)
