@@ -20,7 +20,7 @@
 
 /* the storm's and the allocation's own bounds: far above the ceilings asked */
 #define STORM_CAP "200"
-#define STORM_MAX 200
+#define STORM_MAX 200 /* STORM_CAP as a number: the storm keeps that many pids */
 #define ALLOC_MIB "256"
 
 /* The controller reaches a run's cgroup: usable, and handed to the caller's cgroup. */

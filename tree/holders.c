@@ -83,19 +83,17 @@ static int add(struct found *f, pid_t pid, const char *what, const char *target,
  * the walk could not read; such an object on the tree's device is judged by its
  * link text, as before.
  */
-/* top_opath(): the descriptor is no longer the file stat() saw (closed, or reused) */
-#define FD_CHANGED (-1)
-
 /*
  * An O_PATH descriptor of the tree's top directory is how `isorun ls` and `gc`
  * look at a tree: it can neither read, write nor list, and it pins nothing
  * rmtree cares about.  Read from fdinfo, only for a match; 1 when it is one.
  * fdinfo is read after the stat, and a live ls or gc closes and reuses its
  * descriptors meanwhile: the flags count only when fdinfo is still there (to
- * open and to read) and its inode is the one the stat saw.  Else a tree's O_PATH top closed and its
- * number reused for the user's directory was a holder of the tree (a run
- * beside a loop of ls and gc said so, 1 run in 200).
+ * open and to read) and names the inode the stat saw.  Else the user's
+ * directory that took a closed top's number lent the top its flags, and a run
+ * beside a loop of ls and gc was retained (1 run in 200).
  */
+#define FD_CHANGED (-1) /* the descriptor is no longer what stat() saw */
 static int top_opath(const struct tree_holder_query *q, int fdfd, const char *name,
 		     const struct stat *st)
 {
@@ -104,7 +102,7 @@ static int top_opath(const struct tree_holder_query *q, int fdfd, const char *na
 	unsigned int flags;
 	unsigned long long ino;
 	ssize_t n;
-	int fd;
+	int fd, err;
 
 	if (!q->ids || !tree_treeid_on_dev(q->ids, st->st_dev) || st->st_ino != q->ids->root_ino ||
 	    !isdigit((unsigned char)name[0]))
@@ -114,12 +112,11 @@ static int top_opath(const struct tree_holder_query *q, int fdfd, const char *na
 	if (fd < 0)
 		return errno == ENOENT ? FD_CHANGED : 0;
 	n = read(fd, info, sizeof(info) - 1);
-	/* open while the descriptor was there, read after it was closed: ENOENT */
-	if (n < 0 && errno == ENOENT) {
-		close(fd);
-		return FD_CHANGED;
-	}
+	err = errno;
 	close(fd);
+	/* opened while the descriptor was there, read after it was closed */
+	if (n < 0 && err == ENOENT)
+		return FD_CHANGED;
 	if (n <= 0)
 		return 0;
 	info[n] = '\0';
