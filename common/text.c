@@ -505,3 +505,19 @@ bool iso_colour_auto(bool tty, const char *no_color, const char *force_color,
 		return true;
 	return tty && !(term && strcmp(term, "dumb") == 0);
 }
+
+char *iso_unescape_octal(char *s)
+{
+	char *w = s;
+
+	for (char *p = s; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] && p[3]) {
+			*w++ = (char)(((p[1] - '0') << 6) | ((p[2] - '0') << 3) | (p[3] - '0'));
+			p += 3;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	return s;
+}

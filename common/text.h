@@ -74,4 +74,7 @@ bool iso_colour_auto(bool tty, const char *no_color, const char *force_color,
 /* argv joined with spaces, each argument redacted and escaped (iso_escape), at most max bytes. */
 char *iso_join_cmdline(const char *const *argv, size_t argc, size_t max);
 
+/* A mountinfo field's octal escapes ("\\040" for a space) undone in place; returns s. */
+char *iso_unescape_octal(char *s);
+
 #endif

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@
 #include "launcher/sup.h"
 #include "launcher/verdict.h"
 #include "tree/holders.h"
+#include "tree/release.h"
 #include "tree/rmtree.h"
 #include "tree/treeid.h"
 
@@ -44,6 +47,63 @@ static void note_outside(const struct tree_holder *h, size_t n, char *unseen, si
 		 "cannot read %s (%s); not holders of a tree made inside it (isorun run outside "
 		 "that namespace measures %s)",
 		 n, n > 1 ? "es" : "", n > 1 ? "them" : "it", list, n > 1 ? "them" : "it");
+}
+
+/*
+ * The kernel saw a hold and no process isorun can read is the holder: said with
+ * what could be, never passed over (a loop device is named: /sys shows it).
+ */
+static void unnamed_holder(const char *tree, const char *kernel_said, char *why, size_t len)
+{
+	char loops[160];
+
+	if (tree_release_loops(tree, loops, sizeof(loops)) > 0)
+		snprintf(why, len, "%s: loop device %s is backed by a file in it (losetup -d)",
+			 kernel_said, loops);
+	else
+		snprintf(
+			why, len,
+			"%s, and no process isorun can read holds it: a loop device, a mount of "
+			"part of it, a descriptor in flight in a unix socket, or a process outside "
+			"isorun's reach could",
+			kernel_said);
+}
+
+/*
+ * A held shield whose holder the scan did not name: a loop device is one (named
+ * from /sys); else the kernel is asked again, a few times, since a look that
+ * was over by then (isorun ls, gc) held it for a moment.  Still held: the tree
+ * stays, with what could hold it.
+ */
+#define HELD_ASKS 4
+static bool still_held(struct sup *s, char *why, size_t len)
+{
+	struct tree_tree *t = &s->tree;
+	struct iso_err e = { 0 };
+	char loops[160];
+	dev_t dev;
+
+	if (tree_release_loops(s->out->tree_path, loops, sizeof(loops)) > 0) {
+		snprintf(why, len,
+			 "the kernel says the tree is held: loop device %s is backed by a file in "
+			 "it (losetup -d)",
+			 loops);
+		return true;
+	}
+	/* the command's own mounts inside hold the unmount, not the tree */
+	(void)tree_shield_drop_children(t->path, s->td.shield.dev);
+	for (int i = 0; i < HELD_ASKS && s->td.proof == TREE_SHIELD_HELD; i++)
+		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, t->path,
+						s->td.shield.dev, &dev, &e);
+	if (s->td.proof != TREE_SHIELD_HELD) {
+		s->td.shield.up = false; /* this time the unmount went through */
+		return false;
+	}
+	unnamed_holder(s->out->tree_path,
+		       "the kernel says the tree is held (its shield's unmount was refused, "
+		       "asked again)",
+		       why, len);
+	return true;
 }
 
 /*
@@ -106,6 +166,8 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 		return;
 	}
 	tree_holders_free(h, (size_t)n);
+	if (s->td.proof == TREE_SHIELD_HELD && still_held(s, why, len))
+		return;
 	if (q.n_pipes)
 		snprintf(why, len, "pipe still open (%s; its holder is not visible to isorun)",
 			 names[0]);
@@ -252,6 +314,25 @@ static void finish_shield(struct sup *s)
 }
 
 /*
+ * ISORUN_TEST_FAULT=late-shield: before its shield, the tree waits (10 s at
+ * most) for ".early", which a holder that walked in first makes there
+ * (tests/helpers/earlyin.c): the window every root run has, held open.
+ */
+static void late_shield(int tree_fd)
+{
+	_cleanup_close_ int in = inotify_init1(IN_CLOEXEC);
+	struct pollfd p = { .fd = in, .events = POLLIN };
+	struct stat st;
+	char at[64];
+
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", tree_fd);
+	if (in < 0 || inotify_add_watch(in, at, IN_CREATE) < 0)
+		return;
+	if (fstatat(tree_fd, ".early", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		(void)poll(&p, 1, 10000);
+}
+
+/*
  * As root the tree wears its shield from just before the command starts: at
  * teardown the kernel then says whether anything holds the tree, and no
  * process is read unless something does (tree/shield.h).
@@ -265,6 +346,8 @@ void sup_raise_shield(struct sup *s)
 			 "turned off (ISORUN_TEST_FAULT)");
 		return;
 	}
+	if (iso_test_fault("late-shield"))
+		late_shield(s->tree.fd);
 	(void)tree_shield_raise(&s->td.shield, s->tree.user_fd, s->tree.fd, s->tree.id,
 				s->tree.path, TREE_OWNER);
 	if (s->td.shield.up && tree_park(&s->tree, &e) < 0) {
@@ -393,16 +476,126 @@ static bool keep_on_purpose(struct sup *s)
 	return out->kept_on_failure;
 }
 
+/*
+ * After the removal, the kernel's word that nothing holds what is left of the
+ * tree (tree/release.h): what entered the tree before its shield, past it (a
+ * shield moved away and back), or where no scan looks (a loop device, a
+ * descriptor in flight).  The first wait is for the references that a run's
+ * end lets go of a moment later (a mount namespace's copies, put from a
+ * workqueue); the second, after the scan, for those the scan outlasted.
+ */
+#define RELEASE_MS	200
+#define RELEASE_LATE_MS 1000
+
+/* The finding: a removed tree something still held. */
+const struct sup_vkind_row sup_vkind_still_held = {
+	.title = "isorun: removed tree still held",
+	.listed = SUP_LISTED,
+	.reason_at = 6,
+	.one = "removed tree still held",
+};
+
+static void name_remaining_holder(struct sup *s, dev_t disk, char *why, size_t len)
+{
+	struct tree_holder_query q = { .tree = s->out->tree_path,
+				       .exclude = s->self,
+				       .gone_dev = disk };
+	struct tree_holder *h = NULL;
+	size_t held;
+	struct iso_err e = { 0 };
+	int n = tree_find_holders(&q, &h, NULL);
+
+	held = n > 0 ? tree_holders_split_outside(h, (size_t)n) : 0;
+	if (held > 0) {
+		const struct tree_holder *first = tree_holder_first(h, held);
+		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
+
+		tree_holder_describe(first, held - (size_t)(first - h), cmd, &e);
+		snprintf(why, len, "still held after its removal: %s", e.msg);
+	} else {
+		unnamed_holder(s->out->tree_path,
+			       "the kernel says the removed tree is still held (its top was not "
+			       "freed)",
+			       why, len);
+	}
+	if (n > 0)
+		tree_holders_free(h, (size_t)n);
+}
+
+static void prove_release(struct sup *s, int in)
+{
+	struct tree_tree *t = &s->tree;
+	struct sup_outcome *out = s->out;
+	char why[sizeof(out->tree_reason)];
+	struct stat st;
+	dev_t disk = fstat(t->fd, &st) == 0 ? st.st_dev : 0;
+	int r;
+
+	/* our own last references to it: the owner record's lock, the tree's descriptor */
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	close(t->fd);
+	t->lock_fd = t->fd = -1;
+	r = in < 0 ? -EBADF : tree_release_wait(in, RELEASE_MS);
+	if (r > 0 && s->o->verbosity > 0)
+		fprintf(stderr, "isorun: release: proven by the kernel: nothing holds the "
+				"removed tree\n");
+	if (r != 0)
+		return;
+	name_remaining_holder(s, disk, why, sizeof(why));
+	if (tree_release_wait(in, RELEASE_LATE_MS) > 0)
+		return;
+	snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
+	(void)sup_found_add(out, SUP_V_STILL_HELD, true, why);
+}
+
+/* Remove the tree; then the kernel says whether anything still held it. */
+static void remove_tree(struct sup *s, const char *unseen, uint64_t *t)
+{
+	struct tree_tree *tree = &s->tree;
+	struct sup_outcome *out = s->out;
+	struct tree_rm_stop stop = { teardown_cancelled, s };
+	struct iso_err e = { 0 };
+	_cleanup_close_ int in = -1;
+	int r;
+
+	tree_release_reserve(tree);
+	in = tree_release_watch(tree->fd, &e);
+	if (in < 0 && s->o->verbosity > 0) {
+		char buf[400];
+		fprintf(stderr, "isorun: release not measurable: %s\n",
+			iso_err_format(&e, buf, sizeof(buf)));
+	}
+	if (s->o->verbosity > 0)
+		fprintf(stderr, "isorun: removing %s\n", tree->path);
+	s->td.remove_deadline_ms =
+		sup_now_ms() + (iso_test_fault("slow-removal") ? 0 : SUP_REMOVE_DEADLINE_MS);
+	r = tree_rmtree_last(tree->user_fd, tree->id, tree->fd, tree_records, tree->path, &stop,
+			     &e);
+	s->td.remove_deadline_ms = 0;
+	out->timing.removal = sup_lap(t);
+	/* deleted or moved by someone else while we removed it: say so, not the failure */
+	if (r < 0 && tree_gone_or_foreign(tree, s->td.shield_dev, out))
+		return;
+	if (r < 0) {
+		removal_failed(s, r, &e);
+		return;
+	}
+	out->tree_state = SUP_TREE_REMOVED;
+	/* removed, and what was not measured on the way: the report's tree.reason */
+	snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", unseen);
+	prove_release(s, in);
+	/* a signal in the last stretch of the removal still cancels: 128+N, never swallowed */
+	(void)teardown_cancelled(s);
+}
+
 void sup_teardown(struct sup *s)
 {
 	struct tree_tree *tree = &s->tree;
 	struct sup_outcome *out = s->out;
-	struct iso_err e = { 0 };
-	struct tree_rm_stop stop = { teardown_cancelled, s };
 	char why[sizeof(out->tree_reason)], unseen[sizeof(out->tree_reason)];
 	uint64_t t;
 	bool keep;
-	int r;
 
 	/* the proof, and a scan, may need the descriptors a full table left no room for */
 	tree_release_reserve(tree);
@@ -428,33 +621,12 @@ void sup_teardown(struct sup *s)
 	 */
 	if (s->td.proof != TREE_SHIELD_UNUSED)
 		tree->shield_dev = s->td.shield_dev;
-	if (s->td.proof == TREE_SHIELD_HELD)
-		finish_shield(s);
+	finish_shield(s);
 	out->timing.scan = sup_lap(&t);
 	if (why[0]) {
 		out->tree_state = SUP_TREE_RETAINED;
 		snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
 		return;
 	}
-	tree_release_reserve(tree);
-	if (s->o->verbosity > 0)
-		fprintf(stderr, "isorun: removing %s\n", tree->path);
-	s->td.remove_deadline_ms =
-		sup_now_ms() + (iso_test_fault("slow-removal") ? 0 : SUP_REMOVE_DEADLINE_MS);
-	r = tree_rmtree_last(tree->user_fd, tree->id, tree->fd, tree_records, tree->path, &stop,
-			     &e);
-	s->td.remove_deadline_ms = 0;
-	out->timing.removal = sup_lap(&t);
-	/* deleted or moved by someone else while we removed it: say so, not the failure */
-	if (r < 0 && tree_gone_or_foreign(tree, s->td.shield_dev, out))
-		return;
-	if (r < 0) {
-		removal_failed(s, r, &e);
-		return;
-	}
-	out->tree_state = SUP_TREE_REMOVED;
-	/* removed, and what was not measured on the way: the report's tree.reason */
-	snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", unseen);
-	/* a signal in the last stretch of the removal still cancels: 128+N, never swallowed */
-	(void)teardown_cancelled(s);
+	remove_tree(s, unseen, &t);
 }

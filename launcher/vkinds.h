@@ -29,6 +29,7 @@
 	ROW(RESIDUE_NOTE, residue_note) /* a .gitignore not applied: never counts */               \
 	ROW(IGNORED, ignored)		/* an entry a .gitignore or a glob ignored: info, -v */    \
 	ROW(RETAINED, retained)		/* the tree could not be removed */                        \
+	ROW(STILL_HELD, still_held)	/* the removed tree was still held (tree/release.h) */     \
 	ROW(HOME_NOTE, home_note)	/* --protect-home may explain a failure: never counts */   \
 	ROW(HOME_WRITE, home_write)	/* --watch-home: a file written in the private home */     \
 	ROW(CEILING, ceiling)		/* a ceiling was reached (the lines are ceiling.c's) */    \

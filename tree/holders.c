@@ -21,6 +21,7 @@
 #include "common/nowait.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
+#include "common/text.h"
 #include "common/reader.h"
 #include "tree/tree.h"
 #include "tree/treeid.h"
@@ -54,7 +55,9 @@ static bool inside(const char *tree, const char *target)
 {
 	size_t tlen = strlen(tree);
 
-	return strncmp(target, tree, tlen) == 0 && (target[tlen] == '\0' || target[tlen] == '/');
+	/* a removed tree's top reads "TREE (deleted)" */
+	return strncmp(target, tree, tlen) == 0 && (target[tlen] == '\0' || target[tlen] == '/' ||
+						    !strcmp(target + tlen, " (deleted)"));
 }
 
 static int add(struct found *f, pid_t pid, const char *what, const char *target, int pipe_index)
@@ -299,30 +302,16 @@ static int scan_maps(const struct tree_holder_query *q, struct found *f, int pro
 
 		if (!maps_fields(line, &dev, &ino, &path) || !ino)
 			continue;
-		if (!tree_treeid_has(q->ids, dev, (ino_t)ino))
-			continue;
 		path[strcspn(path, "\n")] = '\0';
+		if (!tree_treeid_has(q->ids, dev, (ino_t)ino) &&
+		    !(q->gone_dev && dev == q->gone_dev && inside(q->tree, path)))
+			continue;
 		r = add(f, t->pid, "mapping",
 			*path ? shield_path(q, dev, (ino_t)ino, path, full, sizeof(full)) : "?",
 			-1);
 		break; /* one mapping names the holder; a library maps several */
 	}
 	return r;
-}
-
-static char *unescape(char *s)
-{
-	char *w = s;
-
-	for (char *p = s; *p; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] && p[3]) {
-			*w++ = (char)(((p[1] - '0') << 6) | ((p[2] - '0') << 3) | (p[3] - '0'));
-			p += 3;
-		} else
-			*w++ = *p;
-	}
-	*w = '\0';
-	return s;
 }
 
 /*
@@ -357,7 +346,7 @@ static int scan_mounts(const struct tree_holder_query *q, struct found *f, int p
 		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s", &maj, &min, root, mp) != 4 ||
 		    !tree_treeid_on_dev(q->ids, makedev(maj, min)))
 			continue;
-		unescape(mp);
+		iso_unescape_octal(mp);
 		/*
 		 * The disk's root is the whole filesystem; the shield's is the tree,
 		 * and a copy of it at the tree's own path (a mount namespace made
@@ -742,7 +731,12 @@ int tree_find_holders(const struct tree_holder_query *q, struct tree_holder **re
 	*ret = NULL;
 	if (!buf)
 		return -ENOMEM;
-	if (q->tree) {
+	if (q->tree && q->gone_dev) {
+		/* nothing to walk: whatever is still held of it is on its device, unlinked */
+		ids.root_dev = q->gone_dev;
+		ids.partial = true;
+		qq.ids = &ids;
+	} else if (q->tree) {
 		/* ls and gc open isorun's records beside a live run: holding them holds nothing */
 		r = tree_treeid_build(&ids, q->tree, tree_records);
 		if (r < 0)

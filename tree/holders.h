@@ -44,6 +44,12 @@ struct tree_holder_query {
 	pid_t exclude;		       /* isorun itself: it holds the lock and the read ends */
 	dev_t alias_dev;	       /* the tree's shield: its files show this device too */
 	const struct tree_treeid *ids; /* filled in by tree_find_holders from `tree` */
+	/*
+	 * The tree was removed, and this device (its file system's) still holds
+	 * part of it (tree/release.h): what is left is matched by the link's text,
+	 * "TREE/... (deleted)", on that device.  0: the tree is there.
+	 */
+	dev_t gone_dev;
 };
 
 /*

@@ -13,11 +13,13 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/nowait.h"
+#include "common/text.h"
 #include "tree/mntns.h"
 #include "tree/rmtree.h"
 
@@ -325,6 +327,45 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 	if (!superblock_ended(in))
 		return TREE_SHIELD_ELSEWHERE;
 	return ex == 0 ? TREE_SHIELD_UNUSED : ex > 0 ? TREE_SHIELD_EXPOSED : TREE_SHIELD_NONE;
+}
+
+/* The mount id of the shield: mounted at `path`, of device `dev`; -1 when none. */
+static long shield_mount_id(FILE *f, const char *path, dev_t dev)
+{
+	char line[2 * PATH_MAX], mp[PATH_MAX];
+	unsigned int maj, min;
+	long id, parent;
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%ld %ld %u:%u %*s %4095s", &id, &parent, &maj, &min, mp) == 5 &&
+		    makedev(maj, min) == dev && !strcmp(iso_unescape_octal(mp), path))
+			return id;
+	return -1;
+}
+
+int tree_shield_drop_children(const char *path, dev_t dev)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[2 * PATH_MAX], mp[PATH_MAX];
+	long id, parent, shield;
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	shield = shield_mount_id(f, path, dev);
+	if (shield < 0)
+		return 0;
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%ld %ld %*u:%*u %*s %4095s", &id, &parent, mp) != 3 ||
+		    parent != shield || id == shield)
+			continue;
+		/* its own mounts go with it */
+		if (umount2(iso_unescape_octal(mp), MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
+			n++;
+	}
+	return n;
 }
 
 /*

@@ -75,6 +75,13 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 					 const char *path, dev_t raised, dev_t *ovl_dev,
 					 struct iso_err *e);
 
+/*
+ * Detach what the command mounted inside the shield at `path` (device `dev`),
+ * lazily: such a mount keeps the shield's unmount refused without holding the
+ * tree, and what it shows is never the removal's.  Returns how many, or -errno.
+ */
+int tree_shield_drop_children(const char *path, dev_t dev);
+
 /* Detach the shield without a proof (a kept tree), if `path` is one. */
 void tree_shield_detach(int user_fd, const char *id, const char *path);
 /* Detach the shield raised at `path` by this process (no descriptor needed). */

@@ -29,6 +29,21 @@ teardown() {
 	done
 	validate_outputs
 	teardown_shield_root
+	if [ -f "$BATS_TEST_TMPDIR/private-root" ]; then
+		umount -l "$(cat "$BATS_TEST_TMPDIR/private-root")"
+	fi
+}
+
+# Trees on a file system of this test's own, mounted after every other mount
+# namespace on the host was made: none of them shows it, so the kernel's proof
+# runs whatever else the machine runs (another file's --pidns run would make
+# every process be read).
+private_root() {
+	R="$BATS_TEST_TMPDIR/proot"
+	U="$R/isorun-$(id -u)"
+	mkdir -p "$R"
+	mount -t tmpfs -o mode=0755 isorun-test "$R"
+	echo "$R" >"$BATS_TEST_TMPDIR/private-root"
 }
 
 # Start a run whose command writes a file in its home, announces the home on
@@ -424,4 +439,98 @@ holder_past_shield() { # SCRIPT WHY
 	kill "$(cat "$W/fuse.kill")"
 	wait || true
 	umount -l "$home/mnt"
+}
+
+# The kernel's release proof (tree/release.h): after the removal, whatever still
+# holds part of the tree, by whatever path, fails the run and is named.
+
+@test "as root, a holder that walked into the tree before its shield fails the run and is named (the release proof)" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	iso -- true # the user directory, for the holder to watch
+	"$H/earlyin" "$U" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" -t 60 "$W/holder.pid.watching"
+	ISORUN_TEST_FAULT=late-shield run --separate-stderr iso -v -- true
+	holder=$(cat "$W/holder.pid")
+	echo "$holder" >"$W/holder.kill"
+	echo "$stderr"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"removed tree still held"* ]]
+	[[ "$stderr" == *"pid $holder \`"*"has its cwd in it"* ]]
+	[[ "$stderr" != *"release: proven by the kernel"* ]]
+}
+
+@test "as root, a holder that opened a file in the tree before its shield (its cwd elsewhere) fails the run and is named" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	iso -- true
+	"$H/earlyin" -f "$U" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" -t 60 "$W/holder.pid.watching"
+	ISORUN_TEST_FAULT=late-shield run --separate-stderr iso -- true
+	holder=$(cat "$W/holder.pid")
+	echo "$holder" >"$W/holder.kill"
+	echo "$stderr"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"removed tree still held"* ]]
+	[[ "$stderr" == *"pid $holder \`"*"holds "*".early"* ]]
+}
+
+@test "a descriptor of a tree file in flight in an outside process's socket (no process holds it) fails the run, and says what could hold it" {
+	cat >"$W/listen.py" <<'PY'
+import os, signal, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(1)
+with open(sys.argv[2] + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+c, _ = s.accept()
+signal.pause()
+PY
+	python3 "$W/listen.py" "$W/sock" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" -t 60 "$W/holder.pid"
+	cat "$W/holder.pid" >"$W/holder.kill"
+	run --separate-stderr iso -- python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+f = os.open(os.path.join(os.environ["HOME"], "x"), os.O_CREAT | os.O_RDWR, 0o600)
+socket.send_fds(s, [b"F"], [f])' "$W/sock"
+	echo "$stderr"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"a descriptor in flight in a unix socket"* ]]
+}
+
+@test "as root, a shield moved away and back while a holder entered the bare tree fails the run and names the holder" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	mkdir "$W/away"
+	mkfifo "$W/path"
+	iso -v -- sh -c "mount --move \"\$ISORUN_NAMESPACE\" $W/away && echo \"\$HOME\" >$W/path &&
+		$H/waitfor -t 600 $W/go && mount --move $W/away \"\$ISORUN_NAMESPACE\"" \
+		>"$W/out" 2>&1 3>&- &
+	isopid=$!
+	home=$(cat "$W/path")
+	"$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	wait "$isopid" && rc=0 || rc=$?
+	cat "$W/out"
+	[ "$rc" -eq 122 ]
+	grep -F "removed tree still held" "$W/out"
+	grep -F "pid $holder \`" "$W/out"
+}
+
+@test "as root, a loop device backed by a tree file keeps the tree and is named; without one the same run passes" {
+	[ "$(id -u)" -eq 0 ] || skip "loop devices need root"
+	[ -e /dev/loop-control ] || skip "no loop devices here"
+	run --separate-stderr iso -- sh -c 'truncate -s 1M "$HOME/img" && losetup -f "$HOME/img"'
+	echo "$stderr"
+	for l in $(losetup -n -O NAME -j "$(ls -d "$U"/*/home/img | head -1)" 2>/dev/null); do
+		losetup -d "$l"
+	done
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"tree retained at "*"loop device loop"*"is backed by a file in it"* ]]
+	# control: the image alone holds nothing
+	run --separate-stderr iso -- sh -c 'truncate -s 1M "$HOME/img"'
+	[ "$status" -eq 0 ]
 }

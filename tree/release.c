@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+#include "tree/release.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+
+int tree_release_watch(int top_fd, struct iso_err *e)
+{
+	char at[64];
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	if (in < 0)
+		return iso_err_set(e, errno, "watch the tree's release");
+	/* the magic link leads to the descriptor's own inode, whatever is at the path now */
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", top_fd);
+	if (inotify_add_watch(in, at, IN_DELETE_SELF | IN_ONLYDIR) < 0) {
+		int r = iso_err_set(e, errno, "watch the tree's release through %s", at);
+		close(in);
+		return r;
+	}
+	return in;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int tree_release_wait(int in, int ms)
+{
+	char buf[sizeof(struct inotify_event) + 256]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	long long end = now_ms() + ms;
+	struct pollfd p = { .fd = in, .events = POLLIN };
+
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		for (ssize_t off = 0; off < n;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+			/* IN_IGNORED alone: the inode went without a delete (never on a removal) */
+			if (ev->mask & (IN_DELETE_SELF | IN_IGNORED))
+				return 1;
+			off += (ssize_t)sizeof(*ev) + ev->len;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -errno;
+		if (n >= 0)
+			continue;
+		long long left = end - now_ms();
+		if (left <= 0)
+			return 0;
+		if (poll(&p, 1, (int)left) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Whether a loop device's backing file, "PATH" or "PATH (deleted)", is in the tree. */
+static bool backed_by(int sys, const char *dev, const char *tree)
+{
+	char at[NAME_MAX + 32], file[PATH_MAX];
+	size_t tlen = strlen(tree);
+	ssize_t n;
+	int fd;
+
+	snprintf(at, sizeof(at), "%s/loop/backing_file", dev);
+	fd = openat(sys, at, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, file, sizeof(file) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	file[n] = '\0';
+	file[strcspn(file, "\n")] = '\0';
+	return !strncmp(file, tree, tlen) && file[tlen] == '/';
+}
+
+size_t tree_release_loops(const char *tree, char *buf, size_t len)
+{
+	int sys = open("/sys/block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t n = 0, used = 0;
+	struct dirent *de;
+	DIR *d;
+
+	buf[0] = '\0';
+	if (sys < 0)
+		return 0;
+	d = fdopendir(sys);
+	if (!d) {
+		close(sys);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "loop", 4) || !backed_by(sys, de->d_name, tree))
+			continue;
+		if (used < len) {
+			int w = snprintf(buf + used, len - used, "%s%s", n ? ", " : "", de->d_name);
+			used += w > 0 ? (size_t)w : 0;
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tree's release: the kernel's word, after the removal, that nothing holds
+ * any part of the tree, by any path.  Every reference to a file or directory
+ * of the tree (a cwd, a root, an open or passed descriptor, a mapping, a loop
+ * device's backing file, a bind or detached mount, a mount namespace's copy,
+ * the shield's upper layer) pins its dentry, and each dentry pins its parent's,
+ * up to the tree's top.  rmdir prunes the unused ones, so the top's inode is
+ * freed (inotify's IN_DELETE_SELF) when its last name goes and no reference is
+ * left, or later, when the last one goes.  No process is read and no mount is
+ * needed: the same answer for root and for an ordinary user, through any mount
+ * of the file system, including what entered the tree before its shield.
+ *
+ * It comes after the removal: it cannot keep a tree, only say that one was
+ * still held when it went (the shield and the holder scan answer before).
+ */
+#ifndef ISO_RELEASE_H
+#define ISO_RELEASE_H
+
+#include "common/err.h"
+
+/*
+ * Watch the tree's top directory, by its descriptor (never its path, which
+ * the command can re-point).  The watch holds the inode, not the dentry: it
+ * delays nothing.  Returns the watch's descriptor, or -errno.
+ */
+int tree_release_watch(int top_fd, struct iso_err *e);
+
+/*
+ * After the top's last rmdir and the close of every descriptor of ours in the
+ * tree: 1 when the top was freed within `ms` milliseconds, 0 when it was not
+ * (something still holds the tree), -errno when the watch could not be read.
+ */
+int tree_release_wait(int in, int ms);
+
+/*
+ * The loop devices whose backing file lies in the tree at `tree` (absolute),
+ * "loop0, loop3", into buf: a holder no process shows.  Returns how many.
+ */
+size_t tree_release_loops(const char *tree, char *buf, size_t len);
+
+#endif
