@@ -58,38 +58,26 @@ static int fail(struct tree_shield *sh, int r, const char *what)
 }
 
 /*
- * The lower layer: one empty directory in the user directory, shared by the
- * runs and never removed.  A layer of each run's own costs more: a directory of
- * its own, a mkdir and an rmdir (0.5 ms on ext4 here), or an empty tmpfs mounted
- * nowhere, whose superblock's end slowed the next run's setup by 0.7 ms.  It is
- * checked to be empty before each use: a file a root command put there would
- * show in every tree, and the run then goes without a shield.  On the tree's
- * filesystem, overlayfs shows the tree's own inode numbers ("xino=on" keeps
- * them where a --root's layers could differ), so a holder found through the
- * shield is matched against the tree on disk; mount_overlay() checks it.
+ * The layers' directories in the run's work directory ".<id>.w" (0700, made
+ * for this run): "l", the empty lower layer, and "w", overlayfs's work
+ * directory (a layer may not lie inside it, so the lower is its sibling).
+ * A lower layer shared by the runs (the ".empty" of earlier versions) could
+ * be written by path by any root command, and every run after saw what it
+ * wrote: one of the run's own shows nothing of another run, and goes with it.
+ * On the tree's filesystem, overlayfs shows the tree's own inode numbers
+ * ("xino=on" keeps them where a --root's layers could differ), so a holder
+ * found through the shield is matched against the tree on disk;
+ * mount_overlay() checks it.
  */
-static int shared_lower(struct tree_shield *sh, int user_fd)
-{
-	char dents[256];
-	struct stat st;
-	long n;
-	int fd;
+#define SHIELD_LOWER_SUB "l"
+#define SHIELD_WORK_SUB	 "w"
 
-	if (mkdirat(user_fd, TREE_SHIELD_LOWER, 0555) == 0)
-		sh->made_lower = true;
-	else if (errno != EEXIST)
-		return fail(sh, -errno, "make the shield's lower layer");
-	fd = openat(user_fd, TREE_SHIELD_LOWER, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return fail(sh, -errno, "open the shield's lower layer");
-	/* "." and "..": two entries of 24 bytes each, and nothing on a second read */
-	n = fstat(fd, &st) < 0 ? -1 : syscall(SYS_getdents64, fd, dents, sizeof(dents));
-	if (n < 0 || st.st_uid != geteuid() || n > 48 ||
-	    syscall(SYS_getdents64, fd, dents, sizeof(dents)) != 0) {
-		close(fd);
-		return fail(sh, n < 0 ? -errno : -ENOTEMPTY, "check the shield's lower layer");
-	}
-	return fd;
+static int open_layer(struct tree_shield *sh, int work, const char *sub, int *fd)
+{
+	if (mkdirat(work, sub, 0700) < 0)
+		return fail(sh, -errno, "make a layer of the shield");
+	*fd = openat(work, sub, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return *fd < 0 ? fail(sh, -errno, "open a layer of the shield") : 0;
 }
 
 /*
@@ -158,7 +146,7 @@ static int lock_through(struct tree_shield *sh, const char *path, const char *ow
 int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
 		      const char *path, const char *owner)
 {
-	_cleanup_close_ int work = -1, lower = -1;
+	_cleanup_close_ int work = -1, lower = -1, workdir = -1;
 	char name[NAME_MAX + 1];
 	struct statfs sf;
 	struct stat st;
@@ -182,21 +170,20 @@ int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const ch
 	r = work_name(id, name, sizeof(name));
 	if (r < 0)
 		return fail(sh, r, "name the shield's work directory");
-	lower = shared_lower(sh, user_fd);
-	if (lower < 0)
-		return lower;
 	if (mkdirat(user_fd, name, 0700) < 0)
 		return fail(sh, -errno, "make the shield's work directory");
-	work = openat(user_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	sh->work = true;
+	work = openat(user_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	r = work < 0 ? fail(sh, -errno, "open the shield's work directory")
-		     : mount_overlay(sh, lower, work, tree_fd, path);
+		     : open_layer(sh, work, SHIELD_LOWER_SUB, &lower);
+	if (r == 0)
+		r = open_layer(sh, work, SHIELD_WORK_SUB, &workdir);
+	if (r == 0)
+		r = mount_overlay(sh, lower, workdir, tree_fd, path);
 	if (r < 0) {
-		if (unlinkat(user_fd, name, AT_REMOVEDIR) == 0)
+		struct iso_err e = { 0 };
+		if (tree_shield_remove_work(user_fd, id, "", &e) == 0)
 			sh->work = false;
-		/* where no shield can be mounted (a nested run), none leaves its layer behind */
-		if (sh->made_lower)
-			(void)unlinkat(user_fd, TREE_SHIELD_LOWER, AT_REMOVEDIR);
 		return r;
 	}
 	sh->up = true;
@@ -372,11 +359,14 @@ int tree_shield_drop_children(const char *path, dev_t dev)
  * What overlayfs leaves in a volatile work directory, deepest first: removed by
  * name, without listing, before the general removal takes whatever else is there.
  */
-static const char *const work_layout[] = { "work/incompat/volatile/dirty",
-					   "work/incompat/volatile",
-					   "work/incompat",
-					   "work/work",
-					   "work",
+static const char *const work_layout[] = { "w/work/incompat/volatile/dirty",
+					   "w/work/incompat/volatile",
+					   "w/work/incompat",
+					   "w/work/work",
+					   "w/work",
+					   "w/index",
+					   "w",
+					   "l",
 					   NULL };
 
 static bool remove_known(int user_fd, const char *name)
@@ -435,12 +425,49 @@ static bool tree_of(const char *name, char *id, size_t len)
 	return true;
 }
 
+/*
+ * One work directory whose tree is gone: removed; an entry that only looks like
+ * one (a symlink, a file: isorun makes directories) is not ours and stays.
+ * 1 removed, 0 left alone, -errno (e says why).
+ */
+static int sweep_one(int user_fd, const char *user_path, const char *name, struct iso_err *e)
+{
+	char id[NAME_MAX + 1];
+	struct stat st;
+	int r;
+
+	if (!tree_of(name, id, sizeof(id)))
+		return 0;
+	if (iso_stat_cached(user_fd, id, AT_SYMLINK_NOFOLLOW, &st) == 0 || errno != ENOENT)
+		return 0;
+	if (iso_stat_cached(user_fd, name, AT_SYMLINK_NOFOLLOW, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	r = tree_shield_remove_work(user_fd, id, user_path, e);
+	return r < 0 ? r : 1;
+}
+
+/*
+ * The lower layer every root run shared before each had its own: whatever a
+ * command wrote there showed in the trees of the runs after; it goes whole
+ * once no shield is left (a run of an earlier version may still use it).
+ */
+static void sweep_shared_lower(int user_fd, const char *user_path)
+{
+	char display[PATH_MAX + NAME_MAX + 2];
+	struct iso_err e = { 0 };
+
+	if (unlinkat(user_fd, TREE_SHIELD_LOWER, AT_REMOVEDIR) == 0 || errno != ENOTEMPTY)
+		return;
+	snprintf(display, sizeof(display), "%s/%s", user_path, TREE_SHIELD_LOWER);
+	(void)tree_rmtree(user_fd, TREE_SHIELD_LOWER, display, NULL, &e);
+}
+
 int tree_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
 {
 	int fd = openat(user_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct iso_err one = { 0 };
 	char id[NAME_MAX + 1];
 	struct dirent *de;
-	struct stat st;
 	int n = 0, r = 0, live = 0;
 	DIR *d;
 
@@ -451,23 +478,23 @@ int tree_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
 		close(fd);
 		return iso_err_set(e, errno, "list '%s'", user_path);
 	}
-	while (r == 0 && (de = readdir(d))) {
+	/* one that cannot be removed (a mount on it) stops none of the others */
+	while ((de = readdir(d))) {
+		int k;
+
 		if (!tree_of(de->d_name, id, sizeof(id)))
 			continue;
 		live++;
-		if (iso_stat_cached(user_fd, id, AT_SYMLINK_NOFOLLOW, &st) == 0 || errno != ENOENT)
-			continue;
-		r = tree_shield_remove_work(user_fd, id, user_path, e);
-		n += r == 0;
-		live -= r == 0;
+		k = sweep_one(user_fd, user_path, de->d_name, &one);
+		n += k > 0;
+		live -= k > 0;
+		if (k < 0 && r == 0) {
+			r = k;
+			*e = one;
+		}
 	}
 	closedir(d);
-	/*
-	 * With no shield left, the shared lower layer goes too (it is made again by
-	 * the next root run).  A run that opened it just before keeps an unlinked
-	 * empty directory, or goes without a shield and scans: never a wrong proof.
-	 */
 	if (r == 0 && live == 0)
-		(void)unlinkat(user_fd, TREE_SHIELD_LOWER, AT_REMOVEDIR);
+		sweep_shared_lower(user_fd, user_path);
 	return r < 0 ? r : n;
 }

@@ -21,7 +21,10 @@
 
 #include "common/err.h"
 
-/* The shared empty lower layer in the user directory, made once, never removed. */
+/*
+ * The lower layer every run shared before each had its own (in its work
+ * directory): gc removes it, whatever a command wrote there.
+ */
 #define TREE_SHIELD_LOWER ".empty"
 /* A run's work directory in the user directory: ".<id>.w" */
 #define TREE_SHIELD_WORK_SUFFIX ".w"
@@ -37,11 +40,10 @@ enum tree_shield_proof {
 
 struct tree_shield {
 	bool up;
-	bool work;	 /* its work directory exists (tree_shield_remove_work() takes it) */
-	bool made_lower; /* this run made the shared lower layer */
-	dev_t dev;	 /* the overlay's st_dev: what a holder through it shows */
-	dev_t disk;	 /* the tree directory's own st_dev */
-	ino_t ino;	 /* and inode, which the shield must show as its root's */
+	bool work;  /* its work directory exists (tree_shield_remove_work() takes it) */
+	dev_t dev;  /* the overlay's st_dev: what a holder through it shows */
+	dev_t disk; /* the tree directory's own st_dev */
+	ino_t ino;  /* and inode, which the shield must show as its root's */
 	/*
 	 * The owner record opened through the shield, and flocked: a lock is an
 	 * inode's, and `ls` and `gc` reach the record through the shield, whose
@@ -105,8 +107,9 @@ int tree_shield_take_off(int user_fd, const char *user_path, const char *id, con
 
 /*
  * Remove the work directories whose tree is gone (a run killed between the two
- * removals), and the shared lower layer when no shield is left.  Returns how
- * many work directories, or -errno.
+ * removals), and the old shared lower layer when no shield is left; one that
+ * cannot be removed stops none of the others, and a name that only looks like
+ * one (not a directory) is left alone.  Returns how many, or the first -errno.
  */
 int tree_shield_sweep(int user_fd, const char *user_path, struct iso_err *e);
 

@@ -321,13 +321,13 @@ holder_past_shield() { # SCRIPT WHY
 
 @test "as root, an overlay the command mounts in its shield's place proves nothing: the holder of the bare tree is named" {
 	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
-	mkdir "$R/fakew" # on the tree's filesystem, as overlayfs asks
+	mkdir "$R/fakew" "$R/fakel" # on the tree's filesystem, as overlayfs asks
 	# the command takes its shield off, waits for a holder to enter the bare tree,
 	# and mounts a look-alike (the same kind of overlay, a device of its own)
 	holder_past_shield "
 		umount -l \"\$ISORUN_NAMESPACE\" && echo \"\$HOME\" >$W/path &&
 		$H/waitfor -t 600 $W/go &&
-		mount -t overlay isorun -o lowerdir=\"\$ISORUN_NAMESPACE/..\"/.empty,upperdir=\"\$ISORUN_NAMESPACE\",workdir=$R/fakew,volatile,xino=on \"\$ISORUN_NAMESPACE\"" \
+		mount -t overlay isorun -o lowerdir=$R/fakel,upperdir=\"\$ISORUN_NAMESPACE\",workdir=$R/fakew,volatile,xino=on \"\$ISORUN_NAMESPACE\"" \
 		"the tree's shield was replaced by another mount"
 }
 
