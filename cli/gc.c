@@ -537,6 +537,14 @@ static json_t *row_json(const struct tree_view *v, const struct row *r, uint64_t
 	return o;
 }
 
+/*
+ * A shield left mounted by a run that was killed before its teardown: ls says
+ * so, and how it comes off (gc takes it off with the tree it removes).
+ */
+#define SHIELD_STAYS                                                                               \
+	"its shield (an overlay) is still mounted on it: isorun gc takes it off when it "          \
+	"removes the tree, umount -l on its path takes it off alone"
+
 static void row_fill(struct cmd *c, size_t i, struct row *r)
 {
 	struct tree_view v;
@@ -573,6 +581,10 @@ static void row_fill(struct cmd *c, size_t i, struct row *r)
 	}
 	if (v.seen == TREE_SEEN_ORPHANED)
 		row_orphans(c, &v, r);
+	if (v.lock != TREE_LOCK_HELD && tree_shield_present(c->user_fd, c->names[i])) {
+		size_t at = strlen(r->reason);
+		snprintf(r->reason + at, sizeof(r->reason) - at, "%s" SHIELD_STAYS, at ? "; " : "");
+	}
 	row_owner(r, owner);
 	if (c->json) {
 		r->obj = row_json(&v, r, bytes, sized, partial, owner);
@@ -786,8 +798,9 @@ int cli_gc_main(int argc, char **argv)
 			       c.dry_run ? "keep" : "kept", shown ? shown : v.path,
 			       kept_why ? kept_why : "?");
 		} else if (!removable) {
-			printf("%s %s: %s\n", c.dry_run ? "keep" : "kept", shown ? shown : v.path,
-			       why_shown ? why_shown : "?");
+			printf("%s %s: %s%s\n", c.dry_run ? "keep" : "kept", shown ? shown : v.path,
+			       why_shown ? why_shown : "?",
+			       alias && v.lock != TREE_LOCK_HELD ? "; " SHIELD_STAYS : "");
 		} else if (c.dry_run) {
 			printf("would remove %s: %s\n", shown ? shown : v.path,
 			       why_shown ? why_shown : "?");
@@ -806,8 +819,9 @@ int cli_gc_main(int argc, char **argv)
 					iso_err_format(&e, buf, sizeof(buf)));
 				code = 1;
 			} else {
-				printf("removed %s: %s\n", shown ? shown : v.path,
-				       why_shown ? why_shown : "?");
+				printf("removed %s: %s%s\n", shown ? shown : v.path,
+				       why_shown ? why_shown : "?",
+				       alias ? "; its shield taken off first" : "");
 			}
 		}
 		tree_view_close(&v);

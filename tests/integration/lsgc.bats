@@ -129,12 +129,19 @@ start_blocked() {
 	run isols
 	[[ "$(ls_line "$tree")" =~ \ $isopid\ +orphaned\ +owner\ pid\ $isopid\ is\ gone\ without\ recording\ an\ outcome\ \(crashed\ or\ killed\) ]]
 	[[ "$(ls_line "$tree")" != *"still run"* ]]
+	# as root the killed run's shield stays mounted: ls and gc say so, and how it comes off
+	shield=""
+	if [ "$(id -u)" -eq 0 ]; then
+		shield="; its shield (an overlay) is still mounted on it: isorun gc takes it off when it removes the tree, umount -l on its path takes it off alone"
+		[[ "$(ls_line "$tree")" == *"$shield" ]]
+		grep -q " $tree overlay " /proc/self/mounts
+	fi
 	run isogc --dry-run
 	[ "$status" -eq 0 ]
-	[[ "$output" == "keep $tree: pid $cmdpid \`"*"waitfor"*"\` holds $home/held open (fd 3)" ]]
+	[[ "$output" == "keep $tree: pid $cmdpid \`"*"waitfor"*"\` holds $home/held open (fd 3)$shield" ]]
 	run isogc
 	[ "$status" -eq 0 ]
-	[[ "$output" == "kept $tree: pid $cmdpid \`"*"\` holds $home/held open (fd 3)" ]]
+	[[ "$output" == "kept $tree: pid $cmdpid \`"*"\` holds $home/held open (fd 3)$shield" ]]
 	[ -f "$home/held" ]
 	# the survivor gone (EOF on its FIFO comes after its files are closed), gc has its proof
 	kill -KILL "$cmdpid"
@@ -146,6 +153,10 @@ start_blocked() {
 	run isogc
 	[ "$status" -eq 0 ]
 	[[ "$output" == "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"* ]]
+	if [ "$(id -u)" -eq 0 ]; then
+		[[ "$output" == *"; its shield taken off first" ]]
+		! grep -q " $tree " /proc/self/mounts
+	fi
 	assert_no_tree
 }
 
