@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: MIT
+/*
+ * The checkout's ignore rules, read before the run and matched as git matches
+ * them (gitignore(5), git's dir.c and wildmatch): nothing is executed, so
+ * nothing the checkout or the command wrote (a git in PATH, core.fsmonitor,
+ * hooks, include.path) can run, and a rule file the command writes or changes
+ * is never read.
+ */
 #include "launcher/gitignore.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -33,50 +36,263 @@ static bool is_git_here(const char *dir)
 }
 
 /*
- * One rule file's identity in the stamp: an edit, a new one or a removed one
- * differs.  The kernel's cached attributes (a file system the command serves is
- * not asked), a symlink not followed.
+ * A rule file's bytes, NUL-terminated, at most `max`: 1 read, 0 nothing to read
+ * (missing, a symlink with O_NOFOLLOW as git >= 2.32 reads in-tree rule files,
+ * not a regular file), -errno (-EFBIG: too large).  Never blocks on a FIFO.
  */
-static void stamp_add(FILE *f, const char *path)
+static int read_small(const char *path, int flags, size_t max, char **ret)
 {
-	struct statx st;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t got = 0;
 
-	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_BASIC_STATS,
-		  &st) < 0)
-		return;
-	fprintf(f, "%s %u:%u %llu %llu %lld.%u\n", path, st.stx_dev_major, st.stx_dev_minor,
-		(unsigned long long)st.stx_ino, (unsigned long long)st.stx_size,
-		(long long)st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec);
+	*ret = NULL;
+	if (fd < 0)
+		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ? 0 : -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if ((size_t)st.st_size > max)
+		return -EFBIG;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	buf[got] = '\0';
+	*ret = buf;
+	buf = NULL;
+	return 1;
 }
 
-/* The .gitignore files from dir up to the top, those the walk found, and info/exclude. */
-static void take_stamp(const char *canon, const char *dir, char *const *paths, size_t n,
-		       struct sup_git_rules *g)
+/* Trailing spaces go unless a backslash quotes them (git's trim_trailing_spaces). */
+static void trim_spaces(char *s)
 {
-	char p[PATH_MAX * 2], up[PATH_MAX];
-	size_t len = 0, top = strlen(g->top);
-	FILE *f = open_memstream(&g->stamp, &len);
+	char *last = NULL;
 
-	if (!f)
-		return;
-	snprintf(p, sizeof(p), "%s/.git/info/exclude", g->top);
-	stamp_add(f, p);
-	snprintf(up, sizeof(up), "%s", canon);
-	while (strlen(up) > top) {
-		snprintf(p, sizeof(p), "%s/.gitignore", up);
-		stamp_add(f, p);
-		*strrchr(up, '/') = '\0';
+	for (char *p = s; *p; p++) {
+		if (*p == ' ') {
+			if (!last)
+				last = p;
+			continue;
+		}
+		last = NULL;
+		if (*p == '\\' && !*++p)
+			return;
 	}
-	snprintf(p, sizeof(p), "%s/.gitignore", g->top);
-	stamp_add(f, p);
+	if (last)
+		*last = '\0';
+}
+
+/* One line, trimmed, into a rule; false for a blank line or a comment. */
+static bool parse_line(char *s, unsigned line, struct sup_git_rule *r)
+{
+	const char *p = s;
+	size_t len;
+
+	if (!s[0] || s[0] == '#')
+		return false;
+	trim_spaces(s);
+	if (!s[0])
+		return false;
+	*r = (struct sup_git_rule){ .text = s, .line = line };
+	if (*p == '!') {
+		r->neg = true;
+		p++;
+	}
+	len = strlen(p);
+	if (len && p[len - 1] == '/') {
+		r->dir_only = true;
+		len--;
+	}
+	r->anywhere = !memchr(p, '/', len);
+	if (!r->anywhere && *p == '/') {
+		p++;
+		len--;
+	}
+	r->pat = strndup(p, len);
+	return r->pat != NULL;
+}
+
+/* The file's lines into rules, as git splits them: '\n', a '\r' before it dropped, a BOM skipped.
+ */
+static int parse_rules(struct sup_git_rulefile *f)
+{
+	char *s = f->buf;
+	size_t cap = 0;
+
+	if (!strncmp(s, "\xef\xbb\xbf", 3))
+		s += 3;
+	for (unsigned line = 1; s; line++) {
+		char *nl = strchr(s, '\n'), *next = nl ? nl + 1 : NULL;
+
+		if (nl) {
+			*nl = '\0';
+			if (nl > s && nl[-1] == '\r')
+				nl[-1] = '\0';
+		}
+		if (f->n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct sup_git_rule *nv = realloc(f->r, nc * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			f->r = nv;
+			cap = nc;
+		}
+		if (parse_line(s, line, &f->r[f->n]))
+			f->n++;
+		s = next;
+	}
+	return 0;
+}
+
+static void file_free(struct sup_git_rulefile *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->r[i].pat);
+	free(f->r);
+	free(f->buf);
+	free(f->src);
+	free(f->base);
+}
+
+/* The rule file at `path` into g->files (taken as the list's next), or g->why. */
+static void add_file(struct sup_git_rules *g, const char *path, int flags, const char *src,
+		     const char *base)
+{
+	struct sup_git_rulefile f = { 0 }, *nv;
+	int r;
+
+	if (g->why[0] && g->n_files) /* nothing will be applied: read no more */
+		return;
+	r = read_small(path, flags, SUP_GIT_RULES_MAX, &f.buf);
+	if (r > 0 && (g->bytes += strlen(f.buf)) > SUP_GIT_RULES_ALL && !g->why[0])
+		snprintf(g->why, sizeof(g->why), "the rule files are larger than %d bytes together",
+			 SUP_GIT_RULES_ALL);
+	if (r == -EFBIG && !g->why[0])
+		snprintf(g->why, sizeof(g->why), "'%s' is larger than %d bytes", src,
+			 SUP_GIT_RULES_MAX);
+	else if (r < 0 && !g->why[0])
+		snprintf(g->why, sizeof(g->why), "read '%s': %s", path, strerror(-r));
+	if (r <= 0 && g->n_files) /* files[0], info/exclude, is there even when empty */
+		return;
+	f.src = strdup(src);
+	f.base = strdup(base);
+	nv = realloc(g->files, (g->n_files + 1) * sizeof(*nv));
+	if (!f.src || !f.base || !nv || (f.buf && parse_rules(&f) < 0)) {
+		if (nv)
+			g->files = nv;
+		file_free(&f);
+		if (!g->why[0])
+			snprintf(g->why, sizeof(g->why), "out of memory");
+		return;
+	}
+	g->files = nv;
+	g->files[g->n_files++] = f;
+}
+
+/*
+ * The repository's info/exclude: in .git, or where a .git file (a worktree, a
+ * submodule) points, in its common directory.  src: as git names it.
+ */
+static void add_exclude(struct sup_git_rules *g)
+{
+	char p[PATH_MAX * 4], gitdir[PATH_MAX], common[PATH_MAX * 3];
+	_cleanup_free_ char *link = NULL, *cd = NULL;
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/.git", g->top);
+	if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(p, sizeof(p), "%s/.git/info/exclude", g->top);
+		add_file(g, p, 0, ".git/info/exclude", "");
+		return;
+	}
+	if (read_small(p, O_NOFOLLOW, 4096, &link) <= 0 || strncmp(link, "gitdir: ", 8)) {
+		add_file(g, "/dev/null", 0, ".git/info/exclude", "");
+		return;
+	}
+	link[strcspn(link, "\r\n")] = '\0';
+	if (link[8] == '/')
+		snprintf(gitdir, sizeof(gitdir), "%s", link + 8);
+	else
+		snprintf(gitdir, sizeof(gitdir), "%s/%s", g->top, link + 8);
+	snprintf(p, sizeof(p), "%s/commondir", gitdir);
+	if (read_small(p, 0, 4096, &cd) > 0) {
+		cd[strcspn(cd, "\r\n")] = '\0';
+		snprintf(common, sizeof(common), "%s%s%s", cd[0] == '/' ? "" : gitdir,
+			 cd[0] == '/' ? "" : "/", cd);
+	} else {
+		snprintf(common, sizeof(common), "%s", gitdir);
+	}
+	snprintf(p, sizeof(p), "%s/info/exclude", common);
+	add_file(g, p, 0, p, "");
+}
+
+/* A .gitignore, rel its directory from the top ("" or "a/b/"). */
+static void add_ignore(struct sup_git_rules *g, const char *rel)
+{
+	char p[PATH_MAX * 2], src[PATH_MAX + 16];
+
+	snprintf(p, sizeof(p), "%s/%s.gitignore", g->top, rel);
+	snprintf(src, sizeof(src), "%s.gitignore", rel);
+	add_file(g, p, O_NOFOLLOW, src, rel);
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+	return strcmp(((const struct sup_git_rulefile *)a)->base,
+		      ((const struct sup_git_rulefile *)b)->base);
+}
+
+/* info/exclude, the .gitignore files from the top down to the directory, and those the walk found.
+ */
+static void take_rules(const char *canon, char *const *paths, size_t n, struct sup_git_rules *g)
+{
+	char rel[PATH_MAX + 1];
+	size_t top = strlen(g->top);
+
+	add_exclude(g);
+	/* the top's own, then each directory down to the watched one */
+	snprintf(rel, sizeof(rel), "%s%s", canon + top + (canon[top] == '/'),
+		 canon[top] ? "/" : "");
+	g->rel = strdup(rel);
+	for (char *s = rel;; s++) {
+		char keep = *s;
+
+		*s = '\0';
+		add_ignore(g, rel);
+		*s = keep;
+		s = strchr(s, '/');
+		if (!s)
+			break;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *b = strrchr(paths[i], '/');
-		if (!strcmp(b ? b + 1 : paths[i], ".gitignore")) {
-			snprintf(p, sizeof(p), "%s/%s", dir, paths[i]);
-			stamp_add(f, p);
-		}
+		char dir[PATH_MAX * 2];
+
+		/* the watched directory's own was taken above */
+		if (!b || strcmp(b + 1, ".gitignore"))
+			continue;
+		snprintf(dir, sizeof(dir), "%s%.*s", g->rel ? g->rel : "", (int)(b + 1 - paths[i]),
+			 paths[i]);
+		add_ignore(g, dir);
 	}
-	fclose(f);
+	if (g->n_files > 1)
+		qsort(g->files + 1, g->n_files - 1, sizeof(*g->files), cmp_base);
+	if (!g->rel && !g->why[0])
+		snprintf(g->why, sizeof(g->why), "out of memory");
 }
 
 void sup_git_rules_take(const char *dir, char *const *paths, size_t n, struct sup_git_rules *g)
@@ -96,325 +312,311 @@ void sup_git_rules_take(const char *dir, char *const *paths, size_t n, struct su
 	}
 	g->in_repo = true;
 	snprintf(g->top, sizeof(g->top), "%s", p);
-	take_stamp(canon, dir, paths, n, g);
+	take_rules(canon, paths, n, g);
 }
 
 void sup_git_rules_free(struct sup_git_rules *g)
 {
-	free(g->stamp);
+	for (size_t i = 0; i < g->n_files; i++)
+		file_free(&g->files[i]);
+	free(g->files);
+	free(g->rel);
 	*g = (struct sup_git_rules){ 0 };
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
+/* wildmatch's answers: ABORT_ALL and TO_STARSTAR end the backtracking early. */
+enum { WM_MATCH, WM_NOMATCH, WM_ABORT_ALL, WM_ABORT_TO_STARSTAR };
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+/* [:name:] for c (ASCII, as git's ctype); -1 for a name git does not know. */
+static int in_class(const unsigned char *s, size_t len, unsigned char c)
+{
+	static const struct {
+		const char *name;
+		int (*is)(int);
+	} classes[] = { { "alnum", isalnum }, { "alpha", isalpha }, { "blank", isblank },
+			{ "cntrl", iscntrl }, { "digit", isdigit }, { "graph", isgraph },
+			{ "lower", islower }, { "print", isprint }, { "punct", ispunct },
+			{ "space", isspace }, { "upper", isupper }, { "xdigit", isxdigit } };
+
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (strlen(classes[i].name) == len && !memcmp(s, classes[i].name, len))
+			return c < 0x80 && classes[i].is(c);
+	return -1;
 }
 
 /*
- * git in PATH's absolute directories only: "." or an empty entry would be the
- * directory isorun runs in, often the checkout, whose ./git the command wrote.
+ * A bracket expression at *pp (just past '['): whether c is in it, *pp left on
+ * its ']'; -1 when it is not closed or names an unknown class.  As git: '!' or
+ * '^' negates, a ']' first is literal, '\' quotes, "a-z" ranges, "[:alpha:]".
  */
-static bool find_git(const char *path, char *prog, size_t len)
+static int bracket(const unsigned char **pp, unsigned char c)
 {
-	const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin";
+	const unsigned char *p = *pp;
+	unsigned char prev = 0;
+	bool neg = *p == '!' || *p == '^', hit = false;
+
+	for (p += neg;; p++) {
+		unsigned char ch = *p;
+
+		if (!ch)
+			return -1;
+		if (ch == ']' && p > *pp + neg)
+			break;
+		if (ch == '\\') {
+			if (!(ch = *++p))
+				return -1;
+		} else if (ch == '-' && prev && p[1] && p[1] != ']') {
+			unsigned char hi = *++p;
+
+			if (hi == '\\' && !(hi = *++p))
+				return -1;
+			hit |= c >= prev && c <= hi;
+			prev = 0;
+			continue;
+		} else if (ch == '[' && p[1] == ':') {
+			const unsigned char *s = p + 2, *e = s;
+			int k;
+
+			while (*e && *e != ']')
+				e++;
+			if (!*e)
+				return -1;
+			if (e > s && e[-1] == ':') {
+				k = in_class(s, (size_t)(e - s - 1), c);
+				if (k < 0)
+					return -1;
+				hit |= k;
+				prev = 0;
+				p = e;
+				continue;
+			}
+		}
+		hit |= c == ch;
+		prev = ch;
+	}
+	*pp = p;
+	return hit != neg;
+}
+
+static int wild(const unsigned char *p, const unsigned char *t);
+
+/*
+ * p at a '*' (or a run of them), t what is left to match.  One '*' stops at
+ * '/'; "**" crosses slashes only as a whole segment ("**<slash>", "<slash>**",
+ * "a<slash>**<slash>b"), elsewhere it is one '*'.
+ */
+static int star(const unsigned char *start, const unsigned char *p, const unsigned char *t)
+{
+	bool cross = false;
+
+	if (p[1] == '*') {
+		const unsigned char *before = p - 1;
+
+		while (*p == '*')
+			p++;
+		cross = (before < start || *before == '/') &&
+			(!*p || *p == '/' || (p[0] == '\\' && p[1] == '/'));
+		/* "a<slash>**<slash>b" matches "a/b": the segment may be none */
+		if (cross && *p == '/' && wild(p + 1, t) == WM_MATCH)
+			return WM_MATCH;
+	} else {
+		p++;
+	}
+	if (!*p)
+		return cross || !strchr((const char *)t, '/') ? WM_MATCH : WM_NOMATCH;
+	if (!cross && *p == '/') {
+		const unsigned char *slash = (const unsigned char *)strchr((const char *)t, '/');
+
+		return slash ? wild(p, slash) : WM_NOMATCH;
+	}
+	for (; *t; t++) {
+		int m;
+
+		/* a literal next: skip to where it occurs, not past a '/' for one '*' */
+		if (!strchr("*?[\\", *p)) {
+			while (*t && *t != *p && (cross || *t != '/'))
+				t++;
+			if (*t != *p)
+				return WM_NOMATCH;
+		}
+		m = wild(p, t);
+		if (m != WM_NOMATCH) {
+			if (!cross || m != WM_ABORT_TO_STARSTAR)
+				return m;
+		} else if (!cross && *t == '/') {
+			return WM_ABORT_TO_STARSTAR;
+		}
+	}
+	return WM_ABORT_ALL;
+}
+
+static int wild(const unsigned char *p, const unsigned char *t)
+{
+	const unsigned char *start = p;
+
+	for (; *p; p++, t++) {
+		int k;
+
+		if (!*t && *p != '*')
+			return WM_ABORT_ALL;
+		switch (*p) {
+		case '*':
+			return star(start, p, t);
+		case '?':
+			if (*t == '/')
+				return WM_NOMATCH;
+			break;
+		case '[':
+			p++;
+			k = bracket(&p, *t);
+			if (k < 0)
+				return WM_ABORT_ALL;
+			if (!k || *t == '/')
+				return WM_NOMATCH;
+			break;
+		case '\\':
+			if (!p[1] || *t != p[1])
+				return WM_NOMATCH;
+			p++;
+			break;
+		default:
+			if (*t != *p)
+				return WM_NOMATCH;
+		}
+	}
+	return *t ? WM_NOMATCH : WM_MATCH;
+}
+
+bool sup_git_wildmatch(const char *pattern, const char *text)
+{
+	return wild((const unsigned char *)pattern, (const unsigned char *)text) == WM_MATCH;
+}
+
+/* Whether rule r of file f matches path (from the top, no trailing '/'). */
+static bool rule_matches(const struct sup_git_rulefile *f, const struct sup_git_rule *r,
+			 const char *path, bool is_dir)
+{
+	size_t bl = strlen(f->base);
+	const char *name = strrchr(path, '/');
+
+	if (r->dir_only && !is_dir)
+		return false;
+	if (r->anywhere)
+		return sup_git_wildmatch(r->pat, name ? name + 1 : path);
+	return !strncmp(path, f->base, bl) && path[bl] && sup_git_wildmatch(r->pat, path + bl);
+}
+
+/* The file's last line that matches: it decides (a negation too). */
+static const struct sup_git_rule *last_match(const struct sup_git_rulefile *f, const char *path,
+					     bool is_dir)
+{
+	for (size_t i = f->n; i-- > 0;)
+		if (rule_matches(f, &f->r[i], path, is_dir))
+			return &f->r[i];
+	return NULL;
+}
+
+/* The .gitignore whose directory is the first `len` bytes of `dir`, or NULL. */
+static const struct sup_git_rulefile *file_at(const struct sup_git_rules *g, const char *dir,
+					      size_t len)
+{
+	size_t lo = 1, hi = g->n_files;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *b = g->files[mid].base;
+		int c = strncmp(dir, b, len);
+
+		if (!c)
+			c = b[len] ? -1 : 0;
+		if (!c)
+			return &g->files[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/*
+ * The rule that decides path (from the top, no trailing '/'), a negation
+ * included, or NULL: the deepest .gitignore with a matching line, from the
+ * path's directory up to the top, then info/exclude (git's precedence).
+ */
+static const struct sup_git_rule *decide(const struct sup_git_rules *g, const char *path,
+					 bool is_dir, const struct sup_git_rulefile **from)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash + 1 - path) : 0;
 
 	for (;;) {
-		size_t n = strcspn(p, ":");
+		const struct sup_git_rulefile *f = file_at(g, path, len);
+		const struct sup_git_rule *r = f ? last_match(f, path, is_dir) : NULL;
 
-		if (n && p[0] == '/') {
-			snprintf(prog, len, "%.*s/git", (int)n, p);
-			if (access(prog, X_OK) == 0)
-				return true;
+		if (r) {
+			*from = f;
+			return r;
 		}
-		if (!p[n])
-			return false;
-		p += n + 1;
+		if (!len)
+			break;
+		for (len--; len && path[len - 1] != '/'; len--)
+			;
 	}
+	*from = &g->files[0];
+	return last_match(&g->files[0], path, is_dir);
 }
 
 /*
- * git, made harmless to run in a checkout the command could write: no
- * fsmonitor (a program git would start), no hooks, no transport (a lazy fetch
- * of a partial clone runs ssh), no pager; the user's and the system's config and
- * excludes are not read, so the verdict does not depend on who runs it.
+ * Whether path is ignored, and by which rule: as git, a directory that is
+ * ignored takes everything below it along (its rule is theirs), and a
+ * negation cannot bring back what lies in an ignored directory.
  */
-static void exec_git(const char *dir, const char *ceiling, int in, int out, int err)
+static const struct sup_git_rule *ignored_by(const struct sup_git_rules *g, char *path,
+					     const struct sup_git_rulefile **from)
 {
-	char cd[PATH_MAX + 32], where[PATH_MAX];
-	char *argv[] = { "git",		 "--no-pager",
-			 "-c",		 "core.fsmonitor=false",
-			 "-c",		 "core.useBuiltinFSMonitor=false",
-			 "-c",		 "core.untrackedCache=false",
-			 "-c",		 "core.hooksPath=/dev/null",
-			 "-c",		 "core.excludesFile=/dev/null",
-			 "-c",		 "protocol.allow=never",
-			 "-C",		 where,
-			 "check-ignore", "--stdin",
-			 "-z",		 "-v",
-			 "-n",		 NULL };
-	const char *path = getenv("PATH");
-	char pathvar[4096], prog[PATH_MAX];
-	char *envp[] = { pathvar,
-			 "HOME=/nonexistent",
-			 "LC_ALL=C",
-			 "GIT_CONFIG_NOSYSTEM=1",
-			 "GIT_CONFIG_GLOBAL=/dev/null",
-			 "GIT_TERMINAL_PROMPT=0",
-			 "GIT_OPTIONAL_LOCKS=0",
-			 "GIT_NO_LAZY_FETCH=1",
-			 cd,
-			 NULL };
-	sigset_t none;
+	size_t len = strlen(path);
+	bool is_dir = len && path[len - 1] == '/';
+	const struct sup_git_rule *r;
 
-	snprintf(where, sizeof(where), "%s", dir);
-	snprintf(pathvar, sizeof(pathvar), "PATH=%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
-	snprintf(cd, sizeof(cd), "GIT_CEILING_DIRECTORIES=%s", ceiling);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	(void)setpgid(0, 0);
-	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-		_exit(126);
-	if (find_git(path, prog, sizeof(prog)))
-		execve(prog, argv, envp);
-	_exit(127);
-}
-
-struct git_io {
-	const char *in;
-	size_t in_len, in_off;
-	char *out;
-	size_t out_len, out_cap;
-	char err[256];
-	size_t err_len;
-};
-
-/* Read what is there into the buffer; false at the end or on an error. */
-static bool drain(int fd, struct git_io *io, bool is_err)
-{
-	char buf[65536];
-	ssize_t r = read(fd, buf, sizeof(buf));
-
-	if (r <= 0)
-		return r < 0 && (errno == EAGAIN || errno == EINTR);
-	if (is_err) {
-		size_t k = sizeof(io->err) - 1 - io->err_len;
-		k = (size_t)r < k ? (size_t)r : k;
-		memcpy(io->err + io->err_len, buf, k);
-		io->err_len += k;
-		io->err[io->err_len] = '\0';
-		return true;
+	if (is_dir)
+		path[--len] = '\0';
+	for (char *s = strchr(path, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		r = decide(g, path, true, from);
+		*s = '/';
+		if (r && !r->neg)
+			return r;
 	}
-	if (io->out_len + (size_t)r > io->out_cap) {
-		size_t nc = (io->out_len + (size_t)r) * 2;
-		char *nb = realloc(io->out, nc);
-		if (!nb)
-			return false;
-		io->out = nb;
-		io->out_cap = nc;
-	}
-	memcpy(io->out + io->out_len, buf, (size_t)r);
-	io->out_len += (size_t)r;
-	return true;
+	r = decide(g, path, is_dir, from);
+	return r && !r->neg ? r : NULL;
 }
 
-/* Feed stdin and read both outputs until git closes them or the deadline: -ETIMEDOUT. */
-static int pump(int fds[3], struct git_io *io, uint64_t deadline)
+int sup_git_check_ignore(const struct sup_git_rules *rules, const char *const *paths, size_t n,
+			 char **by, struct iso_err *e)
 {
-	while (fds[1] >= 0 || fds[2] >= 0) {
-		struct pollfd p[3] = { { fds[0], POLLOUT, 0 },
-				       { fds[1], POLLIN, 0 },
-				       { fds[2], POLLIN, 0 } };
-		uint64_t now = now_ms();
-		int r;
-
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		r = poll(p, 3, (int)(deadline - now));
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		if (fds[0] >= 0 && (p[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
-			ssize_t w = write(fds[0], io->in + io->in_off, io->in_len - io->in_off);
-			if (w > 0)
-				io->in_off += (size_t)w;
-			if (w < 0 && errno != EAGAIN && errno != EINTR)
-				io->in_off = io->in_len; /* git went away: its status says why */
-			if (io->in_off == io->in_len) {
-				close(fds[0]);
-				fds[0] = -1;
-			}
-		}
-		for (int i = 1; i < 3; i++)
-			if (fds[i] >= 0 && (p[i].revents & (POLLIN | POLLERR | POLLHUP)) &&
-			    !drain(fds[i], io, i == 2)) {
-				close(fds[i]);
-				fds[i] = -1;
-			}
-	}
-	return 0;
-}
-
-/* Three pipes (git's stdin, stdout, stderr): ours non-blocking, every end close-on-exec. */
-static int make_pipes(int mine[3], int theirs[3])
-{
-	for (int i = 0; i < 3; i++) {
-		int p[2];
-
-		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
-			return -errno;
-		mine[i] = i == 0 ? p[1] : p[0];
-		theirs[i] = i == 0 ? p[0] : p[1];
-		/* git's ends block as a program expects */
-		if (fcntl(theirs[i], F_SETFL, 0) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
-static void close_all(int fds[3])
-{
-	for (int i = 0; i < 3; i++)
-		if (fds[i] >= 0) {
-			close(fds[i]);
-			fds[i] = -1;
-		}
-}
-
-/* git check-ignore over io->in; its status, or -errno / -ETIMEDOUT (then it was killed). */
-static int run_git(const char *dir, const char *ceiling, struct git_io *io)
-{
-	int mine[3] = { -1, -1, -1 }, theirs[3] = { -1, -1, -1 }, r, status = 0;
-	pid_t pid;
-
-	r = make_pipes(mine, theirs);
-	if (r < 0) {
-		close_all(mine);
-		close_all(theirs);
-		return r;
-	}
-	pid = fork();
-	if (pid == 0)
-		exec_git(dir, ceiling, theirs[0], theirs[1], theirs[2]);
-	r = pid < 0 ? -errno : 0;
-	close_all(theirs);
-	if (r == 0)
-		r = pump(mine, io, now_ms() + SUP_GIT_DEADLINE_MS);
-	close_all(mine);
-	if (pid < 0)
-		return r;
-	/* its group: what a git wrapper started goes with it */
-	if (r < 0 && kill(-pid, SIGKILL) < 0)
-		(void)kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return r < 0 ? r : -errno;
-	return r < 0 ? r : status;
-}
-
-/* The records of -z -v -n: source, line, pattern, path; ignored when a pattern that is not a
- * negation matched. */
-static int parse_out(const struct git_io *io, size_t n, char **by)
-{
-	const char *p = io->out, *end = io->out + io->out_len;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *field[4];
-
-		for (int k = 0; k < 4; k++) {
-			const char *z = p < end ? memchr(p, '\0', (size_t)(end - p)) : NULL;
-			if (!z)
-				return -EPROTO;
-			field[k] = p;
-			p = z + 1;
-		}
-		if (field[0][0] && field[2][0] != '!' &&
-		    asprintf(&by[i], "%s:%s:%s", field[0], field[1], field[2]) < 0)
-			by[i] = NULL;
-	}
-	return 0;
-}
-
-static void say_failure(int r, const struct git_io *io, struct iso_err *e)
-{
-	char first[200];
-
-	snprintf(first, sizeof(first), "%.*s", (int)strcspn(io->err, "\n"), io->err);
-	if (r == -ETIMEDOUT)
-		iso_err_set(e, 0, "git check-ignore did not answer in %d ms", SUP_GIT_DEADLINE_MS);
-	else if (r < 0)
-		iso_err_set(e, 0, "git check-ignore: %s", strerror(-r));
-	else if (WIFEXITED(r) && WEXITSTATUS(r) == 127)
-		iso_err_set(e, 0, "git not found in PATH");
-	else if (WIFEXITED(r))
-		iso_err_set(e, 0, "git check-ignore exited %d%s%s", WEXITSTATUS(r),
-			    first[0] ? ": " : "", first);
-	else
-		iso_err_set(e, 0, "git check-ignore killed by signal %d", WTERMSIG(r));
-}
-
-/*
- * The paths, NUL-separated, as git reads them with -z, each after "./": a name
- * the command chose such as ":(top)prog" is pathspec magic to git (the top's
- * prog, which .gitignore may name), and check-ignore takes no :(literal).
- */
-static char *join_paths(const char *const *paths, size_t n, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-
-	if (!f)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "./%s%c", paths[i], '\0');
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-static void free_by(char **by, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(by[i]);
-		by[i] = NULL;
-	}
-}
-
-int sup_git_check_ignore(const char *dir, const struct sup_git_rules *rules,
-			 const char *const *paths, size_t n, char **by, struct iso_err *e)
-{
-	char ceiling[PATH_MAX];
-	_cleanup_free_ char *in = NULL;
-	struct git_io io = { 0 };
-	const char *slash;
-	int r;
-
 	memset(by, 0, n * sizeof(*by));
-	if (!n)
-		return 0;
-	in = join_paths(paths, n, &io.in_len);
-	if (!in) {
-		iso_err_set(e, 0, "out of memory");
+	if (rules->why[0]) {
+		iso_err_set(e, 0, "%s", rules->why);
 		return -1;
 	}
-	io.in = in;
-	/* git looks no higher than the top found here (GIT_CEILING_DIRECTORIES: its parent) */
-	slash = strrchr(rules->top, '/');
-	snprintf(ceiling, sizeof(ceiling), "%.*s", slash ? (int)(slash - rules->top) : 0,
-		 rules->top);
-	r = run_git(dir, ceiling[0] ? ceiling : "/", &io);
-	if (r == 0 && parse_out(&io, n, by) < 0) {
-		free_by(by, n);
-		iso_err_set(e, 0, "git check-ignore answered %zu bytes for %zu paths", io.out_len,
-			    n);
-		r = -1;
-	} else if (r != 0) {
-		say_failure(r, &io, e);
-		r = -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct sup_git_rulefile *f = NULL;
+		const struct sup_git_rule *r;
+		char *full = NULL;
+
+		if (asprintf(&full, "%s%s", rules->rel, paths[i]) < 0) {
+			for (size_t k = 0; k < i; k++) {
+				free(by[k]);
+				by[k] = NULL;
+			}
+			iso_err_set(e, 0, "out of memory");
+			return -1;
+		}
+		r = ignored_by(rules, full, &f);
+		if (r && asprintf(&by[i], "%s:%u:%s", f->src, r->line, r->text) < 0)
+			by[i] = NULL;
+		free(full);
 	}
-	free(io.out);
-	return r;
+	return 0;
 }

@@ -40,7 +40,9 @@ static int find_ranges(struct sup_ns_plan *p, char *why, size_t len, struct iso_
 
 	if (ns_find_tool("newuidmap", m->newuidmap, sizeof(m->newuidmap)) < 0 ||
 	    ns_find_tool("newgidmap", m->newgidmap, sizeof(m->newgidmap)) < 0) {
-		snprintf(why, len, "%s not found in PATH (Debian, Ubuntu: package uidmap)",
+		snprintf(why, len,
+			 "%s not found in /usr/bin or /bin, owned by root (Debian, Ubuntu: package "
+			 "uidmap)",
 			 m->newuidmap[0] ? "newgidmap" : "newuidmap");
 		return 0;
 	}

@@ -68,33 +68,22 @@ static void apply_globs(const struct sup_opts *o, const char *const *added, size
 									: o->watch_ignore.v[g]);
 }
 
-static bool stamps_equal(const char *a, const char *b)
-{
-	return !strcmp(a ? a : "", b ? b : "");
-}
-
 /*
- * git's ignores, where the rules are what they were before the run: a
- * .gitignore the command wrote or changed is input, never a reason to hide
- * what it left.  A directory they could not be applied to gets a note.
+ * The checkout's ignore rules as they stood before the run: a .gitignore the
+ * command wrote or changed is input, never a reason to hide what it left (a
+ * new one in a new directory, pytest's .pytest_cache/.gitignore, is simply not
+ * read).  A directory they could not be applied to gets a note.
  */
-static void apply_git(struct sup *s, size_t w, const struct sup_snapshot *after,
-		      const char *const *added, size_t n, char **by)
+static void apply_git(struct sup *s, size_t w, const char *const *added, size_t n, char **by)
 {
-	struct sup_git_rules now;
 	char **git = calloc(n ? n : 1, sizeof(*git));
 	struct iso_err e = { 0 };
-	char why[320] = "";
+	char why[384] = "";
 
-	sup_git_rules_take(after->dir, after->paths, after->n, &now);
 	if (!git)
 		snprintf(why, sizeof(why), "out of memory");
-	else if (!now.in_repo || !stamps_equal(now.stamp, s->git[w].stamp))
-		snprintf(why, sizeof(why),
-			 "a .gitignore or .git/info/exclude changed during the run");
-	else if (sup_git_check_ignore(after->dir, &s->git[w], added, n, git, &e) < 0)
+	else if (sup_git_check_ignore(&s->git[w], added, n, git, &e) < 0)
 		iso_err_format(&e, why, sizeof(why));
-	sup_git_rules_free(&now);
 	if (why[0])
 		residue_note(&s->out->residue_notes, &s->out->n_residue_notes, s->snaps[w].dir,
 			     why);
@@ -108,8 +97,8 @@ static void apply_git(struct sup *s, size_t w, const struct sup_snapshot *after,
 }
 
 /* The new entries of watched directory w, sorted into residue and ignored. */
-static void sort_added(struct sup *s, size_t w, const struct sup_snapshot *after,
-		       const char *const *added, size_t n, const char *tree)
+static void sort_added(struct sup *s, size_t w, const char *const *added, size_t n,
+		       const char *tree)
 {
 	struct sup_outcome *out = s->out;
 	char **by = calloc(n ? n : 1, sizeof(*by)), canon[PATH_MAX];
@@ -121,7 +110,7 @@ static void sort_added(struct sup *s, size_t w, const struct sup_snapshot *after
 		shown = residue + (n ? n : 1);
 		apply_globs(s->o, added, n, by);
 		if (s->git[w].in_repo)
-			apply_git(s, w, after, added, n, by);
+			apply_git(s, w, added, n, by);
 	}
 	if (!by || !residue ||
 	    sup_residue_sort(added, n, (const char *const *)by, residue, shown) < 0) {
@@ -171,7 +160,7 @@ void sup_collect_residue(struct sup *s)
 			residue_note(&out->residue_gaps, &out->n_residue_gaps, s->snaps[w].dir,
 				     iso_err_format(&e, why, sizeof(why)));
 		else
-			sort_added(s, w, &after, added, n, tree);
+			sort_added(s, w, added, n, tree);
 		free(added);
 		sup_snapshot_free(&after);
 	}

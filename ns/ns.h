@@ -128,7 +128,13 @@ int ns_subid_find(const char *file, const char *name, uid_t uid, struct ns_subid
  */
 size_t ns_idmap_lines(uint32_t inside, uint32_t outside, const struct ns_subid *range,
 		      struct ns_idmap_line out[3]);
-/* The executable `name` in $PATH, into buf: 0, or -ENOENT (buf empty). */
+/*
+ * The setuid helper `name` from NS_TOOL_DIRS only, never through PATH (an
+ * entry inside the checkout is the command's to write): a regular file owned
+ * by root, not writable by group or others, in a directory alike.  Into buf:
+ * 0, or -ENOENT (buf empty).
+ */
+#define NS_TOOL_DIRS "/usr/bin:/bin"
 int ns_find_tool(const char *name, char *buf, size_t len);
 /*
  * From the parent, for a child created with CLONE_NEWUSER and waiting: run

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "common/num.h"
 
 static void close_file(FILE **f)
@@ -85,21 +86,31 @@ size_t ns_idmap_lines(uint32_t inside, uint32_t outside, const struct ns_subid *
 	return n;
 }
 
+/* Root's, and only root can change it: owned by root, no write bit for group or others. */
+static bool root_only(const char *path, bool want_dir)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && st.st_uid == 0 &&
+	       (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)) &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
 int ns_find_tool(const char *name, char *buf, size_t len)
 {
-	const char *path = getenv("PATH");
+	const char *dirs = iso_test_fault("no-uidmap") ? "" : NS_TOOL_DIRS;
 
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t l = strcspn(path, ":");
+	while (*dirs) {
+		size_t l = strcspn(dirs, ":");
+		char dir[64];
 
-		if (l && (size_t)snprintf(buf, len, "%.*s/%s", (int)l, path, name) < len &&
-		    buf[0] == '/' && access(buf, X_OK) == 0)
+		snprintf(dir, sizeof(dir), "%.*s", (int)l, dirs);
+		if ((size_t)snprintf(buf, len, "%s/%s", dir, name) < len && root_only(dir, true) &&
+		    root_only(buf, false) && access(buf, X_OK) == 0)
 			return 0;
-		path += l;
-		if (*path == ':')
-			path++;
+		dirs += l;
+		if (*dirs == ':')
+			dirs++;
 	}
 	buf[0] = '\0';
 	return -ENOENT;
@@ -195,8 +206,11 @@ static int run_mapper(const char *tool, pid_t child, const struct ns_idmap_line 
 		return r;
 	}
 	if (pid == 0) {
+		/* the caller's environment is not the helper's: nothing it needs is in it */
+		char *envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", NULL };
+
 		if (dup2(fds[1], 2) >= 0 && dup2(fds[1], 1) >= 0)
-			execv(tool, argv);
+			execve(tool, argv, envp);
 		_exit(127);
 	}
 	close(fds[1]);

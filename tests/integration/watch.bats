@@ -60,26 +60,90 @@ PY
 	[[ "$stderr" != *"'build/x'"* ]]
 }
 
-@test "gitignore: a .gitignore the command writes or changes is not applied, and the run says so" {
+@test "gitignore: a .gitignore the command writes or changes is never read: the rules that stood before the run are applied" {
 	require "git" git --version
 	make_checkout
-	# a new .gitignore that ignores everything, itself included
+	mkdir "$W/co/src"
+	# a new .gitignore that ignores everything, itself included, in a new directory
 	run --separate-stderr iso --watch "$W/co" --residue=fail -- sh -c \
 		"mkdir $W/co/sub && echo '*' >$W/co/sub/.gitignore && touch $W/co/sub/junk"
 	[ "$status" -eq 122 ]
 	grep -qxF "isorun: residue: 'sub/' appeared in $W/co" <<<"$stderr"
-	grep -qxF "isorun: residue: .gitignore not applied in $W/co (a .gitignore or .git/info/exclude changed during the run)" <<<"$stderr"
+	[[ "$stderr" != *"not applied"* ]]
 	rm -rf "$W/co/sub"
-	# the top one edited in place, and .git/info/exclude: the same
+	# ... and in a directory that was there before: the file and what it names are residue
+	run --separate-stderr iso --watch "$W/co" --residue=fail -- sh -c \
+		"echo '*' >$W/co/src/.gitignore && touch $W/co/src/junk $W/co/src/a.o"
+	[ "$status" -eq 122 ]
+	grep -qxF "isorun: residue: 'src/.gitignore' appeared in $W/co" <<<"$stderr"
+	grep -qxF "isorun: residue: 'src/junk' appeared in $W/co" <<<"$stderr"
+	[ "$(grep -c 'isorun: residue: ' <<<"$stderr")" -eq 2 ]
+	[[ "$stderr" != *"not applied"* ]]
+	rm -f "$W/co/src/.gitignore" "$W/co/src/junk" "$W/co/src/a.o"
+	# the top one edited in place, and .git/info/exclude: the new line is not read, the old
+	# lines still are (a.o stays ignored)
 	for f in .gitignore .git/info/exclude; do
-		run --separate-stderr iso --watch "$W/co" --residue=fail -- sh -c \
-			"echo 'junk*' >>$W/co/$f && touch $W/co/junk.$RANDOM"
+		run --separate-stderr iso --watch "$W/co" --residue=fail --report "$W/r.json" -- sh -c \
+			"echo 'junk*' >>$W/co/$f && touch $W/co/junk.$RANDOM $W/co/a.o"
 		[ "$status" -eq 122 ]
 		[[ "$stderr" == *"isorun: residue: 'junk."* ]]
-		[[ "$stderr" == *"changed during the run"* ]]
+		[ "$(grep -c 'isorun: residue: ' <<<"$stderr")" -eq 1 ]
+		[[ "$stderr" != *"not applied"* ]]
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert [e["by"] for e in r["residue_ignored"]["entries"]] == [".gitignore:1:*.o"], r; assert r["residue_ignored"]["not_applied"] == [], r' "$W/r.json"
 		git -C "$W/co" checkout -q -- .gitignore 2>/dev/null || true
-		rm -f "$W/co"/junk.*
+		rm -f "$W/co"/junk.* "$W/co/a.o"
 	done
+	# removed during the run: still applied as it was
+	run --separate-stderr iso --watch "$W/co" --residue=fail -- sh -c "rm $W/co/.gitignore && touch $W/co/a.o"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"not applied"* ]]
+}
+
+@test "gitignore: a fresh pytest checkout passes --watch . --residue=fail: pytest's own .pytest_cache/.gitignore changes nothing" {
+	require "git" git --version
+	mkdir -p "$W/co/tests"
+	git -C "$W/co" init -q
+	printf '__pycache__/\n.pytest_cache/\n' >"$W/co/.gitignore"
+	printf 'def test_x():\n    pass\n' >"$W/co/tests/test_x.py"
+	cd "$W/co"
+	# what pytest writes on its first run in a fresh checkout (not pytest itself: not needed)
+	run --separate-stderr iso --watch . --residue=fail --report "$W/r.json" -v -- sh -c '
+		mkdir -p __pycache__ tests/__pycache__ .pytest_cache/v/cache
+		touch tests/__pycache__/test_x.cpython-311-pytest-8.0.0.pyc __pycache__/conftest.cpython-311.pyc
+		printf "# Created by pytest automatically.\n*\n" >.pytest_cache/.gitignore
+		printf "Signature: 8a477f597d28d172789f06886806bc55\n" >.pytest_cache/CACHEDIR.TAG
+		printf "# pytest cache directory #\n" >.pytest_cache/README.md
+		printf "[]\n" >.pytest_cache/v/cache/nodeids'
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"isorun: residue: "* ]]
+	grep -qxF "isorun: residue ignored: '.pytest_cache/' in . (.gitignore:2:.pytest_cache/)" <<<"$stderr"
+	grep -qxF "isorun: residue ignored: '__pycache__/' in . (.gitignore:1:__pycache__/)" <<<"$stderr"
+	grep -qxF "isorun: residue ignored: 'tests/__pycache__/' in . (.gitignore:1:__pycache__/)" <<<"$stderr"
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["residue"] == [], r; assert r["residue_ignored"]["not_applied"] == [], r' "$W/r.json"
+	# the same new .gitignore where the checkout does not name the directory: it is residue
+	rm -rf .pytest_cache __pycache__ tests/__pycache__
+	printf '__pycache__/\n' >"$W/co/.gitignore"
+	run --separate-stderr iso --watch . --residue=fail -- sh -c '
+		mkdir -p .pytest_cache/v && printf "*\n" >.pytest_cache/.gitignore && touch .pytest_cache/v/x'
+	[ "$status" -eq 122 ]
+	grep -qxF "isorun: residue: '.pytest_cache/' appeared in ." <<<"$stderr"
+	[[ "$stderr" != *"not applied"* ]]
+}
+
+@test "gitignore: a new entry that no rule ignores is residue, and nothing says the rules were not applied" {
+	require "git" git --version
+	make_checkout
+	run --separate-stderr iso --watch "$W/co" --report "$W/r.json" -- touch "$W/co/notes.txt"
+	[ "$status" -eq 0 ]
+	grep -qxF "isorun: residue (warning): 'notes.txt' appeared in $W/co" <<<"$stderr"
+	[[ "$stderr" != *"not applied"* ]]
+	[[ "$stderr" != *"check-ignore"* ]]
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["residue_ignored"]["not_applied"] == [], r; assert r["residue_ignored"]["entries"] == [], r' "$W/r.json"
+	# the same with --residue=fail, and with one ignored entry beside it
+	run --separate-stderr iso --watch "$W/co" --residue=fail --report "$W/r.json" -- touch "$W/co/more.txt" "$W/co/x.o"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" != *"not applied"* ]]
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["residue_ignored"]["not_applied"] == [], r' "$W/r.json"
 }
 
 @test "gitignore: the checkout's git config cannot make isorun run a program (core.fsmonitor), nor point at another excludes file" {
@@ -117,47 +181,101 @@ PY
 	[[ "$stderr" != *"not applied"* ]]
 }
 
-# git_stub BODY: a directory holding a `git` that runs BODY (sh), first in PATH
-git_stub() {
-	mkdir -p "$W/stub"
-	printf '#!/bin/sh\n%s\n' "$1" >"$W/stub/git"
-	chmod +x "$W/stub/git"
+# plant NAME...: in $W/co/.venv/bin (a PATH entry inside the checkout, as an activated
+# virtualenv is), a NAME that would leave $W/pwned-NAME if anything ran it
+plant() {
+	mkdir -p "$W/co/.venv/bin"
+	for n in "$@"; do
+		printf '#!/bin/sh\ntouch %s/pwned-%s\nexit 0\n' "$W" "$n" >"$W/co/.venv/bin/$n"
+		chmod 755 "$W/co/.venv/bin/$n"
+	done
 }
 
-@test "gitignore: git missing, failing or hanging: the residue is reported as before, with a note" {
+@test "helpers: a git, newuidmap or newgidmap planted in a PATH entry inside the checkout is never run; without git the rules still apply" {
 	require "git" git --version
 	make_checkout
-	# missing: a PATH with the command's tools and no git
+	printf '.venv/\n' >>"$W/co/.gitignore"
+	plant git newuidmap newgidmap
+	# the command writes them too, during the run, as a suite that installs its tools does
+	run --separate-stderr env PATH="$W/co/.venv/bin:$PATH" "$ISORUN" --no-config --root "$R" \
+		--watch "$W/co" --residue=fail --report "$W/r.json" -- sh -c \
+		"printf '#!/bin/sh\ntouch $W/pwned-late\n' >$W/co/.venv/bin/git; touch $W/co/a.o"
+	[ -z "$(ls "$W" | grep pwned)" ]
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"not applied"* ]]
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert [e["by"] for e in r["residue_ignored"]["entries"]] == [".gitignore:1:*.o"], r' "$W/r.json"
+	rm -f "$W/co/a.o"
+	# --map-users looks for its setuid helpers where only root can write, never in PATH
+	run --separate-stderr env PATH="$W/co/.venv/bin:$PATH" "$ISORUN" --no-config --root "$R" \
+		--pidns=try --map-users=auto -- true
+	[ -z "$(ls "$W" | grep pwned)" ]
+	# no git anywhere in PATH: nothing is missing, nothing is said
 	mkdir "$W/nogit"
 	ln -s "$(command -v touch)" "$W/nogit/touch"
 	run --separate-stderr env PATH="$W/nogit" "$ISORUN" --no-config --root "$R" \
-		--watch "$W/co" --residue=fail --report "$W/r.json" -- touch "$W/co/a.o"
+		--watch "$W/co" --residue=fail -- touch "$W/co/a.o" "$W/co/b.txt"
+	[ "$status" -eq 122 ]
+	[ "$(grep -c 'isorun: residue: ' <<<"$stderr")" -eq 1 ]
+	grep -qxF "isorun: residue: 'b.txt' appeared in $W/co" <<<"$stderr"
+	[[ "$stderr" != *"not applied"* ]]
+}
+
+@test "gitignore: a rule file too large to read is not applied, with a note; a symlinked .gitignore is not read, as git does" {
+	require "git" git --version
+	make_checkout
+	mkdir "$W/co/big" "$W/co/ln"
+	head -c 1100000 /dev/zero | tr '\0' '\n' >"$W/co/big/.gitignore"
+	run --separate-stderr iso --watch "$W/co" --residue=fail --report "$W/r.json" -- touch "$W/co/a.o"
 	[ "$status" -eq 122 ]
 	grep -qxF "isorun: residue: 'a.o' appeared in $W/co" <<<"$stderr"
-	grep -qxF "isorun: residue: .gitignore not applied in $W/co (git not found in PATH)" <<<"$stderr"
+	grep -qxF "isorun: residue: .gitignore not applied in $W/co ('big/.gitignore' is larger than 1048576 bytes)" <<<"$stderr"
 	python3 - "$W/r.json" "$W/co" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["residue_ignored"]["not_applied"] == [{"dir": sys.argv[2], "reason": "git not found in PATH"}], r
+assert r["residue_ignored"]["not_applied"] == [{"dir": sys.argv[2], "reason": "'big/.gitignore' is larger than 1048576 bytes"}], r
 PY
-	rm "$W/co/a.o"
-	# failing, with its message
-	git_stub 'cat >/dev/null; echo "fatal: out of cheese" >&2; exit 128'
-	run --separate-stderr env PATH="$W/stub:$PATH" "$ISORUN" --no-config --root "$R" \
-		--watch "$W/co" -- touch "$W/co/b.o"
+	rm -rf "$W/co/big" "$W/co/a.o"
+	printf '*\n' >"$W/rules"
+	ln -s "$W/rules" "$W/co/ln/.gitignore"
+	run --separate-stderr iso --watch "$W/co" --residue=fail -- touch "$W/co/ln/x"
+	[ "$status" -eq 122 ]
+	grep -qxF "isorun: residue: 'ln/x' appeared in $W/co" <<<"$stderr"
+	# control: git does not read it either
+	! git -C "$W/co" check-ignore -q ln/x 2>/dev/null
+}
+
+@test "gitignore: isorun's verdict and rule are git check-ignore's, for every kind of pattern, in nested .gitignore files and info/exclude" {
+	require "git" git --version
+	make_checkout
+	cd "$W/co"
+	printf '%s\n' '!keep.o' '/anch' 'doc/*.txt' '**/deep' 'a/**/z' 'logs/**' '*.[ch]~' '[!m]x' \
+		'\#hash' '\!bang' 'trail\ ' 'sp   ' '[[:digit:]]n' 'q?' '# comment' '' 'star*/in' \
+		'[a-c]r' 'x[]]y' 'mid/**' '**/two/**/end' 'esc\*' 'dirs/' 'neg*' '!neg1' >>.gitignore
+	printf 'excl*\n' >.git/info/exclude
+	mkdir -p doc/s a/b/c logs/l sub/x mid/m dirs two/p/q starA neg
+	printf '%s\r\n' '*.tmp' '!important.tmp' '/only' 'x/y' '*.o' 'logs' >sub/.gitignore
+	printf '!*.o\n' >a/.gitignore
+	paths=(a.o keep.o anch sub/anch doc/r.txt doc/s/r.txt deep doc/deep a/z a/b/c/z logs/f logs/l/g
+		x.c~ ax mx '#hash' '!bang' 'trail ' sp 1n 9n qq q starA/in sub/t.tmp sub/important.tmp
+		sub/only sub/x/y excl1 sub/excl2 a/k.o sub/k.o 'x]y' cr mid/m/f two/p/q/end two/end
+		'esc*' escx dirs/f dirs2 neg1 neg2 neg/f sub/logs)
+	run --separate-stderr iso --watch "$W/co" --report "$W/r.json" -- sh -c 'for p; do touch "$p"; done' sh "${paths[@]}"
 	[ "$status" -eq 0 ]
-	grep -qxF "isorun: residue (warning): 'b.o' appeared in $W/co" <<<"$stderr"
-	grep -qxF "isorun: residue: .gitignore not applied in $W/co (git check-ignore exited 128: fatal: out of cheese)" <<<"$stderr"
-	rm "$W/co/b.o"
-	# hanging, with a child of its own: killed at the deadline, group and all
-	git_stub "sleep 1000 & echo \$! >$W/stub/child; wait"
-	run --separate-stderr timeout 60 env PATH="$W/stub:$PATH" "$ISORUN" --no-config \
-		--root "$R" --watch "$W/co" -- touch "$W/co/c.o"
-	[ "$status" -eq 0 ]
-	grep -qxF "isorun: residue: .gitignore not applied in $W/co (git check-ignore did not answer in 5000 ms)" <<<"$stderr"
-	# gone, or a zombie its new parent has not reaped yet
-	st=$(ps -o stat= -p "$(cat "$W/stub/child")" || true)
-	[[ -z "$st" || "$st" == Z* ]]
+	printf '%s\0' "${paths[@]}" | git check-ignore --stdin -z -v -n >"$W/git.out" || true
+	python3 - "$W/r.json" "$W/git.out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = open(sys.argv[2], "rb").read().decode().split("\0")[:-1]
+want = {}
+for i in range(0, len(f), 4):
+    src, line, pat, path = f[i:i + 4]
+    want[path] = f"{src}:{line}:{pat}" if src and not pat.startswith("!") else None
+got = {e["path"]: e["by"] for e in r["residue_ignored"]["entries"]}
+got.update({e["path"]: None for e in r["residue"]})
+bad = {p: (want[p], got.get(p, "absent")) for p in want if want[p] != got.get(p, "absent")}
+assert not bad, bad
+assert sum(1 for v in want.values() if v) > 20, want
+PY
 }
 
 @test "--watch-ignore GLOB: a name at any depth, a path from the watched directory, directories only with a trailing slash; without git" {

@@ -65,6 +65,33 @@ static void test_subid_find(void **state)
 	assert_non_null(strstr(e.msg, dir));
 }
 
+/* A newuidmap first in PATH (an activated virtualenv in the checkout) is never the one taken. */
+static void test_find_tool(void **state)
+{
+	char planted[PATH_MAX + 16], path[PATH_MAX + 64], got[256];
+	const char *saved = getenv("PATH");
+	char *keep = saved ? strdup(saved) : NULL;
+	int r;
+
+	snprintf(planted, sizeof(planted), "%s/newuidmap", dir);
+	write_text(planted, "#!/bin/sh\nexit 0\n");
+	assert_int_equal(chmod(planted, 0755), 0);
+	snprintf(path, sizeof(path), "%s:/usr/bin:/bin", dir);
+	assert_int_equal(setenv("PATH", path, 1), 0);
+	r = ns_find_tool("newuidmap", got, sizeof(got));
+	assert_true(r == 0 || r == -ENOENT);
+	if (r == 0)
+		assert_true(!strcmp(got, "/usr/bin/newuidmap") || !strcmp(got, "/bin/newuidmap"));
+	else
+		assert_string_equal(got, "");
+	/* nor a tool only PATH knows */
+	assert_int_equal(ns_find_tool("isorun-no-such-tool", got, sizeof(got)), -ENOENT);
+	if (keep)
+		assert_int_equal(setenv("PATH", keep, 1), 0);
+	free(keep);
+	(void)unlink(planted);
+}
+
 static void test_idmap_lines(void **state)
 {
 	const struct ns_subid range = { 100000, 65536 };
@@ -268,9 +295,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_subid_find),
-		cmocka_unit_test(test_idmap_lines),
-		cmocka_unit_test(test_idfilter_kernel),
+		cmocka_unit_test(test_subid_find),    cmocka_unit_test(test_find_tool),
+		cmocka_unit_test(test_idmap_lines),   cmocka_unit_test(test_idfilter_kernel),
 		cmocka_unit_test(test_idfilter_abis),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "launcher/gitignore.h"
 #include "launcher/residue.h"
 
 static void test_globs(void **state)
@@ -88,12 +89,69 @@ static void test_sort_plain(void **state)
 	assert_int_equal(sup_residue_sort(NULL, 0, NULL, residue, shown), 0);
 }
 
+/* git's wildmatch under WM_PATHNAME, as its t3070 tests it; watch.bats checks against git itself.
+ */
+static void test_wildmatch(void **state)
+{
+	static const struct {
+		const char *pat, *text;
+		bool match;
+	} cases[] = {
+		{ "foo", "foo", true },
+		{ "foo", "bar", false },
+		{ "???", "foo", true },
+		{ "*f", "foo", false },
+		{ "*ob*a*r*", "foobar", true },
+		{ "*ab", "aaaaaaabababab", true },
+		{ "foo\\*", "foo*", true },
+		{ "foo\\*bar", "foobar", false },
+		{ "*[al]?", "ball", true },
+		{ "[ten]", "ten", false },
+		{ "**[!te]", "ten", true },
+		{ "**[!ten]", "ten", false },
+		{ "t[a-g]n", "ten", true },
+		{ "t[!a-g]n", "ten", false },
+		{ "t[^a-g]n", "ton", true },
+		{ "a[]]b", "a]b", true },
+		{ "a[]-]b", "a-b", true },
+		{ "a[]a-]b", "aab", true },
+		{ "[[:alpha:]][[:digit:]][[:upper:]]", "a1B", true },
+		{ "[[:digit:][:upper:][:space:]]", "a", false },
+		{ "[a-c[:digit:]x-z]", "5", true },
+		{ "[[:nope:]]", "a", false }, /* an unknown class matches nothing */
+		{ "[abc", "a", false },	      /* nor does an open bracket */
+		{ "foo*bar", "foo/baz/bar", false },
+		{ "foo**bar", "foo/baz/bar", false },
+		{ "foo?bar", "foo/bar", false },
+		{ "foo[/]bar", "foo/bar", false },
+		{ "foo/**/bar", "foo/bar", true },
+		{ "foo/**/bar", "foo/b/a/z/bar", true },
+		{ "**/foo", "foo", true },
+		{ "**/foo", "bar/baz/foo", true },
+		{ "*/foo", "bar/baz/foo", false },
+		{ "**/bar*", "foo/bar/baz", false },
+		{ "**/bar/*", "deep/foo/bar/baz", true },
+		{ "**/bar/*", "deep/foo/bar", false },
+		{ "a/**", "a/b/c", true },
+		{ "a/**", "a", false },
+		{ "**", "a/b", true },
+		{ "*", "a/b", false },
+		{ "*", ".hidden", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (sup_git_wildmatch(cases[i].pat, cases[i].text) != cases[i].match)
+			fail_msg("%s against %s: expected %d", cases[i].pat, cases[i].text,
+				 cases[i].match);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_globs),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_sort_plain),
+		cmocka_unit_test(test_wildmatch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
