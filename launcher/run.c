@@ -260,7 +260,7 @@ int sup_run(const struct sup_opts *o)
 		.tty_fd = -1,
 		.outputs = SUP_SINKS_INIT,
 		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
-		.td = { .shield = { .lock_fd = -1 } },
+		.td = { .shield = { .lock_fd = -1, .watch = -1 } },
 		.ceil = SUP_CEILINGS_INIT,
 		.t_start = sup_now_us(),
 		.actx = { .run_start_ms = sup_boottime_ms() },

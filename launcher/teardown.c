@@ -93,8 +93,8 @@ static bool still_held(struct sup *s, char *why, size_t len)
 	/* the command's own mounts inside hold the unmount, not the tree */
 	(void)tree_shield_drop_children(t->path, s->td.shield.dev);
 	for (int i = 0; i < HELD_ASKS && s->td.proof == TREE_SHIELD_HELD; i++)
-		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, t->path,
-						s->td.shield.dev, &dev, &e);
+		s->td.proof =
+			tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield, &dev, &e);
 	if (s->td.proof != TREE_SHIELD_HELD) {
 		s->td.shield.up = false; /* this time the unmount went through */
 		return false;
@@ -114,6 +114,7 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 {
 	struct tree_holder_query q = { .exclude = s->self };
 	struct tree_holder *h = NULL;
+	char walk[64];
 	struct iso_err e;
 	ino_t pipes[2];
 	const char *names[2];
@@ -139,6 +140,9 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 			pipes[q.n_pipes++] = s->streams[i].ino;
 		}
 	q.tree = s->td.proof == TREE_SHIELD_UNUSED ? NULL : s->out->tree_path;
+	/* the tree as isorun holds it, not as its path now leads */
+	snprintf(walk, sizeof(walk), "/proc/self/fd/%d/.", s->tree.fd);
+	q.walk = walk;
 	q.alias_dev = s->td.shield_dev;
 	/* the kernel proved the tree unused and the pipes saw their EOF: nothing to look for */
 	if (!q.tree && !q.n_pipes)
@@ -305,6 +309,7 @@ static void finish_shield(struct sup *s)
 	if (s->td.shield.up)
 		tree_shield_off(t->path);
 	s->td.shield.up = false;
+	tree_shield_forget(&s->td.shield);
 	if (!s->td.shield.work)
 		return;
 	if (tree_shield_remove_work(t->user_fd, t->id, t->user_path, &e) < 0 &&
@@ -399,8 +404,8 @@ void sup_lower_shield(struct sup *s, bool prove)
 	if (!s->td.shield.up) {
 		snprintf(s->td.proof_why, sizeof(s->td.proof_why), "%s", s->td.shield.why);
 	} else if (prove) {
-		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, t->path,
-						s->td.shield.dev, &s->td.shield_dev, &e);
+		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield,
+						&s->td.shield_dev, &e);
 		iso_err_format(&e, s->td.proof_why, sizeof(s->td.proof_why));
 	}
 	/*

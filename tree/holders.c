@@ -144,7 +144,7 @@ static const char *shield_path(const struct tree_holder_query *q, dev_t dev, ino
 	if (!q->alias_dev || dev != q->alias_dev || target[0] != '/' || inside(q->tree, target))
 		return target;
 	/* within the tree only: a mount in it may be a file system that does not answer */
-	top = open(q->tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	top = open(q->walk ? q->walk : q->tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (snprintf(buf, len, "%s%s", q->tree, target) >= (int)len || top < 0 ||
 	    iso_stat_here(top, target + 1, &st) < 0 || st.st_ino != ino)
 		return target;
@@ -738,7 +738,7 @@ int tree_find_holders(const struct tree_holder_query *q, struct tree_holder **re
 		qq.ids = &ids;
 	} else if (q->tree) {
 		/* ls and gc open isorun's records beside a live run: holding them holds nothing */
-		r = tree_treeid_build(&ids, q->tree, tree_records);
+		r = tree_treeid_build(&ids, q->walk ? q->walk : q->tree, tree_records);
 		if (r < 0)
 			return r;
 		ids.alias_dev = q->alias_dev;

@@ -39,6 +39,12 @@ struct tree_treeid;
 
 struct tree_holder_query {
 	const char *tree; /* absolute, canonical; NULL: do not look for it */
+	/*
+	 * Where the tree's identities are read from, when not `tree`: a path to
+	 * isorun's own descriptor of it ("/proc/self/fd/N/."), which a mount the
+	 * command put over the tree's path cannot re-point.  `tree` still names it.
+	 */
+	const char *walk;
 	const ino_t *pipes;
 	size_t n_pipes;
 	pid_t exclude;		       /* isorun itself: it holds the lock and the read ends */

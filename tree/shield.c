@@ -143,6 +143,21 @@ static int lock_through(struct tree_shield *sh, const char *path, const char *ow
 	return 0;
 }
 
+/* Before the command starts, nothing else is at the path: the watch is on our root. */
+static int watch_root(struct tree_shield *sh, const char *path)
+{
+	struct stat st;
+
+	sh->watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (sh->watch < 0 ||
+	    inotify_add_watch(sh->watch, path, IN_UNMOUNT | IN_ONLYDIR | IN_DONT_FOLLOW) < 0 ||
+	    stat(path, &st) < 0)
+		return fail(sh, -errno, "watch the shield");
+	if (st.st_dev != sh->dev)
+		return fail(sh, -EXDEV, "watch the shield: another mount at its path");
+	return 0;
+}
+
 int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
 		      const char *path, const char *owner)
 {
@@ -152,7 +167,7 @@ int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const ch
 	struct stat st;
 	int r;
 
-	*sh = (struct tree_shield){ .lock_fd = -1 };
+	*sh = (struct tree_shield){ .lock_fd = -1, .watch = -1 };
 	if (geteuid() != 0)
 		return fail(sh, -EPERM, "not root: no mount in the caller's mount namespace");
 	if (!initial_userns())
@@ -187,13 +202,23 @@ int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const ch
 		return r;
 	}
 	sh->up = true;
-	r = lock_through(sh, path, owner);
+	r = watch_root(sh, path);
+	if (r == 0)
+		r = lock_through(sh, path, owner);
 	if (r < 0) {
 		/* a shield ls and gc would find unlocked is worse than none */
 		tree_shield_off(path);
+		tree_shield_forget(sh);
 		sh->up = false;
 	}
 	return r;
+}
+
+void tree_shield_forget(struct tree_shield *sh)
+{
+	if (sh->watch >= 0)
+		close(sh->watch);
+	sh->watch = -1;
 }
 
 void tree_shield_unlock(struct tree_shield *sh)
@@ -273,12 +298,12 @@ static int exposed(int user_fd, const char *user_path, const char *id, dev_t dis
 }
 
 enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
-					 const char *path, dev_t raised, dev_t *ovl_dev,
+					 const struct tree_shield *sh, dev_t *ovl_dev,
 					 struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
-	_cleanup_close_ int in = -1;
+	char at[64 + NAME_MAX];
 	struct stat st, parent;
 	int ex;
 
@@ -289,7 +314,7 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 		return TREE_SHIELD_NONE;
 	}
 	/* an overlay the command mounted in its place proves nothing (and is not ours) */
-	if (st.st_dev != raised) {
+	if (st.st_dev != sh->dev || sh->watch < 0) {
 		snprintf(why, len, "the tree's shield was replaced by another mount");
 		return TREE_SHIELD_NONE;
 	}
@@ -298,20 +323,21 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 	ex = exposed(user_fd, user_path, id, parent.st_dev, st.st_dev, e);
 	if (ex < 0)
 		snprintf(why, len, "the mount namespaces cannot be read: %s", strerror(-ex));
-	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (in < 0 || inotify_add_watch(in, path, IN_UNMOUNT | IN_ONLYDIR | IN_DONT_FOLLOW) < 0) {
-		snprintf(why, len, "watch the tree's shield: %s", strerror(errno));
-		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
-		return TREE_SHIELD_NONE;
-	}
-	if (umount2(path, UMOUNT_NOFOLLOW) < 0) {
+	/*
+	 * By the user directory's descriptor, never the path, which a mount over
+	 * the trees' directory re-points: whatever is on top at our tree's own
+	 * place comes off; it proves something only if it was ours (the watch).
+	 */
+	snprintf(at, sizeof(at), "/proc/self/fd/%d/%s", user_fd, id);
+	if (umount2(at, UMOUNT_NOFOLLOW) < 0) {
 		if (errno == EBUSY)
 			return TREE_SHIELD_HELD;
 		snprintf(why, len, "unmount the tree's shield: %s", strerror(errno));
-		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
+		(void)umount2(at, MNT_DETACH | UMOUNT_NOFOLLOW);
 		return TREE_SHIELD_NONE;
 	}
-	if (!superblock_ended(in))
+	/* our own superblock's end, heard on the watch added at its mount */
+	if (!superblock_ended(sh->watch))
 		return TREE_SHIELD_ELSEWHERE;
 	return ex == 0 ? TREE_SHIELD_UNUSED : ex > 0 ? TREE_SHIELD_EXPOSED : TREE_SHIELD_NONE;
 }

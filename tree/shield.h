@@ -50,6 +50,12 @@ struct tree_shield {
 	 * inode is not the one on disk.  Closed before the unmount.  -1: none.
 	 */
 	int lock_fd;
+	/*
+	 * An inotify watch on the shield's root, added the moment it was mounted:
+	 * the proof hears the end of this superblock, whatever the command later
+	 * puts at the path (a decoy, the same shield moved away and back).  -1: none.
+	 */
+	int watch;
 	char why[200]; /* why there is no shield, or what the proof found */
 };
 
@@ -62,6 +68,8 @@ int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const ch
 		      const char *path, const char *owner);
 /* Let go of the lock taken through the shield (before it comes off). */
 void tree_shield_unlock(struct tree_shield *sh);
+/* Close the shield's watch (once it is off). */
+void tree_shield_forget(struct tree_shield *sh);
 
 /*
  * Unmount the shield and say what the kernel knows.  Afterwards `path` shows
@@ -69,12 +77,13 @@ void tree_shield_unlock(struct tree_shield *sh);
  * through the shield first, then tree_shield_detach() takes it off, with
  * whatever the command mounted inside the tree (lazily: what such a mount
  * shows is never reached by the removal).
- * `user_path` is the user directory's canonical path; `raised` the device the
- * shield had when it was raised (another overlay at the path proves nothing).
+ * `user_path` is the user directory's canonical path; `sh` the shield as it was
+ * raised: its device (another overlay at the path proves nothing) and its
+ * watch, which hears its own superblock end, never what is at the path.
  * *ovl_dev gets the overlay's device (0 when there was none), for a holder scan.
  */
 enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
-					 const char *path, dev_t raised, dev_t *ovl_dev,
+					 const struct tree_shield *sh, dev_t *ovl_dev,
 					 struct iso_err *e);
 
 /*

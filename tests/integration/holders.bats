@@ -520,6 +520,30 @@ socket.send_fds(s, [b"F"], [f])' "$W/sock"
 	grep -F "pid $holder \`" "$W/out"
 }
 
+@test "as root, a decoy over the trees' directory (a tmpfs, another overlay at the tree's path) proves nothing: the holder of the shield it hides is named" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	mkfifo "$W/path"
+	# the holder enters through the shield; then the command hides the shield under a
+	# tmpfs and puts a look-alike overlay, which ends at once when unmounted, at its path
+	iso -v -- sh -c "echo \"\$HOME\" >$W/path && $H/waitfor -t 600 $W/go &&
+		d=\$(dirname \"\$ISORUN_NAMESPACE\") id=\$(basename \"\$ISORUN_NAMESPACE\") &&
+		mount -t tmpfs decoy \"\$d\" && mkdir \"\$d/\$id\" \"\$d/.l\" \"\$d/.u\" \"\$d/.w\" &&
+		mount -t overlay decoy -o lowerdir=\"\$d/.l\",upperdir=\"\$d/.u\",workdir=\"\$d/.w\" \"\$d/\$id\"" \
+		>"$W/out" 2>&1 3>&- &
+	isopid=$!
+	home=$(cat "$W/path")
+	"$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	wait "$isopid" && rc=0 || rc=$?
+	cat "$W/out"
+	umount -l "$U"
+	[ "$rc" -eq 122 ]
+	! grep -F "holders: proven by the kernel" "$W/out"
+	grep -F "pid $holder \`" "$W/out"
+	grep -F "has its cwd in it" "$W/out"
+}
+
 @test "as root, a loop device backed by a tree file keeps the tree and is named; without one the same run passes" {
 	[ "$(id -u)" -eq 0 ] || skip "loop devices need root"
 	[ -e /dev/loop-control ] || skip "no loop devices here"

@@ -94,6 +94,7 @@ static void bed_down(struct bed *b)
 	char cmd[PATH_MAX + 16];
 
 	tree_shield_unlock(&b->sh);
+	tree_shield_forget(&b->sh);
 	(void)umount2(b->tree, MNT_DETACH);
 	if (b->user_fd >= 0)
 		(void)tree_shield_remove_work(b->user_fd, "t", b->user, NULL);
@@ -115,7 +116,8 @@ static enum tree_shield_proof prove(struct bed *b)
 	enum tree_shield_proof p;
 
 	tree_shield_unlock(&b->sh);
-	p = tree_shield_prove(b->user_fd, b->user, "t", b->tree, b->sh.dev, &dev, &e);
+	p = tree_shield_prove(b->user_fd, b->user, "t", &b->sh, &dev, &e);
+	tree_shield_forget(&b->sh);
 	if (p != TREE_SHIELD_HELD)
 		assert_int_equal(tree_shield_remove_work(b->user_fd, "t", b->user, NULL), 0);
 	return p;
