@@ -68,9 +68,10 @@ struct sup_ns {
 
 /* Teardown's state: the tree's shield, what lowering it proved, the removal's deadline. */
 struct sup_teardown {
-	struct tree_shield shield;    /* as root, the tree's own mount (tree/shield.h) */
-	enum tree_shield_proof proof; /* what lowering it proved */
-	dev_t shield_dev;	      /* its device, which a holder through it shows */
+	struct tree_shield shield;	/* as root, the tree's own mount (tree/shield.h) */
+	enum tree_shield_proof proof;	/* what lowering it proved */
+	dev_t shield_dev;		/* its device, which a holder through it shows */
+	struct tree_mntns_seen exposed; /* after EXPOSED: where the tree shows bare */
 	char proof_why[300];
 	uint64_t remove_deadline_ms; /* monotonic; 0 while no removal runs */
 	bool remove_overdue;

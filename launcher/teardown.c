@@ -93,8 +93,8 @@ static bool still_held(struct sup *s, char *why, size_t len)
 	/* the command's own mounts inside hold the unmount, not the tree */
 	(void)tree_shield_drop_children(t->path, s->td.shield.dev);
 	for (int i = 0; i < HELD_ASKS && s->td.proof == TREE_SHIELD_HELD; i++)
-		s->td.proof =
-			tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield, &dev, &e);
+		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield,
+						&dev, &s->td.exposed, &e);
 	if (s->td.proof != TREE_SHIELD_HELD) {
 		s->td.shield.up = false; /* this time the unmount went through */
 		return false;
@@ -115,6 +115,7 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 	struct tree_holder_query q = { .exclude = s->self };
 	struct tree_holder *h = NULL;
 	char walk[64];
+	size_t n_read = 0;
 	struct iso_err e;
 	ino_t pipes[2];
 	const char *names[2];
@@ -140,14 +141,23 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 			pipes[q.n_pipes++] = s->streams[i].ino;
 		}
 	q.tree = s->td.proof == TREE_SHIELD_UNUSED ? NULL : s->out->tree_path;
+	/* the shield's end proved every namespace but those showing the tree bare */
+	if (s->td.proof == TREE_SHIELD_EXPOSED && !s->td.exposed.all) {
+		q.only_mntns = s->td.exposed.ns;
+		q.n_only_mntns = s->td.exposed.n;
+	}
 	/* the tree as isorun holds it, not as its path now leads */
 	snprintf(walk, sizeof(walk), "/proc/self/fd/%d/.", s->tree.fd);
 	q.walk = walk;
+	q.n_read = &n_read;
 	q.alias_dev = s->td.shield_dev;
 	/* the kernel proved the tree unused and the pipes saw their EOF: nothing to look for */
 	if (!q.tree && !q.n_pipes)
 		return;
 	n = tree_find_holders(&q, &h, NULL);
+	if (s->o->verbosity > 0)
+		fprintf(stderr, "isorun: holders: %zu process%s read\n", n_read,
+			n_read == 1 ? "" : "es");
 	if (n < 0) {
 		tree_holders_strerror(n, &e);
 		iso_err_format(&e, why, len);
@@ -405,7 +415,7 @@ void sup_lower_shield(struct sup *s, bool prove)
 		snprintf(s->td.proof_why, sizeof(s->td.proof_why), "%s", s->td.shield.why);
 	} else if (prove) {
 		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield,
-						&s->td.shield_dev, &e);
+						&s->td.shield_dev, &s->td.exposed, &e);
 		iso_err_format(&e, s->td.proof_why, sizeof(s->td.proof_why));
 	}
 	/*
@@ -422,7 +432,10 @@ void sup_lower_shield(struct sup *s, bool prove)
 		_cleanup_free_ char *why = iso_escape(s->td.proof_why);
 
 		fprintf(stderr, "isorun: holders: %s%s\n",
-			proof_words(s) ? "" : "every process read: ",
+			proof_words(s) ? ""
+			: s->td.proof == TREE_SHIELD_EXPOSED && !s->td.exposed.all
+				? "the processes of the mount namespaces that show it bare read: "
+				: "every process read: ",
 			proof_words(s) ? proof_words(s)
 			: why	       ? why
 				       : "?");

@@ -677,6 +677,21 @@ links:
 	return r;
 }
 
+/* Whether pid runs in one of the query's mount namespaces; true when that cannot be told. */
+static bool in_mntns(const struct tree_holder_query *q, int procfd, pid_t pid)
+{
+	char name[64];
+	struct stat st;
+
+	snprintf(name, sizeof(name), "%d/ns/mnt", pid);
+	if (fstatat(procfd, name, &st, 0) < 0)
+		return true;
+	for (size_t i = 0; i < q->n_only_mntns; i++)
+		if (q->only_mntns[i] == st.st_ino)
+			return true;
+	return false;
+}
+
 static int scan_all(const struct tree_holder_query *q, struct found *f, char *buf,
 		    size_t *unreadable)
 {
@@ -713,8 +728,13 @@ static int scan_all(const struct tree_holder_query *q, struct found *f, char *bu
 		}
 	}
 	kcmp_ref = kthreadd_is_reference(procfd);
-	for (size_t i = 0; i < npids && r == 0; i++)
+	for (size_t i = 0; i < npids && r == 0; i++) {
+		if (q->n_only_mntns && !q->n_pipes && !in_mntns(q, procfd, pids[i]))
+			continue;
+		if (q->n_read)
+			(*q->n_read)++;
 		r = scan_pid(q, f, procfd, pids[i], kcmp_ref, buf, 65536, unreadable);
+	}
 	return r;
 }
 

@@ -45,6 +45,15 @@ struct tree_holder_query {
 	 * command put over the tree's path cannot re-point.  `tree` still names it.
 	 */
 	const char *walk;
+	/*
+	 * Only the processes of these mount namespaces (by nsfs inode, as
+	 * /proc/PID/ns/mnt shows them) are read for the tree: those that show it
+	 * bare, when the shield's end proved every other one.  0: every process.
+	 * Not with pipes, whose holders may run anywhere.
+	 */
+	const ino_t *only_mntns;
+	size_t n_only_mntns;
+	size_t *n_read; /* when not NULL: how many processes were read */
 	const ino_t *pipes;
 	size_t n_pipes;
 	pid_t exclude;		       /* isorun itself: it holds the lock and the read ends */

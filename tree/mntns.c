@@ -194,9 +194,22 @@ static uint64_t ns_id_of(int fd)
 	return ioctl(fd, NS_MNT_GET_INFO, &info) < 0 ? 0 : info.mnt_ns_id;
 }
 
-/* Every namespace from `fd` on in one direction; `own` is skipped. */
+static void note_seen(struct tree_mntns_seen *seen, int nsfd)
+{
+	struct stat st;
+
+	if (fstat(nsfd, &st) < 0 || seen->n == TREE_MNTNS_SEEN_MAX)
+		seen->all = true;
+	else
+		seen->ns[seen->n++] = st.st_ino;
+}
+
+/*
+ * Every namespace from `fd` on in one direction; `own` is skipped.  *found once
+ * one shows the tree bare (why names the first); with q->seen, each is noted.
+ */
 static int walk(const struct tree_mntns_query *q, int fd, unsigned long dir, uint64_t own,
-		char *why, size_t len)
+		bool *found, char *why, size_t len)
 {
 	_cleanup_close_ int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	struct ns_tally t;
@@ -215,15 +228,19 @@ static int walk(const struct tree_mntns_query *q, int fd, unsigned long dir, uin
 		if (info.mnt_ns_id == own)
 			continue;
 		r = ns_exposes(q, info.mnt_ns_id, &t);
-		if (r != 0) {
-			if (r > 0)
-				snprintf(why, len,
-					 "mount namespace %llu shows the tree without its "
-					 "shield%s%.200s",
-					 (unsigned long long)info.mnt_ns_id, t.inner ? " at " : "",
-					 t.inner ? t.where : "");
+		if (r < 0)
 			return r;
-		}
+		if (r == 0)
+			continue;
+		if (!*found)
+			snprintf(why, len,
+				 "mount namespace %llu shows the tree without its shield%s%.200s",
+				 (unsigned long long)info.mnt_ns_id, t.inner ? " at " : "",
+				 t.inner ? t.where : "");
+		*found = true;
+		if (!q->seen)
+			return 1;
+		note_seen(q->seen, cur);
 	}
 }
 
@@ -233,21 +250,28 @@ int tree_mntns_exposed(const struct tree_mntns_query *q, struct iso_err *e)
 	size_t len = sizeof(e->msg);
 	_cleanup_close_ int self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	struct ns_tally t;
+	bool found = false;
 	uint64_t own;
 	int r;
 
+	if (q->seen)
+		*q->seen = (struct tree_mntns_seen){ 0 };
 	if (self < 0)
 		return -errno;
 	own = ns_id_of(self);
 	if (!own)
 		return -errno;
 	r = ns_exposes(q, 0, &t);
-	if (r > 0)
+	if (r > 0) {
 		snprintf(why, len, "the tree is also reachable without its shield%s%.200s",
 			 t.inner ? " at " : "", t.inner ? t.where : "");
+		if (q->seen)
+			q->seen->all = true;
+		return 1;
+	}
 	if (r == 0)
-		r = walk(q, self, NS_MNT_GET_PREV, own, why, len);
-	if (r == 0)
-		r = walk(q, self, NS_MNT_GET_NEXT, own, why, len);
-	return r;
+		r = walk(q, self, NS_MNT_GET_PREV, own, &found, why, len);
+	if (r >= 0 && (!found || q->seen))
+		r = walk(q, self, NS_MNT_GET_NEXT, own, &found, why, len);
+	return r < 0 ? r : found;
 }

@@ -15,10 +15,24 @@
 
 #include "common/err.h"
 
+/*
+ * The mount namespaces that show the directory bare, by nsfs inode (what
+ * /proc/PID/ns/mnt shows): a holder of the bare tree runs in one of them, or
+ * got a descriptor from one (the release proof's part, tree/release.h).
+ * `all`: more than fit, or our own namespace: every process is a candidate.
+ */
+#define TREE_MNTNS_SEEN_MAX 64
+struct tree_mntns_seen {
+	ino_t ns[TREE_MNTNS_SEEN_MAX];
+	size_t n;
+	bool all;
+};
+
 struct tree_mntns_query {
 	dev_t disk;	 /* the directory's filesystem */
 	const char *rel; /* its path from that filesystem's root ("/tmp/isorun-0/ID") */
 	dev_t shield;	 /* the overlay over it */
+	struct tree_mntns_seen *seen; /* filled in when not NULL: every one, not the first */
 };
 
 /*

@@ -285,10 +285,10 @@ static bool superblock_ended(int in)
 
 /* Is any mount namespace showing the on-disk tree bare?  1 (e says where), 0, or -errno. */
 static int exposed(int user_fd, const char *user_path, const char *id, dev_t disk, dev_t dev,
-		   struct iso_err *e)
+		   struct tree_mntns_seen *seen, struct iso_err *e)
 {
 	char rel[PATH_MAX], tree_rel[PATH_MAX + NAME_MAX + 2];
-	struct tree_mntns_query q = { .disk = disk, .rel = tree_rel, .shield = dev };
+	struct tree_mntns_query q = { .disk = disk, .rel = tree_rel, .shield = dev, .seen = seen };
 	int r = tree_mntns_fs_path(user_fd, user_path, rel, sizeof(rel));
 
 	if (r < 0)
@@ -299,7 +299,7 @@ static int exposed(int user_fd, const char *user_path, const char *id, dev_t dis
 
 enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
 					 const struct tree_shield *sh, dev_t *ovl_dev,
-					 struct iso_err *e)
+					 struct tree_mntns_seen *seen, struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
@@ -320,7 +320,7 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 	}
 	*ovl_dev = st.st_dev;
 	/* before the unmount: a namespace's copy of the shield is what covers it */
-	ex = exposed(user_fd, user_path, id, parent.st_dev, st.st_dev, e);
+	ex = exposed(user_fd, user_path, id, parent.st_dev, st.st_dev, seen, e);
 	if (ex < 0)
 		snprintf(why, len, "the mount namespaces cannot be read: %s", strerror(-ex));
 	/*

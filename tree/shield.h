@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "common/err.h"
+#include "tree/mntns.h"
 
 /*
  * The lower layer every run shared before each had its own (in its work
@@ -80,11 +81,12 @@ void tree_shield_forget(struct tree_shield *sh);
  * `user_path` is the user directory's canonical path; `sh` the shield as it was
  * raised: its device (another overlay at the path proves nothing) and its
  * watch, which hears its own superblock end, never what is at the path.
- * *ovl_dev gets the overlay's device (0 when there was none), for a holder scan.
+ * *ovl_dev gets the overlay's device (0 when there was none), for a holder scan;
+ * after EXPOSED, *seen (when not NULL) the namespaces that show the tree bare.
  */
 enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
 					 const struct tree_shield *sh, dev_t *ovl_dev,
-					 struct iso_err *e);
+					 struct tree_mntns_seen *seen, struct iso_err *e);
 
 /*
  * Detach what the command mounted inside the shield at `path` (device `dev`),

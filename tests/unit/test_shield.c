@@ -116,7 +116,7 @@ static enum tree_shield_proof prove(struct bed *b)
 	enum tree_shield_proof p;
 
 	tree_shield_unlock(&b->sh);
-	p = tree_shield_prove(b->user_fd, b->user, "t", &b->sh, &dev, &e);
+	p = tree_shield_prove(b->user_fd, b->user, "t", &b->sh, &dev, NULL, &e);
 	tree_shield_forget(&b->sh);
 	if (p != TREE_SHIELD_HELD)
 		assert_int_equal(tree_shield_remove_work(b->user_fd, "t", b->user, NULL), 0);
