@@ -199,6 +199,16 @@ static int on_init_message(struct sup *s)
 		map_leaks(s);
 		(void)sup_ns_send(s->ns.sock, &ok);
 		break;
+	case SUP_NS_BLIND:
+		/* a count init could not make whole is no count: never "none" */
+		if (!s->out->gate_unmeasurable[0]) {
+			char *to = s->out->gate_unmeasurable;
+			size_t n = strnlen(m.cmdline, sizeof(s->out->gate_unmeasurable) - 1);
+
+			memcpy(to, m.cmdline, n);
+			to[n] = '\0';
+		}
+		break;
 	case SUP_NS_STOPPED:
 		if (s->tty_handed) {
 			/* as follow_stop(), with init doing the inside half */

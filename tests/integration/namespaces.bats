@@ -122,6 +122,76 @@ PY
 	assert_no_tree
 }
 
+# Options under which the command may mount in its namespace: root's --pidns keeps
+# CAP_SYS_ADMIN; an ordinary user's command is root of its user namespace with them.
+mounter() {
+	if [ "$(id -u)" -eq 0 ]; then
+		echo --pidns
+	else
+		echo --pidns --map-root --cap-keep all
+	fi
+}
+
+# A TERM ignorer double-forked into its own session, then COVER, the command's
+# mount: init still names the survivor (report and stderr) and kills it.
+survivor_under() {
+	mkdir -p "$W/empty"
+	# shellcheck disable=SC2046
+	run --separate-stderr iso $(mounter) --settle 0 --report "$W/r.json" -- sh -c "
+		$H/daemonize -n $W/d $H/termignore || exit 9
+		$1 || exit 8"
+	if [ "$status" -ne 122 ] || [ "$(grep -c 'isorun: leaked: pid.*termignore' <<<"$stderr")" -ne 1 ]; then
+		echo "under '$1': status $status, stderr: $stderr" >&2
+		return 1
+	fi
+	python3 - "$W/r.json" <<'PY'
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+assert r["isolation"]["leak_check"] == "pidns" and len(r["leaks"]) == 1, r["leaks"]
+assert not os.path.exists("/proc/%d" % r["leaks"][0]["pid"]), r["leaks"]
+PY
+	assert_no_tree
+}
+
+@test "--pidns: a tmpfs or a directory the command mounts over /proc hides no survivor from init" {
+	require "user and PID namespaces" userns_ok
+	survivor_under "mount -t tmpfs none /proc"
+	survivor_under "mount --bind $W/empty /proc"
+}
+
+@test "--pidns: a directory the command binds over /proc/PID hides no survivor from init" {
+	require "user and PID namespaces" userns_ok
+	# shellcheck disable=SC2016
+	survivor_under "mount --bind $W/empty /proc/\$(cat $W/d) && test ! -e /proc/\$(cat $W/d)/stat"
+}
+
+@test "--pidns: a survivor init reaps but its listing did not name makes the leak check not measurable, never passed" {
+	require "user and PID namespaces" userns_ok
+	# the listing blinded some way init does not know: its cross-check with what it reaps
+	ISORUN_TEST_FAULT=empty-listing run --separate-stderr iso --pidns --settle 0 -- \
+		"$H/daemonize" -n "$W/d" "$H/termignore"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun: leak check: not measurable (the namespace's init reaped pid "*", which its listing of the namespace did not name)"* ]]
+	assert_no_tree
+}
+
+@test "--pidns: init keeps none of the outer's descriptors (cgroup.procs, the tree's records, its event loop)" {
+	require "user and PID namespaces" userns_ok
+	"$ISORUN" --no-config --root "$R" --pidns -- sh -c "touch $W/up; exec $H/waitfor -t 600 $W/go" 3>&- &
+	isopid=$!
+	"$H/waitfor" "$W/up"
+	init=$(pgrep -P "$isopid")
+	[ -n "$init" ]
+	fds=$(find "/proc/$init/fd" -mindepth 1 -printf '%f %l\n')
+	touch "$W/go"
+	wait "$isopid"
+	echo "$fds"
+	! grep -E 'cgroup|inotify|'"$U" <<<"$fds"
+	# 0-2, the socket to the outer, its own signalfd, timerfd, epoll and procfs
+	[ "$(wc -l <<<"$fds")" -le 8 ]
+	assert_no_tree
+}
+
 @test "--private-tmp: a literal /tmp write lands in the tree; parallel runs do not see each other" {
 	require "user and PID namespaces" userns_ok
 	run iso --private-tmp --keep -- sh -c 'echo mine > /tmp/isorun-private-probe; test -d /var/tmp && echo x > /var/tmp/isorun-vt; echo home > "$HOME/h" && cat "$HOME/h"'
