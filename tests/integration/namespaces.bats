@@ -122,6 +122,16 @@ PY
 	assert_no_tree
 }
 
+@test "--pidns: the outer waits for init's start with a deadline: past it init is killed, 125, nothing ran or stays" {
+	require "user and PID namespaces" userns_ok
+	# init never answers; the fault puts the deadline at the start of the wait
+	ISORUN_TEST_FAULT=stalled-start run --separate-stderr iso --pidns -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: the namespace's init did not start the command within 30s; killed it" ]
+	[ ! -e "$W/ran" ]
+	assert_no_tree
+}
+
 # Options under which the command may mount in its namespace: root's --pidns keeps
 # CAP_SYS_ADMIN; an ordinary user's command is root of its user namespace with them.
 mounter() {
