@@ -163,10 +163,12 @@ PY
 	assert_no_tree
 }
 
-@test "--pidns: a tmpfs or a directory the command mounts over /proc hides no survivor from init" {
+@test "--pidns: a tmpfs, a directory or another namespace's procfs the command mounts over /proc hides no survivor from init" {
 	require "user and PID namespaces" userns_ok
 	survivor_under "mount -t tmpfs none /proc"
 	survivor_under "mount --bind $W/empty /proc"
+	# a procfs of a PID namespace of its own, mounted in init's mount namespace
+	survivor_under "unshare -p -f mount -t proc proc /proc"
 }
 
 @test "--pidns: a directory the command binds over /proc/PID hides no survivor from init" {
