@@ -687,7 +687,8 @@ _Noreturn void sup_init_main(const struct sup_ns_plan *p, int sock)
 		iso_err_set(&e, errno, "enter '/'");
 		fail(sock, SUP_STAGE_NS, &e);
 	}
-	if (init_fds(p, sock, &e) < 0 || setup(p, &e) < 0)
+	/* again after the setup: the mount sources it pinned (O_PATH) are mounted now */
+	if (init_fds(p, sock, &e) < 0 || setup(p, &e) < 0 || init_fds(p, sock, &e) < 0)
 		fail(sock, SUP_STAGE_NS, &e);
 	/* before the command can mount anything on /proc or /proc/PID */
 	in.proc = ns_proc_private(&e);
