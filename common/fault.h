@@ -3,8 +3,8 @@
  * ISORUN_TEST_FAULT=NAME: a failure or a slow phase on purpose, for the paths
  * no real run reaches on demand (docs/design.md, "Architecture"):
  * "after-start", "slow-removal", "slow-exec-record", "no-children-file",
- * "no-shield", "late-exec-word", "no-pidfs", "empty-listing", "stalled-start"
- * (and tree.c's "tree:STEP").
+ * "no-shield", "late-exec-word", "no-pidfs", "empty-listing",
+ * "unnamed-survivors", "stalled-start" (and tree.c's "tree:STEP").
  */
 #ifndef ISO_FAULT_H
 #define ISO_FAULT_H

@@ -39,11 +39,11 @@ static int nspids(pid_t pid, pid_t *v, int max)
 	return n;
 }
 
-void sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n)
+int sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n)
 {
 	struct iso_proc *list = NULL;
 	pid_t v[32];
-	int level = nspids(init, v, (int)ELEMENTSOF(v)), count;
+	int level = nspids(init, v, (int)ELEMENTSOF(v)), count, alive = 0;
 
 	for (size_t j = 0; j < n; j++)
 		outer[j] = 0;
@@ -52,10 +52,12 @@ void sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n
 	 * survivor's pid was read at by init, whatever nested namespaces lie below.
 	 */
 	if (level < 2)
-		return;
+		return -1;
 	count = iso_proc_descendants(init, &list);
 	for (int i = 0; i < count; i++) {
 		int k = nspids(list[i].pid, v, (int)ELEMENTSOF(v));
+
+		alive += iso_proc_alive(&list[i]);
 		if (k < level)
 			continue;
 		for (size_t j = 0; j < n; j++)
@@ -63,6 +65,7 @@ void sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n
 				outer[j] = list[i].pid;
 	}
 	free(list);
+	return count < 0 ? -1 : alive;
 }
 
 static uint64_t now_ms(void)

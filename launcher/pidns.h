@@ -37,7 +37,8 @@ int sup_pidns_start(struct sup_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 /*
  * For each inner[j], a pid in init's namespace, the pid in isorun's own namespace
  * (0: not found), in one pass over init's descendants (they are stopped).
+ * Returns how many of them live, as isorun's /proc shows them (-1: unknown).
  */
-void sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n);
+int sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n);
 
 #endif

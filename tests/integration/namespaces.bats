@@ -177,13 +177,18 @@ PY
 	survivor_under "mount --bind $W/empty /proc/\$(cat $W/d) && test ! -e /proc/\$(cat $W/d)/stat"
 }
 
-@test "--pidns: a survivor init reaps but its listing did not name makes the leak check not measurable, never passed" {
+@test "--pidns: a survivor init's listing did not name makes the leak check not measurable, never passed" {
 	require "user and PID namespaces" userns_ok
 	# the listing blinded some way init does not know: its cross-check with what it reaps
 	ISORUN_TEST_FAULT=empty-listing run --separate-stderr iso --pidns --settle 0 -- \
 		"$H/daemonize" -n "$W/d" "$H/termignore"
 	[ "$status" -eq 122 ]
 	[[ "$stderr" == *"isorun: leak check: not measurable (the namespace's init reaped pid "*", which its listing of the namespace did not name)"* ]]
+	# listed but not named: the outer's count of the namespace from outside
+	ISORUN_TEST_FAULT=unnamed-survivors run --separate-stderr iso --pidns --settle 0 -- \
+		"$H/daemonize" -n "$W/d2" "$H/termignore"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun: leak check: not measurable (the namespace's init named 0 surviving processes; 1 live in it, seen from outside)"* ]]
 	assert_no_tree
 }
 
