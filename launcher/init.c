@@ -636,7 +636,7 @@ static int close_but(int *keep, size_t n)
  */
 static int init_fds(const struct sup_ns_plan *p, int sock, struct iso_err *e)
 {
-	int keep[8 + SUP_PASS_FD_MAX];
+	int keep[8 + SUP_PASS_FD_MAX], r;
 	size_t n = 0;
 
 	keep[n++] = sock;
@@ -646,8 +646,9 @@ static int init_fds(const struct sup_ns_plan *p, int sock, struct iso_err *e)
 	keep[n++] = p->spawn.in_cgroup ? p->spawn.cg_procs_fd : -1;
 	for (size_t i = 0; i < p->spawn.n_pass_fds && n < ELEMENTSOF(keep); i++)
 		keep[n++] = p->spawn.pass_fds[i];
-	if (close_but(keep, n) < 0)
-		return iso_err_set(e, errno, "close the outer's descriptors in init (close_range)");
+	r = close_but(keep, n);
+	if (r < 0)
+		return iso_err_set(e, -r, "close the outer's descriptors in init (close_range)");
 	return 0;
 }
 
