@@ -143,11 +143,13 @@ mounter() {
 }
 
 # A TERM ignorer double-forked into its own session, then COVER, the command's
-# mount: init still names the survivor (report and stderr) and kills it.
+# mount: init still names the survivor (report and stderr) and kills it.  $WRAP:
+# a program isorun runs under (denycall).
 survivor_under() {
 	mkdir -p "$W/empty"
-	# shellcheck disable=SC2046
-	run --separate-stderr iso $(mounter) --settle 0 --report "$W/r.json" -- sh -c "
+	# shellcheck disable=SC2046,SC2086
+	run --separate-stderr $WRAP "$ISORUN" --no-config --root "$R" $(mounter) --settle 0 \
+		--report "$W/r.json" -- sh -c "
 		$H/daemonize -n $W/d $H/termignore || exit 9
 		$1 || exit 8"
 	if [ "$status" -ne 122 ] || [ "$(grep -c 'isorun: leaked: pid.*termignore' <<<"$stderr")" -ne 1 ]; then
@@ -175,6 +177,20 @@ PY
 	require "user and PID namespaces" userns_ok
 	# shellcheck disable=SC2016
 	survivor_under "mount --bind $W/empty /proc/\$(cat $W/d) && test ! -e /proc/\$(cat $W/d)/stat"
+}
+
+@test "--pidns: where fsopen is refused init reads a detached copy of /proc, which no cover reaches; without open_tree either, 125" {
+	require "user and PID namespaces" userns_ok
+	WRAP="$H/denycall fsopen"
+	survivor_under "mount -t tmpfs none /proc"
+	# shellcheck disable=SC2016
+	survivor_under "mount --bind $W/empty /proc/\$(cat $W/d) && test ! -e /proc/\$(cat $W/d)/stat"
+	run --separate-stderr "$H/denycall" fsopen,open_tree "$ISORUN" --no-config --root "$R" \
+		--pidns -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: open a procfs of the namespace's own (fsmount, open_tree): Operation not permitted" ]
+	[ ! -e "$W/ran" ]
+	assert_no_tree
 }
 
 @test "--pidns: a survivor init's listing did not name makes the leak check not measurable, never passed" {
