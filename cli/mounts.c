@@ -191,6 +191,11 @@ static int judge_cover(struct judged *j, const struct places *p)
 {
 	const char *d = j->m->dest;
 
+	/* the run's processes as the command sees them; init reads its own (ns_proc_private()) */
+	if (at_or_below(d, "/proc"))
+		return refuse(j,
+			      "the destination %s /proc, the run's own procfs, which isorun mounts",
+			      strcmp(d, "/proc") ? "lies in" : "is");
 	if (p->home && related(d, p->home))
 		return refuse(j, "the destination %s the home that %s protects (%s)",
 			      at_or_below(d, p->home) ? "lies in" : "covers", p->guard, p->home);

@@ -4,7 +4,8 @@
  * no real run reaches on demand (docs/design.md, "Architecture"):
  * "after-start", "slow-removal", "slow-exec-record", "no-children-file",
  * "no-shield", "late-shield", "late-exec-word", "no-pidfs", "no-uidmap"
- * (newuidmap and newgidmap taken for missing) (and tree.c's "tree:STEP").
+ * (newuidmap and newgidmap taken for missing), "empty-listing",
+ * "unnamed-survivors", "stalled-start" (and tree.c's "tree:STEP").
  */
 #ifndef ISO_FAULT_H
 #define ISO_FAULT_H

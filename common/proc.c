@@ -22,9 +22,15 @@
 #include "common/reader.h"
 #include "common/text.h"
 
-static ssize_t read_small(const char *path, char *buf, size_t len)
+/* A path under /proc: under procfd (iso_proc_stat_at()), or AT_FDCWD's /proc. */
+static const char *proc_root(int procfd)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return procfd == AT_FDCWD ? "/proc" : ".";
+}
+
+static ssize_t read_small(int dirfd, const char *path, char *buf, size_t len)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	ssize_t n, total = 0;
 
 	if (fd < 0)
@@ -52,6 +58,7 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 }
 
 struct small_read {
+	int dirfd;
 	char path[96];
 	char *buf;
 	size_t len;
@@ -62,7 +69,7 @@ static void small_read_run(void *arg)
 {
 	struct small_read *sr = arg;
 
-	sr->n = read_small(sr->path, sr->buf, sr->len);
+	sr->n = read_small(sr->dirfd, sr->path, sr->buf, sr->len);
 }
 
 static void small_read_free(void *arg)
@@ -79,7 +86,7 @@ static void small_read_free(void *arg)
  * would hold the reader.  Through the supervisor's reader while it has one,
  * into buffers of the job's own; -ETIMEDOUT past the deadline.
  */
-static ssize_t read_memory_file(const char *path, char *buf, size_t len)
+static ssize_t read_memory_file(int dirfd, const char *path, char *buf, size_t len)
 {
 	struct iso_reader *r = iso_reader_proc();
 	struct small_read *sr;
@@ -87,13 +94,14 @@ static ssize_t read_memory_file(const char *path, char *buf, size_t len)
 	int rc;
 
 	if (!r)
-		return read_small(path, buf, len);
+		return read_small(dirfd, path, buf, len);
 	sr = calloc(1, sizeof(*sr));
 	if (!sr || !(sr->buf = malloc(len))) {
 		free(sr);
 		return -ENOMEM;
 	}
 	snprintf(sr->path, sizeof(sr->path), "%s", path);
+	sr->dirfd = dirfd;
 	sr->len = len;
 	rc = iso_reader_run(r, small_read_run, sr, small_read_free);
 	if (rc < 0) {
@@ -118,10 +126,16 @@ ssize_t iso_proc_read(pid_t pid, const char *name, char *buf, size_t len)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
-	return is_memory_file(name) ? read_memory_file(path, buf, len) : read_small(path, buf, len);
+	return is_memory_file(name) ? read_memory_file(AT_FDCWD, path, buf, len)
+				    : read_small(AT_FDCWD, path, buf, len);
 }
 
 int iso_proc_stat(pid_t pid, struct iso_proc *ret)
+{
+	return iso_proc_stat_at(AT_FDCWD, pid, ret);
+}
+
+int iso_proc_stat_at(int procfd, pid_t pid, struct iso_proc *ret)
 {
 	char path[64], buf[1024];
 	const char *p;
@@ -130,8 +144,8 @@ int iso_proc_stat(pid_t pid, struct iso_proc *ret)
 	char state = 0;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	n = read_small(path, buf, sizeof(buf));
+	snprintf(path, sizeof(path), "%s/%d/stat", proc_root(procfd), pid);
+	n = read_small(procfd, path, buf, sizeof(buf));
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : (int)n;
 	/* comm may hold spaces and parentheses: fields start after the LAST ')' */
@@ -153,17 +167,22 @@ int iso_proc_stat(pid_t pid, struct iso_proc *ret)
  * leader that called pthread_exit() is a zombie in /proc while its other threads
  * run: the process lives as long as any of them.
  */
-pid_t iso_proc_live_thread_at(const char *proc, pid_t pid)
+static pid_t live_thread(int dirfd, const char *proc, pid_t pid)
 {
 	char path[PATH_MAX], buf[512];
 	struct dirent *de;
 	pid_t found = 0;
 	DIR *d;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%d/task", proc, pid);
-	d = opendir(path);
-	if (!d)
+	fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	while (!found && (de = readdir(d))) {
 		long tid = iso_parse_pid(de->d_name);
 		const char *p;
@@ -171,7 +190,7 @@ pid_t iso_proc_live_thread_at(const char *proc, pid_t pid)
 		if (tid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%d/task/%ld/stat", proc, pid, tid);
-		if (read_small(path, buf, sizeof(buf)) <= 0)
+		if (read_small(dirfd, path, buf, sizeof(buf)) <= 0)
 			continue;
 		p = strrchr(buf, ')');
 		if (p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' && p[2] != '\0')
@@ -181,16 +200,26 @@ pid_t iso_proc_live_thread_at(const char *proc, pid_t pid)
 	return found;
 }
 
+pid_t iso_proc_live_thread_at(const char *proc, pid_t pid)
+{
+	return live_thread(AT_FDCWD, proc, pid);
+}
+
 pid_t iso_proc_live_thread(pid_t pid)
 {
-	return iso_proc_live_thread_at("/proc", pid);
+	return live_thread(AT_FDCWD, "/proc", pid);
 }
 
 bool iso_proc_alive(const struct iso_proc *p)
 {
+	return iso_proc_alive_at(AT_FDCWD, p);
+}
+
+bool iso_proc_alive_at(int procfd, const struct iso_proc *p)
+{
 	if (p->state == 'X')
 		return false;
-	return p->state != 'Z' || iso_proc_live_thread(p->pid) > 0;
+	return p->state != 'Z' || live_thread(procfd, proc_root(procfd), p->pid) > 0;
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -333,6 +362,12 @@ int iso_proc_children(pid_t pid, pid_t *out, size_t max)
 
 char *iso_proc_cmdline(pid_t pid, size_t max)
 {
+	return iso_proc_cmdline_at(AT_FDCWD, pid, max);
+}
+
+char *iso_proc_cmdline_at(int procfd, pid_t pid, size_t max)
+{
+	const char *proc = proc_root(procfd);
 	char path[64];
 	_cleanup_free_ char *buf = malloc(8192);
 	const char *args[256];
@@ -342,19 +377,19 @@ char *iso_proc_cmdline(pid_t pid, size_t max)
 
 	if (!buf)
 		return NULL;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	n = read_memory_file(path, buf, 8192);
+	snprintf(path, sizeof(path), "%s/%d/cmdline", proc, pid);
+	n = read_memory_file(procfd, path, buf, 8192);
 	if (n == -ETIMEDOUT)
 		return strdup("(not read: its memory made the read wait)");
-	if (n <= 0 && (tid = iso_proc_live_thread(pid)) > 0) {
+	if (n <= 0 && (tid = live_thread(procfd, proc, pid)) > 0) {
 		/* a leader gone by pthread_exit() left its memory to the live threads */
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/cmdline", pid, tid);
-		n = read_memory_file(path, buf, 8192);
+		snprintf(path, sizeof(path), "%s/%d/task/%d/cmdline", proc, pid, tid);
+		n = read_memory_file(procfd, path, buf, 8192);
 	}
 	if (n <= 0) {
 		char comm[64];
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-		n = read_small(path, comm, sizeof(comm));
+		snprintf(path, sizeof(path), "%s/%d/comm", proc, pid);
+		n = read_small(procfd, path, comm, sizeof(comm));
 		if (n <= 0)
 			return strdup("?");
 		comm[strcspn(comm, "\n")] = '\0';
@@ -372,6 +407,12 @@ char *iso_proc_cmdline(pid_t pid, size_t max)
 
 char *iso_proc_cwd(pid_t pid)
 {
+	return iso_proc_cwd_at(AT_FDCWD, pid);
+}
+
+char *iso_proc_cwd_at(int procfd, pid_t pid)
+{
+	const char *proc = proc_root(procfd);
 	char path[64];
 	char *buf = malloc(PATH_MAX);
 	ssize_t n;
@@ -379,12 +420,12 @@ char *iso_proc_cwd(pid_t pid)
 
 	if (!buf)
 		return NULL;
-	snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
-	n = readlink(path, buf, PATH_MAX - 1);
-	if (n < 0 && (tid = iso_proc_live_thread(pid)) > 0) {
+	snprintf(path, sizeof(path), "%s/%d/cwd", proc, pid);
+	n = readlinkat(procfd, path, buf, PATH_MAX - 1);
+	if (n < 0 && (tid = live_thread(procfd, proc, pid)) > 0) {
 		/* as for the command line: a zombie leader's live threads keep the cwd */
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/cwd", pid, tid);
-		n = readlink(path, buf, PATH_MAX - 1);
+		snprintf(path, sizeof(path), "%s/%d/task/%d/cwd", proc, pid, tid);
+		n = readlinkat(procfd, path, buf, PATH_MAX - 1);
 	}
 	if (n < 0) {
 		free(buf);
@@ -532,7 +573,7 @@ uint64_t iso_proc_now_ticks(void)
 
 int iso_boot_id(char *buf, size_t len)
 {
-	ssize_t n = read_small("/proc/sys/kernel/random/boot_id", buf, len);
+	ssize_t n = read_small(AT_FDCWD, "/proc/sys/kernel/random/boot_id", buf, len);
 
 	if (n < 0)
 		return (int)n;

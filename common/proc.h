@@ -18,10 +18,17 @@ struct iso_proc {
 };
 
 int iso_proc_stat(pid_t pid, struct iso_proc *ret);
+/*
+ * The same under procfd, a procfs of the caller's own (--pidns's init reads
+ * through its private instance, which no mount on /proc covers); AT_FDCWD: /proc.
+ * iso_proc_alive_at(), iso_proc_cmdline_at() and iso_proc_cwd_at() likewise.
+ */
+int iso_proc_stat_at(int procfd, pid_t pid, struct iso_proc *ret);
 /* /proc/PID/NAME as it is (NUL bytes kept), at most len - 1 bytes, then a NUL: bytes or -errno. */
 ssize_t iso_proc_read(pid_t pid, const char *name, char *buf, size_t len);
 /* Alive: not a zombie, or a zombie leader (pthread_exit()) with a live thread. */
 bool iso_proc_alive(const struct iso_proc *p);
+bool iso_proc_alive_at(int procfd, const struct iso_proc *p);
 /* A live thread of pid (its tid), or 0. */
 pid_t iso_proc_live_thread(pid_t pid);
 pid_t iso_proc_live_thread_at(const char *proc, pid_t pid);
@@ -43,8 +50,10 @@ int iso_proc_children(pid_t pid, pid_t *out, size_t max);
 
 /* Command line (redacted, joined, at most max bytes); "[comm]" for a kernel-less argv. */
 char *iso_proc_cmdline(pid_t pid, size_t max);
+char *iso_proc_cmdline_at(int procfd, pid_t pid, size_t max);
 /* readlink /proc/PID/cwd; NULL when it cannot be read. */
 char *iso_proc_cwd(pid_t pid);
+char *iso_proc_cwd_at(int procfd, pid_t pid);
 
 /*
  * Who a process is and who its parent is, for the exec record: {ppid, id}, where

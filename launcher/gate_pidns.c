@@ -156,11 +156,19 @@ static void map_leaks(struct sup *s)
 	struct sup_outcome *o = s->out;
 	pid_t *inner = calloc(o->n_leaks ? o->n_leaks : 1, sizeof(*inner));
 	pid_t *outer = calloc(o->n_leaks ? o->n_leaks : 1, sizeof(*outer));
+	int alive;
 
 	if (inner && outer) {
 		for (size_t i = 0; i < o->n_leaks; i++)
 			inner[i] = o->leaks[i].inner_pid;
-		sup_pidns_outer_pids(s->cmd, inner, outer, o->n_leaks);
+		alive = sup_pidns_outer_pids(s->cmd, inner, outer, o->n_leaks);
+		/* from outside, where no mount of the command's reaches: init named them all */
+		s->ns.counted = alive > (int)o->n_leaks && !o->gate_unmeasurable[0];
+		if (s->ns.counted)
+			snprintf(o->gate_unmeasurable, sizeof(o->gate_unmeasurable),
+				 "the namespace's init named %zu surviving processes; %d live in "
+				 "it, seen from outside",
+				 o->n_leaks, alive);
 		for (size_t i = 0; i < o->n_leaks; i++) {
 			o->leaks[i].started_ms = SUP_STARTED_UNKNOWN;
 			if (!outer[i]) {
@@ -198,6 +206,16 @@ static int on_init_message(struct sup *s)
 	case SUP_NS_LEAKS_DONE:
 		map_leaks(s);
 		(void)sup_ns_send(s->ns.sock, &ok);
+		break;
+	case SUP_NS_BLIND:
+		/* a count init could not make whole is no count: never "none" */
+		if (!s->out->gate_unmeasurable[0] || s->ns.counted) {
+			char *to = s->out->gate_unmeasurable;
+			size_t n = strnlen(m.cmdline, sizeof(s->out->gate_unmeasurable) - 1);
+
+			memcpy(to, m.cmdline, n);
+			to[n] = '\0';
+		}
 		break;
 	case SUP_NS_STOPPED:
 		if (s->tty_handed) {

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +27,14 @@
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <poll.h>
 #include <unistd.h>
 
 #include "common/num.h"
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "launcher/evloop.h"
 #include "launcher/leak.h"
 #include "launcher/init.h"
@@ -47,11 +50,21 @@ enum init_source { INIT_SIGCHLD, INIT_TIMER, INIT_CONTROL };
 struct init {
 	const struct sup_ns_plan *p;
 	int sock;
+	int proc; /* init's own procfs (ns_proc_private()): no mount of the command's covers it */
 	struct sup_evloop loop;
 	pid_t cmd;
 	bool cmd_done;
 	bool settling;
 	bool reap_more; /* the last reap hit its bound: zombies may wait without a SIGCHLD */
+	/*
+	 * The sweep's listing, every pid of it (live and zombie), sorted: once all is
+	 * stopped no process can appear, so each one init reaps after it must be
+	 * there.  One that is not means init could not see (blind): not measurable.
+	 */
+	pid_t *listed;
+	size_t n_listed;
+	bool checking;
+	char blind[sizeof(((struct sup_ns_msg *)0)->cmdline)];
 };
 
 /*
@@ -262,10 +275,24 @@ static void send_status(struct init *in, int type, int status)
 	(void)sup_ns_send(in->sock, &m);
 }
 
-/* Every process of the namespace but init, from the namespace's own /proc. */
-static void signal_others(int sig, pid_t skip_pgrp)
+/* The root of init's own procfs, to list; NULL with errno. */
+static DIR *open_proc(int proc)
 {
-	DIR *d = opendir("/proc");
+	int fd = openat(proc, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d && fd >= 0) {
+		int err = errno;
+		close(fd);
+		errno = err;
+	}
+	return d;
+}
+
+/* Every process of the namespace but init, from init's own procfs. */
+static void signal_others(int proc, int sig, pid_t skip_pgrp)
+{
+	DIR *d = open_proc(proc);
 	struct dirent *de;
 
 	if (!d)
@@ -273,13 +300,58 @@ static void signal_others(int sig, pid_t skip_pgrp)
 	while ((de = readdir(d))) {
 		struct iso_proc p;
 		long pid = iso_parse_pid(de->d_name);
-		if (pid <= 1 || iso_proc_stat((pid_t)pid, &p) < 0)
+		if (pid <= 1 || iso_proc_stat_at(proc, (pid_t)pid, &p) < 0)
 			continue;
 		if (skip_pgrp && p.pgrp == skip_pgrp)
 			continue;
 		(void)kill((pid_t)pid, sig);
 	}
 	closedir(d);
+}
+
+static __attribute__((format(printf, 2, 3))) void blind(struct init *in, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (in->blind[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(in->blind, sizeof(in->blind), fmt, ap);
+	va_end(ap);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void add_listed(struct init *in, pid_t pid)
+{
+	pid_t *v;
+
+	if (in->n_listed % 256 == 0) {
+		v = realloc(in->listed, (in->n_listed + 256) * sizeof(*v));
+		if (!v) {
+			blind(in, "init could not keep the namespace's list of processes: %s",
+			      strerror(ENOMEM));
+			return;
+		}
+		in->listed = v;
+	}
+	in->listed[in->n_listed++] = pid;
+}
+
+/* A process init reaps after the sweep's listing was in it, or init was blinded. */
+static void check_listed(struct init *in, pid_t pid)
+{
+	if (in->listed && bsearch(&pid, in->listed, in->n_listed, sizeof(pid), cmp_pid))
+		return;
+	blind(in,
+	      "the namespace's init reaped pid %d, which its listing of the namespace did not "
+	      "name",
+	      pid);
 }
 
 static void reap(struct init *in, bool block)
@@ -304,6 +376,8 @@ static void reap(struct init *in, bool block)
 			in->cmd_done = true;
 			send_status(in, SUP_NS_EXITED, status);
 		}
+		if (pid > 0 && in->checking)
+			check_listed(in, pid);
 		if (!block && pid > 0 && ++n == SUP_REAP_BATCH) {
 			in->reap_more = true;
 			break;
@@ -323,6 +397,13 @@ static _Noreturn void done(struct init *in)
 {
 	struct iso_err e = { 0 };
 
+	if (in->blind[0]) {
+		struct sup_ns_msg m = { .type = SUP_NS_BLIND };
+
+		snprintf(m.cmdline, sizeof(m.cmdline), "%s", in->blind);
+		(void)sup_ns_send(in->sock, &m);
+	}
+
 	/* what the command gave to the range's ids, the caller could not remove */
 	if (in->p->ranged)
 		(void)ns_idmap_give_back(in->p->tree, in->p->inside_uid, in->p->inside_gid, &e);
@@ -330,39 +411,77 @@ static _Noreturn void done(struct init *in)
 	_exit(0);
 }
 
+/* One survivor, stopped, named to the outer. */
+static void name_one(struct init *in, pid_t pid, const struct iso_proc *p)
+{
+	struct sup_ns_msg m;
+	_cleanup_free_ char *cmd = iso_proc_cmdline_at(in->proc, pid, sizeof(m.cmdline) - 1);
+	_cleanup_free_ char *cwd = iso_proc_cwd_at(in->proc, pid);
+
+	m = (struct sup_ns_msg){
+		.type = SUP_NS_LEAK, .pid = pid, .sid = p->sid, .start = p->start
+	};
+	snprintf(m.cmdline, sizeof(m.cmdline), "%s", cmd ? cmd : "?");
+	snprintf(m.cwd, sizeof(m.cwd), "%s", cwd ? cwd : "");
+	(void)sup_ns_send(in->sock, &m);
+}
+
+/*
+ * Every process of the stopped namespace, from init's own procfs: the live ones
+ * named, all of them listed.  What cannot be read makes init blind, never "none".
+ */
+static void name_survivors(struct init *in)
+{
+	DIR *d = open_proc(in->proc);
+	struct dirent *de;
+	/* for the cross-checks' tests: a listing blinded some way init does not know */
+	bool hide = iso_test_fault("empty-listing");
+	bool unnamed = iso_test_fault("unnamed-survivors");
+
+	if (!d) {
+		blind(in, "the namespace's init could not list its processes: %s", strerror(errno));
+		return;
+	}
+	for (errno = 0; (de = readdir(d)); errno = 0) {
+		struct iso_proc p;
+		long pid = iso_parse_pid(de->d_name);
+		int r;
+
+		if (pid <= 1 || hide)
+			continue;
+		add_listed(in, (pid_t)pid);
+		r = iso_proc_stat_at(in->proc, (pid_t)pid, &p);
+		/* gone: released, so init will not reap it either */
+		if (r == -ESRCH)
+			continue;
+		if (r < 0)
+			blind(in, "the namespace's init could not read pid %ld: %s", pid,
+			      strerror(-r));
+		else if (iso_proc_alive_at(in->proc, &p) && !unnamed)
+			name_one(in, (pid_t)pid, &p);
+	}
+	if (errno)
+		blind(in, "the namespace's init could not list its processes: %s", strerror(errno));
+	closedir(d);
+	if (in->listed)
+		qsort(in->listed, in->n_listed, sizeof(*in->listed), cmp_pid);
+}
+
 /* Settle is over (or cut short): stop all, name all, then kill all. */
 static _Noreturn void sweep(struct init *in)
 {
 	struct sup_ns_msg m;
-	DIR *d;
-	struct dirent *de;
 
 	(void)kill(-1, SIGSTOP);
-	d = opendir("/proc");
-	while (d && (de = readdir(d))) {
-		struct iso_proc p;
-		long pid = iso_parse_pid(de->d_name);
-		_cleanup_free_ char *cmd = NULL, *cwd = NULL;
-
-		if (pid <= 1 || iso_proc_stat((pid_t)pid, &p) < 0 || !iso_proc_alive(&p))
-			continue;
-		cmd = iso_proc_cmdline((pid_t)pid, sizeof(m.cmdline) - 1);
-		cwd = iso_proc_cwd((pid_t)pid);
-		m = (struct sup_ns_msg){
-			.type = SUP_NS_LEAK, .pid = (pid_t)pid, .sid = p.sid, .start = p.start
-		};
-		snprintf(m.cmdline, sizeof(m.cmdline), "%s", cmd ? cmd : "?");
-		snprintf(m.cwd, sizeof(m.cwd), "%s", cwd ? cwd : "");
-		(void)sup_ns_send(in->sock, &m);
-	}
-	if (d)
-		closedir(d);
+	name_survivors(in);
 	m = (struct sup_ns_msg){ .type = SUP_NS_LEAKS_DONE };
 	(void)sup_ns_send(in->sock, &m);
 	/* the outer maps inner pids to its own while they are stopped, then says go */
 	while (sup_ns_recv(in->sock, &m) > 0 && m.type != SUP_NS_KILL_OK)
 		;
 	(void)kill(-1, SIGKILL);
+	/* from here each reaped pid is checked against the listing */
+	in->checking = true;
 	while (!empty())
 		reap(in, true);
 	done(in);
@@ -385,7 +504,7 @@ static void on_control(struct init *in)
 		}
 		if (!in->cmd_done)
 			(void)kill(-in->cmd, m.sig);
-		signal_others(in->p->stop.signal, in->cmd_done ? 0 : in->cmd);
+		signal_others(in->proc, in->p->stop.signal, in->cmd_done ? 0 : in->cmd);
 		break;
 	case SUP_NS_SWEEP:
 		if (in->cmd_done)
@@ -483,9 +602,74 @@ static void start_command(struct init *in)
 	send_final(in->sock, &m, listener, elsewhere);
 }
 
+static int cmp_fd(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Closes every descriptor but 0-2 and keep[] (sorted here). */
+static int close_but(int *keep, size_t n)
+{
+	unsigned lo = 3;
+
+	qsort(keep, n, sizeof(*keep), cmp_fd);
+	for (size_t i = 0; i <= n; i++) {
+		unsigned hi = i < n ? (unsigned)keep[i] - 1 : ~0U;
+
+		if (i < n && (keep[i] < 0 || (unsigned)keep[i] < lo))
+			continue;
+		if (hi >= lo && syscall(SYS_close_range, lo, hi, 0) < 0)
+			return -errno;
+		if (i < n)
+			lo = (unsigned)keep[i] + 1;
+	}
+	return 0;
+}
+
+/*
+ * init is a fork of the outer, with every descriptor it had: the cgroup's
+ * cgroup.procs for writing, the tree's owner record, the outer's own event
+ * loop.  It keeps what the command inherits and its socket; after the start,
+ * the socket and the terminal (init_after_start()).
+ */
+static int init_fds(const struct sup_ns_plan *p, int sock, struct iso_err *e)
+{
+	int keep[8 + SUP_PASS_FD_MAX], r;
+	size_t n = 0;
+
+	keep[n++] = sock;
+	keep[n++] = p->spawn.out_fd;
+	keep[n++] = p->spawn.err_fd;
+	keep[n++] = p->spawn.tty_fd;
+	keep[n++] = p->spawn.in_cgroup ? p->spawn.cg_procs_fd : -1;
+	for (size_t i = 0; i < p->spawn.n_pass_fds && n < ELEMENTSOF(keep); i++)
+		keep[n++] = p->spawn.pass_fds[i];
+	r = close_but(keep, n);
+	if (r < 0)
+		return iso_err_set(e, -r, "close the outer's descriptors in init (close_range)");
+	return 0;
+}
+
+/* What only the command's start needed: its cgroup's cgroup.procs, --pass-fd. */
+static void init_after_start(const struct init *in)
+{
+	const struct sup_spawn *sp = &in->p->spawn;
+
+	if (sp->in_cgroup && sp->cg_procs_fd > 2 && sp->cg_procs_fd != sp->tty_fd)
+		close(sp->cg_procs_fd);
+	for (size_t i = 0; i < sp->n_pass_fds; i++) {
+		int fd = sp->pass_fds[i];
+
+		if (fd > 2 && fd != in->sock && fd != sp->tty_fd && fd != sp->cg_procs_fd)
+			close(fd);
+	}
+}
+
 _Noreturn void sup_init_main(const struct sup_ns_plan *p, int sock)
 {
-	struct init in = { .p = p, .sock = sock, .loop = SUP_EVLOOP_INIT };
+	struct init in = { .p = p, .sock = sock, .proc = -1, .loop = SUP_EVLOOP_INIT };
 	struct sup_ns_msg m;
 	struct iso_err e = { 0 };
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
@@ -505,10 +689,19 @@ _Noreturn void sup_init_main(const struct sup_ns_plan *p, int sock)
 		iso_err_set(&e, errno, "enter '/'");
 		fail(sock, SUP_STAGE_NS, &e);
 	}
-	if (setup(p, &e) < 0)
+	/* again after the setup: the mount sources it pinned (O_PATH) are mounted now */
+	if (init_fds(p, sock, &e) < 0 || setup(p, &e) < 0 || init_fds(p, sock, &e) < 0)
+		fail(sock, SUP_STAGE_NS, &e);
+	/* before the command can mount anything on /proc or /proc/PID */
+	in.proc = ns_proc_private(&e);
+	if (in.proc < 0)
 		fail(sock, SUP_STAGE_NS, &e);
 
+	/* the outer's deadline on the start, for its test: init never answers */
+	while (iso_test_fault("stalled-start"))
+		pause();
 	start_command(&in);
+	init_after_start(&in);
 
 	/* the outer's mask is inherited: SIGCHLD and the cancel signals are blocked */
 	sigemptyset(&mask);

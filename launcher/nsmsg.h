@@ -48,6 +48,7 @@ enum sup_ns_msg_type {
 	SUP_NS_DONE,	     /* the namespace is empty but for init, which exits now */
 	SUP_NS_STOPPED,	     /* the command was stopped from the terminal (Ctrl-Z) */
 	SUP_NS_POLICY_EVENT, /* a call decided while the command started: in `event` */
+	SUP_NS_BLIND,	     /* init could not see the namespace whole: why, in `cmdline` */
 };
 
 struct sup_ns_msg {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,12 +13,15 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/num.h"
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "common/fdpass.h"
 #include "common/proc.h"
+#include "common/text.h"
 #include "launcher/init.h"
 #include "launcher/mapusers.h"
 #include "ns/ns.h"
@@ -35,11 +39,11 @@ static int nspids(pid_t pid, pid_t *v, int max)
 	return n;
 }
 
-void sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n)
+int sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n)
 {
 	struct iso_proc *list = NULL;
 	pid_t v[32];
-	int level = nspids(init, v, (int)ELEMENTSOF(v)), count;
+	int level = nspids(init, v, (int)ELEMENTSOF(v)), count, alive = 0;
 
 	for (size_t j = 0; j < n; j++)
 		outer[j] = 0;
@@ -48,10 +52,12 @@ void sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n
 	 * survivor's pid was read at by init, whatever nested namespaces lie below.
 	 */
 	if (level < 2)
-		return;
+		return -1;
 	count = iso_proc_descendants(init, &list);
 	for (int i = 0; i < count; i++) {
 		int k = nspids(list[i].pid, v, (int)ELEMENTSOF(v));
+
+		alive += iso_proc_alive(&list[i]);
 		if (k < level)
 			continue;
 		for (size_t j = 0; j < n; j++)
@@ -59,6 +65,43 @@ void sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n
 				outer[j] = list[i].pid;
 	}
 	free(list);
+	return count < 0 ? -1 : alive;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Init's next word, or -ETIMEDOUT past `end`: whatever init waits on while it
+ * starts the command (its setup, the child's exec and the word that says it
+ * passed), the outer does not wait on it without a bound.
+ */
+static int await_word(int sock, uint64_t end, struct iso_err *e)
+{
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	char dur[32];
+
+	for (;;) {
+		uint64_t now = now_ms();
+		int r = poll(&p, 1, now >= end ? 0 : (int)(end - now));
+
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return iso_err_set(e, errno, "wait for the namespace's init");
+		iso_format_duration(SUP_START_DEADLINE_MS, dur, sizeof(dur));
+		iso_err_set(e, 0,
+			    "the namespace's init did not start the command within %s; killed it",
+			    dur);
+		return -ETIMEDOUT;
+	}
 }
 
 /*
@@ -71,8 +114,16 @@ static int await_start(int sock, struct sup_ns_msg *m, int *ret_listener, bool *
 		       void (*on_event)(const struct sup_ns_event_wire *w, void *arg), void *arg,
 		       struct iso_err *e)
 {
+	/* ISORUN_TEST_FAULT=stalled-start: init never answers, the deadline is now */
+	uint64_t end =
+		iso_test_fault("stalled-start") ? now_ms() : now_ms() + SUP_START_DEADLINE_MS;
+
 	for (;;) {
-		int fd = -1, r = sup_ns_recv_fd(sock, m, &fd);
+		int fd = -1, r = await_word(sock, end, e);
+
+		if (r < 0)
+			return r;
+		r = sup_ns_recv_fd(sock, m, &fd);
 
 		if (r <= 0) {
 			iso_err_set(e, r < 0 ? -r : 0,

@@ -17,6 +17,13 @@
 #include "launcher/nsmsg.h"
 
 /*
+ * From GO to init's STARTED or FAILED: setup, the child's exec and its word.  None
+ * of it waits on the command (it has not run), so this bound is for what no one
+ * expects: past it init is killed and the run is a setup failure (125).
+ */
+#define SUP_START_DEADLINE_MS 30000
+
+/*
  * Outer side (launcher/pidns.c): clone init into the new namespaces, write the
  * maps, send GO and wait for STARTED or FAILED.  On success ret_pid is init and
  * ret_sock the outer's end.  -errno with e set on failure; ret_fail set when the
@@ -30,7 +37,8 @@ int sup_pidns_start(struct sup_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 /*
  * For each inner[j], a pid in init's namespace, the pid in isorun's own namespace
  * (0: not found), in one pass over init's descendants (they are stopped).
+ * Returns how many of them live, as isorun's /proc shows them (-1: unknown).
  */
-void sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n);
+int sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n);
 
 #endif

@@ -59,6 +59,7 @@ struct sup_ns {
 	bool gone;
 	bool killed;	 /* by the outer itself: the end of a cancel, not a loss */
 	bool sweep_sent; /* init was told to end its settle (or does so itself) */
+	bool counted; /* the gate's "not measurable" is the outer's count: init's own word wins */
 	struct sup_ns_plan plan;
 	char tree_tmp[PATH_MAX + 16], empty_dir[PATH_MAX + 16];
 	char **keep; /* --protect-home: what stays writable, canonical */

@@ -115,6 +115,31 @@ int ns_mount_proc(struct iso_err *e)
 	return r;
 }
 
+/*
+ * A lookup inside a detached mount never crosses a mount made on /proc or on
+ * /proc/PID in a namespace: it has no children.  A new instance also shares no
+ * options (hidepid, subset) with the /proc a remount could change.
+ */
+int ns_proc_private(struct iso_err *e)
+{
+	_cleanup_close_ int fs = fsopen("proc", FSOPEN_CLOEXEC), mnt = -1;
+	int fd;
+
+	if (fs >= 0 && fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+		mnt = fsmount(fs, FSMOUNT_CLOEXEC,
+			      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				      MOUNT_ATTR_NOEXEC);
+	if (mnt < 0)
+		mnt = (int)open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (mnt < 0)
+		return iso_err_set(e, errno,
+				   "open a procfs of the namespace's own (fsmount, open_tree)");
+	fd = openat(mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return iso_err_set(e, errno, "open the root of the namespace's own procfs");
+	return fd;
+}
+
 int ns_private_tmp(const char *dir, struct iso_err *e)
 {
 	static const char *const targets[] = { "/tmp", "/var/tmp" };

@@ -163,6 +163,13 @@ int ns_mounts_make_private(struct iso_err *e);
 /* A new procfs on /proc (the caller is in the new PID namespace's mount ns). */
 int ns_mount_proc(struct iso_err *e);
 /*
+ * A procfs of the caller's PID namespace that no mount in any namespace covers:
+ * a new instance, detached (fsopen/fsmount), or else a detached copy of the
+ * /proc mount (open_tree), whose superblock it shares.  Returns a directory fd of
+ * its root (close-on-exec, read-only), or -errno.
+ */
+int ns_proc_private(struct iso_err *e);
+/*
  * A sysfs of the caller's own network namespace on /sys (after unshare(CLONE_NEWNET)):
  * the inherited one shows the host's interfaces.  What was mounted below /sys is
  * moved back on top, the old /sys's locked flags (read-only, nosuid...) repeated.

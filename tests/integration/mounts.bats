@@ -168,6 +168,17 @@ tree_pair() {
 	refused "isorun: --bind ':$D': empty path" --bind ":$D"
 }
 
+@test "refused: a DEST that is /proc or lies in it (the run's procfs is isorun's)" {
+	tree_pair
+	refused "isorun: --tmpfs /proc: the destination is /proc, the run's own procfs" --tmpfs /proc
+	refused "isorun: --bind $S:/proc: the destination is /proc, the run's own procfs" --bind "$S:/proc"
+	refused "isorun: --ro-bind $S:/proc/sys: the destination lies in /proc, the run's own procfs" \
+		--ro-bind "$S:/proc/sys"
+	refused "isorun: --tmpfs /proc/1: the destination lies in /proc, the run's own procfs" --tmpfs /proc/1
+	refused "isorun: --bind /proc/version:/proc/uptime: the destination lies in /proc" \
+		--bind /proc/version:/proc/uptime
+}
+
 @test "refused under --protect-home: a DEST in or above the home, a --bind of or above it, a hidden source" {
 	require "user and PID namespaces" userns_ok
 	tree_pair

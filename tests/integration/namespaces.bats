@@ -122,6 +122,109 @@ PY
 	assert_no_tree
 }
 
+@test "--pidns: the outer waits for init's start with a deadline: past it init is killed, 125, nothing ran or stays" {
+	require "user and PID namespaces" userns_ok
+	# init never answers; the fault puts the deadline at the start of the wait
+	ISORUN_TEST_FAULT=stalled-start run --separate-stderr iso --pidns -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: the namespace's init did not start the command within 30s; killed it" ]
+	[ ! -e "$W/ran" ]
+	assert_no_tree
+}
+
+# Options under which the command may mount in its namespace: root's --pidns keeps
+# CAP_SYS_ADMIN; an ordinary user's command is root of its user namespace with them.
+mounter() {
+	if [ "$(id -u)" -eq 0 ]; then
+		echo --pidns
+	else
+		echo --pidns --map-root --cap-keep all
+	fi
+}
+
+# A TERM ignorer double-forked into its own session, then COVER, the command's
+# mount: init still names the survivor (report and stderr) and kills it.  $WRAP:
+# a program isorun runs under (denycall).
+survivor_under() {
+	mkdir -p "$W/empty"
+	# shellcheck disable=SC2046,SC2086
+	run --separate-stderr $WRAP "$ISORUN" --no-config --root "$R" $(mounter) --settle 0 \
+		--report "$W/r.json" -- sh -c "
+		$H/daemonize -n $W/d $H/termignore || exit 9
+		$1 || exit 8"
+	if [ "$status" -ne 122 ] || [ "$(grep -c 'isorun: leaked: pid.*termignore' <<<"$stderr")" -ne 1 ]; then
+		echo "under '$1': status $status, stderr: $stderr" >&2
+		return 1
+	fi
+	python3 - "$W/r.json" <<'PY'
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+assert r["isolation"]["leak_check"] == "pidns" and len(r["leaks"]) == 1, r["leaks"]
+assert not os.path.exists("/proc/%d" % r["leaks"][0]["pid"]), r["leaks"]
+PY
+	assert_no_tree
+}
+
+@test "--pidns: a tmpfs, a directory or another namespace's procfs the command mounts over /proc hides no survivor from init" {
+	require "user and PID namespaces" userns_ok
+	survivor_under "mount -t tmpfs none /proc"
+	survivor_under "mount --bind $W/empty /proc"
+	# a procfs of a PID namespace of its own, mounted in init's mount namespace
+	survivor_under "unshare -p -f mount -t proc proc /proc"
+}
+
+@test "--pidns: a directory the command binds over /proc/PID hides no survivor from init" {
+	require "user and PID namespaces" userns_ok
+	# shellcheck disable=SC2016
+	survivor_under "mount --bind $W/empty /proc/\$(cat $W/d) && test ! -e /proc/\$(cat $W/d)/stat"
+}
+
+@test "--pidns: where fsopen is refused init reads a detached copy of /proc, which no cover reaches; without open_tree either, 125" {
+	require "user and PID namespaces" userns_ok
+	WRAP="$H/denycall fsopen"
+	survivor_under "mount -t tmpfs none /proc"
+	# shellcheck disable=SC2016
+	survivor_under "mount --bind $W/empty /proc/\$(cat $W/d) && test ! -e /proc/\$(cat $W/d)/stat"
+	run --separate-stderr "$H/denycall" fsopen,open_tree "$ISORUN" --no-config --root "$R" \
+		--pidns -- touch "$W/ran"
+	[ "$status" -eq 125 ]
+	[ "${stderr_lines[0]}" = "isorun: open a procfs of the namespace's own (fsmount, open_tree): Operation not permitted" ]
+	[ ! -e "$W/ran" ]
+	assert_no_tree
+}
+
+@test "--pidns: a survivor init's listing did not name makes the leak check not measurable, never passed" {
+	require "user and PID namespaces" userns_ok
+	# the listing blinded some way init does not know: its cross-check with what it reaps
+	ISORUN_TEST_FAULT=empty-listing run --separate-stderr iso --pidns --settle 0 -- \
+		"$H/daemonize" -n "$W/d" "$H/termignore"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun: leak check: not measurable (the namespace's init reaped pid "*", which its listing of the namespace did not name)"* ]]
+	# listed but not named: the outer's count of the namespace from outside
+	ISORUN_TEST_FAULT=unnamed-survivors run --separate-stderr iso --pidns --settle 0 -- \
+		"$H/daemonize" -n "$W/d2" "$H/termignore"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun: leak check: not measurable (the namespace's init named 0 surviving processes; 1 live in it, seen from outside)"* ]]
+	assert_no_tree
+}
+
+@test "--pidns: init keeps none of the outer's descriptors (cgroup.procs, the tree's records, its event loop)" {
+	require "user and PID namespaces" userns_ok
+	"$ISORUN" --no-config --root "$R" --pidns -- sh -c "touch $W/up; exec $H/waitfor -t 600 $W/go" 3>&- &
+	isopid=$!
+	"$H/waitfor" "$W/up"
+	init=$(pgrep -P "$isopid")
+	[ -n "$init" ]
+	fds=$(find "/proc/$init/fd" -mindepth 1 -printf '%f %l\n')
+	touch "$W/go"
+	wait "$isopid"
+	echo "$fds"
+	! grep -E 'cgroup|inotify|'"$U" <<<"$fds"
+	# 0-2, the socket to the outer, its own signalfd, timerfd, epoll and procfs
+	[ "$(wc -l <<<"$fds")" -le 8 ]
+	assert_no_tree
+}
+
 @test "--private-tmp: a literal /tmp write lands in the tree; parallel runs do not see each other" {
 	require "user and PID namespaces" userns_ok
 	run iso --private-tmp --keep -- sh -c 'echo mine > /tmp/isorun-private-probe; test -d /var/tmp && echo x > /var/tmp/isorun-vt; echo home > "$HOME/h" && cat "$HOME/h"'

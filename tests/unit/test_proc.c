@@ -2,10 +2,13 @@
 /*
  * iso_proc_descendants(): a process tree three deep is found whole, from the
  * ancestor's own view of /proc, and nothing outside it is; iso_proc_children()
- * names only the first level.
+ * names only the first level; the _at readers under a procfs's directory fd
+ * read what the /proc ones read.
  */
 #include "tests/unit/unit.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -95,10 +98,37 @@ static void test_descendants(void **state)
 	close(hold[0]);
 }
 
+/* The _at readers under a directory fd of a procfs say what the /proc ones say. */
+static void test_at_procfd(void **state)
+{
+	_cleanup_close_ int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_free_ char *cmd = NULL, *cmd_at = NULL, *cwd = NULL, *cwd_at = NULL;
+	struct iso_proc a, b;
+
+	assert_true(proc >= 0);
+	assert_int_equal(iso_proc_stat(getpid(), &a), 0);
+	assert_int_equal(iso_proc_stat_at(proc, getpid(), &b), 0);
+	assert_int_equal(a.ppid, b.ppid);
+	assert_int_equal(a.sid, b.sid);
+	assert_true(a.start == b.start);
+	assert_true(iso_proc_alive_at(proc, &b));
+	cmd = iso_proc_cmdline(getpid(), 200);
+	cmd_at = iso_proc_cmdline_at(proc, getpid(), 200);
+	assert_non_null(cmd_at);
+	assert_string_equal(cmd, cmd_at);
+	cwd = iso_proc_cwd(getpid());
+	cwd_at = iso_proc_cwd_at(proc, getpid());
+	assert_non_null(cwd_at);
+	assert_string_equal(cwd, cwd_at);
+	/* no such pid: ESRCH, as from /proc */
+	assert_int_equal(iso_proc_stat_at(proc, 0x3ffffff, &b), -ESRCH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_descendants),
+		cmocka_unit_test(test_at_procfd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
