@@ -257,7 +257,7 @@ nomem:
 	close(cur);
 }
 
-int ns_idmap_give_back_fd(int dirfd, const char *display, uid_t uid, gid_t gid, struct iso_err *e)
+static int give_back_fd(int dirfd, const char *display, uid_t uid, gid_t gid, struct iso_err *e)
 {
 	struct gb g = { .uid = uid, .gid = gid };
 
@@ -276,7 +276,7 @@ int ns_idmap_give_back(const char *dir, uid_t uid, gid_t gid, struct iso_err *e)
 
 	if (fd < 0)
 		return iso_err_set(e, errno, "open '%s'", dir);
-	return ns_idmap_give_back_fd(fd, dir, uid, gid, e);
+	return give_back_fd(fd, dir, uid, gid, e);
 }
 
 /* The child's side: in a user namespace of its own, mapped by the parent, then fn. */

@@ -145,11 +145,9 @@ int ns_userns_write_ranges(pid_t child, const struct ns_idmaps *m, int timeout_m
  * as the namespace names them) is chowned to them, symlinks themselves, so that
  * the caller can remove (or keep) the tree outside.  Mounts are not entered.
  * Any depth: one directory fd at a time, no recursion (ns/giveback.c).  Goes on
- * past a failure; the first is returned.  _fd: the directory open as dirfd,
- * `display` its path for the message.
+ * past a failure; the first is returned.
  */
 int ns_idmap_give_back(const char *dir, uid_t uid, gid_t gid, struct iso_err *e);
-int ns_idmap_give_back_fd(int dirfd, const char *display, uid_t uid, gid_t gid, struct iso_err *e);
 /*
  * fn(arg, e) in a child of the caller in a user namespace of its own, mapped
  * with `m` by newuidmap and newgidmap (each bounded by `timeout_ms`): there the
