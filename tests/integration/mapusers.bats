@@ -45,7 +45,7 @@ ranged() {
 
 # What the command leaves: below $HOME, 140 levels of d, then x, a directory of
 # inside id 5 (--map-root: the range's fifth id on the host) with a file in it,
-# mode 000.  Then, if $1 is given, it runs $1 (in the same shell).
+# mode 000.  A shell fragment: the tests add to it.
 deep_000='d=$HOME; i=0; while [ $i -lt 140 ]; do d=$d/d; i=$((i + 1)); done
 	mkdir -p $d/x && touch $d/x/f && chown -R 5:5 $d/x && chmod 000 $d/x'
 caps=(--pidns --map-root --map-users=require --cap-keep chown,fowner)
@@ -59,7 +59,9 @@ deep_path() {
 teardown() {
 	show_last_run
 	touch "$W/never" 2>/dev/null || true
-	[ -f "$W/iso.pid" ] && kill -KILL "$(cat "$W/iso.pid")" 2>/dev/null
+	if [ -f "$W/iso.pid" ]; then
+		kill -KILL "$(cat "$W/iso.pid")" 2>/dev/null || true
+	fi
 	# a tree the code under test failed to remove: as the ranges' root, so that
 	# the gate around the suite can remove its own
 	if [ -d "$R" ] && [ "$(id -u)" -ne 0 ] && ! rm -rf "$R" 2>/dev/null; then
