@@ -22,6 +22,7 @@
 #include "common/reader.h"
 #include "cli/suggest.h"
 #include "common/text.h"
+#include "launcher/mapusers.h"
 #include "tree/orphans.h"
 #include "tree/tree.h"
 #include "tree/trees.h"
@@ -742,6 +743,42 @@ static int unshield(struct cmd *c, size_t i, struct tree_view *v)
 	return v->lock == TREE_LOCK_TAKEN ? 0 : -EAGAIN;
 }
 
+struct gc_removal {
+	int user_fd;
+	const struct tree_view *v;
+};
+
+static int remove_in_ranges(void *arg, struct iso_err *e)
+{
+	const struct gc_removal *g = arg;
+
+	return tree_remove(g->user_fd, g->v, e);
+}
+
+/*
+ * The tree removed.  What a --map-users run gave to a subordinate id (a
+ * directory that denies its owner, at any depth; a run killed before its init
+ * gave it back) the caller may neither chmod nor enter: then again as the
+ * root of the caller's id ranges, mapped as the run mapped them.
+ */
+static int remove_tree(const struct cmd *c, const struct tree_view *v, struct iso_err *e)
+{
+	struct gc_removal g = { c->user_fd, v };
+	struct iso_err again = { 0 };
+	char first[400], second[400];
+	int r = tree_remove(c->user_fd, v, e);
+
+	/* root has every id already */
+	if ((r != -EPERM && r != -EACCES) || geteuid() == 0)
+		return r;
+	if (sup_map_users_again(NULL, remove_in_ranges, &g, &again) == 0)
+		return 0;
+	iso_err_format(e, first, sizeof(first));
+	iso_err_format(&again, second, sizeof(second));
+	iso_err_set(e, 0, "%s; as the root of its id ranges: %s", first, second);
+	return r;
+}
+
 /* The tree's verdict, then what was done to its processes (`note`). */
 static bool judge(const struct cmd *c, const struct tree_view *v, const char *note, char *why,
 		  size_t len)
@@ -812,7 +849,7 @@ int cli_gc_main(int argc, char **argv)
 				printf("kept %s: its shield could not be taken off\n",
 				       shown ? shown : v.path);
 				code = 1;
-			} else if (tree_remove(c.user_fd, &v, &e) < 0) {
+			} else if (remove_tree(&c, &v, &e) < 0) {
 				fflush(stdout);
 				fprintf(stderr, "isorun: gc: cannot remove %s: %s\n",
 					shown ? shown : v.path,

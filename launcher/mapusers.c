@@ -109,3 +109,34 @@ int sup_map_users_plan(const struct sup_opts *o, struct sup_ns_plan *p,
 	p->spawn.id_filter_len = len;
 	return 0;
 }
+
+/* The caller's ranges and helpers as a run maps them (its own ids inside). */
+static int find_again(struct ns_idmaps *m, char *why, size_t len, struct iso_err *e)
+{
+	struct sup_ns_plan p = { .inside_uid = getuid(), .inside_gid = getgid() };
+	int r;
+
+	why[0] = '\0';
+	r = find_ranges(&p, why, len, e);
+	if (r == 1)
+		*m = p.idmaps;
+	return r;
+}
+
+int sup_map_users_again(const struct ns_idmaps *m, int (*fn)(void *arg, struct iso_err *e),
+			void *arg, struct iso_err *e)
+{
+	struct ns_idmaps found;
+	char why[512];
+	int r;
+
+	if (!m) {
+		r = find_again(&found, why, sizeof(why), e);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			return iso_err_set(e, 0, "the id ranges cannot be mapped again: %s", why);
+		m = &found;
+	}
+	return ns_in_ranges(m, SUP_MAPPER_TIMEOUT_MS, fn, arg, e);
+}

@@ -23,4 +23,13 @@
 int sup_map_users_plan(const struct sup_opts *o, struct sup_ns_plan *p,
 		       struct sock_filter **ret_filter, struct iso_err *e);
 
+/*
+ * fn(arg, e) as the root of the caller's id ranges (ns_in_ranges), mapped with
+ * `m`, or (m NULL) with the ranges and helpers a run would find now: what a run
+ * gave to a subordinate id, at any depth, the caller can then chmod and remove
+ * without the run.  0, or -errno with e set (e says why when there is no range).
+ */
+int sup_map_users_again(const struct ns_idmaps *m, int (*fn)(void *arg, struct iso_err *e),
+			void *arg, struct iso_err *e);
+
 #endif

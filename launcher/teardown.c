@@ -20,6 +20,7 @@
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "common/text.h"
+#include "launcher/mapusers.h"
 #include "launcher/shell.h"
 #include "launcher/sigtable.h"
 #include "launcher/say.h"
@@ -443,6 +444,46 @@ void sup_lower_shield(struct sup *s, bool prove)
 }
 
 /* The removal stopped (a signal, its deadline) or failed: the rest of the tree stays. */
+/* In the child that acts as the ranges' root: its signals are not the run's; the deadline is. */
+static bool past_deadline(void *arg)
+{
+	const struct sup *s = arg;
+
+	return s->td.remove_deadline_ms && sup_now_ms() >= s->td.remove_deadline_ms;
+}
+
+static int remove_as_ranges_root(void *arg, struct iso_err *e)
+{
+	struct sup *s = arg;
+	struct tree_tree *tree = &s->tree;
+	struct tree_rm_stop stop = { past_deadline, s };
+
+	return tree_rmtree_last(tree->user_fd, tree->id, tree->fd, tree_records, tree->path, &stop,
+				e);
+}
+
+/*
+ * What the command gave to a subordinate id and init did not give back (init
+ * killed by a cancel whose grace ran out) the caller may not chmod or enter:
+ * the rest of the tree, as the root of the ranges the run mapped.
+ */
+static int remove_rest_in_ranges(struct sup *s, int r, struct iso_err *e)
+{
+	struct iso_err again = { 0 };
+
+	if ((r != -EPERM && r != -EACCES) || !s->ns.plan.ranged)
+		return r;
+	r = sup_map_users_again(&s->ns.plan.idmaps, remove_as_ranges_root, s, &again);
+	if (r == 0)
+		return 0;
+	*e = again;
+	if (s->td.remove_deadline_ms && sup_now_ms() >= s->td.remove_deadline_ms) {
+		s->td.remove_overdue = true;
+		return -ECANCELED;
+	}
+	return r;
+}
+
 static void removal_failed(struct sup *s, int r, const struct iso_err *e)
 {
 	struct sup_outcome *out = s->out;
@@ -590,6 +631,7 @@ static void remove_tree(struct sup *s, const char *unseen, uint64_t *t)
 		sup_now_ms() + (iso_test_fault("slow-removal") ? 0 : SUP_REMOVE_DEADLINE_MS);
 	r = tree_rmtree_last(tree->user_fd, tree->id, tree->fd, tree_records, tree->path, &stop,
 			     &e);
+	r = remove_rest_in_ranges(s, r, &e);
 	s->td.remove_deadline_ms = 0;
 	out->timing.removal = sup_lap(t);
 	/* deleted or moved by someone else while we removed it: say so, not the failure */

@@ -149,12 +149,20 @@ int ns_userns_write_ranges(pid_t child, const struct ns_idmaps *m, int timeout_m
  * From inside the namespace, once nothing else runs in it: every entry below
  * `dir` on its filesystem owned by another id than uid:gid (the caller's own,
  * as the namespace names them) is chowned to them, symlinks themselves, so that
- * the caller can remove (or keep) the tree outside.  Mounts are not entered,
- * nor directories deeper than NS_GIVE_BACK_DEPTH.  Goes on past a failure; the
- * first is returned.
+ * the caller can remove (or keep) the tree outside.  Mounts are not entered.
+ * Any depth: one directory fd at a time, no recursion (ns/giveback.c).  Goes on
+ * past a failure; the first is returned.
  */
-#define NS_GIVE_BACK_DEPTH 128
 int ns_idmap_give_back(const char *dir, uid_t uid, gid_t gid, struct iso_err *e);
+/*
+ * fn(arg, e) in a child of the caller in a user namespace of its own, mapped
+ * with `m` by newuidmap and newgidmap (each bounded by `timeout_ms`): there the
+ * caller is root over its own id and its ranges, so it can chmod, enter and
+ * remove what a run gave to them.  The child dies with the caller.  fn's result
+ * (its e) is the return: 0, or -errno with e set.
+ */
+int ns_in_ranges(const struct ns_idmaps *m, int timeout_ms, int (*fn)(void *arg, struct iso_err *e),
+		 void *arg, struct iso_err *e);
 
 /* --- mounts (ns/mounts.c), inside a fresh mount namespace ------------------ */
 

@@ -7,6 +7,7 @@
  */
 #include "ns/ns.h"
 #include "policy/policy.h"
+#include "tree/rmtree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -276,6 +277,76 @@ static void test_idfilter_abis(void **state)
 	free(f);
 }
 
+/* Levels of the tree test_give_back_deep walks: past any recursion's or fd table's bound. */
+#define DEEP 3000
+
+/* The bottom directory of `top`'s chain of d, or -1. */
+static int deep_bottom(int top)
+{
+	int fd = fcntl(top, F_DUPFD_CLOEXEC, 3);
+
+	for (int i = 0; fd >= 0 && i < DEEP; i++) {
+		int next = openat(fd, "d", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
+/*
+ * --map-users' give-back (issue 36 item 4): every entry at every depth, with
+ * one fd at a time; a link to a directory outside is chowned itself, never
+ * followed.  As root to another id; as a user to its own (then the walk alone).
+ */
+static void test_give_back_deep(void **state)
+{
+	uid_t to = getuid() == 0 ? 12345 : getuid();
+	gid_t tg = getuid() == 0 ? 12345 : getgid();
+	char top[PATH_MAX + 16], out[PATH_MAX + 16];
+	struct iso_err e = { 0 };
+	struct stat st;
+	int fd, dfd, parent;
+
+	(void)state;
+	snprintf(top, sizeof(top), "%s/deep", dir);
+	snprintf(out, sizeof(out), "%s/outside", dir);
+	assert_int_equal(mkdir(top, 0700), 0);
+	assert_int_equal(mkdir(out, 0700), 0);
+	fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	for (int i = 0; i < DEEP; i++) {
+		int next;
+
+		assert_int_equal(symlinkat(out, dfd, "out"), 0);
+		assert_int_equal(mkdirat(dfd, "d", 0700), 0);
+		next = openat(dfd, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(next >= 0);
+		close(dfd);
+		dfd = next;
+	}
+	close(dfd);
+	assert_int_equal(ns_idmap_give_back(top, to, tg, &e), 0);
+	dfd = deep_bottom(fd);
+	assert_true(dfd >= 0);
+	assert_int_equal(fstat(dfd, &st), 0);
+	assert_int_equal(st.st_uid, to);
+	assert_int_equal(st.st_gid, tg);
+	parent = openat(dfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(fstatat(parent, "out", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(st.st_uid, to);
+	close(parent);
+	close(dfd);
+	assert_int_equal(stat(out, &st), 0);
+	assert_int_equal(st.st_uid, getuid());
+	close(fd);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(tree_rmtree(fd, "deep", top, NULL, &e), 0);
+	close(fd);
+	assert_int_equal(rmdir(out), 0);
+}
+
 static int setup(void **state)
 {
 	return unit_mkdtemp(dir, sizeof(dir), "isorun-test-idmap.XXXXXX");
@@ -295,9 +366,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_subid_find),    cmocka_unit_test(test_find_tool),
-		cmocka_unit_test(test_idmap_lines),   cmocka_unit_test(test_idfilter_kernel),
-		cmocka_unit_test(test_idfilter_abis),
+		cmocka_unit_test(test_subid_find),	cmocka_unit_test(test_find_tool),
+		cmocka_unit_test(test_idmap_lines),	cmocka_unit_test(test_give_back_deep),
+		cmocka_unit_test(test_idfilter_kernel), cmocka_unit_test(test_idfilter_abis),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
