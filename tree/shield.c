@@ -32,11 +32,14 @@
  */
 #define SHIELD_END_MS 200
 
+/* ".<id>.w" or ".<id>.l": both suffixes are two characters */
 static bool is_work(const char *name)
 {
-	size_t n = strlen(name), s = strlen(TREE_SHIELD_WORK_SUFFIX);
+	size_t n = strlen(name);
 
-	return name[0] == '.' && n > s && !strcmp(name + n - s, TREE_SHIELD_WORK_SUFFIX);
+	return name[0] == '.' && n > 3 &&
+	       (!strcmp(name + n - 2, TREE_SHIELD_WORK_SUFFIX) ||
+		!strcmp(name + n - 2, TREE_SHIELD_LOWER_SUFFIX));
 }
 
 bool tree_shield_is_own(const char *name)
@@ -44,11 +47,16 @@ bool tree_shield_is_own(const char *name)
 	return is_work(name) || !strcmp(name, TREE_SHIELD_LOWER);
 }
 
-static int work_name(const char *id, char *out, size_t len)
+static int layer_name(const char *id, const char *suffix, char *out, size_t len)
 {
-	if (snprintf(out, len, ".%s%s", id, TREE_SHIELD_WORK_SUFFIX) >= (int)len)
+	if (snprintf(out, len, ".%s%s", id, suffix) >= (int)len)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+static int work_name(const char *id, char *out, size_t len)
+{
+	return layer_name(id, TREE_SHIELD_WORK_SUFFIX, out, len);
 }
 
 static int fail(struct tree_shield *sh, int r, const char *what)
@@ -58,25 +66,28 @@ static int fail(struct tree_shield *sh, int r, const char *what)
 }
 
 /*
- * The layers' directories in the run's work directory ".<id>.w" (0700, made
- * for this run): "l", the empty lower layer, and "w", overlayfs's work
- * directory (a layer may not lie inside it, so the lower is its sibling).
- * A lower layer shared by the runs (the ".empty" of earlier versions) could
- * be written by path by any root command, and every run after saw what it
- * wrote: one of the run's own shows nothing of another run, and goes with it.
- * On the tree's filesystem, overlayfs shows the tree's own inode numbers
- * ("xino=on" keeps them where a --root's layers could differ), so a holder
- * found through the shield is matched against the tree on disk;
- * mount_overlay() checks it.
+ * The shield's two directories beside the tree, made for this run (0700):
+ * ".<id>.w", overlayfs's work directory, and ".<id>.l", the empty lower layer
+ * (a layer may not lie inside the work directory: siblings, one mkdir more
+ * than a work directory alone, 0.1 ms on ext4 here).  A lower layer shared by
+ * the runs (the ".empty" of earlier versions) could be written by path by any
+ * root command, and every run after saw what it wrote: one of the run's own
+ * shows nothing of another run, and goes with it.  On the tree's filesystem,
+ * overlayfs shows the tree's own inode numbers ("xino=on" keeps them where a
+ * --root's layers could differ), so a holder found through the shield is
+ * matched against the tree on disk; mount_overlay() checks it.
  */
-#define SHIELD_LOWER_SUB "l"
-#define SHIELD_WORK_SUB	 "w"
-
-static int open_layer(struct tree_shield *sh, int work, const char *sub, int *fd)
+static int open_layer(struct tree_shield *sh, int user_fd, const char *id, const char *suffix,
+		      int *fd)
 {
-	if (mkdirat(work, sub, 0700) < 0)
+	char name[NAME_MAX + 1];
+
+	if (layer_name(id, suffix, name, sizeof(name)) < 0)
+		return fail(sh, -ENAMETOOLONG, "name a layer of the shield");
+	if (mkdirat(user_fd, name, 0700) < 0)
 		return fail(sh, -errno, "make a layer of the shield");
-	*fd = openat(work, sub, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	sh->work = true;
+	*fd = openat(user_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return *fd < 0 ? fail(sh, -errno, "open a layer of the shield") : 0;
 }
 
@@ -161,8 +172,7 @@ static int watch_root(struct tree_shield *sh, const char *path)
 int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
 		      const char *path, const char *owner)
 {
-	_cleanup_close_ int work = -1, lower = -1, workdir = -1;
-	char name[NAME_MAX + 1];
+	_cleanup_close_ int lower = -1, workdir = -1;
 	struct statfs sf;
 	struct stat st;
 	int r;
@@ -182,17 +192,9 @@ int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const ch
 			    "the tree is on an overlay (a run inside another's shield)");
 	sh->disk = st.st_dev;
 	sh->ino = st.st_ino;
-	r = work_name(id, name, sizeof(name));
-	if (r < 0)
-		return fail(sh, r, "name the shield's work directory");
-	if (mkdirat(user_fd, name, 0700) < 0)
-		return fail(sh, -errno, "make the shield's work directory");
-	sh->work = true;
-	work = openat(user_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	r = work < 0 ? fail(sh, -errno, "open the shield's work directory")
-		     : open_layer(sh, work, SHIELD_LOWER_SUB, &lower);
+	r = open_layer(sh, user_fd, id, TREE_SHIELD_WORK_SUFFIX, &workdir);
 	if (r == 0)
-		r = open_layer(sh, work, SHIELD_WORK_SUB, &workdir);
+		r = open_layer(sh, user_fd, id, TREE_SHIELD_LOWER_SUFFIX, &lower);
 	if (r == 0)
 		r = mount_overlay(sh, lower, workdir, tree_fd, path);
 	if (r < 0) {
@@ -385,14 +387,11 @@ int tree_shield_drop_children(const char *path, dev_t dev)
  * What overlayfs leaves in a volatile work directory, deepest first: removed by
  * name, without listing, before the general removal takes whatever else is there.
  */
-static const char *const work_layout[] = { "w/work/incompat/volatile/dirty",
-					   "w/work/incompat/volatile",
-					   "w/work/incompat",
-					   "w/work/work",
-					   "w/work",
-					   "w/index",
-					   "w",
-					   "l",
+static const char *const work_layout[] = { "work/incompat/volatile/dirty",
+					   "work/incompat/volatile",
+					   "work/incompat",
+					   "work/work",
+					   "work",
 					   NULL };
 
 static bool remove_known(int user_fd, const char *name)
@@ -407,11 +406,12 @@ static bool remove_known(int user_fd, const char *name)
 	return unlinkat(user_fd, name, AT_REMOVEDIR) == 0;
 }
 
-int tree_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e)
+static int remove_layer(int user_fd, const char *id, const char *suffix, const char *user_path,
+			struct iso_err *e)
 {
 	char name[NAME_MAX + 1], display[PATH_MAX + NAME_MAX + 2];
 	struct stat st;
-	int r = work_name(id, name, sizeof(name));
+	int r = layer_name(id, suffix, name, sizeof(name));
 
 	if (r < 0 || iso_stat_cached(user_fd, name, AT_SYMLINK_NOFOLLOW, &st) < 0)
 		return 0;
@@ -420,6 +420,13 @@ int tree_shield_remove_work(int user_fd, const char *id, const char *user_path, 
 	snprintf(display, sizeof(display), "%s/%s", user_path, name);
 	r = tree_rmtree(user_fd, name, display, NULL, e);
 	return r == -ENOENT ? 0 : r;
+}
+
+int tree_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e)
+{
+	int r = remove_layer(user_fd, id, TREE_SHIELD_WORK_SUFFIX, user_path, e);
+
+	return r < 0 ? r : remove_layer(user_fd, id, TREE_SHIELD_LOWER_SUFFIX, user_path, e);
 }
 
 int tree_shield_take_off(int user_fd, const char *user_path, const char *id, const char *path,
@@ -439,7 +446,7 @@ int tree_shield_take_off(int user_fd, const char *user_path, const char *id, con
 	return tree_shield_remove_work(user_fd, id, user_path, e) < 0 ? -EIO : 1;
 }
 
-/* ".<id>.w" -> "<id>" */
+/* ".<id>.w" or ".<id>.l" -> "<id>" */
 static bool tree_of(const char *name, char *id, size_t len)
 {
 	size_t n = strlen(name) - strlen(TREE_SHIELD_WORK_SUFFIX) - 1;
@@ -452,9 +459,10 @@ static bool tree_of(const char *name, char *id, size_t len)
 }
 
 /*
- * One work directory whose tree is gone: removed; an entry that only looks like
- * one (a symlink, a file: isorun makes directories) is not ours and stays.
- * 1 removed, 0 left alone, -errno (e says why).
+ * One work directory or lower layer whose tree is gone: removed, with its
+ * sibling; an entry that only looks like one (a symlink, a file: isorun makes
+ * directories) is not ours and stays.  1 removed, 2 already gone, 0 left
+ * alone, -errno (e says why).
  */
 static int sweep_one(int user_fd, const char *user_path, const char *name, struct iso_err *e)
 {
@@ -466,7 +474,9 @@ static int sweep_one(int user_fd, const char *user_path, const char *name, struc
 		return 0;
 	if (iso_stat_cached(user_fd, id, AT_SYMLINK_NOFOLLOW, &st) == 0 || errno != ENOENT)
 		return 0;
-	if (iso_stat_cached(user_fd, name, AT_SYMLINK_NOFOLLOW, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (iso_stat_cached(user_fd, name, AT_SYMLINK_NOFOLLOW, &st) < 0)
+		return errno == ENOENT ? 2 : 0; /* its sibling's removal took it */
+	if (!S_ISDIR(st.st_mode))
 		return 0;
 	r = tree_shield_remove_work(user_fd, id, user_path, e);
 	return r < 0 ? r : 1;
@@ -512,7 +522,7 @@ int tree_shield_sweep(int user_fd, const char *user_path, struct iso_err *e)
 			continue;
 		live++;
 		k = sweep_one(user_fd, user_path, de->d_name, &one);
-		n += k > 0;
+		n += k == 1;
 		live -= k > 0;
 		if (k < 0 && r == 0) {
 			r = k;

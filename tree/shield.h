@@ -27,8 +27,9 @@
  * directory): gc removes it, whatever a command wrote there.
  */
 #define TREE_SHIELD_LOWER ".empty"
-/* A run's work directory in the user directory: ".<id>.w" */
-#define TREE_SHIELD_WORK_SUFFIX ".w"
+/* A run's work directory in the user directory: ".<id>.w"; its lower layer ".<id>.l" */
+#define TREE_SHIELD_WORK_SUFFIX	 ".w"
+#define TREE_SHIELD_LOWER_SUFFIX ".l"
 
 enum tree_shield_proof {
 	TREE_SHIELD_UNUSED,    /* the superblock ended with our unmount: no holder anywhere */

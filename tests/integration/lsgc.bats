@@ -343,7 +343,7 @@ open(p, "w").write(json.dumps(o))' "$tree"
 	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
 	# a root command writes its layer by path: no other run sees it
 	mkfifo "$W/go"
-	iso -- sh -c 'for l in "$ISORUN_NAMESPACE"/../.empty "$ISORUN_NAMESPACE"/../.*.w/l; do
+	iso -- sh -c 'for l in "$ISORUN_NAMESPACE"/../.empty "$ISORUN_NAMESPACE"/../.*.l; do
 			[ -d "$l" ] && mkdir -p "$l/home" && echo theirs >"$l/home/.bashrc"; done
 		: >'"$W/written"'; cat '"$W/go"' >/dev/null' 3>&- &
 	first=$!
@@ -370,14 +370,14 @@ open(p, "w").write(json.dumps(o))' "$tree"
 	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
 	mkdir -p "$U"
 	chmod 0711 "$U"
-	for i in 1 2 3 4 5 6 7 8; do mkdir -p "$U/.gone$i.w/w/work" "$U/.gone$i.w/l"; done
+	for i in 1 2 3 4 5 6 7 8; do mkdir -p "$U/.gone$i.w/work" "$U/.gone$i.l"; done
 	ln -s /etc "$U/.asymlink.w"
 	mkdir "$U/.amount.w"
 	mount -t tmpfs none "$U/.amount.w"
 	run --separate-stderr isogc
 	umount "$U/.amount.w"
 	echo "$stderr"
-	[ -z "$(ls -d "$U"/.gone*.w 2>/dev/null)" ]
+	[ -z "$(ls -d "$U"/.gone* 2>/dev/null)" ]
 	[ -L "$U/.asymlink.w" ]
 	[ -d /etc ]
 	rm -f "$U/.asymlink.w"

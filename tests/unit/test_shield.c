@@ -20,6 +20,8 @@ static void test_own_names(void **state)
 	(void)state;
 	assert_true(tree_shield_is_own(".20261206T011646Z-nkcxooxiy7ygyqxdahfz.w"));
 	assert_true(tree_shield_is_own(TREE_SHIELD_LOWER));
+	assert_true(tree_shield_is_own(".20261206T011646Z-nkcxooxiy7ygyqxdahfz.l"));
+	assert_false(tree_shield_is_own(".l"));
 	/* a tree's own name, and near misses, are not the shield's */
 	assert_false(tree_shield_is_own("20261206T011646Z-nkcxooxiy7ygyqxdahfz"));
 	assert_false(tree_shield_is_own(".w"));
