@@ -313,7 +313,7 @@ while not os.path.exists(stop):
 # A root run of SCRIPT (which says its $HOME on $W/path and waits for $W/go) with a
 # holder outside whose cwd is in that home: isorun ends 122 naming the holder, and
 # -v says WHY no proof was had.
-holder_past_shield() { # SCRIPT WHY
+run_with_holder() { # SCRIPT: sets rc, the run's words in $W/out
 	mkfifo "$W/path"
 	"$ISORUN" -v --no-config --root "$R" -- sh -c "$1" >"$W/out" 2>&1 3>&- &
 	isopid=$!
@@ -322,6 +322,10 @@ holder_past_shield() { # SCRIPT WHY
 	holder_started
 	wait "$isopid" && rc=0 || rc=$?
 	cat "$W/out"
+}
+
+holder_past_shield() { # SCRIPT WHY
+	run_with_holder "$1"
 	[ "$rc" -eq 122 ]
 	grep -F "isorun: holders: every process read: $2" "$W/out"
 	grep -F "pid $holder \`" "$W/out"
@@ -523,16 +527,8 @@ socket.send_fds(s, [b"F"], [f])' "$W/sock"
 	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
 	private_root
 	mkdir "$W/away"
-	mkfifo "$W/path"
-	iso -v -- sh -c "mount --move \"\$ISORUN_NAMESPACE\" $W/away && echo \"\$HOME\" >$W/path &&
-		$H/waitfor -t 600 $W/go && mount --move $W/away \"\$ISORUN_NAMESPACE\"" \
-		>"$W/out" 2>&1 3>&- &
-	isopid=$!
-	home=$(cat "$W/path")
-	"$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
-	holder_started
-	wait "$isopid" && rc=0 || rc=$?
-	cat "$W/out"
+	run_with_holder "mount --move \"\$ISORUN_NAMESPACE\" $W/away && echo \"\$HOME\" >$W/path &&
+		$H/waitfor -t 600 $W/go && mount --move $W/away \"\$ISORUN_NAMESPACE\""
 	[ "$rc" -eq 122 ]
 	grep -F "removed tree still held" "$W/out"
 	grep -F "pid $holder \`" "$W/out"
@@ -541,20 +537,12 @@ socket.send_fds(s, [b"F"], [f])' "$W/sock"
 @test "as root, a decoy over the trees' directory (a tmpfs, another overlay at the tree's path) proves nothing: the holder of the shield it hides is named" {
 	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
 	private_root
-	mkfifo "$W/path"
 	# the holder enters through the shield; then the command hides the shield under a
 	# tmpfs and puts a look-alike overlay, which ends at once when unmounted, at its path
-	iso -v -- sh -c "echo \"\$HOME\" >$W/path && $H/waitfor -t 600 $W/go &&
+	run_with_holder "echo \"\$HOME\" >$W/path && $H/waitfor -t 600 $W/go &&
 		d=\$(dirname \"\$ISORUN_NAMESPACE\") id=\$(basename \"\$ISORUN_NAMESPACE\") &&
 		mount -t tmpfs decoy \"\$d\" && mkdir \"\$d/\$id\" \"\$d/.l\" \"\$d/.u\" \"\$d/.w\" &&
-		mount -t overlay decoy -o lowerdir=\"\$d/.l\",upperdir=\"\$d/.u\",workdir=\"\$d/.w\" \"\$d/\$id\"" \
-		>"$W/out" 2>&1 3>&- &
-	isopid=$!
-	home=$(cat "$W/path")
-	"$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
-	holder_started
-	wait "$isopid" && rc=0 || rc=$?
-	cat "$W/out"
+		mount -t overlay decoy -o lowerdir=\"\$d/.l\",upperdir=\"\$d/.u\",workdir=\"\$d/.w\" \"\$d/\$id\""
 	umount -l "$U"
 	[ "$rc" -eq 122 ]
 	! grep -F "holders: proven by the kernel" "$W/out"
