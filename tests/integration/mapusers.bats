@@ -70,6 +70,23 @@ teardown() {
 	validate_outputs
 }
 
+# A run (isorun's OPTIONS) that gives $HOME/d, 140 levels down and mode 000, to id 5,
+# then is killed with SIGKILL; returns once its namespace is gone with all in it
+# (fd 9 on a FIFO: its EOF).
+killed_deep_run() { # OPTION...
+	mkfifo "$W/gone"
+	"$ISORUN" --no-config --root "$R" "$@" -- sh -c "$deep_000
+		chown 5:5 \$HOME/d && chmod 000 \$HOME/d && exec 9>$W/gone && touch $W/ready &&
+		exec $H/waitfor -t 600 $W/never" 3>&- 8>&- >"$W/run.out" 2>&1 &
+	echo $! >"$W/iso.pid"
+	exec 8<"$W/gone"
+	"$H/waitfor" "$W/ready"
+	kill -KILL "$(cat "$W/iso.pid")"
+	wait "$(cat "$W/iso.pid")" || true
+	cat <&8
+	exec 8<&-
+}
+
 @test "--map-users: a mode-000 directory of a subordinate id 140 levels down goes back to the caller; the run removes its tree" {
 	ranged
 	run --separate-stderr iso "${caps[@]}" -- sh -c "$deep_000"
@@ -94,18 +111,7 @@ teardown() {
 	ranged
 	local su
 	su=$(range_start /etc/subuid)
-	mkfifo "$W/gone"
-	# fd 9 on the FIFO: its EOF says the namespace is gone, with everything in it
-	"$ISORUN" --no-config --root "$R" "${caps[@]}" -- sh -c "$deep_000
-		chown 5:5 \$HOME/d && chmod 000 \$HOME/d && exec 9>$W/gone && touch $W/ready &&
-		exec $H/waitfor -t 600 $W/never" 3>&- 8>&- >"$W/run.out" 2>&1 &
-	echo $! >"$W/iso.pid"
-	exec 8<"$W/gone"
-	"$H/waitfor" "$W/ready"
-	kill -KILL "$(cat "$W/iso.pid")"
-	wait "$(cat "$W/iso.pid")" || true
-	cat <&8
-	exec 8<&-
+	killed_deep_run "${caps[@]}"
 	tree=$(the_tree)
 	# what root sees: the range's ids on the host, the caller's own where it made them
 	[ "$(stat -c '%u %a' "$tree/home/d")" = "$((su + 4)) 0" ]
@@ -192,17 +198,7 @@ teardown() {
 	run --separate-stderr iso --pidns -- sh -c "$deep_000"
 	[ "$status" -eq 0 ]
 	assert_no_tree
-	mkfifo "$W/gone"
-	"$ISORUN" --no-config --root "$R" --pidns -- sh -c "$deep_000
-		chown 5:5 \$HOME/d && chmod 000 \$HOME/d && exec 9>$W/gone && touch $W/ready &&
-		exec $H/waitfor -t 600 $W/never" 3>&- 8>&- >"$W/run.out" 2>&1 &
-	echo $! >"$W/iso.pid"
-	exec 8<"$W/gone"
-	"$H/waitfor" "$W/ready"
-	kill -KILL "$(cat "$W/iso.pid")"
-	wait "$(cat "$W/iso.pid")" || true
-	cat <&8
-	exec 8<&-
+	killed_deep_run --pidns
 	tree=$(the_tree)
 	[ "$(stat -c '%u %a' "$(deep_path "$tree/home")")" = "5 0" ]
 	run --separate-stderr "$ISORUN" gc --root "$R"
