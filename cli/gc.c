@@ -26,6 +26,7 @@
 #include "tree/orphans.h"
 #include "tree/tree.h"
 #include "tree/trees.h"
+#include "tree/release.h"
 #include "tree/shield.h"
 
 struct cmd {
@@ -779,6 +780,28 @@ static int remove_tree(const struct cmd *c, const struct tree_view *v, struct is
 	return r;
 }
 
+/*
+ * Remove the tree, then the kernel says whether anything still held it
+ * (tree/release.h): `held` says by what, or is "".
+ */
+static int remove_proven(const struct cmd *c, struct tree_view *v, char *held, size_t len,
+			 struct iso_err *e)
+{
+	struct stat st;
+	dev_t disk = fstat(v->fd, &st) == 0 ? st.st_dev : 0;
+	_cleanup_close_ int in = tree_release_watch(v->fd, e);
+	int r = remove_tree(c, v, e);
+
+	held[0] = '\0';
+	if (r < 0 || in < 0)
+		return r;
+	/* gc's own last references to it: the owner record's lock, the tree's descriptor */
+	tree_view_close(v);
+	if (tree_release_prove(in, v->path, disk, getpid(), held, len) != 0)
+		held[0] = '\0';
+	return 0;
+}
+
 /* The tree's verdict, then what was done to its processes (`note`). */
 static bool judge(const struct cmd *c, const struct tree_view *v, const char *note, char *why,
 		  size_t len)
@@ -804,7 +827,7 @@ int cli_gc_main(int argc, char **argv)
 		return r == 1 ? 0 : r;
 	for (size_t i = 0; i < c.n; i++) {
 		struct tree_view v;
-		char why[1200], note[900] = "";
+		char why[1200], note[900] = "", held[600] = "";
 		_cleanup_free_ char *shown = NULL, *why_shown = NULL, *kept_why = NULL;
 		bool removable;
 		dev_t alias = shielded(&c, i);
@@ -849,16 +872,21 @@ int cli_gc_main(int argc, char **argv)
 				printf("kept %s: its shield could not be taken off\n",
 				       shown ? shown : v.path);
 				code = 1;
-			} else if (remove_tree(&c, &v, &e) < 0) {
+			} else if (remove_proven(&c, &v, held, sizeof(held), &e) < 0) {
 				fflush(stdout);
 				fprintf(stderr, "isorun: gc: cannot remove %s: %s\n",
 					shown ? shown : v.path,
 					iso_err_format(&e, buf, sizeof(buf)));
 				code = 1;
 			} else {
-				printf("removed %s: %s%s\n", shown ? shown : v.path,
+				_cleanup_free_ char *held_shown = iso_escape(held);
+
+				printf("removed %s: %s%s%s%s\n", shown ? shown : v.path,
 				       why_shown ? why_shown : "?",
-				       alias ? "; its shield taken off first" : "");
+				       alias ? "; its shield taken off first" : "",
+				       held[0] ? "; yet " : "",
+				       held[0] && held_shown ? held_shown : "");
+				code = held[0] ? 1 : code;
 			}
 		}
 		tree_view_close(&v);

@@ -51,26 +51,6 @@ static void note_outside(const struct tree_holder *h, size_t n, char *unseen, si
 }
 
 /*
- * The kernel saw a hold and no process isorun can read is the holder: said with
- * what could be, never passed over (a loop device is named: /sys shows it).
- */
-static void unnamed_holder(const char *tree, const char *kernel_said, char *why, size_t len)
-{
-	char loops[160];
-
-	if (tree_release_loops(tree, loops, sizeof(loops)) > 0)
-		snprintf(why, len, "%s: loop device %s is backed by a file in it (losetup -d)",
-			 kernel_said, loops);
-	else
-		snprintf(
-			why, len,
-			"%s, and no process isorun can read holds it: a loop device, a mount of "
-			"part of it, a descriptor in flight in a unix socket, or a process outside "
-			"isorun's reach could",
-			kernel_said);
-}
-
-/*
  * A held shield whose holder the scan did not name: a loop device is one (named
  * from /sys); else the kernel is asked again, a few times, since a look that
  * was over by then (isorun ls, gc) held it for a moment.  Still held: the tree
@@ -100,10 +80,10 @@ static bool still_held(struct sup *s, char *why, size_t len)
 		s->td.shield.up = false; /* this time the unmount went through */
 		return false;
 	}
-	unnamed_holder(s->out->tree_path,
-		       "the kernel says the tree is held (its shield's unmount was refused, "
-		       "asked again)",
-		       why, len);
+	tree_release_unnamed(s->out->tree_path,
+			     "the kernel says the tree is held (its shield's unmount was refused, "
+			     "asked again)",
+			     why, len);
 	return true;
 }
 
@@ -539,13 +519,8 @@ static bool keep_on_purpose(struct sup *s)
  * After the removal, the kernel's word that nothing holds what is left of the
  * tree (tree/release.h): what entered the tree before its shield, past it (a
  * shield moved away and back), or where no scan looks (a loop device, a
- * descriptor in flight).  The first wait is for the references that a run's
- * end lets go of a moment later (a mount namespace's copies, put from a
- * workqueue); the second, after the scan, for those the scan outlasted.
+ * descriptor in flight).
  */
-#define RELEASE_MS	200
-#define RELEASE_LATE_MS 1000
-
 /* The finding: a removed tree something still held. */
 const struct sup_vkind_row sup_vkind_still_held = {
 	.title = "isorun: removed tree still held",
@@ -553,33 +528,6 @@ const struct sup_vkind_row sup_vkind_still_held = {
 	.reason_at = 6,
 	.one = "removed tree still held",
 };
-
-static void name_remaining_holder(struct sup *s, dev_t disk, char *why, size_t len)
-{
-	struct tree_holder_query q = { .tree = s->out->tree_path,
-				       .exclude = s->self,
-				       .gone_dev = disk };
-	struct tree_holder *h = NULL;
-	size_t held;
-	struct iso_err e = { 0 };
-	int n = tree_find_holders(&q, &h, NULL);
-
-	held = n > 0 ? tree_holders_split_outside(h, (size_t)n) : 0;
-	if (held > 0) {
-		const struct tree_holder *first = tree_holder_first(h, held);
-		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
-
-		tree_holder_describe(first, held - (size_t)(first - h), cmd, &e);
-		snprintf(why, len, "still held after its removal: %s", e.msg);
-	} else {
-		unnamed_holder(s->out->tree_path,
-			       "the kernel says the removed tree is still held (its top was not "
-			       "freed)",
-			       why, len);
-	}
-	if (n > 0)
-		tree_holders_free(h, (size_t)n);
-}
 
 static void prove_release(struct sup *s, int in)
 {
@@ -595,14 +543,12 @@ static void prove_release(struct sup *s, int in)
 		close(t->lock_fd);
 	close(t->fd);
 	t->lock_fd = t->fd = -1;
-	r = in < 0 ? -EBADF : tree_release_wait(in, RELEASE_MS);
+	r = in < 0 ? -EBADF
+		   : tree_release_prove(in, out->tree_path, disk, s->self, why, sizeof(why));
 	if (r > 0 && s->o->verbosity > 0)
 		fprintf(stderr, "isorun: release: proven by the kernel: nothing holds the "
 				"removed tree\n");
 	if (r != 0)
-		return;
-	name_remaining_holder(s, disk, why, sizeof(why));
-	if (tree_release_wait(in, RELEASE_LATE_MS) > 0)
 		return;
 	snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
 	(void)sup_found_add(out, SUP_V_STILL_HELD, true, why);

@@ -13,6 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cleanup.h"
+#include "common/proc.h"
+#include "tree/holders.h"
+
 int tree_release_watch(int top_fd, struct iso_err *e)
 {
 	char at[64];
@@ -114,4 +118,64 @@ size_t tree_release_loops(const char *tree, char *buf, size_t len)
 	}
 	closedir(d);
 	return n;
+}
+
+void tree_release_unnamed(const char *tree, const char *kernel_said, char *why, size_t len)
+{
+	char loops[160];
+
+	if (tree_release_loops(tree, loops, sizeof(loops)) > 0)
+		snprintf(why, len, "%s: loop device %s is backed by a file in it (losetup -d)",
+			 kernel_said, loops);
+	else
+		snprintf(
+			why, len,
+			"%s, and no process isorun can read holds it: a loop device, a mount of "
+			"part of it, a descriptor in flight in a unix socket, or a process outside "
+			"isorun's reach could",
+			kernel_said);
+}
+
+/* The holder of what is left of a removed tree, by a scan of the links' text. */
+static void name_remaining(const char *tree, dev_t disk, pid_t exclude, char *why, size_t len)
+{
+	struct tree_holder_query q = { .tree = tree, .exclude = exclude, .gone_dev = disk };
+	struct tree_holder *h = NULL;
+	struct iso_err e = { 0 };
+	int n = tree_find_holders(&q, &h, NULL);
+	size_t held = n > 0 ? tree_holders_split_outside(h, (size_t)n) : 0;
+
+	if (held > 0) {
+		const struct tree_holder *first = tree_holder_first(h, held);
+		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
+
+		tree_holder_describe(first, held - (size_t)(first - h), cmd, &e);
+		snprintf(why, len, "still held after its removal: %s", e.msg);
+	} else {
+		tree_release_unnamed(tree,
+				     "the kernel says the removed tree is still held (its top "
+				     "was not freed)",
+				     why, len);
+	}
+	if (n > 0)
+		tree_holders_free(h, (size_t)n);
+}
+
+/*
+ * The first wait is for the references that a run's end lets go of a moment
+ * later (a mount namespace's copies, put from a workqueue); the second, after
+ * the scan, for those the scan outlasted.
+ */
+#define RELEASE_MS	200
+#define RELEASE_LATE_MS 1000
+
+int tree_release_prove(int in, const char *tree, dev_t disk, pid_t exclude, char *why, size_t len)
+{
+	int r = tree_release_wait(in, RELEASE_MS);
+
+	if (r != 0)
+		return r;
+	name_remaining(tree, disk, exclude, why, len);
+	/* held for a second more, or the watch lost: what was seen stands */
+	return tree_release_wait(in, RELEASE_LATE_MS) > 0;
 }

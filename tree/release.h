@@ -17,6 +17,9 @@
 #ifndef ISO_RELEASE_H
 #define ISO_RELEASE_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 #include "common/err.h"
 
 /*
@@ -38,5 +41,20 @@ int tree_release_wait(int in, int ms);
  * "loop0, loop3", into buf: a holder no process shows.  Returns how many.
  */
 size_t tree_release_loops(const char *tree, char *buf, size_t len);
+
+/*
+ * The kernel saw a hold (`kernel_said`) and no process isorun can read is the
+ * holder: why, with what could be (a loop device is named: /sys shows it).
+ */
+void tree_release_unnamed(const char *tree, const char *kernel_said, char *why, size_t len);
+
+/*
+ * After the removal of the tree at `tree` (on device `disk`) and the close of
+ * every descriptor of the caller's in it: whether the kernel freed its top.
+ * Not at once, a scan of what is left names the holder (`exclude`: the
+ * caller), and the kernel is asked again.  1 released, 0 still held (why
+ * says by what), -errno when the watch could not be read.
+ */
+int tree_release_prove(int in, const char *tree, dev_t disk, pid_t exclude, char *why, size_t len);
 
 #endif
