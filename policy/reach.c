@@ -9,7 +9,12 @@
  *  - setpgid into a group with a process outside the run: a kill(0) of the
  *    caller's own group, let through as its own, then reaches it.
  *  - ptrace PTRACE_ATTACH / PTRACE_SEIZE, process_vm_writev and pidfd_getfd:
- *    stop, write into, or take the files of a process outside.
+ *    stop, write into, or take the files of a process outside (left to the
+ *    kernel where it scopes them, policy/scope.c);
+ *  - prlimit64, setpriority, ioprio_set, sched_set*, migrate_pages,
+ *    move_pages, process_madvise and perf_event_open: change its limits (an
+ *    RLIMIT_CPU of 0 kills it), priority, scheduling or memory, or watch it.
+ *    isorun itself is outside the run: its command cannot do this to it.
  *
  * The filter notifies only these requests (F_SETOWN with an owner other than
  * 0, setpgid into a group other than its own new one); every other fcntl,

@@ -29,6 +29,10 @@
  *   madvise PID           process_madvise(pidfd of PID, MADV_COLD of one page)
  *   perf PID              perf_event_open(a software clock, PID)
  *   mem PID               open("/proc/PID/mem", O_RDWR)
+ *   nice-i386 PID, nice-x32 PID, prlimit-i386 PID, prlimit-x32 PID
+ *                         setpriority(PRIO_PROCESS, PID, 19) and prlimit64(PID,
+ *                         RLIMIT_FSIZE, {0, 0}) through the i386 (int $0x80) and
+ *                         x32 ABIs (ENOSYS where the kernel runs no x32)
  *   scope                 OK when the kernel has Landlock's signal scope (ABI 6)
  * OWNER and PID "self" are this process; "got N" is printed when signal N
  * (SIGIO or the F_SETSIG one) reached this process.
@@ -183,13 +187,48 @@ static int prio_target(const char *s, int *who)
 	return 0;
 }
 
+/* A system call through the i386 ABI from this 64-bit process: its result, or -1 and errno. */
+static long sys_i386(long nr, long a, long b, long c, long d)
+{
+	long r;
+
+	__asm__ volatile("int $0x80"
+			 : "=a"(r)
+			 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d)
+			 : "memory", "r8", "r9", "r10", "r11");
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+#define X32_BIT 0x40000000L
+
+/* setpriority and prlimit64 on another ABI: "nice-i386", "prlimit-x32", ... */
+static long abi_call(const char *call, pid_t pid)
+{
+	bool i386 = strstr(call, "-i386");
+	/* a struct rlimit64 the 32-bit ABIs can point at: below 4 GiB */
+	uint64_t *rl = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	if (rl == MAP_FAILED)
+		die("mmap", NULL);
+	rl[0] = rl[1] = 0;
+	if (!strncmp(call, "nice-", 5))
+		return i386 ? sys_i386(97, PRIO_PROCESS, pid, 19, 0)
+			    : syscall(X32_BIT | 141, PRIO_PROCESS, pid, 19);
+	return i386 ? sys_i386(340, pid, RLIMIT_FSIZE, (long)(uintptr_t)rl, 0)
+		    : syscall(X32_BIT | 302, pid, RLIMIT_FSIZE, rl, NULL);
+}
+
 /* The calls that change another process: their result, or 1 when `call` is none of them. */
 static long change_call(const char *call, char **argv, int argc)
 {
 	int who, which;
-	pid_t pid = argc > 2 && strncmp(call, "nice", 4) && strncmp(call, "ionice", 6)
-			    ? (pid_t)num(argv[2])
-			    : 0;
+	pid_t pid = argc > 2 && strcmp(call, "nice") && strcmp(call, "ionice") ? (pid_t)num(argv[2])
+									       : 0;
 
 	if (!strcmp(call, "prlimit") && argc == 5) {
 		struct rlimit rl;
@@ -200,6 +239,9 @@ static long change_call(const char *call, char **argv, int argc)
 	}
 	if (argc != 3)
 		return 1;
+	if (!strcmp(call, "nice-i386") || !strcmp(call, "nice-x32") ||
+	    !strcmp(call, "prlimit-i386") || !strcmp(call, "prlimit-x32"))
+		return abi_call(call, pid);
 	if (!strcmp(call, "nice")) {
 		which = prio_target(argv[2], &who);
 		return setpriority(which, (id_t)who, 19);
