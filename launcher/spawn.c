@@ -251,6 +251,9 @@ CHILD_SIDE static _Noreturn void child(const struct sup_spawn *s, int status_fd,
 	if (s->cwd && chdir(s->cwd) < 0)
 		child_fail(status_fd, SUP_STAGE_CHDIR, errno, "enter the working directory '%s'",
 			   s->cwd);
+	if (s->scope_signals && pol_scope_apply(&e) < 0)
+		child_fail_err(status_fd, SUP_STAGE_POLICY,
+			       "confine the command's signals and ptrace to the run", &e);
 	/* under --policy=off too: it is how the host answers, not a policy */
 	if (s->id_filter &&
 	    pol_filter_install(s->id_filter, s->id_filter_len, false, "ids", &e) < 0)

@@ -31,6 +31,8 @@ struct sup_spawn {
 	uint64_t caps_drop;	  /* NS_CAPS_HOST_ROOT: dropped besides the host-wide ones */
 	const struct pol *pol;	  /* NULL: --policy=off */
 	bool pol_log;		  /* --policy-mode=log */
+	/* the command's signals and ptrace confined to the run by the kernel (policy/scope.c) */
+	bool scope_signals;
 	const struct pol_run *pol_run; /* contain-signals: who is inside (policy/policy.h) */
 	struct sup_rlimits rlimits;    /* set before privileges are dropped */
 	/* a notified call decided while the command was still being started */

@@ -284,11 +284,20 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 
 	s->out->timing.setup = sup_lap(&s->t_us);
 	signals_scope(s);
+	/*
+	 * The kernel's scope where it has one (Linux 6.12): under a PID namespace
+	 * too, where it keeps the command from tracing init or taking its files.
+	 * Not under log mode, which lets a signal out to report it.
+	 */
+	sp.scope_signals = s->pol && pol_signals_contained(s->pol) && !o->policy_log &&
+			   pol_scope_signals_available();
+	pol_set_signals_scoped(&s->policy, sp.scope_signals);
 	if (o->plan.init_gate) {
 		/* the PID namespace contains the command's signals: no notification needed */
 		bool contain = pol_signals_contained(&s->policy);
 
 		pol_set_signals_contained(&s->policy, false);
+		pol_set_init_guarded(&s->policy, true);
 		r = sup_gate_pidns.start(s, &sp, listener, e);
 		if (r < 0 && o->plan.init_fallback && !s->ns.plan.map_failed) {
 			snprintf(s->out->pidns_why, sizeof(s->out->pidns_why), "%s",
@@ -302,6 +311,7 @@ static int spawn_command(struct sup *s, int *listener, struct iso_err *e)
 			r = 1;
 		}
 		pol_set_signals_contained(&s->policy, contain && r == 1);
+		pol_set_init_guarded(&s->policy, r != 1);
 	}
 	if (r == 1)
 		r = sup_gate_subreaper.start(s, &sp, listener, e);

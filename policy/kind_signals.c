@@ -115,6 +115,7 @@ static const struct {
 	const char *name;
 	unsigned n;
 	struct scmp_arg_cmp cmp[2];
+	bool ptrace; /* a ptrace access check: Landlock's domain answers it (scope.c) */
 } reach_rules[] = {
 	{ "fcntl", 2, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, F_SETOWN), SCMP_A2(SCMP_CMP_NE, 0) } },
 	{ "fcntl", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, F_SETOWN_EX) } },
@@ -123,10 +124,31 @@ static const struct {
 	{ "ioctl", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, FIOSETOWN) } },
 	{ "ioctl", 1, { SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, SIOCSPGRP) } },
 	{ "setpgid", 1, { SCMP_A1(SCMP_CMP_NE, 0) } },
-	{ "ptrace", 1, { SCMP_A0(SCMP_CMP_EQ, PTRACE_ATTACH) } },
-	{ "ptrace", 1, { SCMP_A0(SCMP_CMP_EQ, PTRACE_SEIZE) } },
-	{ .name = "process_vm_writev" },
-	{ .name = "pidfd_getfd" },
+	{ "ptrace", 1, { SCMP_A0(SCMP_CMP_EQ, PTRACE_ATTACH) }, true },
+	{ "ptrace", 1, { SCMP_A0(SCMP_CMP_EQ, PTRACE_SEIZE) }, true },
+	{ .name = "process_vm_writev", .ptrace = true },
+	{ .name = "pidfd_getfd", .ptrace = true },
+	/*
+	 * The calls that change another process named by a pid (0: the caller
+	 * itself, passes here), by a group or every process of a user (setpriority's
+	 * PRIO_USER, ioprio_set's IOPRIO_WHO_USER: always notified), or by a pidfd.
+	 * Landlock covers none of them: perf_event_open skips the ptrace check for
+	 * CAP_PERFMON (root), and process_madvise of an outside process went
+	 * through under the scope here.
+	 */
+	{ "prlimit64", 2, { SCMP_A0(SCMP_CMP_NE, 0), SCMP_A2(SCMP_CMP_NE, 0) } },
+	{ "setpriority", 1, { SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, 2) } },
+	{ "setpriority", 1, { SCMP_A1(SCMP_CMP_NE, 0) } },
+	{ "ioprio_set", 1, { SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, 3) } },
+	{ "ioprio_set", 1, { SCMP_A1(SCMP_CMP_NE, 0) } },
+	{ "sched_setaffinity", 1, { SCMP_A0(SCMP_CMP_NE, 0) } },
+	{ "sched_setscheduler", 1, { SCMP_A0(SCMP_CMP_NE, 0) } },
+	{ "sched_setparam", 1, { SCMP_A0(SCMP_CMP_NE, 0) } },
+	{ "sched_setattr", 1, { SCMP_A0(SCMP_CMP_NE, 0) } },
+	{ "migrate_pages", 1, { SCMP_A0(SCMP_CMP_NE, 0) } },
+	{ "move_pages", 1, { SCMP_A0(SCMP_CMP_NE, 0) } },
+	{ .name = "process_madvise" },
+	{ "perf_event_open", 1, { SCMP_A1(SCMP_CMP_NE, 0) } },
 };
 
 static int add_reach_notify(pol_scmp_ctx ctx, const struct pol *p, struct iso_err *e)
@@ -138,7 +160,8 @@ static int add_reach_notify(pol_scmp_ctx ctx, const struct pol *p, struct iso_er
 		if (nr == __NR_SCMP_ERROR)
 			return iso_err_set(e, EINVAL, "compile rule %s: unknown system call '%s'",
 					   p->signals_origin, reach_rules[i].name);
-		if (pol_denied_outright(p, reach_rules[i].name))
+		if (pol_denied_outright(p, reach_rules[i].name) ||
+		    (p->signals_scoped && reach_rules[i].ptrace))
 			continue;
 		r = seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, reach_rules[i].n,
 					   reach_rules[i].cmp);
@@ -150,14 +173,73 @@ static int add_reach_notify(pol_scmp_ctx ctx, const struct pol *p, struct iso_er
 	return 0;
 }
 
+/*
+ * Under a PID namespace, pid 1 is isorun's init, and a root command may
+ * change it like any process of its own: its limits (RLIMIT_CPU 0 kills it,
+ * RLIMIT_NOFILE 3 breaks the run's teardown), its priority and scheduling,
+ * its memory.  These fail with EPERM in the filter, unnotified; a pid 1 of a
+ * PID namespace the command makes itself is refused the same (one ambiguity
+ * BPF cannot resolve; docs/design.md).  The pid is an int to the kernel: its
+ * lower half is compared.  Tracing init is the kernel's (scope.c) where it
+ * has Landlock; the rows for ptrace and process_vm_writev cover the rest.
+ */
+#define PID1 SCMP_CMP_MASKED_EQ, LOW32, 1
+static const struct {
+	const char *name;
+	unsigned n;
+	struct scmp_arg_cmp cmp[2];
+} init_rules[] = {
+	{ "prlimit64", 2, { SCMP_A0(PID1), SCMP_A2(SCMP_CMP_NE, 0) } },
+	{ "setpriority", 2, { SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, 0), SCMP_A1(PID1) } },
+	{ "setpriority", 2, { SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, 1), SCMP_A1(PID1) } },
+	{ "ioprio_set", 2, { SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, 1), SCMP_A1(PID1) } },
+	{ "ioprio_set", 2, { SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, 2), SCMP_A1(PID1) } },
+	{ "sched_setaffinity", 1, { SCMP_A0(PID1) } },
+	{ "sched_setscheduler", 1, { SCMP_A0(PID1) } },
+	{ "sched_setparam", 1, { SCMP_A0(PID1) } },
+	{ "sched_setattr", 1, { SCMP_A0(PID1) } },
+	{ "migrate_pages", 1, { SCMP_A0(PID1) } },
+	{ "move_pages", 1, { SCMP_A0(PID1) } },
+	{ "perf_event_open", 1, { SCMP_A1(PID1) } },
+	{ "ptrace", 2, { SCMP_A0(SCMP_CMP_EQ, PTRACE_ATTACH), SCMP_A1(PID1) } },
+	{ "ptrace", 2, { SCMP_A0(SCMP_CMP_EQ, PTRACE_SEIZE), SCMP_A1(PID1) } },
+	{ "process_vm_writev", 1, { SCMP_A0(PID1) } },
+};
+
+static int add_init_guard(pol_scmp_ctx ctx, const struct pol *p, struct iso_err *e)
+{
+	for (size_t i = 0; i < ELEMENTSOF(init_rules); i++) {
+		int nr = seccomp_syscall_resolve_name(init_rules[i].name);
+		int r;
+
+		if (nr == __NR_SCMP_ERROR)
+			return iso_err_set(e, EINVAL, "guard init: unknown system call '%s'",
+					   init_rules[i].name);
+		if (pol_denied_outright(p, init_rules[i].name))
+			continue;
+		r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, init_rules[i].n,
+					   init_rules[i].cmp);
+		if (r < 0 && r != -EEXIST)
+			return iso_err_set(e, r, "guard init (%s)", init_rules[i].name);
+	}
+	return 0;
+}
+
 static int signals_filter(pol_scmp_ctx ctx, const struct pol *p, bool notify, bool log_only,
 			  struct iso_err *e)
 {
 	int r;
 
+	/* isorun's own init, under log mode too: not a policy, the run's integrity */
+	if (p->guard_init && !p->contain_signals) {
+		r = add_init_guard(ctx, p, e);
+		if (r < 0)
+			return r;
+	}
 	if (!notify || !p->contain_signals)
 		return 0;
-	r = add_signal_notify(ctx, p, e);
+	/* the kernel's scope refuses an outside target itself: no round trip, no EINTR */
+	r = p->signals_scoped ? 0 : add_signal_notify(ctx, p, e);
 	return r < 0 ? r : add_reach_notify(ctx, p, e);
 }
 
@@ -189,4 +271,14 @@ bool pol_signals_contained(const struct pol *p)
 void pol_set_signals_contained(struct pol *p, bool on)
 {
 	p->contain_signals = on;
+}
+
+void pol_set_signals_scoped(struct pol *p, bool on)
+{
+	p->signals_scoped = on;
+}
+
+void pol_set_init_guarded(struct pol *p, bool on)
+{
+	p->guard_init = on;
 }

@@ -26,7 +26,8 @@ const struct pol_bpf *pol_filter_shipped(const struct pol *p, bool notify, bool 
 	for (size_t i = 0; i < pol_n_shipped_bpf; i++) {
 		const struct pol_bpf *b = &pol_shipped_bpf[i];
 		if (b->notify == notify && b->log_only == log_only &&
-		    b->signals == p->contain_signals && !strcmp(b->policy, p->shipped))
+		    b->signals == p->contain_signals && b->scoped == p->signals_scoped &&
+		    b->init == p->guard_init && !strcmp(b->policy, p->shipped))
 			return b;
 	}
 	return NULL;

@@ -79,6 +79,19 @@ struct pol {
 	bool contain_signals;
 	char signals_origin[300];
 	/*
+	 * The kernel scopes the command's signals and ptrace (Landlock, policy/
+	 * scope.c): the calls it answers itself are not notified.  Set by the
+	 * launcher, which makes the domain.
+	 */
+	bool signals_scoped;
+	/*
+	 * Under a PID namespace pid 1 is isorun's init: the calls that change a
+	 * process (its limits, priority, scheduling; tracing and writing it) fail
+	 * with EPERM in the filter for pid 1 (policy/kind_signals.c).  Set by the
+	 * launcher.
+	 */
+	bool guard_init;
+	/*
 	 * The rules of a kind that keeps them in its own file, by its place in
 	 * the table (pol_kind_rules(), policy/kind.h): a new kind needs no member.
 	 */
@@ -106,6 +119,20 @@ const char *pol_masked_path(const struct pol *p, size_t i);
 /* contain-signals: whether the policy has it; the launcher clears it under a PID namespace. */
 bool pol_signals_contained(const struct pol *p);
 void pol_set_signals_contained(struct pol *p, bool on);
+/* The filter leaves signals and ptrace to the kernel's scope (policy/scope.c). */
+void pol_set_signals_scoped(struct pol *p, bool on);
+/* Pid 1 is isorun's init: the filter keeps the command's hands off it. */
+void pol_set_init_guarded(struct pol *p, bool on);
+
+/*
+ * Landlock's scopes (policy/scope.c): the ABI this kernel has (-errno: none),
+ * whether it scopes signals (ABI 6), and, in the command between fork and
+ * exec, the domain that confines its signals and ptrace to the run: 0 or
+ * -errno.
+ */
+int pol_scope_abi(void);
+bool pol_scope_signals_available(void);
+int pol_scope_apply(struct iso_err *e);
 /* "file:line:col: msg\n  <line>\n  ^" into buf. */
 const char *pol_error_format(const struct pol_error *err, char *buf, size_t len);
 
@@ -190,7 +217,7 @@ extern const size_t pol_n_shipped_text;
 /* A shipped policy's BPF, compiled at build time by policy/gen_bpf.c. */
 struct pol_bpf {
 	const char *policy;
-	bool notify, log_only, signals;
+	bool notify, log_only, signals, scoped, init;
 	unsigned short len;
 	const struct sock_filter *insns;
 };

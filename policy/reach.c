@@ -9,7 +9,12 @@
  *  - setpgid into a group with a process outside the run: a kill(0) of the
  *    caller's own group, let through as its own, then reaches it.
  *  - ptrace PTRACE_ATTACH / PTRACE_SEIZE, process_vm_writev and pidfd_getfd:
- *    stop, write into, or take the files of a process outside.
+ *    stop, write into, or take the files of a process outside (left to the
+ *    kernel where it scopes them, policy/scope.c);
+ *  - prlimit64, setpriority, ioprio_set, sched_set*, migrate_pages,
+ *    move_pages, process_madvise and perf_event_open: change its limits (an
+ *    RLIMIT_CPU of 0 kills it), priority, scheduling or memory, or watch it.
+ *    isorun itself is outside the run: its command cannot do this to it.
  *
  * The filter notifies only these requests (F_SETOWN with an owner other than
  * 0, setpgid into a group other than its own new one); every other fcntl,
@@ -61,7 +66,22 @@ static const struct pol_call_name kinds[] = {
 	{ "ptrace", POL_PREACH_PTRACE, SYS_ptrace },
 	{ "process_vm_writev", POL_PREACH_VMWRITE, SYS_process_vm_writev },
 	{ "pidfd_getfd", POL_PREACH_GETFD, SYS_pidfd_getfd },
+	{ "prlimit64", POL_PREACH_PRLIMIT, SYS_prlimit64 },
+	{ "setpriority", POL_PREACH_SETPRIO, SYS_setpriority },
+	{ "ioprio_set", POL_PREACH_IOPRIO, SYS_ioprio_set },
+	{ "sched_setaffinity", POL_PREACH_AFFINITY, SYS_sched_setaffinity },
+	{ "sched_setscheduler", POL_PREACH_SETSCHED, SYS_sched_setscheduler },
+	{ "sched_setparam", POL_PREACH_SETPARAM, SYS_sched_setparam },
+	{ "sched_setattr", POL_PREACH_SETATTR, SYS_sched_setattr },
+	{ "migrate_pages", POL_PREACH_MIGRATE, SYS_migrate_pages },
+	{ "move_pages", POL_PREACH_MOVEPAGES, SYS_move_pages },
+	{ "process_madvise", POL_PREACH_MADVISE, SYS_process_madvise },
+	{ "perf_event_open", POL_PREACH_PERF, SYS_perf_event_open },
 };
+
+/* setpriority's and ioprio_set's `which`: a process, a group, or every process of a user */
+enum { PRIO_WHICH_PROCESS, PRIO_WHICH_PGRP, PRIO_WHICH_USER };
+enum { IOPRIO_WHICH_PROCESS = 1, IOPRIO_WHICH_PGRP, IOPRIO_WHICH_USER };
 
 static const char *kind_name(enum pol_reach_kind k)
 {
@@ -222,6 +242,42 @@ static void aim_owner(struct reach_job *j, int owner)
 	}
 }
 
+/*
+ * The pid a call that changes one process names in a register: 0 for the
+ * caller itself (and perf_event_open's -1, every process on a CPU, which only
+ * counts: the host's perf_event_paranoid decides).
+ */
+static pid_t reg_target(const struct reach_job *j)
+{
+	pid_t pid = (pid_t)(j->kind == POL_PREACH_PERF ? j->a[1] : j->a[0]);
+
+	return pid > 0 ? pid : 0;
+}
+
+/* setpriority's and ioprio_set's target: 0 is the caller's own (process or group). */
+static void prio_aim(struct reach_job *j)
+{
+	int which = (int)j->a[0], who = (int)j->a[1];
+	bool io = j->kind == POL_PREACH_IOPRIO;
+
+	if (who <= 0)
+		return;
+	if (which == (io ? IOPRIO_WHICH_PROCESS : PRIO_WHICH_PROCESS))
+		j->aim = AIM_PID;
+	else if (which == (io ? IOPRIO_WHICH_PGRP : PRIO_WHICH_PGRP))
+		j->aim = AIM_PGRP;
+	j->id = who;
+}
+
+/* Every process of a user (PRIO_USER, IOPRIO_WHO_USER): outside the run whoever it is. */
+static bool to_user(const struct reach_job *j)
+{
+	int which = (int)j->a[0];
+
+	return (j->kind == POL_PREACH_SETPRIO && which == PRIO_WHICH_USER) ||
+	       (j->kind == POL_PREACH_IOPRIO && which == IOPRIO_WHICH_USER);
+}
+
 /* What the call reaches, from its registers and the caller's memory. */
 static int find_aim(struct reach_job *j)
 {
@@ -265,7 +321,23 @@ static int find_aim(struct reach_job *j)
 		j->aim = AIM_PID;
 		j->id = (pid_t)a[0];
 		return 0;
+	case POL_PREACH_SETPRIO:
+	case POL_PREACH_IOPRIO:
+		prio_aim(j);
+		return 0;
+	case POL_PREACH_PRLIMIT:
+	case POL_PREACH_AFFINITY:
+	case POL_PREACH_SETSCHED:
+	case POL_PREACH_SETPARAM:
+	case POL_PREACH_SETATTR:
+	case POL_PREACH_MIGRATE:
+	case POL_PREACH_MOVEPAGES:
+	case POL_PREACH_PERF:
+		j->id = reg_target(j);
+		j->aim = j->id > 0 ? AIM_PID : AIM_NONE;
+		return 0;
 	case POL_PREACH_GETFD:
+	case POL_PREACH_MADVISE:
 		/* our copy pins the process the caller's pidfd names */
 		j->copy = copy_fd(j->caller, (int)a[0]);
 		if (j->copy < 0)
@@ -306,6 +378,34 @@ static void job_run(void *arg)
 		j->copy = copy_fd(j->caller, (int)j->a[0]);
 }
 
+/* A call that changes another process: what it changes. */
+static const char *what_changed(enum pol_reach_kind k)
+{
+	switch (k) {
+	case POL_PREACH_PRLIMIT:
+		return "the resource limits of";
+	case POL_PREACH_SETPRIO:
+		return "the nice value of";
+	case POL_PREACH_IOPRIO:
+		return "the I/O priority of";
+	case POL_PREACH_AFFINITY:
+		return "the CPU affinity of";
+	case POL_PREACH_SETSCHED:
+	case POL_PREACH_SETPARAM:
+	case POL_PREACH_SETATTR:
+		return "the scheduling of";
+	case POL_PREACH_MIGRATE:
+	case POL_PREACH_MOVEPAGES:
+		return "the memory placement of";
+	case POL_PREACH_MADVISE:
+		return "memory advice to";
+	case POL_PREACH_PERF:
+		return "a perf event on";
+	default:
+		return "?";
+	}
+}
+
 static const char *what(const struct reach_job *j)
 {
 	switch (j->kind) {
@@ -322,7 +422,7 @@ static const char *what(const struct reach_job *j)
 	case POL_PREACH_GETFD:
 		return "a descriptor of";
 	default:
-		return "?";
+		return what_changed(j->kind);
 	}
 }
 
@@ -409,9 +509,25 @@ static struct reach_job *job_new(const struct pol_notif *n, enum pol_reach_kind 
 /* Nothing to judge: the caller itself or 0 (F_SETOWN), its own new group (setpgid). */
 static bool nothing_to_read(const struct reach_job *j)
 {
-	return (j->kind == POL_PREACH_FCNTL && (unsigned)j->a[1] == F_SETOWN &&
-		((int)j->a[2] == 0 || pol_signal_caller_in((int)j->a[2], j->caller))) ||
-	       (j->kind == POL_PREACH_SETPGID && (int)j->a[1] == 0);
+	switch (j->kind) {
+	case POL_PREACH_FCNTL:
+		return (unsigned)j->a[1] == F_SETOWN &&
+		       ((int)j->a[2] == 0 || pol_signal_caller_in((int)j->a[2], j->caller));
+	case POL_PREACH_SETPGID:
+		return (int)j->a[1] == 0;
+	case POL_PREACH_SETPRIO:
+	case POL_PREACH_IOPRIO:
+		return !to_user(j) && (int)j->a[1] <= 0;
+	case POL_PREACH_IOCTL:
+	case POL_PREACH_PTRACE:
+	case POL_PREACH_VMWRITE:
+	case POL_PREACH_GETFD:
+	case POL_PREACH_MADVISE:
+		return false;
+	default:
+		/* the caller itself, or a thread of its own process */
+		return reg_target(j) == 0 || pol_signal_caller_in(reg_target(j), j->caller);
+	}
 }
 
 int pol_reach_handle(const struct pol_notif *n)
@@ -432,7 +548,17 @@ int pol_reach_handle(const struct pol_notif *n)
 	 * a caller in a PID namespace made inside the run names processes by that
 	 * namespace's numbers, all of them the run's; a pidfd may name any process
 	 */
-	if (kind != POL_PREACH_GETFD && pol_signal_caller_nested(j->caller))
+	if (to_user(j)) {
+		/* uids know no namespace: every process of the user, inside or not */
+		if ((int)j->a[1] == 0)
+			snprintf(why, sizeof(why), "%s every process of its own uid", what(j));
+		else
+			snprintf(why, sizeof(why), "%s every process of uid %d", what(j),
+				 (int)j->a[1]);
+		return refuse(n, j, why);
+	}
+	if (kind != POL_PREACH_GETFD && kind != POL_PREACH_MADVISE &&
+	    pol_signal_caller_nested(j->caller))
 		return pol_notif_answer(n, 0, true);
 	if (nothing_to_read(j))
 		return pol_notif_answer(n, 0, true);

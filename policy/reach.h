@@ -13,6 +13,18 @@ enum pol_reach_kind {
 	POL_PREACH_PTRACE,  /* PTRACE_ATTACH, PTRACE_SEIZE */
 	POL_PREACH_VMWRITE, /* process_vm_writev */
 	POL_PREACH_GETFD,   /* pidfd_getfd */
+	/* the calls that change another process (issue 36 item 3) */
+	POL_PREACH_PRLIMIT,   /* prlimit64 with a new limit */
+	POL_PREACH_SETPRIO,   /* setpriority */
+	POL_PREACH_IOPRIO,    /* ioprio_set */
+	POL_PREACH_AFFINITY,  /* sched_setaffinity */
+	POL_PREACH_SETSCHED,  /* sched_setscheduler */
+	POL_PREACH_SETPARAM,  /* sched_setparam */
+	POL_PREACH_SETATTR,   /* sched_setattr */
+	POL_PREACH_MIGRATE,   /* migrate_pages */
+	POL_PREACH_MOVEPAGES, /* move_pages */
+	POL_PREACH_MADVISE,   /* process_madvise */
+	POL_PREACH_PERF,      /* perf_event_open on a process */
 };
 
 /*

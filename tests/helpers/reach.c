@@ -16,18 +16,43 @@
  *   vmwrite PID ADDR      process_vm_writev of 1 byte at ADDR (hex) in PID
  *   getfd PID             pidfd_getfd(pidfd_open(PID), 0)
  *   child-trace           fork a child, attach to it, detach, let it exit
+ * The calls that change another process (issue 36 item 3):
+ *   prlimit PID RES S:H   prlimit(PID, RLIMIT_RES (core|fsize|cpu|nofile), {S, H})
+ *   nice PID|-PGID|uUID   setpriority(PRIO_PROCESS|PRIO_PGRP|PRIO_USER, ..., 19)
+ *   ionice PID|-PGID|uUID ioprio_set(IOPRIO_WHO_PROCESS|PGRP|USER, ..., idle)
+ *   affinity PID          sched_setaffinity(PID) to CPU 0 alone
+ *   sched PID             sched_setscheduler(PID, SCHED_BATCH)
+ *   setparam PID          sched_setparam(PID, priority 0)
+ *   setattr PID           sched_setattr(PID, SCHED_OTHER, nice 19)
+ *   migrate PID           migrate_pages(PID) from node 0 to node 0
+ *   movepages PID         move_pages(PID) of no page
+ *   madvise PID           process_madvise(pidfd of PID, MADV_COLD of one page)
+ *   perf PID              perf_event_open(a software clock, PID)
+ *   mem PID               open("/proc/PID/mem", O_RDWR)
+ *   nice-i386 PID, nice-x32 PID, prlimit-i386 PID, prlimit-x32 PID
+ *                         setpriority(PRIO_PROCESS, PID, 19) and prlimit64(PID,
+ *                         RLIMIT_FSIZE, {0, 0}) through the i386 (int $0x80) and
+ *                         x32 ABIs (ENOSYS where the kernel runs no x32)
+ *   scope                 OK when the kernel has Landlock's signal scope (ABI 6)
  * OWNER and PID "self" are this process; "got N" is printed when signal N
  * (SIGIO or the F_SETSIG one) reached this process.
  */
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
-#define PROG  "reach"
-#define USAGE PROG " setown|setown-ex|fiosetown|siocspgrp|setpgid|ptrace|attach|vmwrite|getfd ARGS"
+#define PROG "reach"
+#define USAGE                                                                                      \
+	PROG " setown|setown-ex|fiosetown|siocspgrp|setpgid|ptrace|attach|vmwrite|getfd|prlimit|"  \
+	     "nice|ionice|affinity|sched|setparam|setattr|migrate|movepages|madvise|perf ARGS"
 #include "common.h"
 
 static volatile sig_atomic_t got;
@@ -138,6 +163,145 @@ static long child_trace(void)
 	return 0;
 }
 
+static int rlimit_of(const char *name)
+{
+	return !strcmp(name, "core")	 ? RLIMIT_CORE
+	       : !strcmp(name, "fsize")	 ? RLIMIT_FSIZE
+	       : !strcmp(name, "cpu")	 ? RLIMIT_CPU
+	       : !strcmp(name, "nofile") ? RLIMIT_NOFILE
+					 : (usage(), 0);
+}
+
+/* PID, -PGID or uUID: its which (process, group, user) and who. */
+static int prio_target(const char *s, int *who)
+{
+	if (s[0] == 'u') {
+		*who = (int)num(s + 1);
+		return 2;
+	}
+	*who = (int)num(s);
+	if (*who < 0) {
+		*who = -*who;
+		return 1;
+	}
+	return 0;
+}
+
+/* A system call through the i386 ABI from this 64-bit process: its result, or -1 and errno. */
+static long sys_i386(long nr, long a, long b, long c, long d)
+{
+	long r;
+
+	__asm__ volatile("int $0x80"
+			 : "=a"(r)
+			 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d)
+			 : "memory", "r8", "r9", "r10", "r11");
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+#define X32_BIT 0x40000000L
+
+/* setpriority and prlimit64 on another ABI: "nice-i386", "prlimit-x32", ... */
+static long abi_call(const char *call, pid_t pid)
+{
+	bool i386 = strstr(call, "-i386");
+	/* a struct rlimit64 the 32-bit ABIs can point at: below 4 GiB */
+	uint64_t *rl = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	if (rl == MAP_FAILED)
+		die("mmap", NULL);
+	rl[0] = rl[1] = 0;
+	if (!strncmp(call, "nice-", 5))
+		return i386 ? sys_i386(97, PRIO_PROCESS, pid, 19, 0)
+			    : syscall(X32_BIT | 141, PRIO_PROCESS, pid, 19);
+	return i386 ? sys_i386(340, pid, RLIMIT_FSIZE, (long)(uintptr_t)rl, 0)
+		    : syscall(X32_BIT | 302, pid, RLIMIT_FSIZE, rl, NULL);
+}
+
+/* The calls that change another process: their result, or 1 when `call` is none of them. */
+static long change_call(const char *call, char **argv, int argc)
+{
+	int who, which;
+	pid_t pid = argc > 2 && strcmp(call, "nice") && strcmp(call, "ionice") ? (pid_t)num(argv[2])
+									       : 0;
+
+	if (!strcmp(call, "prlimit") && argc == 5) {
+		struct rlimit rl;
+
+		if (sscanf(argv[4], "%lu:%lu", &rl.rlim_cur, &rl.rlim_max) != 2)
+			usage();
+		return prlimit(pid, rlimit_of(argv[3]), &rl, NULL);
+	}
+	if (argc != 3)
+		return 1;
+	if (!strcmp(call, "nice-i386") || !strcmp(call, "nice-x32") ||
+	    !strcmp(call, "prlimit-i386") || !strcmp(call, "prlimit-x32"))
+		return abi_call(call, pid);
+	if (!strcmp(call, "nice")) {
+		which = prio_target(argv[2], &who);
+		return setpriority(which, (id_t)who, 19);
+	}
+	if (!strcmp(call, "ionice")) {
+		which = prio_target(argv[2], &who);
+		return syscall(SYS_ioprio_set, which + 1, who, 3 << 13); /* IOPRIO_CLASS_IDLE */
+	}
+	if (!strcmp(call, "affinity")) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		return sched_setaffinity(pid, sizeof(set), &set);
+	}
+	if (!strcmp(call, "sched")) {
+		struct sched_param sp = { 0 };
+
+		return sched_setscheduler(pid, SCHED_BATCH, &sp);
+	}
+	if (!strcmp(call, "setparam")) {
+		struct sched_param sp = { 0 };
+
+		return sched_setparam(pid, &sp);
+	}
+	if (!strcmp(call, "setattr")) {
+		uint32_t attr[14] = { sizeof(attr), SCHED_OTHER, 0, 0,
+				      19 }; /* size, policy, flags, nice */
+
+		return syscall(SYS_sched_setattr, pid, attr, 0);
+	}
+	if (!strcmp(call, "migrate")) {
+		unsigned long nodes = 1;
+
+		return syscall(SYS_migrate_pages, pid, 8 * sizeof(nodes), &nodes, &nodes) < 0 ? -1
+											      : 0;
+	}
+	if (!strcmp(call, "movepages")) {
+		return syscall(SYS_move_pages, pid, 0, NULL, NULL, NULL, 0);
+	}
+	if (!strcmp(call, "madvise")) {
+		long fd = syscall(SYS_pidfd_open, pid, 0);
+		struct iovec v = { (void *)0x10000, 4096 };
+
+		if (fd < 0)
+			die("pidfd_open", NULL);
+		return syscall(SYS_process_madvise, fd, &v, 1, MADV_COLD, 0) < 0 ? -1 : 0;
+	}
+	if (!strcmp(call, "perf")) {
+		struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
+					     .size = sizeof(a),
+					     .config = PERF_COUNT_SW_CPU_CLOCK,
+					     .disabled = 1 };
+		long fd = syscall(SYS_perf_event_open, &a, pid, -1, -1, 0);
+
+		return fd < 0 ? -1 : 0;
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *call;
@@ -181,7 +345,16 @@ int main(int argc, char **argv)
 		r = syscall(SYS_pidfd_getfd, fd, 0, 0) < 0 ? -1 : 0;
 	} else if (!strcmp(call, "child-trace")) {
 		r = child_trace();
-	} else {
+	} else if (!strcmp(call, "mem") && argc == 3) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)num(argv[2]));
+		r = open(path, O_RDWR | O_CLOEXEC) < 0 ? -1 : 0;
+	} else if (!strcmp(call, "scope")) {
+		/* landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) */
+		r = syscall(444, NULL, 0, 1UL);
+		r = r >= 6 ? 0 : r < 0 ? -1 : (errno = EOPNOTSUPP, -1);
+	} else if ((r = change_call(call, argv, argc)) == 1) {
 		usage();
 	}
 	printf("%s %s\n", call, r == 0 ? "OK" : strerrorname_np(errno));

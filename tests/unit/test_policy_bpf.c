@@ -25,6 +25,8 @@ static void test_table_matches_runtime_build(void **state)
 
 		assert_int_equal(pol_load(b->policy, &p, &perr), 0);
 		p.contain_signals = p.contain_signals && b->signals;
+		p.signals_scoped = b->scoped;
+		p.guard_init = b->init;
 		assert_int_equal(pol_filter_build(&p, b->notify, b->log_only, &insns, &len, &e), 0);
 		assert_int_equal(len, b->len);
 		assert_memory_equal(insns, b->insns, len * sizeof(*insns));
@@ -46,17 +48,23 @@ static void test_every_shipped_policy_and_mode(void **state)
 		assert_string_equal(p.shipped, pol_shipped_name(i));
 		for (int notify = 0; notify < 2; notify++)
 			for (int log_only = 0; log_only < 2; log_only++)
-				for (int sig = 0; sig < 2; sig++) {
+				for (int sig = 0; sig < 8; sig++) {
 					const struct pol_bpf *b;
 
 					/* the launcher clears it under a PID namespace */
-					p.contain_signals = sig;
+					p.contain_signals = sig & 1;
+					/* and scopes signals in the kernel where it can */
+					p.signals_scoped = sig >> 1 & 1;
+					/* and guards init under a PID namespace */
+					p.guard_init = sig >> 2;
 					b = pol_filter_shipped(&p, notify, log_only);
 					assert_non_null(b);
 					assert_string_equal(b->policy, pol_shipped_name(i));
 					assert_int_equal(b->notify, notify);
 					assert_int_equal(b->log_only, log_only);
-					assert_int_equal(b->signals, sig);
+					assert_int_equal(b->signals, sig & 1);
+					assert_int_equal(b->scoped, sig >> 1 & 1);
+					assert_int_equal(b->init, sig >> 2);
 				}
 		pol_free(&p);
 	}
