@@ -210,6 +210,7 @@ int main(int argc, char **argv)
 		o.settings_text = sup_opts_keep(&o, cli_settings_record(&o));
 	o.advise = cli_advise;
 	o.say = cli_says;
+	o.misplaced = cli_misplaced_options;
 	o.report_settings = cli_key_report;
 	cli_plan_compile(&o);
 	cli_warn_inert(&o);
