@@ -20,6 +20,7 @@
 #include "cli/conf.h"
 #include "cli/mounts.h"
 #include "cli/reenter.h"
+#include "common/version.h"
 #include "common/cleanup.h"
 #include "common/exit.h"
 #include "common/text.h"
