@@ -16,6 +16,18 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(DATADIR)/zsh/vendor-completions
 BUILD	?= build
 VERSION	:= $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+# The build's own version (issue 39), in --version, the report and JUnit: in a
+# git checkout of this very directory `git describe` against the release tags
+# (0.1.0 on the tag v0.1.0, 0.1.0-12-gabc1234 after it, -dirty with local
+# edits; VERSION-gabc1234 where no tag is reachable, as in a shallow fetch);
+# elsewhere (a tarball, the .deb's build, a copy of the files) VERSION.  The
+# release's names (dist, deb) stay VERSION.
+BUILD_VERSION := $(shell \
+	if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$$(pwd -P)" ]; then \
+		v=$$(git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null) && echo "$$v" | sed 's/^v//' || \
+		{ h=$$(git describe --always --dirty 2>/dev/null) && echo "$(VERSION)-g$$h"; } || \
+		echo "$(VERSION)"; \
+	else echo "$(VERSION)"; fi)
 
 # One compiler per CPU unless -j was given (-j1: one at a time): the objects,
 # unit tests and helpers `make check` builds take half the time on two cores.
@@ -28,7 +40,7 @@ PKGS	:= libseccomp libcap libnl-3.0 libnl-route-3.0 jansson inih
 # A package pkg-config cannot find would silently empty every package's flags
 # and the build would fail later on a header with no hint why: stop here,
 # naming it (goals that build nothing, like deps, go on).
-NOBUILD_GOALS := deps deps-build clean lint dist uninstall analyze
+NOBUILD_GOALS := deps deps-build clean lint dist uninstall analyze version
 ifneq ($(filter-out $(NOBUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
 PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
 ifneq ($(PKG_MISSING),)
@@ -55,8 +67,7 @@ WARN	:= -Wall -Wextra -Wformat=2 -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-p
 	   -Wmissing-prototypes -Wundef -Wvla -Wnull-dereference -Wimplicit-fallthrough \
 	   -Wno-unused-parameter
 HARDEN	:= -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -DISO_VERSION='"$(VERSION)"' -I. \
-	      $(PKG_CFLAGS)
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(LDFLAGS)
 
 ifeq ($(SANITIZE),1)
@@ -79,14 +90,23 @@ LIB_SRC	:= $(wildcard common/*.c ns/*.c tree/*.c cgroup/*.c launcher/*.c selftes
 POLICIES := $(sort $(wildcard policy/*.policy))
 SHIPPED_TEXT := $(BUILD)/gen/shipped_text.c
 SHIPPED_BPF := $(BUILD)/gen/shipped_bpf.c
-LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/%.o) $(SHIPPED_TEXT:.c=.o) $(SHIPPED_BPF:.c=.o)
+# iso_version (common/version.h), written when BUILD_VERSION changed, and only
+# then: what prints it is linked again, nothing else is compiled again
+VERSION_C := $(BUILD)/gen/version.c
+VERSION_TEXT := \#include "common/version.h"|const char iso_version[] = "$(BUILD_VERSION)";
+ifneq ($(filter-out $(NOBUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(shell mkdir -p $(BUILD)/gen && { { [ -f $(VERSION_C) ] && [ "$$(tr '\n' '|' <$(VERSION_C))" = '$(VERSION_TEXT)|' ]; } || \
+	printf '%s\n' '$(VERSION_TEXT)' | tr '|' '\n' >$(VERSION_C); })
+endif
+LIB_OBJ	:= $(LIB_SRC:%.c=$(BUILD)/%.o) $(SHIPPED_TEXT:.c=.o) $(SHIPPED_BPF:.c=.o) \
+	   $(VERSION_C:.c=.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/unit/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit integration deps deps-build install uninstall dist deb clean lint bench example fuzz
+.PHONY: all check unit integration deps deps-build install uninstall dist deb clean lint bench example fuzz version
 
 all: $(BUILD)/isorun
 
@@ -100,6 +120,13 @@ $(SHIPPED_TEXT): policy/embed.awk $(POLICIES)
 
 $(SHIPPED_TEXT:.c=.o): $(SHIPPED_TEXT)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(VERSION_C:.c=.o): $(VERSION_C)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# what this checkout builds as: `make -s version`
+version:
+	@echo "$(BUILD_VERSION)"
 
 # policy/ but the shipped BPF's loader (policy/load.c), with common/: the rule kinds'
 # descriptors (policy/kinds.c) reach their handlers
@@ -186,9 +213,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(sort $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c))))
 FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -std=gnu11 -D_GNU_SOURCE \
-	       -DISO_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS)
+	       -I. $(PKG_CFLAGS)
 FUZZ_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/shipped_text.o \
-	    $(BUILD)/fuzz/obj/shipped_bpf.o
+	    $(BUILD)/fuzz/obj/shipped_bpf.o $(BUILD)/fuzz/obj/version.o
 
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -196,6 +223,8 @@ $(BUILD)/fuzz/obj/%.o: %.c
 $(BUILD)/fuzz/obj/shipped_text.o: $(SHIPPED_TEXT)
 	@clang $(FUZZ_CFLAGS) -c -o $@ $<
 $(BUILD)/fuzz/obj/shipped_bpf.o: $(SHIPPED_BPF)
+	@clang $(FUZZ_CFLAGS) -c -o $@ $<
+$(BUILD)/fuzz/obj/version.o: $(VERSION_C)
 	@clang $(FUZZ_CFLAGS) -c -o $@ $<
 $(BUILD)/fuzz/libiso.a: $(FUZZ_OBJ)
 	@rm -f $@

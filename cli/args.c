@@ -68,6 +68,48 @@ static void fill_long_opts(struct option out[static ISO_N_LONG_OPTS])
 	out[n] = (struct option){ 0 };
 }
 
+/* The long option `word` names (--NAME or --NAME=VALUE), or NULL. */
+static const char *long_option_named(const struct option *opts, const char *word)
+{
+	size_t n;
+
+	if (strncmp(word, "--", 2) != 0 || !word[2])
+		return NULL;
+	n = strcspn(word + 2, "=");
+	for (; opts->name; opts++)
+		if (strlen(opts->name) == n && strncmp(opts->name, word + 2, n) == 0)
+			return opts->name;
+	return NULL;
+}
+
+bool cli_misplaced_options(const struct sup_opts *o, char *buf, size_t len)
+{
+	struct option long_opts[ISO_N_LONG_OPTS];
+	_cleanup_free_ char *cmd = NULL;
+	size_t used = 0, found = 0;
+
+	fill_long_opts(long_opts);
+	buf[0] = '\0';
+	for (size_t i = 1; i < o->argc && strcmp(o->argv[i], "--") != 0; i++) {
+		const char *name = long_option_named(long_opts, o->argv[i]);
+		_cleanup_free_ char *w = NULL;
+
+		if (!name || !strcmp(name, "help") || !strcmp(name, "version"))
+			continue;
+		w = iso_escape(o->argv[i]);
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s`%s`",
+						 found ? ", " : "", w ? w : "?");
+		found++;
+	}
+	if (!found || used >= len)
+		return found;
+	cmd = iso_escape(o->argv[0]);
+	snprintf(buf + used, len - used,
+		 " after the command went to %s; put isorun's options before it", cmd ? cmd : "?");
+	return true;
+}
+
 /* The output files' lines, from the sinks table's rows. */
 static void sinks_usage(FILE *f)
 {

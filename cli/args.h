@@ -35,6 +35,13 @@ void cli_config_usage(FILE *f);
 void cli_plan_compile(struct sup_opts *o);
 /* One warning line for each setting that does nothing without another (not with -q). */
 void cli_warn_inert(const struct sup_opts *o);
+/*
+ * The isorun options among the command's own arguments, up to its own "--"
+ * (--help and --version left out: every program has them), as one line in
+ * buf: "`--keep` after the command went to pytest; put isorun's options
+ * before it".  False: none.  For opts->misplaced, after a failed command.
+ */
+bool cli_misplaced_options(const struct sup_opts *o, char *buf, size_t len);
 /* The two lines of a refused command line; frees o and returns 125. */
 int cli_args_refuse(struct sup_opts *o, const struct iso_err *e);
 

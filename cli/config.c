@@ -14,6 +14,7 @@
 
 #include "cli/args.h"
 #include "cli/keys.h"
+#include "common/version.h"
 #include "common/cleanup.h"
 #include "cli/commands.h"
 #include "cli/conf.h"

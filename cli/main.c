@@ -20,6 +20,7 @@
 #include "cli/conf.h"
 #include "cli/mounts.h"
 #include "cli/reenter.h"
+#include "common/version.h"
 #include "common/cleanup.h"
 #include "common/exit.h"
 #include "common/text.h"
@@ -210,6 +211,7 @@ int main(int argc, char **argv)
 		o.settings_text = sup_opts_keep(&o, cli_settings_record(&o));
 	o.advise = cli_advise;
 	o.say = cli_says;
+	o.misplaced = cli_misplaced_options;
 	o.report_settings = cli_key_report;
 	cli_plan_compile(&o);
 	cli_warn_inert(&o);

@@ -146,20 +146,48 @@ bool cli_policy_unknown(const char *val, const char *fix, char *buf, size_t len)
 	return true;
 }
 
-/* A byte count: digits, then K, M, G or T (powers of 1024, "KiB" and "KB" alike). */
+/*
+ * A byte count: digits, then B, K, M, G or T (powers of 1024, "KiB" and "KB"
+ * alike).  "B" says bytes on purpose, which a small bare number cannot.
+ */
 #define SIZE_UNIT(u, shift)                                                                        \
 	{ u, 1ULL << (shift) }, { u "B", 1ULL << (shift) },                                        \
 	{                                                                                          \
 		u "iB", 1ULL << (shift)                                                            \
 	}
 static const struct iso_num_unit size_units[] = {
-	SIZE_UNIT("K", 10), SIZE_UNIT("M", 20), SIZE_UNIT("G", 30), SIZE_UNIT("T", 40), { 0 },
+	{ "B", 1 },	    SIZE_UNIT("K", 10), SIZE_UNIT("M", 20),
+	SIZE_UNIT("G", 30), SIZE_UNIT("T", 40), { 0 },
 };
 
-/* a byte count the report can hold (a JSON integer of 64 bits, signed) */
-static int parse_size(const char *val, uint64_t min, uint64_t *ret)
+/*
+ * Below this, a size with no unit is refused: `--memory-max 512` meant 512M
+ * (512 bytes kills any command), `--rlimit-fsize 512` read as ulimit's
+ * kilobytes.  0 is 0 in every unit and stays.
+ */
+#define SIZE_BARE_MIN (1ULL << 20)
+
+/*
+ * A size of a ceiling or an rlimit, in the one line a bad one gets: a bare
+ * number too small to be meant says so and names the units (val is the whole
+ * value, as given, "try:" included; v the number in it).
+ */
+static int parse_size(const char *opt, const char *val, const char *v, uint64_t min, uint64_t max,
+		      const char *want, uint64_t *ret, struct iso_err *e)
 {
-	return iso_parse_u64(val, size_units, min, INT64_MAX, ret);
+	size_t n = strlen(v);
+	uint64_t x;
+	int r = iso_parse_u64(v, size_units, min, max, &x);
+
+	if (r == 0 && x && x < SIZE_BARE_MIN && n && v[n - 1] >= '0' && v[n - 1] <= '9')
+		return iso_err_set(e, 0,
+				   "%s: '%s' has no unit, so it is %s bytes; did you mean %sM? "
+				   "(units: B, K, M, G, T; a bare number is at least 1M)",
+				   opt, val, v, val);
+	if (r < 0)
+		return bad_number(e, r, opt, want, val);
+	*ret = x;
+	return 0;
 }
 
 /* Flags take nothing, =true or =false on the command line; true or false in the file. */
@@ -512,9 +540,7 @@ int cli_set_ceiling(struct sup_opts *o, const struct cli_key_info *k, const char
 {
 	static const struct iso_num_unit percent[] = { { "%", 1 }, { 0 } };
 	const struct sup_ceiling_desc *d = &sup_ceiling_descs[k->arg];
-	const struct iso_num_unit *units = d->unit == SUP_CEIL_BYTES	 ? size_units
-					   : d->unit == SUP_CEIL_PERCENT ? percent
-									 : NULL;
+	const struct iso_num_unit *units = d->unit == SUP_CEIL_PERCENT ? percent : NULL;
 	struct sup_ceiling c = { .set = true };
 	const char *v = val;
 	char want[200];
@@ -528,11 +554,13 @@ int cli_set_ceiling(struct sup_opts *o, const struct cli_key_info *k, const char
 		c.try_ = true;
 		v += 4;
 	}
-	r = iso_parse_u64(v, units, d->min, d->max, &c.value);
-	if (r < 0) {
-		snprintf(want, sizeof(want), "%s, try:VALUE or none", d->want);
-		return bad_number(e, r, opt, want, val);
-	}
+	snprintf(want, sizeof(want), "%s, try:VALUE or none", d->want);
+	if (d->unit == SUP_CEIL_BYTES)
+		r = parse_size(opt, val, v, d->min, d->max, want, &c.value, e);
+	else if ((r = iso_parse_u64(v, units, d->min, d->max, &c.value)) < 0)
+		r = bad_number(e, r, opt, want, val);
+	if (r < 0)
+		return r;
 	o->ceilings[k->arg] = c;
 	return 0;
 }
@@ -553,9 +581,10 @@ int cli_set_rlimit(struct sup_opts *o, const struct cli_key_info *k, const char 
 		r = iso_parse_u64(val, NULL, 0, INT_MAX, &n);
 		if (r < 0)
 			return bad_number(e, r, opt, "a number of descriptors", val);
-	} else if ((r = parse_size(val, 0, &n)) < 0) {
-		return bad_number(e, r, opt, "a size in bytes (K, M, G, T suffixes) or unlimited",
-				  val);
+	} else if ((r = parse_size(opt, val, val, 0, INT64_MAX,
+				   "a size in bytes (K, M, G, T suffixes) or unlimited", &n, e)) <
+		   0) {
+		return r;
 	}
 	o->rlimits.set[i] = true;
 	o->rlimits.value[i] = n;

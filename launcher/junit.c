@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/version.h"
 #include "common/cleanup.h"
 #include "common/text.h"
 #include "launcher/shell.h"

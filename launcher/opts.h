@@ -229,6 +229,12 @@ struct sup_opts {
 	void (*advise)(const struct sup_opts *o, int cause, char *buf, size_t len);
 	/* the command line's words that name an option, by enum sup_say (launcher/say.h) */
 	const char *const *say;
+	/*
+	 * When the command failed on its own: the command line's one line on an
+	 * isorun option among the command's arguments (`pytest -q --keep`), true
+	 * when there is one; NULL: none
+	 */
+	bool (*misplaced)(const struct sup_opts *o, char *buf, size_t len);
 	/* the command line's words for the report's settings, or NULL: none */
 	sup_report_settings_fn *report_settings;
 	struct sup_run_plan plan;

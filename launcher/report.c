@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/version.h"
 #include "common/cleanup.h"
 #include "common/text.h"
 #include "launcher/finding.h"

@@ -275,7 +275,7 @@ int sup_run(const struct sup_opts *o)
 	s.slow_record = iso_test_fault("slow-exec-record");
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
-	if ((code = sup_setup_signals(&s.mask)) < 0) {
+	if ((code = sup_setup_signals(&s.mask, &s.inherited)) < 0) {
 		iso_err_set(&e, -code, "block signals");
 		code = fail_before_start(&s, &e);
 	} else if (sup_sinks_open(&s.outputs, o, &out, &e) < 0) {

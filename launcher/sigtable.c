@@ -68,12 +68,41 @@ static void add_raw(sigset_t *mask, int sig)
 	w[(sig - 1) / bits] |= 1UL << ((sig - 1) % bits);
 }
 
-void sup_sig_supervised(sigset_t *mask)
+/* The kernel's sigaction, as rt_sigaction(2) takes it: the raw call reaches 32 and 33. */
+struct ksigaction {
+	unsigned long handler, flags, restorer, mask;
+};
+
+int sup_sig_inherited_read(struct sup_sig_inherited *in)
+{
+	uint64_t blocked;
+
+	*in = (struct sup_sig_inherited){ 0 };
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &blocked, KERNEL_NSIG / 8) < 0)
+		return -errno;
+	in->blocked = blocked;
+	for (int sig = 1; sig <= KERNEL_NSIG; sig++) {
+		struct ksigaction old;
+
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (syscall(SYS_rt_sigaction, sig, NULL, &old, KERNEL_NSIG / 8) < 0)
+			return -errno;
+		if (old.handler == (unsigned long)SIG_IGN)
+			in->ignored |= 1ULL << (sig - 1);
+	}
+	return 0;
+}
+
+void sup_sig_supervised(sigset_t *mask, uint64_t ignored)
 {
 	sigemptyset(mask);
-	for (int sig = 1; sig <= KERNEL_NSIG; sig++)
-		if (sup_sig_class(sig) != SUP_SIG_UNCATCHABLE)
+	for (int sig = 1; sig <= KERNEL_NSIG; sig++) {
+		enum sup_sig_class c = sup_sig_class(sig);
+
+		if (c != SUP_SIG_UNCATCHABLE && !(sup_sig_cancels(c) && sup_sig_in(ignored, sig)))
 			add_raw(mask, sig);
+	}
 }
 
 int sup_sig_block(const sigset_t *mask)

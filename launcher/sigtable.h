@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 enum sup_sig_class {
 	SUP_SIG_UNDECIDED,   /* a hole in the table: tests/unit/test_sigtable.c fails on it */
@@ -32,11 +33,32 @@ static inline bool sup_sig_cancels(enum sup_sig_class c)
 }
 
 /*
+ * What isorun was started with and execve(2) hands on: the ignored signals and
+ * the blocked ones (bit sig - 1).  The command gets them back, as it would
+ * bare (`nohup`, a background job's SIGINT); what isorun set for itself it
+ * does not.
+ */
+struct sup_sig_inherited {
+	uint64_t ignored, blocked;
+};
+
+/* Reads them; call it before isorun changes either.  -errno on failure. */
+int sup_sig_inherited_read(struct sup_sig_inherited *in);
+
+/*
  * Every signal the supervisor reads from its signalfd, including the two
  * real-time signals glibc reserves (32, 33): sigaddset() refuses them, yet
- * kill -33 would end the process.
+ * kill -33 would end the process.  A cancel the caller ignored is left out:
+ * it stays ignored for isorun too, so `nohup isorun` outlives the hangup as
+ * the bare command would.
  */
-void sup_sig_supervised(sigset_t *mask);
+void sup_sig_supervised(sigset_t *mask, uint64_t ignored);
+
+/* Whether sig (1..64) is in a set of sup_sig_inherited's. */
+static inline bool sup_sig_in(uint64_t set, int sig)
+{
+	return sig >= 1 && sig <= 64 && (set >> (sig - 1) & 1);
+}
 
 /*
  * Block mask through the raw system call: glibc's sigprocmask() drops its

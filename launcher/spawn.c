@@ -81,19 +81,28 @@ static int seal_fds(const int *keep, size_t n)
 }
 
 /*
- * Every disposition back to default through the raw syscall: glibc's signal()
- * refuses its reserved real-time signals (32, 33), yet an ignore on them is
- * inherited across execve like any other.
+ * The dispositions and the mask the caller gave isorun, as execve(2) would have
+ * handed them on: an ignore stays, everything else (isorun's own SIGPIPE
+ * ignore, its handlers, its blocked set) goes back.  Through the raw syscalls:
+ * glibc's signal() and sigprocmask() refuse its reserved real-time signals
+ * (32, 33), yet an ignore or a block on them survives execve like any other.
  */
-static void reset_dispositions(void)
+static int restore_signals(const struct sup_sig_inherited *in)
 {
 	struct {
 		unsigned long handler, flags, restorer, mask;
-	} dfl = { 0 };
+	} act = { 0 };
+	uint64_t blocked = in->blocked;
 
-	for (int sig = 1; sig <= 64; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			(void)syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
+	for (int sig = 1; sig <= 64; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		act.handler = sup_sig_in(in->ignored, sig) ? (unsigned long)SIG_IGN
+							   : (unsigned long)SIG_DFL;
+		if (syscall(SYS_rt_sigaction, sig, &act, NULL, sizeof(act.mask)) < 0)
+			return -1;
+	}
+	return (int)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &blocked, NULL, sizeof(blocked));
 }
 
 /* The ceilings that fall back to rlimits; a hard limit already lower stays. */
@@ -196,9 +205,9 @@ CHILD_SIDE static void set_rlimits(const struct sup_rlimits *l, int status_fd)
 }
 
 /*
- * The command, between clone() and execve(): a process group of its own, a clean
- * signal state (isorun blocks and ignores signals the command must not inherit:
- * both survive execve), only fds 0-2 and --pass-fd, then exec.
+ * The command, between clone() and execve(): a process group of its own, the
+ * caller's signal state (isorun blocks and ignores signals for itself, and both
+ * survive execve), only fds 0-2 and --pass-fd, then exec.
  *
  * It runs in isorun's own memory (see sup_spawn()), so it writes nothing the
  * parent could be using at the same time: the parent sleeps in poll() until the
@@ -209,7 +218,6 @@ CHILD_SIDE static void set_rlimits(const struct sup_rlimits *l, int status_fd)
 CHILD_SIDE static _Noreturn void child(const struct sup_spawn *s, int status_fd, char **sh_argv)
 {
 	struct iso_err e = { 0 };
-	sigset_t none;
 	int r;
 
 	/* first: from here on everything the command starts is counted and bounded */
@@ -226,11 +234,10 @@ CHILD_SIDE static _Noreturn void child(const struct sup_spawn *s, int status_fd,
 	if (s->tty_fd >= 0 && tcsetpgrp(s->tty_fd, getpid()) < 0)
 		child_fail(status_fd, SUP_STAGE_SETUP, errno,
 			   "prepare the command: hand it the terminal (tcsetpgrp)");
-	reset_dispositions();
-	sigemptyset(&none);
-	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+	if (restore_signals(&s->inherited) < 0)
 		child_fail(status_fd, SUP_STAGE_SETUP, errno,
-			   "prepare the command: unblock its signals (sigprocmask)");
+			   "prepare the command: give back the caller's signal state "
+			   "(rt_sigaction, rt_sigprocmask)");
 	if (s->out_fd >= 0 && dup2(s->out_fd, 1) < 0)
 		child_fail(status_fd, SUP_STAGE_SETUP, errno,
 			   "prepare the command: put the stdout pipe on fd 1 (dup2)");

@@ -10,6 +10,7 @@
 #include "common/err.h"
 #include "launcher/hidden.h"
 #include "launcher/opts.h"
+#include "launcher/sigtable.h"
 
 struct pol;
 struct pol_event;
@@ -33,8 +34,9 @@ struct sup_spawn {
 	bool pol_log;		  /* --policy-mode=log */
 	/* the command's signals and ptrace confined to the run by the kernel (policy/scope.c) */
 	bool scope_signals;
-	const struct pol_run *pol_run; /* contain-signals: who is inside (policy/policy.h) */
-	struct sup_rlimits rlimits;    /* set before privileges are dropped */
+	const struct pol_run *pol_run;	    /* contain-signals: who is inside (policy/policy.h) */
+	struct sup_rlimits rlimits;	    /* set before privileges are dropped */
+	struct sup_sig_inherited inherited; /* the caller's ignores and mask, given back */
 	/* a notified call decided while the command was still being started */
 	void (*on_event)(const struct pol_event *ev, void *arg);
 	/* every exec the guard read, for the exec record (launcher/execlog.h); NULL: none */

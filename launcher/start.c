@@ -32,19 +32,26 @@ extern char **environ;
 /*
  * Every catchable signal is the supervisor's to decide (launcher/sigtable.h),
  * blocked before anything is made, so one that comes while the tree is made is
- * read by the loop, never a default action that orphans the tree.
+ * read by the loop, never a default action that orphans the tree.  What the
+ * caller handed isorun is read first: the command gets it back.
  */
-int sup_setup_signals(sigset_t *mask)
+int sup_setup_signals(sigset_t *mask, struct sup_sig_inherited *in)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, dfl = { .sa_handler = SIG_DFL };
 	int r;
 
-	sup_sig_supervised(mask);
+	r = sup_sig_inherited_read(in);
+	if (r < 0)
+		return r;
+	sup_sig_supervised(mask, in->ignored);
 	r = sup_sig_block(mask);
 	if (r < 0)
 		return r;
 	/* a reader that goes away must not kill the supervisor of a live tree */
 	if (sigaction(SIGPIPE, &ign, NULL) < 0)
+		return -errno;
+	/* an ignored SIGCHLD would reap isorun's children before it could */
+	if (sup_sig_in(in->ignored, SIGCHLD) && sigaction(SIGCHLD, &dfl, NULL) < 0)
 		return -errno;
 	/* before the command exists: a 32 or 33 sent to us meanwhile would be lost */
 	return iso_reader_keep_reserved();
@@ -252,6 +259,7 @@ static struct sup_spawn spawn_request(struct sup *s)
 		.pol_log = o->policy_log,
 		.pol_run = &s->prun,
 		.rlimits = o->rlimits,
+		.inherited = s->inherited,
 		.on_event = sup_on_policy_event,
 		.on_exec = sup_on_exec_seen,
 		.event_arg = s,

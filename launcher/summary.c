@@ -105,6 +105,23 @@ static void print_home_note(FILE *f, const struct sup_verdict *v)
 		say(f, v->opts, "%s", note->text ? note->text : "?");
 }
 
+/*
+ * An isorun option the command got (`isorun pytest -q --keep`) may be why it
+ * failed: said only when the command failed on its own, never on a pass.
+ */
+static void print_misplaced(FILE *f, const struct sup_verdict *v)
+{
+	const struct sup_outcome *o = v->out;
+	char line[512];
+
+	if (!v->opts->misplaced || v->opts->verbosity < 0 || !o->started_cmd || o->exec_failed ||
+	    o->setup_failed || o->timed_out || o->cancelled_by ||
+	    (!o->exit_code && !o->term_signal))
+		return;
+	if (v->opts->misplaced(v->opts, line, sizeof(line)))
+		say(f, v->opts, "%s", line);
+}
+
 /* How the run ended and what the leak gate met, before the findings. */
 static void print_start(FILE *f, const struct sup_verdict *v)
 {
@@ -160,6 +177,7 @@ void sup_summary_lines(FILE *f, const struct sup_verdict *v)
 	print_start(f, v);
 	print_leaks(f, v);
 	print_home_note(f, v);
+	print_misplaced(f, v);
 	for (int k = 0; k < SUP_V_N_KINDS; k++)
 		if (sup_vkind_listed(k) == SUP_LISTED ||
 		    (sup_vkind_listed(k) == SUP_LISTED_VERBOSE && v->opts->verbosity > 0))

@@ -115,6 +115,7 @@ struct sup {
 	struct sup_hidden hidden; /* what --private-tmp and --protect-home=hide hide */
 	struct sup_sinks outputs; /* --report, --junit */
 	sigset_t mask;
+	struct sup_sig_inherited inherited; /* the caller's ignores and mask, the command's */
 	struct termios saved_tty;
 	struct sup_exec_failure fail;
 	struct iso_err err; /* the setup failure, printed once */
@@ -168,7 +169,7 @@ void sup_on_exec_seen(pid_t pid, char *const *argv, size_t argc, void *arg);
 int sup_watch_stream(struct sup *s, int i);
 
 /* start.c: before the command, and its start */
-int sup_setup_signals(sigset_t *mask);
+int sup_setup_signals(sigset_t *mask, struct sup_sig_inherited *in);
 int sup_load_policy(struct sup *s);
 int sup_prepare(struct sup *s, struct iso_err *e);
 int sup_make_tree(struct sup *s, struct iso_err *e);

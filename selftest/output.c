@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/version.h"
 #include "common/text.h"
 #include "selftest/selftest.h"
 

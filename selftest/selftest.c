@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/version.h"
 #include "common/cleanup.h"
 #include "tree/rmtree.h"
 #include "selftest/selftest.h"

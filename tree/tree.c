@@ -191,10 +191,14 @@ static int make_id(char *buf, size_t len, struct iso_err *e)
 	return 0;
 }
 
-/* The owner record's JSON, one line, malloc'ed; NULL when out of memory. */
-static char *owner_text(char *const *argv)
+/*
+ * The owner record's JSON, one line, malloc'ed; NULL when out of memory.
+ * first_argv: the command that made a re-entered tree (its old record's), which
+ * stays the tree's command for `isorun ls`; NULL: argv.
+ */
+static char *owner_text(char *const *argv, json_t *first_argv)
 {
-	json_t *o = json_object(), *av = json_array();
+	json_t *o = json_object(), *av = first_argv ? json_incref(first_argv) : json_array();
 	struct iso_proc self;
 	_cleanup_free_ char *cwd = NULL;
 	char boot[64] = "";
@@ -206,7 +210,7 @@ static char *owner_text(char *const *argv)
 		json_decref(av);
 		return NULL;
 	}
-	for (size_t i = 0; argv[i]; i++) {
+	for (size_t i = 0; !first_argv && argv[i]; i++) {
 		_cleanup_free_ char *red = iso_redact(argv[i]);
 		json_array_append_new(av, json_string(red ? red : "?"));
 	}
@@ -237,7 +241,7 @@ static char *owner_text(char *const *argv)
  */
 static int write_owner(struct tree_tree *t, char *const *argv, struct iso_err *e)
 {
-	_cleanup_free_ char *text = owner_text(argv);
+	_cleanup_free_ char *text = owner_text(argv, NULL);
 	size_t len;
 
 	if (!text)
@@ -347,6 +351,8 @@ static int tree_begin(struct tree_tree *t, struct iso_err *e)
 	t->user_fd = t->fd = t->lock_fd = t->park = -1;
 	t->parked = false;
 	t->shield_dev = 0;
+	t->reentries = 0;
+	t->first_reason[0] = '\0';
 	memset(t->reserve, 0, sizeof(t->reserve));
 	return take_reserve(t, e);
 }
@@ -475,12 +481,75 @@ static int adopt_open(struct tree_tree *t, const char *name, struct iso_err *e)
 	return adopt_cgroup_record(t, e);
 }
 
-/* This run's owner record in place of the old one (the lock stays), home/ tmp/ run/ there. */
+/*
+ * A record of the tree as JSON, or NULL: a regular file (no link, no FIFO) of at
+ * most HISTORY_MAX bytes, read so (the command may have rewritten it).
+ */
+#define HISTORY_MAX (64 * 1024)
+static json_t *read_json(int dirfd, const char *name)
+{
+	_cleanup_close_ int fd =
+		openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	size_t total = 0;
+	struct stat st;
+	ssize_t r = 1;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(buf = malloc(HISTORY_MAX)))
+		return NULL;
+	while (total < HISTORY_MAX && (r = read(fd, buf + total, HISTORY_MAX - total)) > 0)
+		total += (size_t)r;
+	if (r < 0 || total == HISTORY_MAX)
+		return NULL;
+	return json_loadb(buf, total, JSON_REJECT_DUPLICATES, NULL);
+}
+
+/*
+ * What the kept tree's records say of how it came to be: the command that made
+ * it (the old owner record's argv, a list of strings, or NULL), why it was kept
+ * and how often it was re-entered (the old outcome's).  Records the command
+ * could rewrite: shown, escaped, never acted on; a bad one is left out.
+ */
+static json_t *read_history(struct tree_tree *t)
+{
+	json_t *o, *av = NULL, *first, *reason, *n;
+
+	if ((o = read_json(t->fd, TREE_OUTCOME))) {
+		first = json_object_get(o, "first_reason");
+		reason = json_object_get(o, "reason");
+		n = json_object_get(o, "reentries");
+		snprintf(t->first_reason, sizeof(t->first_reason), "%s",
+			 json_is_string(first)	  ? json_string_value(first)
+			 : json_is_string(reason) ? json_string_value(reason)
+						  : "");
+		if (json_is_integer(n) && json_integer_value(n) > 0 &&
+		    json_integer_value(n) < 1000000)
+			t->reentries = (unsigned)json_integer_value(n);
+		json_decref(o);
+	}
+	t->reentries++;
+	if (!(o = read_json(t->fd, TREE_OWNER)))
+		return NULL;
+	av = json_object_get(o, "argv");
+	for (size_t i = 0; json_is_array(av) && i < json_array_size(av); i++)
+		if (!json_is_string(json_array_get(av, i)))
+			av = NULL;
+	av = json_is_array(av) && json_array_size(av) ? json_incref(av) : NULL;
+	json_decref(o);
+	return av;
+}
+
+/*
+ * This run's owner record in place of the old one (the lock stays; the command
+ * that made the tree stays its command), home/ tmp/ run/ there.
+ */
 static int adopt_take(struct tree_tree *t, char *const *argv, struct iso_err *e)
 {
-	_cleanup_free_ char *text = owner_text(argv);
+	json_t *first_argv = read_history(t);
+	_cleanup_free_ char *text = owner_text(argv, first_argv);
 	size_t len;
 
+	json_decref(first_argv);
 	if (!text)
 		return iso_err_set(e, ENOMEM, "owner record");
 	for (const struct tree_dir *d = tree_dirs; d->sub; d++) {
@@ -552,13 +621,39 @@ int tree_mkdir_sub(struct tree_tree *t, const char *sub, struct iso_err *e)
 	return 0;
 }
 
+/*
+ * The outcome's JSON: a re-entered tree's reason is why it was first kept,
+ * then its re-entries and the last run's own reason; first_reason and
+ * reentries carry them to the next re-entry.
+ */
+static json_t *state_json(const struct tree_tree *t, const char *state, const char *reason)
+{
+	char count[16];
+	json_t *o;
+
+	if (!t->reentries)
+		return json_pack("{s:s, s:s}", "state", state, "reason", reason);
+	snprintf(count, sizeof(count), "%u", t->reentries);
+	o = json_pack("{s:s, s:s, s:I}", "state", state, "first_reason", t->first_reason,
+		      "reentries", (json_int_t)t->reentries);
+	if (o && json_object_set_new(o, "reason",
+				     json_sprintf("%s%sre-entered %s%s, last by %s",
+						  t->first_reason, t->first_reason[0] ? "; " : "",
+						  t->reentries == 1 ? "once" : count,
+						  t->reentries == 1 ? "" : " times", reason)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static int write_state(struct tree_tree *t, const char *state, const char *reason,
 		       struct iso_err *e)
 {
 	static const char tmp[] = TREE_OUTCOME_TMP;
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
-	json_t *o = json_pack("{s:s, s:s}", "state", state, "reason", reason);
+	json_t *o = state_json(t, state, reason);
 	size_t len;
 
 	if (!o)

@@ -61,6 +61,13 @@ struct tree_tree {
 	 * written into the outcome record, so that gc matches holders through it.  0: none.
 	 */
 	dev_t shield_dev;
+	/*
+	 * A tree re-entered (tree_adopt): why it was first kept, from its outcome
+	 * record, and how many runs re-entered it, this one included; its outcome
+	 * says both, not only the last run's reason.  0 / "": a tree of this run.
+	 */
+	unsigned reentries;
+	char first_reason[400];
 	char id[64];
 	char path[PATH_MAX]; /* absolute */
 	char user_path[PATH_MAX];

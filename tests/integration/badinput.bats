@@ -84,6 +84,34 @@ CPU="a percentage of one CPU from 1 to 1000000 (50, 150%), try:VALUE or none"
 	assert_no_tree
 }
 
+# The one line a size with no unit too small to be meant gets.
+bare() { # OPTION VALUE NUMBER
+	echo "isorun: $1: '$2' has no unit, so it is $3 bytes; did you mean $2M? (units: B, K, M, G, T; a bare number is at least 1M)"
+}
+
+@test "a size with no unit below 1M is refused with the units named, every size option" {
+	# the issue's: 512 bytes of memory killed the command (139), or as an ordinary
+	# user a word about cgroup delegation and none about the unit
+	refused "$(bare --memory-max 512 512)" --memory-max 512
+	refused "$(bare --memory-max try:512 512)" --memory-max try:512
+	refused "$(bare --memory-max 1048575 1048575)" --memory-max 1048575
+	refused "$(bare --rlimit-fsize 512 512)" --rlimit-fsize 512
+	refused "$(bare --rlimit-core 4096 4096)" --rlimit-core 4096
+	refused "$(bare --rlimit-fsize 1 1)" --rlimit-fsize=1
+	conf_refused "memory-max = try:512" "14: $(bare memory-max try:512 512 | sed 's/^isorun: //')"
+	conf_refused "rlimit-fsize = 100" "16: $(bare rlimit-fsize 100 100 | sed 's/^isorun: //')"
+	conf_refused "rlimit-core = 64" "15: $(bare rlimit-core 64 64 | sed 's/^isorun: //')"
+	# control: 0 is 0 in any unit, a unit says what is meant, 1M bare is a size
+	run --separate-stderr "$ISORUN" config --no-config --rlimit-core 0 --rlimit-fsize 512B \
+		--memory-max try:1048576 --memory-max 512b --memory-max 64M
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rlimit-core = 0    (command line)"* ]]
+	[[ "$output" == *"rlimit-fsize = 512    (command line)"* ]]
+	[[ "$output" == *"memory-max = 64M    (command line)"* ]]
+	run "$ISORUN" config --no-config --memory-max try:1048576
+	[[ "$output" == *"memory-max = try:1048576    (command line)"* ]]
+}
+
 @test "the largest value each option takes is accepted, and the report that holds it validates" {
 	run --separate-stderr iso --pids-max try:4194304 --cpu-max try:1000000% \
 		--memory-max try:8388607T --rlimit-fsize 9223372036854775807 --rlimit-core 0 \

@@ -58,6 +58,40 @@ bad() {
 	assert_no_tree
 }
 
+@test "isorun's options after the command: named in one line when the command failed, never on a pass" {
+	local hint='isorun: `--keep`, `--pidns=try` after the command went to sh; put isorun'"'"'s options before it'
+	# the issue's `isorun pytest -q --keep`: the command got them and failed on them
+	run --separate-stderr iso sh -c 'exit 4' sh -q --keep --pidns=try
+	[ "$status" -eq 4 ]
+	[ "${stderr_lines[0]}" = "$hint" ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	# the same after --, which puts them after the command no less
+	run --separate-stderr iso -- sh -c 'exit 4' sh --keep --pidns=try
+	[ "${stderr_lines[0]}" = "$hint" ]
+	# a pass: no line; the command may have meant them
+	run --separate-stderr iso sh -c 'exit 0' sh --keep
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# past the command's own "--" the words are its operands (npm test -- --watch)
+	run --separate-stderr iso -- sh -c 'exit 3' sh -- --keep --watch=.
+	[ "$status" -eq 3 ]
+	[[ "$stderr" != *"after the command"* ]]
+	# --help and --version are every program's; a word that only looks like one
+	run --separate-stderr iso -- sh -c 'exit 3' sh --help --version --keeps -k
+	[[ "$stderr" != *"after the command"* ]]
+	# a command that never ran (127), a timeout, or -q: not the command's own failure
+	run --separate-stderr iso -- no-such-command-i39 --keep
+	[ "$status" -eq 127 ]
+	[[ "$stderr" != *"after the command"* ]]
+	run --separate-stderr iso --timeout 100ms --grace 100ms -- sh -c 'exec sleep 5' sh --keep
+	[ "$status" -eq 124 ]
+	[[ "$stderr" != *"after the command"* ]]
+	run --separate-stderr iso -q -- sh -c 'exit 4' sh --keep
+	[ "$status" -eq 4 ]
+	[ -z "$stderr" ]
+	assert_no_tree
+}
+
 @test "a subcommand given a command's words says how to run that command, exit 125" {
 	run --separate-stderr "$ISORUN" ls -la
 	[ "$status" -eq 125 ]

@@ -22,14 +22,43 @@ load helpers
 	assert_no_tree
 }
 
-@test "the command gets an empty signal mask and default dispositions, SIGPIPE included" {
-	# the caller ignores SIGPIPE and SIGINT; the command must not inherit that
-	run --separate-stderr sh -c "trap '' PIPE INT; exec \"$ISORUN\" --root \"$R\" -- \"$H/fdlist\""
+@test "the command gets the caller's ignores and mask, not isorun's (SIGPIPE, 32, SIGCHLD)" {
+	# isorun ignores SIGPIPE and blocks every signal for itself: none of it leaks
+	run --separate-stderr "$H/sigexec" "$ISORUN" --root "$R" -- "$H/fdlist"
 	printf "%s\n" "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "sigblk: 0000000000000000" ]
 	[ "${lines[2]}" = "sigign: 0000000000000000" ]
 	[ "${lines[3]}" = "sigpipe: default" ]
+}
+
+# SigIgn and SigBlk of the command, bare and under isorun with $@, from one caller state
+sigstate_same() {
+	local bare under
+	bare=$("$H/sigexec" $CALLER grep -E '^Sig(Ign|Blk)' /proc/self/status)
+	under=$("$H/sigexec" $CALLER "$ISORUN" --no-config --root "$R" "$@" -- \
+		grep -E '^Sig(Ign|Blk)' /proc/self/status)
+	echo "caller $CALLER $*: bare '$bare', isorun '$under'"
+	[ -n "$bare" ] && [ "$bare" = "$under" ]
+}
+
+@test "an ignore or a block the caller handed on reaches the command as exec(2) keeps it" {
+	local mode modes=("" --policy=off)
+	"$ISORUN" --no-config --root "$R" --pidns -- true 2>/dev/null && modes+=(--pidns)
+	for mode in "${modes[@]}"; do
+		# nohup; a background job's SIGINT and SIGQUIT; SIGPIPE, which isorun ignores
+		# itself; SIGCHLD, ignored (auto-reap) and blocked; glibc's 32 and 33
+		for CALLER in "-i 1" "-i 2 -i 3" "-i 13" "-i 17" "-b 17" "-i 32 -b 33" \
+			"-i 1 -i 2 -b 10 -b 15 -b 17"; do
+			sigstate_same $mode
+		done
+	done
+	# the shell's own spelling, as the issue has it
+	run sh -c "trap '' HUP INT; grep SigIgn /proc/self/status; \"$ISORUN\" --no-config \
+		--root \"$R\" -- grep SigIgn /proc/self/status"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "${lines[1]}" ]
+	[ "${lines[0]}" != "SigIgn:	0000000000000000" ]
 }
 
 @test "the command runs in a process group of its own" {

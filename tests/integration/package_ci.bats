@@ -138,11 +138,15 @@ workspace() {
 	printf 'check:\n\techo checked >ran\n' >"$1/Makefile"
 }
 
-@test "package: the CI snippets pin a full commit id on this repository's history; the placeholder URL is refused" {
+@test "package: the CI snippets pin a release tag on this repository's history; the placeholder URL is refused" {
 	snippet_steps
-	[[ "$REF" =~ ^[0-9a-f]{40}$ ]]
+	# a release (issue 39): v + VERSION's form, a tag that exists here, whose
+	# VERSION is its name, so a CI log's `isorun --version` names the release
+	[[ "$REF" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]
 	require_history
+	[ "$(git -C "$TOP" for-each-ref --format='%(objecttype)' "refs/tags/$REF")" = tag ]
 	git -C "$TOP" cat-file -e "$REF^{commit}"
+	[ "v$(git -C "$TOP" show "$REF:VERSION")" = "$REF" ]
 	# reachable from what is checked out, so a clean clone of main has it
 	git -C "$TOP" merge-base --is-ancestor "$REF" HEAD
 	# as shipped, the URL says what to change instead of failing in git
@@ -173,6 +177,8 @@ jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))'
 	require_history
 	bin=$(pinned_install gh)
 	[ "$("$bin" --version)" = "isorun $(git -C "$TOP" show "$REF:VERSION")" ]
+	# a build from this checkout says which commit it is: a CI log tells them apart
+	[ "$("$ISORUN" --version)" != "$("$bin" --version)" ]
 	workspace "$ws"
 	# each step as the runner runs it (bash -e), the pinned isorun first on PATH
 	run env PATH="$(dirname "$bin"):$CI_BIN:$PATH" ISORUN_ROOT="$R" \
@@ -195,6 +201,8 @@ jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))'
 	require_history
 	bin=$(pinned_install gl)
 	[ "$("$bin" --version)" = "isorun $(git -C "$TOP" show "$REF:VERSION")" ]
+	# a build from this checkout says which commit it is: a CI log tells them apart
+	[ "$("$ISORUN" --version)" != "$("$bin" --version)" ]
 	workspace "$ws"
 	run env -C "$ws" PATH="$(dirname "$bin"):$CI_BIN:$PATH" ISORUN_ROOT="$R" \
 		bash -e "$CI_STEPS/gl-selftest.sh"

@@ -42,6 +42,33 @@ refused() { # expected message, then the arguments of isorun shell
 	force_remove "$tree"
 }
 
+@test "shell --tree on a tree kept on failure: ls keeps its command and why, and counts the re-entries" {
+	run --separate-stderr iso --keep=on-failure -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	tree=$(the_tree)
+	why='--keep=on-failure: the run failed (exit 3: command exited 3)'
+	ls_says() { # the tree's argv and reason, as isorun ls --json has them
+		"$ISORUN" ls --root "$R" --json | python3 -c '
+import json, sys
+t = [t for t in json.load(sys.stdin) if t["path"] == sys.argv[1]][0]
+print(json.dumps(t["argv"])); print(t["state"], t["reason"])' "$tree"
+	}
+	run ls_says
+	[ "${lines[0]}" = '["sh", "-c", "exit 3"]' ]
+	[ "${lines[1]}" = "kept $why" ]
+	for n in once "2 times"; do
+		run --separate-stderr "$ISORUN" shell --root "$R" --tree "${tree##*/}" -- true
+		[ "$status" -eq 0 ]
+		run ls_says
+		[ "${lines[0]}" = '["sh", "-c", "exit 3"]' ]
+		[ "${lines[1]}" = "kept $why; re-entered $n, last by isorun shell" ]
+	done
+	# the table too: the command that made it, not the shell's
+	run "$ISORUN" ls --root "$R"
+	[[ "${lines[1]}" == "$tree "*" sh -c exit 3 "*" kept "*"$why; re-entered 2 times, last by isorun shell" ]]
+	force_remove "$tree"
+}
+
 @test "shell --tree: the command line wins over the tree's settings; a record that would widen it is refused at its line" {
 	require "user and PID namespaces" unshare -Urpf --mount-proc true
 	kept_tree

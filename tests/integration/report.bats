@@ -29,6 +29,28 @@ assert all(isinstance(v, int) and v > 0 for v in t.values()), t
 PY
 }
 
+@test "the build's version in --version, the report and JUnit: git describe from a checkout, VERSION otherwise" {
+	local v want
+	v=$("$ISORUN" --version)
+	v=${v#isorun }
+	# what the Makefile computes for this directory (BUILD_VERSION)
+	if [ "$(git -C "$TOP" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$TOP" && pwd -P)" ]; then
+		want=$(git -C "$TOP" describe --tags --match 'v[0-9]*' 2>/dev/null)
+		want=${want#v}
+		# which commit it is, the release's VERSION as its first part
+		[[ "$v" == "$(cat "$TOP/VERSION")"-* ]]
+		[[ "$v" == "$want" || "$v" == "$want-dirty" ]]
+	else
+		[ "$v" = "$(cat "$TOP/VERSION")" ]
+	fi
+	run iso --report "$W/r.json" --junit "$W/j.xml" -- true
+	[ "$status" -eq 0 ]
+	python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["version"] == sys.argv[2]' \
+		"$W/r.json" "$v"
+	grep -qF "<property name=\"isorun.version\" value=\"$v\"/>" "$W/j.xml"
+	assert_report_valid "$W/r.json"
+}
+
 # root's -v also names the capabilities its command lost (namespaces.bats tests that
 # line), -v says what names processes in the exec record (attrib.bats tests that)
 # and how the holders were ruled out (holders.bats tests that)

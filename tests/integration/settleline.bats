@@ -14,7 +14,8 @@ userns_ok() {
 # 10 minutes, would otherwise hold the TAP stream open that long.
 start_iso() {
 	: >"$W/err"
-	"$ISORUN" --no-config --root "$R" "$@" >"$W/out" 2>"$W/err" 3>&- &
+	# sigexec: no SIGINT ignored, as `&` would leave it (isorun keeps a caller's ignore)
+	"$H/sigexec" "$ISORUN" --no-config --root "$R" "$@" >"$W/out" 2>"$W/err" 3>&- &
 	ISOPID=$!
 }
 

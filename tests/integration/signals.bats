@@ -4,8 +4,10 @@
 load helpers
 
 # Start isorun in the background; its pid in $ISOPID, its stderr in $W/err.
+# Through sigexec with no signal ignored: `&` leaves SIGINT and SIGQUIT ignored,
+# which isorun keeps, for itself and the command, as exec(2) would.
 start_iso() {
-	"$ISORUN" --root "$R" "$@" >"$W/out" 2>"$W/err" 3>&- &
+	"$H/sigexec" $CALLER "$ISORUN" --root "$R" "$@" >"$W/out" 2>"$W/err" 3>&- &
 	ISOPID=$!
 }
 
@@ -37,6 +39,25 @@ finish_iso() {
 	finish_iso
 	[ "$rc" -eq 129 ]
 	[ "$(cat "$W/got")" = hup ]
+	assert_no_tree
+}
+
+@test "a cancel the caller ignored (nohup) is ignored: the command runs on, as bare" {
+	local mode modes=("")
+	"$ISORUN" --no-config --root "$R" --pidns -- true 2>/dev/null && modes+=(--pidns)
+	for mode in "${modes[@]}"; do
+		rm -f "$W/ready" "$W/got"
+		# HUP (1) is dequeued before USR1 (10): once USR1 reached the command,
+		# isorun has had the HUP
+		CALLER="-i 1 -i 2" start_iso $mode -- "$H/sigcatch" "$W"
+		"$H/waitfor" "$W/ready"
+		kill -HUP "$ISOPID"
+		kill -INT "$ISOPID"
+		kill -USR1 "$ISOPID"
+		finish_iso
+		[ "$rc" -eq 0 ]
+		[ "$(cat "$W/got")" = 10 ]
+	done
 	assert_no_tree
 }
 

@@ -20,13 +20,34 @@ static void test_every_catchable_signal_is_blocked(void **state)
 	sigset_t mask;
 	const unsigned long *w = (const unsigned long *)&mask;
 
-	sup_sig_supervised(&mask);
+	sup_sig_supervised(&mask, 0);
 	/* glibc's own 32 and 33 too, which sigismember() would not report */
 	for (int sig = 1; sig <= 64; sig++) {
 		bool in = w[(sig - 1) / (8 * sizeof(*w))] >> ((sig - 1) % (8 * sizeof(*w))) & 1;
 
 		assert_int_equal(in, sig != SIGKILL && sig != SIGSTOP);
 	}
+}
+
+/* nohup's SIGHUP, a background job's SIGINT: ignored by isorun too, not a cancel */
+static void test_a_cancel_the_caller_ignored_stays_ignored(void **state)
+{
+	uint64_t ignored = 1ULL << (SIGHUP - 1) | 1ULL << (SIGINT - 1) | 1ULL << (SIGCHLD - 1) |
+			   1ULL << (SIGUSR1 - 1) | 1ULL << (SIGPIPE - 1);
+	sigset_t mask;
+
+	sup_sig_supervised(&mask, ignored);
+	assert_false(sigismember(&mask, SIGHUP));
+	assert_false(sigismember(&mask, SIGINT));
+	assert_true(sigismember(&mask, SIGTERM));
+	/* isorun's own events and what it passes on: the command decides */
+	assert_true(sigismember(&mask, SIGCHLD));
+	assert_true(sigismember(&mask, SIGUSR1));
+	assert_true(sigismember(&mask, SIGPIPE));
+	assert_true(sup_sig_in(ignored, SIGHUP));
+	assert_false(sup_sig_in(ignored, SIGTERM));
+	assert_false(sup_sig_in(ignored, 0));
+	assert_false(sup_sig_in(ignored, 65));
 }
 
 static void test_classes_of_named_signals(void **state)
@@ -48,6 +69,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_signal_is_decided),
 		cmocka_unit_test(test_every_catchable_signal_is_blocked),
+		cmocka_unit_test(test_a_cancel_the_caller_ignored_stays_ignored),
 		cmocka_unit_test(test_classes_of_named_signals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
