@@ -792,14 +792,37 @@ static int remove_proven(const struct cmd *c, struct tree_view *v, char *held, s
 	_cleanup_close_ int in = tree_release_watch(v->fd, e);
 	int r = remove_tree(c, v, e);
 
+	struct iso_err h = { 0 };
+
 	held[0] = '\0';
 	if (r < 0 || in < 0)
 		return r;
 	/* gc's own last references to it: the owner record's lock, the tree's descriptor */
 	tree_view_close(v);
-	if (tree_release_prove(in, v->path, disk, getpid(), held, len) != 0)
-		held[0] = '\0';
+	if (tree_release_prove(in, v->path, disk, getpid(), &h) == 0)
+		iso_err_format(&h, held, len);
 	return 0;
+}
+
+/* Remove a tree gc judged removable and say so; -1 when it failed or was still held. */
+static int gc_remove(const struct cmd *c, struct tree_view *v, const char *shown,
+		     const char *why_shown, dev_t alias)
+{
+	struct iso_err e = { 0 };
+	char buf[400], held[600];
+	_cleanup_free_ char *held_shown = NULL;
+
+	if (remove_proven(c, v, held, sizeof(held), &e) < 0) {
+		fflush(stdout);
+		fprintf(stderr, "isorun: gc: cannot remove %s: %s\n", shown,
+			iso_err_format(&e, buf, sizeof(buf)));
+		return -1;
+	}
+	held_shown = iso_escape(held);
+	printf("removed %s: %s%s%s%s\n", shown, why_shown ? why_shown : "?",
+	       alias ? "; its shield taken off first" : "", held[0] ? "; yet " : "",
+	       held[0] && held_shown ? held_shown : "");
+	return held[0] ? -1 : 0;
 }
 
 /* The tree's verdict, then what was done to its processes (`note`). */
@@ -827,7 +850,7 @@ int cli_gc_main(int argc, char **argv)
 		return r == 1 ? 0 : r;
 	for (size_t i = 0; i < c.n; i++) {
 		struct tree_view v;
-		char why[1200], note[900] = "", held[600] = "";
+		char why[1200], note[900] = "";
 		_cleanup_free_ char *shown = NULL, *why_shown = NULL, *kept_why = NULL;
 		bool removable;
 		dev_t alias = shielded(&c, i);
@@ -865,28 +888,13 @@ int cli_gc_main(int argc, char **argv)
 			printf("would remove %s: %s\n", shown ? shown : v.path,
 			       why_shown ? why_shown : "?");
 		} else {
-			struct iso_err e = { 0 };
-			char buf[400];
-
 			if (alias && unshield(&c, i, &v) < 0) {
 				printf("kept %s: its shield could not be taken off\n",
 				       shown ? shown : v.path);
 				code = 1;
-			} else if (remove_proven(&c, &v, held, sizeof(held), &e) < 0) {
-				fflush(stdout);
-				fprintf(stderr, "isorun: gc: cannot remove %s: %s\n",
-					shown ? shown : v.path,
-					iso_err_format(&e, buf, sizeof(buf)));
+			} else if (gc_remove(&c, &v, shown ? shown : v.path, why_shown, alias) <
+				   0) {
 				code = 1;
-			} else {
-				_cleanup_free_ char *held_shown = iso_escape(held);
-
-				printf("removed %s: %s%s%s%s\n", shown ? shown : v.path,
-				       why_shown ? why_shown : "?",
-				       alias ? "; its shield taken off first" : "",
-				       held[0] ? "; yet " : "",
-				       held[0] && held_shown ? held_shown : "");
-				code = held[0] ? 1 : code;
 			}
 		}
 		tree_view_close(&v);

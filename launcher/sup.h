@@ -73,6 +73,11 @@ struct sup_teardown {
 	enum tree_shield_proof proof;	/* what lowering it proved */
 	dev_t shield_dev;		/* its device, which a holder through it shows */
 	struct tree_mntns_seen exposed; /* after EXPOSED: where the tree shows bare */
+	/* the caller's processes the scan could not read: the release proof decides */
+	char unread[400];
+	/* isorun ls and gc, seen looking at the tree (tree/holders.h): waited for */
+	pid_t lookers[16];
+	size_t n_lookers;
 	char proof_why[300];
 	uint64_t remove_deadline_ms; /* monotonic; 0 while no removal runs */
 	bool remove_overdue;

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,12 +52,101 @@ static void note_outside(const struct tree_holder *h, size_t n, char *unseen, si
 }
 
 /*
- * A held shield whose holder the scan did not name: a loop device is one (named
- * from /sys); else the kernel is asked again, a few times, since a look that
- * was over by then (isorun ls, gc) held it for a moment.  Still held: the tree
- * stays, with what could hold it.
+ * Processes of the caller's that could not be read (not dumpable, or in a
+ * Landlock domain isorun runs outside of: a nested run) hold nothing that is
+ * known.  The scan cannot say; the kernel says after the removal, for every
+ * process at once (tree/release.h): the tree goes, and a run whose removed
+ * tree is still held fails, with these named.  Not while a relayed pipe is
+ * open: its holder may be one of them.
  */
-#define HELD_ASKS 4
+static bool merely_unreadable(const struct tree_holder *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (h[i].pipe_index != TREE_HOLDER_UNREADABLE)
+			return false;
+	return true;
+}
+
+/* The holder scan's query for this tree; `walk` is its buffer. */
+static void tree_query(struct sup *s, struct tree_holder_query *q, char *walk, size_t wlen)
+{
+	q->tree = s->td.proof == TREE_SHIELD_UNUSED ? NULL : s->out->tree_path;
+	/* the shield's end proved every namespace but those showing the tree bare */
+	if (s->td.proof == TREE_SHIELD_EXPOSED && !s->td.exposed.all) {
+		q->only_mntns = s->td.exposed.ns;
+		q->n_only_mntns = s->td.exposed.n;
+	}
+	/* the tree as isorun holds it, not as its path now leads */
+	snprintf(walk, wlen, "/proc/self/fd/%d/.", s->tree.fd);
+	q->walk = walk;
+	q->alias_dev = s->td.shield_dev;
+	s->td.n_lookers = 0;
+	q->lookers = s->td.lookers;
+	q->n_lookers = &s->td.n_lookers;
+	q->max_lookers = ELEMENTSOF(s->td.lookers);
+}
+
+/* The tree's holders looked for again: the first one named into why, if any. */
+static void rescan(struct sup *s, char *why, size_t len)
+{
+	struct tree_holder_query q = { .exclude = s->self };
+	struct tree_holder *h = NULL;
+	struct iso_err e = { 0 };
+	char walk[64];
+	size_t held;
+	int n;
+
+	tree_query(s, &q, walk, sizeof(walk));
+	n = tree_find_holders(&q, &h, NULL);
+	if (n <= 0)
+		return;
+	held = tree_holders_split_outside(h, (size_t)n);
+	if (held > 0 && !merely_unreadable(h, held)) {
+		const struct tree_holder *first = tree_holder_first(h, held);
+		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
+
+		tree_holder_describe(first, held - (size_t)(first - h), cmd, &e);
+		iso_err_format(&e, why, len);
+	}
+	tree_holders_free(h, (size_t)n);
+}
+
+/*
+ * A held shield whose holder the scan did not name: a loop device is one (named
+ * from /sys); else the kernel is asked again, a few times, each once the isorun
+ * ls and gc the scan saw looking at the tree have ended (their pidfds, a second
+ * at most), with a fresh scan between.  Still held: the tree stays, with what
+ * could hold it.
+ */
+#define HELD_ASKS  4
+#define LOOKERS_MS 1000
+
+static void wait_lookers(const pid_t *pids, size_t n)
+{
+	struct pollfd p[ELEMENTSOF(((struct sup_teardown *)0)->lookers)];
+	uint64_t end = sup_now_ms() + LOOKERS_MS;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k < ELEMENTSOF(p); i++) {
+		int fd = (int)syscall(SYS_pidfd_open, pids[i], 0);
+		if (fd >= 0)
+			p[k++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	while (k > 0 && sup_now_ms() < end) {
+		if (poll(p, k, (int)(end - sup_now_ms())) < 0 && errno != EINTR)
+			break;
+		for (size_t i = 0; i < k;)
+			if (p[i].revents) {
+				close(p[i].fd);
+				p[i] = p[--k];
+			} else {
+				i++;
+			}
+	}
+	while (k > 0)
+		close(p[--k].fd);
+}
+
 static bool still_held(struct sup *s, char *why, size_t len)
 {
 	struct tree_tree *t = &s->tree;
@@ -73,9 +163,15 @@ static bool still_held(struct sup *s, char *why, size_t len)
 	}
 	/* the command's own mounts inside hold the unmount, not the tree */
 	(void)tree_shield_drop_children(t->path, s->td.shield.dev);
-	for (int i = 0; i < HELD_ASKS && s->td.proof == TREE_SHIELD_HELD; i++)
+	for (int i = 0; i < HELD_ASKS && s->td.proof == TREE_SHIELD_HELD && !why[0]; i++) {
+		wait_lookers(s->td.lookers, s->td.n_lookers);
 		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield,
 						&dev, &s->td.exposed, &e);
+		if (s->td.proof == TREE_SHIELD_HELD && i + 1 < HELD_ASKS)
+			rescan(s, why, len);
+	}
+	if (why[0])
+		return true;
 	if (s->td.proof != TREE_SHIELD_HELD) {
 		s->td.shield.up = false; /* this time the unmount went through */
 		return false;
@@ -83,8 +179,29 @@ static bool still_held(struct sup *s, char *why, size_t len)
 	tree_release_unnamed(s->out->tree_path,
 			     "the kernel says the tree is held (its shield's unmount was refused, "
 			     "asked again)",
-			     why, len);
+			     &e);
+	iso_err_format(&e, why, len);
 	return true;
+}
+
+/* The first holder in teardown's words into why; unreadable ones only: td.unread. */
+static void name_holder(struct sup *s, const struct tree_holder *h, size_t held,
+			const char *const *pipe_names, char *why, size_t len)
+{
+	const struct tree_holder *first = tree_holder_first(h, held);
+	_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
+	struct iso_err e;
+
+	if (!pipe_names && merely_unreadable(h, held)) {
+		tree_holder_describe(h, held, NULL, &e);
+		iso_err_format(&e, s->td.unread, sizeof(s->td.unread));
+	} else if (first->pipe_index >= 0 && pipe_names) {
+		snprintf(why, len, "pipe still open (pid %d `%s` holds %s)", first->pid,
+			 cmd ? cmd : "?", pipe_names[first->pipe_index]);
+	} else {
+		tree_holder_describe(first, held - (size_t)(first - h), cmd, &e);
+		iso_err_format(&e, why, len);
+	}
 }
 
 /*
@@ -121,17 +238,8 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 			names[q.n_pipes] = s->streams[i].name;
 			pipes[q.n_pipes++] = s->streams[i].ino;
 		}
-	q.tree = s->td.proof == TREE_SHIELD_UNUSED ? NULL : s->out->tree_path;
-	/* the shield's end proved every namespace but those showing the tree bare */
-	if (s->td.proof == TREE_SHIELD_EXPOSED && !s->td.exposed.all) {
-		q.only_mntns = s->td.exposed.ns;
-		q.n_only_mntns = s->td.exposed.n;
-	}
-	/* the tree as isorun holds it, not as its path now leads */
-	snprintf(walk, sizeof(walk), "/proc/self/fd/%d/.", s->tree.fd);
-	q.walk = walk;
+	tree_query(s, &q, walk, sizeof(walk));
 	q.n_read = &n_read;
-	q.alias_dev = s->td.shield_dev;
 	/* the kernel proved the tree unused and the pipes saw their EOF: nothing to look for */
 	if (!q.tree && !q.n_pipes)
 		return;
@@ -147,20 +255,11 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 	held = tree_holders_split_outside(h, (size_t)n);
 	if (held < (size_t)n)
 		note_outside(h + held, (size_t)n - held, unseen, ulen);
-	if (held > 0) {
-		const struct tree_holder *first = tree_holder_first(h, held);
-		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
-		if (first->pipe_index >= 0) {
-			snprintf(why, len, "pipe still open (pid %d `%s` holds %s)", first->pid,
-				 cmd ? cmd : "?", names[first->pipe_index]);
-		} else {
-			tree_holder_describe(first, held - (size_t)(first - h), cmd, &e);
-			iso_err_format(&e, why, len);
-		}
-		tree_holders_free(h, (size_t)n);
-		return;
-	}
+	if (held > 0)
+		name_holder(s, h, held, q.n_pipes ? names : NULL, why, len);
 	tree_holders_free(h, (size_t)n);
+	if (held > 0 && !s->td.unread[0])
+		return;
 	if (s->td.proof == TREE_SHIELD_HELD && still_held(s, why, len))
 		return;
 	if (q.n_pipes)
@@ -533,6 +632,7 @@ static void prove_release(struct sup *s, int in)
 {
 	struct tree_tree *t = &s->tree;
 	struct sup_outcome *out = s->out;
+	struct iso_err e = { 0 };
 	char why[sizeof(out->tree_reason)];
 	struct stat st;
 	dev_t disk = fstat(t->fd, &st) == 0 ? st.st_dev : 0;
@@ -543,15 +643,25 @@ static void prove_release(struct sup *s, int in)
 		close(t->lock_fd);
 	close(t->fd);
 	t->lock_fd = t->fd = -1;
-	r = in < 0 ? -EBADF
-		   : tree_release_prove(in, out->tree_path, disk, s->self, why, sizeof(why));
+	r = in < 0 ? -EBADF : tree_release_prove(in, out->tree_path, disk, s->self, &e);
 	if (r > 0 && s->o->verbosity > 0)
-		fprintf(stderr, "isorun: release: proven by the kernel: nothing holds the "
-				"removed tree\n");
+		fprintf(stderr,
+			"isorun: release: proven by the kernel: nothing holds the "
+			"removed tree%s%s\n",
+			s->td.unread[0] ? ", though " : "", s->td.unread);
+	if (r > 0 && s->td.unread[0])
+		snprintf(out->tree_reason, sizeof(out->tree_reason),
+			 "%s; the kernel proved the removed tree released", s->td.unread);
 	if (r != 0)
 		return;
+	iso_err_format(&e, why, sizeof(why));
 	snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", why);
-	(void)sup_found_add(out, SUP_V_STILL_HELD, true, why);
+	if (s->td.unread[0]) {
+		size_t at = strlen(out->tree_reason);
+		snprintf(out->tree_reason + at, sizeof(out->tree_reason) - at, "; %s",
+			 s->td.unread);
+	}
+	(void)sup_found_add(out, SUP_V_STILL_HELD, true, out->tree_reason);
 }
 
 /* Remove the tree; then the kernel says whether anything still held it. */

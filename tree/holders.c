@@ -194,6 +194,9 @@ again:
 	/* closed or reused meanwhile: what is there now is judged afresh (a few times) */
 	if (top == FD_CHANGED && ++tries < 4)
 		goto again;
+	if (top > 0 && q->lookers && *q->n_lookers < q->max_lookers &&
+	    (*q->n_lookers == 0 || q->lookers[*q->n_lookers - 1] != pid))
+		q->lookers[(*q->n_lookers)++] = pid;
 	if (top > 0)
 		return 0;
 	n = readlinkat(dirfd, name, target, sizeof(target) - 1);

@@ -54,6 +54,13 @@ struct tree_holder_query {
 	const ino_t *only_mntns;
 	size_t n_only_mntns;
 	size_t *n_read; /* when not NULL: how many processes were read */
+	/*
+	 * When not NULL: the processes seen holding only the tree's top O_PATH,
+	 * which is how isorun ls and gc look at a tree (not holders, but what a
+	 * refused unmount may have met), up to max_lookers.
+	 */
+	pid_t *lookers;
+	size_t *n_lookers, max_lookers;
 	const ino_t *pipes;
 	size_t n_pipes;
 	pid_t exclude;		       /* isorun itself: it holds the lock and the read ends */

@@ -120,9 +120,10 @@ size_t tree_release_loops(const char *tree, char *buf, size_t len)
 	return n;
 }
 
-void tree_release_unnamed(const char *tree, const char *kernel_said, char *why, size_t len)
+void tree_release_unnamed(const char *tree, const char *kernel_said, struct iso_err *e)
 {
-	char loops[160];
+	char loops[160], *why = iso_err_text(e);
+	size_t len = sizeof(e->msg);
 
 	if (tree_release_loops(tree, loops, sizeof(loops)) > 0)
 		snprintf(why, len, "%s: loop device %s is backed by a file in it (losetup -d)",
@@ -137,11 +138,11 @@ void tree_release_unnamed(const char *tree, const char *kernel_said, char *why, 
 }
 
 /* The holder of what is left of a removed tree, by a scan of the links' text. */
-static void name_remaining(const char *tree, dev_t disk, pid_t exclude, char *why, size_t len)
+static void name_remaining(const char *tree, dev_t disk, pid_t exclude, struct iso_err *e)
 {
 	struct tree_holder_query q = { .tree = tree, .exclude = exclude, .gone_dev = disk };
 	struct tree_holder *h = NULL;
-	struct iso_err e = { 0 };
+	struct iso_err d = { 0 };
 	int n = tree_find_holders(&q, &h, NULL);
 	size_t held = n > 0 ? tree_holders_split_outside(h, (size_t)n) : 0;
 
@@ -149,13 +150,13 @@ static void name_remaining(const char *tree, dev_t disk, pid_t exclude, char *wh
 		const struct tree_holder *first = tree_holder_first(h, held);
 		_cleanup_free_ char *cmd = iso_proc_cmdline(first->pid, 80);
 
-		tree_holder_describe(first, held - (size_t)(first - h), cmd, &e);
-		snprintf(why, len, "still held after its removal: %s", e.msg);
+		tree_holder_describe(first, held - (size_t)(first - h), cmd, &d);
+		iso_err_set(e, 0, "still held after its removal: %s", d.msg);
 	} else {
 		tree_release_unnamed(tree,
 				     "the kernel says the removed tree is still held (its top "
 				     "was not freed)",
-				     why, len);
+				     e);
 	}
 	if (n > 0)
 		tree_holders_free(h, (size_t)n);
@@ -169,13 +170,13 @@ static void name_remaining(const char *tree, dev_t disk, pid_t exclude, char *wh
 #define RELEASE_MS	200
 #define RELEASE_LATE_MS 1000
 
-int tree_release_prove(int in, const char *tree, dev_t disk, pid_t exclude, char *why, size_t len)
+int tree_release_prove(int in, const char *tree, dev_t disk, pid_t exclude, struct iso_err *e)
 {
 	int r = tree_release_wait(in, RELEASE_MS);
 
 	if (r != 0)
 		return r;
-	name_remaining(tree, disk, exclude, why, len);
+	name_remaining(tree, disk, exclude, e);
 	/* held for a second more, or the watch lost: what was seen stands */
 	return tree_release_wait(in, RELEASE_LATE_MS) > 0;
 }

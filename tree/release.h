@@ -44,17 +44,17 @@ size_t tree_release_loops(const char *tree, char *buf, size_t len);
 
 /*
  * The kernel saw a hold (`kernel_said`) and no process isorun can read is the
- * holder: why, with what could be (a loop device is named: /sys shows it).
+ * holder: into e, with what could be (a loop device is named: /sys shows it).
  */
-void tree_release_unnamed(const char *tree, const char *kernel_said, char *why, size_t len);
+void tree_release_unnamed(const char *tree, const char *kernel_said, struct iso_err *e);
 
 /*
  * After the removal of the tree at `tree` (on device `disk`) and the close of
  * every descriptor of the caller's in it: whether the kernel freed its top.
  * Not at once, a scan of what is left names the holder (`exclude`: the
- * caller), and the kernel is asked again.  1 released, 0 still held (why
- * says by what), -errno when the watch could not be read.
+ * caller), and the kernel is asked again.  1 released, 0 still held (e says
+ * by what), -errno when the watch could not be read.
  */
-int tree_release_prove(int in, const char *tree, dev_t disk, pid_t exclude, char *why, size_t len);
+int tree_release_prove(int in, const char *tree, dev_t disk, pid_t exclude, struct iso_err *e);
 
 #endif

@@ -276,15 +276,12 @@ except OSError as e:
 	# the outer isorun sets no_new_privs, whatever bats itself runs under
 	has_range_files || skip "no subordinate id range for $(id -un)"
 	mkdir -p "$R/in"
-	# log mode: no Landlock domain, whose ptrace check would keep the inner isorun from
-	# inspecting the caller's processes outside the outer run (its holder proof then says
-	# not measurable, docs/design.md); the filter still sets no_new_privs
-	run --separate-stderr iso --policy-mode=log -- "$ISORUN" --no-config --root "$R/in" --pidns --map-users=auto -- \
+	run --separate-stderr iso -- "$ISORUN" --no-config --root "$R/in" --pidns --map-users=auto -- \
 		"$H/idcalls" setuid 65534
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"isorun: --map-users=auto: no_new_privs is set on isorun (it runs inside a sandbox that sets it, another isorun among them), so the setuid newuidmap cannot map a range; mapping uid $(id -u) and gid $(id -g) alone"* ]]
 	[ "$output" = EPERM ]
-	run --separate-stderr iso --policy-mode=log -- "$ISORUN" --no-config --root "$R/in" --pidns --map-users=require -- true
+	run --separate-stderr iso -- "$ISORUN" --no-config --root "$R/in" --pidns --map-users=require -- true
 	[ "$status" -eq 125 ]
 	[[ "$stderr" == *"isorun: --map-users=require: no_new_privs is set on isorun"* ]]
 	assert_no_tree

@@ -83,10 +83,7 @@ EOF
 }
 
 @test "--keep=on-failure in a nested isorun: the inner failed tree stays inside the outer's kept one" {
-	# the outer in log mode: no Landlock domain, which would keep an ordinary user's inner
-	# isorun from inspecting the caller's processes outside the outer run (docs/design.md)
-	local iso=(iso --policy-mode=log)
-	run --separate-stderr "${iso[@]}" --keep=on-failure -- "$ISORUN" --keep=on-failure -- sh -c 'exit 3'
+	run --separate-stderr iso --keep=on-failure -- "$ISORUN" --keep=on-failure -- sh -c 'exit 3'
 	[ "$status" -eq 3 ]
 	outer=$(the_tree)
 	inner=$(find "$outer/tmp/isorun-$(id -u)" -mindepth 1 -maxdepth 1 -type d ! -name '.*')
@@ -94,7 +91,7 @@ EOF
 	[ "$(jq -r .reason "$inner/outcome")" = "--keep=on-failure: the run failed (exit 3: command exited 3)" ]
 	[ "$(jq -r .reason "$outer/outcome")" = "--keep=on-failure: the run failed (exit 3: command exited 3)" ]
 	# the inner passes: its tree goes; the outer passes: its own goes too
-	run --separate-stderr "${iso[@]}" --keep=on-failure -- "$ISORUN" --keep=on-failure -- true
+	run --separate-stderr iso --keep=on-failure -- "$ISORUN" --keep=on-failure -- true
 	[ "$status" -eq 0 ]
 	[ "$(find "$U" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | wc -l)" -eq 1 ]
 }

@@ -53,11 +53,11 @@ PY
 
 # root's -v also names the capabilities its command lost (namespaces.bats tests that
 # line), -v says what names processes in the exec record (attrib.bats tests that)
-# and how the holders were ruled out (holders.bats tests that)
+# and how the holders were ruled out, before and after the removal (holders.bats tests that)
 drop_caps_line() {
 	mapfile -t stderr_lines < <(printf '%s\n' "${stderr_lines[@]}" |
 		grep -v -e '^isorun: capabilities: ' -e '^isorun: exec record: ' \
-			-e '^isorun: holders: ')
+			-e '^isorun: holders: ' -e '^isorun: release: ')
 }
 
 @test "-v says where isorun's own time went; without it, a clean run says nothing" {
