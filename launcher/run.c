@@ -180,6 +180,9 @@ static int fail_before_start(struct sup *s, const struct iso_err *e)
 
 static void free_outcome(struct sup_outcome *out)
 {
+	for (size_t i = 0; i < out->n_found; i++)
+		free(out->found[i].what);
+	free(out->found);
 	for (size_t i = 0; i < out->n_residue; i++)
 		free(out->residue[i].path);
 	free(out->residue);
