@@ -789,18 +789,21 @@ static int remove_proven(const struct cmd *c, struct tree_view *v, char *held, s
 {
 	struct stat st;
 	dev_t disk = fstat(v->fd, &st) == 0 ? st.st_dev : 0;
-	_cleanup_close_ int in = tree_release_watch(v->fd, e);
+	struct tree_release rel;
+	int w = tree_release_watch(&rel, -1, v->fd, e);
 	int r = remove_tree(c, v, e);
-
 	struct iso_err h = { 0 };
 
 	held[0] = '\0';
-	if (r < 0 || in < 0)
+	if (r < 0 || w < 0) {
+		tree_release_close(&rel);
 		return r;
+	}
 	/* gc's own last references to it: the owner record's lock, the tree's descriptor */
 	tree_view_close(v);
-	if (tree_release_prove(in, v->path, disk, getpid(), &h) == 0)
+	if (tree_release_prove(&rel, v->path, disk, getpid(), &h) == 0)
 		iso_err_format(&h, held, len);
+	tree_release_close(&rel);
 	return 0;
 }
 

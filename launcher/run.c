@@ -237,6 +237,7 @@ static void free_sup(struct sup *s)
 	sup_sinks_close(&s->outputs);
 	sup_evloop_close(&s->loop);
 	tree_close(&s->tree);
+	tree_shield_forget(&s->td.shield);
 	sup_ceilings_close(&s->ceil);
 	if (s->pol)
 		pol_free(&s->policy);

@@ -399,7 +399,6 @@ static void finish_shield(struct sup *s)
 	if (s->td.shield.up)
 		tree_shield_off(t->path);
 	s->td.shield.up = false;
-	tree_shield_forget(&s->td.shield);
 	if (!s->td.shield.work)
 		return;
 	if (tree_shield_remove_work(t->user_fd, t->id, t->user_path, &e) < 0 &&
@@ -628,7 +627,7 @@ const struct sup_vkind_row sup_vkind_still_held = {
 	.one = "removed tree still held",
 };
 
-static void prove_release(struct sup *s, int in)
+static void prove_release(struct sup *s, const struct tree_release *rel)
 {
 	struct tree_tree *t = &s->tree;
 	struct sup_outcome *out = s->out;
@@ -643,7 +642,7 @@ static void prove_release(struct sup *s, int in)
 		close(t->lock_fd);
 	close(t->fd);
 	t->lock_fd = t->fd = -1;
-	r = in < 0 ? -EBADF : tree_release_prove(in, out->tree_path, disk, s->self, &e);
+	r = rel->wd < 0 ? -EBADF : tree_release_prove(rel, out->tree_path, disk, s->self, &e);
 	if (r > 0 && s->o->verbosity > 0)
 		fprintf(stderr,
 			"isorun: release: proven by the kernel: nothing holds the "
@@ -671,12 +670,12 @@ static void remove_tree(struct sup *s, const char *unseen, uint64_t *t)
 	struct sup_outcome *out = s->out;
 	struct tree_rm_stop stop = { teardown_cancelled, s };
 	struct iso_err e = { 0 };
-	_cleanup_close_ int in = -1;
+	struct tree_release rel;
 	int r;
 
 	tree_release_reserve(tree);
-	in = tree_release_watch(tree->fd, &e);
-	if (in < 0 && s->o->verbosity > 0) {
+	/* the shield's instance, when there is one: a run closes one instance, not two */
+	if (tree_release_watch(&rel, s->td.shield.watch, tree->fd, &e) < 0 && s->o->verbosity > 0) {
 		char buf[400];
 		fprintf(stderr, "isorun: release not measurable: %s\n",
 			iso_err_format(&e, buf, sizeof(buf)));
@@ -691,16 +690,17 @@ static void remove_tree(struct sup *s, const char *unseen, uint64_t *t)
 	s->td.remove_deadline_ms = 0;
 	out->timing.removal = sup_lap(t);
 	/* deleted or moved by someone else while we removed it: say so, not the failure */
-	if (r < 0 && tree_gone_or_foreign(tree, s->td.shield_dev, out))
-		return;
-	if (r < 0) {
+	if (r < 0 && !tree_gone_or_foreign(tree, s->td.shield_dev, out))
 		removal_failed(s, r, &e);
+	if (r < 0) {
+		tree_release_close(&rel);
 		return;
 	}
 	out->tree_state = SUP_TREE_REMOVED;
 	/* removed, and what was not measured on the way: the report's tree.reason */
 	snprintf(out->tree_reason, sizeof(out->tree_reason), "%s", unseen);
-	prove_release(s, in);
+	prove_release(s, &rel);
+	tree_release_close(&rel);
 	/* a signal in the last stretch of the removal still cancels: 128+N, never swallowed */
 	(void)teardown_cancelled(s);
 }

@@ -17,21 +17,33 @@
 #include "common/proc.h"
 #include "tree/holders.h"
 
-int tree_release_watch(int top_fd, struct iso_err *e)
+int tree_release_watch(struct tree_release *r, int in, int top_fd, struct iso_err *e)
 {
 	char at[64];
-	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 
-	if (in < 0)
-		return iso_err_set(e, errno, "watch the tree's release");
+	*r = (struct tree_release){ .in = in, .wd = -1 };
+	if (in < 0) {
+		r->in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (r->in < 0)
+			return iso_err_set(e, errno, "watch the tree's release");
+		r->own = true;
+	}
 	/* the magic link leads to the descriptor's own inode, whatever is at the path now */
 	snprintf(at, sizeof(at), "/proc/self/fd/%d", top_fd);
-	if (inotify_add_watch(in, at, IN_DELETE_SELF | IN_ONLYDIR) < 0) {
-		int r = iso_err_set(e, errno, "watch the tree's release through %s", at);
-		close(in);
-		return r;
+	r->wd = inotify_add_watch(r->in, at, IN_DELETE_SELF | IN_ONLYDIR);
+	if (r->wd < 0) {
+		int err = iso_err_set(e, errno, "watch the tree's release through %s", at);
+		tree_release_close(r);
+		return err;
 	}
-	return in;
+	return 0;
+}
+
+void tree_release_close(struct tree_release *r)
+{
+	if (r->own && r->in >= 0)
+		close(r->in);
+	*r = (struct tree_release){ .in = -1, .wd = -1 };
 }
 
 static long long now_ms(void)
@@ -42,8 +54,9 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int tree_release_wait(int in, int ms)
+int tree_release_wait(const struct tree_release *r, int ms)
 {
+	int in = r->in;
 	char buf[sizeof(struct inotify_event) + 256]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
 	long long end = now_ms() + ms;
@@ -55,7 +68,7 @@ int tree_release_wait(int in, int ms)
 		for (ssize_t off = 0; off < n;) {
 			const struct inotify_event *ev = (const void *)(buf + off);
 			/* IN_IGNORED alone: the inode went without a delete (never on a removal) */
-			if (ev->mask & (IN_DELETE_SELF | IN_IGNORED))
+			if (ev->wd == r->wd && (ev->mask & (IN_DELETE_SELF | IN_IGNORED)))
 				return 1;
 			off += (ssize_t)sizeof(*ev) + ev->len;
 		}
@@ -170,13 +183,14 @@ static void name_remaining(const char *tree, dev_t disk, pid_t exclude, struct i
 #define RELEASE_MS	200
 #define RELEASE_LATE_MS 1000
 
-int tree_release_prove(int in, const char *tree, dev_t disk, pid_t exclude, struct iso_err *e)
+int tree_release_prove(const struct tree_release *r, const char *tree, dev_t disk, pid_t exclude,
+		       struct iso_err *e)
 {
-	int r = tree_release_wait(in, RELEASE_MS);
+	int k = tree_release_wait(r, RELEASE_MS);
 
-	if (r != 0)
-		return r;
+	if (k != 0)
+		return k;
 	name_remaining(tree, disk, exclude, e);
 	/* held for a second more, or the watch lost: what was seen stands */
-	return tree_release_wait(in, RELEASE_LATE_MS) > 0;
+	return tree_release_wait(r, RELEASE_LATE_MS) > 0;
 }

@@ -17,24 +17,38 @@
 #ifndef ISO_RELEASE_H
 #define ISO_RELEASE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "common/err.h"
 
 /*
- * Watch the tree's top directory, by its descriptor (never its path, which
- * the command can re-point).  The watch holds the inode, not the dentry: it
- * delays nothing.  Returns the watch's descriptor, or -errno.
+ * A watch on the tree's top: on an inotify instance the caller already has
+ * (closing one waits for the kernel's fsnotify grace period, several ms here:
+ * a run does it once), or one of its own.
  */
-int tree_release_watch(int top_fd, struct iso_err *e);
+struct tree_release {
+	int in;	  /* the inotify instance */
+	int wd;	  /* the watch on the tree's top */
+	bool own; /* `in` is the watch's own, closed by tree_release_close() */
+};
+
+/*
+ * Watch the tree's top directory, by its descriptor (never its path, which
+ * the command can re-point), on `in` (-1: an instance of its own).  The watch
+ * holds the inode, not the dentry: it delays nothing.  0, or -errno.
+ */
+int tree_release_watch(struct tree_release *r, int in, int top_fd, struct iso_err *e);
+void tree_release_close(struct tree_release *r);
 
 /*
  * After the top's last rmdir and the close of every descriptor of ours in the
  * tree: 1 when the top was freed within `ms` milliseconds, 0 when it was not
  * (something still holds the tree), -errno when the watch could not be read.
+ * Other watches' events on the same instance are passed over.
  */
-int tree_release_wait(int in, int ms);
+int tree_release_wait(const struct tree_release *r, int ms);
 
 /*
  * The loop devices whose backing file lies in the tree at `tree` (absolute),
@@ -55,6 +69,7 @@ void tree_release_unnamed(const char *tree, const char *kernel_said, struct iso_
  * caller), and the kernel is asked again.  1 released, 0 still held (e says
  * by what), -errno when the watch could not be read.
  */
-int tree_release_prove(int in, const char *tree, dev_t disk, pid_t exclude, struct iso_err *e);
+int tree_release_prove(const struct tree_release *r, const char *tree, dev_t disk, pid_t exclude,
+		       struct iso_err *e);
 
 #endif
