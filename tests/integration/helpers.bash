@@ -237,3 +237,11 @@ open_way_to_root() {
 		d=$(dirname "$d")
 	done
 }
+
+# A process outside the run that accepts one connection on SOCK and never reads
+# it: what is sent there stays in flight (tests/helpers/inflight.py).  Returns
+# once it listens, its pid in PIDFILE.
+fd_in_flight_listener() { # SOCK PIDFILE
+	python3 "$TOP/tests/helpers/inflight.py" listen "$1" "$2" <&- 3>&- &
+	"$H/waitfor" -t 60 "$2"
+}

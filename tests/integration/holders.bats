@@ -512,26 +512,9 @@ holder_past_shield() { # SCRIPT WHY
 }
 
 @test "a descriptor of a tree file in flight in an outside process's socket (no process holds it) fails the run, and says what could hold it" {
-	cat >"$W/listen.py" <<'PY'
-import os, signal, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1])
-s.listen(1)
-with open(sys.argv[2] + ".tmp", "w") as f:
-    f.write(str(os.getpid()))
-os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-c, _ = s.accept()
-signal.pause()
-PY
-	python3 "$W/listen.py" "$W/sock" "$W/holder.pid" <&- 3>&- &
-	"$H/waitfor" -t 60 "$W/holder.pid"
+	fd_in_flight_listener "$W/sock" "$W/holder.pid"
 	cat "$W/holder.pid" >"$W/holder.kill"
-	run --separate-stderr iso -- python3 -c '
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-f = os.open(os.path.join(os.environ["HOME"], "x"), os.O_CREAT | os.O_RDWR, 0o600)
-socket.send_fds(s, [b"F"], [f])' "$W/sock"
+	run --separate-stderr iso -- python3 "$TOP/tests/helpers/inflight.py" send "$W/sock"
 	echo "$stderr"
 	[ "$status" -eq 122 ]
 	# (another test's stalled file system, beside this one, makes the scan not measurable)

@@ -385,27 +385,10 @@ open(p, "w").write(json.dumps(o))' "$tree"
 }
 
 @test "gc's removal is followed by the kernel's release proof: a descriptor in flight that no scan sees is said, exit 1" {
-	cat >"$W/listen.py" <<'PY'
-import os, signal, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.bind(sys.argv[1])
-s.listen(1)
-with open(sys.argv[2] + ".tmp", "w") as f:
-    f.write(str(os.getpid()))
-os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-c, _ = s.accept()
-signal.pause()
-PY
-	python3 "$W/listen.py" "$W/sock" "$W/holder.pid" <&- 3>&- &
-	"$H/waitfor" -t 60 "$W/holder.pid"
+	fd_in_flight_listener "$W/sock" "$W/holder.pid"
 	holder=$(cat "$W/holder.pid")
 	# a kept tree: its run proves nothing; gc's removal does
-	run --separate-stderr iso --keep -- python3 -c '
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-f = os.open(os.path.join(os.environ["HOME"], "x"), os.O_CREAT | os.O_RDWR, 0o600)
-socket.send_fds(s, [b"F"], [f])' "$W/sock"
+	run --separate-stderr iso --keep -- python3 "$TOP/tests/helpers/inflight.py" send "$W/sock"
 	[ "$status" -eq 0 ]
 	run isogc --kept
 	kill -KILL "$holder"
