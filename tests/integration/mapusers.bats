@@ -70,14 +70,15 @@ teardown() {
 	validate_outputs
 }
 
-# A run (isorun's OPTIONS) that gives $HOME/d, 140 levels down and mode 000, to id 5,
-# then is killed with SIGKILL; returns once its namespace is gone with all in it
-# (fd 9 on a FIFO: its EOF).
-killed_deep_run() { # OPTION...
+# A run (isorun's OPTIONS) whose command runs SETUP, then is killed with SIGKILL;
+# returns once its namespace is gone with all in it (fd 9 on a FIFO: its EOF).
+killed_run() { # SETUP OPTION...
+	local setup=$1
+	shift
 	mkfifo "$W/gone"
-	"$ISORUN" --no-config --root "$R" "$@" -- sh -c "$deep_000
-		chown 5:5 \$HOME/d && chmod 000 \$HOME/d && exec 9>$W/gone && touch $W/ready &&
-		exec $H/waitfor -t 600 $W/never" 3>&- 8>&- >"$W/run.out" 2>&1 &
+	"$ISORUN" --no-config --root "$R" "$@" -- sh -c "$setup &&
+		exec 9>$W/gone && touch $W/ready && exec $H/waitfor -t 600 $W/never" \
+		3>&- 8>&- >"$W/run.out" 2>&1 &
 	echo $! >"$W/iso.pid"
 	exec 8<"$W/gone"
 	"$H/waitfor" "$W/ready"
@@ -85,6 +86,12 @@ killed_deep_run() { # OPTION...
 	wait "$(cat "$W/iso.pid")" || true
 	cat <&8
 	exec 8<&-
+}
+
+# killed_run giving $HOME/d, 140 levels down and mode 000, to id 5.
+killed_deep_run() { # OPTION...
+	killed_run "$deep_000
+		chown 5:5 \$HOME/d && chmod 000 \$HOME/d" "$@"
 }
 
 @test "--map-users: a mode-000 directory of a subordinate id 140 levels down goes back to the caller; the run removes its tree" {
@@ -172,17 +179,8 @@ killed_deep_run() { # OPTION...
 
 @test "--map-users: gc without a range to map says why in its one line and keeps the tree" {
 	ranged
-	mkfifo "$W/gone"
-	"$ISORUN" --no-config --root "$R" "${caps[@]}" -- sh -c "mkdir \$HOME/q && touch \$HOME/q/f && chown -R 5:5 \$HOME/q && chmod 000 \$HOME/q &&
-		exec 9>$W/gone && touch $W/ready && exec $H/waitfor -t 600 $W/never" \
-		3>&- 8>&- >"$W/run.out" 2>&1 &
-	echo $! >"$W/iso.pid"
-	exec 8<"$W/gone"
-	"$H/waitfor" "$W/ready"
-	kill -KILL "$(cat "$W/iso.pid")"
-	wait "$(cat "$W/iso.pid")" || true
-	cat <&8
-	exec 8<&-
+	killed_run "mkdir \$HOME/q && touch \$HOME/q/f && chown -R 5:5 \$HOME/q && chmod 000 \$HOME/q" \
+		"${caps[@]}"
 	tree=$(the_tree)
 	ISORUN_TEST_SUBUID=/dev/null run --separate-stderr "$ISORUN" gc --root "$R"
 	[ "$status" -eq 1 ]
