@@ -56,7 +56,7 @@ shift 2 2>/dev/null || shift $#
 top=$(cd "$here/.." && pwd)
 build=$(cd "$top" && cd "$build" && pwd)
 log=$(mktemp "${TMPDIR:-/tmp}/isorun-tests.XXXXXX")
-trap 'rm -f "$log" "$log.times" "$log.failed"' EXIT
+trap 'rm -rf "$log" "$log.times" "$log.failed" "$log.probes"' EXIT
 
 passed=0 failed=0 skipped=0
 planned=0 seen=0 plans=0
@@ -170,6 +170,9 @@ if [ "$only" = all ] || [ "$only" = integration ]; then
 		export PATH="$build/test-bin:$PATH"
 	fi
 	report="$log.gate.json"
+	# the probes a test's require saw pass, for the whole suite: one of them
+	# failing later is no reason to skip (tests/integration/helpers.bash)
+	export TESTS_PROBES_DIR="$log.probes"
 	# An ordinary user's holder scan counts every non-dumpable process of the
 	# same uid as one that may hold the tree (not measurable, 122): another
 	# file's nodump helper, or an isorun between its unshare(CLONE_NEWUSER) and

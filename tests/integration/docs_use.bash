@@ -66,14 +66,16 @@ assert_checkout() {
 
 # guard-home's settings test writes here unless isorun stops it.
 real_home_file() {
-	echo "$(getent passwd "$(id -u)" | cut -d: -f6)/.isorun-guard-home-demo"
+	local home
+	home=$(real_home) || return 1
+	echo "$home/.isorun-guard-home-demo"
 }
 
 # Before a page runs the example that writes into the real home: isorun's MODE
 # must make that home unwritable, else the example is not run at all.
 assert_home_guarded() {
 	local home
-	home=$(getent passwd "$(id -u)" | cut -d: -f6)
+	home=$(real_home) || return 1
 	if "$ISORUN" --root "$R" --protect-home="$1" -- test -w "$home"; then
 		echo "--protect-home=$1 leaves $home writable: not running the example" >&2
 		return 1

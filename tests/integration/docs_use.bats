@@ -82,7 +82,7 @@ load docs_use
 @test "guard-home.md: the write reaches the home's directory when it is not guarded (control, by access(2))" {
 	require "user and PID namespaces" userns_ok
 	local home
-	home=$(getent passwd "$(id -u)" | cut -d: -f6)
+	home=$(real_home)
 	# without the guard the directory the example writes to is writable, so the
 	# EROFS above is isorun's doing; access(2) asks without writing
 	run iso -- test -w "$home"

@@ -15,6 +15,11 @@ ISORUN=$(cd "$(dirname "$ISORUN")" && pwd)/$(basename "$ISORUN")
 H=$(cd "$H" && pwd)
 
 setup() {
+	setup_dirs
+}
+
+# The common setup(), for a file whose own setup() adds to it.
+setup_dirs() {
 	R="$BATS_TEST_TMPDIR/root"
 	mkdir -p "$R"
 	U="$R/isorun-$(id -u)"
@@ -61,18 +66,87 @@ iso() {
 	"$ISORUN" --no-config --root "$R" "$@"
 }
 
-# A feature this machine may lack: skip locally, but under CI=true a skip of
-# something the machine supports would hide a regression, so it fails instead.
+# A feature this machine may lack: skip when the machine lacks it.  A skip the
+# machine does not justify would hide a regression as a green "ok # skip", so the
+# test fails instead, naming what the probe said, when the probe
+#  - fails and then passes at once (a passing failure: load, a race, a broken
+#    PATH; issue 39 item 10),
+#  - passed earlier in this suite (the same probe, any file),
+#  - asks for namespaces that `isorun selftest` says this machine has, or
+#  - fails under CI=true, where every feature is required.
 require() {
-	local what=$1
+	local what=$1 out rc again
 	shift
-	if ! "$@" >/dev/null 2>&1; then
-		if [ "${CI:-}" = true ]; then
-			echo "required feature missing under CI: $what" >&2
-			return 1
-		fi
-		skip "$what not available here"
+	out=$("$@" 2>&1 >/dev/null </dev/null) && { probe_passed "$@"; return 0; }
+	rc=$?
+	out=${out%%$'\n'*}
+	if again=$("$@" 2>&1 >/dev/null </dev/null); then
+		probe_passed "$@"
+		echo "require: the probe of $what ($*) failed (exit $rc${out:+: $out}) and passed at once: a failure this machine does not justify" >&2
+		return 1
 	fi
+	if [ -e "$(probes_dir)/$(probe_key "$@")" ]; then
+		echo "require: the probe of $what ($*) failed (exit $rc${out:+: $out}), but passed earlier in this suite" >&2
+		return 1
+	fi
+	if selftest_has "$what"; then
+		echo "require: the probe of $what ($*) failed (exit $rc${out:+: $out}), but isorun selftest says this machine has them" >&2
+		return 1
+	fi
+	if [ "${CI:-}" = true ]; then
+		echo "required feature missing under CI: $what (exit $rc${out:+: $out})" >&2
+		return 1
+	fi
+	skip "$what not available here${out:+ ($out)}"
+}
+
+# Where require records the probes that passed: one directory for the whole
+# suite (tests/run-all.sh exports it), else this bats run's.
+probes_dir() {
+	printf '%s\n' "${TESTS_PROBES_DIR:-$BATS_RUN_TMPDIR/probes-passed}"
+}
+
+# A probe's name across tests and files: its words, a function's body rather
+# than its name (files define their own userns_ok), the test's own directory
+# left out.
+probe_key() {
+	{
+		if declare -F "$1" >/dev/null; then
+			declare -f "$1" | tail -n +2
+			shift
+		fi
+		printf '%s\0' "${@//"$BATS_TEST_TMPDIR"/TMP}"
+	} | cksum | tr ' ' -
+}
+
+probe_passed() {
+	mkdir -p "$(probes_dir)" && : >"$(probes_dir)/$(probe_key "$@")"
+}
+
+# WHAT names namespaces that `isorun selftest` probes and finds: all of them say
+# yes.  Asked once a suite.  False for anything else.
+selftest_has() {
+	local names=() st tmp
+	case $1 in *namespace*) ;; *) return 1 ;; esac
+	case $1 in *user*) names+=(userns) ;; esac
+	case $1 in *PID*) names+=(pidns) ;; esac
+	case $1 in *mount*) names+=(mountns) ;; esac
+	case $1 in *network*) names+=(netns) ;; esac
+	[ ${#names[@]} -gt 0 ] || return 1
+	st="$(probes_dir)/selftest.json"
+	if [ ! -s "$st" ]; then
+		# named before the fork: a redirection's $BASHPID is the child's
+		tmp=$st.$BASHPID
+		mkdir -p "$(probes_dir)"
+		"$ISORUN" selftest --json >"$tmp" 2>/dev/null </dev/null
+		mv -f "$tmp" "$st"
+	fi
+	/usr/bin/python3 -c 'import json, sys
+try:
+    probes = {p["name"]: p["verdict"] for p in json.load(open(sys.argv[1]))["probes"]}
+except (OSError, ValueError, KeyError, TypeError):
+    sys.exit(1)
+sys.exit(0 if all(probes.get(n) == "yes" for n in sys.argv[2:]) else 1)' "$st" "${names[@]}"
 }
 
 # Root's tests act as another user by number: no passwd entry is needed, so
@@ -206,11 +280,25 @@ teardown() {
 	validate_outputs
 }
 
+# The caller's real home, from passwd (what --protect-home protects), or a
+# failure that says so: an empty one would make every path "in the home".
+real_home() {
+	local h
+	h=$(getent passwd "$(id -u)" | cut -d: -f6)
+	case $h in
+	/?*) printf '%s\n' "$h" ;;
+	*)
+		echo "real_home: no home for uid $(id -u) in passwd (getent passwd: '$h')" >&2
+		return 1
+		;;
+	esac
+}
+
 # A fresh directory in the caller's real home (from passwd), removed by teardown
 # even when the test fails.  Prints its path.
 home_scratch() {
 	local real d
-	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	real=$(real_home) || return 1
 	d=$(mktemp -d "$real/.isorun-bats.XXXXXX") || return 1
 	printf '%s\n' "$d" >"$BATS_TEST_TMPDIR/home-scratch"
 	printf '%s\n' "$d"
@@ -218,9 +306,11 @@ home_scratch() {
 
 # The PATH without entries in the caller's real home: --protect-home=hide names
 # each one it hides in a line before the start (a ~/.local/bin, ~/.cargo/bin).
+# No home found is a failure, never an empty PATH: with none, every probe's
+# command was "not found" and every test a green skip (issue 39 item 10).
 path_outside_home() {
 	local real e out=
-	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	real=$(real_home) || return 1
 	local IFS=:
 	for e in $PATH; do
 		case $e in "$real" | "$real"/*) ;; *) out=${out:+$out:}$e ;; esac

@@ -6,8 +6,14 @@
 
 load helpers
 
-# a ~/bin in the caller's PATH would be named under --protect-home=hide
-PATH=$(path_outside_home)
+# A ~/bin in the caller's PATH would be named under --protect-home=hide.  Set
+# in setup, where a home that cannot be found fails the test: set at the file's
+# top, a failed lookup left PATH empty and each probe's command "not found", a
+# green skip (issue 39 item 10).
+setup() {
+	setup_dirs
+	PATH=$(path_outside_home) || return 1
+}
 
 userns_ok() {
 	unshare -Urpf --mount-proc true
@@ -108,10 +114,6 @@ follow_hints() {
 		rm -f "$file"
 	done
 	[ "$n" -ge 1 ]
-}
-
-real_home() {
-	getent passwd "$(id -un)" | cut -d: -f6
 }
 
 @test "the working directory is the home itself: the hint names a fix that works when followed (ro, hide)" {

@@ -182,7 +182,7 @@ tree_pair() {
 @test "refused under --protect-home: a DEST in or above the home, a --bind of or above it, a hidden source" {
 	require "user and PID namespaces" userns_ok
 	tree_pair
-	real=$(realpath "$(getent passwd "$(id -un)" | cut -d: -f6)")
+	real=$(real_home) && real=$(realpath "$real")
 	refused "isorun: --tmpfs $real: the destination lies in the home that --protect-home=ro protects" \
 		--protect-home=ro --tmpfs "$real"
 	if [ "$(dirname "$real")" != / ]; then

@@ -256,7 +256,7 @@ PY
 
 @test "--protect-home=ro: a write to the real home fails with EROFS and the home is unchanged" {
 	require "user and PID namespaces" userns_ok
-	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	real=$(real_home)
 	# a name of this run's own: a leftover of an interrupted run proves nothing
 	probe=.isorun-ro-probe.$(basename "$BATS_RUN_TMPDIR")
 	[ -d "$real" ]
@@ -270,7 +270,7 @@ PY
 }
 
 @test "control: without --protect-home the same write reaches the real home" {
-	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	real=$(real_home)
 	probe=.isorun-ro-probe.$(basename "$BATS_RUN_TMPDIR")
 	run iso -- sh -c "touch '$real/$probe' && echo wrote"
 	[ "$output" = wrote ]
@@ -356,7 +356,7 @@ dir-refused" ]
 @test "--protect-home=hide: the real home looks empty" {
 	require "user and PID namespaces" userns_ok
 	PATH=$(path_outside_home) # a ~/bin in it would be named on stderr
-	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	real=$(real_home)
 	run iso --protect-home=hide --chdir "$W" -- sh -c "ls -A '$real' | wc -l"
 	[ "$status" -eq 0 ]
 	[ "$output" -eq 0 ]
@@ -365,7 +365,7 @@ dir-refused" ]
 
 @test "--protect-home leaves the tree and --writable DIRs in the home as they are" {
 	require "user and PID namespaces" userns_ok
-	real=$(getent passwd "$(id -un)" | cut -d: -f6)
+	real=$(real_home)
 	D=$(home_scratch)
 	mkdir "$D/root" "$D/proj"
 	# the tree lies in the home (a TMPDIR there): HOME and TMPDIR still take writes;

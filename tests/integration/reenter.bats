@@ -72,7 +72,7 @@ print(json.dumps(t["argv"])); print(t["state"], t["reason"])' "$tree"
 @test "shell --tree: the command line wins over the tree's settings; a record that would widen it is refused at its line" {
 	require "user and PID namespaces" unshare -Urpf --mount-proc true
 	kept_tree
-	home=$(getent passwd "$(id -un)" | cut -d: -f6)
+	home=$(real_home)
 	# the command rewrote its record: no protection, the home writable
 	printf '%s\n' 'protect-home = off' >>"$tree/settings"
 	run --separate-stderr "$ISORUN" shell --root "$R" --tree "$tree" --protect-home=ro -- \

@@ -64,10 +64,6 @@ probe_yes() {
 	grep -q "^probe $1: yes" "$W/probe.out"
 }
 
-real_home() {
-	getent passwd "$(id -un)" | cut -d: -f6
-}
-
 # Nothing of the selftest survives it: no private directory, no probe file in
 # the real home, no process running one of its internal commands.
 assert_nothing_left() {
