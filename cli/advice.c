@@ -99,6 +99,7 @@ const char *const cli_says[SUP_SAY_N] = {
 	[SUP_SAY_SETTLE] = "--settle",
 	[SUP_SAY_SOCKET_MASKS] = "--policy's deny-socket masks",
 	[SUP_SAY_TIMEOUT] = "--timeout",
+	[SUP_SAY_VERBOSE] = "--verbose",
 	[SUP_SAY_WATCH] = "--watch",
 	[SUP_SAY_WRITABLE] = "--writable",
 /* the output files' options, spelled from the sinks table's rows */

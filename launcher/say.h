@@ -41,6 +41,7 @@ enum sup_say {
 	SUP_SAY_SETTLE,		/* how long survivors get after the command */
 	SUP_SAY_SOCKET_MASKS,	/* the policy's masks of socket kinds */
 	SUP_SAY_TIMEOUT,	/* the run's deadline */
+	SUP_SAY_VERBOSE,	/* more detail on stderr */
 	SUP_SAY_WATCH,		/* a directory compared before and after */
 	SUP_SAY_WRITABLE,	/* a directory kept writable in the protected home */
 	/* each output file's option, by the sinks table's row: SUP_SAY_SINK + SUP_SINK_ID */

@@ -75,6 +75,8 @@ struct sup_teardown {
 	struct tree_mntns_seen exposed; /* after EXPOSED: where the tree shows bare */
 	/* the caller's processes the scan could not read: the release proof decides */
 	char unread[400];
+	/* of the processes it saw, those outside isorun's user namespace */
+	size_t n_outside;
 	/* isorun ls and gc, seen looking at the tree (tree/holders.h): waited for */
 	pid_t lookers[16];
 	size_t n_lookers;

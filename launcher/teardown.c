@@ -52,6 +52,26 @@ static void note_outside(const struct tree_holder *h, size_t n, char *unseen, si
 }
 
 /*
+ * Inside a toolbox or a devcontainer that shares the host's processes, every
+ * run has dozens outside and none of them changes its verdict: one short line
+ * says so; -v and the report's tree reason name them.
+ */
+static void say_outside(const struct sup *s, const char *unseen)
+{
+	size_t n = s->td.n_outside;
+
+	if (s->o->verbosity > 0)
+		fprintf(stderr, "isorun: %s\n", unseen);
+	else if (s->o->verbosity == 0)
+		fprintf(stderr,
+			"isorun: holders not measured in %zu process%s outside isorun's user "
+			"namespace, not holders of a tree made inside it (%s or the report names "
+			"%s)\n",
+			n, n > 1 ? "es" : "", sup_say(s->o->say, SUP_SAY_VERBOSE),
+			n > 1 ? "them" : "it");
+}
+
+/*
  * Processes of the caller's that could not be read (not dumpable, or in a
  * Landlock domain isorun runs outside of: a nested run) hold nothing that is
  * known.  The scan cannot say; the kernel says after the removal, for every
@@ -253,6 +273,7 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 		return;
 	}
 	held = tree_holders_split_outside(h, (size_t)n);
+	s->td.n_outside = (size_t)n - held;
 	if (held < (size_t)n)
 		note_outside(h + held, (size_t)n - held, unseen, ulen);
 	if (held > 0)
@@ -728,8 +749,8 @@ void sup_teardown(struct sup *s)
 	if (tree_gone_or_foreign(tree, s->td.shield_dev, out))
 		return;
 	find_obstacle(s, why, sizeof(why), unseen, sizeof(unseen));
-	if (unseen[0] && s->o->verbosity >= 0)
-		fprintf(stderr, "isorun: %s\n", unseen);
+	if (unseen[0])
+		say_outside(s, unseen);
 	/*
 	 * Once the holders are named, the shield comes off (a retained tree is a
 	 * plain directory); one that may still be in use is recorded by device, for
