@@ -92,6 +92,8 @@ const char *const cli_says[SUP_SAY_N] = {
 	[SUP_SAY_POLICY] = "--policy",
 	[SUP_SAY_POLICY_OFF] = "--policy=off",
 	[SUP_SAY_PRIVATE_TMP] = "--private-tmp",
+	[SUP_SAY_PRIVATE_TMP_FIX] = "run it from a working directory that holds the file, "
+				    "or without --private-tmp",
 	[SUP_SAY_PROTECT_HOME] = "--protect-home",
 	[SUP_SAY_RO_MOUNTS] = "--ro-bind or --tmpfs",
 	[SUP_SAY_ROOT] = "--root",

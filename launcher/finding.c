@@ -461,14 +461,32 @@ char *sup_finding_str(sup_words_fn *words, const struct sup_run_plan *plan,
 	return buf;
 }
 
+/* The command ran and failed on its own: not isorun's stop, not a start that failed. */
+static bool failed_itself(const struct sup_outcome *o)
+{
+	return o->started_cmd && !o->exec_failed && !o->setup_failed && !o->timed_out &&
+	       !o->cancelled_by && (o->exit_code || o->term_signal);
+}
+
+bool sup_tmp_note(const struct sup_run_plan *plan, const char *const *say,
+		  const struct sup_outcome *o, char *buf, size_t len)
+{
+	if (!plan->mounts.private_tmp || !failed_itself(o))
+		return false;
+	snprintf(buf, len,
+		 "/tmp and /var/tmp were the run's own (%s: of the host's files there only "
+		 "the working directory and the tree stayed visible); if it failed on a file "
+		 "of the host's there (\"No such file or directory\"), %s",
+		 sup_say(say, SUP_SAY_PRIVATE_TMP), sup_say(say, SUP_SAY_PRIVATE_TMP_FIX));
+	return true;
+}
+
 bool sup_home_note(const struct sup_run_plan *plan, const char *const *say,
 		   const struct sup_outcome *o, char *buf, size_t len)
 {
 	_cleanup_free_ char *q = NULL;
 
-	if (plan->mounts.home == NS_HOME_OFF || !o->home || !o->started_cmd || o->exec_failed ||
-	    o->setup_failed || o->timed_out || o->cancelled_by ||
-	    (!o->exit_code && !o->term_signal))
+	if (plan->mounts.home == NS_HOME_OFF || !o->home || !failed_itself(o))
 		return false;
 	q = iso_shell_quote(o->home);
 	if (plan->mounts.home == NS_HOME_HIDE)

@@ -98,4 +98,12 @@ char *sup_finding_str(sup_words_fn *words, const struct sup_run_plan *plan,
 bool sup_home_note(const struct sup_run_plan *plan, const char *const *say,
 		   const struct sup_outcome *o, char *buf, size_t len);
 
+/*
+ * The same under --private-tmp: /tmp and /var/tmp were the run's own, and a
+ * file of the host's there was not the command's to see (issue 39 item 16: a
+ * suite's run failed with only --protect-home's line to go by).
+ */
+bool sup_tmp_note(const struct sup_run_plan *plan, const char *const *say,
+		  const struct sup_outcome *o, char *buf, size_t len);
+
 #endif

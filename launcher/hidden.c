@@ -252,7 +252,8 @@ static bool listed(const char *line, const char *item)
 	return false;
 }
 
-static void list_add(struct listing *l, const struct sup_hidden *h, const char *path,
+/* path, when this option hides it: named, or counted past the room; false when not hidden */
+static bool list_add(struct listing *l, const struct sup_hidden *h, const char *path,
 		     const char *where)
 {
 	char at[PATH_MAX], item[PATH_MAX + 64];
@@ -261,19 +262,20 @@ static void list_add(struct listing *l, const struct sup_hidden *h, const char *
 	size_t used = strlen(l->line);
 
 	if (!why || strcmp(why, l->opt))
-		return;
+		return false;
 	q = iso_shell_quote(path);
 	snprintf(item, sizeof(item), "%s (%s)", q ? q : path, where);
 	if (listed(l->line, item))
-		return; /* a PATH that names a directory twice */
+		return true; /* a PATH that names a directory twice */
 	/* past the room or the count: only counted, "and N more" */
 	if (l->n++ >= MAX_LISTED || used + 2 + strlen(item) >= sizeof(l->line)) {
 		l->more++;
-		return;
+		return true;
 	}
 	if (used)
 		strcat(l->line, ", ");
 	strcat(l->line, item);
+	return true;
 }
 
 /* Each entry of a PATH-like list; an empty one is the working directory, as execvp takes it. */
@@ -293,6 +295,32 @@ static void list_var(struct listing *l, const struct sup_hidden *h, char *const 
 	}
 }
 
+/*
+ * What may stand before an absolute path inside a word, and what ends one: a
+ * shell's words and quotes (sh -c 'cat /tmp/x/data'), an option's '=', a list's
+ * ':' or ','; a glob or a variable ends it too, so that a pattern of files in
+ * /tmp/x is judged by /tmp/x/.
+ */
+#define PATH_BEFORE " \t\n'\"`=:;,(<>|&{["
+#define PATH_END    " \t\n'\"`:;,()<>|&{}[]$*?"
+
+/* Each absolute path inside word (not the whole word: the caller judged it). */
+static void list_inside(struct listing *l, const struct sup_hidden *h, const char *word,
+			const char *where)
+{
+	for (const char *p = word; (p = strchr(p, '/'));) {
+		size_t n = strcspn(p, PATH_END);
+		char path[PATH_MAX];
+
+		if (p != word && strchr(PATH_BEFORE, p[-1]) && n < sizeof(path)) {
+			memcpy(path, p, n);
+			path[n] = '\0';
+			list_add(l, h, path, where);
+		}
+		p += n ? n : 1;
+	}
+}
+
 static void list_argv(struct listing *l, const struct sup_hidden *h, char *const *argv,
 		      bool relative)
 {
@@ -303,10 +331,11 @@ static void list_argv(struct listing *l, const struct sup_hidden *h, char *const
 		const char *eq = argv[i][0] == '-' ? strchr(argv[i], '=') : NULL;
 		const char *p = eq ? eq + 1 : argv[i];
 
-		if (!strchr(p, '/') || (p[0] != '/' && !relative))
-			continue;
 		snprintf(where, sizeof(where), "argument %zu", i);
-		list_add(l, h, p, where);
+		if (strchr(p, '/') && (p[0] == '/' || relative) && list_add(l, h, p, where))
+			continue;
+		/* else the paths inside it: an `sh -c` string, a list (issue 39 item 16) */
+		list_inside(l, h, argv[i], where);
 	}
 }
 

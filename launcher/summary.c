@@ -96,13 +96,17 @@ static void print_timing(FILE *f, const struct sup_outcome *o)
 		fprintf(f, "isorun: timing: %s\n", line);
 }
 
-/* Not with -q: a failing command speaks for itself, and this is a possibility. */
-static void print_home_note(FILE *f, const struct sup_verdict *v)
+/* Not with -q: a failing command speaks for itself, and these are possibilities. */
+static void print_mount_notes(FILE *f, const struct sup_verdict *v)
 {
-	const struct sup_vfinding *note = sup_verdict_get(v, SUP_V_HOME_NOTE, 0);
+	const enum sup_vkind kinds[] = { SUP_V_HOME_NOTE, SUP_V_TMP_NOTE };
 
-	if (note && v->opts->verbosity >= 0)
-		say(f, v->opts, "%s", note->text ? note->text : "?");
+	for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
+		const struct sup_vfinding *note = sup_verdict_get(v, kinds[i], 0);
+
+		if (note && v->opts->verbosity >= 0)
+			say(f, v->opts, "%s", note->text ? note->text : "?");
+	}
 }
 
 /*
@@ -176,7 +180,7 @@ void sup_summary_lines(FILE *f, const struct sup_verdict *v)
 	}
 	print_start(f, v);
 	print_leaks(f, v);
-	print_home_note(f, v);
+	print_mount_notes(f, v);
 	print_misplaced(f, v);
 	for (int k = 0; k < SUP_V_N_KINDS; k++)
 		if (sup_vkind_listed(k) == SUP_LISTED ||

@@ -171,6 +171,16 @@ static int add_home_note(struct sup_verdict *v)
 	return add_str(v, SUP_V_HOME_NOTE, false, "warning", "isorun: home protected", note);
 }
 
+/* --private-tmp may explain it too: the same kind of possibility. */
+static int add_tmp_note(struct sup_verdict *v)
+{
+	char note[512];
+
+	if (!sup_tmp_note(v->plan, v->opts->say, v->out, note, sizeof(note)))
+		return 0;
+	return add_str(v, SUP_V_TMP_NOTE, false, "warning", "isorun: private tmp", note);
+}
+
 /* Relayed output that could not be written: each stream, named in the reason. */
 static int add_streams(struct sup_verdict *v)
 {
@@ -358,6 +368,7 @@ const struct sup_vkind_row sup_vkind_retained = { .count = n_retained,
 						  .reason_at = 6,
 						  .one = "tree retained" };
 const struct sup_vkind_row sup_vkind_home_note = { .add = add_home_note };
+const struct sup_vkind_row sup_vkind_tmp_note = { .add = add_tmp_note };
 const struct sup_vkind_row sup_vkind_home_write = { .listed = SUP_LISTED, .add = add_home_writes };
 const struct sup_vkind_row sup_vkind_ceiling = { .count = n_ceiling,
 						 .counts = always,

@@ -31,6 +31,7 @@
 	ROW(RETAINED, retained)		/* the tree could not be removed */                        \
 	ROW(STILL_HELD, still_held)	/* the removed tree was still held (tree/release.h) */     \
 	ROW(HOME_NOTE, home_note)	/* --protect-home may explain a failure: never counts */   \
+	ROW(TMP_NOTE, tmp_note)		/* --private-tmp may explain a failure: never counts */    \
 	ROW(HOME_WRITE, home_write)	/* --watch-home: a file written in the private home */     \
 	ROW(CEILING, ceiling)		/* a ceiling was reached (the lines are ceiling.c's) */    \
 	ROW(CGROUP, cgroup)		/* the run's cgroup could not be removed */                \

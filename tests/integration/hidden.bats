@@ -239,3 +239,87 @@ warned() {
 	rm -rf "${U:?}"/*
 	assert_no_tree
 }
+
+# Issue 39 item 16: a /tmp path inside an argument (an `sh -c` string, a list)
+# was hidden without a word, and a failing run got no line tying it to
+# --private-tmp, where --protect-home gets one.
+
+tmp_note() {
+	printf '%s' "isorun: /tmp and /var/tmp were the run's own (--private-tmp: of the host's files there only the working directory and the tree stayed visible); if it failed on a file of the host's there (\"No such file or directory\"), run it from a working directory that holds the file, or without --private-tmp"
+}
+
+@test "--private-tmp: paths inside an argument (an sh -c string, a list, an option's value) are named before the start" {
+	require "user and PID namespaces" userns_ok
+	hidden_dir
+	echo data >"$T/data"
+	mkdir "$T/tests"
+	cd /
+	run --separate-stderr iso --private-tmp -- sh -c "cat '$T/data' 2>/dev/null; for t in $T/tests/*.sh; do :; done; exit 0"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "isorun: --private-tmp hides from the command: $T/data (argument 2), $T/tests/ (argument 2)" ]
+	run --separate-stderr iso --private-tmp -- true "--paths=/etc:$T/data" "x=$T,/usr" "<$T/data>"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "isorun: --private-tmp hides from the command: $T/data (argument 1), $T (argument 2), $T/data (argument 3)" ]
+	# --protect-home=hide: the same for the home
+	D=$(home_scratch)
+	echo data >"$D/data"
+	run --separate-stderr env PATH="$(path_outside_home)" "$ISORUN" --no-config --root "$R" --protect-home=hide -- sh -c "cat $D/data"
+	[ "$status" -eq 1 ]
+	[ "${stderr_lines[0]}" = "isorun: --protect-home=hide hides from the command: $D/data (argument 2)" ]
+	# controls: a path that does not exist on the host (the run's own to make),
+	# /tmp itself, a path outside /tmp, a URL, no option: nothing said
+	run --separate-stderr iso --private-tmp -- sh -c 'echo x >/tmp/made-in-the-run.$$; ls /tmp /etc/hostname >/dev/null; : http://host/tmp/x'
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	run --separate-stderr iso -- sh -c "cat '$T/data'"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# -q: nothing
+	run --separate-stderr iso -q --private-tmp -- sh -c "cat '$T/data' 2>/dev/null; exit 0"
+	[ -z "$stderr" ]
+	assert_no_tree
+}
+
+@test "--private-tmp: a failing command gets one line tying it to the option, as --protect-home's; a script's own paths too" {
+	require "user and PID namespaces" userns_ok
+	hidden_dir
+	echo data >"$T/data"
+	V=$(home_scratch)
+	# a script that reads a file in the host's /tmp: no argument names it
+	printf '#!/bin/sh\nexec cat %s\n' "$T/data" >"$V/suite.sh"
+	chmod +x "$V/suite.sh"
+	cd /
+	run --separate-stderr iso --private-tmp -- "$V/suite.sh"
+	[ "$status" -eq 1 ]
+	[[ "${stderr_lines[0]}" == *"$T/data: No such file or directory" ]]
+	[ "${stderr_lines[1]}" = "$(tmp_note)" ]
+	[ "${stderr_lines[2]}" = "isorun: FAILED (exit 1): command exited 1" ]
+	# the fix it names works: from a working directory that holds the file
+	cd "$T"
+	run --separate-stderr iso --private-tmp -- "$V/suite.sh"
+	[ "$status" -eq 0 ]
+	[ "$output" = data ]
+	[ -z "$stderr" ]
+	cd /
+	# with --protect-home too: both lines, the home's first
+	run --separate-stderr iso --private-tmp --protect-home=ro -- false
+	[ "$status" -eq 1 ]
+	[[ "${stderr_lines[0]}" == "isorun: the real home "*" was read-only for the command"* ]]
+	[ "${stderr_lines[1]}" = "$(tmp_note)" ]
+	# GITHUB_ACTIONS=true: an annotation too, which -q keeps
+	GITHUB_ACTIONS=true run --separate-stderr iso -q --private-tmp -- false
+	[ "$status" -eq 1 ]
+	grep -qxF -- "::warning title=isorun%3A private tmp::$(tmp_note | sed 's/^isorun: //')" <<<"$stderr"
+	[[ "$stderr" != *"$(tmp_note)"* ]]
+	# controls: a passing run, no --private-tmp, a command never run, isorun's own stop
+	run --separate-stderr iso --private-tmp -- true
+	[ -z "$stderr" ]
+	run --separate-stderr iso --pidns -- false
+	[ "$stderr" = "isorun: FAILED (exit 1): command exited 1" ]
+	run -127 --separate-stderr iso --private-tmp -- /nonexistent/cmd
+	[[ "$stderr" != *"were the run's own"* ]]
+	run --separate-stderr iso --private-tmp --timeout 1s -- "$H/waitfor" -t 600 "$V/never"
+	[ "$status" -eq 124 ]
+	[[ "$stderr" != *"were the run's own"* ]]
+	assert_no_tree
+}
