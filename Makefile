@@ -178,8 +178,9 @@ BUILD_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev l
 # of the run's own processes; go, cargo, node: the ecosystems' real suites;
 # debhelper, lintian: the package; mandoc: the man pages' lint; cppcheck: make
 # analyze; lcov: make coverage; parallel: GNU parallel, for bats --jobs;
-# ccache: the two CI snippets build one pinned revision, compiled once).
-TEST_DEPS := libcmocka-dev bats util-linux procps python3 clang \
+# ccache: the two CI snippets build one pinned revision, compiled once;
+# apparmor: apparmor_parser checks the shipped AppArmor profile, package.bats).
+TEST_DEPS := libcmocka-dev bats util-linux procps python3 clang apparmor \
 	     debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
 	     python3-pytest python3-pytest-xdist golang-go cargo \
 	     python3-jsonschema python3-lxml python3-junitparser nodejs mandoc bubblewrap uidmap \
@@ -285,7 +286,7 @@ bench: $(BUILD)/isorun
 install: $(BUILD)/isorun
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(PKGDATADIR) \
-		$(DESTDIR)$(DOCDIR)
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(DOCDIR)/use $(DESTDIR)$(PKGDATADIR)/apparmor
 	install -m 0755 $(BUILD)/isorun $(DESTDIR)$(BINDIR)/isorun
 	install -m 0644 docs/man/isorun.1 $(DESTDIR)$(MANDIR)/man1/isorun.1
 	install -m 0644 docs/man/isorun-policy.5 $(DESTDIR)$(MANDIR)/man5/isorun-policy.5
@@ -294,6 +295,12 @@ install: $(BUILD)/isorun
 	install -m 0644 policy/default.policy policy/strict.policy docs/report.schema.json \
 		$(DESTDIR)$(PKGDATADIR)/
 	install -m 0644 README.md docs/design.md policy/GRAMMAR.txt $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(wildcard docs/use/*.md) $(DESTDIR)$(DOCDIR)/use/
+	packaging/doclinks.sh $(DESTDIR)$(DOCDIR) $(PKGDATADIR)
+	@# the profile names the binary it covers: this install's
+	sed 's,/usr/bin/isorun,$(BINDIR)/isorun,' packaging/apparmor/isorun \
+		>$(DESTDIR)$(PKGDATADIR)/apparmor/isorun
+	chmod 0644 $(DESTDIR)$(PKGDATADIR)/apparmor/isorun
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/isorun $(DESTDIR)$(MANDIR)/man1/isorun.1 \
@@ -301,8 +308,11 @@ uninstall:
 		$(DESTDIR)$(ZSHCOMPDIR)/_isorun $(DESTDIR)$(PKGDATADIR)/default.policy \
 		$(DESTDIR)$(PKGDATADIR)/strict.policy $(DESTDIR)$(PKGDATADIR)/report.schema.json \
 		$(DESTDIR)$(DOCDIR)/README.md \
-		$(DESTDIR)$(DOCDIR)/design.md $(DESTDIR)$(DOCDIR)/GRAMMAR.txt
-	rmdir $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+		$(DESTDIR)$(DOCDIR)/design.md $(DESTDIR)$(DOCDIR)/GRAMMAR.txt \
+		$(addprefix $(DESTDIR)$(DOCDIR)/use/,$(notdir $(wildcard docs/use/*.md))) \
+		$(DESTDIR)$(PKGDATADIR)/apparmor/isorun
+	rmdir $(DESTDIR)$(PKGDATADIR)/apparmor $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR)/use \
+		$(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 # The release tarball holds the tracked files as they are in the working tree
 # (`git stash create` snapshots uncommitted edits without touching the index or

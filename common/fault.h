@@ -5,7 +5,8 @@
  * "after-start", "slow-removal", "slow-exec-record", "no-children-file",
  * "no-shield", "late-shield", "late-exec-word", "no-pidfs", "no-uidmap"
  * (newuidmap and newgidmap taken for missing), "empty-listing",
- * "unnamed-survivors", "stalled-start" (and tree.c's "tree:STEP").
+ * "unnamed-survivors", "stalled-start", "apparmor-userns" (the AppArmor knob
+ * taken for 1) (and tree.c's "tree:STEP").
  */
 #ifndef ISO_FAULT_H
 #define ISO_FAULT_H

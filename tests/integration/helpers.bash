@@ -335,3 +335,28 @@ fd_in_flight_listener() { # SOCK PIDFILE
 	python3 "$TOP/tests/helpers/inflight.py" listen "$1" "$2" <&- 3>&- &
 	"$H/waitfor" -t 60 "$2"
 }
+
+# links_resolve ROOT FILE...: every link of the Markdown FILEs (read through
+# zcat when FILE ends in .gz) that is not a URL or an anchor names a file that
+# is there: relative to FILE's directory, or ROOT/PATH for an absolute /PATH.
+# Prints each one that does not and fails.
+links_resolve() {
+	local root=$1 f t path bad=0
+	shift
+	for f in "$@"; do
+		while read -r t; do
+			t=${t%%#*}
+			case $t in
+			/*) path=$root$t ;;
+			*) path=$(dirname "$f")/$t ;;
+			esac
+			[ -e "$path" ] || {
+				echo "${f#"$root"/}: link to $t: nothing there" >&2
+				bad=1
+			}
+		done < <(if [[ $f == *.gz ]]; then zcat "$f"; else cat "$f"; fi |
+			grep -oE '\]\([^)]+\)' | sed -E 's/^\]\((.*)\)$/\1/' |
+			grep -vE '^(#|[a-z]+:)' || true)
+	done
+	return "$bad"
+}

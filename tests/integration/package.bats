@@ -20,7 +20,9 @@ INSTALLED="0755 usr/bin/isorun
 0644 usr/share/isorun/report.schema.json
 0644 usr/share/doc/isorun/README.md
 0644 usr/share/doc/isorun/design.md
-0644 usr/share/doc/isorun/GRAMMAR.txt"
+0644 usr/share/doc/isorun/GRAMMAR.txt
+0644 usr/share/isorun/apparmor/isorun
+$(cd "$TOP/docs/use" && for f in *.md; do echo "0644 usr/share/doc/isorun/use/$f"; done)"
 
 # make in the source tree: without the outer make's jobserver (its descriptors
 # do not reach us through isorun), and never rebuilding the binary under test
@@ -53,6 +55,9 @@ stage() {
 	cmp "$ISORUN" "$D/usr/bin/isorun"
 	cmp "$TOP/policy/default.policy" "$D/usr/share/isorun/default.policy"
 	cmp "$TOP/docs/report.schema.json" "$D/usr/share/isorun/report.schema.json"
+	# the docs the README links to are there, and every link finds its file
+	links_resolve "$D" "$D"/usr/share/doc/isorun/*.md "$D"/usr/share/doc/isorun/use/*.md
+	grep -q '](use/README.md)' "$D/usr/share/doc/isorun/README.md"
 
 	run mk uninstall DESTDIR="$D" PREFIX=/usr
 	[ "$status" -eq 0 ]
@@ -70,6 +75,9 @@ stage() {
 	[ -f "$D/opt/man/man5/isorun-policy.5" ]
 	[ -f "$D/opt/iso/share/isorun/strict.policy" ]
 	[ -f "$D/opt/iso/share/bash-completion/completions/isorun" ]
+	# the AppArmor profile covers this install's binary
+	grep -qx 'profile isorun /opt/iso/sbin/isorun flags=(unconfined) {' \
+		"$D/opt/iso/share/isorun/apparmor/isorun"
 	[ ! -e "$D/usr" ]
 }
 
@@ -98,6 +106,42 @@ stage() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == "$U/"* ]]
 	assert_no_tree
+}
+
+# aa_check FILE: apparmor_parser's verdict on FILE without a kernel (-K: no cache,
+# -Q: nothing loaded), its includes from /etc/apparmor.d
+aa_check() {
+	"$AAP" -Q -K -b /etc/apparmor.d "$1"
+}
+
+@test "package: apparmor_parser reads the shipped AppArmor profile and refuses a broken one" {
+	AAP=$(PATH=$PATH:/usr/sbin:/sbin command -v apparmor_parser) ||
+		require apparmor_parser false
+	stage
+	local p="$D/usr/share/isorun/apparmor/isorun" t=$BATS_TEST_TMPDIR
+	grep -qx 'profile isorun /usr/bin/isorun flags=(unconfined) {' "$p"
+	grep -qx '  userns,' "$p"
+	grep -qx '  include if exists <local/isorun>' "$p"
+	if [ -e /etc/apparmor.d/abi/4.0 ]; then
+		# a parser that knows `userns,` reads the profile as shipped
+		run aa_check "$p"
+		[ "$status" -eq 0 ]
+		sed 's/^  userns,$/  userns/' "$p" >"$t/broken"
+	else
+		# an older one (Debian 12's 3.0) knows neither abi/4.0 nor `userns,`: it
+		# refuses the profile, which the package then leaves out of
+		# /etc/apparmor.d (postinst, package_deb.bats), and reads the rest of it
+		run aa_check "$p"
+		[ "$status" -ne 0 ]
+		sed -e 's,<abi/4.0>,<abi/3.0>,' -e '/^  userns,$/d' "$p" >"$t/rest"
+		run aa_check "$t/rest"
+		[ "$status" -eq 0 ]
+		sed 's/^profile isorun /profile isorun, /' "$t/rest" >"$t/broken"
+	fi
+	# the check can fail
+	run aa_check "$t/broken"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"parser error"* ]]
 }
 
 @test "package: the installed man pages are found by man and render without a warning" {

@@ -11,6 +11,43 @@ load helpers
 TOP=${TOP:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 BUILDDIR=$(dirname "$ISORUN")
 
+# aa_parser EXIT: an apparmor_parser on PATH that exits EXIT and logs its arguments
+aa_parser() {
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\necho "$*" >>"%s/aa.log"\nexit %s\n' "$BATS_TEST_TMPDIR" "$1" \
+		>"$BATS_TEST_TMPDIR/bin/apparmor_parser"
+	chmod +x "$BATS_TEST_TMPDIR/bin/apparmor_parser"
+}
+
+# The package's postinst puts the AppArmor profile in /etc/apparmor.d where the
+# host's parser accepts it, and only there; postrm takes it away.  Run under
+# DPKG_ROOT (dpkg's root for maintainer scripts) on a copy of the package.
+maintainer_scripts() {
+	local root="$BATS_TEST_TMPDIR/root" ctl="$BATS_TEST_TMPDIR/ctl"
+	dpkg-deb -x "$1" "$root"
+	dpkg-deb -e "$1" "$ctl"
+	mkdir -p "$root/etc/apparmor.d"
+	# a parser that accepts it: installed, 0644, the shipped text
+	aa_parser 0
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH DPKG_ROOT=$root "$ctl/postinst" configure
+	cmp "$root/usr/share/isorun/apparmor/isorun" "$root/etc/apparmor.d/isorun"
+	[ "$(stat -c %a "$root/etc/apparmor.d/isorun")" = 644 ]
+	grep -q -- "-Q -K -b $root/etc/apparmor.d $root/usr/share/isorun/apparmor/isorun" \
+		"$BATS_TEST_TMPDIR/aa.log"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH DPKG_ROOT=$root "$ctl/postrm" remove
+	[ ! -e "$root/etc/apparmor.d/isorun" ]
+	# one that refuses it (an older one, without abi/4.0): not installed, and an
+	# earlier copy goes; the package installs all the same
+	aa_parser 1
+	touch "$root/etc/apparmor.d/isorun"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH DPKG_ROOT=$root "$ctl/postinst" configure
+	[ ! -e "$root/etc/apparmor.d/isorun" ]
+	# no AppArmor at all: nothing happens
+	rm -rf "$root/etc/apparmor.d"
+	PATH=$BATS_TEST_TMPDIR/bin:$PATH DPKG_ROOT=$root "$ctl/postinst" configure
+	[ ! -e "$root/etc/apparmor.d" ]
+}
+
 @test "package: make dist and make deb build a lintian-clean package of the tracked files" {
 	require dpkg-buildpackage command -v dpkg-buildpackage
 	require lintian command -v lintian
@@ -45,13 +82,20 @@ BUILDDIR=$(dirname "$ISORUN")
 	for f in usr/bin/isorun usr/share/man/man1/isorun.1.gz usr/share/man/man5/isorun-policy.5.gz \
 		usr/share/bash-completion/completions/isorun usr/share/zsh/vendor-completions/_isorun \
 		usr/share/isorun/default.policy usr/share/isorun/strict.policy \
-		usr/share/isorun/report.schema.json usr/share/doc/isorun/copyright; do
+		usr/share/isorun/report.schema.json usr/share/doc/isorun/copyright \
+		usr/share/isorun/apparmor/isorun \
+		$(cd "$TOP/docs/use" && printf 'usr/share/doc/isorun/use/%s.gz ' *.md); do
 		grep -q " \./$f\$" "$BATS_TEST_TMPDIR/contents" || {
 			echo "not in the package: $f" >&2
 			return 1
 		}
 	done
 	dpkg-deb -x "$deb" "$BATS_TEST_TMPDIR/x"
+	# compressed as policy wants, and the links name the .gz that is there
+	links_resolve "$BATS_TEST_TMPDIR/x" "$BATS_TEST_TMPDIR"/x/usr/share/doc/isorun/*.md.gz \
+		"$BATS_TEST_TMPDIR"/x/usr/share/doc/isorun/use/*.md.gz
+	zgrep -q '](use/README.md.gz)' "$BATS_TEST_TMPDIR/x/usr/share/doc/isorun/README.md.gz"
+	maintainer_scripts "$deb"
 	run "$BATS_TEST_TMPDIR/x/usr/bin/isorun" --version
 	[ "$output" = "isorun $v" ]
 	# lintian's verdict on what was built, from make deb's own run of it

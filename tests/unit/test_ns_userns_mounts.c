@@ -508,6 +508,28 @@ static void test_explain_table(void **state)
 	run_child(explain_child, *state, NEED_USERNS);
 }
 
+/* Ubuntu's AppArmor knob (faked: no host here has it): the refusal names the profile. */
+static int apparmor_child(struct fx *fx)
+{
+	struct iso_err e = { 0 };
+
+	setenv("ISORUN_TEST_FAULT", "apparmor-userns", 1);
+	ns_userns_explain(EPERM, &e);
+	CHILD_CHECK(e.errnum == EPERM);
+	if (strstr(e.msg, "seccomp") || strstr(e.msg, "unprivileged_userns_clone"))
+		return OTHER_HOST; /* a filter of the caller's, or Debian's knob, comes first */
+	CHILD_HAS(e.msg, "kernel.apparmor_restrict_unprivileged_userns=1");
+	CHILD_HAS(e.hint, "/etc/apparmor.d/isorun");
+	CHILD_HAS(e.hint, "apparmor_parser -r");
+	CHILD_CHECK(e.cause == NS_CAUSE_NO_USERNS);
+	return 0;
+}
+
+static void test_explain_apparmor(void **state)
+{
+	run_child(apparmor_child, *state, NULL);
+}
+
 /* --- mounts ------------------------------------------------------------------ */
 
 static bool mountinfo_has(const char *needle)
@@ -923,6 +945,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_diagnose_seccomp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_explain_multithreaded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_explain_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_explain_apparmor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_make_private, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_protect_home_ro, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_protect_home_control, setup, teardown),
