@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "launcher/say.h"
@@ -120,6 +121,48 @@ static int put_caches(struct envv *env, struct tree_tree *t, const struct sup_ca
 	return r;
 }
 
+/*
+ * Update checks that only nag: each tool keeps its once-a-day (pip: a week) state
+ * in HOME, which isorun makes empty, so every run would ask the network and print
+ * the notice.  Set where the caller's environment does not name them (npm reads
+ * its variables in any case), before --setenv, which wins (docs/design.md,
+ * "Update checks").
+ */
+static const char *const nag_vars[] = { "NO_UPDATE_NOTIFIER=1", "npm_config_update_notifier=false",
+					"PIP_DISABLE_PIP_VERSION_CHECK=1" };
+
+static bool named(const struct envv *e, const char *kv)
+{
+	size_t len = strcspn(kv, "=");
+
+	for (size_t i = 0; i < e->n; i++)
+		if (strncasecmp(e->v[i], kv, len) == 0 && e->v[i][len] == '=')
+			return true;
+	return false;
+}
+
+static int put_nag_vars(struct envv *env, const struct sup_opts *o)
+{
+	char said[256] = "";
+	size_t used = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < sizeof(nag_vars) / sizeof(nag_vars[0]) && r == 0; i++) {
+		if (named(env, nag_vars[i]))
+			continue;
+		r = put(env, strdup(nag_vars[i]));
+		if (used < sizeof(said))
+			used += (size_t)snprintf(said + used, sizeof(said) - used, "%s%s",
+						 used ? " " : "", nag_vars[i]);
+	}
+	if (r == 0 && used && o->verbosity > 0)
+		fprintf(stderr,
+			"isorun: update checks off (the empty HOME would run them "
+			"every time): %s\n",
+			said);
+	return r;
+}
+
 int sup_env_build(const struct sup_opts *o, struct tree_tree *t, char *const *base,
 		  const struct sup_cache_use *caches, size_t n_caches, char ***ret,
 		  struct iso_err *e)
@@ -138,6 +181,8 @@ int sup_env_build(const struct sup_opts *o, struct tree_tree *t, char *const *ba
 		r = put(&env, join(v->name, t->path, v->sub));
 	if (r == 0)
 		r = put(&env, join(TREE_NAMESPACE_VAR, t->path, NULL));
+	if (r == 0)
+		r = put_nag_vars(&env, o);
 	if (r == 0)
 		r = put_caches(&env, t, caches, n_caches, e);
 	if (r < 0 && e && e->msg[0]) {

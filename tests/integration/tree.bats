@@ -228,6 +228,28 @@ PY
 	assert_no_tree
 }
 
+@test "update checks that only nag are off unless the caller's environment or --setenv says otherwise" {
+	local nag='NO_UPDATE_NOTIFIER=1 npm_config_update_notifier=false PIP_DISABLE_PIP_VERSION_CHECK=1'
+	local show='env | grep -iE "^(NO_UPDATE_NOTIFIER|npm_config_update_notifier|PIP_DISABLE_PIP_VERSION_CHECK)=" | LC_ALL=C sort'
+	run --separate-stderr env -i PATH="$PATH" "$ISORUN" --root "$R" -v --report "$BATS_TEST_TMPDIR/r.json" -- sh -c "$show"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(tr ' ' '\n' <<<"$nag" | LC_ALL=C sort)" ]
+	# said under -v, listed in the report as isorun's other variables are
+	[[ "$stderr" == *"isorun: update checks off (the empty HOME would run them every time): $nag"* ]]
+	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["environment"]; assert {"NO_UPDATE_NOTIFIER","npm_config_update_notifier","PIP_DISABLE_PIP_VERSION_CHECK"} <= set(e), e' "$BATS_TEST_TMPDIR/r.json"
+	# the caller's own values win, npm's in any case; what is left is still set
+	run --separate-stderr env -i PATH="$PATH" NO_UPDATE_NOTIFIER=0 NPM_CONFIG_UPDATE_NOTIFIER=true \
+		"$ISORUN" --root "$R" -v -- sh -c "$show"
+	[ "$output" = "$(printf '%s\n' NO_UPDATE_NOTIFIER=0 NPM_CONFIG_UPDATE_NOTIFIER=true PIP_DISABLE_PIP_VERSION_CHECK=1)" ]
+	[[ "$stderr" == *"update checks off (the empty HOME would run them every time): PIP_DISABLE_PIP_VERSION_CHECK=1"$'\n'* ]]
+	# and --setenv and --unsetenv after them; without -v nothing is said
+	run --separate-stderr env -i PATH="$PATH" "$ISORUN" --root "$R" --setenv PIP_DISABLE_PIP_VERSION_CHECK=0 \
+		--unsetenv NO_UPDATE_NOTIFIER -- sh -c "$show"
+	[ "$output" = "$(printf '%s\n' PIP_DISABLE_PIP_VERSION_CHECK=0 npm_config_update_notifier=false)" ]
+	[ -z "$stderr" ]
+	assert_no_tree
+}
+
 @test "--chdir sets the working directory; a missing one is a setup error with nothing left" {
 	run iso --chdir "$W" -- pwd
 	[ "$output" = "$W" ]
