@@ -36,6 +36,16 @@ ifeq ($(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 
+# Quiet, as the kernel's build: one `  CC      build/x.o` line per step; V=1 shows
+# every command in full, make -s shows neither.
+ifeq ($(V),1)
+say =
+else ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+say = @
+else
+say = @printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+
 PKGS	:= libseccomp libcap libnl-3.0 libnl-route-3.0 jansson inih
 # A package pkg-config cannot find would silently empty every package's flags
 # and the build would fail later on a header with no hint why: stop here,
@@ -112,17 +122,17 @@ all: $(BUILD)/isorun
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(SHIPPED_TEXT): policy/embed.awk $(POLICIES)
 	@mkdir -p $(@D)
-	awk -f policy/embed.awk $(POLICIES) >$@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)awk -f policy/embed.awk $(POLICIES) >$@.tmp && mv $@.tmp $@
 
 $(SHIPPED_TEXT:.c=.o): $(SHIPPED_TEXT)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(VERSION_C:.c=.o): $(VERSION_C)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # what this checkout builds as: `make -s version`
 version:
@@ -134,29 +144,29 @@ GEN_BPF_SRC := $(filter-out policy/gen_bpf.c policy/load.c,$(wildcard policy/*.c
 	       $(wildcard common/*.c)
 $(BUILD)/gen/gen_bpf: policy/gen_bpf.c $(GEN_BPF_SRC:%.c=$(BUILD)/%.o) $(SHIPPED_TEXT:.c=.o)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(call say,LD,$@)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(SHIPPED_BPF): $(BUILD)/gen/gen_bpf
-	$< >$@.tmp && mv $@.tmp $@
+	$(call say,GEN,$@)$< >$@.tmp && mv $@.tmp $@
 
 $(SHIPPED_BPF:.c=.o): $(SHIPPED_BPF)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/libiso.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)ar rcs $@ $^
 
 $(BUILD)/isorun: $(BUILD)/cli/main.o $(BUILD)/libiso.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/policy_text.h $(BUILD)/libiso.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libiso.a $(PKG_LIBS) \
+	$(call say,LD,$@)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libiso.a $(PKG_LIBS) \
 		$(shell pkg-config --libs cmocka)
 
 $(BUILD)/helpers/%: tests/helpers/%.c tests/helpers/common.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
+	$(call say,LD,$@)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(PKG_LIBS)
 
 # T= picks tests: `make check T=holders.bats` (or T="holders signals test_num")
 # runs just those, integration files still under the gate; J=N runs N

@@ -8,7 +8,13 @@ pass() { echo "ok - $1"; }
 #    stdio closed, so nothing else notices it outlived the suite)
 mkdir -p "$HOME/.cache/leaky-suite"
 setsid sleep 3600 </dev/null >/dev/null 2>&1 &
-echo $! >"$HOME/.cache/leaky-suite/server.pid"
+server=$!
+echo "$server" >"$HOME/.cache/leaky-suite/server.pid"
+# the tests wait until their server is up, as tests do (this one is up once it
+# runs as `sleep`); a script that ended first would leave it to start as an
+# orphan, which isorun can then not tie to the suite
+name=
+until [ "$name" = sleep ]; do { read -r name <"/proc/$server/comm"; } 2>/dev/null; done
 pass "talks to the fake server"
 
 # 2. writes its cache into $HOME
