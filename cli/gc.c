@@ -27,6 +27,7 @@
 #include "tree/tree.h"
 #include "tree/trees.h"
 #include "tree/release.h"
+#include "tree/gate.h"
 #include "tree/shield.h"
 
 struct cmd {
@@ -744,6 +745,25 @@ static int unshield(struct cmd *c, size_t i, struct tree_view *v)
 	return v->lock == TREE_LOCK_TAKEN ? 0 : -EAGAIN;
 }
 
+/*
+ * A tree a killed run left below its gate (tree/gate.h) goes back to its path,
+ * its lock held throughout (the owner record keeps its inode), and is looked
+ * at again there: judged and removed as any other.
+ */
+static int ungate(struct cmd *c, size_t i, struct tree_view *v)
+{
+	struct iso_err e = { 0 };
+	char buf[400];
+
+	if (tree_gate_undo(c->user_fd, c->names[i], c->user_path, &e) < 0) {
+		fprintf(stderr, "isorun: gc: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+		return -EIO;
+	}
+	tree_view_close(v);
+	tree_view(c->user_fd, c->user_path, c->names[i], &c->host, true, v);
+	return 0;
+}
+
 struct gc_removal {
 	int user_fd;
 	const struct tree_view *v;
@@ -860,6 +880,11 @@ int cli_gc_main(int argc, char **argv)
 
 		/* the lock, once taken, is held through the removal: no owner can start */
 		tree_view(c.user_fd, c.user_path, c.names[i], &c.host, true, &v);
+		if (v.gated && v.lock == TREE_LOCK_TAKEN && !c.dry_run && ungate(&c, i, &v) < 0) {
+			code = 1;
+			tree_view_close(&v);
+			continue;
+		}
 		if (alias)
 			v.alias_dev = alias;
 		shown = iso_shell_quote(v.path);

@@ -20,6 +20,8 @@
 #include "common/cleanup.h"
 #include "common/nowait.h"
 #include "common/text.h"
+#include "tree/gate.h"
+#include "tree/overlay.h"
 #include "tree/mntns.h"
 #include "tree/rmtree.h"
 
@@ -32,14 +34,15 @@
  */
 #define SHIELD_END_MS 200
 
-/* ".<id>.w" or ".<id>.l": both suffixes are two characters */
+/* ".<id>.w", ".<id>.l", or a gate's ".<id>.g" (tree/gate.h): each suffix is two characters */
 static bool is_work(const char *name)
 {
 	size_t n = strlen(name);
 
 	return name[0] == '.' && n > 3 &&
 	       (!strcmp(name + n - 2, TREE_SHIELD_WORK_SUFFIX) ||
-		!strcmp(name + n - 2, TREE_SHIELD_LOWER_SUFFIX));
+		!strcmp(name + n - 2, TREE_SHIELD_LOWER_SUFFIX) ||
+		!strcmp(name + n - 2, TREE_GATE_SUFFIX));
 }
 
 bool tree_shield_is_own(const char *name)
@@ -263,28 +266,6 @@ void tree_shield_detach(int user_fd, const char *id, const char *path)
 		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
 }
 
-/* Whether the superblock behind watch `in` ended, waiting at most SHIELD_END_MS for it. */
-static bool superblock_ended(int in)
-{
-	struct pollfd p = { .fd = in, .events = POLLIN };
-	char buf[sizeof(struct inotify_event) + NAME_MAX + 1]
-		__attribute__((aligned(__alignof__(struct inotify_event))));
-
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
-		for (ssize_t off = 0; off < n;) {
-			const struct inotify_event *ev = (const void *)(buf + off);
-			if (ev->mask & IN_UNMOUNT)
-				return true;
-			off += (ssize_t)sizeof(*ev) + ev->len;
-		}
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			return false;
-		if (n < 0 && poll(&p, 1, SHIELD_END_MS) <= 0)
-			return false;
-	}
-}
-
 /* Is any mount namespace showing the on-disk tree bare?  1 (e says where), 0, or -errno. */
 static int exposed(int user_fd, const char *user_path, const char *id, dev_t disk, dev_t dev,
 		   struct tree_mntns_seen *seen, struct iso_err *e)
@@ -339,7 +320,7 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 		return TREE_SHIELD_NONE;
 	}
 	/* our own superblock's end, heard on the watch added at its mount */
-	if (!superblock_ended(sh->watch))
+	if (!tree_overlay_ended(sh->watch, SHIELD_END_MS))
 		return TREE_SHIELD_ELSEWHERE;
 	return ex == 0 ? TREE_SHIELD_UNUSED : ex > 0 ? TREE_SHIELD_EXPOSED : TREE_SHIELD_NONE;
 }
@@ -383,29 +364,6 @@ int tree_shield_drop_children(const char *path, dev_t dev)
 	return n;
 }
 
-/*
- * What overlayfs leaves in a volatile work directory, deepest first: removed by
- * name, without listing, before the general removal takes whatever else is there.
- */
-static const char *const work_layout[] = { "work/incompat/volatile/dirty",
-					   "work/incompat/volatile",
-					   "work/incompat",
-					   "work/work",
-					   "work",
-					   NULL };
-
-static bool remove_known(int user_fd, const char *name)
-{
-	_cleanup_close_ int fd =
-		openat(user_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	for (size_t i = 0; work_layout[i]; i++)
-		(void)unlinkat(fd, work_layout[i], i ? AT_REMOVEDIR : 0);
-	return unlinkat(user_fd, name, AT_REMOVEDIR) == 0;
-}
-
 static int remove_layer(int user_fd, const char *id, const char *suffix, const char *user_path,
 			struct iso_err *e)
 {
@@ -415,7 +373,7 @@ static int remove_layer(int user_fd, const char *id, const char *suffix, const c
 
 	if (r < 0 || iso_stat_cached(user_fd, name, AT_SYMLINK_NOFOLLOW, &st) < 0)
 		return 0;
-	if (S_ISDIR(st.st_mode) && remove_known(user_fd, name))
+	if (S_ISDIR(st.st_mode) && tree_overlay_remove_workdir(user_fd, name))
 		return 0;
 	snprintf(display, sizeof(display), "%s/%s", user_path, name);
 	r = tree_rmtree(user_fd, name, display, NULL, e);
@@ -424,9 +382,15 @@ static int remove_layer(int user_fd, const char *id, const char *suffix, const c
 
 int tree_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e)
 {
+	char gate[NAME_MAX + 1];
 	int r = remove_layer(user_fd, id, TREE_SHIELD_WORK_SUFFIX, user_path, e);
 
-	return r < 0 ? r : remove_layer(user_fd, id, TREE_SHIELD_LOWER_SUFFIX, user_path, e);
+	if (r == 0)
+		r = remove_layer(user_fd, id, TREE_SHIELD_LOWER_SUFFIX, user_path, e);
+	/* a gate an overlay still used when its tree came out of it */
+	if (r == 0 && layer_name(id, TREE_GATE_SUFFIX, gate, sizeof(gate)) == 0)
+		r = tree_gate_remove_left(user_fd, gate, user_path, e);
+	return r;
 }
 
 int tree_shield_take_off(int user_fd, const char *user_path, const char *id, const char *path,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "tree/gate.h"
 #include "tree/trees.h"
 #include "tree/shield.h"
 
@@ -283,6 +284,13 @@ void tree_view(int user_fd, const char *user_path, const char *name, const struc
 			unreadable(v, "cannot open: ", why);
 			return;
 		}
+	}
+	/* a run's tree below its gate: its records are one level down */
+	r = tree_gate_records(v->fd);
+	if (r >= 0) {
+		close(v->fd);
+		v->fd = r;
+		v->gated = true;
 	}
 	r = read_record(v->fd, TREE_OWNER, &text, &st, v->owner_why, sizeof(v->owner_why),
 			&owner_fd);

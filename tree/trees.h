@@ -50,6 +50,8 @@ struct tree_view {
 	 * through either are matched, tree/shield.h).  0: none.
 	 */
 	dev_t alias_dev;
+	/* the tree lies below its gate (tree/gate.h): fd is its `.t`, its run may live */
+	bool gated;
 };
 
 /*

@@ -1,0 +1,205 @@
+#!/usr/bin/env bats
+# An ordinary user's run under --pidns: its tree lies below a gate (0100) while
+# the run lives, and the command sees it through an overlay in the run's own
+# mount namespace (tree/gate.h).  From outside, a process reaches the tree only
+# through that overlay (/proc/PID/root of a process in the run, a descriptor
+# passed out), and each way pins it: the overlay's end with the namespace is
+# the kernel's word that nothing holds the tree, no process read (issue 35).
+# As root the same runs are made as another uid (as_other).
+
+load helpers
+
+setup() {
+	# tmpfs: an overlay's upper layer cannot be the suite's own tree when that
+	# is an overlay, as root's is (its shield)
+	W=$(mktemp -d /dev/shm/isorun-gate.XXXXXX)
+	echo "$W" >"$BATS_TEST_TMPDIR/gate-root"
+	R="$W/root"
+	mkdir "$R"
+	AS=()
+	if [ "$(id -u)" -eq 0 ]; then
+		require "uid $OTHER_UID reaching $ISORUN" as_other test -x "$ISORUN"
+		chown -R "$OTHER_UID:$OTHER_UID" "$W"
+		# a command, not as_other (a function): $! is then isorun's own pid
+		AS=(setpriv --reuid="$OTHER_UID" --regid="$OTHER_UID" --clear-groups --)
+	fi
+	U="$R/isorun-$("${AS[@]}" id -u)"
+}
+
+teardown() {
+	for f in "$W"/*.kill; do
+		[ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
+	done
+	[ -f "$W/out" ] && cat "$W/out"
+	chmod -R u+rwx "$W" 2>/dev/null
+	rm -rf "$W"
+}
+
+# The run: its command writes $HOME/data, says its home on $W/path, and exits
+# once $W/go exists.  Sets isopid, home, tree, and init (the namespace's init,
+# whose root is the run's mount namespace).
+start_gated() {
+	"${AS[@]}" "$ISORUN" --no-config --root "$R" --pidns "$@" -- sh -c \
+		"echo data > \"\$HOME/data\"; echo \"\$HOME\" > $W/path.tmp; mv $W/path.tmp $W/path; exec $H/waitfor -t 600 $W/go" \
+		>"$W/out" 2>&1 3>&- &
+	isopid=$!
+	"$H/waitfor" -t 60 "$W/path"
+	home=$(cat "$W/path")
+	tree=${home%/home}
+	init=$(cat /proc/"$isopid"/task/*/children | awk '{ print $1; exit }')
+	[ -n "$init" ]
+	inside="/proc/$init/root$home"
+}
+
+holder_started() {
+	"$H/waitfor" -t 60 "$W/holder.pid"
+	holder=$(cat "$W/holder.pid")
+	echo "$holder" >"$W/holder.kill"
+	"${AS[@]}" touch "$W/go"
+}
+
+# 122, the tree retained at its own path with `$1` in the reason, data intact,
+# the gate gone: a plain directory of the user's again.
+assert_retained() {
+	wait "$isopid" && rc=0 || rc=$?
+	cat "$W/out"
+	[ "$rc" -eq 122 ]
+	grep -F "tree retained at $tree: " "$W/out"
+	grep -F -- "$1" "$W/out"
+	[ "$(cat "$home/data")" = data ]
+	[ "$(stat -c %a "$tree")" = 700 ]
+	[ ! -e "$tree/.t" ]
+	[ -z "$(find "$U" -mindepth 1 -maxdepth 1 -name '.*')" ]
+}
+
+@test "an ordinary user's --pidns run: its tree's path leads nowhere from the host while it runs, and the kernel proves it unheld, no process read" {
+	start_gated -v
+	# the path given to the command does not lead into the tree from the host
+	run "${AS[@]}" ls "$home"
+	[ "$status" -ne 0 ]
+	[ "$(stat -c %a "$tree")" = 100 ]
+	"${AS[@]}" touch "$W/go"
+	wait "$isopid"
+	grep -F "isorun: holders: proven by the kernel, no process read: the overlay over the tree's gate ended with the run's namespace" "$W/out"
+	! grep -F "processes read" "$W/out"
+	[ -z "$(ls -A "$U")" ]
+}
+
+@test "control: without the gate (ISORUN_TEST_FAULT=no-gate) the same run reads every process, and the tree is where the command saw it" {
+	ISORUN_TEST_FAULT=no-gate start_gated -v
+	[ "$(cat "$home/data")" = data ]
+	"${AS[@]}" touch "$W/go"
+	wait "$isopid"
+	grep -F "isorun: holders: every process read" "$W/out"
+	grep -E "isorun: holders: [0-9]+ processes read" "$W/out"
+	[ -z "$(ls -A "$U")" ]
+}
+
+@test "a cwd reached through /proc/PID/root of the run holds the tree: retained at its own path, the holder named" {
+	start_gated
+	"${AS[@]}" "$H/holdcwd" "$inside" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	assert_retained "pid $holder \`$H/holdcwd "
+}
+
+@test "a MAP_SHARED mapping through the run's root, its fd closed, holds the tree" {
+	start_gated
+	"${AS[@]}" "$H/mapholder" "$inside/lib.so" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	assert_retained "pid $holder \`$H/mapholder "
+}
+
+# A run whose command says its home on $W/home and then runs "$@" (in sh -c).
+run_gated() {
+	"${AS[@]}" "$ISORUN" --no-config --root "$R" --pidns -- sh -c \
+		"echo data > \"\$HOME/data\"; echo \"\$HOME\" > $W/home; $*" >"$W/out" 2>&1 3>&- &&
+		rc=0 || rc=$?
+	cat "$W/out"
+	home=$(cat "$W/home")
+	tree=${home%/home}
+}
+
+@test "a descriptor the command passes out of the run holds the tree" {
+	"${AS[@]}" "$H/fdpass" hold "$W/sock" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" -t 60 "$W/holder.pid"
+	holder=$(cat "$W/holder.pid")
+	echo "$holder" >"$W/holder.kill"
+	run_gated "exec 5<\"\$HOME/data\"; $H/fdpass send $W/sock 5"
+	[ "$rc" -eq 122 ]
+	grep -F "tree retained at $tree: pid $holder " "$W/out"
+	[ "$(cat "$home/data")" = data ]
+	[ ! -e "$tree/.t" ]
+}
+
+@test "a descriptor in flight in an outside process's socket (no process holds it) keeps the tree, and the report says what could hold it" {
+	"${AS[@]}" python3 "$TOP/tests/helpers/inflight.py" listen "$W/sock" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" -t 60 "$W/holder.pid"
+	cat "$W/holder.pid" >"$W/holder.kill"
+	run_gated "python3 $TOP/tests/helpers/inflight.py send $W/sock"
+	[ "$rc" -eq 122 ]
+	grep -F "tree retained at $tree: the kernel says the tree is held (the overlay over its gate lives on" "$W/out"
+	grep -F "a descriptor in flight in a unix socket" "$W/out"
+	[ "$(cat "$home/data")" = data ]
+}
+
+@test "a directory of the tree that can be listed but not searched (0400), held through the run's root, holds the tree" {
+	start_gated
+	"${AS[@]}" mkdir "$inside/d"
+	"${AS[@]}" "$H/holdcwd" "$inside/d" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" -t 60 "$W/holder.pid"
+	"${AS[@]}" chmod 0400 "$inside/d"
+	holder_started
+	assert_retained "pid $holder \`$H/holdcwd "
+}
+
+@test "control: the gate's proof broken on purpose (ISORUN_TEST_FAULT=gate-blind) lets the tree go under a holder; only the release proof still fails the run" {
+	ISORUN_TEST_FAULT=gate-blind start_gated
+	"${AS[@]}" "$H/holdcwd" "$inside" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	wait "$isopid" && rc=0 || rc=$?
+	[ "$rc" -eq 122 ]
+	grep -F "removed tree still held" "$W/out"
+	[ ! -e "$tree" ]
+}
+
+@test "a holder that walked into the tree before its gate closed fails the run and is named (the release proof)" {
+	"${AS[@]}" mkdir -p "$U"
+	"${AS[@]}" "$H/earlyin" "$U" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" -t 60 "$W/holder.pid.watching"
+	ISORUN_TEST_FAULT=late-shield "${AS[@]}" "$ISORUN" --no-config --root "$R" --pidns -- true \
+		>"$W/out" 2>&1 3>&- && rc=0 || rc=$?
+	holder=$(cat "$W/holder.pid")
+	echo "$holder" >"$W/holder.kill"
+	[ "$rc" -eq 122 ]
+	grep -F "removed tree still held" "$W/out"
+	grep -F "pid $holder " "$W/out"
+}
+
+@test "ls and gc beside a live run below its gate, then after its isorun was killed: listed, kept while it runs, then removed whole" {
+	start_gated
+	run "${AS[@]}" "$ISORUN" ls --root "$R"
+	[[ "$output" == *"$tree "*" running "* ]]
+	run "${AS[@]}" "$ISORUN" gc --root "$R"
+	[[ "$output" == "kept $tree: owner pid $isopid is alive"* ]]
+	kill -KILL "$isopid"
+	wait "$isopid" || true
+	pids_gone "$init"
+	[ "$(stat -c %a "$tree")" = 100 ]
+	run "${AS[@]}" "$ISORUN" ls --root "$R"
+	[[ "$output" == *"$tree "*" orphaned "* ]]
+	run "${AS[@]}" "$ISORUN" gc --root "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed $tree: "* ]]
+	[ -z "$(ls -A "$U")" ]
+}
+
+@test "a tree kept on purpose opens at its own path, as it was inside" {
+	start_gated --keep=always
+	"${AS[@]}" touch "$W/go"
+	wait "$isopid"
+	[ "$(cat "$home/data")" = data ]
+	[ "$(stat -c %a "$tree")" = 700 ]
+	[ -f "$tree/owner" ]
+	[ ! -e "$tree/.t" ]
+	[ "$(ls -A "$U")" = "$(basename "$tree")" ]
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/* What root's shield and an ordinary user's gate share: an overlay's end, its work directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "tree/overlay.h"
+
+bool tree_overlay_ended(int in, int ms)
+{
+	struct pollfd p = { .fd = in, .events = POLLIN };
+	char buf[sizeof(struct inotify_event) + NAME_MAX + 1]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		for (ssize_t off = 0; off < n;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+			if (ev->mask & IN_UNMOUNT)
+				return true;
+			off += (ssize_t)sizeof(*ev) + ev->len;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return false;
+		if (n < 0 && poll(&p, 1, ms) <= 0)
+			return false;
+	}
+}
+
+/*
+ * What overlayfs leaves in a volatile work directory, deepest first: removed by
+ * name, without listing, before the general removal takes whatever else is there.
+ */
+static const char *const work_layout[] = { "work/incompat/volatile/dirty",
+					   "work/incompat/volatile",
+					   "work/incompat",
+					   "work/work",
+					   "work",
+					   NULL };
+
+/* One step of the layout below `name`, by path from dir_fd: no descriptor is needed. */
+static int at(char *buf, size_t len, const char *name, const char *rel)
+{
+	return snprintf(buf, len, "%s/%s", name, rel) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+static void remove_layout(int dir_fd, const char *name)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; work_layout[i]; i++)
+		if (at(path, sizeof(path), name, work_layout[i]) == 0)
+			(void)unlinkat(dir_fd, path, i ? AT_REMOVEDIR : 0);
+}
+
+/*
+ * By path from dir_fd, never a descriptor of its own: a run at its descriptor
+ * limit still removes it.  `name` is isorun's own, in a directory the command
+ * cannot write (the user directory, a gate).
+ */
+bool tree_overlay_remove_workdir(int dir_fd, const char *name)
+{
+	char path[PATH_MAX];
+
+	remove_layout(dir_fd, name);
+	if (unlinkat(dir_fd, name, AT_REMOVEDIR) == 0)
+		return true;
+	/*
+	 * overlayfs makes its directories mode 0: root passes them, their owner
+	 * opens them up first (an ordinary user's overlay, tree/gate.h), outside in.
+	 */
+	for (size_t i = ELEMENTSOF(work_layout) - 2; i > 0; i--)
+		if (at(path, sizeof(path), name, work_layout[i]) < 0 ||
+		    (fchmodat(dir_fd, path, 0700, 0) < 0 && errno != ENOENT))
+			break;
+	remove_layout(dir_fd, name);
+	return unlinkat(dir_fd, name, AT_REMOVEDIR) == 0;
+}
