@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "common/proc.h"
 #include "common/text.h"
 #include "launcher/leak.h"
@@ -265,6 +266,45 @@ static void on_wire_event(const struct sup_ns_event_wire *w, void *arg)
 }
 
 /* The plan for init, then init itself; on success s->cmd is init, s->ns.sock its socket. */
+/*
+ * An ordinary user's tree goes below its gate (tree/gate.h) just before init
+ * starts: init mounts the overlay over it, the first thing in the run's
+ * namespace.  Without one, the holder scan proves the tree the slow way.
+ */
+static void close_gate(struct sup *s, struct sup_ns_plan *p)
+{
+	struct tree_gate *g = &s->td.gate;
+	struct iso_err e = { 0 };
+
+	if (!p->userns)
+		return;
+	if (iso_test_fault("no-gate")) {
+		snprintf(g->why, sizeof(g->why), "no gate (ISORUN_TEST_FAULT=no-gate)");
+		return;
+	}
+	if (iso_test_fault("late-shield"))
+		sup_test_late_shield(s->tree.fd);
+	if (tree_gate_close(g, s->tree.user_fd, s->tree.id, s->tree.fd, &e) < 0) {
+		iso_err_format(&e, g->why, sizeof(g->why));
+		return;
+	}
+	p->gate_tree = s->tree.fd;
+	p->gate_in = g->in;
+}
+
+/* Init's word on its overlay. */
+static void gate_up(struct sup *s, const struct sup_ns_plan *p)
+{
+	struct tree_gate *g = &s->td.gate;
+
+	if (!g->closed)
+		return;
+	if (p->gate_why[0])
+		snprintf(g->why, sizeof(g->why), "%s", p->gate_why);
+	else
+		tree_gate_learn(g);
+}
+
 static int start(struct sup *s, struct sup_spawn *sp, int *ret_listener, struct iso_err *e)
 {
 	const struct sup_opts *o = s->o;
@@ -282,6 +322,8 @@ static int start(struct sup *s, struct sup_spawn *sp, int *ret_listener, struct 
 		.tree = s->tree.path,
 		.tree_tmp = s->ns.tree_tmp,
 		.empty_dir = s->ns.empty_dir,
+		.gate_tree = -1,
+		.gate_in = -1,
 	};
 	sup_plan_caps(s, &p->spawn, true, p->userns);
 	r = sup_map_users_plan(o, p, &s->ns.id_filter, e);
@@ -300,10 +342,15 @@ static int start(struct sup *s, struct sup_spawn *sp, int *ret_listener, struct 
 		if (r < 0)
 			return r;
 	}
+	close_gate(s, p);
 	r = sup_pidns_start(p, &s->cmd, &s->ns.sock, &s->fail, ret_listener, &s->guard_elsewhere,
 			    on_wire_event, s, e);
-	if (r < 0)
+	if (r < 0) {
+		/* --pidns=try's fallback, or the failure's report, finds the tree at its path */
+		sup_open_gate(s);
 		return r;
+	}
+	gate_up(s, p);
 	s->gate = &sup_gate_pidns;
 	if (sup_evloop_add(&s->loop, s->ns.sock, SUP_SRC_INIT) < 0)
 		return iso_err_set(e, errno, "watch the namespace control socket");

@@ -43,12 +43,14 @@
 #include "common/proc.h"
 #include "ns/ns.h"
 #include "policy/policy.h"
+#include "tree/gate.h"
 
 /* init's event sources, the tags of its epoll set */
 enum init_source { INIT_SIGCHLD, INIT_TIMER, INIT_CONTROL };
 
 struct init {
 	const struct sup_ns_plan *p;
+	char gate_why[sizeof(((struct sup_ns_plan *)0)->gate_why)];
 	int sock;
 	int proc; /* init's own procfs (ns_proc_private()): no mount of the command's covers it */
 	struct sup_evloop loop;
@@ -211,14 +213,39 @@ static int cover_caches(const struct sup_ns_plan *p, char pins[][64], bool bind,
 	return r;
 }
 
-static int setup(const struct sup_ns_plan *p, struct iso_err *e)
+/*
+ * The tree's gate first: everything after (the pins, the binds, the command's
+ * working directory) reaches the tree through its overlay.  Its descriptors
+ * are not the command's.
+ */
+static int gate(const struct sup_ns_plan *p, char *why, size_t len, struct iso_err *e)
+{
+	int r;
+
+	if (p->gate_tree < 0)
+		return 0;
+	r = tree_gate_mount(p->gate_tree, p->gate_in, p->tree, e);
+	close(p->gate_tree);
+	if (p->gate_in >= 0)
+		close(p->gate_in);
+	if (r < 0)
+		return r;
+	/* the bind instead of the overlay: said to the outer, not a failure */
+	snprintf(why, len, "%.199s", r == 1 ? e->msg : "");
+	*e = (struct iso_err){ 0 };
+	return 0;
+}
+
+static int setup(const struct sup_ns_plan *p, char *gate_why, size_t len, struct iso_err *e)
 {
 	const struct sup_mount_plan *m = &p->mounts;
 	char tmp[64] = "", empty[64] = "", tree[64] = "", cwd[64] = "";
 	char caches[SUP_N_CACHES][64] = { "" };
-	int r = 0;
+	int r = ns_mounts_make_private(e);
 
-	if (m->private_tmp) {
+	if (r == 0)
+		r = gate(p, gate_why, len, e);
+	if (r == 0 && m->private_tmp) {
 		r = pin(p->tree_tmp, tmp, sizeof(tmp), e);
 		if (r == 0)
 			r = pin(p->tree, tree, sizeof(tree), e);
@@ -232,9 +259,7 @@ static int setup(const struct sup_ns_plan *p, struct iso_err *e)
 	if (r < 0)
 		return r;
 
-	r = ns_mounts_make_private(e);
-	if (r == 0)
-		r = ns_mount_proc(e);
+	r = ns_mount_proc(e);
 	if (r == 0 && m->net_isolated)
 		r = ns_loopback_up(e);
 	/* the inherited /sys shows, and lets root rewrite, the host's interfaces */
@@ -599,6 +624,7 @@ static void start_command(struct init *in)
 	if (p->spawn.err_fd >= 0 && p->spawn.err_fd != p->spawn.out_fd)
 		close(p->spawn.err_fd);
 	m = (struct sup_ns_msg){ .type = SUP_NS_STARTED, .pid = in->cmd };
+	snprintf(m.err.msg, sizeof(m.err.msg), "%s", in->gate_why);
 	send_final(in->sock, &m, listener, elsewhere);
 }
 
@@ -634,9 +660,9 @@ static int close_but(int *keep, size_t n)
  * loop.  It keeps what the command inherits and its socket; after the start,
  * the socket and the terminal (init_after_start()).
  */
-static int init_fds(const struct sup_ns_plan *p, int sock, struct iso_err *e)
+static int init_fds(const struct sup_ns_plan *p, int sock, bool with_gate, struct iso_err *e)
 {
-	int keep[8 + SUP_PASS_FD_MAX], r;
+	int keep[10 + SUP_PASS_FD_MAX], r;
 	size_t n = 0;
 
 	keep[n++] = sock;
@@ -646,6 +672,11 @@ static int init_fds(const struct sup_ns_plan *p, int sock, struct iso_err *e)
 	keep[n++] = p->spawn.in_cgroup ? p->spawn.cg_procs_fd : -1;
 	for (size_t i = 0; i < p->spawn.n_pass_fds && n < ELEMENTSOF(keep); i++)
 		keep[n++] = p->spawn.pass_fds[i];
+	/* the gate's, until setup() mounted it (then they are closed, and -1 here) */
+	if (with_gate && p->gate_tree >= 0 && n + 2 <= ELEMENTSOF(keep)) {
+		keep[n++] = p->gate_tree;
+		keep[n++] = p->gate_in;
+	}
 	r = close_but(keep, n);
 	if (r < 0)
 		return iso_err_set(e, -r, "close the outer's descriptors in init (close_range)");
@@ -690,7 +721,9 @@ _Noreturn void sup_init_main(const struct sup_ns_plan *p, int sock)
 		fail(sock, SUP_STAGE_NS, &e);
 	}
 	/* again after the setup: the mount sources it pinned (O_PATH) are mounted now */
-	if (init_fds(p, sock, &e) < 0 || setup(p, &e) < 0 || init_fds(p, sock, &e) < 0)
+	if (init_fds(p, sock, true, &e) < 0 || setup(p, in.gate_why, sizeof(in.gate_why), &e) < 0)
+		fail(sock, SUP_STAGE_NS, &e);
+	if (init_fds(p, sock, false, &e) < 0)
 		fail(sock, SUP_STAGE_NS, &e);
 	/* before the command can mount anything on /proc or /proc/PID */
 	in.proc = ns_proc_private(&e);

@@ -79,7 +79,13 @@ struct sup_ns_plan {
 	/* --map-users could not be honoured: 125, never --pidns=try's fallback */
 	bool map_failed;
 	struct ns_idmaps idmaps;
-	const char *tree;	 /* the tree, absolute */
+	const char *tree; /* the tree, absolute */
+	/*
+	 * An ordinary user's tree below its gate (tree/gate.h): init mounts the
+	 * overlay of `gate_tree` on `tree` before anything else; -1: no gate.
+	 */
+	int gate_tree, gate_in;
+	char gate_why[200];	 /* from init: why the overlay is not over the gate ("": it is) */
 	const char *tree_tmp;	 /* --private-tmp */
 	const char *real_home;	 /* --protect-home, from the passwd entry */
 	const char *empty_dir;	 /* --protect-home=hide */

@@ -228,6 +228,9 @@ int sup_pidns_start(struct sup_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 		r = -(m.err.errnum ? m.err.errnum : EIO);
 		goto kill_init;
 	}
+	/* init's word on the tree's gate rides on STARTED: empty when its overlay is up */
+	if (m.type == SUP_NS_STARTED)
+		snprintf(p->gate_why, sizeof(p->gate_why), "%.199s", m.err.msg);
 	*ret_sock = TAKE_FD(outer);
 	return 0;
 

@@ -238,6 +238,7 @@ static void free_sup(struct sup *s)
 	sup_evloop_close(&s->loop);
 	tree_close(&s->tree);
 	tree_shield_forget(&s->td.shield);
+	tree_gate_free(&s->td.gate);
 	sup_ceilings_close(&s->ceil);
 	if (s->pol)
 		pol_free(&s->policy);
@@ -264,7 +265,7 @@ int sup_run(const struct sup_opts *o)
 		.tty_fd = -1,
 		.outputs = SUP_SINKS_INIT,
 		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
-		.td = { .shield = { .lock_fd = -1, .watch = -1 } },
+		.td = { .shield = { .lock_fd = -1, .watch = -1 }, .gate = { .fd = -1, .in = -1 } },
 		.ceil = SUP_CEILINGS_INIT,
 		.t_start = sup_now_us(),
 		.actx = { .run_start_ms = sup_boottime_ms() },

@@ -37,6 +37,7 @@
 #include "launcher/residue.h"
 #include "launcher/spawn.h"
 #include "policy/policy.h"
+#include "tree/gate.h"
 #include "tree/shield.h"
 #include "tree/tree.h"
 
@@ -70,6 +71,7 @@ struct sup_ns {
 /* Teardown's state: the tree's shield, what lowering it proved, the removal's deadline. */
 struct sup_teardown {
 	struct tree_shield shield;	/* as root, the tree's own mount (tree/shield.h) */
+	struct tree_gate gate;		/* an ordinary user's under --pidns (tree/gate.h) */
 	enum tree_shield_proof proof;	/* what lowering it proved */
 	dev_t shield_dev;		/* its device, which a holder through it shows */
 	struct tree_mntns_seen exposed; /* after EXPOSED: where the tree shows bare */
@@ -191,6 +193,10 @@ int sup_plan_home(struct sup *s, struct sup_ns_plan *p, struct iso_err *e);
 /* teardown.c */
 void sup_raise_shield(struct sup *s);
 void sup_lower_shield(struct sup *s, bool prove);
+/* The tree back at its path from below its gate (tree/gate.h); nothing when it is there. */
+void sup_open_gate(struct sup *s);
+/* ISORUN_TEST_FAULT=late-shield: the window before the shield or the gate, held open. */
+void sup_test_late_shield(int tree_fd);
 void sup_teardown(struct sup *s);
 void sup_remove_after_setup_failure(struct tree_tree *tree, struct sup_outcome *out);
 

@@ -204,6 +204,28 @@ static bool still_held(struct sup *s, char *why, size_t len)
 	return true;
 }
 
+/*
+ * The overlay over the gate outlived the run's namespace and the scan named
+ * nobody: asked again once the ls and gc seen looking at the tree are gone
+ * (a second at most).  Still alive: the tree stays, with what could hold it.
+ */
+static bool gate_still_held(struct sup *s, char *why, size_t len)
+{
+	struct iso_err e = { 0 };
+
+	wait_lookers(s->td.lookers, s->td.n_lookers);
+	if (tree_gate_ended(&s->td.gate, LOOKERS_MS) > 0) {
+		s->td.proof = TREE_SHIELD_UNUSED;
+		return false;
+	}
+	tree_release_unnamed(s->out->tree_path,
+			     "the kernel says the tree is held (the overlay over its gate lives on "
+			     "after the run's namespace ended)",
+			     &e);
+	iso_err_format(&e, why, len);
+	return true;
+}
+
 /* The first holder in teardown's words into why; unreadable ones only: td.unread. */
 static void name_holder(struct sup *s, const struct tree_holder *h, size_t held,
 			const char *const *pipe_names, char *why, size_t len)
@@ -282,6 +304,8 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 	if (held > 0 && !s->td.unread[0])
 		return;
 	if (s->td.proof == TREE_SHIELD_HELD && still_held(s, why, len))
+		return;
+	if (s->td.gate.up && s->td.proof == TREE_SHIELD_ELSEWHERE && gate_still_held(s, why, len))
 		return;
 	if (q.n_pipes)
 		snprintf(why, len, "pipe still open (%s; its holder is not visible to isorun)",
@@ -431,9 +455,10 @@ static void finish_shield(struct sup *s)
 /*
  * ISORUN_TEST_FAULT=late-shield: before its shield, the tree waits (10 s at
  * most) for ".early", which a holder that walked in first makes there
- * (tests/helpers/earlyin.c): the window every root run has, held open.
+ * (tests/helpers/earlyin.c): the window every root run has, held open; and an
+ * ordinary user's before its gate.
  */
-static void late_shield(int tree_fd)
+void sup_test_late_shield(int tree_fd)
 {
 	_cleanup_close_ int in = inotify_init1(IN_CLOEXEC);
 	struct pollfd p = { .fd = in, .events = POLLIN };
@@ -462,7 +487,7 @@ void sup_raise_shield(struct sup *s)
 		return;
 	}
 	if (iso_test_fault("late-shield"))
-		late_shield(s->tree.fd);
+		sup_test_late_shield(s->tree.fd);
 	(void)tree_shield_raise(&s->td.shield, s->tree.user_fd, s->tree.fd, s->tree.id,
 				s->tree.path, TREE_OWNER);
 	if (s->td.shield.up && tree_park(&s->tree, &e) < 0) {
@@ -494,25 +519,65 @@ static const char *proof_words(const struct sup *s)
 	return NULL;
 }
 
+/* The gate's overlay ended with the run's namespace, or something keeps it. */
+static const char *gate_words(const struct sup *s)
+{
+	if (s->td.proof == TREE_SHIELD_UNUSED)
+		return "proven by the kernel, no process read: the overlay over the tree's gate "
+		       "ended with the run's namespace";
+	if (s->td.proof == TREE_SHIELD_ELSEWHERE)
+		return "every process read: the overlay over the tree's gate lives on after the "
+		       "run's namespace (held through /proc/PID/root, a descriptor passed out of "
+		       "the run, or a process that entered the namespace)";
+	return NULL;
+}
+
 /*
- * The shield comes off before anything looks at the tree's path, which then
- * shows the tree on disk, and the work directory goes with it.  A kept tree
- * needs no proof.
+ * The superblock of a namespace's last mount is put by the exiting task, or
+ * from a workqueue a jiffy later: as for the shield, 200 ms.
  */
-void sup_lower_shield(struct sup *s, bool prove)
+#define GATE_END_MS 200
+
+static void prove_gate(struct sup *s)
+{
+	struct tree_gate *g = &s->td.gate;
+	int r;
+
+	if (!g->up) {
+		snprintf(s->td.proof_why, sizeof(s->td.proof_why), "%s",
+			 g->why[0] ? g->why : "no overlay over the tree's gate");
+		return;
+	}
+	/* ISORUN_TEST_FAULT=gate-blind: the proof broken on purpose, the tests' control */
+	r = iso_test_fault("gate-blind") ? 1 : tree_gate_ended(g, GATE_END_MS);
+	s->td.proof = r > 0 ? TREE_SHIELD_UNUSED : TREE_SHIELD_ELSEWHERE;
+	/* a holder through the overlay shows its device, and the tree's inode numbers */
+	if (r <= 0)
+		s->td.shield_dev = g->dev;
+}
+
+/* The tree back at its path from below its gate, before anything looks at the path. */
+void sup_open_gate(struct sup *s)
 {
 	struct tree_tree *t = &s->tree;
 	struct iso_err e = { 0 };
 
-	s->td.proof = TREE_SHIELD_NONE;
-	tree_shield_unlock(&s->td.shield);
-	/* the tree's descriptor comes back first: teardown knows the tree by it */
-	if (tree_unpark(t, &e) < 0 && s->o->verbosity >= 0) {
+	if (tree_gate_open(&s->td.gate, t->user_fd, t->id, t->user_path, &e) < 0 &&
+	    s->o->verbosity >= 0) {
 		char buf[400];
 		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
 	}
+}
+
+/* What the shield proved, raised on the host (root), and off again. */
+static void lower_host_shield(struct sup *s, bool prove)
+{
+	struct tree_tree *t = &s->tree;
+	struct iso_err e = { 0 };
+
 	if (!s->td.shield.up) {
-		snprintf(s->td.proof_why, sizeof(s->td.proof_why), "%s", s->td.shield.why);
+		snprintf(s->td.proof_why, sizeof(s->td.proof_why), "%s",
+			 s->td.gate.why[0] ? s->td.gate.why : s->td.shield.why);
 	} else if (prove) {
 		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield,
 						&s->td.shield_dev, &s->td.exposed, &e);
@@ -527,18 +592,46 @@ void sup_lower_shield(struct sup *s, bool prove)
 	/* a held shield stays until the holders are named through it */
 	if (s->td.proof != TREE_SHIELD_HELD)
 		finish_shield(s);
+}
+
+/*
+ * The shield comes off before anything looks at the tree's path, which then
+ * shows the tree on disk, and the work directory goes with it.  A kept tree
+ * needs no proof.
+ */
+void sup_lower_shield(struct sup *s, bool prove)
+{
+	struct tree_tree *t = &s->tree;
+	struct iso_err e = { 0 };
+	const char *words;
+
+	s->td.proof = TREE_SHIELD_NONE;
+	tree_shield_unlock(&s->td.shield);
+	/* the tree's descriptor comes back first: teardown knows the tree by it */
+	if (tree_unpark(t, &e) < 0 && s->o->verbosity >= 0) {
+		char buf[400];
+		fprintf(stderr, "isorun: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+	}
+	if (s->td.gate.closed) {
+		if (prove)
+			prove_gate(s);
+		sup_open_gate(s);
+	} else {
+		lower_host_shield(s, prove);
+	}
+	words = s->td.gate.up ? gate_words(s) : proof_words(s);
 	if (prove && s->o->verbosity > 0) {
 		/* the scan's words name processes of the run */
 		_cleanup_free_ char *why = iso_escape(s->td.proof_why);
 
 		fprintf(stderr, "isorun: holders: %s%s\n",
-			proof_words(s) ? ""
+			words ? ""
 			: s->td.proof == TREE_SHIELD_EXPOSED && !s->td.exposed.all
 				? "the processes of the mount namespaces that show it bare read: "
 				: "every process read: ",
-			proof_words(s) ? proof_words(s)
-			: why	       ? why
-				       : "?");
+			words ? words
+			: why ? why
+			      : "?");
 	}
 }
 
@@ -696,7 +789,9 @@ static void remove_tree(struct sup *s, const char *unseen, uint64_t *t)
 
 	tree_release_reserve(tree);
 	/* the shield's instance, when there is one: a run closes one instance, not two */
-	if (tree_release_watch(&rel, s->td.shield.watch, tree->fd, &e) < 0 && s->o->verbosity > 0) {
+	if (tree_release_watch(&rel, s->td.shield.watch >= 0 ? s->td.shield.watch : s->td.gate.in,
+			       tree->fd, &e) < 0 &&
+	    s->o->verbosity > 0) {
 		char buf[400];
 		fprintf(stderr, "isorun: release not measurable: %s\n",
 			iso_err_format(&e, buf, sizeof(buf)));

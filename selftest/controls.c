@@ -128,6 +128,33 @@ struct holder {
 	int errnum; /* why it could not be opened */
 };
 
+/*
+ * An ordinary user's tree under --pidns lies below its gate while the run
+ * lives (tree/gate.h): from outside, the home is reached through the run's
+ * root, as /proc/INIT/root, init being isorun's child.
+ */
+static int open_through_run(const char *home)
+{
+	char path[PATH_MAX + 64], kids[64] = "";
+	long init = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)st_child_pid,
+		 (int)st_child_pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, kids, sizeof(kids) - 1);
+		kids[n > 0 ? n : 0] = '\0';
+		close(fd);
+	}
+	init = strtol(kids, NULL, 10);
+	if (init <= 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "/proc/%ld/root%s", init, home);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /* The command told us its HOME: hold the tree open, then let the command finish. */
 static void hold(struct st_run *r, const char *line)
 {
@@ -137,6 +164,11 @@ static void hold(struct st_run *r, const char *line)
 		return;
 	snprintf(h->home, sizeof(h->home), "%s", line);
 	h->fd = open(h->home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (h->fd < 0 && (errno == ENOENT || errno == EACCES)) {
+		int fd = open_through_run(h->home);
+		h->fd = fd < 0 ? -1 : fd;
+		errno = fd < 0 ? -fd : 0;
+	}
 	if (h->fd < 0)
 		h->errnum = errno;
 	(void)!write(r->stdin_fd, "x", 1);
