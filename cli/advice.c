@@ -89,6 +89,7 @@ const char *const cli_says[SUP_SAY_N] = {
 	[SUP_SAY_NET_ISOLATED] = "--net=isolated",
 	[SUP_SAY_PASS_FD] = "--pass-fd",
 	[SUP_SAY_PIDNS] = "--pidns",
+	[SUP_SAY_PIDNS_FIX] = "--pidns (or pidns = try in isorun.conf)",
 	[SUP_SAY_POLICY] = "--policy",
 	[SUP_SAY_POLICY_OFF] = "--policy=off",
 	[SUP_SAY_PRIVATE_TMP] = "--private-tmp",

@@ -31,6 +31,7 @@ enum sup_say {
 	SUP_SAY_NET_ISOLATED,	 /* a network namespace of the run's own */
 	SUP_SAY_PASS_FD,	 /* a descriptor passed to the command */
 	SUP_SAY_PIDNS,		 /* a PID namespace of the run's own */
+	SUP_SAY_PIDNS_FIX,	 /* what lets the kernel prove an ordinary user's tree */
 	SUP_SAY_POLICY,		 /* the seccomp policy */
 	SUP_SAY_POLICY_OFF,	 /* no seccomp policy */
 	SUP_SAY_PRIVATE_TMP,	 /* /tmp and /var/tmp of the run's own */

@@ -83,6 +83,7 @@ struct sup_teardown {
 	pid_t lookers[16];
 	size_t n_lookers;
 	char proof_why[300];
+	size_t n_read;		     /* processes the holder scan read */
 	uint64_t remove_deadline_ms; /* monotonic; 0 while no removal runs */
 	bool remove_overdue;
 };

@@ -203,3 +203,15 @@ run_gated() {
 	[ ! -e "$tree/.t" ]
 	[ "$(ls -A "$U")" = "$(basename "$tree")" ]
 }
+
+@test "an ordinary user's run whose holder scan was the expensive step says once what lets the kernel prove it; not under --pidns, not with -q" {
+	run --separate-stderr "${AS[@]}" env ISORUN_TEST_FAULT=scan-hint "$ISORUN" --no-config --root "$R" -- true
+	[ "$status" -eq 0 ]
+	[ "$(grep -c "processes read" <<<"$stderr")" -eq 1 ]
+	[[ "$stderr" =~ "isorun: holders: "[0-9]+" processes read ("[0-9]+" ms) to prove the tree unheld; under --pidns (or pidns = try in isorun.conf) the kernel proves it, no process read" ]]
+	run --separate-stderr "${AS[@]}" env ISORUN_TEST_FAULT=scan-hint "$ISORUN" --no-config --root "$R" --pidns -- true
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	run --separate-stderr "${AS[@]}" env ISORUN_TEST_FAULT=scan-hint "$ISORUN" --no-config --root "$R" -q -- true
+	[ -z "$stderr" ]
+}
