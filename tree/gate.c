@@ -57,11 +57,16 @@ static int remove_gate(int dir_fd, const char *name)
 /*
  * Tree below the gate (fd) back at `id`: out to the gate's hidden name, then
  * one exchange, so that the path never leads nowhere; the gate, now at the
- * hidden name, goes.  The gate's mode first: taking a name out of it writes it.
+ * hidden name, goes.  Modes first: taking a name out of the gate writes it.
  */
 static int reopen(int fd, int user_fd, const char *id, const char *name)
 {
-	if (fchmod(fd, 0700) < 0)
+	/*
+	 * The tree's own mode is the command's to change through the overlay: a
+	 * directory moved to another parent must be writable, and one left 0100
+	 * would look gated to ls and gc.
+	 */
+	if (fchmod(fd, 0700) < 0 || fchmodat(fd, TREE_GATE_TREE, 0700, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	if (renameat(fd, TREE_GATE_TREE, user_fd, name) < 0)
 		return -errno;

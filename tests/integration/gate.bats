@@ -152,6 +152,47 @@ run_gated() {
 	assert_retained "pid $holder \`$H/holdcwd "
 }
 
+@test "a process that entered the run's namespaces (nsenter) with its cwd in the tree holds it, and is named" {
+	start_gated
+	"${AS[@]}" nsenter -U -m --preserve-credentials -t "$init" "$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	assert_retained "pid $holder \`$H/holdcwd "
+}
+
+@test "a non-dumpable holder of the user's through the run's root keeps the tree: the kernel said held, the scan cannot read it" {
+	start_gated
+	"${AS[@]}" "$H/mapholder" -n "$inside/agent.sock" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	assert_retained "the kernel says the tree is held (the overlay over its gate lives on after the run's namespace ended)"
+}
+
+@test "a process whose main thread exited holds the tree through its live thread's cwd, reached through the run's root" {
+	start_gated
+	(cd "$inside" && exec "${AS[@]}" "$H/leaderexit" "$W/holder.pid") <&- 3>&-
+	holder_started
+	assert_retained "pid $holder \`$H/leaderexit "
+}
+
+@test "a holder in a directory named like the gate's (.t/) in a tree the command made 0100 holds it; the tree is not taken for a gate" {
+	start_gated
+	"${AS[@]}" mkdir "$inside/../lock" "$inside/../.t"
+	"${AS[@]}" "$H/holdcwd" "$inside/../.t" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" -t 60 "$W/holder.pid"
+	"${AS[@]}" chmod 0100 "$inside/.."
+	holder_started
+	wait "$isopid" && rc=0 || rc=$?
+	[ "$rc" -eq 122 ]
+	grep -F "tree retained at $tree: pid $holder " "$W/out"
+	# the tree's own mode is isorun's again, and ls reads its records at its top
+	[ "$(stat -c %a "$tree")" = 700 ]
+	[ "$(cat "$home/data")" = data ]
+	kill "$holder"
+	run "${AS[@]}" "$ISORUN" gc --root "$R"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed $tree: "* ]]
+	[ -z "$(ls -A "$U")" ]
+}
+
 @test "control: the gate's proof broken on purpose (ISORUN_TEST_FAULT=gate-blind) lets the tree go under a holder; only the release proof still fails the run" {
 	ISORUN_TEST_FAULT=gate-blind start_gated
 	"${AS[@]}" "$H/holdcwd" "$inside" "$W/holder.pid" <&- 3>&- &
