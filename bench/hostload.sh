@@ -3,7 +3,9 @@
 # descriptors and 8 file mappings each, bench/idle.c) beside the runs, and
 # `isorun -- /bin/true` paired with `bwrap --dev-bind / / /bin/true`, A B B A,
 # the median of the per-pair ratios; the same for --pidns against bwrap's
-# user+pid line.  N = 0, 500 and 2,000 (HOSTLOAD_NS).  Run it as each user whose
+# user+pid line; the same inside one outer isorun (nested); as an ordinary user,
+# 200 --pidns invocations in a row at N = 2,000.  N = 0, 500 and 2,000
+# (HOSTLOAD_NS).  Run it as each user whose
 # line you want: as root, and as an ordinary user (runuser -u USER -- ...).
 #   bench/hostload.sh [PATH_TO_ISORUN] [ROUNDS]
 # Targets: isorun / bwrap <= 1.5 at N = 2,000 and <= 1.3 at N = 500 where the
@@ -65,6 +67,24 @@ for n in ${HOSTLOAD_NS:-0 500 2000}; do
 		"$out/pairs" "$rounds" "bwrap --unshare-user --unshare-pid ..." \
 			bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true \
 			:: "isorun --pidns -- /bin/true" \
+			"$isorun" --no-config --root "$root" --pidns -- /bin/true | sed 's/^/  /'
+	fi
+	# nested: inside one outer isorun, as a suite that wraps each test runs it
+	# (issue 35); the inner trees lie in the outer's tree, bwrap is paired inside too
+	"$isorun" --no-config --root "$root" -- "$out/pairs" "$rounds" \
+		"bwrap inside isorun" bwrap --dev-bind / / /bin/true \
+		:: "isorun inside isorun" "$isorun" --no-config -- /bin/true 2>/dev/null |
+		sed 's/^/  /'
+	"$isorun" --no-config --root "$root" -- "$out/pairs" "$rounds" \
+		"bwrap --unshare-user --unshare-pid ... inside isorun" \
+		bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true \
+		:: "isorun --pidns inside isorun" "$isorun" --no-config --pidns -- /bin/true 2>/dev/null |
+		sed 's/^/  /'
+	if [ "$(id -u)" -ne 0 ] && [ "$n" -eq "${HOSTLOAD_LOOP_N:-2000}" ]; then
+		# one test invocation each (go test -exec, a per-file runner): 200 in a row
+		"$out/pairs" 200 "bwrap --unshare-user --unshare-pid ..." \
+			bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true \
+			:: "isorun --pidns, 200 invocations" \
 			"$isorun" --no-config --root "$root" --pidns -- /bin/true | sed 's/^/  /'
 	fi
 	"$isorun" -v --no-config --root "$root" -- /bin/true 2>&1 >/dev/null |
