@@ -18,6 +18,7 @@
 #include "common/cleanup.h"
 #include "tree/gate.h"
 #include "tree/overlay.h"
+#include "tree/tree.h"
 
 void tree_gate_init(struct tree_gate *g)
 {
@@ -349,4 +350,33 @@ int tree_gate_remove_left(int user_fd, const char *name, const char *user_path, 
 	if (r < 0 && r != -ENOENT)
 		return iso_err_set(e, -r, "remove '%s/%s'", user_path, name);
 	return 0;
+}
+
+/* Whether `rel` below dir_fd's `dir` exists, as a regular file (`file`) or any entry. */
+static bool has(int dir_fd, const char *dir, const char *rel, bool file)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+		return false;
+	return fstatat(dir_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (!file || S_ISREG(st.st_mode));
+}
+
+int tree_gate_recover(int user_fd, const char *id, const char *user_path, struct iso_err *e)
+{
+	char name[NAME_MAX + 1];
+
+	if (gate_name(id, name, sizeof(name)) < 0)
+		return 0;
+	/* the hidden name holds a tree (its owner record); the tree's name, a gate's layers */
+	if (!has(user_fd, name, TREE_OWNER, true) || has(user_fd, id, TREE_OWNER, false) ||
+	    (!has(user_fd, id, TREE_GATE_WORK, false) && !has(user_fd, id, TREE_GATE_LOWER, false)))
+		return 0;
+	if (renameat2(user_fd, name, user_fd, id, RENAME_EXCHANGE) < 0)
+		return iso_err_set(e, errno, "put the tree '%s/%s' back at its path", user_path,
+				   id);
+	(void)remove_gate(user_fd, name);
+	return 1;
 }

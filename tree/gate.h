@@ -94,6 +94,13 @@ int tree_gate_records(int dir_fd);
 /* gc's half: a gate a killed run left on `id`, opened.  1 when there was one, 0, -errno. */
 int tree_gate_undo(int user_fd, const char *id, const char *user_path, struct iso_err *e);
 
+/*
+ * An isorun killed between the two renames of the way out left the tree at
+ * ".<id>.g" and the emptied gate at "<id>": the tree goes back to its path,
+ * the gate is removed.  1 when it did, 0 when the names are not that, -errno.
+ */
+int tree_gate_recover(int user_fd, const char *id, const char *user_path, struct iso_err *e);
+
 /* Remove a gate left as ".<id>.g" (its layers only: it holds no tree). */
 int tree_gate_remove_left(int user_fd, const char *name, const char *user_path, struct iso_err *e);
 

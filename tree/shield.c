@@ -436,7 +436,14 @@ static int sweep_one(int user_fd, const char *user_path, const char *name, struc
 
 	if (!tree_of(name, id, sizeof(id)))
 		return 0;
-	if (iso_stat_cached(user_fd, id, AT_SYMLINK_NOFOLLOW, &st) == 0 || errno != ENOENT)
+	if (iso_stat_cached(user_fd, id, AT_SYMLINK_NOFOLLOW, &st) == 0) {
+		size_t n = strlen(name);
+		/* a tree on its way out of its gate when its isorun was killed */
+		return strcmp(name + n - 2, TREE_GATE_SUFFIX)
+			       ? 0
+			       : tree_gate_recover(user_fd, id, user_path, e);
+	}
+	if (errno != ENOENT)
 		return 0;
 	if (iso_stat_cached(user_fd, name, AT_SYMLINK_NOFOLLOW, &st) < 0)
 		return errno == ENOENT ? 2 : 0; /* its sibling's removal took it */

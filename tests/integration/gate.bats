@@ -256,3 +256,20 @@ run_gated() {
 	run --separate-stderr "${AS[@]}" env ISORUN_TEST_FAULT=scan-hint "$ISORUN" --no-config --root "$R" -q -- true
 	[ -z "$stderr" ]
 }
+
+@test "a tree caught on its way out of its gate (isorun killed between the two renames) is put back by gc's sweep, then collected" {
+	start_gated --keep=always
+	"${AS[@]}" touch "$W/go"
+	wait "$isopid"
+	# the state that window leaves: the tree at .<id>.g, the emptied gate at <id>
+	id=$(basename "$tree")
+	"${AS[@]}" mv "$tree" "$U/.$id.g"
+	"${AS[@]}" mkdir -p "$tree/.w/work" "$tree/.l"
+	run "${AS[@]}" "$ISORUN" gc --root "$R" --kept
+	[ "$(cat "$home/data")" = data ]
+	[ ! -e "$U/.$id.g" ]
+	run "${AS[@]}" "$ISORUN" gc --root "$R" --kept
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed $tree: "* ]]
+	[ -z "$(ls -A "$U")" ]
+}
