@@ -58,9 +58,9 @@ struct cg_host {
 struct cg_run {
 	struct cg_host *host;
 	char path[PATH_MAX]; /* the run's cgroup, absolute */
-	int dirfd;
-	int procs_fd;  /* cgroup.procs, O_WRONLY: the child writes "0" into it before exec */
-	int events_fd; /* inotify on cgroup.events: populated and frozen changes */
+	int dirfd;	     /* the command is cloned into it (CLONE_INTO_CGROUP) */
+	int procs_fd;	     /* cgroup.procs, O_WRONLY: where clone3 cannot, the child writes "0" */
+	int events_fd;	     /* cgroup.events: POLLPRI at each change of populated and frozen */
 };
 
 #define CG_RUN_INIT                                                                                \
@@ -104,7 +104,9 @@ int cg_run_write(struct cg_run *r, const char *file, const char *value, struct i
 int64_t cg_run_keyed(struct cg_run *r, const char *file, const char *key);
 /* 1 populated, 0 empty, -errno. */
 int cg_run_populated(struct cg_run *r);
-/* Consume the inotify events; returns cg_run_populated(). */
+/* The descriptor to wait on for POLLPRI (epoll: EPOLLPRI); -1 for a test's tree. */
+int cg_run_watch_fd(const struct cg_run *r);
+/* After the watch fired: clears its mark; returns cg_run_populated(). */
 int cg_run_on_event(struct cg_run *r);
 /*
  * Freeze the cgroup and wait (on the events watch, up to deadline_ms of

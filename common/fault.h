@@ -6,7 +6,8 @@
  * "no-shield", "late-shield", "late-exec-word", "no-pidfs", "no-uidmap"
  * (newuidmap and newgidmap taken for missing), "empty-listing",
  * "unnamed-survivors", "stalled-start", "apparmor-userns" (the AppArmor knob
- * taken for 1) (and tree.c's "tree:STEP").
+ * taken for 1), "no-clone-into-cgroup" (clone3 taken for refused) (and
+ * tree.c's "tree:STEP").
  */
 #ifndef ISO_FAULT_H
 #define ISO_FAULT_H

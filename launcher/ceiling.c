@@ -183,6 +183,7 @@ int sup_ceilings_create(struct sup_ceilings *c, const struct sup_opts *o, const 
 void sup_ceilings_spawn(const struct sup_ceilings *c, struct sup_spawn *sp)
 {
 	sp->in_cgroup = c->have_cgroup;
+	sp->cg_dir_fd = c->run.dirfd;
 	sp->cg_procs_fd = c->run.procs_fd;
 	memcpy(sp->ceil_rlimits, c->rl, c->n_rl * sizeof(c->rl[0]));
 	sp->n_ceil_rlimits = c->n_rl;
@@ -207,7 +208,7 @@ void sup_ceilings_no_userns(struct sup_ceilings *c, struct sup_resources *res)
 
 int sup_ceilings_watch_fd(const struct sup_ceilings *c)
 {
-	return c->have_cgroup ? c->run.events_fd : -1;
+	return c->have_cgroup ? cg_run_watch_fd(&c->run) : -1;
 }
 
 /*

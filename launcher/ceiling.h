@@ -117,7 +117,7 @@ int sup_ceilings_create(struct sup_ceilings *c, const struct sup_opts *o, const 
 void sup_ceilings_spawn(const struct sup_ceilings *c, struct sup_spawn *sp);
 /* --pidns=try fell back: an RLIMIT_NPROC planned on a user namespace would count the host. */
 void sup_ceilings_no_userns(struct sup_ceilings *c, struct sup_resources *res);
-/* The cgroup's events watch, or -1. */
+/* The cgroup's events watch (EPOLLPRI), or -1. */
 int sup_ceilings_watch_fd(const struct sup_ceilings *c);
 /* Freeze, so what is listed next cannot fork; false without a cgroup. */
 bool sup_ceilings_freeze(struct sup_ceilings *c, uint64_t deadline_ms);

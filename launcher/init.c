@@ -656,7 +656,7 @@ static int close_but(int *keep, size_t n)
 
 /*
  * init is a fork of the outer, with every descriptor it had: the cgroup's
- * cgroup.procs for writing, the tree's owner record, the outer's own event
+ * directory and its cgroup.procs for writing, the tree's owner record, the outer's own event
  * loop.  It keeps what the command inherits and its socket; after the start,
  * the socket and the terminal (init_after_start()).
  */
@@ -669,6 +669,7 @@ static int init_fds(const struct sup_ns_plan *p, int sock, bool with_gate, struc
 	keep[n++] = p->spawn.out_fd;
 	keep[n++] = p->spawn.err_fd;
 	keep[n++] = p->spawn.tty_fd;
+	keep[n++] = p->spawn.in_cgroup ? p->spawn.cg_dir_fd : -1;
 	keep[n++] = p->spawn.in_cgroup ? p->spawn.cg_procs_fd : -1;
 	for (size_t i = 0; i < p->spawn.n_pass_fds && n < ELEMENTSOF(keep); i++)
 		keep[n++] = p->spawn.pass_fds[i];
@@ -683,17 +684,19 @@ static int init_fds(const struct sup_ns_plan *p, int sock, bool with_gate, struc
 	return 0;
 }
 
-/* What only the command's start needed: its cgroup's cgroup.procs, --pass-fd. */
+/* What only the command's start needed: its cgroup's directory and cgroup.procs, --pass-fd. */
 static void init_after_start(const struct init *in)
 {
 	const struct sup_spawn *sp = &in->p->spawn;
+	int cg[2] = { sp->in_cgroup ? sp->cg_dir_fd : -1, sp->in_cgroup ? sp->cg_procs_fd : -1 };
 
-	if (sp->in_cgroup && sp->cg_procs_fd > 2 && sp->cg_procs_fd != sp->tty_fd)
-		close(sp->cg_procs_fd);
+	for (size_t i = 0; i < ELEMENTSOF(cg); i++)
+		if (cg[i] > 2 && cg[i] != sp->tty_fd)
+			close(cg[i]);
 	for (size_t i = 0; i < sp->n_pass_fds; i++) {
 		int fd = sp->pass_fds[i];
 
-		if (fd > 2 && fd != in->sock && fd != sp->tty_fd && fd != sp->cg_procs_fd)
+		if (fd > 2 && fd != in->sock && fd != sp->tty_fd && fd != cg[0] && fd != cg[1])
 			close(fd);
 	}
 }

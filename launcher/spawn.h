@@ -42,8 +42,13 @@ struct sup_spawn {
 	/* every exec the guard read, for the exec record (launcher/execlog.h); NULL: none */
 	void (*on_exec)(pid_t pid, char *const *argv, size_t argc, void *arg);
 	void *event_arg;
-	/* the run's cgroup: the child writes "0" to cg_procs_fd before anything else */
+	/*
+	 * the run's cgroup: the command is cloned into it (clone3's CLONE_INTO_CGROUP
+	 * on cg_dir_fd); where the kernel refuses that, the child writes "0" to
+	 * cg_procs_fd before anything else
+	 */
 	bool in_cgroup;
+	int cg_dir_fd;
 	int cg_procs_fd;
 	/* ceilings as rlimits (soft = hard), set in the child before exec */
 	struct iso_rlimit {

@@ -200,7 +200,7 @@ int sup_prepare(struct sup *s, struct iso_err *e)
 int sup_make_tree(struct sup *s, struct iso_err *e)
 {
 	const struct sup_opts *o = s->o;
-	int r = sup_cache_open_all(o, s->out->caches, &s->out->n_caches, e);
+	int r = sup_cache_open_all(o, s->out->caches, &s->out->n_caches, e), cg;
 
 	if (r == 0)
 		r = o->reenter ? tree_adopt(&s->tree, tree_root(o->root), o->reenter, o->argv, e)
@@ -231,9 +231,10 @@ int sup_make_tree(struct sup *s, struct iso_err *e)
 	for (int i = 0; i < 2; i++)
 		if (s->relayed[i] && (r = sup_watch_stream(s, i)) < 0)
 			return iso_err_set(e, -r, "watch the %s pipe", s->streams[i].name);
-	if (sup_ceilings_watch_fd(&s->ceil) >= 0 &&
-	    sup_evloop_add(&s->loop, sup_ceilings_watch_fd(&s->ceil), SUP_SRC_CGROUP) < 0)
-		return iso_err_set(e, errno, "watch the run's cgroup");
+	/* cgroup.events is always readable: its change is the priority mark */
+	cg = sup_ceilings_watch_fd(&s->ceil);
+	if (cg >= 0 && (r = sup_evloop_watch(&s->loop, cg, SUP_SRC_CGROUP, EPOLLPRI)) < 0)
+		return iso_err_set(e, -r, "watch the run's cgroup");
 	if (isatty(0) && tcgetpgrp(0) == getpgrp() && tcgetattr(0, &s->saved_tty) == 0)
 		s->tty_fd = 0;
 	return 0;

@@ -113,6 +113,50 @@ json() {
 	json 'assert r["resources"]["cgroup"]["cpu_usage_us"] is not None' "$W/r.json"
 }
 
+# strace of a run: the clones, the writes and the watches, each descriptor by its path.
+traced() {
+	strace -f -qq -yy -e trace=clone,clone3,write,inotify_add_watch -e signal=none -o "$W/st" "$@"
+}
+
+# The command's first act reads its cgroup: the run's.  $1: the control (clone3 refused) or not.
+first_act_in_cgroup() {
+	local fault=$1
+	shift
+	ISORUN_TEST_FAULT=$fault run --separate-stderr traced "$ISORUN" --no-config --root "$R" "$@" -- \
+		sed -n 's/^0:://p' /proc/self/cgroup
+	[ "$status" -eq 0 ]
+	[[ "$output" == */isorun-* ]]
+}
+
+# Born in the run's cgroup (clone3 CLONE_INTO_CGROUP on its directory), no cgroup.procs
+# write; with clone3 refused (an older kernel, a filter) the child writes it before exec.
+cloned_into_cgroup() {
+	first_act_in_cgroup "" "$@"
+	grep -q 'clone3({flags=CLONE_VM|CLONE_INTO_CGROUP, .*cgroup=[0-9]*}' "$W/st"
+	run grep 'cgroup.procs>, "0"' "$W/st"
+	[ "$status" -eq 1 ]
+	# its events are the open file's POLLPRI: no inotify, whose close waits for a grace period
+	run grep 'inotify_add_watch(.*cgroup.events' "$W/st"
+	[ "$status" -eq 1 ]
+	first_act_in_cgroup no-clone-into-cgroup "$@"
+	grep -q 'cgroup.procs>, "0", 1' "$W/st"
+	run grep CLONE_INTO_CGROUP "$W/st"
+	[ "$status" -eq 1 ]
+}
+
+@test "cgroup (kernel): the command is cloned into the run's cgroup, never moved by a cgroup.procs write; with clone3 refused, the write before exec" {
+	need_cgroup
+	require "strace (make deps installs it)" command -v strace
+	cloned_into_cgroup
+}
+
+@test "cgroup (kernel): under --pidns too, init's child is cloned into the run's cgroup; with clone3 refused, the write before exec" {
+	need_cgroup
+	require "strace (make deps installs it)" command -v strace
+	require "user and PID namespaces" userns_ok
+	cloned_into_cgroup --pidns
+}
+
 @test "report: every run carries CPU time and max RSS (getrusage of the children), as root and as a user" {
 	run --separate-stderr iso --cgroup=off --report "$W/r.json" -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'
 	[ "$status" -eq 0 ]
