@@ -114,8 +114,9 @@ json() {
 }
 
 # strace of a run: the clones, the writes and the watches, each descriptor by its path.
+# (LeakSanitizer cannot run under ptrace: a SANITIZE=1 build checks leaks elsewhere.)
 traced() {
-	strace -f -qq -yy -e trace=clone,clone3,write,inotify_add_watch -e signal=none -o "$W/st" "$@"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -yy -e trace=clone,clone3,write,inotify_add_watch -e signal=none -o "$W/st" "$@"
 }
 
 # The command's first act reads its cgroup: the run's.  $1: the control (clone3 refused) or not.

@@ -135,6 +135,27 @@ refused_json() {
 	[[ "$output" != *"refused"* ]]
 }
 
+@test "a cgroup record naming a directory of the cgroup tree whose cgroup.events is a FIFO: refused, nothing blocks; the run's processes are found by their environment" {
+	d=$W/cg
+	mkdir -p "$d"
+	orphaned_tree
+	own=$d/isorun-$(basename "$tree")
+	mkdir "$own"
+	ISORUN_NAMESPACE=$tree sleep 300 3>&- &
+	p=$!
+	printf '%s\n' "$p" >"$own/cgroup.procs"
+	mkfifo "$own/cgroup.events"
+	: >"$own/cgroup.kill"
+	: >"$own/cgroup.freeze"
+	echo "$own" >"$tree/cgroup"
+	ISORUN_TEST_CGROUP_ROOT=$d ls_and_gc
+	wait "$p" || true
+	[[ "$ls_out" == *"its cgroup record is refused ('$own/cgroup.events' is not a regular file)"* ]]
+	[[ "$gc_out" == *"killed pid $p \`sleep 300\`: its environment names $tree"* ]]
+	assert_not_running "$p"
+	assert_no_tree
+}
+
 @test "the cgroup record itself a FIFO, a symbolic link, a huge or a many-line file: refused by name, nothing blocks" {
 	local kind
 	for kind in fifo link huge lines; do
