@@ -64,6 +64,14 @@ static void test_fake_tree(void **state)
 	assert_int_equal(cg_run_keyed(&r, "memory.events", "oom_group_kill"), -1);
 	assert_int_equal(cg_run_keyed(&r, "pids.events", "max"), -1);
 	assert_int_equal(cg_run_populated(&r), 0);
+	/* read through the open events file, again and again; nothing marks a test's file */
+	snprintf(child, sizeof(child), "%s/isorun-x", dir);
+	put(child, "cgroup.events", "populated 1\nfrozen 0\n");
+	assert_int_equal(cg_run_populated(&r), 1);
+	assert_int_equal(cg_run_on_event(&r), 1);
+	assert_int_equal(cg_run_watch_fd(&r), -1);
+	assert_int_equal(cg_run_wait_empty(&r, 0), 0);
+	put(child, "cgroup.events", "populated 0\nfrozen 0\n");
 	cg_run_stats(&r, &st);
 	assert_true(st.have_cpu);
 	assert_int_equal(st.cpu_usage_us, 99);
