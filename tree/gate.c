@@ -20,6 +20,22 @@
 #include "tree/overlay.h"
 #include "tree/tree.h"
 
+/*
+ * chmod of a directory of isorun's by name, never through a link: glibc
+ * before 2.39 does AT_SYMLINK_NOFOLLOW with a descriptor of its own, which a
+ * run at its descriptor limit does not have; a look first needs none.
+ */
+static int chmod_dir(int dir_fd, const char *name, mode_t mode)
+{
+	struct stat st;
+
+	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return fchmodat(dir_fd, name, mode, 0) < 0 ? -errno : 0;
+}
+
 void tree_gate_init(struct tree_gate *g)
 {
 	*g = (struct tree_gate){ .fd = -1, .in = -1 };
@@ -67,12 +83,14 @@ static int reopen(int fd, int user_fd, const char *id, const char *name)
 	 * directory moved to another parent must be writable, and one left 0100
 	 * would look gated to ls and gc.
 	 */
-	if (fchmod(fd, 0700) < 0 || fchmodat(fd, TREE_GATE_TREE, 0700, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
+	int r = fchmod(fd, 0700) < 0 ? -errno : chmod_dir(fd, TREE_GATE_TREE, 0700);
+
+	if (r < 0)
+		return r;
 	if (renameat(fd, TREE_GATE_TREE, user_fd, name) < 0)
 		return -errno;
 	if (renameat2(user_fd, name, user_fd, id, RENAME_EXCHANGE) < 0) {
-		int r = -errno;
+		r = -errno;
 		(void)renameat(user_fd, name, fd, TREE_GATE_TREE);
 		return r;
 	}
@@ -340,8 +358,9 @@ int tree_gate_remove_left(int user_fd, const char *name, const char *user_path, 
 {
 	int r;
 
-	if (fchmodat(user_fd, name, 0700, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : iso_err_set(e, errno, "open '%s/%s'", user_path, name);
+	r = chmod_dir(user_fd, name, 0700);
+	if (r < 0)
+		return r == -ENOENT ? 0 : iso_err_set(e, -r, "open '%s/%s'", user_path, name);
 	/*
 	 * Only what isorun makes in a gate goes: a tree caught in transit (a run
 	 * killed between two renames) is not a gate's leftover, and stays.
