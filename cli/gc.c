@@ -62,7 +62,8 @@ static void usage(FILE *f, const char *name)
 		      "  kept on purpose (--keep, isorun shell) only with --kept\n"
 		      "  --dry-run      only say what would be removed or kept, and why\n"
 		      "  --kept, --all  also remove the trees kept on purpose\n"
-		      "  -v, --verbose  also say how many processes' fds could not be read\n",
+		      "  -v, --verbose  also say how many processes' fds could not be read, and\n"
+		      "                 how each tree's holders were judged (the kernel, or a scan)\n",
 		      f);
 }
 
@@ -848,16 +849,213 @@ static int gc_remove(const struct cmd *c, struct tree_view *v, const char *shown
 	return held[0] ? -1 : 0;
 }
 
+/* What gc learned from the kernel about a tree that wore a killed run's shield. */
+struct gc_kernel {
+	bool asked;
+	enum tree_shield_proof proof;
+	bool foreign; /* what is at the tree's path is not its shield: not ours to act on */
+	dev_t dev;    /* the shield's device: a holder through it shows it */
+	struct tree_mntns_seen seen;
+	char why[512]; /* what the proof found, or why it proved nothing */
+};
+
+/*
+ * Whether the kernel may be asked for the tree: it wears its shield, gc could
+ * remove it (owner gone, lock ours, not kept on purpose) and may take the
+ * shield off (no dry run).  A tree below its gate (an ordinary user's killed
+ * --pidns run) has nothing left to ask: the overlay lived in the run's
+ * namespace, and ended, or not, with it, unwatched (docs/design.md).
+ */
+static bool may_ask(const struct cmd *c, const struct tree_view *v, dev_t alias)
+{
+	return alias && !c->dry_run && !v->gated && v->owner_ok && v->fate == TREE_FATE_GONE &&
+	       v->lock == TREE_LOCK_TAKEN && (v->seen != TREE_SEEN_KEPT || c->kept);
+}
+
+/*
+ * The kernel asked as the killed run would have asked at its teardown
+ * (tree/shield.h), before any process is read.  gc's own references through
+ * the shield go first (they would refuse the unmount); the tree is looked at
+ * again afterwards, on disk once the shield came off.  What the dead command
+ * mounted inside the shield refuses the unmount without holding the tree:
+ * detached, and the kernel asked once more.
+ */
+static void ask_kernel(struct cmd *c, size_t i, struct tree_view *v, struct gc_kernel *k)
+{
+	struct iso_err e = { 0 };
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s", v->path);
+	tree_view_close(v);
+	for (int ask = 0; ask < 2; ask++) {
+		k->proof = tree_shield_prove_left(c->user_fd, c->user_path, c->names[i], &k->dev,
+						  &k->foreign, &k->seen, &e);
+		if (k->proof != TREE_SHIELD_HELD || tree_shield_drop_children(path, k->dev) <= 0)
+			break;
+	}
+	k->asked = true;
+	iso_err_format(&e, k->why, sizeof(k->why));
+	/* the superblock ended: its layers are nobody's */
+	if (k->proof == TREE_SHIELD_UNUSED &&
+	    tree_shield_remove_work(c->user_fd, c->names[i], c->user_path, &e) < 0) {
+		char buf[400];
+		fprintf(stderr, "isorun: gc: %s\n", iso_err_format(&e, buf, sizeof(buf)));
+	}
+	tree_view(c->user_fd, c->user_path, c->names[i], &c->host, true, v);
+}
+
+/* What the judgement of the tree's holders starts from, after the kernel's word. */
+static void judging_from(const struct gc_kernel *k, struct tree_judging *how)
+{
+	how->proven = k->asked && k->proof == TREE_SHIELD_UNUSED;
+	how->held = k->asked && k->proof == TREE_SHIELD_HELD
+			    ? "the kernel says the tree is held (its shield's unmount was refused, "
+			      "asked again)"
+			    : NULL;
+	/* a mount over the shield, or in its place: what it hides is not gc's to judge */
+	how->refuse = k->asked && k->foreign
+			      ? "something other than its shield is mounted at its path (over it, "
+				"or in its place): proves nothing, and is not gc's to take off "
+				"(umount -l on its path takes it off)"
+			      : NULL;
+	/* the shield's end proved every namespace but those that show the tree bare */
+	if (k->asked && k->proof == TREE_SHIELD_EXPOSED && !k->seen.all) {
+		how->only_mntns = k->seen.ns;
+		how->n_only_mntns = k->seen.n;
+	}
+}
+
+/* Why the kernel's word was not enough: what the scan that followed it is for. */
+static const char *proof_failed(const struct gc_kernel *k, bool gated, dev_t alias)
+{
+	if (gated)
+		return "the overlay over its gate lived in the killed run's namespace: nothing "
+		       "is left to ask the kernel";
+	if (!k->asked)
+		return alias ? "a dry run asks the kernel nothing (its proof takes the shield off)"
+			     : NULL;
+	switch (k->proof) {
+	case TREE_SHIELD_HELD:
+		return "its shield is held through its mount";
+	case TREE_SHIELD_ELSEWHERE:
+		return "its shield lives on after its unmount (another mount of it, or a copy in "
+		       "a mount namespace)";
+	default:
+		return k->why;
+	}
+}
+
+/* gc -v: how the tree's holders were judged, on stderr. */
+static void say_holders(const char *shown, const struct tree_judging *how,
+			const struct gc_kernel *k, bool gated, dev_t alias)
+{
+	const char *why = proof_failed(k, gated, alias);
+	_cleanup_free_ char *why_shown = why ? iso_escape(why) : NULL;
+
+	fflush(stdout);
+	if (how->proven)
+		fprintf(stderr,
+			"isorun: gc: holders of %s: proven by the kernel, no process read: its "
+			"shield ended with its unmount\n",
+			shown);
+	else if (how->refuse)
+		fprintf(stderr, "isorun: gc: holders of %s: not judged, no process read: %s\n",
+			shown, why_shown ? why_shown : "?");
+	else if (how->scanned)
+		fprintf(stderr, "isorun: gc: holders of %s: %s%zu process%s read%s%s\n", shown,
+			how->only_mntns ? "the mount namespaces' that show it bare: " : "",
+			how->n_read, how->n_read == 1 ? "" : "es", why ? ": " : "",
+			why ? (why_shown ? why_shown : "?") : "");
+}
+
 /* The tree's verdict, then what was done to its processes (`note`). */
-static bool judge(const struct cmd *c, const struct tree_view *v, const char *note, char *why,
-		  size_t len)
+static bool judge(const struct cmd *c, const struct tree_view *v, struct tree_judging *how,
+		  const char *note, char *why, size_t len)
 {
 	struct iso_err e;
-	bool removable = tree_judge(v, c->verbose, &e);
+	bool removable;
 
+	how->verbose = c->verbose;
+	removable = tree_judge(v, how, &e);
 	iso_err_format(&e, why, len);
 	strncat(why, note, len - strlen(why) - 1);
 	return removable;
+}
+
+/* What gc says and does about a tree it judged; 1 when something failed. */
+static int gc_act(struct cmd *c, size_t i, struct tree_view *v, bool removable, const char *why,
+		  dev_t alias, dev_t took_off)
+{
+	const char *shown = NULL;
+	_cleanup_free_ char *quoted = iso_shell_quote(v->path), *why_shown = iso_escape(why),
+			    *kept_why = iso_escape(v->reason);
+
+	shown = quoted ? quoted : v->path;
+	/* kept on purpose: removable, but not the user's garbage unless asked */
+	if (removable && v->seen == TREE_SEEN_KEPT && !c->kept) {
+		printf("%s %s: kept on purpose (%s); isorun gc --kept removes it\n",
+		       c->dry_run ? "keep" : "kept", shown, kept_why ? kept_why : "?");
+	} else if (!removable) {
+		printf("%s %s: %s%s\n", c->dry_run ? "keep" : "kept", shown,
+		       why_shown ? why_shown : "?",
+		       alias && v->lock != TREE_LOCK_HELD ? "; " SHIELD_STAYS : "");
+	} else if (c->dry_run) {
+		printf("would remove %s: %s\n", shown, why_shown ? why_shown : "?");
+	} else if (alias && unshield(c, i, v) < 0) {
+		printf("kept %s: its shield could not be taken off\n", shown);
+		return 1;
+	} else if (gc_remove(c, v, shown, why_shown, took_off) < 0) {
+		return 1;
+	}
+	return 0;
+}
+
+/* One tree: its run's processes stopped, the kernel asked, its holders judged, acted on. */
+static int gc_one(struct cmd *c, size_t i)
+{
+	struct tree_view v;
+	struct tree_judging how = { 0 };
+	struct gc_kernel k = { 0 };
+	char why[1200], note[900] = "";
+	_cleanup_free_ char *shown = NULL;
+	dev_t alias = shielded(c, i), took_off = alias;
+	bool gated, removable;
+	int r;
+
+	/* the lock, once taken, is held through the removal: no owner can start */
+	tree_view(c->user_fd, c->user_path, c->names[i], &c->host, true, &v);
+	gated = v.gated;
+	if (v.gated && v.lock == TREE_LOCK_TAKEN && !c->dry_run && ungate(c, i, &v) < 0) {
+		tree_view_close(&v);
+		return 1;
+	}
+	if (alias)
+		v.alias_dev = alias;
+	shown = iso_shell_quote(v.path);
+	/* owner gone, lock ours: what the run left running goes first */
+	r = gc_orphans(c, &v, shown ? shown : v.path, note, sizeof(note));
+	if (r != 0) {
+		_cleanup_free_ char *note_shown = iso_escape(note);
+
+		printf("kept %s: %s\n", shown ? shown : v.path, note_shown ? note_shown : "?");
+		tree_view_close(&v);
+		return r < 0;
+	}
+	if (may_ask(c, &v, alias)) {
+		ask_kernel(c, i, &v, &k);
+		/* off: what holds it through the shield shows the shield's device */
+		alias = shielded(c, i);
+		v.alias_dev = alias ? alias : k.dev ? k.dev : v.alias_dev;
+		judging_from(&k, &how);
+		if (k.foreign)
+			alias = 0;
+	}
+	removable = judge(c, &v, &how, note, why, sizeof(why));
+	if (c->verbose)
+		say_holders(shown ? shown : v.path, &how, &k, gated, alias);
+	r = gc_act(c, i, &v, removable, why, alias, took_off);
+	tree_view_close(&v);
+	return r;
 }
 
 int cli_gc_main(int argc, char **argv)
@@ -871,62 +1069,9 @@ int cli_gc_main(int argc, char **argv)
 	r = open_trees(&c);
 	if (r)
 		return r == 1 ? 0 : r;
-	for (size_t i = 0; i < c.n; i++) {
-		struct tree_view v;
-		char why[1200], note[900] = "";
-		_cleanup_free_ char *shown = NULL, *why_shown = NULL, *kept_why = NULL;
-		bool removable;
-		dev_t alias = shielded(&c, i);
-
-		/* the lock, once taken, is held through the removal: no owner can start */
-		tree_view(c.user_fd, c.user_path, c.names[i], &c.host, true, &v);
-		if (v.gated && v.lock == TREE_LOCK_TAKEN && !c.dry_run && ungate(&c, i, &v) < 0) {
+	for (size_t i = 0; i < c.n; i++)
+		if (gc_one(&c, i))
 			code = 1;
-			tree_view_close(&v);
-			continue;
-		}
-		if (alias)
-			v.alias_dev = alias;
-		shown = iso_shell_quote(v.path);
-		/* owner gone, lock ours: what the run left running goes first */
-		r = gc_orphans(&c, &v, shown ? shown : v.path, note, sizeof(note));
-		if (r != 0) {
-			_cleanup_free_ char *note_shown = iso_escape(note);
-
-			printf("kept %s: %s\n", shown ? shown : v.path,
-			       note_shown ? note_shown : "?");
-			code = r < 0 ? 1 : code;
-			tree_view_close(&v);
-			continue;
-		}
-		removable = judge(&c, &v, note, why, sizeof(why));
-		/* holders' names and paths, the outcome's reason: the run's text, escaped */
-		why_shown = iso_escape(why);
-		kept_why = iso_escape(v.reason);
-		/* kept on purpose: removable, but not the user's garbage unless asked */
-		if (removable && v.seen == TREE_SEEN_KEPT && !c.kept) {
-			printf("%s %s: kept on purpose (%s); isorun gc --kept removes it\n",
-			       c.dry_run ? "keep" : "kept", shown ? shown : v.path,
-			       kept_why ? kept_why : "?");
-		} else if (!removable) {
-			printf("%s %s: %s%s\n", c.dry_run ? "keep" : "kept", shown ? shown : v.path,
-			       why_shown ? why_shown : "?",
-			       alias && v.lock != TREE_LOCK_HELD ? "; " SHIELD_STAYS : "");
-		} else if (c.dry_run) {
-			printf("would remove %s: %s\n", shown ? shown : v.path,
-			       why_shown ? why_shown : "?");
-		} else {
-			if (alias && unshield(&c, i, &v) < 0) {
-				printf("kept %s: its shield could not be taken off\n",
-				       shown ? shown : v.path);
-				code = 1;
-			} else if (gc_remove(&c, &v, shown ? shown : v.path, why_shown, alias) <
-				   0) {
-				code = 1;
-			}
-		}
-		tree_view_close(&v);
-	}
 	if (!c.dry_run)
 		sweep_work(&c);
 	close_trees(&c);

@@ -61,6 +61,7 @@ struct statmount_head {
 };
 #define STATMOUNT_STR_OFFSET 512
 #define STATMOUNT_SB_BASIC   0x1U
+#define STATMOUNT_MNT_BASIC  0x2U
 #define STATMOUNT_MNT_ROOT   0x8U
 #define STATMOUNT_MNT_POINT  0x10U
 #ifndef STATX_MNT_ID_UNIQUE
@@ -102,18 +103,28 @@ static int stat_mount(uint64_t mnt_id, uint64_t ns_id, struct mount_seen *m)
 	return 0;
 }
 
-int tree_mntns_fs_path(int fd, const char *path, char *out, size_t len)
+static int mount_id(int fd, uint64_t *id)
 {
 	struct statx stx;
-	struct mount_seen m;
-	size_t plen;
-	int r;
 
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID_UNIQUE, &stx) < 0)
 		return -errno;
 	if (!(stx.stx_mask & STATX_MNT_ID_UNIQUE))
 		return -EOPNOTSUPP;
-	r = stat_mount(stx.stx_mnt_id, 0, &m);
+	*id = stx.stx_mnt_id;
+	return 0;
+}
+
+int tree_mntns_fs_path(int fd, const char *path, char *out, size_t len)
+{
+	struct mount_seen m;
+	uint64_t id;
+	size_t plen;
+	int r = mount_id(fd, &id);
+
+	if (r < 0)
+		return r;
+	r = stat_mount(id, 0, &m);
 	if (r < 0)
 		return r;
 	plen = strlen(m.point);
@@ -126,6 +137,30 @@ int tree_mntns_fs_path(int fd, const char *path, char *out, size_t len)
 	if (!out[0])
 		snprintf(out, len, "/");
 	return 0;
+}
+
+int tree_mntns_mounted_on(int fd, int parent_fd)
+{
+	_cleanup_free_ char *buf = malloc(STATMOUNT_STR_OFFSET + PATH_MAX);
+	const struct statmount_head *h = (const void *)buf;
+	struct mnt_id_req req = { .size = sizeof(req),
+				  .param = STATMOUNT_MNT_BASIC | STATMOUNT_MNT_ROOT };
+	uint64_t parent, id;
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	r = mount_id(fd, &id);
+	req.mnt_id = id;
+	if (r == 0)
+		r = mount_id(parent_fd, &parent);
+	if (r < 0)
+		return r;
+	if (syscall(SYS_statmount, &req, buf, STATMOUNT_STR_OFFSET + PATH_MAX, 0) < 0)
+		return -errno;
+	/* the whole of its file system, not a bind of a part of it, on the parent's mount */
+	return h->mnt_parent_id == parent && h->mnt_id != parent &&
+	       !strcmp(buf + STATMOUNT_STR_OFFSET + h->mnt_root, "/");
 }
 
 /* a is b or lies below it */

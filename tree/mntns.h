@@ -48,4 +48,10 @@ int tree_mntns_exposed(const struct tree_mntns_query *q, struct iso_err *e);
  */
 int tree_mntns_fs_path(int fd, const char *path, char *out, size_t len);
 
+/*
+ * Whether the mount `fd` is on shows a whole file system (its root "/") and is
+ * mounted on the mount `parent_fd` is on: 1, 0, or -errno.
+ */
+int tree_mntns_mounted_on(int fd, int parent_fd);
+
 #endif

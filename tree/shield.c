@@ -280,15 +280,45 @@ static int exposed(int user_fd, const char *user_path, const char *id, dev_t dis
 	return tree_mntns_exposed(&q, e);
 }
 
+/*
+ * The proof's steps once the shield is known and watched on `watch` (its root,
+ * by handle): the walk of the mount namespaces, then the unmount, by the user
+ * directory's descriptor, never the path, which a mount over the trees'
+ * directory re-points: whatever is on top at the tree's own place comes off;
+ * it proves something only if it was the shield (the watch hears its end).
+ */
+static enum tree_shield_proof unmount_and_hear(int user_fd, const char *user_path, const char *id,
+					       dev_t disk, dev_t dev, int watch,
+					       struct tree_mntns_seen *seen, struct iso_err *e)
+{
+	char *why = iso_err_text(e);
+	size_t len = sizeof(e->msg);
+	char at[64 + NAME_MAX];
+	/* before the unmount: a namespace's copy of the shield is what covers it */
+	int ex = exposed(user_fd, user_path, id, disk, dev, seen, e);
+
+	if (ex < 0)
+		snprintf(why, len, "the mount namespaces cannot be read: %s", strerror(-ex));
+	snprintf(at, sizeof(at), "/proc/self/fd/%d/%s", user_fd, id);
+	if (umount2(at, UMOUNT_NOFOLLOW) < 0) {
+		if (errno == EBUSY)
+			return TREE_SHIELD_HELD;
+		snprintf(why, len, "unmount the tree's shield: %s", strerror(errno));
+		(void)umount2(at, MNT_DETACH | UMOUNT_NOFOLLOW);
+		return TREE_SHIELD_NONE;
+	}
+	if (!tree_overlay_ended(watch, SHIELD_END_MS))
+		return TREE_SHIELD_ELSEWHERE;
+	return ex == 0 ? TREE_SHIELD_UNUSED : ex > 0 ? TREE_SHIELD_EXPOSED : TREE_SHIELD_NONE;
+}
+
 enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
 					 const struct tree_shield *sh, dev_t *ovl_dev,
 					 struct tree_mntns_seen *seen, struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
-	char at[64 + NAME_MAX];
 	struct stat st, parent;
-	int ex;
 
 	*ovl_dev = 0;
 	if (!tree_shield_present(user_fd, id) || !is_shield(user_fd, id, &st) ||
@@ -302,27 +332,107 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 		return TREE_SHIELD_NONE;
 	}
 	*ovl_dev = st.st_dev;
-	/* before the unmount: a namespace's copy of the shield is what covers it */
-	ex = exposed(user_fd, user_path, id, parent.st_dev, st.st_dev, seen, e);
-	if (ex < 0)
-		snprintf(why, len, "the mount namespaces cannot be read: %s", strerror(-ex));
-	/*
-	 * By the user directory's descriptor, never the path, which a mount over
-	 * the trees' directory re-points: whatever is on top at our tree's own
-	 * place comes off; it proves something only if it was ours (the watch).
-	 */
-	snprintf(at, sizeof(at), "/proc/self/fd/%d/%s", user_fd, id);
-	if (umount2(at, UMOUNT_NOFOLLOW) < 0) {
-		if (errno == EBUSY)
-			return TREE_SHIELD_HELD;
-		snprintf(why, len, "unmount the tree's shield: %s", strerror(errno));
-		(void)umount2(at, MNT_DETACH | UMOUNT_NOFOLLOW);
+	/* our own superblock's end, heard on the watch added at its mount */
+	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, sh->watch, seen,
+				e);
+}
+
+/* The inode number of `name`'s directory entry in dir_fd: the disk's, under any mount on it. */
+static int entry_ino(int dir_fd, const char *name, ino_t *ino)
+{
+	_cleanup_close_ int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d)
+		return -errno;
+	fd = -1;
+	while ((de = readdir(d)))
+		if (!strcmp(de->d_name, name)) {
+			*ino = de->d_ino;
+			closedir(d);
+			return 0;
+		}
+	closedir(d);
+	return -ENOENT;
+}
+
+/*
+ * The shield at `id`, opened (O_PATH), if it is one: an overlay, the whole of
+ * it, mounted right on the user directory's mount, whose root shows the
+ * tree's own inode number (the directory entry's, on disk).  A mount put over
+ * the shield, or in its place, is none of these but by a root process's
+ * design (known gap: an overlay of the bare tree mounted in the shield's
+ * place, after it was moved away; the release proof after the removal).
+ * The descriptor, or -errno with why.
+ */
+static int open_left(int user_fd, const char *id, struct stat *st, char *why, size_t len)
+{
+	int fd = openat(user_fd, id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct statfs sf;
+	struct stat parent;
+	ino_t disk = 0;
+	int r = fd < 0 ? -errno : 0;
+
+	if (r == 0 && (fstatfs(fd, &sf) < 0 || fstat(fd, st) < 0 || fstat(user_fd, &parent) < 0))
+		r = -errno;
+	if (r == 0 && (sf.f_type != OVERLAYFS_MAGIC || st->st_dev == parent.st_dev))
+		r = -ENOENT;
+	if (r == 0)
+		r = entry_ino(user_fd, id, &disk);
+	if (r == 0 && disk != st->st_ino)
+		r = -EXDEV;
+	if (r == 0)
+		r = tree_mntns_mounted_on(fd, user_fd);
+	if (r > 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	snprintf(why, len, "%s",
+		 r == -ENOENT ? "no shield on the tree"
+		 : r >= 0 || r == -EXDEV
+			 ? "what is mounted at the tree's path is not its shield (another mount "
+			   "over it, or in its place)"
+			 : strerror(-r));
+	return r == 0 ? -EXDEV : r;
+}
+
+enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path, const char *id,
+					      dev_t *dev, bool *foreign,
+					      struct tree_mntns_seen *seen, struct iso_err *e)
+{
+	char *why = iso_err_text(e);
+	size_t len = sizeof(e->msg);
+	_cleanup_close_ int in = -1;
+	struct stat st, parent;
+	char at[64];
+	int fd;
+
+	*dev = 0;
+	*foreign = false;
+	if (geteuid() != 0 || !initial_userns()) {
+		snprintf(why, len, "not root of the host: its mount namespaces cannot all be seen");
 		return TREE_SHIELD_NONE;
 	}
-	/* our own superblock's end, heard on the watch added at its mount */
-	if (!tree_overlay_ended(sh->watch, SHIELD_END_MS))
-		return TREE_SHIELD_ELSEWHERE;
-	return ex == 0 ? TREE_SHIELD_UNUSED : ex > 0 ? TREE_SHIELD_EXPOSED : TREE_SHIELD_NONE;
+	fd = open_left(user_fd, id, &st, why, len);
+	*foreign = fd == -EXDEV;
+	if (fd < 0)
+		return TREE_SHIELD_NONE;
+	/* the watch on the verified root, by its descriptor, which then goes: it holds the mount */
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (in < 0 || inotify_add_watch(in, at, IN_UNMOUNT | IN_ONLYDIR) < 0 ||
+	    fstat(user_fd, &parent) < 0) {
+		snprintf(why, len, "watch the tree's shield: %s", strerror(errno));
+		close(fd);
+		return TREE_SHIELD_NONE;
+	}
+	close(fd);
+	*dev = st.st_dev;
+	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, in, seen, e);
 }
 
 /* The mount id of the shield: mounted at `path`, of device `dev`; -1 when none. */

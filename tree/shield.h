@@ -90,6 +90,21 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 					 struct tree_mntns_seen *seen, struct iso_err *e);
 
 /*
+ * gc's proof for the shield a run killed before its teardown left on tree `id`:
+ * the same steps as tree_shield_prove(), on a shield isorun did not raise here.
+ * It is known by handle as far as it can be: opened once, an overlay, the whole
+ * of it, mounted right on the user directory's mount, showing the tree's own
+ * inode number (its directory entry's on disk); its root is watched through
+ * that descriptor, which is closed before the unmount.  A mount put over it or
+ * at its path proves nothing (NONE, *foreign set: not the shield; ELSEWHERE:
+ * the watch did not hear the end of what came off).  *dev gets the shield's
+ * device (0: none).
+ */
+enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path, const char *id,
+					      dev_t *dev, bool *foreign,
+					      struct tree_mntns_seen *seen, struct iso_err *e);
+
+/*
  * Detach what the command mounted inside the shield at `path` (device `dev`),
  * lazily: such a mount keeps the shield's unmount refused without holding the
  * tree, and what it shows is never the removal's.  Returns how many, or -errno.

@@ -72,12 +72,29 @@ void tree_view(int user_fd, const char *user_path, const char *name, const struc
 	       bool keep_lock, struct tree_view *v);
 void tree_view_close(struct tree_view *v);
 
+/* What gc knows of a tree's holders before it judges it, and what the judgement read. */
+struct tree_judging {
+	bool verbose; /* name the count of processes whose fds could not be read */
+	/* the kernel proved that nothing holds the tree (its shield's end): no process is read */
+	bool proven;
+	/* the kernel said the tree is held: a scan that names nobody keeps it, saying this */
+	const char *held;
+	/* not judged at all: kept, saying this (no process is read) */
+	const char *refuse;
+	/* only these mount namespaces' processes (the shield's end proved the others); 0: all */
+	const ino_t *only_mntns;
+	size_t n_only_mntns;
+	bool scanned;  /* out: the holder scan ran */
+	size_t n_read; /* out: how many processes it read */
+};
+
 /*
  * gc's verdict on a tree viewed with keep_lock: the holder scan runs (with the
- * lock held) only when the owner is proven gone.  True when removable, e->msg
- * then being the evidence; otherwise why not.
+ * lock held) only when the owner is proven gone, and not when the kernel
+ * proved the tree unheld.  True when removable, e->msg then being the
+ * evidence; otherwise why not.
  */
-bool tree_judge(const struct tree_view *v, bool verbose, struct iso_err *e);
+bool tree_judge(const struct tree_view *v, struct tree_judging *how, struct iso_err *e);
 /* Remove a judged tree, its lock still held, unless the name now means another directory. */
 int tree_remove(int user_fd, const struct tree_view *v, struct iso_err *e);
 

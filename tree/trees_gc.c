@@ -10,6 +10,7 @@
 #include "common/cleanup.h"
 #include "common/nowait.h"
 #include "tree/holders.h"
+#include "tree/release.h"
 #include "tree/treeid.h"
 #include "common/proc.h"
 #include "tree/rmtree.h"
@@ -17,16 +18,23 @@
 #include "tree/trees.h"
 
 /* The first holder, in teardown's words; or why holders could not be ruled out. */
-static int scan_holders(const char *tree, dev_t alias, char *why, size_t len, size_t *unreadable)
+static int scan_holders(const char *tree, dev_t alias, struct tree_judging *how, char *why,
+			size_t len, size_t *unreadable)
 {
 	/* ourselves excluded: we hold the tree's directory and its lock open */
-	struct tree_holder_query q = { .tree = tree, .exclude = getpid(), .alias_dev = alias };
+	struct tree_holder_query q = { .tree = tree,
+				       .exclude = getpid(),
+				       .alias_dev = alias,
+				       .only_mntns = how->only_mntns,
+				       .n_only_mntns = how->n_only_mntns,
+				       .n_read = &how->n_read };
 	struct tree_holder *h = NULL;
 	_cleanup_free_ char *cmd = NULL;
 	const struct tree_holder *first;
-	struct iso_err e;
+	struct iso_err e = { 0 };
 	int n = tree_find_holders(&q, &h, unreadable);
 
+	how->scanned = true;
 	if (n < 0) {
 		tree_holders_strerror(n, &e);
 		iso_err_format(&e, why, len);
@@ -34,7 +42,12 @@ static int scan_holders(const char *tree, dev_t alias, char *why, size_t len, si
 	}
 	if (n == 0) {
 		tree_holders_free(h, 0);
-		return 0;
+		if (!how->held)
+			return 0;
+		/* positive evidence stays: the kernel's hold, with what could be it */
+		tree_release_unnamed(tree, how->held, &e);
+		iso_err_format(&e, why, len);
+		return -EBUSY;
 	}
 	first = tree_holder_first(h, (size_t)n);
 	cmd = iso_proc_cmdline(first->pid, 80);
@@ -44,7 +57,7 @@ static int scan_holders(const char *tree, dev_t alias, char *why, size_t len, si
 	return n;
 }
 
-bool tree_judge(const struct tree_view *v, bool verbose, struct iso_err *e)
+bool tree_judge(const struct tree_view *v, struct tree_judging *how, struct iso_err *e)
 {
 	char holder_why[600] = "";
 	struct tree_gc_facts f = {
@@ -55,13 +68,19 @@ bool tree_judge(const struct tree_view *v, bool verbose, struct iso_err *e)
 		.lock_why = v->lock_why,
 		.holders = -EAGAIN,
 		.holder_why = "holders not looked for",
-		.note_unreadable = verbose,
+		.note_unreadable = how->verbose,
 	};
 
+	how->scanned = false;
+	how->n_read = 0;
 	/* the scan is a pass over every process: only once it can decide */
 	if (v->owner_ok && v->fate == TREE_FATE_GONE && v->lock == TREE_LOCK_TAKEN) {
-		f.holders = scan_holders(v->path, v->alias_dev, holder_why, sizeof(holder_why),
-					 &f.unreadable);
+		if (how->refuse)
+			snprintf(holder_why, sizeof(holder_why), "%s", how->refuse);
+		f.holders = how->refuse	  ? -EPERM
+			    : how->proven ? 0
+					  : scan_holders(v->path, v->alias_dev, how, holder_why,
+							 sizeof(holder_why), &f.unreadable);
 		f.holder_why = holder_why;
 	}
 	return tree_gc_verdict(&f, e);

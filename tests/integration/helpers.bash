@@ -50,8 +50,23 @@ setup_shielded() {
 	mkdir -p "$R"
 }
 
+# Trees on a file system of this test's own, mounted after every other mount
+# namespace on the host was made: none of them shows it, so the kernel's proof
+# runs whatever else the machine runs (another file's --pidns run would make
+# every process be read).
+private_root() {
+	R="$BATS_TEST_TMPDIR/proot"
+	U="$R/isorun-$(id -u)"
+	mkdir -p "$R"
+	mount -t tmpfs -o mode=0755 isorun-test "$R"
+	echo "$R" >"$BATS_TEST_TMPDIR/private-root"
+}
+
 teardown_shield_root() {
 	local r
+	if [ -f "$BATS_TEST_TMPDIR/private-root" ]; then
+		umount -l "$(cat "$BATS_TEST_TMPDIR/private-root")"
+	fi
 	[ -f "$BATS_TEST_TMPDIR/shield-root" ] || return 0
 	r=$(cat "$BATS_TEST_TMPDIR/shield-root")
 	case $r in /dev/shm/isorun-test.*) ;; *) return 0 ;; esac

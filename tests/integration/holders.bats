@@ -29,21 +29,6 @@ teardown() {
 	done
 	validate_outputs
 	teardown_shield_root
-	if [ -f "$BATS_TEST_TMPDIR/private-root" ]; then
-		umount -l "$(cat "$BATS_TEST_TMPDIR/private-root")"
-	fi
-}
-
-# Trees on a file system of this test's own, mounted after every other mount
-# namespace on the host was made: none of them shows it, so the kernel's proof
-# runs whatever else the machine runs (another file's --pidns run would make
-# every process be read).
-private_root() {
-	R="$BATS_TEST_TMPDIR/proot"
-	U="$R/isorun-$(id -u)"
-	mkdir -p "$R"
-	mount -t tmpfs -o mode=0755 isorun-test "$R"
-	echo "$R" >"$BATS_TEST_TMPDIR/private-root"
 }
 
 # Start a run whose command writes a file in its home, announces the home on

@@ -46,8 +46,8 @@ ls_line() {
 
 # A run that blocks until $W/never exists, in the background; its tree's home
 # and the command's pid are read from a FIFO, so nothing sleeps.  Extra isorun
-# options in $@.  Sets isopid, cmdpid, home, tree; fd 8 stays open on the FIFO:
-# its EOF says the command (holding fd 9) is gone, after its files and cwd.
+# options in $@; $BEFORE, when set, is run by the command first.  Sets isopid,
+# cmdpid, home, tree; fd 8 stays open on the FIFO: its EOF says the command (holding fd 9) is gone, after its files and cwd.
 start_blocked() {
 	rm -f "$W/gone" "$W/holding"
 	mkfifo "$W/gone"
@@ -57,7 +57,7 @@ start_blocked() {
 	# guard's, and an owner killed before it answered them fails them (ENOSYS),
 	# which would end the holder before gc looks
 	"$ISORUN" --root "$R" "$@" -- sh -c \
-		"exec 3>\"\$HOME/held\" 9>$W/gone; echo \"\$\$ \$HOME\" >&9; exec env -i $H/waitfor -t 600 -r $W/holding $W/never" \
+		"${BEFORE:+$BEFORE && }exec 3>\"\$HOME/held\" 9>$W/gone; echo \"\$\$ \$HOME\" >&9; exec env -i $H/waitfor -t 600 -r $W/holding $W/never" \
 		3>&- 8>&- >"$W/run.out" 2>&1 &
 	isopid=$!
 	exec 8<"$W/gone"
@@ -400,4 +400,152 @@ open(p, "w").write(json.dumps(o))' "$tree"
 	run isogc --kept
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"; yet the kernel says"* ]]
+}
+
+# The owner of start_blocked's run killed before its teardown: its tree keeps
+# its shield (as root).
+kill_owner() {
+	kill -KILL "$isopid"
+	wait "$isopid" || true
+}
+
+# Then its command ends: EOF on the FIFO comes after its files and cwd are let go.
+end_command() {
+	touch "$W/never"
+	cat <&8
+	exec 8<&-
+}
+
+# What gc removes once the kernel proved a killed run's tree unheld.
+REMOVED_PROVEN="its lock is free; no process has a file, cwd or root in it; its shield taken off first"
+PROVEN_LINE="proven by the kernel, no process read: its shield ended with its unmount"
+
+@test "as root, gc proves a killed run's tree unheld as the run would have, no process read; without its shield every process is read" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	start_blocked --cgroup=off
+	kill_owner
+	end_command
+	grep -q " $tree overlay " /proc/self/mounts
+	run --separate-stderr isogc -v
+	[ "$status" -eq 0 ]
+	[ "$output" = "removed $tree: owner pid $isopid is gone; $REMOVED_PROVEN" ]
+	[ "$stderr" = "isorun: gc: holders of $tree: $PROVEN_LINE" ]
+	! grep -q " $tree " /proc/self/mounts
+	assert_no_tree
+	# control: the same killed run without its shield, every process read
+	rm -f "$W/never"
+	ISORUN_TEST_FAULT=no-shield start_blocked --cgroup=off
+	kill_owner
+	end_command
+	run --separate-stderr isogc -v
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "isorun: gc: holders of $tree: "*" processes read" ]]
+	assert_no_tree
+}
+
+@test "as root, a killed run's tree held through its shield: gc's kernel says held, the scan names the holder, the tree and its shield stay" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	start_blocked --cgroup=off
+	echo "$cmdpid" >"$W/cmd.kill"
+	kill_owner
+	run --separate-stderr isogc -v
+	[ "$status" -eq 0 ]
+	[[ "$output" == "kept $tree: pid $cmdpid \`"*"\` holds $home/held open (fd 3); its shield (an overlay) is still mounted on it"* ]]
+	[[ "$stderr" == "isorun: gc: holders of $tree: "*" processes read: its shield is held through its mount" ]]
+	grep -q " $tree overlay " /proc/self/mounts
+	[ -f "$home/held" ]
+	# what the dead command mounted inside its tree holds the unmount, not the tree
+	end_command
+	mount -t tmpfs inside "$home"
+	run --separate-stderr isogc -v
+	[ "$status" -eq 0 ]
+	[ "$output" = "removed $tree: owner pid $isopid is gone; $REMOVED_PROVEN" ]
+	[ "$stderr" = "isorun: gc: holders of $tree: $PROVEN_LINE" ]
+	assert_no_tree
+}
+
+@test "as root, a loop device backed by a killed run's tree file: the kernel says held, no scan names it, gc keeps the tree and names the device" {
+	[ "$(id -u)" -eq 0 ] || skip "loop devices need root"
+	[ -e /dev/loop-control ] || skip "no loop devices here"
+	private_root
+	BEFORE='truncate -s 1M "$HOME/img" && losetup -f "$HOME/img"' start_blocked --cgroup=off
+	kill_owner
+	end_command
+	run --separate-stderr isogc -v
+	for l in $(losetup -n -O NAME -j "$home/img" 2>/dev/null); do
+		losetup -d "$l"
+	done
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "kept $tree: the kernel says the tree is held"*"loop device loop"*"is backed by a file in it"* ]]
+	[ -f "$home/img" ]
+	run isogc
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed $tree: "* ]]
+	assert_no_tree
+}
+
+@test "as root, a holder of a killed run's tree in a mount namespace that shows it bare: only that namespace's processes are read, the holder is named" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	# a namespace of its own, private, made before the tree: the shield is not in it
+	unshare -m --propagation private sh -c 'echo $$ >"$1/ns.pid.tmp" && mv "$1/ns.pid.tmp" "$1/ns.pid" &&
+		exec "$2/waitfor" -t 600 "$1/ns.end"' sh "$W" "$H" <&- 3>&- &
+	echo $! >"$W/ns.kill"
+	"$H/waitfor" -t 60 "$W/ns.pid"
+	start_blocked --cgroup=off
+	kill_owner
+	end_command
+	nsenter -t "$(cat "$W/ns.pid")" -m "$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" -t 60 "$W/holder.pid"
+	holder=$(cat "$W/holder.pid")
+	echo "$holder" >"$W/holder.kill"
+	run --separate-stderr isogc -v
+	[ "$status" -eq 0 ]
+	[[ "$output" == "kept $tree: pid $holder \`"*"\` has its cwd in it ($home)" ]]
+	[[ "$stderr" == "isorun: gc: holders of $tree: the mount namespaces' that show it bare: "*" read: mount namespace "*" shows the tree without its shield" ]]
+	read_n=$(sed -n 's/^.*show it bare: \([0-9]*\) process.*$/\1/p' <<<"$stderr")
+	[ "$read_n" -ge 1 ] && [ "$((read_n * 2))" -lt "$(ls -d /proc/[0-9]* | wc -l)" ]
+	# the holder gone (SIGTERM: it exits), the tree goes
+	kill -TERM "$holder"
+	: >"$W/ns.end"
+	pids_gone "$holder"
+	run isogc
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed $tree: "* ]]
+	assert_no_tree
+}
+
+@test "as root, a decoy over a killed run's shield proves nothing: an overlay over it keeps the tree unjudged, a tmpfs hides it" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	start_blocked --cgroup=off
+	echo "$cmdpid" >"$W/cmd.kill"
+	kill_owner
+	# over the shield, an overlay that shows the tree (the owner record too) and ends
+	# when unmounted: a proof by the path would hear its end with the holder inside
+	mkdir "$R/du" "$R/dw"
+	mount -t overlay decoy -o lowerdir="$tree",upperdir="$R/du",workdir="$R/dw" "$tree"
+	run --separate-stderr isogc -v
+	[ "$status" -eq 0 ]
+	[[ "$output" == "kept $tree: something other than its shield is mounted at its path"* ]]
+	[[ "$stderr" == "isorun: gc: holders of $tree: not judged, no process read: what is mounted at the tree's path is not its shield"* ]]
+	[[ "$stderr" != *"proven by the kernel"* ]]
+	umount "$tree"
+	[ -f "$home/held" ]
+	# a tmpfs over it: no shield there, nothing proven, nothing removed
+	mount -t tmpfs decoy "$tree"
+	run --separate-stderr isogc -v
+	[ "$status" -eq 0 ]
+	[[ "$output" == "kept $tree: "* ]]
+	[[ "$stderr" != *"proven by the kernel"* ]]
+	umount "$tree"
+	[ -f "$home/held" ]
+	end_command
+	run --separate-stderr isogc -v
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "isorun: gc: holders of $tree: $PROVEN_LINE" ]
+	assert_no_tree
 }

@@ -133,8 +133,9 @@ static bool verdict(const struct tree_gc_facts *f, char *why, size_t len)
 
 static bool judge(const struct tree_view *v, char *why, size_t len)
 {
+	struct tree_judging how = { 0 };
 	struct iso_err e;
-	bool ok = tree_judge(v, false, &e);
+	bool ok = tree_judge(v, &how, &e);
 
 	iso_err_format(&e, why, len);
 	return ok;
@@ -577,6 +578,20 @@ static void test_judge_holders_and_remove(void **state)
 	tree_view_close(&v);
 
 	view(fx, "t", true, &v);
+	/* the kernel said held (a shield's refused unmount) and the scan names nobody: kept */
+	{
+		struct tree_judging how = { .held = "the kernel says the tree is held" };
+		struct iso_err e;
+
+		assert_false(tree_judge(&v, &how, &e));
+		assert_true(how.scanned);
+		assert_non_null(strstr(e.msg, "the kernel says the tree is held"));
+		/* proven by the kernel: removable, and no process read */
+		how = (struct tree_judging){ .proven = true };
+		assert_true(tree_judge(&v, &how, &e));
+		assert_false(how.scanned);
+		assert_int_equal(how.n_read, 0);
+	}
 	assert_true(judge(&v, why, sizeof(why)));
 	assert_non_null(strstr(why, "owner pid 4242 is gone; its lock is free"));
 	assert_int_equal(tree_remove(fx->user_fd, &v, NULL), 0);
