@@ -233,13 +233,17 @@ void tree_shield_unlock(struct tree_shield *sh)
 	sh->lock_fd = -1;
 }
 
-/* The directory at `path` is an overlay mounted on the tree (statfs, and a device of its own). */
+/*
+ * The directory at `path` is an overlay mounted on the tree (statfs, and a
+ * device of its own).  O_PATH: ls and gc look at a live run's tree this way
+ * only, which its teardown's scan tells from a holder (an open directory
+ * would be named as one).
+ */
 static bool is_shield(int user_fd, const char *id, struct stat *st)
 {
 	struct statfs sf;
 	struct stat parent;
-	_cleanup_close_ int fd =
-		openat(user_fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	_cleanup_close_ int fd = openat(user_fd, id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	return fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_MAGIC &&
 	       fstat(fd, st) == 0 && fstat(user_fd, &parent) == 0 && st->st_dev != parent.st_dev;
