@@ -549,3 +549,17 @@ PROVEN_LINE="proven by the kernel, no process read: its shield ended with its un
 	[ "$stderr" = "isorun: gc: holders of $tree: $PROVEN_LINE" ]
 	assert_no_tree
 }
+
+@test "an ordinary user's killed --pidns run: its tree below its gate has nothing left to ask the kernel, gc -v says the scan ran and why" {
+	[ "$(id -u)" -ne 0 ] || skip "root's tree wears a shield, not a gate"
+	require "user and PID namespaces" userns_ok
+	start_blocked --pidns
+	kill_owner
+	cat <&8
+	exec 8<&-
+	run --separate-stderr isogc -v
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed $tree: owner pid $isopid is gone; its lock is free; no process has a file, cwd or root in it"* ]]
+	[[ "$stderr" == "isorun: gc: holders of $tree: "*" read: the overlay over its gate lived in the killed run's namespace: nothing is left to ask the kernel" ]]
+	assert_no_tree
+}
