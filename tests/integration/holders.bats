@@ -236,6 +236,8 @@ while not os.path.exists(stop):
 
 @test "as root a clean run's holders are proven by the kernel, no process read; without the shield every process is" {
 	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	# no bystander namespace (another session's, another file's) shows a root of its own
+	private_root
 	run --separate-stderr "$ISORUN" -v --no-config --root "$R" -- sh -c 'echo x >"$HOME/f"'
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"isorun: holders: proven by the kernel, no process read: the tree's shield ended with its unmount"* ]]
