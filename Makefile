@@ -90,7 +90,7 @@ ALL_CFLAGS += -Werror
 endif
 ALL_CFLAGS += $(HARDEN)
 
-# One module per folder (docs/design.md, "Layout"): common/ below all, then ns/,
+# One module per folder (docs/architecture.md, "Module map"): common/ below all, then ns/,
 # policy/ and tree/, launcher/ (the supervisor) and selftest/, cli/ on top.
 LIB_SRC	:= $(wildcard common/*.c ns/*.c tree/*.c cgroup/*.c launcher/*.c selftest/*.c) \
 	   $(filter-out policy/gen_bpf.c,$(wildcard policy/*.c)) \
@@ -296,7 +296,8 @@ bench: $(BUILD)/isorun
 install: $(BUILD)/isorun
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(PKGDATADIR) \
-		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(DOCDIR)/use $(DESTDIR)$(PKGDATADIR)/apparmor
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(DOCDIR)/use $(DESTDIR)$(DOCDIR)/decisions \
+		$(DESTDIR)$(PKGDATADIR)/apparmor
 	install -m 0755 $(BUILD)/isorun $(DESTDIR)$(BINDIR)/isorun
 	install -m 0644 docs/man/isorun.1 $(DESTDIR)$(MANDIR)/man1/isorun.1
 	install -m 0644 docs/man/isorun-policy.5 $(DESTDIR)$(MANDIR)/man5/isorun-policy.5
@@ -304,8 +305,10 @@ install: $(BUILD)/isorun
 	install -m 0644 packaging/completions/_isorun $(DESTDIR)$(ZSHCOMPDIR)/_isorun
 	install -m 0644 policy/default.policy policy/strict.policy docs/report.schema.json \
 		$(DESTDIR)$(PKGDATADIR)/
-	install -m 0644 README.md docs/design.md policy/GRAMMAR.txt $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md docs/contract.md docs/architecture.md policy/GRAMMAR.txt \
+		$(DESTDIR)$(DOCDIR)/
 	install -m 0644 $(wildcard docs/use/*.md) $(DESTDIR)$(DOCDIR)/use/
+	install -m 0644 $(wildcard docs/decisions/*.md) $(DESTDIR)$(DOCDIR)/decisions/
 	packaging/doclinks.sh $(DESTDIR)$(DOCDIR) $(PKGDATADIR)
 	@# the profile names the binary it covers: this install's
 	sed 's,/usr/bin/isorun,$(BINDIR)/isorun,' packaging/apparmor/isorun \
@@ -318,11 +321,13 @@ uninstall:
 		$(DESTDIR)$(ZSHCOMPDIR)/_isorun $(DESTDIR)$(PKGDATADIR)/default.policy \
 		$(DESTDIR)$(PKGDATADIR)/strict.policy $(DESTDIR)$(PKGDATADIR)/report.schema.json \
 		$(DESTDIR)$(DOCDIR)/README.md \
-		$(DESTDIR)$(DOCDIR)/design.md $(DESTDIR)$(DOCDIR)/GRAMMAR.txt \
+		$(DESTDIR)$(DOCDIR)/contract.md $(DESTDIR)$(DOCDIR)/architecture.md \
+		$(DESTDIR)$(DOCDIR)/GRAMMAR.txt \
 		$(addprefix $(DESTDIR)$(DOCDIR)/use/,$(notdir $(wildcard docs/use/*.md))) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/decisions/,$(notdir $(wildcard docs/decisions/*.md))) \
 		$(DESTDIR)$(PKGDATADIR)/apparmor/isorun
 	rmdir $(DESTDIR)$(PKGDATADIR)/apparmor $(DESTDIR)$(PKGDATADIR) $(DESTDIR)$(DOCDIR)/use \
-		$(DESTDIR)$(DOCDIR) 2>/dev/null || true
+		$(DESTDIR)$(DOCDIR)/decisions $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 # The release tarball holds the tracked files as they are in the working tree
 # (`git stash create` snapshots uncommitted edits without touching the index or

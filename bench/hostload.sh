@@ -9,7 +9,7 @@
 # line you want: as root, and as an ordinary user (runuser -u USER -- ...).
 #   bench/hostload.sh [PATH_TO_ISORUN] [ROUNDS]
 # Targets: isorun / bwrap <= 1.5 at N = 2,000 and <= 1.3 at N = 500 where the
-# kernel offers a way (docs/design.md, "Holders without reading the host").
+# kernel offers a way (docs/decisions/0034-holders-without-reading-the-host.md).
 set -eu
 isorun=$(realpath "${1:-build/isorun}")
 rounds=${2:-40}

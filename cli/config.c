@@ -117,7 +117,7 @@ static char *base64(const unsigned char *s, size_t n)
  * A string of the config output: JSON strings are UTF-8, and json_string()
  * refuses anything else, so a path or value that is not UTF-8 becomes
  * {"base64": "..."} of its bytes: lossless, and never a string a reader could
- * take for the value itself (docs/design.md, isorun config).
+ * take for the value itself (docs/decisions/0016-isorun-conf.md, isorun config).
  */
 static json_t *bytes_json(const char *s)
 {

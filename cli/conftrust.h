@@ -3,8 +3,8 @@
  * Whose word counts: an isorun.conf is the project's (in CI, the code under
  * test: a pull request controls it), the command line is the operator's.  A
  * setting of the file that would widen what the command line protects is
- * refused (docs/design.md, isorun.conf, "The file never widens the command
- * line").
+ * refused (docs/decisions/0016-isorun-conf.md, "The file never widens the
+ * command line").
  */
 #ifndef ISO_CONFTRUST_H
 #define ISO_CONFTRUST_H

@@ -3,7 +3,7 @@
  * --bind, --ro-bind and --tmpfs judged on the host once every option is known,
  * before anything exists, so that a mount that cannot be made, or that would
  * undo a protection, is one line and 125 rather than a half-made namespace
- * (docs/design.md, "Mounts the caller asks for (issue 29)").
+ * (docs/decisions/0048-mounts-the-caller-asks-for.md).
  */
 #include "cli/mounts.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --bind, --ro-bind and --tmpfs judged on the host before anything exists
- * (docs/design.md, "Mounts the caller asks for (issue 29)").
+ * (docs/decisions/0048-mounts-the-caller-asks-for.md).
  */
 #ifndef ISO_CLI_MOUNTS_H
 #define ISO_CLI_MOUNTS_H

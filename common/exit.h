@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The exit status is a contract: docs/design.md "Exit codes" and isorun(1). */
+/* The exit status is a contract: docs/contract.md "Exit codes" and isorun(1). */
 #ifndef ISO_EXIT_H
 #define ISO_EXIT_H
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ISORUN_TEST_FAULT=NAME: a failure or a slow phase on purpose, for the paths
- * no real run reaches on demand (docs/design.md, "Architecture"):
+ * no real run reaches on demand (docs/decisions/0027-architecture.md):
  * "after-start", "slow-removal", "slow-exec-record", "no-children-file",
  * "no-shield", "late-shield", "late-exec-word", "no-pidfs", "no-uidmap"
  * (newuidmap and newgidmap taken for missing), "empty-listing",

@@ -134,7 +134,7 @@ void sup_resources_say_usage(const struct sup_opts *o, const struct sup_resource
 bool sup_resources_finding(const struct sup_resources *res);
 void sup_ceilings_close(struct sup_ceilings *c);
 
-/* The report's `resources` object (docs/design.md, "Report"). */
+/* The report's `resources` object (docs/contract.md, "Report"). */
 struct json_t;
 struct json_t *sup_resources_json(const struct sup_resources *res);
 

@@ -125,8 +125,8 @@ static int put_caches(struct envv *env, struct tree_tree *t, const struct sup_ca
  * Update checks that only nag: each tool keeps its once-a-day (pip: a week) state
  * in HOME, which isorun makes empty, so every run would ask the network and print
  * the notice.  Set where the caller's environment does not name them (npm reads
- * its variables in any case), before --setenv, which wins (docs/design.md,
- * "Update checks").
+ * its variables in any case), before --setenv, which wins
+ * (docs/decisions/0057-update-checks.md).
  */
 static const char *const nag_vars[] = { "NO_UPDATE_NOTIFIER=1", "npm_config_update_notifier=false",
 					"PIP_DISABLE_PIP_VERSION_CHECK=1" };

@@ -3,7 +3,7 @@
  * The words of a finding: one function per kind writes the lines that the stderr
  * summary prints and that the JUnit file and the CI annotations carry, so all of
  * them say the same thing, attribution included.  And the same findings as the
- * report's JSON fields (docs/design.md, "The report").
+ * report's JSON fields (docs/contract.md, "Report").
  */
 #ifndef ISO_FINDING_H
 #define ISO_FINDING_H
@@ -46,7 +46,7 @@ void sup_hung_take(struct sup_hung_tree *t, pid_t root, const struct sup_attrib_
 void sup_hung_survivors(struct sup_hung_tree *t, pid_t root);
 void sup_hung_free(struct sup_hung_tree *t);
 
-/* The report's fields (docs/design.md): added to an entry the report built. */
+/* The report's fields (docs/contract.md): added to an entry the report built. */
 void sup_leak_json_add(json_t *entry, const struct sup_leak *l);
 void sup_refusal_json_add(json_t *entry, const struct sup_policy_event *ev);
 /* The report's "timeout": null, or the tree, the stop and who survived the grace. */
@@ -93,7 +93,9 @@ char *sup_finding_str(sup_words_fn *words, const struct sup_run_plan *plan,
  * killed, not by isorun's --timeout or a cancel): that the real home was
  * read-only or hidden for it, and the option that lets a directory through, into
  * buf.  A possibility, never a finding: the kernel refuses the write before
- * anything isorun watches sees it (docs/design.md).  False when nothing applies.
+ * anything isorun watches sees it
+ * (docs/decisions/0015-what-the-run-s-mounts-hide-and-a-failure-under.md).  False when
+ * nothing applies.
  */
 bool sup_home_note(const struct sup_run_plan *plan, const char *const *say,
 		   const struct sup_outcome *o, char *buf, size_t len);

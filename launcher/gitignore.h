@@ -2,7 +2,8 @@
 /*
  * --watch in a git work tree: which new entries the checkout's ignore rules
  * ignore.  The rules are read before the run and matched here as git matches
- * them; no program is run and no configuration is read (docs/design.md).
+ * them; no program is run and no configuration is read
+ * (docs/decisions/0050-watch-and-gitignore-the-private-home-s-writes.md).
  */
 #ifndef ISO_GITIGNORE_H
 #define ISO_GITIGNORE_H

@@ -4,7 +4,8 @@
  * blocked and read from the event loop's signalfd, so none takes its default
  * action (which for most is to end isorun on the spot, leaving the tree, the
  * report and in the default mode the command itself behind).  The table is
- * docs/design.md's "Signals" table; tests/integration/signals.bats walks it.
+ * the signal table of docs/decisions/0001-the-first-decisions-signals-the-terminal-the.md;
+ * tests/integration/signals.bats walks it.
  */
 #ifndef ISO_SIGTABLE_H
 #define ISO_SIGTABLE_H

@@ -51,8 +51,9 @@ struct sup_sinks {
 
 /*
  * First of all, so that every later failure is in them: each file asked for gets
- * its provisional document at once (docs/design.md, "Reports that survive a
- * killed run").  -EINVAL with e set when one cannot be opened (a setup error).
+ * its provisional document at once
+ * (docs/decisions/0041-reports-that-survive-a-killed-run.md).  -EINVAL with e set
+ * when one cannot be opened (a setup error).
  */
 int sup_sinks_open(struct sup_sinks *s, const struct sup_opts *opts, const struct sup_outcome *out,
 		   struct iso_err *e);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The verdict of a run, decided once from its outcome (docs/design.md, "Exit
+ * The verdict of a run, decided once from its outcome (docs/contract.md, "Exit
  * codes"): isorun's exit code, the verdict's word and reason, and every finding
  * with whether it counts against the run, its severity, its title and its words.
  * The stderr summary, the report, the JUnit file and the annotations only read it.

@@ -179,7 +179,8 @@ static int add_reach_notify(pol_scmp_ctx ctx, const struct pol *p, struct iso_er
  * RLIMIT_NOFILE 3 breaks the run's teardown), its priority and scheduling,
  * its memory.  These fail with EPERM in the filter, unnotified; a pid 1 of a
  * PID namespace the command makes itself is refused the same (one ambiguity
- * BPF cannot resolve; docs/design.md).  The pid is an int to the kernel: its
+ * BPF cannot resolve; docs/decisions/0010-one-membership-rule-for-every-call-that-names-a.md).
+ * The pid is an int to the kernel: its
  * lower half is compared.  Tracing init is the kernel's (scope.c) where it
  * has Landlock; the rows for ptrace and process_vm_writev cover the rest.
  */

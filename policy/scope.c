@@ -16,7 +16,8 @@
  * No file or network access is handled (handled_access_fs and _net 0), and
  * the abstract unix socket scope is not asked for: it would cut the command
  * off from an X server, a D-Bus bus or any abstract socket of the host, which
- * the policy does not refuse today (docs/design.md says why).
+ * the policy does not refuse today (it says why:
+ * docs/decisions/0010-one-membership-rule-for-every-call-that-names-a.md).
  *
  * Debian 12's <linux/landlock.h> predates `scoped`: the attribute is declared
  * here, as the kernel reads it (its size tells the kernel which fields exist).

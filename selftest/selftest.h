@@ -52,7 +52,7 @@ enum st_control_id {
 /*
  * isorun's options where selftest's words or its controls' command lines name
  * them: spelled in cli/ (cli/selftest_cli.c), handed in as st_ctx.says, so that
- * selftest/ spells no option of its own (docs/design.md "Layout").
+ * selftest/ spells no option of its own (docs/architecture.md, "Module map").
  */
 enum st_say {
 	ST_SAY_PIDNS,		   /* --pidns */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The layout rules of docs/design.md ("Layout") that read the sources, for
+"""The layout rules of docs/architecture.md ("Module map") that read the sources, for
 tests/integration/layout.bats.
 
     tests/layout_check.py RULE TOP [ALLOW]
@@ -149,7 +149,7 @@ def error_buffer(top):
                 yield "%s/%s:%s" % (d, name, f.group(1) if f else "?"), " char *%s" % m.group(1)
 
 
-# One prefix per folder (docs/design.md, "Layout"): a name says where it comes from.
+# One prefix per folder (docs/architecture.md, "Module map"): a name says where it comes from.
 PREFIX = {"common": "iso", "ns": "ns", "policy": "pol", "tree": "tree", "cgroup": "cg",
           "launcher": "sup", "selftest": "st", "cli": "cli"}
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The exit status is a contract (docs/design.md, "Exit codes").
+# The exit status is a contract (docs/contract.md, "Exit codes").
 
 load helpers
 

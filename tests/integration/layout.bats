@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The layout is the architecture (docs/design.md, "Layout"): one module per folder,
+# The layout is the architecture (docs/architecture.md, "Module map"): one module per folder,
 # dependencies one way.  These read the sources, so they fail the moment a change
 # breaks a rule; each has a control that shows it can fail.
 

@@ -19,10 +19,12 @@ INSTALLED="0755 usr/bin/isorun
 0644 usr/share/isorun/strict.policy
 0644 usr/share/isorun/report.schema.json
 0644 usr/share/doc/isorun/README.md
-0644 usr/share/doc/isorun/design.md
+0644 usr/share/doc/isorun/contract.md
+0644 usr/share/doc/isorun/architecture.md
 0644 usr/share/doc/isorun/GRAMMAR.txt
 0644 usr/share/isorun/apparmor/isorun
-$(cd "$TOP/docs/use" && for f in *.md; do echo "0644 usr/share/doc/isorun/use/$f"; done)"
+$(cd "$TOP/docs/use" && for f in *.md; do echo "0644 usr/share/doc/isorun/use/$f"; done)
+$(cd "$TOP/docs/decisions" && for f in *.md; do echo "0644 usr/share/doc/isorun/decisions/$f"; done)"
 
 # make in the source tree: without the outer make's jobserver (its descriptors
 # do not reach us through isorun), and never rebuilding the binary under test
@@ -56,7 +58,10 @@ stage() {
 	cmp "$TOP/policy/default.policy" "$D/usr/share/isorun/default.policy"
 	cmp "$TOP/docs/report.schema.json" "$D/usr/share/isorun/report.schema.json"
 	# the docs the README links to are there, and every link finds its file
-	links_resolve "$D" "$D"/usr/share/doc/isorun/*.md "$D"/usr/share/doc/isorun/use/*.md
+	links_resolve "$D" "$D"/usr/share/doc/isorun/*.md "$D"/usr/share/doc/isorun/use/*.md \
+		"$D"/usr/share/doc/isorun/decisions/*.md
+	grep -q '](decisions/README.md)' "$D/usr/share/doc/isorun/README.md"
+	grep -q '](contract.md)' "$D/usr/share/doc/isorun/README.md"
 	grep -q '](use/README.md)' "$D/usr/share/doc/isorun/README.md"
 
 	run mk uninstall DESTDIR="$D" PREFIX=/usr

@@ -84,7 +84,9 @@ maintainer_scripts() {
 		usr/share/isorun/default.policy usr/share/isorun/strict.policy \
 		usr/share/isorun/report.schema.json usr/share/doc/isorun/copyright \
 		usr/share/isorun/apparmor/isorun \
-		$(cd "$TOP/docs/use" && printf 'usr/share/doc/isorun/use/%s.gz ' *.md); do
+		usr/share/doc/isorun/contract.md.gz usr/share/doc/isorun/architecture.md.gz \
+		$(cd "$TOP/docs/use" && printf 'usr/share/doc/isorun/use/%s.gz ' *.md) \
+		$(cd "$TOP/docs/decisions" && printf 'usr/share/doc/isorun/decisions/%s.gz ' *.md); do
 		grep -q " \./$f\$" "$BATS_TEST_TMPDIR/contents" || {
 			echo "not in the package: $f" >&2
 			return 1
@@ -93,7 +95,8 @@ maintainer_scripts() {
 	dpkg-deb -x "$deb" "$BATS_TEST_TMPDIR/x"
 	# compressed as policy wants, and the links name the .gz that is there
 	links_resolve "$BATS_TEST_TMPDIR/x" "$BATS_TEST_TMPDIR"/x/usr/share/doc/isorun/*.md.gz \
-		"$BATS_TEST_TMPDIR"/x/usr/share/doc/isorun/use/*.md.gz
+		"$BATS_TEST_TMPDIR"/x/usr/share/doc/isorun/use/*.md.gz \
+		"$BATS_TEST_TMPDIR"/x/usr/share/doc/isorun/decisions/*.md.gz
 	zgrep -q '](use/README.md.gz)' "$BATS_TEST_TMPDIR/x/usr/share/doc/isorun/README.md.gz"
 	maintainer_scripts "$deb"
 	run "$BATS_TEST_TMPDIR/x/usr/bin/isorun" --version

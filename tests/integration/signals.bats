@@ -162,7 +162,7 @@ signums() {
 }
 
 @test "every signal isorun passes on reaches the command and the run ends on the command's terms" {
-	# design.md's signal table, "passed on": the real-time ones include glibc's
+	# the signal table (docs/decisions/0001-*.md), "passed on": the real-time ones include glibc's
 	# own 32 and 33, which sigaddset() refuses and which would end isorun
 	local bad=0
 	for mode in "" --pidns; do

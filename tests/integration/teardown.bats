@@ -191,7 +191,7 @@ open("leaf", "w").write("x")'
 	if [ "$(id -u)" -ne 0 ]; then
 		# the tree is uid 0's of the namespace (isorun-0): only a gc in a user
 		# namespace sees it, and there the host's processes cannot be read, so a
-		# dead run's tree is kept, saying why (design.md, issue 26 item 20)
+		# dead run's tree is kept, saying why (docs/decisions/0037-*.md, issue 26 item 20)
 		run unshare -Ur "$ISORUN" gc --root "$R"
 		[ "$status" -eq 0 ]
 		[ -e "$tree" ]

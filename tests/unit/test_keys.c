@@ -37,7 +37,7 @@ static void test_every_entry_is_whole(void **state)
 	}
 }
 
-/* The report's keys and their order are published (docs/design.md, the report). */
+/* The report's keys and their order are published (docs/contract.md, the report). */
 static void test_report_order_is_published(void **state)
 {
 	static const char *const want[] = {
