@@ -69,6 +69,42 @@ SUPERSEDES_ALSO = {
     "One row per ceiling": ["One description per option (issue 28)"],
 }
 
+# Records written after the split, kept here so that a re-run keeps them last.
+EXTRA = [(
+    "The design page split in three (issue 37)", "2026-12-07", "37",
+    """\
+`docs/design.md` had grown to 3,976 lines: the contract, then 57 decision
+sections appended in the order they arrived, with the architecture spread over
+nine of them. A newcomer could not tell what holds now from what was decided on
+the way. Issue 37 asked for pages a newcomer reads in an hour.
+
+- **Three pages.** `docs/contract.md` says what users can rely on (the old
+  page up to its decisions, less "Layout"). `docs/architecture.md` is one
+  current picture of a run and the module map, under 300 lines, rewritten when
+  the code changes and never appended to. `docs/decisions/` holds one record per
+  decision, numbered in the order the old page had them; the list before the
+  first section of the old page is record 0001. `docs/design.md` only points to
+  the three.
+- **Moved, not rewritten.** `tools/split-design.py` moved the text of each
+  section into its record as it was. It dated each record by the first commit
+  whose `docs/design.md` had its heading (`git log -S`), took the issue from the
+  title, or else from the commit that added the section and the issue texts,
+  quoted the sentences that say what the section replaced, and turned the
+  titles it quotes into links. A record of the old page keeps its words; only
+  `contract.md` was rewritten in plainer sentences afterwards.
+- **New decisions are new records** (HACKING.md, "Add a decision record"); a
+  change of mind is a new record that says what it supersedes.
+- **The package installs the new pages** in place of `design.md`:
+  `contract.md`, `architecture.md` and `decisions/` under `share/doc/isorun`,
+  with their links rewritten by `packaging/doclinks.sh`.
+- **Checked by** `tests/integration/docs_pages.bats`: every record has its
+  number, title, date, issue and supersedes line and a row in the index;
+  `architecture.md` stays under 300 lines; `design.md` gains no section and
+  nothing else names it; every relative link of the pages resolves.
+""",
+    ["Packaging", "The package's documentation and AppArmor profile (issue 39)"],
+)]
+
 FIRST_TITLE = "The first decisions: signals, the terminal, the environment, output, the report"
 
 MARKERS = re.compile(
@@ -128,7 +164,7 @@ def sentences(body):
             yield s.replace("**", "").strip()
 
 
-def supersedes(title, body, index):
+def supersedes(title, body, index, also):
     found = []
     for s in sentences(body):
         if MARKERS.search(s) and s not in found:
@@ -136,7 +172,7 @@ def supersedes(title, body, index):
         if len(found) == 3:
             break
     lines = []
-    for t in SUPERSEDES_ALSO.get(bare_title(title), []):
+    for t in also.get(bare_title(title), []):
         num, name = index[t]
         lines.append(f"  - in part, [{num}. {t}]({name})")
     for s in found:
@@ -214,9 +250,19 @@ def main():
     head, first_par, first_list, sections = split(text)
 
     records = [(FIRST_TITLE, first_list, "")] + [(t, b, t) for t, b in sections]
+    records += [(x[0], x[3], None) for x in EXTRA]
     index = {}
     for n, (title, _, _) in enumerate(records, 1):
         index[title] = (f"{n:04d}", f"{n:04d}-{slug(title)}.md")
+    extra = {x[0]: x for x in EXTRA}
+    also = dict(SUPERSEDES_ALSO)
+    for x in EXTRA:
+        also[bare_title(x[0])] = x[4]
+    superseded_by = {}
+    for newer, olds in also.items():
+        full = next(t for t in index if bare_title(t) == newer)
+        for old in olds:
+            superseded_by.setdefault(old, []).append(full)
 
     ddir = os.path.join(top, "docs/decisions")
     os.makedirs(ddir, exist_ok=True)
@@ -228,16 +274,24 @@ def main():
     for title, body, key in records:
         num, name = index[title]
         heading = "### " + title if key else DECISIONS
-        date = first_date(top, heading) or "unknown"
-        issue = issue_of(key)
+        if key is None:
+            date, issue = extra[title][1], extra[title][2]
+        else:
+            date = first_date(top, heading) or "unknown"
+            issue = issue_of(key)
         rows.append(f"| [{num}]({name}) | {title} | {date} | {issue} |")
         with open(os.path.join(ddir, name), "w", encoding="utf-8") as f:
             f.write(f"# {num}. {title}\n\n")
             f.write(f"- Date: {date}\n")
             f.write(f"- Issue: {issue}\n")
-            f.write(supersedes(key or title, body, index))
-            f.write("- Moved from: `docs/design.md`, \"Decisions where the contract was "
-                    "silent\" (issue 37)\n\n")
+            f.write(supersedes(key or title, body, index, also))
+            for newer in superseded_by.get(title, []):
+                n2, f2 = index[newer]
+                f.write(f"- Superseded in part by: [{n2}. {newer}]({f2})\n")
+            if key is not None:
+                f.write("- Moved from: `docs/design.md`, \"Decisions where the contract was "
+                        "silent\" (issue 37)\n")
+            f.write("\n")
             f.write(link(body.strip("\n")) + "\n")
     with open(os.path.join(ddir, "README.md"), "w", encoding="utf-8") as f:
         f.write("# Decisions\n\n")
