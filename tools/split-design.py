@@ -29,6 +29,7 @@ tools/split-design.py --design /tmp/d.md`, when a decision section was added
 to it after the split.
 """
 import argparse
+import datetime
 import os
 import re
 import subprocess
@@ -277,7 +278,10 @@ def main():
         if key is None:
             date, issue = extra[title][1], extra[title][2]
         else:
-            date = first_date(top, heading) or "unknown"
+            # not in this checkout's history: the section's own date, else today
+            m = re.search(r"\b(20\d\d-\d\d-\d\d)\b", body)
+            date = (first_date(top, heading) or (m and m.group(1))
+                    or datetime.date.today().isoformat())
             issue = issue_of(key)
         rows.append(f"| [{num}]({name}) | {title} | {date} | {issue} |")
         with open(os.path.join(ddir, name), "w", encoding="utf-8") as f:
