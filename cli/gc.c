@@ -63,7 +63,8 @@ static void usage(FILE *f, const char *name)
 		      "  --dry-run      only say what would be removed or kept, and why\n"
 		      "  --kept, --all  also remove the trees kept on purpose\n"
 		      "  -v, --verbose  also say how many processes' fds could not be read, and\n"
-		      "                 how each tree's holders were judged (the kernel, or a scan)\n",
+		      "                 how each tree's holders were judged (the kernel, or a "
+		      "scan)\n",
 		      f);
 }
 
@@ -864,7 +865,8 @@ struct gc_kernel {
  * remove it (owner gone, lock ours, not kept on purpose) and may take the
  * shield off (no dry run).  A tree below its gate (an ordinary user's killed
  * --pidns run) has nothing left to ask: the overlay lived in the run's
- * namespace, and ended, or not, with it, unwatched (docs/design.md).
+ * namespace, and ended, or not, with it, unwatched
+ * (docs/decisions/0036-the-gate-an-ordinary-user-s-tree-proven-by-its.md).
  */
 static bool may_ask(const struct cmd *c, const struct tree_view *v, dev_t alias)
 {

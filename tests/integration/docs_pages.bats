@@ -84,7 +84,8 @@ doc_pages() {
 	grep -qF '](architecture.md)' "$TOP/docs/design.md"
 	grep -qF '](decisions/README.md)' "$TOP/docs/design.md"
 	# nothing else in the checkout names the old page: its sections are gone
-	run grep -rlnI 'design\.md' "$TOP" --exclude-dir=.git --exclude-dir=build \
+	# (build directories of any name hold installed copies of older pages)
+	run grep -rlnI 'design\.md' "$TOP" --exclude-dir=.git --exclude-dir='build*' \
 		--exclude-dir=decisions --exclude=design.md --exclude=split-design.py \
 		--exclude=HACKING.md --exclude=docs_pages.bats
 	[ "$status" -eq 1 ] || {
