@@ -375,7 +375,7 @@ deb: dist
 C_DIRS	:= common ns policy tree cgroup launcher selftest cli bench tests/unit tests/helpers tests/fuzz
 lint:
 	clang-format --dry-run --Werror $(foreach d,$(C_DIRS),$(wildcard $(d)/*.[ch]))
-	shellcheck -x tests/*.sh .ci/run bench/*.sh examples/*.sh examples/leaky-suite/*.sh
+	shellcheck -x tests/*.sh .ci/run .ci/subjects bench/*.sh examples/*.sh examples/leaky-suite/*.sh
 	shellcheck -s bash packaging/completions/isorun.bash
 
 clean:

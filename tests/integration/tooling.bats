@@ -1,0 +1,61 @@
+#!/usr/bin/env bats
+# The project's own tooling: .ci/subjects (commit subjects), make soak and the
+# suite's start (tests/run-all.sh).
+
+load helpers
+
+# A repository in $W/repo with one commit, its base; then one commit per subject.
+subjects_repo() {
+	local s
+	git init -q "$W/repo"
+	export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t.invalid
+	export GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t.invalid
+	git -C "$W/repo" commit -q --allow-empty -m "an old subject, however long it was, before the rule"
+	base=$(git -C "$W/repo" rev-parse HEAD)
+	for s in "$@"; do
+		git -C "$W/repo" commit -q --allow-empty -m "$s"
+	done
+}
+
+@test "subjects: 'area: what changed' in 72 characters passes" {
+	subjects_repo "ci: check the subjects" "holders.bats, design.md: one runner" \
+		"tree: $(printf '%066d' 0)"
+	run env -C "$W/repo" "$TOP/.ci/subjects" "$base"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
+@test "subjects: a long subject, or one with no area, fails naming it" {
+	long="tree: $(printf '%067d' 0)"
+	subjects_repo "ci: fine" "$long"
+	run env -C "$W/repo" "$TOP/.ci/subjects" "$base"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"73 characters, more than 72: $long"* ]]
+	subjects_repo "just words with no area"
+	run env -C "$W/repo" "$TOP/.ci/subjects" "$base"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not 'area: what changed': just words with no area"* ]]
+}
+
+@test "subjects: a merge's subject is git's, not checked" {
+	subjects_repo "ci: fine"
+	git -C "$W/repo" checkout -q -b side
+	git -C "$W/repo" commit -q --allow-empty -m "side: a change"
+	git -C "$W/repo" checkout -q -
+	git -C "$W/repo" merge -q --no-ff --no-edit side
+	[[ "$(git -C "$W/repo" log -1 --format=%s)" == "Merge branch 'side'"* ]]
+	run env -C "$W/repo" "$TOP/.ci/subjects" "$base"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+}
+
+@test "subjects: a base this clone lacks fails, saying so" {
+	subjects_repo "ci: fine"
+	run env -C "$W/repo" "$TOP/.ci/subjects" 0123456789012345678901234567890123456789
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"is not in this clone"* ]]
+}
+
+@test "subjects: .ci/run checks them from a base in this history" {
+	grep -q '^\.ci/subjects "\$subjects_base"$' "$TOP/.ci/run"
+	b=$(sed -n 's/^subjects_base=//p' "$TOP/.ci/run")
+	[[ "$b" =~ ^[0-9a-f]{40}$ ]]
+}
