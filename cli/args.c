@@ -110,32 +110,31 @@ bool cli_misplaced_options(const struct sup_opts *o, char *buf, size_t len)
 	return true;
 }
 
-/* The output files' lines, from the sinks table's rows. */
-static void sinks_usage(FILE *f)
-{
-#define SINK_USAGE(ID, name, help, ...) fprintf(f, "  --%-21s%s\n", name " FILE|fd:N", help);
-	SUP_SINK_ROWS(SINK_USAGE)
-#undef SINK_USAGE
-}
-
-/* The column --help's words start at; a longer option and value put them on a line below. */
+/* The column --help's words start at, and the width of its lines. */
 #define HELP_COLUMN 25
+#define HELP_WIDTH  80
 
-/* A ceiling's lines of --help, from its row: "  --NAME VALUE   words", continued below. */
-static void ceiling_usage(const struct sup_ceiling_desc *d, FILE *f)
+/*
+ * One option's lines of --help: "  HEAD", its words from HELP_COLUMN, each '\n'
+ * continuing them below and "%s" replaced by `say`.  A head too long for the
+ * column keeps its words on its line after two spaces while that line fits,
+ * else they start on the line below.
+ */
+static void usage_lines(FILE *f, const char *head, const char *help, const char *say)
 {
-	const char *say = cli_says[d->help_say];
-	int n = fprintf(f, "  --%s %s", d->name, d->metavar);
+	size_t first = strcspn(help, "\n");
+	int n = fprintf(f, "  %s", head);
 
 	if (n < 0)
 		return;
-	if (n > HELP_COLUMN - 2) {
-		fputc('\n', f);
-		n = 0;
-	}
-	fprintf(f, "%*s", HELP_COLUMN - n, "");
-	for (const char *p = d->help; *p; p++) {
-		if (p[0] == '%' && p[1] == 's') {
+	if (n > HELP_COLUMN - 2 && (size_t)n + 2 + first <= HELP_WIDTH)
+		fputs("  ", f);
+	else if (n > HELP_COLUMN - 2)
+		fprintf(f, "\n%*s", HELP_COLUMN, "");
+	else
+		fprintf(f, "%*s", HELP_COLUMN - n, "");
+	for (const char *p = help; *p; p++) {
+		if (p[0] == '%' && p[1] == 's' && say) {
 			fputs(say, f);
 			p++;
 		} else if (*p == '\n') {
@@ -147,6 +146,41 @@ static void ceiling_usage(const struct sup_ceiling_desc *d, FILE *f)
 	fputc('\n', f);
 }
 
+/* append a and b to head[len] at *at, cut at its end */
+static void head_add(char *head, size_t len, size_t *at, const char *a, const char *b)
+{
+	int n = *at < len ? snprintf(head + *at, len - *at, "%s%s", a, b) : 0;
+
+	*at += n > 0 ? (size_t)n : 0;
+}
+
+/* A key's lines, from its row: "-q, --quiet", "--root DIR", "--net=host|isolated". */
+static void key_usage(const struct cli_key_info *k, FILE *f)
+{
+	char head[128], letter[2] = { k->letter, '\0' };
+	size_t at = 0;
+
+	head[0] = '\0';
+	if (k->letter)
+		head_add(head, sizeof(head), &at, "-", letter);
+	head_add(head, sizeof(head), &at, k->letter ? ", --" : "--", k->name);
+	if (k->metavar)
+		head_add(head, sizeof(head), &at, "", k->metavar);
+	for (const struct cli_word *w = k->words; !k->metavar && w && w->word; w++)
+		head_add(head, sizeof(head), &at, w == k->words ? "=" : "|", w->word);
+	usage_lines(f, head, k->help ? k->help : "", NULL);
+}
+
+/* A ceiling's lines, from its row (launcher/ceiling_kinds.c). */
+static void ceiling_usage(const struct sup_ceiling_desc *d, FILE *f)
+{
+	char head[128];
+
+	snprintf(head, sizeof(head), "--%s %s", d->name, d->metavar);
+	usage_lines(f, head, d->help, cli_says[d->help_say]);
+}
+
+/* --help: the synopsis, then every key of the table in its order, then the rest. */
 void cli_usage(FILE *f)
 {
 	fputs("Usage: isorun [OPTION]... [--] COMMAND [ARG]...\n"
@@ -160,64 +194,19 @@ void cli_usage(FILE *f)
 	      "outlives it; remove the tree only when nothing can still use it.\n"
 	      "Options also come from the nearest isorun.conf (this directory or an\n"
 	      "ancestor); the command line wins.  `isorun config` shows the result.\n"
-	      "\n"
-	      "  --root DIR             create trees in DIR/isorun-UID (default $ISORUN_ROOT,\n"
-	      "                         $TMPDIR, /tmp)\n"
-	      "  --keep[=on-failure]    keep the tree and print its path (on-failure: only\n"
-	      "                         when the run fails; =never undoes isorun.conf's)\n"
-	      "  --env-dir VAR=SUB      point VAR at a fresh directory SUB in the tree\n"
-	      "  --clearenv             start from an empty environment (see --keep-env)\n"
-	      "  --keep-env VAR         with --clearenv, keep VAR\n"
-	      "  --setenv VAR=VAL, --unsetenv VAR\n"
-	      "  --chdir DIR            working directory of the command\n"
-	      "  --pass-fd N            let fd N reach the command\n"
-	      "  --watch DIR            report entries that appear in DIR during the run\n"
-	      "  --residue=warn|fail    what such an entry does to the verdict (warn)\n"
-	      "  --watch-ignore GLOB    not residue (as a .gitignore line); a git work tree's\n"
-	      "                         .gitignore is honoured too\n"
-	      "  --watch-home           name on stderr the files the run wrote in its private\n"
-	      "                         HOME outside ~/.cache (always in the report)\n"
-	      "  --timeout DUR          stop the whole tree after DUR (exit 124); 0: no limit\n"
-	      "  --stop-signal SIG      signal sent on timeout or cancel (SIGTERM)\n"
-	      "  --grace DUR            then SIGKILL after DUR (5s)\n"
-	      "  --settle DUR           time survivors get to exit on their own (3s); said\n"
-	      "                         at once, and Ctrl-C ends the wait\n"
-	      "  --leaks=fail|warn|ignore  what a leak does to the verdict (fail)\n"
-	      "  --pidns[=try]          new PID + mount (+ user) namespace, isorun's init as\n"
-	      "                         PID 1; =try falls back to the subreaper gate\n"
-	      "  --map-root             inside the user namespace, be uid 0\n"
-	      "  --map-users=off|auto|require  also map your /etc/subuid and /etc/subgid\n"
-	      "                         ranges (newuidmap); auto: else one id, and says so\n"
-	      "  --cap-keep CAP,...|all capabilities the command keeps\n"
-	      "  --net=host|isolated    isolated: own network namespace, loopback up\n"
-	      "  --private-tmp          the tree's tmp over /tmp and /var/tmp\n"
-	      "  --protect-home=off|ro|hide  the real home read-only (ro, read-only), or hidden\n"
-	      "  --writable DIR         under --protect-home, DIR in the home stays as it is\n"
-	      "  --bind SRC[:DEST], --ro-bind SRC[:DEST]  mount SRC at DEST (default: SRC),\n"
-	      "                         writable or read-only with all below it (--pidns)\n"
-	      "  --tmpfs DEST           an empty, writable tmpfs at DEST (--pidns); repeatable,\n"
-	      "                         in order, after the rest; only on the command line\n"
-	      "  --policy=default|strict|off|FILE  seccomp policy (default)\n"
-	      "  --policy-mode=enforce|log  log: let refused calls through, report them\n"
-	      "  --rlimit-nofile N      the command's descriptor limit (soft and hard)\n"
-	      "  --rlimit-core SIZE, --rlimit-fsize SIZE  its core dump and file size limits\n"
-	      "                         (bytes, K/M/G/T suffixes, or unlimited)\n",
+	      "\n",
 	      f);
-	for (int c = 0; c < SUP_N_CEILINGS; c++)
-		ceiling_usage(&sup_ceiling_descs[c], f);
-	fputs("                         each ceiling as try:VALUE enforces what it can and goes "
-	      "on\n"
-	      "  --cgroup=auto|off      a cgroup of the run's own where one can be had (auto)\n"
-	      "  --cache NAME,...       keep go, npm, pip, cargo or xdg caches between runs in\n"
-	      "                         $XDG_CACHE_HOME/isorun/NAME; none: no cache (default)\n",
-	      f);
-	sinks_usage(f);
-	fputs("  --finding-exit-code N  exit code for a finding (122)\n"
-	      "  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
+	for (int k = 0; k < SUP_N_KEYS; k++) {
+		if (k < SUP_K_CEILING || k >= SUP_K_CEILING + SUP_N_CEILINGS)
+			key_usage(&cli_keys[k], f);
+		else
+			ceiling_usage(&sup_ceiling_descs[k - SUP_K_CEILING], f);
+		if (k == SUP_K_CEILING + SUP_N_CEILINGS - 1)
+			usage_lines(f, "", "try:VALUE: a ceiling enforces what it can and goes on",
+				    NULL);
+	}
+	fputs("  --config FILE          read the options from FILE, not the nearest isorun.conf\n"
 	      "  --no-config            read no isorun.conf\n"
-	      "  -q, --quiet / -v, --verbose\n"
-	      "  --color=auto|always|never  colour isorun's lines (auto: stderr is a terminal,\n"
-	      "                         not TERM=dumb, no NO_COLOR; or FORCE_COLOR=1)\n"
 	      "  --FLAG=false           turn off a flag (--keep, --private-tmp, ...) that\n"
 	      "                         isorun.conf turned on\n"
 	      "  --help, --version\n"

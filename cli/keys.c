@@ -307,17 +307,18 @@ static void rep_strings(const struct sup_opts *o, const struct cli_key_info *k,
 #define FLAG  CLI_KIND_FLAG
 #define LIST  CLI_KIND_LIST
 /* a flag: a bool field, shown as true/false, in the report as a boolean at `at` */
-#define FLAG_KEY(nm, member, rkey, at)                                                             \
+#define FLAG_KEY(nm, member, rkey, at, h)                                                          \
 	{                                                                                          \
 		.name = nm, .kind = FLAG, CLI_FIELD_OF(member), .parse = cli_set_flag,             \
-		.show = show_flag, .report = rkey, .report_at = at, .report_value = rep_flag       \
+		.show = show_flag, .report = rkey, .report_at = at, .report_value = rep_flag,      \
+		.help = h                                                                          \
 	}
 /* a choice among words: an int or bool field */
-#define CHOICE_KEY(nm, member, w, rkey, at)                                                        \
+#define CHOICE_KEY(nm, member, w, rkey, at, h)                                                     \
 	{                                                                                          \
 		.name = nm, .kind = VALUE, CLI_FIELD_OF(member), .words = w,                       \
 		.parse = cli_set_choice, .show = show_choice, .report = rkey, .report_at = at,     \
-		.report_value = rep_choice                                                         \
+		.report_value = rep_choice, .help = h                                              \
 	}
 
 /*
@@ -325,8 +326,10 @@ static void rep_strings(const struct sup_opts *o, const struct cli_key_info *k,
  * in isorun.conf; in the report, fd:N as its row says (a --junit fd:N as a path: the
  * report has always said so).
  */
-#define SINK_KEY(ID, nm, help, rkey, rat, fd_path, ...)                                            \
+#define SINK_KEY(ID, nm, h, rkey, rat, fd_path, ...)                                               \
 	[SUP_K_##ID] = { .name = nm,                                                               \
+			 .metavar = " FILE|fd:N",                                                  \
+			 .help = h,                                                                \
 			 .kind = VALUE,                                                            \
 			 .path = true,                                                             \
 			 CLI_FIELD_OF(outputs[SUP_SINK_##ID]),                                     \
@@ -350,6 +353,9 @@ static void rep_strings(const struct sup_opts *o, const struct cli_key_info *k,
 
 const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 	[SUP_K_ROOT] = { .name = "root",
+			 .metavar = " DIR",
+			 .help = "create trees in DIR/isorun-UID (default $ISORUN_ROOT,\n"
+				 "$TMPDIR, /tmp)",
 			 .kind = VALUE,
 			 .path = true,
 			 CLI_FIELD_OF(root),
@@ -360,6 +366,9 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			 .report_value = rep_root },
 	/* a bare --keep is always; =on-failure keeps only a failed run's tree */
 	[SUP_K_KEEP] = { .name = "keep",
+			 .metavar = "[=on-failure]",
+			 .help = "keep the tree and print its path (on-failure: only\n"
+				 "when the run fails; =never undoes isorun.conf's)",
 			 .kind = VALUE,
 			 .bare = true,
 			 CLI_FIELD_OF(keep),
@@ -370,23 +379,34 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			 .report_at = 3,
 			 .report_value = rep_keep },
 	[SUP_K_ENV_DIR] = { .name = "env-dir",
+			    .metavar = " VAR=SUB",
+			    .help = "point VAR at a fresh directory SUB in the tree",
 			    .kind = LIST,
 			    CLI_FIELD_OF(env_dirs),
 			    .parse = cli_set_env_dir },
-	[SUP_K_CLEARENV] = FLAG_KEY("clearenv", clearenv, "clearenv", 5),
+	[SUP_K_CLEARENV] = FLAG_KEY("clearenv", clearenv, "clearenv", 5,
+				    "start from an empty environment (see --keep-env)"),
 	[SUP_K_SETENV] = { .name = "setenv",
+			   .metavar = " VAR=VAL",
+			   .help = "set VAR in the command's environment",
 			   .kind = LIST,
 			   CLI_FIELD_OF(setenv),
 			   .parse = cli_set_setenv },
 	[SUP_K_UNSETENV] = { .name = "unsetenv",
+			     .metavar = " VAR",
+			     .help = "remove VAR from the command's environment",
 			     .kind = LIST,
 			     CLI_FIELD_OF(unsetenv),
 			     .parse = cli_set_env_name },
 	[SUP_K_KEEP_ENV] = { .name = "keep-env",
+			     .metavar = " VAR",
+			     .help = "with --clearenv, keep VAR",
 			     .kind = LIST,
 			     CLI_FIELD_OF(keep_env),
 			     .parse = cli_set_env_name },
 	[SUP_K_CHDIR] = { .name = "chdir",
+			  .metavar = " DIR",
+			  .help = "working directory of the command",
 			  .kind = VALUE,
 			  .path = true,
 			  CLI_FIELD_OF(chdir),
@@ -395,8 +415,14 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  .report = "chdir",
 			  .report_at = 4,
 			  .report_value = rep_path },
-	[SUP_K_PASS_FD] = { .name = "pass-fd", .kind = LIST, .parse = cli_set_pass_fd },
+	[SUP_K_PASS_FD] = { .name = "pass-fd",
+			    .metavar = " N",
+			    .help = "let fd N reach the command",
+			    .kind = LIST,
+			    .parse = cli_set_pass_fd },
 	[SUP_K_WATCH] = { .name = "watch",
+			  .metavar = " DIR",
+			  .help = "report entries that appear in DIR during the run",
 			  .kind = LIST,
 			  .path = true,
 			  CLI_FIELD_OF(watch),
@@ -404,19 +430,27 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  .report = "watch",
 			  .report_at = 6,
 			  .report_value = rep_paths },
-	[SUP_K_RESIDUE] = CHOICE_KEY("residue", residue, residue_modes, "residue", 7),
+	[SUP_K_RESIDUE] = CHOICE_KEY("residue", residue, residue_modes, "residue", 7,
+				     "what such an entry does to the verdict (warn)"),
 	/* not in the report's settings: each ignored entry names its rule there */
 	[SUP_K_WATCH_IGNORE] = { .name = "watch-ignore",
+				 .metavar = " GLOB",
+				 .help = "not residue (as a .gitignore line); a git work tree's\n"
+					 ".gitignore is honoured too",
 				 .kind = LIST,
 				 CLI_FIELD_OF(watch_ignore),
 				 .parse = cli_set_watch_ignore },
 	[SUP_K_WATCH_HOME] = { .name = "watch-home",
+			       .help = "name on stderr the files the run wrote in its private\n"
+				       "HOME outside ~/.cache (always in the report)",
 			       .kind = FLAG,
 			       CLI_FIELD_OF(watch_home),
 			       .parse = cli_set_flag,
 			       .show = show_flag },
 	/* arg 1: 0 is none */
 	[SUP_K_TIMEOUT] = { .name = "timeout",
+			    .metavar = " DUR",
+			    .help = "stop the whole tree after DUR (exit 124); 0: no limit",
 			    .kind = VALUE,
 			    CLI_FIELD_OF(timeout_ms),
 			    .arg = 1,
@@ -426,6 +460,8 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			    .report_at = 9,
 			    .report_value = rep_ms },
 	[SUP_K_STOP_SIGNAL] = { .name = "stop-signal",
+				.metavar = " SIG",
+				.help = "signal sent on timeout or cancel (SIGTERM)",
 				.kind = VALUE,
 				.parse = cli_set_stop_signal,
 				.show = show_signal,
@@ -433,6 +469,8 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 				.report_at = 10,
 				.report_value = rep_signal },
 	[SUP_K_GRACE] = { .name = "grace",
+			  .metavar = " DUR",
+			  .help = "then SIGKILL after DUR (5s)",
 			  .kind = VALUE,
 			  CLI_FIELD_OF(grace_ms),
 			  .parse = cli_set_duration,
@@ -441,6 +479,9 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  .report_at = 11,
 			  .report_value = rep_ms },
 	[SUP_K_SETTLE] = { .name = "settle",
+			   .metavar = " DUR",
+			   .help = "time survivors get to exit on their own (3s); said\n"
+				   "at once, and Ctrl-C ends the wait",
 			   .kind = VALUE,
 			   CLI_FIELD_OF(settle_ms),
 			   .parse = cli_set_duration,
@@ -448,8 +489,11 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			   .report = "settle_ms",
 			   .report_at = 12,
 			   .report_value = rep_ms },
-	[SUP_K_LEAKS] = CHOICE_KEY("leaks", leaks, verdict_modes, "leaks", 8),
+	[SUP_K_LEAKS] = CHOICE_KEY("leaks", leaks, verdict_modes, "leaks", 8,
+				   "what a leak does to the verdict (fail)"),
 	[SUP_K_FINDING_EXIT] = { .name = "finding-exit-code",
+				 .metavar = " N",
+				 .help = "exit code for a finding (122)",
 				 .kind = VALUE,
 				 .parse = cli_set_finding_exit,
 				 .show = show_finding_exit,
@@ -457,6 +501,9 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 				 .report_at = 23,
 				 .report_value = rep_finding_exit },
 	[SUP_K_PIDNS] = { .name = "pidns",
+			  .metavar = "[=try]",
+			  .help = "new PID + mount (+ user) namespace, isorun's init as\n"
+				  "PID 1; =try falls back to the subreaper gate",
 			  .kind = VALUE,
 			  .bare = true,
 			  .parse = cli_set_pidns,
@@ -464,17 +511,26 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  .report = "pidns",
 			  .report_at = 13,
 			  .report_value = rep_pidns },
-	[SUP_K_MAP_ROOT] = FLAG_KEY("map-root", map_root, "map_root", 14),
-	[SUP_K_MAP_USERS] = CHOICE_KEY("map-users", map_users, map_users_words, "map_users", 31),
+	[SUP_K_MAP_ROOT] = FLAG_KEY("map-root", map_root, "map_root", 14,
+				    "inside the user namespace, be uid 0"),
+	[SUP_K_MAP_USERS] = CHOICE_KEY("map-users", map_users, map_users_words, "map_users", 31,
+				       "also map your /etc/subuid and /etc/subgid\nranges "
+				       "(newuidmap); auto: else one id, and says so"),
 	[SUP_K_CAP_KEEP] = { .name = "cap-keep",
+			     .metavar = " CAP,...|all",
+			     .help = "capabilities the command keeps",
 			     .kind = VALUE,
 			     .parse = cli_set_cap_keep,
 			     .show = show_cap_keep },
-	[SUP_K_NET] = CHOICE_KEY("net", net_isolated, net_words, "net", 15),
-	[SUP_K_PRIVATE_TMP] = FLAG_KEY("private-tmp", private_tmp, "private_tmp", 16),
-	[SUP_K_PROTECT_HOME] =
-		CHOICE_KEY("protect-home", protect_home, home_words, "protect_home", 17),
+	[SUP_K_NET] = CHOICE_KEY("net", net_isolated, net_words, "net", 15,
+				 "isolated: own network namespace, loopback up"),
+	[SUP_K_PRIVATE_TMP] = FLAG_KEY("private-tmp", private_tmp, "private_tmp", 16,
+				       "the tree's tmp over /tmp and /var/tmp"),
+	[SUP_K_PROTECT_HOME] = CHOICE_KEY("protect-home", protect_home, home_words, "protect_home",
+					  17, "the real home read-only (ro, read-only), or hidden"),
 	[SUP_K_WRITABLE] = { .name = "writable",
+			     .metavar = " DIR",
+			     .help = "under --protect-home, DIR in the home stays as it is",
 			     .kind = LIST,
 			     .path = true,
 			     CLI_FIELD_OF(writable),
@@ -484,6 +540,8 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			     .report_value = rep_paths },
 	/* a FILE, not a shipped name: see cli_conf_resolve() */
 	[SUP_K_POLICY] = { .name = "policy",
+			   .metavar = "=default|strict|off|FILE",
+			   .help = "seccomp policy (default)",
 			   .kind = VALUE,
 			   .path = true,
 			   CLI_FIELD_OF(policy),
@@ -492,20 +550,28 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			   .report = "policy",
 			   .report_at = 19,
 			   .report_value = rep_policy },
-	[SUP_K_POLICY_MODE] =
-		CHOICE_KEY("policy-mode", policy_log, policy_modes, "policy_mode", 20),
+	[SUP_K_POLICY_MODE] = CHOICE_KEY("policy-mode", policy_log, policy_modes, "policy_mode", 20,
+					 "log: let refused calls through, report them"),
 	[SUP_K_QUIET] = { .name = "quiet",
+			  .help = "also silence the warnings about options that do\n"
+				  "nothing alone (isorun is quiet on success)",
+			  .letter = 'q',
 			  .kind = FLAG,
 			  .arg = -1,
 			  .parse = cli_set_verbosity,
 			  .show = show_verbosity },
 	[SUP_K_VERBOSE] = { .name = "verbose",
+			    .help = "also say when the tree's removal starts and where\n"
+				    "isorun's own time went",
+			    .letter = 'v',
 			    .kind = FLAG,
 			    .arg = 1,
 			    .parse = cli_set_verbosity,
 			    .show = show_verbosity },
 	/* a bare --color is always, as ls(1) and grep(1) read it */
 	[SUP_K_COLOR] = { .name = "color",
+			  .help = "colour isorun's lines (auto: stderr is a terminal,\n"
+				  "not TERM=dumb, no NO_COLOR; or FORCE_COLOR=1)",
 			  .kind = VALUE,
 			  .bare = true,
 			  CLI_FIELD_OF(color),
@@ -513,6 +579,8 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  .parse = cli_set_color,
 			  .show = show_choice },
 	[SUP_K_RLIMIT_NOFILE] = { .name = "rlimit-nofile",
+				  .metavar = " N",
+				  .help = "the command's descriptor limit (soft and hard)",
 				  .kind = VALUE,
 				  .arg = SUP_RLIM_NOFILE,
 				  .parse = cli_set_rlimit,
@@ -521,6 +589,9 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 				  .report_at = 27,
 				  .report_value = rep_rlimit },
 	[SUP_K_RLIMIT_CORE] = { .name = "rlimit-core",
+				.metavar = " SIZE",
+				.help = "its core dump size limit (bytes, K/M/G/T suffixes,\n"
+					"or unlimited)",
 				.kind = VALUE,
 				.arg = SUP_RLIM_CORE,
 				.parse = cli_set_rlimit,
@@ -529,6 +600,8 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 				.report_at = 28,
 				.report_value = rep_rlimit },
 	[SUP_K_RLIMIT_FSIZE] = { .name = "rlimit-fsize",
+				 .metavar = " SIZE",
+				 .help = "its file size limit (as --rlimit-core)",
 				 .kind = VALUE,
 				 .arg = SUP_RLIM_FSIZE,
 				 .parse = cli_set_rlimit,
@@ -539,9 +612,13 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 	[SUP_K_CEILING + SUP_CEIL_MEMORY] = CEILING_KEY(SUP_CEIL_MEMORY),
 	[SUP_K_CEILING + SUP_CEIL_PIDS] = CEILING_KEY(SUP_CEIL_PIDS),
 	[SUP_K_CEILING + SUP_CEIL_CPU] = CEILING_KEY(SUP_CEIL_CPU),
-	[SUP_K_CGROUP] = CHOICE_KEY("cgroup", cgroup, cgroup_words, "cgroup", 30),
+	[SUP_K_CGROUP] = CHOICE_KEY("cgroup", cgroup, cgroup_words, "cgroup", 30,
+				    "a cgroup of the run's own where one can be had (auto)"),
 	/* the names, each once; none empties the list (the file's entries too) */
 	[SUP_K_CACHE] = { .name = "cache",
+			  .metavar = " NAME,...",
+			  .help = "keep go, npm, pip, cargo or xdg caches between runs in\n"
+				  "$XDG_CACHE_HOME/isorun/NAME; none: no cache (default)",
 			  .kind = LIST,
 			  CLI_FIELD_OF(caches),
 			  .parse = cli_set_cache,
@@ -550,16 +627,24 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  .report_value = rep_strings },
 	/* mounts widen what the command reaches: the command line's alone (cli/mounts.c) */
 	[SUP_K_BIND] = { .name = "bind",
+			 .metavar = " SRC[:DEST]",
+			 .help = "mount SRC at DEST (default: SRC), writable, with all\n"
+				 "below it (--pidns)",
 			 .kind = LIST,
 			 .cli_only = true,
 			 .arg = NS_MOUNT_BIND,
 			 .parse = cli_set_mount },
 	[SUP_K_RO_BIND] = { .name = "ro-bind",
+			    .metavar = " SRC[:DEST]",
+			    .help = "the same, read-only",
 			    .kind = LIST,
 			    .cli_only = true,
 			    .arg = NS_MOUNT_RO_BIND,
 			    .parse = cli_set_mount },
 	[SUP_K_TMPFS] = { .name = "tmpfs",
+			  .metavar = " DEST",
+			  .help = "an empty, writable tmpfs at DEST (--pidns); repeatable,\n"
+				  "in order, after the rest; only on the command line",
 			  .kind = LIST,
 			  .cli_only = true,
 			  .arg = NS_MOUNT_TMPFS,

@@ -60,6 +60,14 @@ struct cli_key_info {
 	cli_key_report_fn *report_value;
 	/* refused in isorun.conf: a project file cannot add it (the mounts) */
 	bool cli_only;
+	/*
+	 * Its --help line (cli_usage): what follows --NAME (" DIR", "[=try]"; NULL:
+	 * "=" and its words, if any) and its words, '\n' continuing them below.  A
+	 * ceiling's and an output file's come from their rows.
+	 */
+	const char *metavar;
+	const char *help;
+	char letter; /* its short option: -q */
 };
 
 extern const struct cli_key_info cli_keys[SUP_N_KEYS];

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -35,6 +36,51 @@ static void test_every_entry_is_whole(void **state)
 		if (x->words)
 			assert_true(x->size == sizeof(bool) || x->size == sizeof(int));
 	}
+}
+
+/*
+ * --help is generated from the table: every key has its words, and its line starts
+ * "  --NAME" (or "  -L, --NAME"), in the table's order; no line is wider than 80.
+ */
+static void test_help_lists_every_key(void **state)
+{
+	char *text = NULL, *at;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	cli_usage(f);
+	assert_int_equal(fclose(f), 0);
+	at = text;
+	for (int k = 0; k < SUP_N_KEYS; k++) {
+		char head[64];
+		char *hit;
+		size_t n;
+
+		if (k < SUP_K_CEILING || k >= SUP_K_CEILING + SUP_N_CEILINGS)
+			assert_non_null(cli_keys[k].help);
+		if (cli_keys[k].letter)
+			snprintf(head, sizeof(head), "\n  -%c, --%s", cli_keys[k].letter,
+				 cli_keys[k].name);
+		else
+			snprintf(head, sizeof(head), "\n  --%s", cli_keys[k].name);
+		hit = strstr(at, head);
+		if (!hit)
+			fail_msg("--help has no line for --%s after the keys before it",
+				 cli_keys[k].name);
+		n = strlen(head);
+		/* the name ends there: --keep is not --keep-env's line */
+		assert_true(hit[n] == ' ' || hit[n] == '=' || hit[n] == '[' || hit[n] == '\n');
+		at = hit + n;
+	}
+	for (char *line = text; *line;) {
+		size_t n = strcspn(line, "\n");
+
+		if (n > 80)
+			fail_msg("--help line wider than 80: %.*s", (int)n, line);
+		line += n + (line[n] == '\n');
+	}
+	free(text);
 }
 
 /* The report's keys and their order are published (docs/contract.md, the report). */
@@ -556,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_plan_is_compiled_from_final_options),
 		cmocka_unit_test(test_plan_outputs_read),
 		cmocka_unit_test(test_mount_spelling),
+		cmocka_unit_test(test_help_lists_every_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
