@@ -116,7 +116,7 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit integration deps deps-build install uninstall dist deb clean lint bench example fuzz version
+.PHONY: all check unit integration soak deps deps-build install uninstall dist deb clean lint bench example fuzz version
 
 all: $(BUILD)/isorun
 
@@ -179,6 +179,12 @@ unit: $(UNIT_BIN)
 
 integration: $(BUILD)/isorun $(HELPER_BIN)
 	@J='$(J)' tests/run-all.sh $(BUILD) integration $(T)
+
+# `make soak T=reap.bats N=50`: one integration file N times (50 by default),
+# each run as `make check T=` runs it, then how many runs passed and how often
+# each test failed: the rate tests/FLAKES.md records.
+soak: $(BUILD)/isorun $(HELPER_BIN)
+	@J='$(J)' tests/soak.sh $(BUILD) '$(or $(N),50)' $(T)
 
 # What building isorun needs, from Debian's archive.
 BUILD_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev \

@@ -3,8 +3,8 @@
 # in XmYs".
 #   tests/run-all.sh BUILD_DIR [unit|integration|all] [NAME...]
 # NAME picks what runs: test_x is the unit test build/unit/test_x, x.bats (or x)
-# the integration file tests/integration/x.bats; a tier none of them is in does
-# not run.  J=N runs N integration files at a time (twice the CPUs by default:
+# the integration file tests/integration/x.bats (DIR/x.bats: that file); a tier
+# none of them is in does not run.  J=N runs N integration files at a time (twice the CPUs by default:
 # the tests mostly wait on processes; J=1 runs them one after the other).
 #
 # The integration suite runs under the freshly built isorun's own leak gate: a
@@ -71,6 +71,14 @@ for name in "$@"; do
 			exit 2
 		}
 		units+=("$build/unit/$name")
+		;;
+	*/*.bats)
+		# a file elsewhere, by its path (tests/soak.sh's own test)
+		[ -f "$name" ] || {
+			echo "run-all.sh: T=$name: no such file" >&2
+			exit 2
+		}
+		files+=("$(cd "$(dirname "$name")" && pwd)/${name##*/}")
 		;;
 	*)
 		f=$here/integration/${name%.bats}.bats

@@ -59,3 +59,29 @@ subjects_repo() {
 	b=$(sed -n 's/^subjects_base=//p' "$TOP/.ci/run")
 	[[ "$b" =~ ^[0-9a-f]{40}$ ]]
 }
+
+@test "soak: one file N times under the gate, runs and failures counted" {
+	# (bats would read an @test line of this file's own as one of its tests)
+	local t=@test
+	cat >"$W/flaky.bats" <<-EOF2
+	$t "flaky: fails on the second run" {
+		n=\$((\$(cat "$W/n" 2>/dev/null || echo 0) + 1))
+		echo \$n >"$W/n"
+		[ \$n -ne 2 ]
+	}
+	$t "steady" { true; }
+	EOF2
+	run env -u MAKEFLAGS TMPDIR="$W" J=1 "$TOP/tests/soak.sh" "$(dirname "$ISORUN")" 3 "$W/flaky.bats"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$W/n")" = 3 ]
+	[[ "${lines[1]}" == "soak: flaky.bats run 2/3: 2 passed, 1 failed in "*"(exit 1; $W/isorun-soak."*"/run-2.log)" ]]
+	[ "${lines[3]}" = "soak: flaky.bats: 2 of 3 runs passed, 1 failed" ]
+	[ "${lines[4]}" = "soak:   failed 1 of 3: flaky: fails on the second run" ]
+	# the failing run's output is kept; a passing run's is not
+	[ -f "$W"/isorun-soak.*/run-2.log ] && [ ! -e "$W"/isorun-soak.*/run-1.log ]
+	grep -q '^ok - the integration suite left no process and no tree behind' "$W"/isorun-soak.*/run-2.log
+	run env TMPDIR="$W" "$TOP/tests/soak.sh" "$(dirname "$ISORUN")" 0 "$W/flaky.bats"
+	[ "$status" -eq 2 ]
+	[ "$output" = "soak: N=0: not a number of runs from 1 to 9999" ]
+}
