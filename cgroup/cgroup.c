@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/num.h"
 #include "common/cleanup.h"
 
@@ -583,6 +584,7 @@ static ssize_t read_whole(int dirfd, const char *name, char **ret, size_t max)
 		return -EINVAL;
 	for (;;) {
 		ssize_t n;
+		size_t room;
 
 		if (cap - total < 4096) {
 			char *nb;
@@ -594,14 +596,13 @@ static ssize_t read_whole(int dirfd, const char *name, char **ret, size_t max)
 				return -ENOMEM;
 			buf = nb;
 		}
-		n = read(fd, buf + total, cap - total);
-		if (n < 0 && errno == EINTR)
-			continue;
+		room = cap - total;
+		n = iso_read_all(fd, buf + total, room);
 		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
+			return n;
 		total += (size_t)n;
+		if ((size_t)n < room)
+			break; /* short: its end */
 	}
 	buf[total] = '\0';
 	*ret = TAKE_PTR(buf);

@@ -15,6 +15,7 @@
 
 #include <ini.h>
 
+#include "common/io.h"
 #include "common/cleanup.h"
 #include "common/exit.h"
 #include "cli/conftrust.h"
@@ -423,19 +424,12 @@ int cli_conf_read(int fd, const char *path, char **ret, struct iso_err *e)
 	if (!buf)
 		return iso_err_set(e, ENOMEM, "read '%s'", path);
 	/* the size may have changed since fstat(): read to EOF, bounded */
-	for (;;) {
-		n = read(fd, buf + len, CLI_CONF_MAX_SIZE + 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return iso_err_set(e, errno, "read '%s'", path);
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > CLI_CONF_MAX_SIZE)
-			return iso_err_set(e, 0, "%s: larger than %d bytes", path,
-					   CLI_CONF_MAX_SIZE);
-	}
+	n = iso_read_all(fd, buf, CLI_CONF_MAX_SIZE + 1);
+	if (n < 0)
+		return iso_err_set(e, (int)-n, "read '%s'", path);
+	len = (size_t)n;
+	if (len > CLI_CONF_MAX_SIZE)
+		return iso_err_set(e, 0, "%s: larger than %d bytes", path, CLI_CONF_MAX_SIZE);
 	if (memchr(buf, '\0', len))
 		return iso_err_set(e, 0, "%s: not a text file (contains a NUL byte)", path);
 	buf[len] = '\0';

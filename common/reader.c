@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "common/reader.h"
+#include "common/ksig.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -119,30 +120,25 @@ static void requeue_reserved(int sig, siginfo_t *si, void *ctx)
 	errno = saved;
 }
 
-/* The kernel's sigaction, as rt_sigaction(2) takes it: the raw call reaches 32 and 33. */
-struct ksigaction {
-	unsigned long handler, flags, restorer, mask;
-};
-
 /*
  * The handler as glibc would install it (its restorer, which returning from a
  * handler needs and which no header exports), read back from SIGRTMAX lent
  * for the moment and given back as it was: every catchable signal is blocked
  * by then, and a handler in its place discards nothing pending.
  */
-static int requeue_action(struct ksigaction *out)
+static int requeue_action(struct iso_ksigaction *out)
 {
 	struct sigaction sa = { .sa_sigaction = requeue_reserved, .sa_flags = SA_SIGINFO };
-	struct ksigaction old;
-	int lent = SIGRTMAX;
+	struct iso_ksigaction old;
+	int lent = SIGRTMAX, err;
 
-	if (syscall(SYS_rt_sigaction, lent, NULL, &old, 8) < 0)
-		return -errno;
+	if ((err = iso_rt_sigaction(lent, NULL, &old)) < 0)
+		return err;
 	if (sigaction(lent, &sa, NULL) < 0)
 		return -errno;
-	if (syscall(SYS_rt_sigaction, lent, NULL, out, 8) < 0 ||
-	    syscall(SYS_rt_sigaction, lent, &old, NULL, 8) < 0)
-		return -errno;
+	if ((err = iso_rt_sigaction(lent, NULL, out)) < 0 ||
+	    (err = iso_rt_sigaction(lent, &old, NULL)) < 0)
+		return err;
 	out->mask = 0;
 	add_reserved(&out->mask);
 	return 0;
@@ -161,7 +157,7 @@ static void *first_thread(void *p)
  */
 int iso_reader_keep_reserved(void)
 {
-	struct ksigaction act;
+	struct iso_ksigaction act;
 	pthread_t t;
 	int err;
 
@@ -176,8 +172,8 @@ int iso_reader_keep_reserved(void)
 	if (err < 0)
 		return err;
 	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
-		if (syscall(SYS_rt_sigaction, reserved[i], &act, NULL, 8) < 0)
-			return -errno;
+		if ((err = iso_rt_sigaction(reserved[i], &act, NULL)) < 0)
+			return err;
 	return 0;
 }
 

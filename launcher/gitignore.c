@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/cleanup.h"
 
 /* A .git that git itself would take: a directory with HEAD, or a file (a worktree's link). */
@@ -45,7 +46,7 @@ static int read_small(const char *path, int flags, size_t max, char **ret)
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
 	_cleanup_free_ char *buf = NULL;
 	struct stat st;
-	size_t got = 0;
+	ssize_t got;
 
 	*ret = NULL;
 	if (fd < 0)
@@ -59,17 +60,9 @@ static int read_small(const char *path, int flags, size_t max, char **ret)
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf)
 		return -ENOMEM;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
+	got = iso_read_all(fd, buf, (size_t)st.st_size);
+	if (got < 0)
+		return (int)got;
 	buf[got] = '\0';
 	*ret = buf;
 	buf = NULL;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/num.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
@@ -134,9 +135,8 @@ static void stop_children(pid_t self, sup_reap_fn fn, void *arg)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (!buf || fd < 0)
 		return; /* CONFIG_PROC_CHILDREN missing: the scan after this finds them */
-	while (len < CHILDREN_MAX - 1 &&
-	       ((r = read(fd, buf + len, CHILDREN_MAX - 1 - len)) > 0 || (r < 0 && errno == EINTR)))
-		len += r > 0 ? (size_t)r : 0;
+	r = iso_read_all(fd, buf, CHILDREN_MAX - 1);
+	len = r > 0 ? (size_t)r : 0;
 	buf[len] = '\0';
 	/* an entry that is no pid ends the list: the scan after this finds the rest */
 	for (const char *q = buf;;) {

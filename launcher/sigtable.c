@@ -5,6 +5,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/ksig.h"
+
 /* The kernel's sigset: the first 64 bits of glibc's 1024. */
 #define KERNEL_NSIG 64
 
@@ -68,11 +70,6 @@ static void add_raw(sigset_t *mask, int sig)
 	w[(sig - 1) / bits] |= 1UL << ((sig - 1) % bits);
 }
 
-/* The kernel's sigaction, as rt_sigaction(2) takes it: the raw call reaches 32 and 33. */
-struct ksigaction {
-	unsigned long handler, flags, restorer, mask;
-};
-
 int sup_sig_inherited_read(struct sup_sig_inherited *in)
 {
 	uint64_t blocked;
@@ -82,12 +79,13 @@ int sup_sig_inherited_read(struct sup_sig_inherited *in)
 		return -errno;
 	in->blocked = blocked;
 	for (int sig = 1; sig <= KERNEL_NSIG; sig++) {
-		struct ksigaction old;
+		struct iso_ksigaction old;
+		int err;
 
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
-		if (syscall(SYS_rt_sigaction, sig, NULL, &old, KERNEL_NSIG / 8) < 0)
-			return -errno;
+		if ((err = iso_rt_sigaction(sig, NULL, &old)) < 0)
+			return err;
 		if (old.handler == (unsigned long)SIG_IGN)
 			in->ignored |= 1ULL << (sig - 1);
 	}

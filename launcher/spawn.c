@@ -23,6 +23,7 @@
 #include "launcher/opts.h"
 #include "common/cleanup.h"
 #include "common/fault.h"
+#include "common/ksig.h"
 #include "common/reader.h"
 #include "common/fdpass.h"
 #include "ns/ns.h"
@@ -89,9 +90,7 @@ static int seal_fds(const int *keep, size_t n)
  */
 static int restore_signals(const struct sup_sig_inherited *in)
 {
-	struct {
-		unsigned long handler, flags, restorer, mask;
-	} act = { 0 };
+	struct iso_ksigaction act = { 0 };
 	uint64_t blocked = in->blocked;
 
 	for (int sig = 1; sig <= 64; sig++) {
@@ -99,7 +98,7 @@ static int restore_signals(const struct sup_sig_inherited *in)
 			continue;
 		act.handler = sup_sig_in(in->ignored, sig) ? (unsigned long)SIG_IGN
 							   : (unsigned long)SIG_DFL;
-		if (syscall(SYS_rt_sigaction, sig, &act, NULL, sizeof(act.mask)) < 0)
+		if (iso_rt_sigaction(sig, &act, NULL) < 0)
 			return -1;
 	}
 	return (int)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &blocked, NULL, sizeof(blocked));

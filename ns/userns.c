@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/cleanup.h"
 #include "common/fault.h"
 #include "common/proc.h"
@@ -504,9 +505,7 @@ int ns_userns_diagnose(struct iso_err *e)
 		_exit(n == (ssize_t)sizeof(rep) ? 0 : 1);
 	}
 	close(fds[1]);
-	do
-		n = read(fds[0], &rep, sizeof(rep));
-	while (n < 0 && errno == EINTR);
+	n = iso_read_all(fds[0], &rep, sizeof(rep));
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

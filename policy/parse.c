@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/cleanup.h"
 #include "common/text.h"
 #include "policy/kind.h"
@@ -211,6 +212,7 @@ static int read_policy_file(const char *path, char **ret, size_t *ret_len, struc
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
+	ssize_t k;
 
 	/* O_NONBLOCK: a FIFO named as a policy must not hang the open */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -226,19 +228,12 @@ static int read_policy_file(const char *path, char **ret, size_t *ret_len, struc
 	if (!buf)
 		return -ENOMEM;
 	/* st_size is 0 for /proc files: read to EOF */
-	for (;;) {
-		ssize_t k = read(fd, buf + len, POL_MAX_TEXT + 1 - len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		if (k == 0)
-			break;
-		len += (size_t)k;
-		if (len > POL_MAX_TEXT)
-			return -EFBIG;
-	}
+	k = iso_read_all(fd, buf, POL_MAX_TEXT + 1);
+	if (k < 0)
+		return (int)k;
+	len = (size_t)k;
+	if (len > POL_MAX_TEXT)
+		return -EFBIG;
 	buf[len] = '\0';
 	*ret = TAKE_PTR(buf);
 	*ret_len = len;

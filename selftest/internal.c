@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "selftest/selftest.h"
+#include "common/io.h"
 
 /* Leaves nothing behind: the clean run. */
 static int mode_clean(char **args)
@@ -63,8 +64,8 @@ static int mode_daemon(char **args)
 			pause();
 	}
 	close(ready[1]);
-	while (read(ready[0], &c, 1) < 0 && errno == EINTR)
-		;
+	/* the child's close of its end (or its death): EOF */
+	(void)iso_read_all(ready[0], &c, 1);
 	close(ready[0]);
 	printf("daemon %d\n", (int)pid);
 	return 0;
@@ -82,9 +83,7 @@ static int mode_hold(char **args)
 		perror("selftest hold: write HOME");
 		return 1;
 	}
-	do
-		n = read(0, &c, 1);
-	while (n < 0 && errno == EINTR);
+	n = iso_read_all(0, &c, 1);
 	return n == 1 ? 0 : 1;
 }
 
@@ -131,7 +130,7 @@ static void run_systemctl(const char *verb)
 		_exit(127);
 	}
 	close(report[1]);
-	if (read(report[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
+	if (iso_read_all(report[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
 		err = 0;
 	close(report[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

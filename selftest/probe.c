@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "common/text.h"
@@ -76,9 +77,7 @@ void st_probe_in_child(struct st_probe *ret, void (*fn)(struct st_probe *, void 
 		_exit(n == (ssize_t)sizeof(p) ? 0 : 1);
 	}
 	close(fds[1]);
-	do
-		n = read(fds[0], &p, sizeof(p));
-	while (n < 0 && errno == EINTR);
+	n = iso_read_all(fds[0], &p, sizeof(p));
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/err.h"
 #include "ns/ns.h"
 #include "selftest/selftest.h"
@@ -170,7 +171,7 @@ static void pidns(struct st_probe *p, void *arg)
 		_exit(0);
 	}
 	close(report[1]);
-	if (read(report[0], got, sizeof(got)) != (ssize_t)sizeof(got))
+	if (iso_read_all(report[0], got, sizeof(got)) != (ssize_t)sizeof(got))
 		got[0] = -1;
 	close(report[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -21,6 +21,10 @@ it printed anything.  RULE is one of:
   bats-background every command a test file puts in the background closes bats'
                   fd 3 ("3>&-"): what outlives a failed test would hold the TAP
                   stream open, and the suite waits on it (key: file:line)
+  primitive       common/ holds each primitive once: outside it, no monotonic
+                  clock read (iso_now_ms()), no kernel sigaction layout (struct
+                  iso_ksigaction) and no read() retried on EINTR (iso_read_all())
+                  (key: file:what)
 
 ALLOW has one entry a line, "RULE key  # reason"; blank lines and lines
 starting with # are ignored.
@@ -219,10 +223,31 @@ def bats_background(top):
             i = j + 1
 
 
+PRIMITIVES = [
+    ("kernel-sigaction", re.compile(r"\brestorer\b")),
+]
+
+
+def primitive(top):
+    """Comments blanked; a read() with EINTR on its line or the two after it."""
+    for d, name, path in sources(top, [f for f in FOLDERS if f != "common"]):
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", lambda m: "\n" * m.group(0).count("\n"),
+                      read(path), flags=re.S)
+        lines = text.split("\n")
+        for what, pattern in PRIMITIVES:
+            hits = [n for n, line in enumerate(lines, 1) if pattern.search(line)]
+            if hits:
+                yield "%s/%s:%s" % (d, name, what), " (line %d)" % hits[0]
+        hits = [n for n, line in enumerate(lines, 1) if re.search(r"(?<![\w.>])read\s*\(", line)
+                and "EINTR" in " ".join(lines[n - 1:n + 2])]
+        if hits:
+            yield "%s/%s:read-eintr" % (d, name), " (line %d)" % hits[0]
+
+
 RULES = {"include-cycle": include_cycle, "comment-path": comment_path,
          "long-function": long_function, "option-name": option_name,
          "error-buffer": error_buffer, "prefix": prefix,
-         "bats-background": bats_background}
+         "bats-background": bats_background, "primitive": primitive}
 
 
 def allowed(path, rule):

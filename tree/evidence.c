@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
 
@@ -109,11 +110,9 @@ int tree_pid_stat(const char *proc, pid_t pid, char *state, uint64_t *start)
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	do
-		n = read(fd, buf, sizeof(buf) - 1);
-	while (n < 0 && errno == EINTR);
+	n = iso_read_all(fd, buf, sizeof(buf) - 1);
 	if (n < 0)
-		return errno == ESRCH ? -ESRCH : -errno;
+		return (int)n;
 	buf[n] = '\0';
 	/* comm may hold spaces and parentheses: the fields start after the LAST ')' */
 	p = strrchr(buf, ')');

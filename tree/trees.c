@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/num.h"
 #include "common/cleanup.h"
 #include "tree/tree.h"
@@ -77,6 +78,7 @@ static int read_record(int dirfd, const char *name, char **ret, struct stat *st,
 	_cleanup_close_ int fd = open_record(dirfd, name, st, why, len);
 	_cleanup_free_ char *buf = NULL;
 	size_t total = 0;
+	ssize_t n;
 
 	*ret = NULL;
 	if (fd < 0)
@@ -90,21 +92,12 @@ static int read_record(int dirfd, const char *name, char **ret, struct stat *st,
 		snprintf(why, len, "out of memory");
 		return -ENOMEM;
 	}
-	for (;;) {
-		ssize_t n = read(fd, buf + total, RECORD_MAX - total);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-			snprintf(why, len, "cannot read: %s", strerror(-r));
-			return r;
-		}
-		if (n == 0 || total + (size_t)n == RECORD_MAX) {
-			total += (size_t)n;
-			break;
-		}
-		total += (size_t)n;
+	n = iso_read_all(fd, buf, RECORD_MAX);
+	if (n < 0) {
+		snprintf(why, len, "cannot read: %s", strerror((int)-n));
+		return (int)n;
 	}
+	total = (size_t)n;
 	buf[total] = '\0';
 	if (strlen(buf) != total) {
 		snprintf(why, len, "contains a NUL byte");
