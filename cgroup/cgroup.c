@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/io.h"
 #include "common/num.h"
 #include "common/cleanup.h"
@@ -44,14 +45,6 @@ const char *cg_ctrl_name(enum cg_ctrl c)
 		if (ctrls[i].bit == c)
 			return ctrls[i].name;
 	return "?";
-}
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* A whole small file at dirfd/name into buf; its length or -errno. */
@@ -543,7 +536,7 @@ static int await_key(struct cg_run *r, const char *key, int64_t want, uint64_t d
 {
 	for (;;) {
 		struct pollfd p = { .fd = r->events_fd, .events = POLLPRI };
-		uint64_t now = mono_ms();
+		uint64_t now = iso_now_ms();
 
 		if (events_key(r, key) == want)
 			return 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "common/text.h"
@@ -19,14 +20,6 @@
 
 /* how long gc waits for a killed cgroup to empty */
 #define ORPHAN_KILL_MS 10000
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* The record's one line: a FIFO, a link, a huge or many-line file is refused, saying so. */
 static int read_record(int tree_fd, char *buf, size_t len, char *why, size_t wlen)
@@ -189,7 +182,7 @@ int cli_cg_orphan_stop(const struct cli_cg_orphan *o, bool dry_run, FILE *f)
 	pid_t *pids = NULL;
 	size_t n = 0;
 	char buf[400];
-	uint64_t deadline = mono_ms() + ORPHAN_KILL_MS;
+	uint64_t deadline = iso_now_ms() + ORPHAN_KILL_MS;
 	int r;
 
 	if (dry_run) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "common/reader.h"
+#include "common/clock.h"
 #include "common/ksig.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -280,14 +282,9 @@ static bool wait_done(struct iso_reader *r, struct iso_reader_job *j)
 {
 	struct iso_reader_core *c = r->core;
 	struct pollfd p = { .fd = c->done_fd, .events = POLLIN };
-	struct timespec now, end;
-	uint64_t n;
+	uint64_t n, now, end = iso_now_ms() + r->deadline_ms;
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += r->deadline_ms / 1000;
-	end.tv_nsec += (long)(r->deadline_ms % 1000) * 1000000;
 	for (;;) {
-		long left;
 		bool done;
 
 		/* a count is only a wake-up: the job's own flag says whose end it was */
@@ -297,11 +294,10 @@ static bool wait_done(struct iso_reader *r, struct iso_reader_job *j)
 		pthread_mutex_unlock(&c->lock);
 		if (done)
 			return true;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = (end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
-		if (left <= 0)
+		now = iso_now_ms();
+		if (now >= end)
 			return false;
-		(void)poll(&p, 1, (int)left);
+		(void)poll(&p, 1, end - now > INT_MAX ? INT_MAX : (int)(end - now));
 	}
 }
 

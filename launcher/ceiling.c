@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "common/text.h"
@@ -219,13 +220,11 @@ int sup_ceilings_watch_fd(const struct sup_ceilings *c)
 
 bool sup_ceilings_freeze(struct sup_ceilings *c, uint64_t deadline_ms)
 {
-	struct timespec ts;
 	uint64_t now;
 
 	if (!c->have_cgroup)
 		return false;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	now = iso_now_ms();
 	if (now + ISO_FREEZE_WAIT_MS < deadline_ms)
 		deadline_ms = now + ISO_FREEZE_WAIT_MS;
 	return cg_run_freeze(&c->run, deadline_ms) == 0;

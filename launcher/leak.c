@@ -11,18 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/io.h"
 #include "common/num.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 int sup_reap_ready(sup_reap_fn fn, void *arg)
 {
@@ -248,7 +241,7 @@ static bool fresh_descendant(pid_t self, const struct set *s)
  */
 static int wait_child(uint64_t deadline, sup_reap_fn fn, void *arg)
 {
-	uint64_t now = mono_ms(), left = deadline > now ? deadline - now : 0;
+	uint64_t now = iso_now_ms(), left = deadline > now ? deadline - now : 0;
 	struct timespec ts = { .tv_sec = (time_t)(left / 1000),
 			       .tv_nsec = (long)(left % 1000) * 1000000 };
 	sigset_t chld;
@@ -281,7 +274,7 @@ int sup_freeze_kill(pid_t self, pid_t cmd_pgid, struct sup_leak **ret_leaks, siz
 
 		do
 			added = stop_pass(self, cmd_pgid, &s, fn, arg);
-		while (added > 0 && mono_ms() < deadline);
+		while (added > 0 && iso_now_ms() < deadline);
 		if (added < 0) {
 			r = added;
 			break;
@@ -304,7 +297,7 @@ int sup_freeze_kill(pid_t self, pid_t cmd_pgid, struct sup_leak **ret_leaks, siz
 		(void)sup_reap_ready(fn, arg);
 		if (sup_no_children())
 			break;
-		if (mono_ms() >= deadline) {
+		if (iso_now_ms() >= deadline) {
 			r = -ETIME;
 			break;
 		}

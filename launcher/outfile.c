@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/num.h"
 
 /* A symlink that lives on /proc is a magic link: its target is an open file, not a name. */
@@ -123,12 +124,8 @@ static int make_temp(const struct sup_outfile *f, char *tmp, size_t len)
 		uint64_t x;
 		int fd;
 
-		if (getrandom(&x, sizeof(x), GRND_NONBLOCK) != (ssize_t)sizeof(x)) {
-			struct timespec ts;
-
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			x = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ tries;
-		}
+		if (getrandom(&x, sizeof(x), GRND_NONBLOCK) != (ssize_t)sizeof(x))
+			x = ((uint64_t)getpid() << 32) ^ iso_now_us() ^ tries;
 		for (size_t i = 0; i < 6; i++, x /= sizeof(chars) - 1)
 			suffix[i] = chars[x % (sizeof(chars) - 1)];
 		suffix[6] = '\0';

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/num.h"
 #include "common/cleanup.h"
 #include "common/fault.h"
@@ -68,14 +69,6 @@ int sup_pidns_outer_pids(pid_t init, const pid_t *inner, pid_t *outer, size_t n)
 	return count < 0 ? -1 : alive;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * Init's next word, or -ETIMEDOUT past `end`: whatever init waits on while it
  * starts the command (its setup, the child's exec and the word that says it
@@ -87,7 +80,7 @@ static int await_word(int sock, uint64_t end, struct iso_err *e)
 	char dur[32];
 
 	for (;;) {
-		uint64_t now = now_ms();
+		uint64_t now = iso_now_ms();
 		int r = poll(&p, 1, now >= end ? 0 : (int)(end - now));
 
 		if (r > 0)
@@ -115,8 +108,8 @@ static int await_start(int sock, struct sup_ns_msg *m, int *ret_listener, bool *
 		       struct iso_err *e)
 {
 	/* ISORUN_TEST_FAULT=stalled-start: init never answers, the deadline is now */
-	uint64_t end =
-		iso_test_fault("stalled-start") ? now_ms() : now_ms() + SUP_START_DEADLINE_MS;
+	uint64_t end = iso_test_fault("stalled-start") ? iso_now_ms()
+						       : iso_now_ms() + SUP_START_DEADLINE_MS;
 
 	for (;;) {
 		int fd = -1, r = await_word(sock, end, e);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/nowait.h"
 #include "launcher/sup.h"
 
@@ -184,14 +185,6 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static int depth_of(const char *rel)
 {
 	int d = 0;
@@ -277,14 +270,14 @@ static bool home_list(struct home_walk *hw, int home, const char *rel)
  */
 void sup_collect_home(struct sup *s)
 {
-	struct home_walk hw = { .out = s->out, .deadline_ms = mono_ms() + HOME_WALK_MS };
+	struct home_walk hw = { .out = s->out, .deadline_ms = iso_now_ms() + HOME_WALK_MS };
 	int home = s->tree.fd >= 0 ? iso_open_dir_here(s->tree.fd, "home") : -1;
 
 	if (home < 0)
 		return;
 	s->out->home_walked = true;
 	for (const char *rel = ""; rel; rel = hw.next < hw.n_dirs ? hw.dirs[hw.next++] : NULL) {
-		if (mono_ms() > hw.deadline_ms) {
+		if (iso_now_ms() > hw.deadline_ms) {
 			snprintf(s->out->home_unmeasurable, sizeof(s->out->home_unmeasurable),
 				 "the walk took longer than %d ms", HOME_WALK_MS);
 			break;

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/fault.h"
 #include "common/num.h"
@@ -128,14 +129,6 @@ static void first_line(int fd, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Whether the helper exited within `timeout_ms`: its pidfd polled, or without
  * one (before Linux 5.3) waitpid(WNOHANG) every 10 ms.  Signals do not extend it.
@@ -143,10 +136,10 @@ static long long now_ms(void)
 static bool exited_in_time(pid_t pid, int timeout_ms)
 {
 	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	long long end = now_ms() + timeout_ms;
+	long long end = (long long)iso_now_ms() + timeout_ms;
 	siginfo_t si;
 
-	for (long long left = timeout_ms; left > 0; left = end - now_ms()) {
+	for (long long left = timeout_ms; left > 0; left = end - (long long)iso_now_ms()) {
 		struct pollfd p = { .fd = pfd, .events = POLLIN };
 		struct timespec tick = { 0, 10 * 1000 * 1000 };
 

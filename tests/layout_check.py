@@ -224,6 +224,7 @@ def bats_background(top):
 
 
 PRIMITIVES = [
+    ("monotonic-clock", re.compile(r"\bclock_gettime\s*\(\s*CLOCK_MONOTONIC\b")),
     ("kernel-sigaction", re.compile(r"\brestorer\b")),
 ]
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/num.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
@@ -354,18 +355,10 @@ static int freeze(const struct tree_orphan_query *q, struct tree_orphan_scan *s,
 	return -EAGAIN;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait on the pidfds (readable once the process has exited) until all are gone. */
 static int wait_gone(struct tree_orphan_scan *s, int timeout_ms, char *why, size_t len)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = (int64_t)iso_now_ms() + timeout_ms;
 	_cleanup_free_ struct pollfd *pfd = calloc(s->n ? s->n : 1, sizeof(*pfd));
 
 	if (!pfd) {
@@ -374,7 +367,7 @@ static int wait_gone(struct tree_orphan_scan *s, int timeout_ms, char *why, size
 	}
 	for (;;) {
 		size_t n = 0, first = 0;
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - (int64_t)iso_now_ms();
 		int r;
 
 		for (size_t i = 0; i < s->n; i++)

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/cleanup.h"
 #include "common/proc.h"
 #include "tree/holders.h"
@@ -46,20 +47,12 @@ void tree_release_close(struct tree_release *r)
 	*r = (struct tree_release){ .in = -1, .wd = -1 };
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int tree_release_wait(const struct tree_release *r, int ms)
 {
 	int in = r->in;
 	char buf[sizeof(struct inotify_event) + 256]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
-	long long end = now_ms() + ms;
+	long long end = (long long)iso_now_ms() + ms;
 	struct pollfd p = { .fd = in, .events = POLLIN };
 
 	for (;;) {
@@ -76,7 +69,7 @@ int tree_release_wait(const struct tree_release *r, int ms)
 			return -errno;
 		if (n >= 0)
 			continue;
-		long long left = end - now_ms();
+		long long left = end - (long long)iso_now_ms();
 		if (left <= 0)
 			return 0;
 		if (poll(&p, 1, (int)left) < 0 && errno != EINTR)

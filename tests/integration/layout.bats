@@ -164,17 +164,18 @@ fixture() {
 prefix tree/x.h:iso_x_cb: not tree_" ]
 }
 
-@test "layout: common/ holds each primitive once: a read-all, the kernel's sigaction" {
+@test "layout: common/ holds each primitive once: a read-all, the kernel's sigaction, the clock" {
 	run layout_rule primitive "$TOP"
 	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
-	# control: a read loop retrying EINTR and a sigaction layout in tree/ are caught;
-	# common/, a comment and a read without EINTR are not
+	# control: a read loop retrying EINTR, a sigaction layout and a monotonic clock read
+	# in tree/ are caught; common/, a comment, a read without EINTR and a timerfd are not
 	fixture tree x.c 'int f(int fd, char *b)\n{\n\tfor (;;) {\n\t\tssize_t n = read(fd, b, 8);\n\n\t\tif (n < 0 && errno == EINTR)\n\t\t\tcontinue;\n\t}\n}\n'
-	fixture tree y.c 'struct k { unsigned long handler, flags, restorer, mask; };\n/* read() retried on EINTR */\nint g(int fd) { return read(fd, 0, 0); }\n'
-	fixture common z.c 'ssize_t n = read(fd, b, 8); /* EINTR */ if (errno == EINTR) n = 0;\nstruct k { unsigned long restorer; };\n'
+	fixture tree y.c 'struct k { unsigned long handler, flags, restorer, mask; };\n/* read() retried on EINTR */\nint g(int fd) { return read(fd, 0, 0); }\nvoid h(void) { clock_gettime(CLOCK_MONOTONIC, &ts); }\nint t = timerfd_create(CLOCK_MONOTONIC, 0);\n'
+	fixture common z.c 'ssize_t n = read(fd, b, 8); /* EINTR */ if (errno == EINTR) n = 0;\nstruct k { unsigned long restorer; };\nvoid h(void) { clock_gettime(CLOCK_MONOTONIC, &ts); }\n'
 	run layout_rule primitive "$W/t" /dev/null
 	[ "$status" -eq 1 ]
 	[ "$output" = "primitive tree/x.c:read-eintr: (line 4)
+primitive tree/y.c:monotonic-clock: (line 4)
 primitive tree/y.c:kernel-sigaction: (line 1)" ]
 }
 
