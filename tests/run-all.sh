@@ -23,6 +23,21 @@ if [ -n "${MAKEFLAGS:-}" ]; then
 fi
 # count_tap runs at the end of a pipeline and must keep its counts
 shopt -s lastpipe
+# A caller that ignores SIGINT or SIGQUIT (a background job of a shell without
+# job control: `make check &` in a script) hands the ignore down to every test,
+# and exec(2) keeps it: a trap on either in the tests' shells is then a no-op and
+# the tests of Ctrl-C and of the stop signal fail.  bash cannot undo an ignore
+# it was started with; env(1) can (coreutils 8.31 and later).
+ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status)
+reset=${ISORUN_TESTS_SIGRESET:-}
+unset ISORUN_TESTS_SIGRESET
+if [ "${1:-}" != --bats ] && (((16#${ign:-0} & 6) != 0)); then
+	if [ -z "$reset" ] && env --default-signal=INT true 2>/dev/null; then
+		echo "# SIGINT and SIGQUIT were ignored by the caller (a background job?): the suite gets them back"
+		ISORUN_TESTS_SIGRESET=1 exec env --default-signal=INT,QUIT "$0" "$@"
+	fi
+	echo "# SIGINT or SIGQUIT is ignored by the caller (a background job?): the tests of Ctrl-C and of the stop signal will fail; start the suite in the foreground"
+fi
 t_start=$(date +%s)
 here=$(cd "$(dirname "$0")" && pwd)
 

@@ -85,3 +85,21 @@ subjects_repo() {
 	[ "$status" -eq 2 ]
 	[ "$output" = "soak: N=0: not a number of runs from 1 to 9999" ]
 }
+
+@test "run-all.sh: a caller's ignored SIGINT and SIGQUIT are the suite's no more, and it says so" {
+	local t=@test
+	cat >"$W/sigs.bats" <<-EOF2
+	$t "the tests get SIGINT and SIGQUIT at their default" {
+		(( (16#\$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status) & 6) == 0 ))
+	}
+	EOF2
+	# a background job of a shell without job control: started with both ignored
+	run env -u MAKEFLAGS J=1 bash -c '"$@" & wait $!' sh \
+		"$TOP/tests/run-all.sh" "$(dirname "$ISORUN")" integration "$W/sigs.bats"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "# SIGINT and SIGQUIT were ignored by the caller (a background job?): the suite gets them back" ]
+	# control: the background job did start with them ignored
+	run bash -c "sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status & wait \$!"
+	(((16#$output & 6) == 6))
+}
