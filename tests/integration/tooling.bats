@@ -18,7 +18,7 @@ subjects_repo() {
 }
 
 @test "subjects: 'area: what changed' in 72 characters passes" {
-	subjects_repo "ci: check the subjects" "holders.bats, design.md: one runner" \
+	subjects_repo "ci: check the subjects" "holders.bats, contract.md: one runner" \
 		"tree: $(printf '%066d' 0)"
 	run env -C "$W/repo" "$TOP/.ci/subjects" "$base"
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
