@@ -257,6 +257,17 @@ static void test_from_argv(struct sup_attrib *a, const struct sup_argv *self, bo
 	}
 }
 
+bool sup_test_of_argv(const struct sup_argv *v, char **runner, char **test)
+{
+	struct sup_attrib a = { 0 };
+
+	if (!go_test(&a, v) && !cargo_test(&a, v))
+		return false;
+	*runner = a.runner;
+	*test = a.test;
+	return true;
+}
+
 static const char *env_value(const char *env, size_t len, const char *name)
 {
 	size_t n = strlen(name);

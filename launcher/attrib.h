@@ -51,6 +51,12 @@ void sup_attrib_free(struct sup_attrib *a);
 /* argv from /proc/PID/cmdline, each argument redacted; {NULL, 0} when unreadable. */
 struct sup_argv sup_argv_read(pid_t pid);
 void sup_argv_free(struct sup_argv *a);
+/*
+ * The runners told by their test binary's argv alone (go test's pkg.test with
+ * -test.* flags, cargo's target/.../deps/NAME-HASH): runner and test malloc'ed
+ * (test NULL when out of memory); false when argv is neither.
+ */
+bool sup_test_of_argv(const struct sup_argv *v, char **runner, char **test);
 /* "pytest -n 2 → python -c ... → sh -c ..." into a malloc'ed string. */
 char *sup_attrib_chain_text(const struct sup_attrib *a);
 /* A process start (ticks after boot) in ms after the run's start; negative: before it. */

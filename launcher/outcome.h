@@ -11,6 +11,7 @@
 #include "common/err.h"
 #include "launcher/cache.h"
 #include "launcher/capsplan.h"
+#include "launcher/invocation.h"
 #include "launcher/leak.h"
 #include "launcher/opts.h"
 #include "launcher/relay.h"
@@ -94,6 +95,8 @@ struct sup_outcome {
 	char *const *argv;
 	size_t argc;
 	char *cwd;
+	struct sup_invocation inv; /* which test invocation it was: the report's `invocation` */
+	char run_id[64];	 /* the tree's name, made first: --report DIR/ names files by it */
 	struct timespec started; /* CLOCK_REALTIME */
 	uint64_t duration_ms;
 	bool subreaper;

@@ -544,6 +544,16 @@ static json_t *lost(const struct sup_stream *s)
 	return json_pack("{s:s, s:I}", "error", strerror(s->out_err), "bytes", (json_int_t)s->lost);
 }
 
+/* Which test invocation the run was: the caller's runner says it, as a label. */
+static json_t *invocation(const struct sup_invocation *inv)
+{
+	return json_pack("{s:o, s:o, s:o, s:o}", "runner",
+			 inv->runner ? json_string(inv->runner) : json_null(), "binary",
+			 inv->binary ? text(inv->binary, strlen(inv->binary)) : json_null(), "test",
+			 inv->test ? redacted(inv->test) : json_null(), "name",
+			 redacted(inv->name ? inv->name : "run"));
+}
+
 void iso_report_render(struct sup_doc *d, const struct sup_verdict *v)
 {
 	const struct sup_outcome *o = v->out;
@@ -553,6 +563,7 @@ void iso_report_render(struct sup_doc *d, const struct sup_verdict *v)
 		d->err = -ENOMEM;
 		return;
 	}
+	json_object_set_new(root, "invocation", invocation(&o->inv));
 	json_object_set_new(root, "output_lost",
 			    json_pack("{s:o, s:o}", "stdout", lost(o->streams[0]), "stderr",
 				      lost(o->streams[1])));

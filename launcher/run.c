@@ -180,6 +180,7 @@ static int fail_before_start(struct sup *s, const struct iso_err *e)
 
 static void free_outcome(struct sup_outcome *out)
 {
+	sup_invocation_free(&out->inv);
 	for (size_t i = 0; i < out->n_found; i++)
 		free(out->found[i].what);
 	free(out->found);
@@ -280,8 +281,11 @@ int sup_run(const struct sup_opts *o)
 	s.slow_record = iso_test_fault("slow-exec-record");
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
+	sup_invocation_find(&out.inv, o->argv, o->argc);
 	if ((code = sup_setup_signals(&s.mask, &s.inherited)) < 0) {
 		iso_err_set(&e, -code, "block signals");
+		code = fail_before_start(&s, &e);
+	} else if (tree_new_id(out.run_id, sizeof(out.run_id), &e) < 0) {
 		code = fail_before_start(&s, &e);
 	} else if (sup_sinks_open(&s.outputs, o, &out, &e) < 0) {
 		code = fail_before_start(&s, &e);

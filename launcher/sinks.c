@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/cleanup.h"
 #include "launcher/annotate.h"
@@ -54,6 +55,67 @@ static struct sup_text text_of(const struct sup_doc *d)
 	return (struct sup_text){ .text = d->err ? NULL : d->text, .len = d->len };
 }
 
+/* A file per run in a directory: the format's extension, by the table's row. */
+static const char *const exts[SUP_N_SINKS] = {
+	[SUP_SINK_REPORT] = ".json",
+	[SUP_SINK_JUNIT] = ".xml",
+};
+
+/* DIR/ (said by its slash, which may name a directory still to make) or a directory. */
+static bool is_dir_spec(const char *spec)
+{
+	struct stat st;
+	size_t n = strlen(spec);
+
+	if (strncmp(spec, "fd:", 3) == 0)
+		return false;
+	return (n && spec[n - 1] == '/') || (stat(spec, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* dir and the directories above it, as mkdir -p: EEXIST is a run beside that made it. */
+static int make_dirs(const char *dir, size_t n)
+{
+	char path[PATH_MAX];
+
+	if (n >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, n);
+	path[n] = '\0';
+	for (char *p = path + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(path, 0777) < 0 && errno != EEXIST)
+			return -errno;
+		if (!c)
+			return 0;
+		*p = c;
+	}
+}
+
+/*
+ * DIR/NAME-ID.EXT: the name a person knows the run by, then the tree's name, which
+ * no other run has, so runs in parallel (ctest -j, go test -p) never share a file.
+ * A DIR/ still to be made is made, with its parents (a CI job's reports/shard-1/).
+ */
+static int dir_file(char *buf, size_t len, const char *opt, const char *dir, const char *ext,
+		    const struct sup_outcome *out, struct iso_err *e)
+{
+	char stem[96];
+	size_t n = strlen(dir);
+	int r;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	sup_invocation_stem(&out->inv, stem, sizeof(stem));
+	if (snprintf(buf, len, "%.*s/%s-%s%s", (int)n, dir, stem, out->run_id, ext) >= (int)len)
+		return iso_err_set(e, ENAMETOOLONG, "%s: a file in '%s'", opt, dir);
+	if ((r = make_dirs(dir, n)) < 0)
+		return iso_err_set(e, -r, "%s: make the directory '%s'", opt, dir);
+	return 0;
+}
+
 int sup_sinks_open(struct sup_sinks *s, const struct sup_opts *opts, const struct sup_outcome *out,
 		   struct iso_err *e)
 {
@@ -61,9 +123,16 @@ int sup_sinks_open(struct sup_sinks *s, const struct sup_opts *opts, const struc
 	struct sup_verdict v;
 	int r = 0;
 
-	for (size_t i = 0; i < ELEMENTSOF(sinks); i++)
+	for (size_t i = 0; i < ELEMENTSOF(sinks); i++) {
 		outs[i] = (struct sup_output){ sup_say(opts->say, (enum sup_say)(SUP_SAY_SINK + i)),
 					       opts->outputs[i] };
+		if (!outs[i].spec || !is_dir_spec(outs[i].spec))
+			continue;
+		if (dir_file(s->paths[i], sizeof(s->paths[i]), outs[i].opt, outs[i].spec, exts[i],
+			     out, e) < 0)
+			return -EINVAL;
+		outs[i].spec = s->paths[i];
+	}
 	/* before any is opened: O_TRUNC would empty the file that is refused */
 	if (sup_outputs_distinct(outs, ELEMENTSOF(outs), e) < 0)
 		return -EINVAL;

@@ -9,6 +9,7 @@
 #ifndef ISO_SINKS_H
 #define ISO_SINKS_H
 
+#include <limits.h>
 #include <stdio.h>
 
 #include "common/err.h"
@@ -42,6 +43,8 @@ SUP_SINK_ROWS(SUP_SINK_RENDERER_)
 /* The output files of one run, in the table's order. */
 struct sup_sinks {
 	struct sup_outfile files[SUP_N_SINKS];
+	/* a DIR/ given: the file of this run in it (docs/design.md, "Outputs many runs share") */
+	char paths[SUP_N_SINKS][PATH_MAX];
 };
 
 #define SUP_SINKS_INIT                                                                             \
@@ -54,6 +57,8 @@ struct sup_sinks {
  * its provisional document at once
  * (docs/decisions/0041-reports-that-survive-a-killed-run.md).  -EINVAL with e set
  * when one cannot be opened (a setup error).
+ * A directory (DIR/, or one that exists) gets a file of its own per run, named
+ * by out->inv and out->run_id.
  */
 int sup_sinks_open(struct sup_sinks *s, const struct sup_opts *opts, const struct sup_outcome *out,
 		   struct iso_err *e);

@@ -166,7 +166,7 @@ int tree_open_user_dir(const char *given, bool create, char *path, size_t len, s
  * A sortable UTC stamp, then 20 random characters (100 bits): the tree dir is
  * reachable by other uids as root (0711), so its name is what keeps it private.
  */
-static int make_id(char *buf, size_t len, struct iso_err *e)
+int tree_new_id(char *buf, size_t len, struct iso_err *e)
 {
 	/* 32 symbols: a byte's low 5 bits pick one without bias */
 	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
@@ -359,6 +359,12 @@ static int tree_begin(struct tree_tree *t, struct iso_err *e)
 
 int tree_create(struct tree_tree *t, const char *root, char *const *argv, struct iso_err *e)
 {
+	return tree_create_as(t, root, NULL, argv, e);
+}
+
+int tree_create_as(struct tree_tree *t, const char *root, const char *id, char *const *argv,
+		   struct iso_err *e)
+{
 	int r;
 
 	r = tree_begin(t, e);
@@ -371,8 +377,12 @@ int tree_create(struct tree_tree *t, const char *root, char *const *argv, struct
 	}
 	t->user_fd = r;
 	for (int attempt = 0;; attempt++) {
-		r = make_id(t->id, sizeof(t->id), e);
-		if (r < 0)
+		/* the name asked for first (the run's outputs carry it), then fresh ones */
+		if (attempt == 0 && id && id[0])
+			r = snprintf(t->id, sizeof(t->id), "%s", id) < (int)sizeof(t->id) ? 0 : -1;
+		else
+			r = -1;
+		if (r < 0 && (r = tree_new_id(t->id, sizeof(t->id), e)) < 0)
 			return r;
 		r = mkdir_mode(t->user_fd, t->id, tree_dir_mode());
 		if (r == 0)

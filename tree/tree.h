@@ -129,6 +129,14 @@ const char *tree_reserved(const char *sub);
  */
 int tree_create(struct tree_tree *t, const char *root, char *const *argv, struct iso_err *e);
 /*
+ * The same, named id (made by tree_new_id()) where that name is free: a run names
+ * its output files before its tree is made.  NULL or "": a name made here.
+ */
+int tree_create_as(struct tree_tree *t, const char *root, const char *id, char *const *argv,
+		   struct iso_err *e);
+/* A new tree's name: its UTC stamp, then TREE_ID_RANDOM random characters. */
+int tree_new_id(char *buf, size_t len, struct iso_err *e);
+/*
  * Take over the kept tree <user dir of root>/<name> for a new run (`isorun shell
  * --tree`): a real directory of ours with an owner record of the current layout
  * whose lock is free; the lock is taken and the record rewritten in place for
