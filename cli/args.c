@@ -433,7 +433,8 @@ static int bare_value_error(enum sup_key key, const char *word, struct iso_err *
 }
 
 /* The subcommands main() dispatches, and `isorun shell`: words a run's command may not be. */
-static const char *const subcommands[] = { "shell", "config", "selftest", "ls", "gc", "policy" };
+static const char *const subcommands[] = { "shell", "config", "selftest", "ls",
+					   "gc",    "policy", "report" };
 
 /* "isorun SUB OPTION... REST...": the command line with SUB moved first, each word quoted */
 static void reordered(char *buf, size_t len, const char *sub, int argc, char **argv, int cmd)

@@ -16,5 +16,7 @@ extern const char *const cli_st_says[];
 int cli_ls_main(int argc, char **argv);
 /* isorun gc [--dry-run]: remove the trees proven orphaned */
 int cli_gc_main(int argc, char **argv);
+/* isorun report [--junit FILE] FILE|DIR...: many runs' reports merged into one verdict */
+int cli_report_main(int argc, char **argv);
 
 #endif

@@ -170,6 +170,7 @@ int main(int argc, char **argv)
 		{ "selftest", cli_selftest_main },
 		{ "ls", cli_ls_main },
 		{ "gc", cli_gc_main },
+		{ "report", cli_report_main },
 	};
 
 	if (fill_std_fds() < 0) {

@@ -63,6 +63,11 @@ static void command(FILE *f, const char *level, const char *title, const struct 
 	fprintf(f, "title=%s::%s\n", t, m);
 }
 
+void sup_annotate_text(FILE *f, const char *level, const char *title, const char *text)
+{
+	command(f, level, title, NULL, text);
+}
+
 /* Before the command ran only the setup failure and what was not delivered are news. */
 static bool shown(const struct sup_verdict *v, const struct sup_vfinding *it)
 {

@@ -18,6 +18,12 @@ bool sup_annotations_wanted(void);
 /* Every finding of the verdict that has a title, in the verdict's order. */
 void sup_annotate(FILE *f, const struct sup_verdict *v);
 
+/*
+ * One command, `::LEVEL title=TITLE::TEXT`: text made inert (iso_escape_lines) and
+ * both escaped as the runner expects; a title from input must be made inert first.
+ */
+void sup_annotate_text(FILE *f, const char *level, const char *title, const char *text);
+
 /* Escape s for a command's message (props false) or a property value; malloc'ed. */
 char *sup_gha_escape(const char *s, bool props);
 

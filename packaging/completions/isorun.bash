@@ -12,7 +12,7 @@ _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-
 	--quiet --verbose --color --color= --help --version'
 _isorun_selftest_opts='--json --policy= --policy-mode= --leaks= --protect-home= --net=
 	--pidns --pidns=try --settle --help'
-_isorun_subcommands='shell selftest config ls gc policy'
+_isorun_subcommands='shell selftest config ls gc policy report'
 # as in capabilities(7); isorun also takes them lower case and without CAP_
 _isorun_caps='all CAP_AUDIT_CONTROL CAP_AUDIT_READ CAP_AUDIT_WRITE CAP_BLOCK_SUSPEND CAP_BPF
 	CAP_CHECKPOINT_RESTORE CAP_CHOWN CAP_DAC_OVERRIDE CAP_DAC_READ_SEARCH CAP_FOWNER
@@ -117,6 +117,7 @@ _isorun() {
 	ls) sub=ls first=2 opts='--json --root --help' ;;
 	gc) sub=gc first=2 opts='--dry-run --kept --all --verbose --root --help' ;;
 	policy) sub=policy first=2 ;;
+	report) sub=report first=2 opts='--junit --help' ;;
 	esac
 
 	if [ "$sub" = policy ]; then
@@ -170,6 +171,11 @@ _isorun() {
 	fi
 	case $sub in
 	selftest | ls | gc) return 0 ;;
+	report)
+		compopt -o filenames 2>/dev/null
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return 0
+		;;
 	esac
 	# the first word of a run may be a subcommand or the command itself
 	if [ "$cword" -eq 1 ]; then

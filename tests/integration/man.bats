@@ -182,7 +182,7 @@ CONTROL_BYTES='[\x00-\x08\x0b-\x1f\x7f]'
 	for opt in $(grep -o -- '--[a-z][a-z-]*' <<<"$output" | sort -u); do
 		grep -qF -- "${opt//-/'\-'}" "$MANDIR/isorun.1" || missing="$missing $opt"
 	done
-	for opt in --config --no-config shell selftest config ls gc "policy show" "policy check" \
+	for opt in --config --no-config shell selftest config ls gc report "policy show" "policy check" \
 		--dry-run --json ISORUN_ROOT TMPDIR SHELL NO_COLOR USERPROFILE XDG_RUNTIME_DIR \
 		ISORUN_NAMESPACE isorun.conf default.policy strict.policy owner lock; do
 		grep -qF -- "${opt//-/'\-'}" "$MANDIR/isorun.1" || missing="$missing $opt"

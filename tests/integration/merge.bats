@@ -63,3 +63,131 @@ PY
 		sh -c 'grep -q "\"runner\": \"meson test\"" "$1"/*.json' sh "$W/m"
 	[ "$status" -eq 0 ]
 }
+
+# Runs of every kind into DIR, plus a truncated and a provisional report in a
+# directory the teardown's validation passes over.
+make_runs() {
+	local d=$1 odd=$2 clean
+	iso --report "$d/" -- /bin/true
+	run iso --settle 0 --report "$d/" -- sh -c "$H/daemonize -n $W/pid"
+	[ "$status" -eq 122 ]
+	ISORUN_TEST_FAULT=no-shield run iso --report "$d/" -- sh -c "mv \"\$ISORUN_NAMESPACE\" $W/moved"
+	[ "$status" -eq 122 ]
+	force_remove "$W/moved"
+	clean=$(ls "$d"/true-*.json)
+	head -c 300 "$clean" >"$odd/cut.json"
+	python3 - "$clean" "$odd/provisional.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r.update(verdict="unfinished", exit=None, reason="isorun did not finish")
+r["invocation"]["name"] = "killed.test"
+json.dump(r, open(sys.argv[2], "w"), indent=2)
+PY
+}
+
+@test "isorun report: clean, leaking, retained, truncated and provisional runs give one summary, exit 122 and one valid JUnit file" {
+	local odd
+	odd=$(invalid_dir)
+	make_runs "$W/out" "$odd"
+	run --separate-stderr "$ISORUN" report --junit "$W/merged.xml" "$W/out" "$odd"
+	[ "$status" -eq 122 ]
+	[ -z "$stderr" ]
+	[[ "${lines[0]}" == "isorun report: 5 runs: 1 passed, 2 failed, 2 unfinished; 1 leaked, 1 retained" ]]
+	[[ "$output" == *"FAILED sh (exit 122): 1 process outlived the command"* ]]
+	[[ "$output" == *"  leaked: pid $(cat "$W/pid") \`"*"daemonize"*"\` in test sh"* ]]
+	[[ "$output" == *$'\n  retained: '"$U/"* ]]
+	[[ "$output" == *"UNFINISHED cut.json: truncated: the report is cut short"* ]]
+	[[ "$output" == *"UNFINISHED killed.test: isorun did not finish (provisional report)"* ]]
+	[ "${lines[-1]}" = "isorun report: FAILED (exit 122): 4 of 5 runs did not pass" ]
+	assert_junit_valid "$W/merged.xml"
+	python3 - "$W/merged.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites" and root.get("tests") == "5", root.attrib
+suites = root.findall("testsuite")
+assert len(suites) == 5, [s.get("name") for s in suites]
+bad = [s for s in suites if s.get("failures") != "0" or s.get("errors") != "0"]
+assert sorted(s.get("name") for s in bad) == ["cut.json", "killed.test", "sh", "sh"], bad
+killed = [s for s in bad if s.get("name") == "killed.test"][0]
+assert killed.find("testcase/error").get("type") == "unfinished"
+PY
+	# under GitHub Actions the same runs are annotations on stderr
+	GITHUB_ACTIONS=true run --separate-stderr "$ISORUN" report "$W/out"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"::error title=isorun%3A sh::1 process outlived the command"* ]]
+	[[ "$stderr" == *"::error title=isorun%3A tree retained::$U/"* ]]
+}
+
+@test "isorun report: a file that is not a report is one line naming it, exit 125; none at all is 125 too" {
+	iso --report "$W/out/" -- /bin/true
+	printf '{"a": 1}\n' >"$W/other.json"
+	printf 'plain text\n' >"$W/notes.txt"
+	mkfifo "$W/fifo"
+	for f in "$W/other.json" "$W/notes.txt" "$W/fifo"; do
+		run --separate-stderr timeout 20 "$ISORUN" report "$W/out" "$f"
+		[ "$status" -eq 125 ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ "$stderr" == "isorun: report: '$f': not "* ]]
+		[ -z "$output" ]
+	done
+	mkdir "$W/empty"
+	run --separate-stderr "$ISORUN" report "$W/empty"
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"no report (*.json) found"* ]]
+	run --separate-stderr "$ISORUN" report
+	[ "$status" -eq 125 ]
+	run --separate-stderr "$ISORUN" report --jnuit x "$W/out"
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == "isorun: report: --jnuit: unknown option (isorun report --help)" ]]
+}
+
+@test "isorun report: exit 0 when every run passed, else the highest code of a run that did not" {
+	iso --report "$W/out/" -- /bin/true
+	iso --report "$W/out/" -- /bin/true
+	run "$ISORUN" report "$W/out"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "isorun report: passed" ]
+	run iso --report "$W/out/" -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	run "$ISORUN" report "$W/out"
+	[ "$status" -eq 3 ]
+	run iso --settle 0 --report "$W/out/" -- sh -c "$H/daemonize -n $W/pid"
+	[ "$status" -eq 122 ]
+	run "$ISORUN" report "$W/out"
+	[ "$status" -eq 122 ]
+	[ "${lines[-1]}" = "isorun report: FAILED (exit 122): 2 of 4 runs did not pass" ]
+}
+
+@test "isorun report merges shards run on two roots, as a CI matrix's artifacts, one directory each" {
+	local r1="$BATS_TEST_TMPDIR/root1" r2="$BATS_TEST_TMPDIR/root2"
+	mkdir -p "$r1" "$r2" "$W/artifacts"
+	"$ISORUN" --no-config --root "$r1" --report "$W/artifacts/shard-1/" -- /bin/true
+	run "$ISORUN" --no-config --root "$r2" --settle 0 --report "$W/artifacts/shard-2/" --junit \
+		"$W/artifacts/shard-2/" -- sh -c "$H/daemonize -n $W/pid"
+	[ "$status" -eq 122 ]
+	run "$ISORUN" report --junit "$W/all.xml" "$W/artifacts"
+	[ "$status" -eq 122 ]
+	[ "${lines[0]}" = "isorun report: 2 runs: 1 passed, 1 failed, 0 unfinished; 1 leaked, 0 retained" ]
+	[[ "$output" == *"  report: $W/artifacts/shard-2/sh-"* ]]
+	assert_junit_valid "$W/all.xml"
+	[ "$(grep -c '<testsuite ' "$W/all.xml")" -eq 2 ]
+	[ -z "$(ls -A "$r1/isorun-$(id -u)" "$r2/isorun-$(id -u)" | grep -v '^\.empty$\|:$\|^$')" ]
+}
+
+@test "isorun report: a report is input: its strings are escaped, and a verdict its own findings contradict is not taken" {
+	local odd
+	odd=$(invalid_dir)
+	iso --report "$W/out/" -- /bin/true
+	python3 - "$(ls "$W"/out/*.json)" "$odd/forged.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["invocation"]["name"] = "x\n::error::forged\x1b[31m"
+r["exit"] = 122
+json.dump(r, open(sys.argv[2], "w"), indent=2)
+PY
+	GITHUB_ACTIONS=true run --separate-stderr "$ISORUN" report "$odd/forged.json"
+	[ "$status" -eq 122 ]
+	[[ "$output" == *'UNFINISHED x\x0a::error::forged\x1b[31m: not a valid report: its verdict and its exit code disagree'* ]]
+	[[ "$stderr" != *$'\n::error::forged'* ]]
+	[[ "$output" != *$'\e'* && "$stderr" != *$'\e'* ]]
+}
