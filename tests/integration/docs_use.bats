@@ -2,7 +2,7 @@
 # docs/use/*.md: every example a page shows is run as the page shows it
 # (docs_use.bash); the pages of real toolchains are docs_pytest, docs_go and
 # docs_cargo.bats.  Here: every scenario is run by some test, run-page's control,
-# and the pages ci-shell, guard-home, ci-reports and git.
+# and the pages ci-shell, guard-home, ci-reports, ci-matrix and git.
 
 load helpers
 load docs_use
@@ -154,6 +154,14 @@ load docs_use
 	assert_page_ok
 	assert_leaks_dead
 	assert_junit_valid "$W/isorun.xml"
+}
+
+@test "ci-matrix.md: two shards' report directories merge into one summary, exit 122 and one valid JUnit file" {
+	run_page ci-matrix.md merge
+	assert_page_ok
+	assert_leaks_dead
+	assert_junit_valid "$W/isorun.xml"
+	[ "$(grep -c '<testsuite ' "$W/isorun.xml")" -eq 2 ]
 }
 
 @test "ci-reports.md: the full example report validates against the shipped schema" {
