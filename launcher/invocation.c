@@ -65,6 +65,17 @@ static void find(struct sup_invocation *inv, char *const *argv, size_t argc)
 		inv->runner = strdup(r);
 }
 
+static void redact(char **s)
+{
+	char *r;
+
+	if (!*s)
+		return;
+	r = iso_redact(*s);
+	free(*s);
+	*s = r;
+}
+
 void sup_invocation_find(struct sup_invocation *inv, char *const *argv, size_t argc)
 {
 	*inv = (struct sup_invocation){ 0 };
@@ -73,6 +84,9 @@ void sup_invocation_find(struct sup_invocation *inv, char *const *argv, size_t a
 	find(inv, argv, argc);
 	if (!inv->name && (inv->test || argc))
 		inv->name = inv->test ? strdup(inv->test) : strdup(base(argv[0]));
+	/* shown in the report, the JUnit file and a file's name: redacted as argv is */
+	redact(&inv->test);
+	redact(&inv->name);
 }
 
 void sup_invocation_free(struct sup_invocation *inv)

@@ -349,6 +349,10 @@ static void emit(FILE *f, const struct sup_verdict *v, const struct jcase *cases
 	property(f, "isorun.version", ISO_VERSION);
 	property(f, "isorun.exit", code);
 	property(f, "isorun.reason", v->reason);
+	/* which invocation: a directory of runs' files (--junit DIR/) tells them apart */
+	property(f, "isorun.invocation", o->inv.name ? o->inv.name : "run");
+	property(f, "isorun.runner", o->inv.runner);
+	property(f, "isorun.test", o->inv.test);
 	fputs("    </properties>\n", f);
 	for (int i = 0; i < MAX_CASES; i++)
 		if (cases[i].name && !cases[i].omit)

@@ -26,6 +26,8 @@ files() {
 	for f in $(files "$W/out" .json); do
 		[[ "$f" =~ ^pkg\.test-[0-9]{8}T[0-9]{6}Z-[a-z2-7]{20}\.json$ ]]
 		[ -f "$W/out/${f%.json}.xml" ]
+		grep -qF '<property name="isorun.invocation" value="pkg.test"/>' "$W/out/${f%.json}.xml"
+		grep -qF '<property name="isorun.runner" value="go test"/>' "$W/out/${f%.json}.xml"
 		id=$(python3 -c 'import json, os, sys
 r = json.load(open(sys.argv[1]))
 assert r["verdict"] == "passed", r["verdict"]

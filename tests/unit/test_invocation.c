@@ -64,6 +64,13 @@ static void test_runners(void **state)
 	assert_null(inv.test);
 	assert_string_equal(stem, "make");
 	sup_invocation_free(&inv);
+	/* a credential in a test's name is redacted as argv's are: it is shown and a file name */
+	setenv("TEST_TARGET", "API_TOKEN=sekrit", 1);
+	find(&inv, plain, 2, stem, sizeof(stem));
+	assert_null(strstr(inv.test, "sekrit"));
+	assert_null(strstr(inv.name, "sekrit"));
+	assert_null(strstr(stem, "sekrit"));
+	sup_invocation_free(&inv);
 	/* control: no runner told is no runner guessed */
 	clear_runners();
 	find(&inv, plain, 2, stem, sizeof(stem));
