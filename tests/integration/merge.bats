@@ -66,28 +66,30 @@ PY
 	[ "$status" -eq 0 ]
 }
 
-# Runs of every kind into DIR, plus a truncated and a provisional report in a
-# directory the teardown's validation passes over.
+# Runs of every kind into DIR: clean, leaking, retained, and one whose isorun is
+# killed (its provisional report stays); plus, in a directory the teardown's
+# validation passes over, a report cut short.
 make_runs() {
-	local d=$1 odd=$2 clean
+	local d=$1 odd=$2 owner
 	iso --report "$d/" -- /bin/true
 	run iso --settle 0 --report "$d/" -- sh -c "$H/daemonize -n $W/pid"
 	[ "$status" -eq 122 ]
 	ISORUN_TEST_FAULT=no-shield run iso --report "$d/" -- sh -c "mv \"\$ISORUN_NAMESPACE\" $W/moved"
 	[ "$status" -eq 122 ]
 	force_remove "$W/moved"
-	clean=$(ls "$d"/true-*.json)
-	head -c 300 "$clean" >"$odd/cut.json"
-	python3 - "$clean" "$odd/provisional.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-r.update(verdict="unfinished", exit=None, reason="isorun did not finish")
-r["invocation"]["name"] = "killed.test"
-json.dump(r, open(sys.argv[2], "w"), indent=2)
-PY
+	TEST_TARGET=//killed:test "$ISORUN" --no-config --root "$R" --report "$d/" -- \
+		sh -c 'echo $$ >"$1.tmp"; mv "$1.tmp" "$1"; exec "$2" -t 600 "$1.never"' sh \
+		"$W/kpid" "$H/waitfor" 3>&- &
+	owner=$!
+	"$H/waitfor" -t 60 "$W/kpid"
+	kill -9 "$owner"
+	wait "$owner" || true
+	kill -9 "$(cat "$W/kpid")" 2>/dev/null || true
+	"$ISORUN" gc --root "$R" >/dev/null 2>&1 || true
+	head -c 300 "$(ls "$d"/true-*.json)" >"$odd/cut.json"
 }
 
-@test "isorun report: clean, leaking, retained, truncated and provisional runs give one summary, exit 122 and one valid JUnit file" {
+@test "isorun report: clean, leaking, retained, killed and truncated runs give one summary, exit 122 and one valid JUnit file" {
 	local odd
 	odd=$(invalid_dir)
 	make_runs "$W/out" "$odd"
@@ -99,7 +101,7 @@ PY
 	[[ "$output" == *"  leaked: pid $(cat "$W/pid") \`"*"daemonize"*"\` in test sh"* ]]
 	[[ "$output" == *$'\n  retained: '"$U/"* ]]
 	[[ "$output" == *"UNFINISHED cut.json: truncated: the report is cut short"* ]]
-	[[ "$output" == *"UNFINISHED killed.test: isorun did not finish (provisional report)"* ]]
+	[[ "$output" == *"UNFINISHED //killed:test: isorun did not finish (provisional report)"* ]]
 	[ "${lines[-1]}" = "isorun report: FAILED (exit 122): 4 of 5 runs did not pass" ]
 	assert_junit_valid "$W/merged.xml"
 	python3 - "$W/merged.xml" <<'PY'
@@ -109,8 +111,8 @@ assert root.tag == "testsuites" and root.get("tests") == "5", root.attrib
 suites = root.findall("testsuite")
 assert len(suites) == 5, [s.get("name") for s in suites]
 bad = [s for s in suites if s.get("failures") != "0" or s.get("errors") != "0"]
-assert sorted(s.get("name") for s in bad) == ["cut.json", "killed.test", "sh", "sh"], bad
-killed = [s for s in bad if s.get("name") == "killed.test"][0]
+assert sorted(s.get("name") for s in bad) == ["//killed:test", "cut.json", "sh", "sh"], bad
+killed = [s for s in bad if s.get("name") == "//killed:test"][0]
 assert killed.find("testcase/error").get("type") == "unfinished"
 PY
 	# under GitHub Actions the same runs are annotations on stderr
