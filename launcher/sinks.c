@@ -55,7 +55,11 @@ static struct sup_text text_of(const struct sup_doc *d)
 	return (struct sup_text){ .text = d->err ? NULL : d->text, .len = d->len };
 }
 
-/* A file per run in a directory: the format's extension, by the table's row. */
+/*
+ * A file per run in a directory (--report DIR/): the format's extension, by the
+ * table's row; a row without one gets ".out".  Here, not a column of the row: the
+ * key table and --help, which every row's columns reach, have no use for it.
+ */
 static const char *const exts[SUP_N_SINKS] = {
 	[SUP_SINK_REPORT] = ".json",
 	[SUP_SINK_JUNIT] = ".xml",
@@ -128,8 +132,8 @@ int sup_sinks_open(struct sup_sinks *s, const struct sup_opts *opts, const struc
 					       opts->outputs[i] };
 		if (!outs[i].spec || !is_dir_spec(outs[i].spec))
 			continue;
-		if (dir_file(s->paths[i], sizeof(s->paths[i]), outs[i].opt, outs[i].spec, exts[i],
-			     out, e) < 0)
+		if (dir_file(s->paths[i], sizeof(s->paths[i]), outs[i].opt, outs[i].spec,
+			     exts[i] ? exts[i] : ".out", out, e) < 0)
 			return -EINVAL;
 		outs[i].spec = s->paths[i];
 	}

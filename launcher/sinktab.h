@@ -6,7 +6,8 @@
  * table, its --help line in cli/args.c, its spelling in messages in cli/advice.c),
  * its slot in struct sup_opts (outputs[SUP_SINK_ID]), its renderer's prototype
  * (launcher/sinks.h) and what launcher/sinks.c does with it.  A new format is its
- * renderer (a file of launcher/ that reads only the verdict) and one row here.
+ * renderer (a file of launcher/ that reads only the verdict) and one row here, and
+ * its file extension for --NAME DIR/ in launcher/sinks.c's exts[].
  *
  * A header, not an array in sinks.c: the key table and struct sup_opts are built
  * from it when they are compiled.  It includes nothing, so that launcher/opts.h can.
