@@ -189,6 +189,7 @@ void cli_usage(FILE *f)
 	      "       isorun selftest [--json] [OPTION]...\n"
 	      "       isorun ls [--json] [--root DIR]\n"
 	      "       isorun gc [--dry-run] [--kept] [-v] [--root DIR]\n"
+	      "       isorun report [--junit FILE] FILE|DIR...\n"
 	      "       isorun policy show [NAME|FILE] | isorun policy check FILE\n"
 	      "Run COMMAND with a private HOME/TMPDIR tree; fail if anything it started\n"
 	      "outlives it; remove the tree only when nothing can still use it.\n"

@@ -2,7 +2,7 @@
 /*
  * isorun report FILE|DIR...: many runs' reports (--report DIR/, a CI matrix's
  * artifacts) merged into one verdict, one summary, one JUnit file and the CI
- * annotations (docs/design.md, "One verdict over many runs").  A report is input,
+ * annotations (docs/decisions/0059).  A report is input,
  * never evidence: it is read bounded, its shape checked, a verdict it cannot back
  * counted as not passed, and every string from it escaped where it is printed.
  */
@@ -20,6 +20,7 @@
 
 #include "cli/commands.h"
 #include "common/cleanup.h"
+#include "common/io.h"
 #include "common/exit.h"
 #include "common/text.h"
 #include "launcher/annotate.h"
@@ -263,20 +264,15 @@ static char *slurp(struct merge *m, const char *file, size_t *len)
 		return NULL;
 	}
 	buf = malloc(REPORT_MAX + 2);
-	while (buf && n <= REPORT_MAX) {
-		ssize_t got = read(fd, buf + n, REPORT_MAX + 1 - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			if (got < 0) {
-				snprintf(why, sizeof(why), "read: %s", strerror(errno));
-				refuse(m, file, why);
-				free(buf);
-				return NULL;
-			}
-			break;
+	if (buf) {
+		ssize_t got = iso_read_all(fd, buf, REPORT_MAX + 1);
+		if (got < 0) {
+			snprintf(why, sizeof(why), "read: %s", strerror((int)-got));
+			refuse(m, file, why);
+			free(buf);
+			return NULL;
 		}
-		n += (size_t)got;
+		n = (size_t)got;
 	}
 	if (!buf || n > REPORT_MAX) {
 		refuse(m, file, buf ? "larger than 4 MiB: not an isorun report" : strerror(ENOMEM));

@@ -43,7 +43,7 @@ SUP_SINK_ROWS(SUP_SINK_RENDERER_)
 /* The output files of one run, in the table's order. */
 struct sup_sinks {
 	struct sup_outfile files[SUP_N_SINKS];
-	/* a DIR/ given: the file of this run in it (docs/design.md, "Outputs many runs share") */
+	/* a DIR/ given: the file of this run in it (docs/decisions/0059) */
 	char paths[SUP_N_SINKS][PATH_MAX];
 };
 

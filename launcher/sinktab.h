@@ -14,8 +14,8 @@
  *
  * ROW(ID, name, help, rkey, rat, fd_path, tail, render, word):
  *   ID       its names: SUP_K_ID (enum sup_key), SUP_SINK_ID (the row's index)
- *   name     the option and isorun.conf key: "report" is --report FILE|fd:N
- *   help     its --help line's words after "--name FILE|fd:N"
+ *   name     the option and isorun.conf key: "report" is --report FILE|DIR/|fd:N
+ *   help     its --help line's words after "--name FILE|DIR/|fd:N"
  *   rkey     its key among the report's settings, or NULL: none
  *   rat      its place there (report_at of cli/keys.h); 0 with no key
  *   fd_path  the report's setting shows an fd:N as a path made absolute, as --junit's
