@@ -10,6 +10,7 @@
  * namespace is empty.
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -278,6 +279,16 @@ static void close_gate(struct sup *s, struct sup_ns_plan *p)
 
 	if (!p->userns)
 		return;
+	/*
+	 * Its root's CAP_SYS_ADMIN lets the command unmount the overlay in its own
+	 * namespace and walk into the tree below it: the overlay's end proves nothing.
+	 */
+	if (p->spawn.caps_keep & (UINT64_C(1) << CAP_SYS_ADMIN)) {
+		snprintf(g->why, sizeof(g->why),
+			 "no gate: the command keeps CAP_SYS_ADMIN, which could unmount its "
+			 "overlay");
+		return;
+	}
 	if (iso_test_fault("no-gate")) {
 		snprintf(g->why, sizeof(g->why), "no gate (ISORUN_TEST_FAULT=no-gate)");
 		return;
@@ -296,6 +307,7 @@ static void close_gate(struct sup *s, struct sup_ns_plan *p)
 static void gate_up(struct sup *s, const struct sup_ns_plan *p)
 {
 	struct tree_gate *g = &s->td.gate;
+	struct iso_err e = { 0 };
 
 	if (!g->closed)
 		return;
@@ -303,6 +315,11 @@ static void gate_up(struct sup *s, const struct sup_ns_plan *p)
 		snprintf(g->why, sizeof(g->why), "%s", p->gate_why);
 	else
 		tree_gate_learn(g);
+	/* isorun's own descriptors of the gate and the tree would be ways past the gate */
+	if (g->up && (tree_gate_park(g, &e) < 0 || tree_park(&s->tree, &e) < 0)) {
+		iso_err_format(&e, g->why, sizeof(g->why));
+		g->up = false;
+	}
 }
 
 static int start(struct sup *s, struct sup_spawn *sp, int *ret_listener, struct iso_err *e)

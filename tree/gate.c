@@ -10,12 +10,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/random.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fdpass.h"
 #include "tree/gate.h"
 #include "tree/overlay.h"
 #include "tree/tree.h"
@@ -36,13 +39,64 @@ static int chmod_dir(int dir_fd, const char *name, mode_t mode)
 	return fchmodat(dir_fd, name, mode, 0) < 0 ? -errno : 0;
 }
 
+/*
+ * While the run lives, isorun's own descriptor of the gate would be a way past
+ * it (/proc/ISORUN/fd/N, for any process of the user's): it waits in flight in
+ * a socket of isorun's, out of the descriptor table, /dev/null at its number.
+ */
+int tree_gate_park(struct tree_gate *g, struct iso_err *e)
+{
+	_cleanup_close_ int nul = -1;
+	int sv[2], r;
+
+	if (!g->closed || g->parked)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return iso_err_set(e, errno, "make a socket to park the gate's descriptor");
+	r = iso_send_record(sv[0], "g", 1, g->fd);
+	close(sv[0]);
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (r < 0 || nul < 0 || dup3(nul, g->fd, O_CLOEXEC) < 0) {
+		r = iso_err_set(e, r < 0 ? -r : errno, "park the gate's descriptor");
+		close(sv[1]);
+		return r;
+	}
+	g->park = sv[1];
+	g->parked = true;
+	return 0;
+}
+
+static int unpark(struct tree_gate *g)
+{
+	char c;
+	int fd = -1;
+	ssize_t n;
+
+	if (!g->parked)
+		return 0;
+	n = iso_recv_record(g->park, &c, 1, &fd);
+	close(g->park);
+	g->parked = false;
+	if (n != 1 || fd < 0 || dup3(fd, g->fd, O_CLOEXEC) < 0) {
+		int r = n < 0 ? (int)n : fd < 0 ? -EPROTO : -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	close(fd);
+	return 0;
+}
+
 void tree_gate_init(struct tree_gate *g)
 {
-	*g = (struct tree_gate){ .fd = -1, .in = -1 };
+	*g = (struct tree_gate){ .fd = -1, .in = -1, .release_wd = -1, .park = -1 };
 }
 
 void tree_gate_free(struct tree_gate *g)
 {
+	if (g->parked)
+		close(g->park);
+	g->parked = false;
 	if (g->fd >= 0)
 		close(g->fd);
 	if (g->in >= 0)
@@ -63,12 +117,37 @@ static int remove_gate(int dir_fd, const char *name)
 {
 	char path[PATH_MAX];
 
+	/* a leftover is in the user directory, which the user's commands can write */
+	if (!tree_overlay_real_dirs(dir_fd, name, true))
+		return -ENOTDIR;
 	if (snprintf(path, sizeof(path), "%s/%s", name, TREE_GATE_WORK) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	(void)tree_overlay_remove_workdir(dir_fd, path);
+	if (tree_overlay_real_dirs(dir_fd, path, true))
+		(void)tree_overlay_remove_workdir(dir_fd, path);
 	snprintf(path, sizeof(path), "%s/%s", name, TREE_GATE_LOWER);
 	(void)unlinkat(dir_fd, path, AT_REMOVEDIR);
 	return unlinkat(dir_fd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+}
+
+/*
+ * The gate's hidden name is in the user directory, which a command of the
+ * user's can write: what it put there goes, or aside when it is a directory
+ * with something in it (".<id>.g~XXXXXXXX", none of isorun's shapes).
+ */
+static int clear_name(int user_fd, const char *name)
+{
+	char aside[NAME_MAX + 1];
+	unsigned int rnd = 0;
+
+	if (unlinkat(user_fd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (unlinkat(user_fd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+		return 0;
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		rnd = (unsigned int)getpid();
+	if (snprintf(aside, sizeof(aside), "%s~%08x", name, rnd) >= (int)sizeof(aside))
+		return -ENAMETOOLONG;
+	return renameat2(user_fd, name, user_fd, aside, RENAME_NOREPLACE) < 0 ? -errno : 0;
 }
 
 /*
@@ -85,16 +164,18 @@ static int reopen(int fd, int user_fd, const char *id, const char *name)
 	 */
 	int r = fchmod(fd, 0700) < 0 ? -errno : chmod_dir(fd, TREE_GATE_TREE, 0700);
 
-	if (r < 0)
-		return r;
-	if (renameat(fd, TREE_GATE_TREE, user_fd, name) < 0)
-		return -errno;
-	if (renameat2(user_fd, name, user_fd, id, RENAME_EXCHANGE) < 0) {
+	if (r == 0)
+		r = clear_name(user_fd, name);
+	if (r == 0 && renameat(fd, TREE_GATE_TREE, user_fd, name) < 0)
+		r = -errno;
+	if (r == 0 && renameat2(user_fd, name, user_fd, id, RENAME_EXCHANGE) < 0) {
 		r = -errno;
 		(void)renameat(user_fd, name, fd, TREE_GATE_TREE);
-		return r;
 	}
-	return 0;
+	/* still below its gate: gc must know it for one */
+	if (r < 0)
+		(void)fchmod(fd, TREE_GATE_MODE);
+	return r;
 }
 
 /* The gate made beside the tree, with its layers, at the hidden name. */
@@ -114,6 +195,31 @@ static int make_gate(int user_fd, const char *name, struct iso_err *e)
 		return r;
 	}
 	return fd;
+}
+
+/*
+ * What passes the gate is the release proof's (tree/release.h): its watch is
+ * taken now, on the instance init's overlay watch joins, the same mask the
+ * proof asks for later (which then finds it: no watch more is needed at the
+ * end, when a process of the user's could have taken every one left).  A run
+ * that cannot have it has no gate.
+ */
+static int watch_release(struct tree_gate *g, int tree_fd, struct iso_err *e)
+{
+	char at[64];
+
+	g->in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (g->in < 0)
+		return iso_err_set(e, errno, "watch the tree (inotify)");
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", tree_fd);
+	g->release_wd = inotify_add_watch(g->in, at, IN_DELETE_SELF | IN_ONLYDIR);
+	if (g->release_wd < 0) {
+		int r = iso_err_set(e, errno, "watch the tree's release");
+		close(g->in);
+		g->in = -1;
+		return r;
+	}
+	return 0;
 }
 
 /* What the tree below the gate must be: the directory isorun made, by identity. */
@@ -136,6 +242,8 @@ int tree_gate_close(struct tree_gate *g, int user_fd, const char *id, int tree_f
 		return iso_err_set(e, ENAMETOOLONG, "name the gate of '%s'", id);
 	if (fstat(tree_fd, &top) < 0)
 		return iso_err_set(e, errno, "stat the tree '%s'", id);
+	if (watch_release(g, tree_fd, e) < 0)
+		return -EIO;
 	fd = make_gate(user_fd, name, e);
 	if (fd < 0)
 		return fd;
@@ -160,9 +268,6 @@ int tree_gate_close(struct tree_gate *g, int user_fd, const char *id, int tree_f
 	}
 	g->fd = fd;
 	g->closed = true;
-	g->in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (g->in < 0)
-		snprintf(g->why, sizeof(g->why), "watch the gate (inotify): %s", strerror(errno));
 	return 0;
 }
 
@@ -281,7 +386,12 @@ void tree_gate_learn(struct tree_gate *g)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
-	at = strstr(buf, "inotify wd:");
+	/* init's overlay watch, not the release's (taken first, on the tree on disk) */
+	for (at = strstr(buf, "inotify wd:"); at; at = strstr(at + 1, "inotify wd:")) {
+		int wd;
+		if (sscanf(at, "inotify wd:%x", &wd) == 1 && wd != g->release_wd)
+			break;
+	}
 	at = at ? strstr(at, " sdev:") : NULL;
 	if (!at || sscanf(at, " sdev:%lx", &sdev) != 1)
 		return;
@@ -307,6 +417,10 @@ int tree_gate_open(struct tree_gate *g, int user_fd, const char *id, const char 
 		return 0;
 	if (gate_name(id, name, sizeof(name)) < 0)
 		return iso_err_set(e, ENAMETOOLONG, "name the gate of '%s'", id);
+	r = unpark(g);
+	if (r < 0)
+		return iso_err_set(e, -r, "take back the gate's descriptor of '%s/%s'", user_path,
+				   id);
 	r = reopen(g->fd, user_fd, id, name);
 	if (r < 0)
 		return iso_err_set(e, -r, "take the tree '%s/%s' out of its gate", user_path, id);
@@ -323,9 +437,22 @@ int tree_gate_records(int dir_fd)
 
 	if (fstat(dir_fd, &st) < 0)
 		return -errno;
-	if (!S_ISDIR(st.st_mode) || (st.st_mode & 07777) != TREE_GATE_MODE)
+	if (!S_ISDIR(st.st_mode))
+		return -ENOENT;
+	/*
+	 * 0100: a run's gate.  Any other mode: one an isorun killed on the way in
+	 * or out left (0700): the layers beside `.t`, the records only below it.
+	 */
+	if ((st.st_mode & 07777) != TREE_GATE_MODE &&
+	    (fstatat(dir_fd, TREE_OWNER, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	     (fstatat(dir_fd, TREE_GATE_WORK, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	      fstatat(dir_fd, TREE_GATE_LOWER, &st, AT_SYMLINK_NOFOLLOW) < 0)))
 		return -ENOENT;
 	fd = openat(dir_fd, TREE_GATE_TREE, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstatat(fd, TREE_OWNER, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		close(fd);
+		return -ENOENT;
+	}
 	return fd < 0 ? -errno : fd;
 }
 
@@ -377,7 +504,8 @@ static bool has(int dir_fd, const char *dir, const char *rel, bool file)
 	char path[PATH_MAX];
 	struct stat st;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path) ||
+	    !tree_overlay_real_dirs(dir_fd, dir, true))
 		return false;
 	return fstatat(dir_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	       (!file || S_ISREG(st.st_mode));

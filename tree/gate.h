@@ -40,12 +40,15 @@
 #define TREE_GATE_MODE 0100
 
 struct tree_gate {
-	bool closed;   /* the tree lies below its gate */
-	bool up;       /* the overlay is over it in the run's namespace, watched */
-	int fd;	       /* the gate: the tree's directory while it lies below it */
-	int in;	       /* inotify: init watches the overlay's root on it */
-	dev_t dev;     /* the overlay's device, which a holder through it shows */
-	char why[200]; /* why there is no gate, or no overlay over it */
+	bool closed;	/* the tree lies below its gate */
+	bool up;	/* the overlay is over it in the run's namespace, watched */
+	int fd;		/* the gate: the tree's directory while it lies below it */
+	int in;		/* inotify: init watches the overlay's root on it */
+	int release_wd; /* the release proof's watch on the tree, taken at the gate */
+	dev_t dev;	/* the overlay's device, which a holder through it shows */
+	char why[200];	/* why there is no gate, or no overlay over it */
+	bool parked;	/* fd waits in flight in `park` while the run lives */
+	int park;
 };
 
 void tree_gate_init(struct tree_gate *g);
@@ -65,6 +68,9 @@ int tree_gate_close(struct tree_gate *g, int user_fd, const char *id, int tree_f
  * overlay, 1 with the bind, -errno when neither could be mounted (e says).
  */
 int tree_gate_mount(int tree_fd, int in, const char *path, struct iso_err *e);
+
+/* While the run lives, isorun's descriptor of the gate out of its table.  0, -errno. */
+int tree_gate_park(struct tree_gate *g, struct iso_err *e);
 
 /* After the command started: whether init's overlay is up (its watch, its device). */
 void tree_gate_learn(struct tree_gate *g);

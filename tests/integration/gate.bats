@@ -81,7 +81,8 @@ assert_retained() {
 	"${AS[@]}" touch "$W/go"
 	wait "$isopid"
 	grep -F "isorun: holders: proven by the kernel, no process read: the overlay over the tree's gate ended with the run's namespace" "$W/out"
-	! grep -F "processes read" "$W/out"
+	run grep -F "processes read" "$W/out"
+	[ "$status" -eq 1 ]
 	[ -z "$(ls -A "$U")" ]
 }
 
@@ -271,5 +272,82 @@ run_gated() {
 	run "${AS[@]}" "$ISORUN" gc --root "$R" --kept
 	[ "$status" -eq 0 ]
 	[[ "$output" == "removed $tree: "* ]]
+	[ -z "$(ls -A "$U")" ]
+}
+
+@test "the release proof's watch is taken when the gate closes, not at the end (when every watch left could be taken)" {
+	start_gated
+	ino=$(printf '%x' "$("${AS[@]}" stat -c %i "/proc/$init/root$tree")")
+	# on the tree on disk (the file system's device, in the kernel's encoding),
+	# not on the overlay, which shows the same inode number
+	dev=$(stat -c %d "$U")
+	sdev=$(printf '%x' $(((((dev >> 8) & 0xfff) << 20) | (dev & 0xff) | ((dev >> 12) & 0xfff00))))
+	found=
+	for f in /proc/"$isopid"/fdinfo/*; do
+		grep -q "^inotify wd:.* ino:$ino sdev:$sdev " "$f" 2>/dev/null && found=$f
+	done
+	[ -n "$found" ]
+	"${AS[@]}" touch "$W/go"
+	wait "$isopid"
+}
+
+@test "what a command puts at its gate's hidden name (a file, a directory with something in it) does not strand its tree" {
+	local kind
+	for kind in file dir; do
+		run "${AS[@]}" "$ISORUN" --no-config --root "$R" --pidns -- sh -c '
+			g="$(dirname "$ISORUN_NAMESPACE")/.$(basename "$ISORUN_NAMESPACE").g"
+			echo data > "$HOME/data"
+			if [ "$1" = file ]; then : > "$g"; else mkdir -p "$g/x"; fi' sh "$kind"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		# no tree is left: what the command made aside is its own
+		[ -z "$(find "$U" -mindepth 1 -maxdepth 1 -name '2*')" ]
+		[ -z "$(find "$U" -mindepth 1 -maxdepth 1 -name '*.g')" ]
+	done
+}
+
+@test "a gate an isorun killed on its way left at 0700 is still known: ls reads it, gc takes the tree out and removes it" {
+	start_gated --keep=always
+	"${AS[@]}" touch "$W/go"
+	wait "$isopid"
+	"${AS[@]}" sh -c 'mv "$1" "$2/x" && mkdir "$1" && mv "$2/x" "$1/.t" && mkdir "$1/.w" "$1/.l"' sh "$tree" "$U"
+	run "${AS[@]}" "$ISORUN" ls --root "$R"
+	[[ "$output" == *"$tree "* ]]
+	[[ "$output" != *"unreadable"* ]]
+	run "${AS[@]}" "$ISORUN" gc --root "$R" --kept
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed $tree: "* ]]
+	[ -z "$(ls -A "$U")" ]
+}
+
+@test "gc's sweep of a leftover that looks like a gate's follows no link a command planted in it" {
+	V="$W/victim"
+	"${AS[@]}" mkdir -p "$V/work/incompat/volatile" "$V/work/work" "$U"
+	echo keep | "${AS[@]}" tee "$V/work/incompat/volatile/dirty" >/dev/null
+	"${AS[@]}" mkdir "$U/.zzzz.g" "$U/.yyyy.w"
+	"${AS[@]}" ln -s "$V" "$U/.zzzz.g/.w"
+	"${AS[@]}" ln -s "$V/work" "$U/.yyyy.w/work"
+	run "${AS[@]}" "$ISORUN" gc --root "$R"
+	[ "$(cat "$V/work/incompat/volatile/dirty")" = keep ]
+	[ -d "$V/work/work" ]
+	[ "$(stat -c %a "$V/work")" != 700 ] || [ "$(stat -c %a "$V/work")" = "$(stat -c %a "$V")" ]
+}
+
+@test "a command that keeps CAP_SYS_ADMIN could unmount its overlay: no gate, the scan, and -v says why" {
+	run --separate-stderr "${AS[@]}" "$ISORUN" -v --no-config --root "$R" --pidns --map-root --cap-keep sys_admin -- true
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"holders: every process read: no gate: the command keeps CAP_SYS_ADMIN, which could unmount its overlay"* ]]
+	[ -z "$(ls -A "$U")" ]
+}
+
+@test "isorun's own descriptors of the gate and the tree are out of its table while the run lives (no way past the gate through /proc/ISORUN/fd)" {
+	start_gated
+	links=$(for f in /proc/"$isopid"/fd/*; do readlink "$f"; done)
+	echo "$links"
+	run grep -x -e "$tree" -e "$tree/.t" <<<"$links"
+	[ "$status" -eq 1 ]
+	"${AS[@]}" touch "$W/go"
+	wait "$isopid"
 	[ -z "$(ls -A "$U")" ]
 }
