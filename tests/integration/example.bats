@@ -13,10 +13,12 @@ mk() {
 }
 
 # The README's lines and the run's, with what differs from run to run made
-# equal: numbers, the example's directory, and the terminal's Ctrl-C words
+# equal: durations (4ms on a quiet machine, 1s on a busy one), numbers, the
+# example's directory, and the terminal's Ctrl-C words
 # (a test has no terminal; a user running make example has one).
 normalize() {
-	sed -E -e 's,cwd [^,]*/leaky-suite\.[A-Za-z0-9]+,cwd DIR,' -e 's/[0-9]+(\.[0-9]+)?/N/g' \
+	sed -E -e 's,cwd [^,]*/leaky-suite\.[A-Za-z0-9]+,cwd DIR,' \
+		-e 's/[0-9]+(\.[0-9]+)?(ms|s|m)\b/DUR/g' -e 's/[0-9]+(\.[0-9]+)?/N/g' \
 		-e 's/; Ctrl-C stops them now$//'
 }
 
