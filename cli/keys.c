@@ -328,7 +328,7 @@ static void rep_strings(const struct sup_opts *o, const struct cli_key_info *k,
  */
 #define SINK_KEY(ID, nm, h, rkey, rat, fd_path, ...)                                               \
 	[SUP_K_##ID] = { .name = nm,                                                               \
-			 .metavar = " FILE|DIR/|fd:N",                                               \
+			 .metavar = " FILE|DIR/|fd:N",                                             \
 			 .help = h,                                                                \
 			 .kind = VALUE,                                                            \
 			 .path = true,                                                             \
