@@ -147,10 +147,13 @@ static void take_leaks(struct run *r, json_t *leaks)
 
 	r->all_leaks = json_array_size(leaks);
 	r->leaks = calloc(LEAKS_SHOWN, sizeof(*r->leaks));
-	json_array_foreach (leaks, i, l)
+	for (i = 0; i < r->all_leaks; i++) {
+		l = json_array_get(leaks, i);
 		r->err_leaks += !strcmp(
 			json_string_value(json_object_get(l, "severity")) ?: "error", "error");
-	json_array_foreach (leaks, i, l) {
+	}
+	for (i = 0; i < r->all_leaks; i++) {
+		l = json_array_get(leaks, i);
 		if (!r->leaks || r->n_leaks == LEAKS_SHOWN)
 			break;
 		if (json_is_object(l) && (r->leaks[r->n_leaks] = leak_line(l, r)))

@@ -388,8 +388,8 @@ void tree_gate_learn(struct tree_gate *g)
 	buf[n > 0 ? n : 0] = '\0';
 	/* init's overlay watch, not the release's (taken first, on the tree on disk) */
 	for (at = strstr(buf, "inotify wd:"); at; at = strstr(at + 1, "inotify wd:")) {
-		int wd;
-		if (sscanf(at, "inotify wd:%x", &wd) == 1 && wd != g->release_wd)
+		unsigned int wd;
+		if (sscanf(at, "inotify wd:%x", &wd) == 1 && (int)wd != g->release_wd)
 			break;
 	}
 	at = at ? strstr(at, " sdev:") : NULL;
