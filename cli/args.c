@@ -34,9 +34,10 @@ enum {
 	OPT_NO_CONFIG,
 	OPT_VERSION,
 	OPT_TREE,
+	OPT_LIKE,
 };
-/* the settings, config, no-config, help, version, tree and the terminator */
-#define ISO_N_LONG_OPTS (SUP_N_KEYS + 6)
+/* the settings, config, no-config, help, version, tree, like and the terminator */
+#define ISO_N_LONG_OPTS (SUP_N_KEYS + 7)
 
 /* The options that are not settings; the settings' options come from cli_keys[]. */
 static const struct option other_opts[] = {
@@ -45,6 +46,7 @@ static const struct option other_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "tree", required_argument, NULL, OPT_TREE }, /* isorun shell only */
+	{ "like", required_argument, NULL, OPT_LIKE }, /* isorun shell only */
 };
 
 /*
@@ -185,6 +187,8 @@ void cli_usage(FILE *f)
 {
 	fputs("Usage: isorun [OPTION]... [--] COMMAND [ARG]...\n"
 	      "       isorun shell [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "       isorun shell --like REPORT [OPTION]... [-- COMMAND [ARG]...]\n"
+	      "       isorun rerun REPORT [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "       isorun config [--json] [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "       isorun selftest [--json] [OPTION]...\n"
 	      "       isorun ls [--json] [--root DIR]\n"
@@ -219,7 +223,9 @@ void cli_usage(FILE *f)
 
 void cli_shell_usage(FILE *f)
 {
-	fputs("Usage: isorun shell [--tree PATH|ID] [OPTION]... [-- COMMAND [ARG]...]\n"
+	fputs("Usage: isorun shell [--tree PATH|ID|--like REPORT] [OPTION]... [-- COMMAND "
+	      "[ARG]...]\n"
+	      "       isorun rerun REPORT [OPTION]... [-- COMMAND [ARG]...]\n"
 	      "Start an interactive $SHELL (or COMMAND) in a fresh isorun tree, with the\n"
 	      "options and guards of a run (isorun --help lists them) and isorun.conf.\n"
 	      "The tree is kept when the shell exits: isorun prints its path and the\n"
@@ -227,7 +233,11 @@ void cli_shell_usage(FILE *f)
 	      "  --tree PATH|ID  re-enter a kept tree (a path, or the name isorun ls shows)\n"
 	      "                  with the settings of the run that made it; the command\n"
 	      "                  line's options win, and the tree's never widen them.\n"
-	      "                  Its processes are gone: only its files come back.\n",
+	      "                  Its processes are gone: only its files come back.\n"
+	      "  --like REPORT   a new tree with the settings a --report recorded, in the\n"
+	      "                  run's working directory; isorun rerun REPORT runs the\n"
+	      "                  report's command again so.  A COMMAND after -- replaces\n"
+	      "                  the report's (then it gives the settings alone, here).\n",
 	      f);
 }
 
@@ -435,7 +445,7 @@ static int bare_value_error(enum sup_key key, const char *word, struct iso_err *
 
 /* The subcommands main() dispatches, and `isorun shell`: words a run's command may not be. */
 static const char *const subcommands[] = { "shell", "config", "selftest", "ls",
-					   "gc",    "policy", "report" };
+					   "gc",    "policy", "report",	  "rerun" };
 
 /* "isorun SUB OPTION... REST...": the command line with SUB moved first, each word quoted */
 static void reordered(char *buf, size_t len, const char *sub, int argc, char **argv, int cmd)
@@ -507,11 +517,12 @@ static int take_command(int argc, char **argv, unsigned flags, struct sup_opts *
 		o->shell_own = true;
 		return CLI_RUN;
 	}
-	if (optind >= argc && (flags & CLI_ARGS_COMMAND_OPTIONAL))
+	/* `isorun rerun REPORT`: the report's command, unless one follows */
+	if (optind >= argc && ((flags & CLI_ARGS_COMMAND_OPTIONAL) || o->rerun))
 		return CLI_RUN;
 	if (optind >= argc)
 		return iso_err_set(e, 0, "no command given (usage: isorun [OPTION]... -- COMMAND)");
-	if (!o->shell && !(flags & CLI_ARGS_COMMAND_OPTIONAL) &&
+	if (!o->shell && !o->rerun && !(flags & CLI_ARGS_COMMAND_OPTIONAL) &&
 	    misplaced_subcommand(argc, argv, optind, e) < 0)
 		return -EINVAL;
 	o->argv = argv + optind;
@@ -558,6 +569,54 @@ static int set_tree(struct sup_opts *o, char *val, struct iso_err *e)
 	return 0;
 }
 
+/* --like REPORT: isorun shell's; a run again is isorun rerun REPORT (cli/like.c reads it) */
+static int set_like(struct sup_opts *o, char *val, struct iso_err *e)
+{
+	if (!o->shell)
+		return iso_err_set(
+			e, 0,
+			"--like: only isorun shell takes it: isorun shell --like %s (the "
+			"report's command again: isorun rerun %s)",
+			val, val);
+	if (!*val)
+		return iso_err_set(e, 0, "--like: empty path");
+	o->like_arg = val;
+	return 0;
+}
+
+/* `isorun rerun REPORT [OPTION]...`: the report comes first, then a run's options */
+static int take_rerun(int *argc, char ***argv, struct sup_opts *o, struct iso_err *e)
+{
+	const char *r = *argc > 2 ? (*argv)[2] : NULL;
+
+	if (r && (strcmp(r, "--help") == 0 || strcmp(r, "-h") == 0))
+		return CLI_SHOW_HELP;
+	if (!r || !*r || r[0] == '-')
+		return iso_err_set(e, 0,
+				   "rerun: missing REPORT (usage: isorun rerun REPORT [OPTION]... "
+				   "[-- COMMAND [ARG]...])");
+	o->rerun = true;
+	o->like_arg = r;
+	/* getopt skips argv[0]: the report's word stands there */
+	*argc -= 2;
+	*argv += 2;
+	return 0;
+}
+
+/* `isorun shell [OPTION]... [-- COMMAND]`, `isorun rerun REPORT ...`: the same options as a run */
+static int take_subcommand(int *argc, char ***argv, struct sup_opts *o, struct iso_err *e)
+{
+	if (*argc > 1 && strcmp((*argv)[1], "rerun") == 0)
+		return take_rerun(argc, argv, o, e);
+	if (*argc > 1 && strcmp((*argv)[1], "shell") == 0) {
+		o->shell = true;
+		o->keep = SUP_KEEP_ALWAYS;
+		(*argc)--;
+		(*argv)++;
+	}
+	return 0;
+}
+
 int cli_parse_args_flags(int argc, char **argv, unsigned flags, struct sup_opts *o,
 			 struct iso_err *e)
 {
@@ -566,13 +625,9 @@ int cli_parse_args_flags(int argc, char **argv, unsigned flags, struct sup_opts 
 	enum sup_key bare_key = SUP_K_PIDNS;
 
 	fill_long_opts(long_opts);
-	/* `isorun shell [OPTION]... [-- COMMAND]`: the same options as a run */
-	if (argc > 1 && strcmp(argv[1], "shell") == 0) {
-		o->shell = true;
-		o->keep = SUP_KEEP_ALWAYS;
-		argc--;
-		argv++;
-	}
+	r = take_subcommand(&argc, &argv, o, e);
+	if (r != 0)
+		return r;
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, so the command's own options stay its own */
@@ -599,6 +654,10 @@ int cli_parse_args_flags(int argc, char **argv, unsigned flags, struct sup_opts 
 			continue;
 		case OPT_TREE:
 			if (set_tree(o, optarg, e) < 0)
+				return -EINVAL;
+			continue;
+		case OPT_LIKE:
+			if (set_like(o, optarg, e) < 0)
 				return -EINVAL;
 			continue;
 		case 'q':

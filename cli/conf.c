@@ -570,6 +570,8 @@ int cli_conf_apply(struct sup_opts *o, char *taken_path, const char *text, struc
 	/* `isorun shell`: argv is the opts' own array, which *o = f below keeps in place */
 	memcpy(f.shell_argv, o->shell_argv, sizeof(f.shell_argv));
 	f.tree_arg = o->tree_arg;
+	f.like_arg = o->like_arg;
+	f.rerun = o->rerun;
 	f.reenter = o->reenter;
 	f.argv = o->argv;
 	f.argc = o->argc;

@@ -18,6 +18,7 @@
 #include "cli/keys.h"
 #include "cli/commands.h"
 #include "cli/conf.h"
+#include "cli/like.h"
 #include "cli/mounts.h"
 #include "cli/reenter.h"
 #include "common/version.h"
@@ -155,6 +156,16 @@ static void seed_json(void)
 		json_object_seed(seed);
 }
 
+/* The settings under the command line: a kept tree's, a report's, or isorun.conf's. */
+static int load_settings(struct sup_opts *o, struct iso_err *e)
+{
+	if (o->tree_arg && !o->like_arg)
+		return cli_reenter_load(o, e);
+	if (o->like_arg)
+		return cli_like_load(o, e);
+	return cli_conf_load(o, e);
+}
+
 int main(int argc, char **argv)
 {
 	struct sup_opts o;
@@ -187,7 +198,7 @@ int main(int argc, char **argv)
 	if (action < 0)
 		return cli_args_refuse(&o, &e);
 	if (action == CLI_SHOW_HELP) {
-		if (o.shell)
+		if (o.shell || o.rerun)
 			cli_shell_usage(stdout);
 		else
 			cli_usage(stdout);
@@ -200,10 +211,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* after the command line, so that --help and a bad option need no file */
-	if (o.tree_arg ? cli_reenter_load(&o, &e) < 0 : cli_conf_load(&o, &e) < 0) {
+	if (load_settings(&o, &e) < 0) {
+		const char *what = o.tree_arg	? "cannot re-enter the tree"
+				   : o.like_arg ? "cannot replay the report"
+						: "bad configuration file";
+
 		sup_opts_free(&o);
-		return cli_conf_fail(&e, o.tree_arg ? "cannot re-enter the tree"
-						    : "bad configuration file");
+		return cli_conf_fail(&e, what);
 	}
 	if (cli_mounts_check(&o, &e) < 0)
 		return cli_args_refuse(&o, &e);

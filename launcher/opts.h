@@ -289,6 +289,9 @@ struct sup_opts {
 	 * per-user directory of `root` (checked by cli/reenter.c), or NULL: a new tree.
 	 */
 	const char *tree_arg; /* as given on the command line */
+	/* `isorun rerun REPORT`, `isorun shell --like REPORT`: cli/like.c reads it */
+	const char *like_arg;
+	bool rerun;
 	const char *reenter;
 	/* a new tree's `settings` record: isorun.conf text for a later --tree, or NULL */
 	const char *settings_text;
