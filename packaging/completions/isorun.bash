@@ -12,7 +12,7 @@ _isorun_run_opts='--root --keep --env-dir --clearenv --setenv --unsetenv --keep-
 	--quiet --verbose --color --color= --help --version'
 _isorun_selftest_opts='--json --policy= --policy-mode= --leaks= --protect-home= --net=
 	--pidns --pidns=try --settle --help'
-_isorun_subcommands='shell selftest config ls gc policy report'
+_isorun_subcommands='shell selftest config ls gc policy report rerun'
 # as in capabilities(7); isorun also takes them lower case and without CAP_
 _isorun_caps='all CAP_AUDIT_CONTROL CAP_AUDIT_READ CAP_AUDIT_WRITE CAP_BLOCK_SUSPEND CAP_BPF
 	CAP_CHECKPOINT_RESTORE CAP_CHOWN CAP_DAC_OVERRIDE CAP_DAC_READ_SEARCH CAP_FOWNER
@@ -111,7 +111,8 @@ _isorun() {
 
 	local sub='' first=1 opts=$_isorun_run_opts
 	case ${words[1]-} in
-	shell) sub=shell first=2 opts="--tree $_isorun_run_opts" ;;
+	shell) sub=shell first=2 opts="--tree --like $_isorun_run_opts" ;;
+	rerun) sub=rerun first=3 ;;
 	config) sub=config first=2 opts="--json $_isorun_run_opts" ;;
 	selftest) sub=selftest first=2 opts=$_isorun_selftest_opts ;;
 	ls) sub=ls first=2 opts='--json --root --help' ;;
@@ -119,6 +120,13 @@ _isorun() {
 	policy) sub=policy first=2 ;;
 	report) sub=report first=2 opts='--junit --help' ;;
 	esac
+
+	# isorun rerun REPORT: the report is a file, then a run's options
+	if [ "$sub" = rerun ] && [ "$cword" -eq 2 ]; then
+		compopt -o filenames 2>/dev/null
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return 0
+	fi
 
 	if [ "$sub" = policy ]; then
 		case $cword in

@@ -227,6 +227,9 @@ offers_bash() {
 	offers_bash "isorun selftest --" --json --pidns=try --policy= --leaks=
 	offers_bash "isorun gc --" --dry-run --root
 	offers_bash "isorun shell --pri" --private-tmp
+	offers_bash "isorun rer" rerun
+	offers_bash "isorun shell --li" --like
+	offers_bash "isorun rerun r.json --pri" --private-tmp
 	# after `--`, or after the first word of the command, it is the command's
 	offers_bash "isorun --keep -- ech" echo
 	offers_bash "isorun --root /tmp ech" echo
@@ -291,7 +294,8 @@ zsh_matches() {
 	[ "${lines[1]}" = loaded ]
 
 	run complete_zsh "isorun --net=" "isorun --protect-home=" "isorun --pidns=" \
-		"isorun sel" "isorun policy " "isorun -- ech" "isorun gc --" "isorun --lea"
+		"isorun sel" "isorun policy " "isorun -- ech" "isorun gc --" "isorun --lea" \
+		"isorun rer" "isorun shell --li"
 	[ "$status" -eq 0 ]
 	local all=$output
 	[ "$(zsh_matches "isorun --net=" "$all" | tr '\n' ' ')" = "host isolated " ]
@@ -302,6 +306,8 @@ zsh_matches() {
 	zsh_matches "isorun -- ech" "$all" | grep -qx echo
 	zsh_matches "isorun gc --" "$all" | grep -qx -- --dry-run
 	zsh_matches "isorun --lea" "$all" | grep -qx -- --leaks
+	zsh_matches "isorun rer" "$all" | grep -qx rerun
+	zsh_matches "isorun shell --li" "$all" | grep -qx -- --like
 }
 
 # make deps' installer, with dpkg-query, id, sudo and apt-get as stand-ins in a
