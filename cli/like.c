@@ -17,7 +17,7 @@
 #include "common/io.h"
 #include "common/text.h"
 #include "launcher/ceiling.h"
-#include "tree/tree.h"
+#include "launcher/env.h"
 
 /* a report is input anyone may have written: read at most this much of it */
 #define LIKE_MAX_SIZE (16 * 1024 * 1024)
@@ -282,15 +282,6 @@ static int apply(struct like *l, struct sup_opts *o, struct iso_err *e)
 	return r;
 }
 
-/* A variable the run sets again itself: the tree's, and isorun's own. */
-static bool run_sets(const char *name)
-{
-	for (size_t i = 0; tree_vars[i].name; i++)
-		if (strcmp(tree_vars[i].name, name) == 0)
-			return true;
-	return strncmp(name, "ISORUN", 6) == 0;
-}
-
 /* A report keeps its command's variables by name: each one's value is this caller's. */
 static void variables(struct like *l)
 {
@@ -301,7 +292,7 @@ static void variables(struct like *l)
 	json_array_foreach (env, i, it) {
 		const char *s = json_string_value(it);
 
-		if (!s || getenv(s) || run_sets(s))
+		if (!s || getenv(s) || sup_env_run_sets(s) || strncmp(s, "ISORUN", 6) == 0)
 			continue;
 		if (n++ < 3)
 			snprintf(unset + strlen(unset), sizeof(unset) - strlen(unset), "%s%s",
@@ -312,6 +303,24 @@ static void variables(struct like *l)
 		     n, unset, n > 3 ? ", ..." : "");
 	else
 		note(l, "the variables' values (a report keeps names only)");
+}
+
+/* The options a report does not record at all (--setenv, the mounts...): said, by the table. */
+static void unrecorded(struct like *l)
+{
+	char names[400] = "";
+
+	for (int i = 0; i < SUP_N_KEYS; i++) {
+		size_t used = strlen(names);
+
+		if (cli_keys[i].report || i == SUP_K_QUIET || i == SUP_K_VERBOSE ||
+		    i == SUP_K_COLOR || i == SUP_K_PASS_FD)
+			continue;
+		snprintf(names + used, sizeof(names) - used, "%s--%s", used ? ", " : "",
+			 cli_keys[i].name);
+	}
+	if (names[0])
+		note(l, "what a report does not record (%s: give them again)", names);
 }
 
 /* A word redact() masked cannot be given back. */
@@ -428,6 +437,7 @@ int cli_like_load(struct sup_opts *o, struct iso_err *e)
 		if (given)
 			note(&l, "its command and working directory (the command line's)");
 		variables(&l);
+		unrecorded(&l);
 		announce(&l, o, where);
 	}
 	json_decref(l.root);

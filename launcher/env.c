@@ -131,6 +131,19 @@ static int put_caches(struct envv *env, struct tree_tree *t, const struct sup_ca
 static const char *const nag_vars[] = { "NO_UPDATE_NOTIFIER=1", "npm_config_update_notifier=false",
 					"PIP_DISABLE_PIP_VERSION_CHECK=1" };
 
+bool sup_env_run_sets(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; tree_vars[i].name; i++)
+		if (strcmp(tree_vars[i].name, name) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(nag_vars) / sizeof(nag_vars[0]); i++)
+		if (strncmp(nag_vars[i], name, len) == 0 && nag_vars[i][len] == '=')
+			return true;
+	return false;
+}
+
 static bool named(const struct envv *e, const char *kv)
 {
 	size_t len = strcspn(kv, "=");

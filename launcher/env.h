@@ -17,5 +17,7 @@ int sup_env_build(const struct sup_opts *o, struct tree_tree *t, char *const *ba
 		  const struct sup_cache_use *caches, size_t n_caches, char ***ret,
 		  struct iso_err *e);
 void sup_env_free(char **env);
+/* A variable every run sets itself when the caller's does not: the tree's, the update checks'. */
+bool sup_env_run_sets(const char *name);
 
 #endif

@@ -96,6 +96,14 @@ PY
 	force_remove "$(the_tree)"
 }
 
+@test "the line says what is not replayed: variables' values, unset here by name; what a report does not record" {
+	failed_run
+	forged 'r["environment"] += ["CI_JOB_ONLY_VAR"]'
+	run --separate-stderr "$ISORUN" rerun "$F" --root "$R"
+	[ "$status" -eq 3 ]
+	[[ "${stderr_lines[0]}" == *"; not replayed: the variables' values (a report keeps names only; 1 unset here: CI_JOB_ONLY_VAR); what a report does not record (--env-dir, --setenv, --unsetenv, --keep-env, "*"--bind, --ro-bind, --tmpfs: give them again)" ]]
+}
+
 @test "a redacted command, a missing or redacted cwd: refused, one line naming the report" {
 	failed_run
 	forged 'r["argv"] = ["curl", "-H", "--token=***"]'
