@@ -4,6 +4,7 @@
  * those proven orphaned (tree/evidence.h has the rules).
  */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -882,6 +883,9 @@ static bool may_ask(const struct cmd *c, const struct tree_view *v, dev_t alias)
  * mounted inside the shield refuses the unmount without holding the tree:
  * detached, and the kernel asked once more.
  */
+#define GC_ASKS	  4
+#define GC_ASK_MS 50
+
 static void ask_kernel(struct cmd *c, size_t i, struct tree_view *v, struct gc_kernel *k)
 {
 	struct iso_err e = { 0 };
@@ -889,11 +893,19 @@ static void ask_kernel(struct cmd *c, size_t i, struct tree_view *v, struct gc_k
 
 	snprintf(path, sizeof(path), "%s", v->path);
 	tree_view_close(v);
-	for (int ask = 0; ask < 2; ask++) {
+	for (int ask = 0; ask < GC_ASKS; ask++) {
 		k->proof = tree_shield_prove_left(c->user_fd, c->user_path, c->names[i], &k->dev,
 						  &k->foreign, &k->seen, &e);
-		if (k->proof != TREE_SHIELD_HELD || tree_shield_drop_children(path, k->dev) <= 0)
+		if (k->proof != TREE_SHIELD_HELD)
 			break;
+		/*
+		 * What the dead command mounted inside refuses the unmount: detached.
+		 * Else a reference on its way out (a process in its exit, a mount
+		 * namespace being copied) may be what refused it: asked again, a
+		 * little later, GC_ASKS times in all.
+		 */
+		if (tree_shield_drop_children(path, k->dev) <= 0 && ask + 1 < GC_ASKS)
+			(void)poll(NULL, 0, GC_ASK_MS);
 	}
 	k->asked = true;
 	iso_err_format(&e, k->why, sizeof(k->why));
