@@ -204,7 +204,7 @@ run_gated() {
 	[ ! -e "$tree" ]
 }
 
-@test "a holder that walked into the tree before its gate closed fails the run and is named (the release proof)" {
+@test "a holder that walked into the tree before its gate closed fails the run and is named" {
 	"${AS[@]}" mkdir -p "$U"
 	"${AS[@]}" "$H/earlyin" "$U" "$W/holder.pid" <&- 3>&- &
 	"$H/waitfor" -t 60 "$W/holder.pid.watching"
@@ -212,8 +212,12 @@ run_gated() {
 		>"$W/out" 2>&1 3>&- && rc=0 || rc=$?
 	holder=$(cat "$W/holder.pid")
 	echo "$holder" >"$W/holder.kill"
+	cat "$W/out"
 	[ "$rc" -eq 122 ]
-	grep -F "removed tree still held" "$W/out"
+	# the release proof after the removal; or, when the overlay's end came late
+	# (a loaded machine: the namespace's mounts are put from a workqueue), the
+	# scan before it, which keeps the tree: either way the holder is named
+	grep -E "removed tree still held|tree retained at $tree|tree retained at " "$W/out"
 	grep -F "pid $holder " "$W/out"
 }
 
