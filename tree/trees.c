@@ -246,6 +246,32 @@ static int owner_parse(const char *text, struct tree_view *v)
 	return r;
 }
 
+/*
+ * The tree's directory, O_PATH: a live run's holder scan must not take ls or
+ * gc for a holder; records are opened relative to it, and only sizing opens
+ * the directory.  A run's tree below its gate has its records one level down.
+ */
+static bool open_view(int user_fd, const char *name, struct tree_view *v)
+{
+	int r;
+
+	v->fd = openat(user_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (v->fd < 0) {
+		if (errno == ENOTDIR || errno == ELOOP)
+			unreadable(v, "not a directory", "");
+		else
+			unreadable(v, "cannot open: ", strerror(errno));
+		return false;
+	}
+	r = tree_gate_records(v->fd);
+	if (r >= 0) {
+		close(v->fd);
+		v->fd = r;
+		v->gated = true;
+	}
+	return true;
+}
+
 void tree_view(int user_fd, const char *user_path, const char *name, const struct tree_host *h,
 	       bool keep_lock, struct tree_view *v)
 {
@@ -262,29 +288,8 @@ void tree_view(int user_fd, const char *user_path, const char *name, const struc
 		unreadable(v, "path too long", "");
 		return;
 	}
-	/*
-	 * O_PATH: a live run's holder scan must not take ls or gc for a holder;
-	 * records are opened relative to it, and only sizing opens the directory.
-	 */
-	v->fd = openat(user_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (v->fd < 0) {
-		if (errno == ENOTDIR || errno == ELOOP) {
-			unreadable(v, "not a directory", "");
-			return;
-		}
-		snprintf(why, sizeof(why), "%s", strerror(errno));
-		{
-			unreadable(v, "cannot open: ", why);
-			return;
-		}
-	}
-	/* a run's tree below its gate: its records are one level down */
-	r = tree_gate_records(v->fd);
-	if (r >= 0) {
-		close(v->fd);
-		v->fd = r;
-		v->gated = true;
-	}
+	if (!open_view(user_fd, name, v))
+		return;
 	r = read_record(v->fd, TREE_OWNER, &text, &st, v->owner_why, sizeof(v->owner_why),
 			&owner_fd);
 	if (r == 0)
