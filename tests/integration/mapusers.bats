@@ -120,13 +120,16 @@ killed_deep_run() { # OPTION...
 	su=$(range_start /etc/subuid)
 	killed_deep_run "${caps[@]}"
 	tree=$(the_tree)
+	# --pidns: the killed run's tree is still below its gate (mode 0100), as .t
+	[ "$(stat -c %a "$tree")" = 100 ]
+	local real=$tree/.t
 	# what root sees: the range's ids on the host, the caller's own where it made them
-	[ "$(stat -c '%u %a' "$tree/home/d")" = "$((su + 4)) 0" ]
-	[ "$(stat -c %u "$tree/home")" = "$(id -u)" ]
+	[ "$(stat -c '%u %a' "$real/home/d")" = "$((su + 4)) 0" ]
+	[ "$(stat -c %u "$real/home")" = "$(id -u)" ]
 	# the caller alone can neither enter nor remove it
-	run rm -rf "$tree/home/d"
+	run rm -rf "$real/home/d"
 	[ "$status" -ne 0 ]
-	[ -d "$tree/home/d" ]
+	[ -d "$real/home/d" ]
 	run --separate-stderr "$ISORUN" gc --root "$R"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "removed $tree: "* ]]
