@@ -73,6 +73,7 @@ struct statmount_head {
 #endif
 
 struct mount_seen {
+	uint64_t id, parent;
 	dev_t dev;
 	char root[PATH_MAX];
 	char point[PATH_MAX];
@@ -83,8 +84,8 @@ static int stat_mount(uint64_t mnt_id, uint64_t ns_id, struct mount_seen *m)
 {
 	struct mnt_id_req req = { .size = sizeof(req),
 				  .mnt_id = mnt_id,
-				  .param = STATMOUNT_SB_BASIC | STATMOUNT_MNT_ROOT |
-					   STATMOUNT_MNT_POINT,
+				  .param = STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC |
+					   STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT,
 				  .mnt_ns_id = ns_id };
 	_cleanup_free_ char *buf = malloc(STATMOUNT_STR_OFFSET + 2 * PATH_MAX);
 	const struct statmount_head *h = (const void *)buf;
@@ -96,6 +97,8 @@ static int stat_mount(uint64_t mnt_id, uint64_t ns_id, struct mount_seen *m)
 	if (syscall(SYS_statmount, &req, buf, STATMOUNT_STR_OFFSET + 2 * PATH_MAX, 0) < 0)
 		return -errno;
 	m->dev = makedev(h->sb_dev_major, h->sb_dev_minor);
+	m->id = h->mnt_id;
+	m->parent = h->mnt_parent_id;
 	/* a path cut short could be taken for another: not read is not proven */
 	if (snprintf(m->root, sizeof(m->root), "%s", str + h->mnt_root) >= (int)sizeof(m->root) ||
 	    snprintf(m->point, sizeof(m->point), "%s", str + h->mnt_point) >= (int)sizeof(m->point))
@@ -139,6 +142,22 @@ int tree_mntns_fs_path(int fd, const char *path, char *out, size_t len)
 	return 0;
 }
 
+int tree_mntns_propagation(int fd, uint64_t *prop)
+{
+	struct mnt_id_req req = { .size = sizeof(req), .param = STATMOUNT_MNT_BASIC };
+	struct statmount_head h;
+	uint64_t id;
+	int r = mount_id(fd, &id);
+
+	if (r < 0)
+		return r;
+	req.mnt_id = id;
+	if (syscall(SYS_statmount, &req, &h, sizeof(h), 0) < 0)
+		return -errno;
+	*prop = h.mnt_propagation;
+	return 0;
+}
+
 int tree_mntns_mounted_on(int fd, int parent_fd)
 {
 	_cleanup_free_ char *buf = malloc(STATMOUNT_STR_OFFSET + PATH_MAX);
@@ -173,53 +192,176 @@ static bool below(const char *a, const char *b)
 	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
 }
 
-struct ns_tally {
-	unsigned int containers; /* mounts of the disk that contain the directory */
-	unsigned int inner;	 /* mounts of the disk rooted inside it */
-	unsigned int shields;	 /* mounts of the whole shield */
-	char where[PATH_MAX];
-};
-
-static void tally(const struct tree_mntns_query *q, const struct mount_seen *m, struct ns_tally *t)
+static const struct tree_mntns_row *row_of(const struct tree_mntns_row *rows, size_t n, uint64_t id)
 {
-	if (m->dev == q->shield && !strcmp(m->root, "/")) {
-		t->shields++;
-	} else if (m->dev == q->disk && below(q->rel, m->root)) {
-		t->containers++;
-	} else if (m->dev == q->disk && below(m->root, q->rel)) {
-		t->inner++;
-		snprintf(t->where, sizeof(t->where), "%s", m->point);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].id == id)
+			return &rows[i];
+	return NULL;
 }
 
-/* 1 when namespace ns_id shows the directory bare: a disk mount of it no shield covers. */
-static int ns_exposes(const struct tree_mntns_query *q, uint64_t ns_id, struct ns_tally *t)
+/* The namespace's root: its own parent, or one whose parent is not in the namespace. */
+static const struct tree_mntns_row *ns_root(const struct tree_mntns_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].parent == rows[i].id)
+			return &rows[i];
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].point, "/") && !row_of(rows, n, rows[i].parent))
+			return &rows[i];
+	return NULL;
+}
+
+/* The last of the mounts stacked on `cur` at exactly `at`. */
+static const struct tree_mntns_row *stacked(const struct tree_mntns_row *rows, size_t n,
+					    const struct tree_mntns_row *cur, const char *at)
+{
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < n; i++)
+			if (&rows[i] != cur && rows[i].parent == cur->id &&
+			    !strcmp(rows[i].point, at)) {
+				cur = &rows[i];
+				more = true;
+				break;
+			}
+	}
+	return cur;
+}
+
+/* The mount a lookup of the absolute `path` ends on: the one on top at it. */
+static const struct tree_mntns_row *top_at(const struct tree_mntns_row *rows, size_t n,
+					   const char *path)
+{
+	const struct tree_mntns_row *cur = ns_root(rows, n);
+	char at[PATH_MAX];
+	size_t i = 0;
+
+	if (!cur || snprintf(at, sizeof(at), "%s", path) >= (int)sizeof(at))
+		return NULL;
+	cur = stacked(rows, n, cur, "/");
+	while (at[i]) {
+		char c;
+
+		for (i++; at[i] && at[i] != '/'; i++)
+			;
+		c = at[i];
+		at[i] = '\0';
+		cur = stacked(rows, n, cur, at);
+		at[i] = c;
+	}
+	return cur;
+}
+
+int tree_mntns_judge(const struct tree_mntns_query *q, const struct tree_mntns_row *rows, size_t n,
+		     char *where, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct tree_mntns_row *m = &rows[i], *top;
+		const char *point = strcmp(m->point, "/") ? m->point : "";
+		char v[PATH_MAX];
+
+		if (m->dev != q->disk)
+			continue;
+		/* a mount of a part of the tree: what it shows, it shows bare */
+		if (below(m->root, q->rel) && strcmp(m->root, q->rel)) {
+			snprintf(where, len, "%s", m->point);
+			return 1;
+		}
+		if (!below(q->rel, m->root))
+			continue;
+		/* where this mount shows the tree: it must lead into a copy of the shield */
+		if (snprintf(v, sizeof(v), "%s%s", point,
+			     q->rel + (strcmp(m->root, "/") ? strlen(m->root) : 0)) >=
+		    (int)sizeof(v))
+			return -ENAMETOOLONG;
+		top = top_at(rows, n, v[0] ? v : "/");
+		if (!top || top->dev != q->shield || strcmp(top->root, "/")) {
+			snprintf(where, len, "%s", v[0] ? v : "/");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+struct ns_rows {
+	struct tree_mntns_row *row;
+	size_t n, cap;
+};
+
+static void rows_free(struct ns_rows *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->row[i].root);
+		free(r->row[i].point);
+	}
+	free(r->row);
+	*r = (struct ns_rows){ 0 };
+}
+
+static int rows_add(struct ns_rows *r, const struct mount_seen *m)
+{
+	struct tree_mntns_row *row;
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct tree_mntns_row *p = reallocarray(r->row, cap, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		r->row = p;
+		r->cap = cap;
+	}
+	row = &r->row[r->n];
+	*row = (struct tree_mntns_row){ .id = m->id,
+					.parent = m->parent,
+					.dev = m->dev,
+					.root = strdup(m->root),
+					.point = strdup(m->point) };
+	r->n++;
+	return row->root && row->point ? 0 : -ENOMEM;
+}
+
+/* Every mount of namespace ns_id (0: ours) into r; 0 with none when it ended meanwhile. */
+static int ns_read(uint64_t ns_id, struct ns_rows *rows)
 {
 	uint64_t ids[256];
 	struct mnt_id_req req = {
 		.size = sizeof(req), .mnt_id = LSMT_ROOT, .param = 0, .mnt_ns_id = ns_id
 	};
-	struct mount_seen m;
+	_cleanup_free_ struct mount_seen *m = malloc(sizeof(*m));
 
-	*t = (struct ns_tally){ 0 };
+	if (!m)
+		return -ENOMEM;
 	for (;;) {
 		long n = syscall(SYS_listmount, &req, ids, ELEMENTSOF(ids), 0);
 		if (n < 0)
 			return errno == ENOENT ? 0 : -errno; /* the namespace ended meanwhile */
 		for (long i = 0; i < n; i++) {
-			int r = stat_mount(ids[i], ns_id, &m);
+			int r = stat_mount(ids[i], ns_id, m);
 			/* a mount gone meanwhile shows nothing; one that cannot be read fails the
 			 * proof */
 			if (r < 0 && r != -ENOENT)
 				return r;
-			if (r == 0)
-				tally(q, &m, t);
+			if (r == 0 && (r = rows_add(rows, m)) < 0)
+				return r;
 		}
 		if (n < (long)ELEMENTSOF(ids))
 			break;
 		req.param = ids[n - 1];
 	}
-	return t->inner > 0 || t->containers > t->shields;
+	return 0;
+}
+
+/* 1 when namespace ns_id shows the directory bare (where: at which path), 0, or -errno. */
+static int ns_exposes(const struct tree_mntns_query *q, uint64_t ns_id, char *where, size_t len)
+{
+	struct ns_rows rows = { 0 };
+	int r = ns_read(ns_id, &rows);
+
+	if (r == 0)
+		r = tree_mntns_judge(q, rows.row, rows.n, where, len);
+	rows_free(&rows);
+	return r;
 }
 
 static uint64_t ns_id_of(int fd)
@@ -247,7 +389,7 @@ static int walk(const struct tree_mntns_query *q, int fd, unsigned long dir, uin
 		bool *found, char *why, size_t len)
 {
 	_cleanup_close_ int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	struct ns_tally t;
+	char where[PATH_MAX];
 
 	if (cur < 0)
 		return -errno;
@@ -262,16 +404,15 @@ static int walk(const struct tree_mntns_query *q, int fd, unsigned long dir, uin
 		cur = next;
 		if (info.mnt_ns_id == own)
 			continue;
-		r = ns_exposes(q, info.mnt_ns_id, &t);
+		r = ns_exposes(q, info.mnt_ns_id, where, sizeof(where));
 		if (r < 0)
 			return r;
 		if (r == 0)
 			continue;
 		if (!*found)
 			snprintf(why, len,
-				 "mount namespace %llu shows the tree without its shield%s%.200s",
-				 (unsigned long long)info.mnt_ns_id, t.inner ? " at " : "",
-				 t.inner ? t.where : "");
+				 "mount namespace %llu shows the tree without its shield at %.200s",
+				 (unsigned long long)info.mnt_ns_id, where);
 		*found = true;
 		if (!q->seen)
 			return 1;
@@ -284,7 +425,7 @@ int tree_mntns_exposed(const struct tree_mntns_query *q, struct iso_err *e)
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
 	_cleanup_close_ int self = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	struct ns_tally t;
+	char where[PATH_MAX];
 	bool found = false;
 	uint64_t own;
 	int r;
@@ -296,10 +437,10 @@ int tree_mntns_exposed(const struct tree_mntns_query *q, struct iso_err *e)
 	own = ns_id_of(self);
 	if (!own)
 		return -errno;
-	r = ns_exposes(q, 0, &t);
+	r = ns_exposes(q, 0, where, sizeof(where));
 	if (r > 0) {
-		snprintf(why, len, "the tree is also reachable without its shield%s%.200s",
-			 t.inner ? " at " : "", t.inner ? t.where : "");
+		snprintf(why, len, "the tree is also reachable without its shield at %.200s",
+			 where);
 		if (q->seen)
 			q->seen->all = true;
 		return 1;

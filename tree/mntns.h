@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "common/err.h"
@@ -35,6 +36,24 @@ struct tree_mntns_query {
 	struct tree_mntns_seen *seen; /* filled in when not NULL: every one, not the first */
 };
 
+/* One mount of a namespace, as statmount() tells it. */
+struct tree_mntns_row {
+	uint64_t id, parent;
+	dev_t dev;
+	char *root;  /* what of its file system it shows */
+	char *point; /* where, from the namespace's root */
+};
+
+/*
+ * Whether one namespace's mounts show the directory bare: 1 when a mount of a
+ * part of it is somewhere, or a mount that contains it shows it at a path where
+ * the mount on top is not a copy of the shield (`where` says which path); 0
+ * when every path leads into the shield.  A mount put over the directory's
+ * parent (a tmpfs over /tmp) hides it by path only: it counts as bare.
+ */
+int tree_mntns_judge(const struct tree_mntns_query *q, const struct tree_mntns_row *rows, size_t n,
+		     char *where, size_t len);
+
 /*
  * 0 when every mount namespace but ours either shows no part of the directory
  * from `disk` or also has a mount of the shield; 1 when one shows it bare
@@ -47,6 +66,9 @@ int tree_mntns_exposed(const struct tree_mntns_query *q, struct iso_err *e);
  * is on in our namespace: `path` is the canonical path of fd.  -errno otherwise.
  */
 int tree_mntns_fs_path(int fd, const char *path, char *out, size_t len);
+
+/* The propagation flags (MS_SHARED, ...) of the mount `fd` is on, or -errno. */
+int tree_mntns_propagation(int fd, uint64_t *prop);
 
 /*
  * Whether the mount `fd` is on shows a whole file system (its root "/") and is

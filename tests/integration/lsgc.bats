@@ -505,7 +505,7 @@ PROVEN_LINE="proven by the kernel, no process read: its shield ended with its un
 	run --separate-stderr isogc -v
 	[ "$status" -eq 0 ]
 	[[ "$output" == "kept $tree: pid $holder \`"*"\` has its cwd in it ($home)" ]]
-	[[ "$stderr" == "isorun: gc: holders of $tree: the mount namespaces' that show it bare: "*" read: mount namespace "*" shows the tree without its shield" ]]
+	[[ "$stderr" == "isorun: gc: holders of $tree: the mount namespaces' that show it bare: "*" read: mount namespace "*" shows the tree without its shield at $tree" ]]
 	read_n=$(sed -n 's/^.*show it bare: \([0-9]*\) process.*$/\1/p' <<<"$stderr")
 	[ "$read_n" -ge 1 ] && [ "$((read_n * 2))" -lt "$(ls -d /proc/[0-9]* | wc -l)" ]
 	# the holder gone (SIGTERM: it exits), the tree goes
