@@ -23,6 +23,8 @@ idle_pid=
 cleanup() {
 	[ -n "$idle_pid" ] && kill "$idle_pid" 2>/dev/null
 	wait 2>/dev/null || true
+	# root's trees' directory there is a shared bind of itself (tree_shield_share())
+	umount -l "$root/isorun-0" 2>/dev/null
 	rm -rf "$out" ${shm:+"$shm"}
 }
 trap cleanup EXIT
@@ -55,6 +57,36 @@ stop_idle() {
 	idle_pid=
 }
 
+# As root: beside 10 live `isorun --pidns` runs of another uid (issue 35 item 3),
+# started after a first run made root's trees' directory a shared mount: their
+# mount namespaces receive the shields and cost the proof none of their processes.
+beside_other_runs() {
+	local uid=61234 others=()
+	local oroot="$out/other-root"
+	mkdir -p "$oroot" && chown "$uid:$uid" "$oroot" && chmod 755 "$out"
+	# a copy the other uid can reach, and a FIFO each run's command says it started on
+	cp "$isorun" "$out/isorun-other" && chmod 755 "$out/isorun-other"
+	mkfifo -m 666 "$out/started"
+	exec 7<>"$out/started"
+	"$isorun" --no-config --root "$root" -- /bin/true
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		setpriv --reuid=$uid --regid=$uid --clear-groups -- \
+			"$out/isorun-other" --no-config --root "$oroot" --pidns -- \
+			sh -c "echo up >$out/started; exec sleep 3600" >/dev/null 2>&1 &
+		others+=($!)
+	done
+	for _ in 1 2 3 4 5 6 7 8 9 10; do read -r -u 7 _; done
+	"$out/pairs" "$rounds" "bwrap --dev-bind / / /bin/true" bwrap --dev-bind / / /bin/true \
+		:: "isorun, beside 10 --pidns runs of uid $uid" \
+		"$isorun" --no-config --root "$root" -- /bin/true | sed 's/^/  /'
+	"$isorun" -v --no-config --root "$root" -- /bin/true 2>&1 >/dev/null |
+		sed -n 's/^isorun: \(holders: .*\)/  -v beside them: \1/p'
+	kill "${others[@]}" 2>/dev/null
+	wait "${others[@]}" 2>/dev/null || true
+	exec 7<&-
+	rm -f "$out/started"
+}
+
 echo "a run's cost against the host's size, $(id -un), root on ${shm:+tmpfs }$root, $rounds pairs each:"
 for n in ${HOSTLOAD_NS:-0 500 2000}; do
 	start_idle "$n"
@@ -80,6 +112,9 @@ for n in ${HOSTLOAD_NS:-0 500 2000}; do
 		bwrap --unshare-user --unshare-pid --dev-bind / / --proc /proc /bin/true \
 		:: "isorun --pidns inside isorun" "$isorun" --no-config --pidns -- /bin/true 2>/dev/null |
 		sed 's/^/  /'
+	if [ "$(id -u)" -eq 0 ] && [ "$n" -eq "${HOSTLOAD_LOOP_N:-2000}" ]; then
+		beside_other_runs
+	fi
 	if [ "$(id -u)" -ne 0 ] && [ "$n" -eq "${HOSTLOAD_LOOP_N:-2000}" ]; then
 		# one test invocation each (go test -exec, a per-file runner): 200 in a row
 		"$out/pairs" 200 "bwrap --unshare-user --unshare-pid ..." \

@@ -6,7 +6,8 @@
  * "no-shield", "late-shield", "late-exec-word", "no-pidfs", "no-uidmap"
  * (newuidmap and newgidmap taken for missing), "empty-listing",
  * "unnamed-survivors", "stalled-start", "apparmor-userns" (the AppArmor knob
- * taken for 1), "no-clone-into-cgroup" (clone3 taken for refused) (and
+ * taken for 1), "no-clone-into-cgroup" (clone3 taken for refused), "no-share"
+ * (root's trees' directory left unshared, tree/shield.h) (and
  * tree.c's "tree:STEP").
  */
 #ifndef ISO_FAULT_H

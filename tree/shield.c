@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "common/nowait.h"
 #include "common/text.h"
 #include "tree/gate.h"
@@ -138,6 +139,43 @@ static bool initial_userns(void)
 		return false;
 	map[n] = '\0';
 	return !strcmp(map, "         0          0 4294967295\n");
+}
+
+static bool shared(int root_fd, const char *name)
+{
+	_cleanup_close_ int fd =
+		openat(root_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	uint64_t prop = 0;
+
+	return fd >= 0 && tree_mntns_propagation(fd, &prop) == 0 && (prop & MS_SHARED);
+}
+
+int tree_shield_share(int root_fd, const char *name)
+{
+	_cleanup_close_ int lock = -1, clone = -1, dir = -1;
+	struct mount_attr attr = { .propagation = MS_SHARED };
+
+	struct statfs sf;
+
+	/* where no shield can be raised (on an overlay: a run inside another's), none to share */
+	if (geteuid() != 0 || !initial_userns() || iso_test_fault("no-share") ||
+	    fstatfs(root_fd, &sf) < 0 || sf.f_type == OVERLAYFS_MAGIC || shared(root_fd, name))
+		return 0;
+	/* another run making it now: this one goes without */
+	lock = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0)
+		return -errno;
+	if (shared(root_fd, name))
+		return 0;
+	dir = openat(root_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	clone = open_tree(dir, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (clone < 0 ||
+	    move_mount(clone, "", dir, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0 ||
+	    mount_setattr(clone, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+		return -errno;
+	return 0;
 }
 
 static int lock_through(struct tree_shield *sh, const char *path, const char *owner)

@@ -32,6 +32,7 @@ teardown() {
 	done
 	[ -f "$W/out" ] && cat "$W/out"
 	chmod -R u+rwx "$W" 2>/dev/null
+	umount_below "$W"
 	rm -rf "$W"
 }
 

@@ -59,7 +59,20 @@ private_root() {
 	U="$R/isorun-$(id -u)"
 	mkdir -p "$R"
 	mount -t tmpfs -o mode=0755 isorun-test "$R"
+	# private, as a host's / may be (this machine's is): a mount under the
+	# suite's own shared ones would be shared, and its shields could not move
+	mount --make-private "$R"
 	echo "$R" >"$BATS_TEST_TMPDIR/private-root"
+}
+
+# Every mount at or below DIR taken off (lazily): root's trees' directory there
+# is a shared bind of itself (tree_shield_share()), which stays for the boot.
+umount_below() { # DIR
+	local m
+	[ "$(id -u)" -eq 0 ] || return 0
+	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo |
+		sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
+	return 0
 }
 
 teardown_shield_root() {
@@ -73,6 +86,7 @@ teardown_shield_root() {
 	for t in "$r"/isorun-*/*; do
 		[ -d "$t" ] && umount -l "$t" 2>/dev/null
 	done
+	umount_below "$r"
 	rm -rf "$r"
 }
 

@@ -313,6 +313,52 @@ while not os.path.exists(stop):
 	[[ "$output" == *"rc.yes=122"*"holders: every process read: the tree's shield is held through its mount"*"has its cwd in it"*"rc.no=0"*"holders: the processes of the mount namespaces that show it bare read: mount namespace "*" shows the tree without its shield"* ]]
 }
 
+# N mount namespaces made as isorun makes its own (a slave of the host's, ns/mounts.c),
+# each a process waiting for $W/never; their pids in $W/ns.N.kill.
+slave_namespaces() { # N
+	local i
+	for ((i = 1; i <= $1; i++)); do
+		unshare -m --propagation slave sh -c 'echo $$ >"$1.tmp" && mv "$1.tmp" "$1" &&
+			exec "$2/waitfor" -t 600 "$3/never"' sh "$W/ns.$i.kill" "$H" "$W" <&- 3>&- &
+	done
+	for ((i = 1; i <= $1; i++)); do "$H/waitfor" -t 60 "$W/ns.$i.kill"; done
+}
+
+@test "as root, a hundred mount namespaces made since the trees' directory was shared receive the shield: no process read; a holder in one is named" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	# the first run makes the trees' directory a shared mount of its own
+	run --separate-stderr iso -v -- true
+	[ "$status" -eq 0 ]
+	[ "$(findmnt -n -o PROPAGATION "$U")" = shared ]
+	slave_namespaces 100
+	run --separate-stderr iso -v -- true
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"isorun: holders: proven by the kernel, no process read: the tree's shield ended with its unmount"* ]]
+	# a root process in the 50th holds the tree through the copy it received
+	start_run
+	nsenter -t "$(cat "$W/ns.50.kill")" -m "$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
+	holder_started
+	assert_retained "pid $holder \`"
+	grep -F "has its cwd in it ($home)" "$W/out"
+	: >"$W/never"
+}
+
+@test "control: as root, with the trees' directory left unshared, the same namespaces show the tree bare and their processes are read" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	export ISORUN_TEST_FAULT=no-share
+	run --separate-stderr iso -v -- true
+	[ "$status" -eq 0 ]
+	run mountpoint -q "$U"
+	[ "$status" -ne 0 ]
+	slave_namespaces 3
+	run --separate-stderr iso -v -- true
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"isorun: holders: the processes of the mount namespaces that show it bare read: mount namespace "*" shows the tree without its shield at $U/"* ]]
+	: >"$W/never"
+}
+
 # A root run of SCRIPT (which says its $HOME on $W/path and waits for $W/go) with a
 # holder outside whose cwd is in that home: isorun ends 122 naming the holder, and
 # -v says WHY no proof was had.
@@ -344,13 +390,14 @@ holder_past_shield() { # SCRIPT WHY
 
 @test "as root, an overlay the command mounts in its shield's place proves nothing: the holder of the bare tree is named" {
 	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
-	mkdir "$R/fakew" "$R/fakel" # on the tree's filesystem, as overlayfs asks
 	# the command takes its shield off, waits for a holder to enter the bare tree,
-	# and mounts a look-alike (the same kind of overlay, a device of its own)
+	# and mounts a look-alike (the same kind of overlay, a device of its own; its
+	# layers beside the tree, on the same mount, as overlayfs asks)
 	holder_past_shield "
+		u=\$(dirname \"\$ISORUN_NAMESPACE\") && mkdir \$u/.fakew \$u/.fakel &&
 		umount -l \"\$ISORUN_NAMESPACE\" && echo \"\$HOME\" >$W/path &&
 		$H/waitfor -t 600 $W/go &&
-		mount -t overlay isorun -o lowerdir=$R/fakel,upperdir=\"\$ISORUN_NAMESPACE\",workdir=$R/fakew,volatile,xino=on \"\$ISORUN_NAMESPACE\"" \
+		mount -t overlay isorun -o lowerdir=\$u/.fakel,upperdir=\"\$ISORUN_NAMESPACE\",workdir=\$u/.fakew,volatile,xino=on \"\$ISORUN_NAMESPACE\"" \
 		"the tree's shield was replaced by another mount"
 }
 
@@ -509,12 +556,25 @@ holder_past_shield() { # SCRIPT WHY
 		"$stderr" == *"holders not measurable"* ]]
 }
 
-@test "as root, a shield moved away and back while a holder entered the bare tree fails the run and names the holder" {
+@test "as root, the shield cannot be moved away: the trees' directory is a shared mount, and the kernel refuses" {
 	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
 	private_root
 	mkdir "$W/away"
-	run_with_holder "mount --move \"\$ISORUN_NAMESPACE\" $W/away && echo \"\$HOME\" >$W/path &&
-		$H/waitfor -t 600 $W/go && mount --move $W/away \"\$ISORUN_NAMESPACE\""
+	run --separate-stderr iso -v -- sh -c "mount --move \"\$ISORUN_NAMESPACE\" $W/away; echo rc=\$?"
+	[ "$status" -eq 0 ]
+	[ "$output" != rc=0 ]
+	[[ "$stderr" == *"isorun: holders: proven by the kernel, no process read"* ]]
+	assert_no_tree
+}
+
+@test "as root, a shield moved away and back while a holder entered the bare tree fails the run and names the holder" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	mkdir "$R/away"
+	# where the trees' directory's mount is private, a shield can be moved
+	export ISORUN_TEST_FAULT=no-share
+	run_with_holder "mount --move \"\$ISORUN_NAMESPACE\" $R/away && echo \"\$HOME\" >$W/path &&
+		$H/waitfor -t 600 $W/go && mount --move $R/away \"\$ISORUN_NAMESPACE\""
 	[ "$rc" -eq 122 ]
 	grep -F "removed tree still held" "$W/out"
 	grep -F "pid $holder \`" "$W/out"
