@@ -302,7 +302,7 @@ void cli_plan_compile(struct sup_opts *o)
 	p->init_fallback = o->pidns == SUP_PIDNS_TRY && !p->protections;
 	p->hides = o->private_tmp || o->protect_home == NS_HOME_HIDE;
 	p->keep_output = false;
-#define SINK_TAIL(ID, name, help, rkey, rat, fd_path, tail, ...)                                   \
+#define SINK_TAIL(ID, name, help, rkey, fd_path, tail, ...)                                        \
 	p->keep_output |= (tail) && o->outputs[SUP_SINK_##ID];
 	SUP_SINK_ROWS(SINK_TAIL)
 #undef SINK_TAIL

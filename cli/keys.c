@@ -9,6 +9,7 @@
  * table (launcher/ceiling_kinds.c), whose key here is one CEILING_KEY line.
  */
 #include "cli/keys.h"
+#include "common/cleanup.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -306,18 +307,17 @@ static void rep_strings(const struct sup_opts *o, const struct cli_key_info *k,
 #define VALUE CLI_KIND_VALUE
 #define FLAG  CLI_KIND_FLAG
 #define LIST  CLI_KIND_LIST
-/* a flag: a bool field, shown as true/false, in the report as a boolean at `at` */
-#define FLAG_KEY(nm, member, rkey, at, h)                                                          \
+/* a flag: a bool field, shown as true/false, in the report as a boolean */
+#define FLAG_KEY(nm, member, rkey, h)                                                              \
 	{                                                                                          \
 		.name = nm, .kind = FLAG, CLI_FIELD_OF(member), .parse = cli_set_flag,             \
-		.show = show_flag, .report = rkey, .report_at = at, .report_value = rep_flag,      \
-		.help = h                                                                          \
+		.show = show_flag, .report = rkey, .report_value = rep_flag, .help = h             \
 	}
 /* a choice among words: an int or bool field */
-#define CHOICE_KEY(nm, member, w, rkey, at, h)                                                     \
+#define CHOICE_KEY(nm, member, w, rkey, h)                                                         \
 	{                                                                                          \
 		.name = nm, .kind = VALUE, CLI_FIELD_OF(member), .words = w,                       \
-		.parse = cli_set_choice, .show = show_choice, .report = rkey, .report_at = at,     \
+		.parse = cli_set_choice, .show = show_choice, .report = rkey,                      \
 		.report_value = rep_choice, .help = h                                              \
 	}
 
@@ -326,7 +326,7 @@ static void rep_strings(const struct sup_opts *o, const struct cli_key_info *k,
  * in isorun.conf; in the report, fd:N as its row says (a --junit fd:N as a path: the
  * report has always said so).
  */
-#define SINK_KEY(ID, nm, h, rkey, rat, fd_path, ...)                                               \
+#define SINK_KEY(ID, nm, h, rkey, fd_path, ...)                                                    \
 	[SUP_K_##ID] = { .name = nm,                                                               \
 			 .metavar = " FILE|DIR/|fd:N",                                             \
 			 .help = h,                                                                \
@@ -336,7 +336,6 @@ static void rep_strings(const struct sup_opts *o, const struct cli_key_info *k,
 			 .parse = cli_set_output,                                                  \
 			 .show = show_str,                                                         \
 			 .report = rkey,                                                           \
-			 .report_at = rat,                                                         \
 			 .report_value = (rkey) ? ((fd_path) ? rep_path : rep_output) : NULL },
 
 /*
@@ -347,8 +346,7 @@ static void rep_strings(const struct sup_opts *o, const struct cli_key_info *k,
 	{                                                                                          \
 		.name = sup_ceiling_descs[c].name, .kind = VALUE, .arg = c,                        \
 		.parse = cli_set_ceiling, .show = show_ceiling,                                    \
-		.report = sup_ceiling_descs[c].report, .report_at = 24,                            \
-		.report_value = rep_ceiling                                                        \
+		.report = sup_ceiling_descs[c].report, .report_value = rep_ceiling                 \
 	}
 
 const struct cli_key_info cli_keys[SUP_N_KEYS] = {
@@ -362,7 +360,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			 .parse = cli_set_path,
 			 .show = show_root,
 			 .report = "root",
-			 .report_at = 2,
 			 .report_value = rep_root },
 	/* a bare --keep is always; =on-failure keeps only a failed run's tree */
 	[SUP_K_KEEP] = { .name = "keep",
@@ -376,7 +373,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			 .parse = cli_set_keep,
 			 .show = show_choice,
 			 .report = "keep",
-			 .report_at = 3,
 			 .report_value = rep_keep },
 	[SUP_K_ENV_DIR] = { .name = "env-dir",
 			    .metavar = " VAR=SUB",
@@ -384,7 +380,7 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			    .kind = LIST,
 			    CLI_FIELD_OF(env_dirs),
 			    .parse = cli_set_env_dir },
-	[SUP_K_CLEARENV] = FLAG_KEY("clearenv", clearenv, "clearenv", 5,
+	[SUP_K_CLEARENV] = FLAG_KEY("clearenv", clearenv, "clearenv",
 				    "start from an empty environment (see --keep-env)"),
 	[SUP_K_SETENV] = { .name = "setenv",
 			   .metavar = " VAR=VAL",
@@ -413,7 +409,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  .parse = cli_set_path,
 			  .show = show_str,
 			  .report = "chdir",
-			  .report_at = 4,
 			  .report_value = rep_path },
 	[SUP_K_PASS_FD] = { .name = "pass-fd",
 			    .metavar = " N",
@@ -428,9 +423,8 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  CLI_FIELD_OF(watch),
 			  .parse = cli_set_path_list,
 			  .report = "watch",
-			  .report_at = 6,
 			  .report_value = rep_paths },
-	[SUP_K_RESIDUE] = CHOICE_KEY("residue", residue, residue_modes, "residue", 7,
+	[SUP_K_RESIDUE] = CHOICE_KEY("residue", residue, residue_modes, "residue",
 				     "what such an entry does to the verdict (warn)"),
 	/* not in the report's settings: each ignored entry names its rule there */
 	[SUP_K_WATCH_IGNORE] = { .name = "watch-ignore",
@@ -457,7 +451,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			    .parse = cli_set_duration,
 			    .show = show_duration,
 			    .report = "timeout_ms",
-			    .report_at = 9,
 			    .report_value = rep_ms },
 	[SUP_K_STOP_SIGNAL] = { .name = "stop-signal",
 				.metavar = " SIG",
@@ -466,7 +459,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 				.parse = cli_set_stop_signal,
 				.show = show_signal,
 				.report = "stop_signal",
-				.report_at = 10,
 				.report_value = rep_signal },
 	[SUP_K_GRACE] = { .name = "grace",
 			  .metavar = " DUR",
@@ -476,7 +468,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  .parse = cli_set_duration,
 			  .show = show_duration,
 			  .report = "grace_ms",
-			  .report_at = 11,
 			  .report_value = rep_ms },
 	[SUP_K_SETTLE] = { .name = "settle",
 			   .metavar = " DUR",
@@ -487,9 +478,8 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			   .parse = cli_set_duration,
 			   .show = show_duration,
 			   .report = "settle_ms",
-			   .report_at = 12,
 			   .report_value = rep_ms },
-	[SUP_K_LEAKS] = CHOICE_KEY("leaks", leaks, verdict_modes, "leaks", 8,
+	[SUP_K_LEAKS] = CHOICE_KEY("leaks", leaks, verdict_modes, "leaks",
 				   "what a leak does to the verdict (fail)"),
 	[SUP_K_FINDING_EXIT] = { .name = "finding-exit-code",
 				 .metavar = " N",
@@ -498,7 +488,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 				 .parse = cli_set_finding_exit,
 				 .show = show_finding_exit,
 				 .report = "finding_exit_code",
-				 .report_at = 23,
 				 .report_value = rep_finding_exit },
 	[SUP_K_PIDNS] = { .name = "pidns",
 			  .metavar = "[=try]",
@@ -509,11 +498,10 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  .parse = cli_set_pidns,
 			  .show = show_pidns,
 			  .report = "pidns",
-			  .report_at = 13,
 			  .report_value = rep_pidns },
-	[SUP_K_MAP_ROOT] = FLAG_KEY("map-root", map_root, "map_root", 14,
-				    "inside the user namespace, be uid 0"),
-	[SUP_K_MAP_USERS] = CHOICE_KEY("map-users", map_users, map_users_words, "map_users", 31,
+	[SUP_K_MAP_ROOT] =
+		FLAG_KEY("map-root", map_root, "map_root", "inside the user namespace, be uid 0"),
+	[SUP_K_MAP_USERS] = CHOICE_KEY("map-users", map_users, map_users_words, "map_users",
 				       "also map your /etc/subuid and /etc/subgid\nranges "
 				       "(newuidmap); auto: else one id, and says so"),
 	[SUP_K_CAP_KEEP] = { .name = "cap-keep",
@@ -522,12 +510,12 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			     .kind = VALUE,
 			     .parse = cli_set_cap_keep,
 			     .show = show_cap_keep },
-	[SUP_K_NET] = CHOICE_KEY("net", net_isolated, net_words, "net", 15,
+	[SUP_K_NET] = CHOICE_KEY("net", net_isolated, net_words, "net",
 				 "isolated: own network namespace, loopback up"),
-	[SUP_K_PRIVATE_TMP] = FLAG_KEY("private-tmp", private_tmp, "private_tmp", 16,
+	[SUP_K_PRIVATE_TMP] = FLAG_KEY("private-tmp", private_tmp, "private_tmp",
 				       "the tree's tmp over /tmp and /var/tmp"),
 	[SUP_K_PROTECT_HOME] = CHOICE_KEY("protect-home", protect_home, home_words, "protect_home",
-					  17, "the real home read-only (ro, read-only), or hidden"),
+					  "the real home read-only (ro, read-only), or hidden"),
 	[SUP_K_WRITABLE] = { .name = "writable",
 			     .metavar = " DIR",
 			     .help = "under --protect-home, DIR in the home stays as it is",
@@ -536,7 +524,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			     CLI_FIELD_OF(writable),
 			     .parse = cli_set_path_list,
 			     .report = "writable",
-			     .report_at = 18,
 			     .report_value = rep_paths },
 	/* a FILE, not a shipped name: see cli_conf_resolve() */
 	[SUP_K_POLICY] = { .name = "policy",
@@ -548,9 +535,8 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			   .parse = cli_set_policy,
 			   .show = show_str,
 			   .report = "policy",
-			   .report_at = 19,
 			   .report_value = rep_policy },
-	[SUP_K_POLICY_MODE] = CHOICE_KEY("policy-mode", policy_log, policy_modes, "policy_mode", 20,
+	[SUP_K_POLICY_MODE] = CHOICE_KEY("policy-mode", policy_log, policy_modes, "policy_mode",
 					 "log: let refused calls through, report them"),
 	[SUP_K_QUIET] = { .name = "quiet",
 			  .help = "also silence the warnings about options that do\n"
@@ -586,7 +572,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 				  .parse = cli_set_rlimit,
 				  .show = show_rlimit,
 				  .report = "rlimit_nofile",
-				  .report_at = 27,
 				  .report_value = rep_rlimit },
 	[SUP_K_RLIMIT_CORE] = { .name = "rlimit-core",
 				.metavar = " SIZE",
@@ -597,7 +582,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 				.parse = cli_set_rlimit,
 				.show = show_rlimit,
 				.report = "rlimit_core",
-				.report_at = 28,
 				.report_value = rep_rlimit },
 	[SUP_K_RLIMIT_FSIZE] = { .name = "rlimit-fsize",
 				 .metavar = " SIZE",
@@ -607,12 +591,11 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 				 .parse = cli_set_rlimit,
 				 .show = show_rlimit,
 				 .report = "rlimit_fsize",
-				 .report_at = 29,
 				 .report_value = rep_rlimit },
 	[SUP_K_CEILING + SUP_CEIL_MEMORY] = CEILING_KEY(SUP_CEIL_MEMORY),
 	[SUP_K_CEILING + SUP_CEIL_PIDS] = CEILING_KEY(SUP_CEIL_PIDS),
 	[SUP_K_CEILING + SUP_CEIL_CPU] = CEILING_KEY(SUP_CEIL_CPU),
-	[SUP_K_CGROUP] = CHOICE_KEY("cgroup", cgroup, cgroup_words, "cgroup", 30,
+	[SUP_K_CGROUP] = CHOICE_KEY("cgroup", cgroup, cgroup_words, "cgroup",
 				    "a cgroup of the run's own where one can be had (auto)"),
 	/* the names, each once; none empties the list (the file's entries too) */
 	[SUP_K_CACHE] = { .name = "cache",
@@ -623,7 +606,6 @@ const struct cli_key_info cli_keys[SUP_N_KEYS] = {
 			  CLI_FIELD_OF(caches),
 			  .parse = cli_set_cache,
 			  .report = "cache",
-			  .report_at = 32,
 			  .report_value = rep_strings },
 	/* mounts widen what the command reaches: the command line's alone (cli/mounts.c) */
 	[SUP_K_BIND] = { .name = "bind",
@@ -687,29 +669,48 @@ const char *cli_key_show(const struct sup_opts *o, enum sup_key key, char *buf, 
 }
 
 /*
- * The report's settings, in the order its readers know (each key's report_at,
- * keys that share one in the table's order; the file read, "config", comes
- * first).
+ * The report's settings, in the order its readers know: the file read,
+ * "config", first, then these keys, each once; REPORT_CEILINGS stands for the
+ * ceilings' keys, in their table's order.  test_keys.c checks that every key
+ * with a report key is here.
  */
+#define REPORT_CEILINGS (-1)
+const int cli_key_report_order[] = {
+	SUP_K_ROOT,	   SUP_K_KEEP,	       SUP_K_CHDIR,	  SUP_K_CLEARENV,
+	SUP_K_WATCH,	   SUP_K_RESIDUE,      SUP_K_LEAKS,	  SUP_K_TIMEOUT,
+	SUP_K_STOP_SIGNAL, SUP_K_GRACE,	       SUP_K_SETTLE,	  SUP_K_PIDNS,
+	SUP_K_MAP_ROOT,	   SUP_K_NET,	       SUP_K_PRIVATE_TMP, SUP_K_PROTECT_HOME,
+	SUP_K_WRITABLE,	   SUP_K_POLICY,       SUP_K_POLICY_MODE, SUP_K_REPORT,
+	SUP_K_JUNIT,	   SUP_K_FINDING_EXIT, REPORT_CEILINGS,	  SUP_K_RLIMIT_NOFILE,
+	SUP_K_RLIMIT_CORE, SUP_K_RLIMIT_FSIZE, SUP_K_CGROUP,	  SUP_K_MAP_USERS,
+	SUP_K_CACHE,
+};
+const size_t cli_key_report_order_n = ELEMENTSOF(cli_key_report_order);
+
+static void report_one(const struct sup_opts *o, int k, struct sup_report_setting *out)
+{
+	*out = (struct sup_report_setting){ .key = cli_keys[k].report };
+	cli_keys[k].report_value(o, &cli_keys[k], out);
+}
+
 size_t cli_key_report(const struct sup_opts *o,
 		      struct sup_report_setting out[SUP_REPORT_SETTINGS_MAX])
 {
 	size_t n = 0;
-	int last = 0;
 
 	out[n++] = (struct sup_report_setting){ .key = "config",
 						.kind = SUP_REPORT_PATH,
 						.str = o->config_path };
-	for (int k = 0; k < SUP_N_KEYS; k++)
-		if (cli_keys[k].report && cli_keys[k].report_at > last)
-			last = cli_keys[k].report_at;
-	for (int at = 2; at <= last; at++)
-		for (int k = 0; k < SUP_N_KEYS && n < SUP_REPORT_SETTINGS_MAX; k++) {
-			if (!cli_keys[k].report || cli_keys[k].report_at != at)
-				continue;
-			out[n] = (struct sup_report_setting){ .key = cli_keys[k].report };
-			cli_keys[k].report_value(o, &cli_keys[k], &out[n]);
-			n++;
+	for (size_t i = 0; i < cli_key_report_order_n; i++) {
+		int k = cli_key_report_order[i];
+
+		if (k != REPORT_CEILINGS) {
+			if (n < SUP_REPORT_SETTINGS_MAX)
+				report_one(o, k, &out[n++]);
+			continue;
 		}
+		for (int c = 0; c < SUP_N_CEILINGS && n < SUP_REPORT_SETTINGS_MAX; c++)
+			report_one(o, SUP_K_CEILING + c, &out[n++]);
+	}
 	return n;
 }

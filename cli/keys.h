@@ -56,7 +56,6 @@ struct cli_key_info {
 	cli_key_parse_fn *parse;
 	cli_key_show_fn *show; /* NULL for a LIST: each entry is shown as given */
 	const char *report;    /* the report's key, or NULL: not in the report */
-	int report_at;	       /* its place among the report's settings (1: first) */
 	cli_key_report_fn *report_value;
 	/* refused in isorun.conf: a project file cannot add it (the mounts) */
 	bool cli_only;
@@ -79,6 +78,10 @@ int cli_key_lookup(const char *name);
 const struct sup_setting *cli_key_last(const struct sup_opts *o, enum sup_key key);
 /* isorun config's value of a scalar key */
 const char *cli_key_show(const struct sup_opts *o, enum sup_key key, char *buf, size_t len);
+/* The keys in the report's order (cli/keys.c); -1 stands for the ceilings. */
+extern const int cli_key_report_order[];
+extern const size_t cli_key_report_order_n;
+
 /* The report's settings in its order (launcher/ calls it through opts->report_settings). */
 size_t cli_key_report(const struct sup_opts *o,
 		      struct sup_report_setting out[SUP_REPORT_SETTINGS_MAX]);

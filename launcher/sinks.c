@@ -21,7 +21,7 @@ struct iso_sink {
 };
 
 /* In the order they are written: the JUnit file names the report's failure. */
-#define SINK_ROW(ID, name, help, rkey, rat, fd_path, tail, rend, wd)                               \
+#define SINK_ROW(ID, name, help, rkey, fd_path, tail, rend, wd)                                    \
 	[SUP_SINK_##ID] = { .render = rend, .word = wd, .title = "isorun: " wd },
 static const struct iso_sink sinks[SUP_N_SINKS] = { SUP_SINK_ROWS(SINK_ROW) };
 #undef SINK_ROW

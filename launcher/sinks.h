@@ -35,7 +35,7 @@ struct sup_doc {
 typedef void (*sup_renderer)(struct sup_doc *d, const struct sup_verdict *v);
 
 /* The renderers of the sinks table's rows (launcher/sinktab.h), one file each. */
-#define SUP_SINK_RENDERER_(ID, name, help, rkey, rat, fd_path, tail, render, ...)                  \
+#define SUP_SINK_RENDERER_(ID, name, help, rkey, fd_path, tail, render, ...)                       \
 	void render(struct sup_doc *d, const struct sup_verdict *v);
 SUP_SINK_ROWS(SUP_SINK_RENDERER_)
 #undef SUP_SINK_RENDERER_

@@ -12,12 +12,12 @@
  * A header, not an array in sinks.c: the key table and struct sup_opts are built
  * from it when they are compiled.  It includes nothing, so that launcher/opts.h can.
  *
- * ROW(ID, name, help, rkey, rat, fd_path, tail, render, word):
+ * ROW(ID, name, help, rkey, fd_path, tail, render, word):
  *   ID       its names: SUP_K_ID (enum sup_key), SUP_SINK_ID (the row's index)
  *   name     the option and isorun.conf key: "report" is --report FILE|DIR/|fd:N
  *   help     its --help line's words after "--name FILE|DIR/|fd:N"
- *   rkey     its key among the report's settings, or NULL: none
- *   rat      its place there (report_at of cli/keys.h); 0 with no key
+ *   rkey     its key among the report's settings (placed by cli/keys.c's
+ *            cli_key_report_order), or NULL: none
  *   fd_path  the report's setting shows an fd:N as a path made absolute, as --junit's
  *            always has; false: as the string fd:N
  *   tail     the renderer prints the tail of the command's output, which is then kept
@@ -29,9 +29,9 @@
 #define ISO_SINKTAB_H
 
 #define SUP_SINK_ROWS(ROW)                                                                         \
-	ROW(REPORT, "report", "write the JSON report to FILE or descriptor N", "report", 21,       \
-	    false, true, iso_report_render, "report not written")                                  \
-	ROW(JUNIT, "junit", "write JUnit XML, one test case per guard", "junit", 22, true, false,  \
+	ROW(REPORT, "report", "write the JSON report to FILE or descriptor N", "report", false,    \
+	    true, iso_report_render, "report not written")                                         \
+	ROW(JUNIT, "junit", "write JUnit XML, one test case per guard", "junit", true, false,      \
 	    iso_junit_render, "JUnit file not written")
 
 /* The rows' indexes: SUP_SINK_REPORT, SUP_SINK_JUNIT, ... */

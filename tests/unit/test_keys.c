@@ -21,6 +21,27 @@
 #include "launcher/cache.h"
 #include "ns/ns.h"
 
+/* Each key with a report key stands once in the report's order; the ceilings by -1. */
+static void test_report_order_names_each_reported_key_once(void **state)
+{
+	int seen[SUP_N_KEYS] = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < cli_key_report_order_n; i++) {
+		int k = cli_key_report_order[i];
+
+		if (k == -1) {
+			for (int c = 0; c < SUP_N_CEILINGS; c++)
+				seen[SUP_K_CEILING + c]++;
+			continue;
+		}
+		assert_true(k >= 0 && k < SUP_N_KEYS);
+		seen[k]++;
+	}
+	for (int k = 0; k < SUP_N_KEYS; k++)
+		assert_int_equal(seen[k], cli_keys[k].report ? 1 : 0);
+}
+
 static void test_every_entry_is_whole(void **state)
 {
 	for (int k = 0; k < SUP_N_KEYS; k++) {
@@ -31,7 +52,6 @@ static void test_every_entry_is_whole(void **state)
 		/* a list is shown entry by entry, a value by its key's show */
 		assert_int_equal(x->show == NULL, x->kind == CLI_KIND_LIST);
 		assert_int_equal(x->report == NULL, x->report_value == NULL);
-		assert_int_equal(x->report == NULL, x->report_at == 0);
 		/* a choice's field is one the setter can write */
 		if (x->words)
 			assert_true(x->size == sizeof(bool) || x->size == sizeof(int));
@@ -592,6 +612,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_entry_is_whole),
+		cmocka_unit_test(test_report_order_names_each_reported_key_once),
 		cmocka_unit_test(test_report_order_is_published),
 		cmocka_unit_test(test_report_values),
 		cmocka_unit_test(test_shown_value_reads_back),
