@@ -68,6 +68,8 @@ beside_other_runs() {
 	cp "$isorun" "$out/isorun-other" && chmod 755 "$out/isorun-other"
 	mkfifo -m 666 "$out/started"
 	exec 7<>"$out/started"
+	# a root of /tmp's kind (sticky, writable by all): the shared bind stays between runs
+	chmod 1777 "$root"
 	"$isorun" --no-config --root "$root" -- /bin/true
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		setpriv --reuid=$uid --regid=$uid --clear-groups -- \

@@ -24,6 +24,7 @@
 #include "cli/suggest.h"
 #include "common/text.h"
 #include "launcher/mapusers.h"
+#include "tree/mntns.h"
 #include "tree/orphans.h"
 #include "tree/tree.h"
 #include "tree/trees.h"
@@ -1089,6 +1090,9 @@ int cli_gc_main(int argc, char **argv)
 	if (!c.dry_run)
 		sweep_work(&c);
 	close_trees(&c);
+	/* the bind a run on a removable root could not take off (another used it) */
+	if (!c.dry_run && c.user_path[0])
+		(void)tree_mntns_unshare(c.user_path);
 	if (fflush(stdout) == EOF) {
 		fprintf(stderr, "isorun: gc: write the report: %s\n", strerror(errno));
 		return 1;

@@ -9,13 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 
 /* Debian 12's headers are Linux 6.1's: the nsfs, listmount and statmount ABI by hand. */
 struct mnt_ns_info {
@@ -450,4 +454,93 @@ int tree_mntns_exposed(const struct tree_mntns_query *q, struct iso_err *e)
 	if (r >= 0 && (!found || q->seen))
 		r = walk(q, self, NS_MNT_GET_NEXT, own, &found, why, len);
 	return r < 0 ? r : found;
+}
+
+bool tree_mntns_initial_userns(void)
+{
+	char map[64];
+	ssize_t n;
+	_cleanup_close_ int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, map, sizeof(map) - 1);
+	if (n <= 0)
+		return false;
+	map[n] = '\0';
+	return !strcmp(map, "         0          0 4294967295\n");
+}
+
+#define OVERLAYFS_MAGIC 0x794c7630
+
+static bool shared(int root_fd, const char *name)
+{
+	_cleanup_close_ int fd =
+		openat(root_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	uint64_t prop = 0;
+
+	return fd >= 0 && tree_mntns_propagation(fd, &prop) == 0 && (prop & MS_SHARED);
+}
+
+int tree_mntns_share(int root_fd, const char *name)
+{
+	_cleanup_close_ int lock = -1, clone = -1, dir = -1;
+	struct mount_attr attr = { .propagation = MS_SHARED };
+	struct statfs sf;
+
+	/* where no shield can be raised (on an overlay: a run inside another's), none to share */
+	if (geteuid() != 0 || !tree_mntns_initial_userns() || iso_test_fault("no-share") ||
+	    fstatfs(root_fd, &sf) < 0 || sf.f_type == OVERLAYFS_MAGIC || shared(root_fd, name))
+		return 0;
+	/* another run making it now: this one goes without */
+	lock = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0)
+		return -errno;
+	if (shared(root_fd, name))
+		return 0;
+	dir = openat(root_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	clone = open_tree(dir, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (clone < 0 ||
+	    move_mount(clone, "", dir, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0 ||
+	    mount_setattr(clone, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* `name` in `parent` is a bind of that very directory, from the parent's mount: ours. */
+static bool bound_on_itself(const char *parent, const char *name)
+{
+	_cleanup_close_ int up = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int fd =
+		up < 0 ? -1 : openat(up, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_free_ struct mount_seen *m = malloc(sizeof(*m));
+	char rel[PATH_MAX], want[PATH_MAX + NAME_MAX + 2];
+	uint64_t id, up_id, prop = 0;
+
+	if (!m || fd < 0 || mount_id(fd, &id) < 0 || mount_id(up, &up_id) < 0 ||
+	    stat_mount(id, 0, m) < 0 || tree_mntns_propagation(fd, &prop) < 0 ||
+	    tree_mntns_fs_path(up, parent, rel, sizeof(rel)) < 0)
+		return false;
+	snprintf(want, sizeof(want), "%s/%s", strcmp(rel, "/") ? rel : "", name);
+	return (prop & MS_SHARED) && m->parent == up_id && id != up_id && !strcmp(m->root, want);
+}
+
+int tree_mntns_unshare(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	char parent[PATH_MAX];
+	struct stat st;
+
+	if (!slash || slash == dir || (size_t)(slash - dir) >= sizeof(parent))
+		return 0;
+	memcpy(parent, dir, slash - dir);
+	parent[slash - dir] = '\0';
+	/* a system's temporary directory lives for the boot, and the bind with it */
+	if (geteuid() != 0 || stat(parent, &st) < 0 || (st.st_mode & 01777) == 01777 ||
+	    !bound_on_itself(parent, slash + 1))
+		return 0;
+	/* refused while a run, a shield, an ls or a gc uses it: that one takes it off */
+	return umount2(dir, UMOUNT_NOFOLLOW) < 0 ? -errno : 0;
 }

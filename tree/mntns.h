@@ -76,4 +76,27 @@ int tree_mntns_propagation(int fd, uint64_t *prop);
  */
 int tree_mntns_mounted_on(int fd, int parent_fd);
 
+/* Root of the host's user namespace: only there are all mount namespaces seen. */
+bool tree_mntns_initial_userns(void);
+
+/*
+ * Root's trees' directory (`name` in `root_fd`) made a shared mount, so that a
+ * shield raised in it propagates into the mount namespaces copied from the
+ * host since: isorun's own make theirs a slave of the host's (ns/mounts.c),
+ * and then show the shield, not the bare tree, and cost the proof none of
+ * their processes.  Nothing is done where its mount is shared already (a host
+ * whose `/` is, as systemd's is); otherwise the directory is bound on itself.
+ * Best effort, never waited on: 0 when its mount is shared now, or -errno.
+ */
+int tree_mntns_share(int root_fd, const char *name);
+
+/*
+ * The bind tree_mntns_share() made on `dir` taken off again, unless its parent is a
+ * system's temporary directory (sticky and writable by all: /tmp), where it
+ * stays for the boot so that namespaces made between runs receive the shields.
+ * Anywhere else the directory may be removed after the run, and a mount on it
+ * would refuse that.  Refused while in use (EBUSY): the last user takes it off.
+ */
+int tree_mntns_unshare(const char *dir);
+
 #endif

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "common/fault.h"
 #include "common/nowait.h"
 #include "common/text.h"
 #include "tree/gate.h"
@@ -120,64 +119,6 @@ static int mount_overlay(struct tree_shield *sh, int lower, int work, int tree_f
 	return 0;
 }
 
-/*
- * Root of the host: only there are all mount namespaces walked (nsfs lists the
- * ones we hold CAP_SYS_ADMIN over), and only there does a mount of ours cover
- * the path every process on the host takes.  The initial user namespace maps
- * every id to itself.
- */
-static bool initial_userns(void)
-{
-	char map[64];
-	ssize_t n;
-	_cleanup_close_ int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	n = read(fd, map, sizeof(map) - 1);
-	if (n <= 0)
-		return false;
-	map[n] = '\0';
-	return !strcmp(map, "         0          0 4294967295\n");
-}
-
-static bool shared(int root_fd, const char *name)
-{
-	_cleanup_close_ int fd =
-		openat(root_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	uint64_t prop = 0;
-
-	return fd >= 0 && tree_mntns_propagation(fd, &prop) == 0 && (prop & MS_SHARED);
-}
-
-int tree_shield_share(int root_fd, const char *name)
-{
-	_cleanup_close_ int lock = -1, clone = -1, dir = -1;
-	struct mount_attr attr = { .propagation = MS_SHARED };
-
-	struct statfs sf;
-
-	/* where no shield can be raised (on an overlay: a run inside another's), none to share */
-	if (geteuid() != 0 || !initial_userns() || iso_test_fault("no-share") ||
-	    fstatfs(root_fd, &sf) < 0 || sf.f_type == OVERLAYFS_MAGIC || shared(root_fd, name))
-		return 0;
-	/* another run making it now: this one goes without */
-	lock = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0)
-		return -errno;
-	if (shared(root_fd, name))
-		return 0;
-	dir = openat(root_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dir < 0)
-		return -errno;
-	clone = open_tree(dir, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-	if (clone < 0 ||
-	    move_mount(clone, "", dir, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0 ||
-	    mount_setattr(clone, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
-		return -errno;
-	return 0;
-}
-
 static int lock_through(struct tree_shield *sh, const char *path, const char *owner)
 {
 	char at[PATH_MAX + NAME_MAX + 2];
@@ -221,7 +162,7 @@ int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const ch
 	*sh = (struct tree_shield){ .lock_fd = -1, .watch = -1 };
 	if (geteuid() != 0)
 		return fail(sh, -EPERM, "not root: no mount in the caller's mount namespace");
-	if (!initial_userns())
+	if (!tree_mntns_initial_userns())
 		return fail(sh, -EPERM,
 			    "not in the host's user namespace: its mount namespaces "
 			    "cannot all be seen");
@@ -455,7 +396,7 @@ enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path
 
 	*dev = 0;
 	*foreign = false;
-	if (geteuid() != 0 || !initial_userns()) {
+	if (geteuid() != 0 || !tree_mntns_initial_userns()) {
 		snprintf(why, len, "not root of the host: its mount namespaces cannot all be seen");
 		return TREE_SHIELD_NONE;
 	}

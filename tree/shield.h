@@ -66,18 +66,6 @@ struct tree_shield {
  * directory user_fd).  Not being able to is not an error of the run: the holder
  * scan then proves the tree unused the slow way.  0, or -errno with sh->why.
  */
-/*
- * Root's trees' directory (`name` in `root_fd`) made a shared mount, so that a
- * shield raised in it propagates into the mount namespaces copied from the
- * host since: isorun's own make theirs a slave of the host's (ns/mounts.c),
- * and then show the shield, not the bare tree, and cost the proof none of
- * their processes.  Nothing is done where its mount is shared already (a host
- * whose `/` is, as systemd's is); otherwise the directory is bound on itself
- * once, and the bind stays for the boot.  Best effort, never waited on: 0 when
- * the directory's mount is shared now, or -errno.
- */
-int tree_shield_share(int root_fd, const char *name);
-
 int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
 		      const char *path, const char *owner);
 /* Let go of the lock taken through the shield (before it comes off). */

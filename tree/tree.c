@@ -19,7 +19,7 @@
 #include "common/fdpass.h"
 #include "common/proc.h"
 #include "tree/rmtree.h"
-#include "tree/shield.h"
+#include "tree/mntns.h"
 #include "common/text.h"
 
 /* the lock last: whoever finds the owner record finds it locked or takeable */
@@ -140,7 +140,7 @@ int tree_open_user_dir(const char *given, bool create, char *path, size_t len, s
 		return iso_err_set(e, errno, "create '%s'", path);
 	/* before the open: the trees' descriptor is then on the shared bind */
 	if (create)
-		(void)tree_shield_share(rootfd, name);
+		(void)tree_mntns_share(rootfd, name);
 	fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ELOOP || errno == ENOTDIR)

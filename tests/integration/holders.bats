@@ -327,6 +327,8 @@ slave_namespaces() { # N
 @test "as root, a hundred mount namespaces made since the trees' directory was shared receive the shield: no process read; a holder in one is named" {
 	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
 	private_root
+	# a system's temporary directory, as /tmp: the bind stays there between runs
+	chmod 1777 "$R"
 	# the first run makes the trees' directory a shared mount of its own
 	run --separate-stderr iso -v -- true
 	[ "$status" -eq 0 ]
@@ -342,6 +344,27 @@ slave_namespaces() { # N
 	assert_retained "pid $holder \`"
 	grep -F "has its cwd in it ($home)" "$W/out"
 	: >"$W/never"
+}
+
+@test "as root, below a directory of the caller's own the bind goes with the last run that used it: the directory can be removed" {
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
+	private_root
+	# a run that lives while another comes and goes: the bind is the live one's
+	start_run
+	run --separate-stderr iso -- true
+	[ "$status" -eq 0 ]
+	[ "$(findmnt -n -o PROPAGATION "$U")" = shared ]
+	: >"$W/go"
+	wait "$isopid"
+	run mountpoint -q "$U"
+	[ "$status" -ne 0 ]
+	# nothing is left to refuse the directory's removal
+	rm -rf "$U"
+	# control: below a sticky directory writable by all (/tmp's kind) it stays
+	chmod 1777 "$R"
+	run --separate-stderr iso -- true
+	[ "$status" -eq 0 ]
+	[ "$(findmnt -n -o PROPAGATION "$U")" = shared ]
 }
 
 @test "control: as root, with the trees' directory left unshared, the same namespaces show the tree bare and their processes are read" {
