@@ -326,6 +326,7 @@ static int start(struct sup *s, struct sup_spawn *sp, int *ret_listener, struct 
 {
 	const struct sup_opts *o = s->o;
 	struct sup_ns_plan *p = &s->ns.plan;
+	struct sup_ns_started st;
 	int r;
 
 	*p = (struct sup_ns_plan){
@@ -360,8 +361,12 @@ static int start(struct sup *s, struct sup_spawn *sp, int *ret_listener, struct 
 			return r;
 	}
 	close_gate(s, p);
-	r = sup_pidns_start(p, &s->cmd, &s->ns.sock, &s->fail, ret_listener, &s->guard_elsewhere,
-			    on_wire_event, s, e);
+	r = sup_pidns_start(p, &(struct sup_ns_events){ on_wire_event, s }, &st, e);
+	s->cmd = st.init;
+	s->ns.sock = st.sock;
+	s->fail = st.fail;
+	*ret_listener = st.listener;
+	s->guard_elsewhere = st.guard_elsewhere;
 	if (r < 0) {
 		/* --pidns=try's fallback, or the failure's report, finds the tree at its path */
 		sup_open_gate(s);

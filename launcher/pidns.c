@@ -103,9 +103,8 @@ static int await_word(int sock, uint64_t end, struct iso_err *e)
  * enclosing isorun guards instead).  Returns 0 with *m the final message, or
  * -EIO when init died meanwhile.
  */
-static int await_start(int sock, struct sup_ns_msg *m, int *ret_listener, bool *ret_guard_elsewhere,
-		       void (*on_event)(const struct sup_ns_event_wire *w, void *arg), void *arg,
-		       struct iso_err *e)
+static int await_start(int sock, struct sup_ns_msg *m, const struct sup_ns_events *ev,
+		       struct sup_ns_started *st, struct iso_err *e)
 {
 	/* ISORUN_TEST_FAULT=stalled-start: init never answers, the deadline is now */
 	uint64_t end = iso_test_fault("stalled-start") ? iso_now_ms()
@@ -124,14 +123,14 @@ static int await_start(int sock, struct sup_ns_msg *m, int *ret_listener, bool *
 			return -EIO;
 		}
 		if (m->type != SUP_NS_POLICY_EVENT) {
-			*ret_listener = fd;
-			*ret_guard_elsewhere = m->sig == EBUSY;
+			st->listener = fd;
+			st->guard_elsewhere = m->sig == EBUSY;
 			return 0;
 		}
 		if (fd >= 0)
 			close(fd);
-		if (on_event)
-			on_event((const struct sup_ns_event_wire *)m->event, arg);
+		if (ev && ev->fn)
+			ev->fn((const struct sup_ns_event_wire *)m->event, ev->arg);
 	}
 }
 
@@ -170,19 +169,15 @@ static pid_t clone_init(struct sup_ns_plan *p, int inner, int outer, struct iso_
 	return pid;
 }
 
-int sup_pidns_start(struct sup_ns_plan *p, pid_t *ret_pid, int *ret_sock,
-		    struct sup_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
-		    void (*on_event)(const struct sup_ns_event_wire *w, void *arg), void *arg,
-		    struct iso_err *e)
+int sup_pidns_start(struct sup_ns_plan *p, const struct sup_ns_events *ev,
+		    struct sup_ns_started *st, struct iso_err *e)
 {
 	_cleanup_close_ int outer = -1, inner = -1;
 	struct sup_ns_msg m = { .type = SUP_NS_GO };
 	int sv[2], r;
 	pid_t pid;
 
-	*ret_fail = (struct sup_exec_failure){ 0 };
-	*ret_listener = -1;
-	*ret_guard_elsewhere = false;
+	*st = (struct sup_ns_started){ .sock = -1, .listener = -1 };
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return iso_err_set(e, errno, "create the namespace control socket");
 	outer = sv[0];
@@ -191,7 +186,7 @@ int sup_pidns_start(struct sup_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 	if (pid < 0)
 		return pid;
 	close(TAKE_FD(inner));
-	*ret_pid = pid;
+	st->init = pid;
 	if (p->userns) {
 		/* init waits for GO: no command runs yet, and the helpers are bounded */
 		if (p->ranged) {
@@ -208,11 +203,11 @@ int sup_pidns_start(struct sup_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 		iso_err_set(e, -r, "start the namespace's init");
 		goto kill_init;
 	}
-	r = await_start(outer, &m, ret_listener, ret_guard_elsewhere, on_event, arg, e);
+	r = await_start(outer, &m, ev, st, e);
 	if (r < 0)
 		goto kill_init;
 	if (m.type == SUP_NS_FAILED && m.stage == SUP_STAGE_EXEC) {
-		*ret_fail = (struct sup_exec_failure){ .errnum = m.err.errnum, .stage = m.stage };
+		st->fail = (struct sup_exec_failure){ .errnum = m.err.errnum, .stage = m.stage };
 	} else if (m.type == SUP_NS_FAILED) {
 		/* init's message names the step (setup, caps, seccomp, chdir); keep it whole */
 		*e = m.err;
@@ -224,14 +219,14 @@ int sup_pidns_start(struct sup_ns_plan *p, pid_t *ret_pid, int *ret_sock,
 	/* init's word on the tree's gate rides on STARTED: empty when its overlay is up */
 	if (m.type == SUP_NS_STARTED)
 		snprintf(p->gate_why, sizeof(p->gate_why), "%.199s", m.err.msg);
-	*ret_sock = TAKE_FD(outer);
+	st->sock = TAKE_FD(outer);
 	return 0;
 
 kill_init:
-	if (*ret_listener >= 0)
-		close(TAKE_FD(*ret_listener));
+	if (st->listener >= 0)
+		close(TAKE_FD(st->listener));
 	(void)kill(pid, SIGKILL);
 	(void)waitpid(pid, NULL, 0);
-	*ret_pid = 0;
+	st->init = 0;
 	return r < 0 ? r : -EIO;
 }

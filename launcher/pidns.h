@@ -23,16 +23,29 @@
  */
 #define SUP_START_DEADLINE_MS 30000
 
+/* What the start gives the supervisor: init, its socket, and init's words on STARTED. */
+struct sup_ns_started {
+	pid_t init;	      /* still to be reaped when the exec failed */
+	int sock;	      /* the outer's end of the control socket */
+	int listener;	      /* the seccomp listener init passed, or -1 */
+	bool guard_elsewhere; /* init's guard stands in another process (EBUSY on STARTED) */
+	struct sup_exec_failure fail; /* the command could not be executed (126/127) */
+};
+
+/* Where a start's policy events go while init sets up (sup_pidns_start()). */
+struct sup_ns_events {
+	void (*fn)(const struct sup_ns_event_wire *w, void *arg);
+	void *arg;
+};
+
 /*
  * Outer side (launcher/pidns.c): clone init into the new namespaces, write the
- * maps, send GO and wait for STARTED or FAILED.  On success ret_pid is init and
- * ret_sock the outer's end.  -errno with e set on failure; ret_fail set when the
- * command itself could not be executed (126/127), ret_pid then still to be reaped.
+ * maps, send GO and wait for STARTED or FAILED.  0 with *st filled, or -errno with
+ * e set (st->init then 0, st->sock and st->listener -1); st->fail is set when the
+ * command itself could not be executed (126/127), st->init then still to be reaped.
  */
-int sup_pidns_start(struct sup_ns_plan *p, pid_t *ret_pid, int *ret_sock,
-		    struct sup_exec_failure *ret_fail, int *ret_listener, bool *ret_guard_elsewhere,
-		    void (*on_event)(const struct sup_ns_event_wire *w, void *arg), void *arg,
-		    struct iso_err *e);
+int sup_pidns_start(struct sup_ns_plan *p, const struct sup_ns_events *ev,
+		    struct sup_ns_started *st, struct iso_err *e);
 
 /*
  * For each inner[j], a pid in init's namespace, the pid in isorun's own namespace
