@@ -12,8 +12,14 @@ load docs_runners
 	run_page prove.md prove
 	assert_page_ok
 	[ "$(grep -c '^isorun: leaked: ' <<<"$output")" -eq 1 ]
+	[[ "$output" == *$'`sleep 300`'*$'); killed\nisorun:   during prove: t/stock.t\n'* ]]
 	assert_leaks_dead 1
 	[[ "$output" == *"t/tax.t .... skipped: SHOP_TAX_TABLE is not set"* ]]
+	# the report's leak is the script's too, whatever its chain says
+	python3 -c 'import glob, json, sys
+l = json.load(open(glob.glob(sys.argv[1] + "/t_stock.t-*.json")[0]))["leaks"]
+assert [x["attribution"]["test"] for x in l] == [{"runner": "prove", "id": "t/stock.t", "phase": None}], l
+' "$W/examples/use/prove/reports"
 	run reports_in "$W/examples/use/prove/reports"
 	[ "$status" -eq 0 ]
 	[ "$output" = $'t_cart.t|passed|0|prove|t/cart.t\nt_stock.t|failed|122|prove|t/stock.t\nt_tax.t|passed|0|prove|t/tax.t' ]
