@@ -313,6 +313,14 @@ void sup_attrib_find(struct sup_attrib *a, const struct sup_attrib_ctx *c, pid_t
 	else if (c->log->dropped && !a->n_chain)
 		why_add(a, "no exec record: the record was full");
 	find_test(a, pid, &self);
+	/*
+	 * Nothing closer names a test (prove's script exports none; a double fork
+	 * cuts the chain): the run is one test invocation, and its runner named it.
+	 */
+	if (!a->runner && c->run_runner && c->run_test) {
+		a->runner = strdup(c->run_runner);
+		a->test = strdup(c->run_test);
+	}
 	sup_argv_free(&self);
 }
 

@@ -41,6 +41,8 @@ struct sup_attrib_ctx {
 	pid_t cmd;	       /* the command (0: not known): the one process roots start */
 	uint64_t run_start_ms; /* CLOCK_BOOTTIME, ms: the run's start */
 	const char *no_record; /* why the exec record is empty, or NULL when it is kept */
+	/* the test the runner that started isorun named for the whole run, or NULL */
+	const char *run_runner, *run_test;
 };
 
 /* Attribute the process (pid, start), which must be alive (stopped) to be read. */

@@ -287,6 +287,8 @@ int sup_run(const struct sup_opts *o)
 	clock_gettime(CLOCK_REALTIME, &out.started);
 	out.cwd = getcwd(NULL, 0);
 	sup_invocation_find(&out.inv, o->argv, o->argc);
+	s.actx.run_runner = out.inv.runner;
+	s.actx.run_test = out.inv.test;
 	if ((code = sup_setup_signals(&s.mask, &s.inherited)) < 0) {
 		iso_err_set(&e, -code, "block signals");
 		code = fail_before_start(&s, &e);

@@ -263,3 +263,38 @@ assert [s["pid"] for s in t["survived_grace"]] == [int(sys.argv[3])], t
 	[ "$status" -eq 122 ]
 	[ "$(grep -c '^isorun: leaked: pid [0-9]* `sleep 600`' <<<"$stderr")" -eq 3 ]
 }
+
+@test "a leak nothing closer names is during the test the runner named for the run: prove's script, bazel's target" {
+	mkdir -p "$W/t"
+	printf '%s\n' "$H/termignore $W/pid & $H/waitfor $W/pid" >"$W/t/x.t"
+	cd "$W"
+	# prove's child: the script runs as `EXEC t/x.t`, HARNESS_ACTIVE in isorun's environment
+	run --separate-stderr env HARNESS_ACTIVE=1 "$ISORUN" --no-config --root "$R" --settle 0 \
+		--report "$W/r.json" -- sh t/x.t
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun: leaked: pid $(cat "$W/pid") "*"
+isorun:   during prove: t/x.t
+isorun:   started by: sh t/x.t"* ]]
+	[[ "$(attribution)" == *'"test": {"id": "t/x.t", "phase": null, "runner": "prove"}'* ]]
+	# bazel's target, the leak's own environment emptied: the run's target still names it
+	rm -f "$W/pid"
+	run --separate-stderr env TEST_TARGET=//pkg:unit "$ISORUN" --no-config --root "$R" --settle 0 \
+		--report "$W/r.json" -- sh -c "env -i $H/termignore $W/pid & $H/waitfor $W/pid"
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun:   during bazel: //pkg:unit"* ]]
+	# what the leak's own environment says is closer: pytest's test wins over prove's script
+	rm -f "$W/pid"
+	run --separate-stderr env HARNESS_ACTIVE=1 PYTEST_CURRENT_TEST='tests/t.py::test_z (call)' \
+		"$ISORUN" --no-config --root "$R" --settle 0 --report "$W/r.json" -- sh t/x.t
+	[ "$status" -eq 122 ]
+	[[ "$stderr" == *"isorun:   during test: tests/t.py::test_z (call)"* ]]
+	[[ "$stderr" != *"during prove"* ]]
+	# control: no runner named the run, no test named
+	rm -f "$W/pid"
+	run --separate-stderr env -u HARNESS_ACTIVE -u TEST_TARGET "$ISORUN" --no-config --root "$R" \
+		--settle 0 --report "$W/r.json" -- sh t/x.t
+	[ "$status" -eq 122 ]
+	[[ "$stderr" != *"during"* ]]
+	[[ "$(attribution)" == *'"test": null'* ]]
+	assert_no_tree
+}
