@@ -90,8 +90,8 @@ ctest_wrapped() {
 @test "ctest: two ctest -j2 at once write one report per run, none shared; isorun report merges them" {
 	require "cmake (cmake)" cmake_ok
 	rm -rf "$B/reports"
-	(cd "$B/build" && PATH=/usr/bin:/bin ISORUN_ROOT="$R" ctest -j2 >"$W/a.out" 2>&1) &
-	(cd "$B/build" && PATH=/usr/bin:/bin ISORUN_ROOT="$R" ctest -j2 >"$W/b.out" 2>&1) &
+	(cd "$B/build" && PATH=/usr/bin:/bin ISORUN_ROOT="$R" ctest -j2 >"$W/a.out" 2>&1) 3>&- &
+	(cd "$B/build" && PATH=/usr/bin:/bin ISORUN_ROOT="$R" ctest -j2 >"$W/b.out" 2>&1) 3>&- &
 	wait
 	local t
 	[ "$(find "$B/reports" -name '*.json' | wc -l)" -eq 8 ]
