@@ -191,14 +191,15 @@ BUILD_DEPS := build-essential pkg-config libseccomp-dev libcap-dev libnl-3-dev l
 	      libjansson-dev libinih-dev
 # What the tests need beside it (libpython3.11-testsuite: CPython's own tests of
 # id changes, ids.bats; Debian 12's Python is 3.11; strace: contain.bats' ptrace
-# of the run's own processes; go, cargo, node: the ecosystems' real suites;
+# of the run's own processes; go, cargo, node, cmake, meson (with ninja-build):
+# the ecosystems' runners and real suites, docs_ctest.bats and docs_meson.bats;
 # debhelper, lintian: the package; mandoc: the man pages' lint; cppcheck: make
 # analyze; lcov: make coverage; parallel: GNU parallel, for bats --jobs;
 # ccache: the two CI snippets build one pinned revision, compiled once;
 # apparmor: apparmor_parser checks the shipped AppArmor profile, package.bats).
 TEST_DEPS := libcmocka-dev bats util-linux procps python3 clang apparmor \
 	     debhelper dpkg-dev fakeroot lintian zsh bash-completion python3-yaml \
-	     python3-pytest python3-pytest-xdist golang-go cargo \
+	     python3-pytest python3-pytest-xdist golang-go cargo cmake meson ninja-build \
 	     python3-jsonschema python3-lxml python3-junitparser nodejs mandoc bubblewrap uidmap \
 	     libpython3.11-testsuite strace cppcheck lcov parallel ccache
 DEB_DEPS := $(BUILD_DEPS) $(TEST_DEPS)

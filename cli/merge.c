@@ -40,9 +40,10 @@ enum run_state { RUN_PASSED, RUN_FAILED, RUN_UNFINISHED };
 
 struct run {
 	char *file;
-	char *name;   /* invocation.name, else argv[0]'s basename, else the file's */
-	char *test;   /* invocation.test, or NULL */
-	char *runner; /* invocation.runner, or NULL */
+	char *name;    /* invocation.name, else argv[0]'s basename, else the file's */
+	char *test;    /* invocation.test, or NULL */
+	char *runner;  /* invocation.runner, or NULL */
+	char *command; /* argv as a shell quotes it: runs of one driver differ by it */
 	enum run_state state;
 	int exit;     /* isorun's; 122 for an unfinished run (no final report: no evidence) */
 	char *reason; /* the verdict's words, or why it is unfinished */
@@ -80,6 +81,7 @@ static void run_free(struct run *r)
 	free(r->name);
 	free(r->test);
 	free(r->runner);
+	free(r->command);
 	free(r->reason);
 	free(r->tree);
 	for (size_t i = 0; i < r->n_leaks; i++)
@@ -161,6 +163,53 @@ static void take_leaks(struct run *r, json_t *leaks)
 	}
 }
 
+/* s appended to buf[len] at *n, cut at its end: *n never passes len - 1. */
+static void append(char *buf, size_t len, size_t *n, const char *s)
+{
+	while (*s && *n < len - 1)
+		buf[(*n)++] = *s++;
+	buf[*n] = '\0';
+}
+
+/* A word of a command line as a shell would read it back: 'a b', not a b. */
+static void quote_word(char *buf, size_t len, size_t *n, const char *w)
+{
+	char c[2] = { 0 };
+
+	if (w[0] && !strpbrk(w, " \t\n'\"\\$`;&|<>()*?[]{}~#")) {
+		append(buf, len, n, w);
+		return;
+	}
+	append(buf, len, n, "'");
+	for (; *w; w++) {
+		c[0] = *w;
+		append(buf, len, n, *w == '\'' ? "'\\''" : c);
+	}
+	append(buf, len, n, "'");
+}
+
+/*
+ * The run's command line, at most FIELD_MAX bytes: the runners that export no
+ * test name (meson test, ctest) run one driver for many tests (a runtest.sh, a
+ * json_process), and only its arguments say which test a run was.
+ */
+static char *command_of(json_t *argv)
+{
+	char buf[FIELD_MAX + 1];
+	size_t n = 0, i;
+	json_t *w;
+
+	buf[0] = '\0';
+	json_array_foreach (argv, i, w) {
+		if (!json_is_string(w))
+			break;
+		if (i)
+			append(buf, sizeof(buf), &n, " ");
+		quote_word(buf, sizeof(buf), &n, json_string_value(w));
+	}
+	return n ? strdup(buf) : NULL;
+}
+
 /* The invocation (absent from an older isorun's report: then argv[0] names it). */
 static void take_name(struct run *r, json_t *doc)
 {
@@ -176,6 +225,7 @@ static void take_name(struct run *r, json_t *doc)
 	}
 	r->test = field(json_string_value(json_object_get(inv, "test")));
 	r->runner = field(json_string_value(json_object_get(inv, "runner")));
+	r->command = command_of(json_object_get(doc, "argv"));
 }
 
 /*
@@ -419,6 +469,11 @@ static void summary_run(FILE *f, const struct run *r)
 	fputs(": ", f);
 	put(f, r->reason ? r->reason : "failed");
 	fputc('\n', f);
+	if (r->command) {
+		fputs("  command: ", f);
+		put(f, r->command);
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < r->n_leaks; i++) {
 		fputs("  leaked: ", f);
 		put(f, r->leaks[i]);

@@ -195,3 +195,26 @@ PY
 	[[ "$stderr" != *$'\n::error::forged'* ]]
 	[[ "$output" != *$'\e'* && "$stderr" != *$'\e'* ]]
 }
+
+@test "isorun report: runs of one program are told apart by their command line (meson's runtest.sh, CTest's json_process)" {
+	# a runner that exports no test name (meson test, ctest): every run of a
+	# shared driver has the driver's name, and only its arguments say which test
+	"$ISORUN" --root "$R" --report "$W/r/" -- sh -c 'exit 3' baseline_heap.txt || true
+	"$ISORUN" --root "$R" --report "$W/r/" -- sh -c 'exit 4' 'a b' || true
+	"$ISORUN" --root "$R" --report "$W/r/" -- sh -c 'exit 0' passes
+	run --separate-stderr "$ISORUN" report "$W/r/"
+	[ "$status" -eq 4 ]
+	[[ "$output" == *$'FAILED sh (exit 3): command exited 3\n  command: sh -c \'exit 3\' baseline_heap.txt\n'* ]]
+	[[ "$output" == *$'FAILED sh (exit 4): command exited 4\n  command: sh -c \'exit 4\' \'a b\'\n'* ]]
+	# a run that passed is not listed, its command neither
+	[[ "$output" != *"passes"* ]]
+	# a command line longer than 512 bytes is cut there
+	"$ISORUN" --root "$R" --report "$W/r2/" -- sh -c 'exit 5' "$(printf 'x%.0s' {1..600})" || true
+	run --separate-stderr "$ISORUN" report "$W/r2/"
+	[ "$status" -eq 5 ]
+	local line
+	line=$(grep '^  command: ' <<<"$output")
+	[[ "$line" == "  command: sh -c 'exit 5' xxx"* ]]
+	[ "${#line}" -eq $((11 + 512)) ]
+	assert_no_tree
+}
