@@ -33,7 +33,6 @@
 #include "launcher/shell.h"
 #include "launcher/sinks.h"
 #include "launcher/sup.h"
-#include "tree/mntns.h"
 
 /*
  * Keep the failure for the verdict, the report and the JUnit file, then print the
@@ -239,9 +238,6 @@ static void free_sup(struct sup *s)
 	sup_sinks_close(&s->outputs);
 	sup_evloop_close(&s->loop);
 	tree_close(&s->tree);
-	/* after the close: our own descriptor of the trees' directory would refuse it */
-	if (s->tree.user_path[0])
-		(void)tree_mntns_unshare(s->tree.user_path);
 	tree_shield_forget(&s->td.shield);
 	tree_gate_free(&s->td.gate);
 	sup_ceilings_close(&s->ceil);

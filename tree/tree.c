@@ -767,7 +767,10 @@ void tree_close(struct tree_tree *t)
 		close(t->lock_fd);
 	if (t->fd >= 0)
 		close(t->fd);
-	if (t->user_fd >= 0)
+	if (t->user_fd >= 0) {
 		close(t->user_fd);
+		/* after the close: our own descriptor of the trees' directory would refuse it */
+		(void)tree_mntns_unshare(t->user_path);
+	}
 	t->lock_fd = t->fd = t->user_fd = -1;
 }

@@ -7,6 +7,7 @@
  */
 #include "common/cleanup.h"
 #include "tree/evidence.h"
+#include "tree/mntns.h"
 #include "launcher/outcome.h"
 #include "tree/rmtree.h"
 #include "tree/tree.h"
@@ -71,6 +72,8 @@ static int teardown(void **state)
 	int parent;
 
 	close(fx->user_fd);
+	/* as root the trees' directory is a shared bind of itself: off before the removal */
+	(void)tree_mntns_unshare(fx->user);
 	snprintf(copy, sizeof(copy), "%s", fx->dir);
 	snprintf(copy2, sizeof(copy2), "%s", fx->dir);
 	parent = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
