@@ -7,8 +7,7 @@
  * (newuidmap and newgidmap taken for missing), "empty-listing",
  * "unnamed-survivors", "stalled-start", "apparmor-userns" (the AppArmor knob
  * taken for 1), "no-clone-into-cgroup" (clone3 taken for refused), "no-share"
- * (root's trees' directory left unshared, tree/mntns.h), "no-under" (a run
- * inside another's shield goes without one, tree/under.h) (and
+ * (root's trees' directory left unshared, tree/shield.h) (and
  * tree.c's "tree:STEP").
  */
 #ifndef ISO_FAULT_H

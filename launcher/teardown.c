@@ -100,7 +100,6 @@ static void tree_query(struct sup *s, struct tree_holder_query *q, char *walk, s
 	snprintf(walk, wlen, "/proc/self/fd/%d/.", s->tree.fd);
 	q->walk = walk;
 	q->alias_dev = s->td.shield_dev;
-	q->under_dev = s->td.shield.under_dev;
 	s->td.n_lookers = 0;
 	q->lookers = s->td.lookers;
 	q->n_lookers = &s->td.n_lookers;
@@ -750,17 +749,14 @@ static void prove_release(struct sup *s, const struct tree_release *rel)
 	struct iso_err e = { 0 };
 	char why[sizeof(out->tree_reason)];
 	struct stat st;
-	dev_t disk = s->td.shield.under_dev   ? s->td.shield.under_dev
-		     : fstat(t->fd, &st) == 0 ? st.st_dev
-					      : 0;
+	dev_t disk = fstat(t->fd, &st) == 0 ? st.st_dev : 0;
 	int r;
 
-	/* our own last references to it: the owner record's lock, the tree's descriptors */
+	/* our own last references to it: the owner record's lock, the tree's descriptor */
 	if (t->lock_fd >= 0)
 		close(t->lock_fd);
 	close(t->fd);
 	t->lock_fd = t->fd = -1;
-	tree_shield_drop_under(&s->td.shield);
 	r = rel->wd < 0 ? -EBADF : tree_release_prove(rel, out->tree_path, disk, s->self, &e);
 	if (r > 0 && s->o->verbosity > 0)
 		fprintf(stderr,
@@ -795,8 +791,7 @@ static void remove_tree(struct sup *s, const char *unseen, uint64_t *t)
 	tree_release_reserve(tree);
 	/* the shield's instance, when there is one: a run closes one instance, not two */
 	if (tree_release_watch(&rel, s->td.shield.watch >= 0 ? s->td.shield.watch : s->td.gate.in,
-			       s->td.shield.under_fd >= 0 ? s->td.shield.under_fd : tree->fd,
-			       &e) < 0 &&
+			       tree->fd, &e) < 0 &&
 	    s->o->verbosity > 0) {
 		char buf[400];
 		fprintf(stderr, "isorun: release not measurable: %s\n",

@@ -765,7 +765,6 @@ int tree_find_holders(const struct tree_holder_query *q, struct tree_holder **re
 		if (r < 0)
 			return r;
 		ids.alias_dev = q->alias_dev;
-		ids.under_dev = q->under_dev;
 		qq.ids = &ids;
 	}
 	r = scan_all(&qq, &f, buf, &unreadable);

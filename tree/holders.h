@@ -65,7 +65,6 @@ struct tree_holder_query {
 	size_t n_pipes;
 	pid_t exclude;		       /* isorun itself: it holds the lock and the read ends */
 	dev_t alias_dev;	       /* the tree's shield: its files show this device too */
-	dev_t under_dev;	       /* a nested tree's disk below (tree/under.h): and this one */
 	const struct tree_treeid *ids; /* filled in by tree_find_holders from `tree` */
 	/*
 	 * The tree was removed, and this device (its file system's) still holds

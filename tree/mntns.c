@@ -146,21 +146,6 @@ int tree_mntns_fs_path(int fd, const char *path, char *out, size_t len)
 	return 0;
 }
 
-int tree_mntns_mount_of(int fd, uint64_t *id, uint64_t *parent, char *point, size_t len)
-{
-	_cleanup_free_ struct mount_seen *m = malloc(sizeof(*m));
-	int r = m ? mount_id(fd, id) : -ENOMEM;
-
-	if (r == 0)
-		r = stat_mount(*id, 0, m);
-	if (r < 0)
-		return r;
-	*parent = m->parent;
-	if (snprintf(point, len, "%s", m->point) >= (int)len)
-		return -ENAMETOOLONG;
-	return !strcmp(m->root, "/");
-}
-
 int tree_mntns_propagation(int fd, uint64_t *prop)
 {
 	struct mnt_id_req req = { .size = sizeof(req), .param = STATMOUNT_MNT_BASIC };

@@ -67,13 +67,6 @@ int tree_mntns_exposed(const struct tree_mntns_query *q, struct iso_err *e);
  */
 int tree_mntns_fs_path(int fd, const char *path, char *out, size_t len);
 
-/*
- * The mount `fd` is on: its id, its parent's, and where it is mounted (in our
- * namespace).  1 when it shows its whole file system (root "/"), 0 when a part,
- * or -errno.
- */
-int tree_mntns_mount_of(int fd, uint64_t *id, uint64_t *parent, char *point, size_t len);
-
 /* The propagation flags (MS_SHARED, ...) of the mount `fd` is on, or -errno. */
 int tree_mntns_propagation(int fd, uint64_t *prop);
 

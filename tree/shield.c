@@ -18,14 +18,12 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "common/fault.h"
 #include "common/nowait.h"
 #include "common/text.h"
 #include "tree/gate.h"
 #include "tree/overlay.h"
 #include "tree/mntns.h"
 #include "tree/rmtree.h"
-#include "tree/under.h"
 
 #define OVERLAYFS_MAGIC 0x794c7630
 
@@ -153,40 +151,15 @@ static int watch_root(struct tree_shield *sh, const char *path)
 	return 0;
 }
 
-/* The tree and its work directory on the disk below the outer run's overlay. */
-static int open_under(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
-		      const char *path, struct tree_under *under)
-{
-	char work[NAME_MAX + 1], lower[NAME_MAX + 1], why[160];
-	struct iso_err e = { 0 };
-	int r = work_name(id, work, sizeof(work));
-
-	if (r == 0)
-		r = layer_name(id, TREE_SHIELD_LOWER_SUFFIX, lower, sizeof(lower));
-	if (r == 0)
-		r = tree_under_open(under, tree_fd, path, user_fd, work, lower, &e);
-	if (r < 0) {
-		iso_err_format(&e, why, sizeof(why));
-		snprintf(sh->why, sizeof(sh->why),
-			 "the tree is on an overlay (a run inside another's shield): %.130s", why);
-		return r;
-	}
-	sh->under_dev = under->dev;
-	snprintf(sh->under_rel, sizeof(sh->under_rel), "%s", under->rel);
-	sh->under_fd = fcntl(under->upper, F_DUPFD_CLOEXEC, 3);
-	return 0;
-}
-
 int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
 		      const char *path, const char *owner)
 {
 	_cleanup_close_ int lower = -1, workdir = -1;
-	struct tree_under under = { .upper = -1, .work = -1, .lower = -1, .clone = -1 };
 	struct statfs sf;
 	struct stat st;
 	int r;
 
-	*sh = (struct tree_shield){ .lock_fd = -1, .watch = -1, .under_fd = -1 };
+	*sh = (struct tree_shield){ .lock_fd = -1, .watch = -1 };
 	if (geteuid() != 0)
 		return fail(sh, -EPERM, "not root: no mount in the caller's mount namespace");
 	if (!tree_mntns_initial_userns())
@@ -195,26 +168,19 @@ int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const ch
 			    "cannot all be seen");
 	if (fstat(tree_fd, &st) < 0 || fstatfs(tree_fd, &sf) < 0)
 		return fail(sh, -errno, "stat the tree");
+	/* a run inside another root's run: an overlay's upper layer cannot be an overlay */
+	if (sf.f_type == OVERLAYFS_MAGIC)
+		return fail(sh, -EXDEV,
+			    "the tree is on an overlay (a run inside another's shield)");
 	sh->disk = st.st_dev;
 	sh->ino = st.st_ino;
 	r = open_layer(sh, user_fd, id, TREE_SHIELD_WORK_SUFFIX, &workdir);
 	if (r == 0)
 		r = open_layer(sh, user_fd, id, TREE_SHIELD_LOWER_SUFFIX, &lower);
-	/* a run inside another root's run: an overlay's upper layer cannot be an overlay */
-	if (r == 0 && sf.f_type == OVERLAYFS_MAGIC)
-		r = iso_test_fault("no-under")
-			    ? fail(sh, -EXDEV,
-				   "the tree is on an overlay: turned off (ISORUN_TEST_FAULT)")
-			    : open_under(sh, user_fd, tree_fd, id, path, &under);
 	if (r == 0)
-		r = under.upper >= 0 ? mount_overlay(sh, under.lower, under.work, under.upper, path)
-				     : mount_overlay(sh, lower, workdir, tree_fd, path);
-	tree_under_close(&under);
+		r = mount_overlay(sh, lower, workdir, tree_fd, path);
 	if (r < 0) {
 		struct iso_err e = { 0 };
-
-		tree_shield_drop_under(sh);
-		sh->under_dev = 0;
 		if (tree_shield_remove_work(user_fd, id, "", &e) == 0)
 			sh->work = false;
 		return r;
@@ -228,7 +194,6 @@ int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const ch
 		tree_shield_off(path);
 		tree_shield_forget(sh);
 		sh->up = false;
-		sh->under_dev = 0;
 	}
 	return r;
 }
@@ -238,14 +203,6 @@ void tree_shield_forget(struct tree_shield *sh)
 	if (sh->watch >= 0)
 		close(sh->watch);
 	sh->watch = -1;
-	tree_shield_drop_under(sh);
-}
-
-void tree_shield_drop_under(struct tree_shield *sh)
-{
-	if (sh->under_fd >= 0)
-		close(sh->under_fd);
-	sh->under_fd = -1;
 }
 
 void tree_shield_unlock(struct tree_shield *sh)
@@ -292,13 +249,9 @@ void tree_shield_detach(int user_fd, const char *id, const char *path)
 		(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
 }
 
-/*
- * Is any mount namespace showing the on-disk tree bare?  1 (e says where), 0, or
- * -errno.  A tree inside another run's shield is shown by two file systems: the
- * outer overlay, and the disk below it (`under`, its device 0 when none).
- */
+/* Is any mount namespace showing the on-disk tree bare?  1 (e says where), 0, or -errno. */
 static int exposed(int user_fd, const char *user_path, const char *id, dev_t disk, dev_t dev,
-		   const struct tree_shield *under, struct tree_mntns_seen *seen, struct iso_err *e)
+		   struct tree_mntns_seen *seen, struct iso_err *e)
 {
 	char rel[PATH_MAX], tree_rel[PATH_MAX + NAME_MAX + 2];
 	struct tree_mntns_query q = { .disk = disk, .rel = tree_rel, .shield = dev, .seen = seen };
@@ -307,12 +260,6 @@ static int exposed(int user_fd, const char *user_path, const char *id, dev_t dis
 	if (r < 0)
 		return r;
 	snprintf(tree_rel, sizeof(tree_rel), "%s/%s", strcmp(rel, "/") ? rel : "", id);
-	r = tree_mntns_exposed(&q, e);
-	if (r != 0 || !under || !under->under_dev)
-		return r;
-	q = (struct tree_mntns_query){
-		.disk = under->under_dev, .rel = under->under_rel, .shield = dev, .seen = seen
-	};
 	return tree_mntns_exposed(&q, e);
 }
 
@@ -325,14 +272,13 @@ static int exposed(int user_fd, const char *user_path, const char *id, dev_t dis
  */
 static enum tree_shield_proof unmount_and_hear(int user_fd, const char *user_path, const char *id,
 					       dev_t disk, dev_t dev, int watch,
-					       const struct tree_shield *under,
 					       struct tree_mntns_seen *seen, struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
 	char at[64 + NAME_MAX];
 	/* before the unmount: a namespace's copy of the shield is what covers it */
-	int ex = exposed(user_fd, user_path, id, disk, dev, under, seen, e);
+	int ex = exposed(user_fd, user_path, id, disk, dev, seen, e);
 
 	if (ex < 0)
 		snprintf(why, len, "the mount namespaces cannot be read: %s", strerror(-ex));
@@ -370,8 +316,8 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 	}
 	*ovl_dev = st.st_dev;
 	/* our own superblock's end, heard on the watch added at its mount */
-	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, sh->watch, sh,
-				seen, e);
+	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, sh->watch, seen,
+				e);
 }
 
 /* The inode number of `name`'s directory entry in dir_fd: the disk's, under any mount on it. */
@@ -445,7 +391,6 @@ enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path
 	size_t len = sizeof(e->msg);
 	_cleanup_close_ int in = -1;
 	struct stat st, parent;
-	struct statfs sf;
 	char at[64];
 	int fd;
 
@@ -453,11 +398,6 @@ enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path
 	*foreign = false;
 	if (geteuid() != 0 || !tree_mntns_initial_userns()) {
 		snprintf(why, len, "not root of the host: its mount namespaces cannot all be seen");
-		return TREE_SHIELD_NONE;
-	}
-	/* inside another run's shield the disk below shows the tree too, unknown here */
-	if (fstatfs(user_fd, &sf) < 0 || sf.f_type == OVERLAYFS_MAGIC) {
-		snprintf(why, len, "a run inside another's shield: the disk below it is not asked");
 		return TREE_SHIELD_NONE;
 	}
 	fd = open_left(user_fd, id, &st, why, len);
@@ -475,8 +415,7 @@ enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path
 	}
 	close(fd);
 	*dev = st.st_dev;
-	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, in, NULL, seen,
-				e);
+	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, in, seen, e);
 }
 
 /* The mount id of the shield: mounted at `path`, of device `dev`; -1 when none. */

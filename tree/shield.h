@@ -15,7 +15,6 @@
 #ifndef ISO_SHIELD_H
 #define ISO_SHIELD_H
 
-#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -60,18 +59,6 @@ struct tree_shield {
 	 */
 	int watch;
 	char why[200]; /* why there is no shield, or what the proof found */
-	/*
-	 * A tree inside another run's shield (tree/under.h): the disk below that
-	 * overlay, which shows the tree too (0: none), and the tree's path on it.
-	 */
-	dev_t under_dev;
-	char under_rel[PATH_MAX];
-	/*
-	 * The tree's top on that disk, open until its removal: the release proof
-	 * watches this inode, which every way in pins (the outer overlay's own
-	 * dentries hold it too), not the outer overlay's.  -1: none.
-	 */
-	int under_fd;
 };
 
 /*
@@ -85,8 +72,6 @@ int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const ch
 void tree_shield_unlock(struct tree_shield *sh);
 /* Close the shield's watch (once it is off). */
 void tree_shield_forget(struct tree_shield *sh);
-/* The disk's descriptor of a nested tree's top closed (tree_shield.under_fd). */
-void tree_shield_drop_under(struct tree_shield *sh);
 
 /*
  * Unmount the shield and say what the kernel knows.  Afterwards `path` shows

@@ -133,14 +133,12 @@ int tree_treeid_build(struct tree_treeid *t, const char *path, const char *const
 
 bool tree_treeid_on_dev(const struct tree_treeid *t, dev_t dev)
 {
-	return dev == t->root_dev || (t->alias_dev && dev == t->alias_dev) ||
-	       (t->under_dev && dev == t->under_dev);
+	return dev == t->root_dev || (t->alias_dev && dev == t->alias_dev);
 }
 
 bool tree_treeid_has(const struct tree_treeid *t, dev_t dev, ino_t ino)
 {
-	bool alias = (t->alias_dev && dev == t->alias_dev) || (t->under_dev && dev == t->under_dev);
-	struct iso_devino k = { alias ? t->root_dev : dev, ino };
+	struct iso_devino k = { t->alias_dev && dev == t->alias_dev ? t->root_dev : dev, ino };
 
 	return t->n && bsearch(&k, t->v, t->n, sizeof(*t->v), cmp);
 }

@@ -29,8 +29,6 @@ struct tree_treeid {
 	 * holder's descriptor, cwd or mount shows its own st_dev.  0: none.
 	 */
 	dev_t alias_dev;
-	/* the disk below the overlay a nested tree lies on (tree/under.h), same inodes; 0: none */
-	dev_t under_dev;
 };
 
 /*
