@@ -128,8 +128,8 @@ struct pol_verdict pol_decide_exec(const struct pol *p, const char *path, char *
 	}
 	if (!name || !p)
 		return v;
-	for (size_t i = 0; i < p->n_guard; i++) {
-		const struct pol_guard *g = &p->guard[i];
+	for (size_t i = 0; i < pol_guards(p)->n; i++) {
+		const struct pol_guard *g = &pol_guards(p)->v[i];
 
 		if (strcmp(g->program, name) != 0 && (!alias || strcmp(g->program, alias) != 0))
 			continue;
@@ -192,10 +192,10 @@ struct pol_verdict pol_decide_connect(const struct pol *p, const char *path)
 	/* the spelling as the kernel would walk it if no name were a symlink */
 	if (pol_path_normalize(path, norm, sizeof(norm)) == 0)
 		path = norm;
-	for (size_t i = 0; i < p->n_socket; i++)
-		if (strcmp(p->socket[i].path, path) == 0) {
+	for (size_t i = 0; i < pol_sockets(p)->n; i++)
+		if (strcmp(pol_sockets(p)->v[i].path, path) == 0) {
 			v.refuse = true;
-			v.origin = p->socket[i].origin;
+			v.origin = pol_sockets(p)->v[i].origin;
 			return v;
 		}
 	return v;

@@ -181,6 +181,9 @@ struct pol_kind {
 	const char *(*masked_path)(const struct pol *p, size_t i);
 };
 
+/* The kinds' descriptors (policy/kind_*.c). */
+extern const struct pol_kind pol_kind_deny, pol_kind_guard, pol_kind_socket, pol_kind_signals;
+
 /* The kinds in order (policy/kinds.c). */
 extern const struct pol_kind *const pol_kinds[];
 extern const size_t pol_n_kinds;
@@ -190,5 +193,7 @@ extern const size_t pol_n_kinds;
  * free empties it).
  */
 void **pol_kind_rules(struct pol *p, const struct pol_kind *k);
+/* What kind k keeps in p (NULL: none yet), to read. */
+const void *pol_kind_rules_of(const struct pol *p, const struct pol_kind *k);
 
 #endif

@@ -16,6 +16,24 @@
 #include "common/num.h"
 #include "policy/kind.h"
 
+const struct pol_deny_set *pol_denies(const struct pol *p)
+{
+	static const struct pol_deny_set none;
+	const struct pol_deny_set *set = pol_kind_rules_of(p, &pol_kind_deny);
+
+	return set ? set : &none;
+}
+
+/* The policy's set of these rules, made at the first: NULL when out of memory. */
+static struct pol_deny_set *set_of(struct pol *p)
+{
+	void **slot = pol_kind_rules(p, &pol_kind_deny);
+
+	if (!*slot)
+		*slot = calloc(1, sizeof(struct pol_deny_set));
+	return *slot;
+}
+
 /* The kernel's MAX_ERRNO: larger ERRNO() data is clamped by the kernel. */
 #define ERRNO_MAX 4095
 
@@ -117,8 +135,8 @@ static int deny_again(const struct pol_stmt *st, const struct pol_deny *d)
 {
 	const struct pol *p = st->pol;
 
-	for (size_t i = 0; i < p->n_deny; i++) {
-		const struct pol_deny *o = &p->deny[i];
+	for (size_t i = 0; i < pol_denies(p)->n; i++) {
+		const struct pol_deny *o = &pol_denies(p)->v[i];
 
 		if (strcmp(o->syscall, d->syscall) != 0 || o->has_ioctl_req != d->has_ioctl_req ||
 		    o->ioctl_req != d->ioctl_req)
@@ -135,7 +153,7 @@ static int deny_parse(const struct pol_stmt *st)
 {
 	const struct pol_tok *t = st->t;
 	struct pol_deny d = { .errnum = EPERM };
-	struct pol *p = st->pol;
+	struct pol_deny_set *set;
 	bool have_errno = false;
 	void *arr;
 	int nr, r;
@@ -163,22 +181,23 @@ static int deny_parse(const struct pol_stmt *st)
 	r = pol_origin_set(st, d.origin, sizeof(d.origin));
 	if (r < 0)
 		return r;
-	arr = pol_grow(p->deny, p->n_deny, sizeof(d));
+	set = set_of(st->pol);
+	arr = set ? pol_grow(set->v, set->n, sizeof(d)) : NULL;
 	if (!arr)
 		return pol_fail_oom(st);
-	p->deny = arr;
-	p->deny[p->n_deny++] = d;
+	set->v = arr;
+	set->v[set->n++] = d;
 	return 0;
 }
 
 static size_t deny_count(const struct pol *p)
 {
-	return p->n_deny;
+	return pol_denies(p)->n;
 }
 
 static const char *deny_origin(const struct pol *p, size_t i)
 {
-	return p->deny[i].origin;
+	return pol_denies(p)->v[i].origin;
 }
 
 static void fmt_ioctl_req(FILE *f, unsigned long req)
@@ -193,8 +212,8 @@ static void fmt_ioctl_req(FILE *f, unsigned long req)
 
 static void deny_format(const struct pol *p, struct pol_fmt *x)
 {
-	for (size_t i = 0; i < p->n_deny; i++) {
-		const struct pol_deny *d = &p->deny[i];
+	for (size_t i = 0; i < pol_denies(p)->n; i++) {
+		const struct pol_deny *d = &pol_denies(p)->v[i];
 		const char *e = strerrorname_np(d->errnum);
 		FILE *f = pol_fmt_rule(x, d->origin);
 
@@ -210,20 +229,24 @@ static void deny_format(const struct pol *p, struct pol_fmt *x)
 
 static void deny_free(struct pol *p)
 {
-	free(p->deny);
-	p->deny = NULL;
-	p->n_deny = 0;
+	struct pol_deny_set *set = *pol_kind_rules(p, &pol_kind_deny);
+
+	if (set)
+		free(set->v);
+	free(set);
+	*pol_kind_rules(p, &pol_kind_deny) = NULL;
 }
 
 static void deny_summary(const struct pol *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%zu denied calls", p->n_deny);
+	snprintf(buf, len, "%zu denied calls", pol_denies(p)->n);
 }
 
 bool pol_denied_outright(const struct pol *p, const char *name)
 {
-	for (size_t i = 0; i < p->n_deny; i++)
-		if (!p->deny[i].has_ioctl_req && !strcmp(p->deny[i].syscall, name))
+	for (size_t i = 0; i < pol_denies(p)->n; i++)
+		if (!pol_denies(p)->v[i].has_ioctl_req &&
+		    !strcmp(pol_denies(p)->v[i].syscall, name))
 			return true;
 	return false;
 }
@@ -291,8 +314,8 @@ static int add_deny(pol_scmp_ctx ctx, const struct pol *p, const struct pol_deny
 static int deny_filter(pol_scmp_ctx ctx, const struct pol *p, bool notify, bool log_only,
 		       struct iso_err *e)
 {
-	for (size_t i = 0; i < p->n_deny; i++) {
-		int r = add_deny(ctx, p, &p->deny[i], log_only, e);
+	for (size_t i = 0; i < pol_denies(p)->n; i++) {
+		int r = add_deny(ctx, p, &pol_denies(p)->v[i], log_only, e);
 
 		if (r < 0)
 			return r;

@@ -16,6 +16,24 @@
 #include "common/num.h"
 #include "policy/kind.h"
 
+const struct pol_guard_set *pol_guards(const struct pol *p)
+{
+	static const struct pol_guard_set none;
+	const struct pol_guard_set *set = pol_kind_rules_of(p, &pol_kind_guard);
+
+	return set ? set : &none;
+}
+
+/* The policy's set of these rules, made at the first: NULL when out of memory. */
+static struct pol_guard_set *set_of(struct pol *p)
+{
+	void **slot = pol_kind_rules(p, &pol_kind_guard);
+
+	if (!*slot)
+		*slot = calloc(1, sizeof(struct pol_guard_set));
+	return *slot;
+}
+
 #define POL_MAX_VERB 99 /* verb=N, verb=argN */
 
 static void free_patterns(char **patterns)
@@ -154,23 +172,25 @@ static int guard_patterns(const struct pol_stmt *st, struct pol_guard *g, size_t
 static int guard_add(const struct pol_stmt *st, struct pol_guard *g, char **patterns)
 {
 	struct pol *p = st->pol;
+	struct pol_guard_set *set;
 	void *arr;
 	int r;
 
-	for (size_t k = 0; k < p->n_guard; k++)
-		if (same_guard(&p->guard[k], g, patterns)) {
+	for (size_t k = 0; k < pol_guards(p)->n; k++)
+		if (same_guard(&pol_guards(p)->v[k], g, patterns)) {
 			free_patterns(patterns);
 			return 0; /* the same rule again */
 		}
 	r = pol_origin_set(st, g->origin, sizeof(g->origin));
-	arr = r < 0 ? NULL : pol_grow(p->guard, p->n_guard, sizeof(*g));
+	set = r < 0 ? NULL : set_of(p);
+	arr = set ? pol_grow(set->v, set->n, sizeof(*g)) : NULL;
 	if (!arr) {
 		free_patterns(patterns);
 		return r < 0 ? r : pol_fail_oom(st);
 	}
-	p->guard = arr;
+	set->v = arr;
 	g->patterns = patterns;
-	p->guard[p->n_guard++] = *g;
+	set->v[set->n++] = *g;
 	return 0;
 }
 
@@ -204,18 +224,18 @@ static int guard_parse(const struct pol_stmt *st)
 
 static size_t guard_count(const struct pol *p)
 {
-	return p->n_guard;
+	return pol_guards(p)->n;
 }
 
 static const char *guard_origin(const struct pol *p, size_t i)
 {
-	return p->guard[i].origin;
+	return pol_guards(p)->v[i].origin;
 }
 
 static void guard_format(const struct pol *p, struct pol_fmt *x)
 {
-	for (size_t i = 0; i < p->n_guard; i++) {
-		const struct pol_guard *g = &p->guard[i];
+	for (size_t i = 0; i < pol_guards(p)->n; i++) {
+		const struct pol_guard *g = &pol_guards(p)->v[i];
 		FILE *f = pol_fmt_rule(x, g->origin);
 
 		fprintf(f, "guard %s verb=%s%d empty=%s %s", g->program, g->verb_raw ? "arg" : "",
@@ -229,16 +249,19 @@ static void guard_format(const struct pol *p, struct pol_fmt *x)
 
 static void guard_free(struct pol *p)
 {
-	for (size_t i = 0; i < p->n_guard; i++)
-		free_patterns(p->guard[i].patterns);
-	free(p->guard);
-	p->guard = NULL;
-	p->n_guard = 0;
+	struct pol_guard_set *set = *pol_kind_rules(p, &pol_kind_guard);
+
+	for (size_t i = 0; set && i < set->n; i++)
+		free_patterns(set->v[i].patterns);
+	if (set)
+		free(set->v);
+	free(set);
+	*pol_kind_rules(p, &pol_kind_guard) = NULL;
 }
 
 static void guard_summary(const struct pol *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%zu guarded programs", p->n_guard);
+	snprintf(buf, len, "%zu guarded programs", pol_guards(p)->n);
 }
 
 static int guard_filter(pol_scmp_ctx ctx, const struct pol *p, bool notify, bool log_only,
@@ -281,7 +304,7 @@ static int guard_handle(const struct pol_notif *n)
 
 	if (!at && !pol_notif_is(n, SYS_execve, "execve"))
 		return POL_NOTIF_NOT_MINE;
-	if (n->p->n_guard == 0 && !n->on_exec)
+	if (pol_guards(n->p)->n == 0 && !n->on_exec)
 		return pol_notif_answer(n, 0, true);
 	return pol_notif_args(n, &ops[at]);
 }

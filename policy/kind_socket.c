@@ -24,6 +24,24 @@
 #include "common/cleanup.h"
 #include "policy/kind.h"
 
+const struct pol_socket_set *pol_sockets(const struct pol *p)
+{
+	static const struct pol_socket_set none;
+	const struct pol_socket_set *set = pol_kind_rules_of(p, &pol_kind_socket);
+
+	return set ? set : &none;
+}
+
+/* The policy's set of these rules, made at the first: NULL when out of memory. */
+static struct pol_socket_set *set_of(struct pol *p)
+{
+	void **slot = pol_kind_rules(p, &pol_kind_socket);
+
+	if (!*slot)
+		*slot = calloc(1, sizeof(struct pol_socket_set));
+	return *slot;
+}
+
 #define XDG_VAR "$XDG_RUNTIME_DIR"
 
 /* $XDG_RUNTIME_DIR, or the directory systemd would give this user. */
@@ -105,6 +123,7 @@ static int socket_parse(const struct pol_stmt *st)
 	struct pol *p = st->pol;
 	char dir[256];
 	size_t need;
+	struct pol_socket_set *set;
 	void *arr;
 	int r;
 
@@ -129,34 +148,35 @@ static int socket_parse(const struct pol_stmt *st)
 			return pol_fail(st, st->t[1].col, "deny-socket: path too long");
 		snprintf(s.path, sizeof(s.path), "%s", raw);
 	}
-	for (size_t i = 0; i < p->n_socket; i++)
-		if (strcmp(p->socket[i].path, s.path) == 0)
+	for (size_t i = 0; i < pol_sockets(p)->n; i++)
+		if (strcmp(pol_sockets(p)->v[i].path, s.path) == 0)
 			return 0; /* the same rule again */
 	r = pol_origin_set(st, s.origin, sizeof(s.origin));
 	if (r < 0)
 		return r;
-	arr = pol_grow(p->socket, p->n_socket, sizeof(s));
+	set = set_of(p);
+	arr = set ? pol_grow(set->v, set->n, sizeof(s)) : NULL;
 	if (!arr)
 		return pol_fail_oom(st);
-	p->socket = arr;
-	p->socket[p->n_socket++] = s;
+	set->v = arr;
+	set->v[set->n++] = s;
 	return 0;
 }
 
 static size_t socket_count(const struct pol *p)
 {
-	return p->n_socket;
+	return pol_sockets(p)->n;
 }
 
 static const char *socket_origin(const struct pol *p, size_t i)
 {
-	return p->socket[i].origin;
+	return pol_sockets(p)->v[i].origin;
 }
 
 static void socket_format(const struct pol *p, struct pol_fmt *x)
 {
-	for (size_t i = 0; i < p->n_socket; i++) {
-		const struct pol_socket *s = &p->socket[i];
+	for (size_t i = 0; i < pol_sockets(p)->n; i++) {
+		const struct pol_socket *s = &pol_sockets(p)->v[i];
 		size_t n = strnlen(s->path, sizeof(s->path));
 		const char *raw = s->path;
 
@@ -171,26 +191,29 @@ static void socket_format(const struct pol *p, struct pol_fmt *x)
 
 static void socket_free(struct pol *p)
 {
-	free(p->socket);
-	p->socket = NULL;
-	p->n_socket = 0;
+	struct pol_socket_set *set = *pol_kind_rules(p, &pol_kind_socket);
+
+	if (set)
+		free(set->v);
+	free(set);
+	*pol_kind_rules(p, &pol_kind_socket) = NULL;
 }
 
 static void socket_summary(const struct pol *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%zu denied sockets", p->n_socket);
+	snprintf(buf, len, "%zu denied sockets", pol_sockets(p)->n);
 }
 
 static const char *socket_masked_path(const struct pol *p, size_t i)
 {
-	return i < p->n_socket ? p->socket[i].path : NULL;
+	return i < pol_sockets(p)->n ? pol_sockets(p)->v[i].path : NULL;
 }
 
 static int socket_filter(pol_scmp_ctx ctx, const struct pol *p, bool notify, bool log_only,
 			 struct iso_err *e)
 {
 	/* connect on i386 also comes through socketcall(SYS_CONNECT): libseccomp adds both */
-	return notify && p->n_socket > 0 ? pol_filter_notify(ctx, p, "connect", e) : 0;
+	return notify && pol_sockets(p)->n > 0 ? pol_filter_notify(ctx, p, "connect", e) : 0;
 }
 
 /* --- the notified connect -------------------------------------------------------- */
@@ -319,13 +342,13 @@ static struct pol_verdict decide_connect(const struct pol *p, const void *args)
 	const struct connect_call *c = args;
 	struct pol_verdict v = pol_decide_connect(p, c->path);
 
-	for (size_t i = 0; !v.refuse && c->have_st && i < p->n_socket; i++) {
+	for (size_t i = 0; !v.refuse && c->have_st && i < pol_sockets(p)->n; i++) {
 		struct stat st;
 
-		if (stat(p->socket[i].path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		if (stat(pol_sockets(p)->v[i].path, &st) == 0 && S_ISSOCK(st.st_mode) &&
 		    st.st_dev == c->st.st_dev && st.st_ino == c->st.st_ino) {
 			v.refuse = true;
-			v.origin = p->socket[i].origin;
+			v.origin = pol_sockets(p)->v[i].origin;
 		}
 	}
 	return v;
@@ -356,7 +379,7 @@ static int socket_handle(const struct pol_notif *n)
 
 	if (!sc && !pol_notif_is(n, SYS_connect, "connect"))
 		return POL_NOTIF_NOT_MINE;
-	if (n->p->n_socket == 0)
+	if (pol_sockets(n->p)->n == 0)
 		return pol_notif_answer(n, 0, true);
 	return pol_notif_args(n, sc ? &socketcall_ops : &connect_ops);
 }

@@ -7,8 +7,6 @@
 #include "common/cleanup.h"
 #include "policy/kind.h"
 
-extern const struct pol_kind pol_kind_deny, pol_kind_guard, pol_kind_socket, pol_kind_signals;
-
 const struct pol_kind *const pol_kinds[] = {
 	&pol_kind_deny,
 	&pol_kind_guard,
@@ -25,5 +23,13 @@ void **pol_kind_rules(struct pol *p, const struct pol_kind *k)
 	for (size_t i = 0; i < pol_n_kinds; i++)
 		if (pol_kinds[i] == k)
 			return &p->kind_rules[i];
+	return NULL;
+}
+
+const void *pol_kind_rules_of(const struct pol *p, const struct pol_kind *k)
+{
+	for (size_t i = 0; i < pol_n_kinds; i++)
+		if (pol_kinds[i] == k)
+			return p->kind_rules[i];
 	return NULL;
 }

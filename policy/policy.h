@@ -60,16 +60,24 @@ struct pol_socket {
 	char origin[300];
 };
 
+/* A kind's rules, kept in its own slot of struct pol (policy/kind.h). */
+struct pol_deny_set {
+	struct pol_deny *v;
+	size_t n;
+};
+struct pol_guard_set {
+	struct pol_guard *v;
+	size_t n;
+};
+struct pol_socket_set {
+	struct pol_socket *v;
+	size_t n;
+};
+
 struct pol {
 	char name[64];
 	/* the shipped policy's name when loaded by it, unchanged; NULL otherwise */
 	const char *shipped;
-	struct pol_deny *deny;
-	size_t n_deny;
-	struct pol_guard *guard;
-	size_t n_guard;
-	struct pol_socket *socket;
-	size_t n_socket;
 	/*
 	 * contain-signals: kill/tkill/tgkill/rt_(tg)sigqueueinfo/pidfd_send_signal
 	 * with a signal (not 0) are notified and refused when they would reach a
@@ -92,11 +100,18 @@ struct pol {
 	 */
 	bool guard_init;
 	/*
-	 * The rules of a kind that keeps them in its own file, by its place in
-	 * the table (pol_kind_rules(), policy/kind.h): a new kind needs no member.
+	 * Each kind's rules, by its place in the table (pol_kind_rules(),
+	 * policy/kind.h), kept and freed by the kind's own file; deny, guard and
+	 * deny-socket are read through pol_denies(), pol_guards(), pol_sockets().
+	 * A new kind needs no member.
 	 */
 	void *kind_rules[8];
 };
+
+/* The policy's rules of a kind (empty when it has none; never NULL). */
+const struct pol_deny_set *pol_denies(const struct pol *p);
+const struct pol_guard_set *pol_guards(const struct pol *p);
+const struct pol_socket_set *pol_sockets(const struct pol *p);
 
 /*
  * Parse policy text.  `file` names it in errors and origins; includes are

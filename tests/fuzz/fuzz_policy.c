@@ -33,10 +33,11 @@ static void decide_some(const struct pol *p)
 
 	for (size_t i = 0; i < sizeof(argvs) / sizeof(argvs[0]); i++)
 		(void)pol_decide_exec(p, NULL, argvs[i]);
-	for (size_t i = 0; i < p->n_guard; i++)
-		(void)pol_decide_exec(p, p->guard[i].program, p->n_guard > 1 ? argvs[0] : none);
-	for (size_t i = 0; i < p->n_socket; i++)
-		if (!pol_decide_connect(p, p->socket[i].path).refuse)
+	for (size_t i = 0; i < pol_guards(p)->n; i++)
+		(void)pol_decide_exec(p, pol_guards(p)->v[i].program,
+				      pol_guards(p)->n > 1 ? argvs[0] : none);
+	for (size_t i = 0; i < pol_sockets(p)->n; i++)
+		if (!pol_decide_connect(p, pol_sockets(p)->v[i].path).refuse)
 			abort();
 	(void)pol_decide_connect(p, "/run/systemd/private");
 }

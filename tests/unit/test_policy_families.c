@@ -140,8 +140,8 @@ static uint32_t want_for(const struct pol *p, const char *call, bool log_only)
 {
 	const struct pol_deny *by = NULL;
 
-	for (size_t i = 0; i < p->n_deny; i++) {
-		const struct pol_deny *d = &p->deny[i];
+	for (size_t i = 0; i < pol_denies(p)->n; i++) {
+		const struct pol_deny *d = &pol_denies(p)->v[i];
 
 		if (d->has_ioctl_req || !in_family(d->syscall, call))
 			continue;
@@ -160,8 +160,8 @@ static uint32_t want_for(const struct pol *p, const char *call, bool log_only)
 static void check_families(const struct pol *p, const struct sock_filter *f, size_t len,
 			   bool log_only)
 {
-	for (size_t i = 0; i < p->n_deny; i++) {
-		const struct pol_deny *d = &p->deny[i];
+	for (size_t i = 0; i < pol_denies(p)->n; i++) {
+		const struct pol_deny *d = &pol_denies(p)->v[i];
 		const char *const self[] = { d->syscall, NULL };
 		const char *const *fam = pol_family(d->syscall);
 

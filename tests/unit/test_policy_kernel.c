@@ -18,6 +18,7 @@
  * still sees the numbers).
  */
 #include "common/fdpass.h"
+#include "policy/kind.h"
 #include "policy/policy.h"
 
 #include <errno.h>
@@ -101,6 +102,10 @@ struct test_pol {
 	struct pol_deny deny[N_DENY];
 	struct pol_guard guard;
 	struct pol_socket socket;
+	/* the kinds' sets, put in their slots of pol (policy/kind.h) */
+	struct pol_deny_set denies;
+	struct pol_guard_set guards;
+	struct pol_socket_set sockets;
 };
 
 static void make_pol(struct test_pol *t, int errnum, bool guard, const char *socket)
@@ -109,19 +114,19 @@ static void make_pol(struct test_pol *t, int errnum, bool guard, const char *soc
 	snprintf(t->pol.name, sizeof(t->pol.name), "test");
 	if (errnum) {
 		make_deny(t->deny, errnum);
-		t->pol.deny = t->deny;
-		t->pol.n_deny = N_DENY;
+		t->denies = (struct pol_deny_set){ t->deny, N_DENY };
+		*pol_kind_rules(&t->pol, &pol_kind_deny) = &t->denies;
 	}
 	if (guard) {
 		make_guard(&t->guard);
-		t->pol.guard = &t->guard;
-		t->pol.n_guard = 1;
+		t->guards = (struct pol_guard_set){ &t->guard, 1 };
+		*pol_kind_rules(&t->pol, &pol_kind_guard) = &t->guards;
 	}
 	if (socket) {
 		snprintf(t->socket.path, sizeof(t->socket.path), "%s", socket);
 		snprintf(t->socket.origin, sizeof(t->socket.origin), "test.policy:9");
-		t->pol.socket = &t->socket;
-		t->pol.n_socket = 1;
+		t->sockets = (struct pol_socket_set){ &t->socket, 1 };
+		*pol_kind_rules(&t->pol, &pol_kind_socket) = &t->sockets;
 	}
 }
 
@@ -988,10 +993,10 @@ static int nested_same_process(const void *arg)
 	int l1 = -2, l2 = -2, got[N_CALL];
 
 	make_pol(&outer, MARK, true, NULL);
-	outer.pol.n_deny = D_CLOCK + 1; /* reboot and clock_settime */
+	outer.denies.n = D_CLOCK + 1; /* reboot and clock_settime */
 	make_pol(&inner, MARK2, true, NULL);
-	inner.pol.deny = &inner.deny[D_MODULE]; /* init_module, swapoff, TIOCSTI */
-	inner.pol.n_deny = N_DENY - D_MODULE;
+	inner.denies.v = &inner.deny[D_MODULE]; /* init_module, swapoff, TIOCSTI */
+	inner.denies.n = N_DENY - D_MODULE;
 
 	CHILD_CHECK(load(&outer.pol, true, false, &l1) == 0);
 	CHILD_CHECK(l1 >= 0);

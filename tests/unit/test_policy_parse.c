@@ -72,12 +72,15 @@ static void parse_ok(const char *text, struct pol *p)
 /* The whole of pol_error_format for text that must not parse as t.policy. */
 static void expect_error_len(const char *text, size_t len, const char *want)
 {
-	struct pol p = { .n_deny = 12345 };
+	struct pol p = { .name = "untouched" };
 	struct pol_error e;
 	char buf[1024];
 
 	assert_int_equal(pol_parse(text, len, "t.policy", &p, &e), -EINVAL);
-	assert_int_equal(p.n_deny, 12345); /* untouched on failure */
+	/* untouched on failure: no kind's rules, the name as it was */
+	assert_string_equal(p.name, "untouched");
+	for (size_t i = 0; i < ELEMENTSOF(p.kind_rules); i++)
+		assert_null(p.kind_rules[i]);
 	assert_string_equal(pol_error_format(&e, buf, sizeof(buf)), want);
 }
 
@@ -96,19 +99,20 @@ static void expect_diff(const char *what, const char *want, const char *got)
 static void assert_same_rules(const struct pol *a, const struct pol *b, bool origins)
 {
 	assert_string_equal(a->name, b->name);
-	assert_int_equal(a->n_deny, b->n_deny);
-	assert_int_equal(a->n_guard, b->n_guard);
-	assert_int_equal(a->n_socket, b->n_socket);
-	for (size_t i = 0; i < a->n_deny; i++) {
-		assert_string_equal(a->deny[i].syscall, b->deny[i].syscall);
-		assert_int_equal(a->deny[i].errnum, b->deny[i].errnum);
-		assert_int_equal(a->deny[i].has_ioctl_req, b->deny[i].has_ioctl_req);
-		assert_int_equal(a->deny[i].ioctl_req, b->deny[i].ioctl_req);
+	assert_int_equal(pol_denies(a)->n, pol_denies(b)->n);
+	assert_int_equal(pol_guards(a)->n, pol_guards(b)->n);
+	assert_int_equal(pol_sockets(a)->n, pol_sockets(b)->n);
+	for (size_t i = 0; i < pol_denies(a)->n; i++) {
+		assert_string_equal(pol_denies(a)->v[i].syscall, pol_denies(b)->v[i].syscall);
+		assert_int_equal(pol_denies(a)->v[i].errnum, pol_denies(b)->v[i].errnum);
+		assert_int_equal(pol_denies(a)->v[i].has_ioctl_req,
+				 pol_denies(b)->v[i].has_ioctl_req);
+		assert_int_equal(pol_denies(a)->v[i].ioctl_req, pol_denies(b)->v[i].ioctl_req);
 		if (origins)
-			assert_string_equal(a->deny[i].origin, b->deny[i].origin);
+			assert_string_equal(pol_denies(a)->v[i].origin, pol_denies(b)->v[i].origin);
 	}
-	for (size_t i = 0; i < a->n_guard; i++) {
-		const struct pol_guard *x = &a->guard[i], *y = &b->guard[i];
+	for (size_t i = 0; i < pol_guards(a)->n; i++) {
+		const struct pol_guard *x = &pol_guards(a)->v[i], *y = &pol_guards(b)->v[i];
 		size_t k;
 
 		assert_string_equal(x->program, y->program);
@@ -123,11 +127,12 @@ static void assert_same_rules(const struct pol *a, const struct pol *b, bool ori
 		if (origins)
 			assert_string_equal(x->origin, y->origin);
 	}
-	for (size_t i = 0; i < a->n_socket; i++) {
-		assert_memory_equal(a->socket[i].path, b->socket[i].path,
-				    sizeof(a->socket[i].path));
+	for (size_t i = 0; i < pol_sockets(a)->n; i++) {
+		assert_memory_equal(pol_sockets(a)->v[i].path, pol_sockets(b)->v[i].path,
+				    sizeof(pol_sockets(a)->v[i].path));
 		if (origins)
-			assert_string_equal(a->socket[i].origin, b->socket[i].origin);
+			assert_string_equal(pol_sockets(a)->v[i].origin,
+					    pol_sockets(b)->v[i].origin);
 	}
 }
 
@@ -182,21 +187,21 @@ static void test_default_contents(void **state)
 
 	load_ok("default", &p);
 	assert_string_equal(p.name, "default");
-	assert_int_equal(p.n_deny, ELEMENTSOF(denied) + ELEMENTSOF(requests));
+	assert_int_equal(pol_denies(&p)->n, ELEMENTSOF(denied) + ELEMENTSOF(requests));
 	for (i = 0; i < ELEMENTSOF(denied); i++) {
-		assert_string_equal(p.deny[i].syscall, denied[i]);
-		assert_int_equal(p.deny[i].errnum, EPERM);
-		assert_false(p.deny[i].has_ioctl_req);
+		assert_string_equal(pol_denies(&p)->v[i].syscall, denied[i]);
+		assert_int_equal(pol_denies(&p)->v[i].errnum, EPERM);
+		assert_false(pol_denies(&p)->v[i].has_ioctl_req);
 	}
 	/* TIOCSTI, then TIOCLINUX and the console keymap's writers (policy/default.policy) */
 	for (size_t j = 0; j < ELEMENTSOF(requests); j++, i++) {
-		assert_string_equal(p.deny[i].syscall, "ioctl");
-		assert_true(p.deny[i].has_ioctl_req);
-		assert_int_equal(p.deny[i].ioctl_req, requests[j]);
-		assert_int_equal(p.deny[i].errnum, EPERM);
+		assert_string_equal(pol_denies(&p)->v[i].syscall, "ioctl");
+		assert_true(pol_denies(&p)->v[i].has_ioctl_req);
+		assert_int_equal(pol_denies(&p)->v[i].ioctl_req, requests[j]);
+		assert_int_equal(pol_denies(&p)->v[i].errnum, EPERM);
 	}
-	assert_string_equal(p.deny[0].origin, "default.policy:8");
-	assert_int_equal(p.n_socket, 0);
+	assert_string_equal(pol_denies(&p)->v[0].origin, "default.policy:8");
+	assert_int_equal(pol_sockets(&p)->n, 0);
 	pol_free(&p);
 }
 
@@ -419,27 +424,27 @@ static void test_includes(void **state)
 	/* shipped names come from the binary, whatever the including file's directory */
 	parse_ok("policy mine\ninclude strict\ndeny sethostname\n", &p);
 	assert_string_equal(p.name, "mine");
-	assert_int_equal(p.n_deny, 22);
-	assert_string_equal(p.deny[0].origin, "default.policy:8");
-	assert_string_equal(p.deny[21].origin, "t.policy:3");
-	assert_int_equal(p.n_socket, 4);
-	assert_string_equal(p.socket[0].origin, "strict.policy:7");
+	assert_int_equal(pol_denies(&p)->n, 22);
+	assert_string_equal(pol_denies(&p)->v[0].origin, "default.policy:8");
+	assert_string_equal(pol_denies(&p)->v[21].origin, "t.policy:3");
+	assert_int_equal(pol_sockets(&p)->n, 4);
+	assert_string_equal(pol_sockets(&p)->v[0].origin, "strict.policy:7");
 	pol_free(&p);
 
 	/* a shipped policy twice: its rules once */
 	parse_ok("include default\ninclude strict\ninclude default\n", &p);
 	assert_string_equal(p.name, "t");
-	assert_int_equal(p.n_deny, 21);
-	assert_int_equal(p.n_guard, 18);
+	assert_int_equal(pol_denies(&p)->n, 21);
+	assert_int_equal(pol_guards(&p)->n, 18);
 	pol_free(&p);
 
 	/* relative to the including file */
 	load_ok(GOLDEN "/include-relative.policy", &p);
 	assert_string_equal(p.name, "mixed");
-	assert_int_equal(p.n_deny, 2);
-	assert_string_equal(p.deny[1].syscall, "setdomainname");
-	assert_string_equal(p.deny[1].origin, "leaf.policy:2");
-	assert_string_equal(p.guard[0].origin, "extra.policy:2");
+	assert_int_equal(pol_denies(&p)->n, 2);
+	assert_string_equal(pol_denies(&p)->v[1].syscall, "setdomainname");
+	assert_string_equal(pol_denies(&p)->v[1].origin, "leaf.policy:2");
+	assert_string_equal(pol_guards(&p)->v[0].origin, "extra.policy:2");
 	pol_free(&p);
 
 	/* cycles, through files and through the file itself */
@@ -664,11 +669,11 @@ static void test_verb_modes(void **state)
 		 "guard glob allow list-* [x]\n"
 		 "guard dash deny -\n",
 		 &p);
-	assert_true(p.guard[0].verb_index == 2 && !p.guard[0].verb_raw);
-	assert_true(p.guard[0].empty_allowed);
-	assert_true(p.guard[1].verb_index == 1 && p.guard[1].verb_raw);
-	assert_false(p.guard[1].empty_allowed);
-	assert_false(p.guard[2].empty_allowed);
+	assert_true(pol_guards(&p)->v[0].verb_index == 2 && !pol_guards(&p)->v[0].verb_raw);
+	assert_true(pol_guards(&p)->v[0].empty_allowed);
+	assert_true(pol_guards(&p)->v[1].verb_index == 1 && pol_guards(&p)->v[1].verb_raw);
+	assert_false(pol_guards(&p)->v[1].empty_allowed);
+	assert_false(pol_guards(&p)->v[2].empty_allowed);
 	check_execs(&p, cases, ELEMENTSOF(cases));
 	assert_string_equal(
 		pol_decide_exec(&p, "/x/two", (char *const[]){ "two", "bx", NULL }).origin,
@@ -685,7 +690,7 @@ static void test_connect(void **state)
 
 	assert_int_equal(setenv("XDG_RUNTIME_DIR", "/run/user/4242//", 1), 0);
 	load_ok("strict", &p);
-	assert_string_equal(p.socket[3].path, "/run/user/4242/bus");
+	assert_string_equal(pol_sockets(&p)->v[3].path, "/run/user/4242/bus");
 	v = pol_decide_connect(&p, "/run/user/4242/bus");
 	assert_true(v.refuse);
 	assert_string_equal(v.origin, "strict.policy:10");
@@ -760,7 +765,7 @@ static void test_free_and_empty(void **state)
 	pol_free(NULL);
 	parse_ok("", &p);
 	assert_string_equal(p.name, "t");
-	assert_int_equal(p.n_deny + p.n_guard + p.n_socket, 0);
+	assert_int_equal(pol_denies(&p)->n + pol_guards(&p)->n + pol_sockets(&p)->n, 0);
 	text = pol_format(&p);
 	assert_string_equal(text, "policy t\n");
 	free(text);
