@@ -22,6 +22,7 @@
 #include "common/cleanup.h"
 #include "common/io.h"
 #include "common/exit.h"
+#include "common/num.h"
 #include "common/text.h"
 #include "launcher/annotate.h"
 #include "launcher/junit.h"
@@ -36,7 +37,8 @@
 /* Directories below an argument that are searched for reports (artifacts nest them). */
 #define DEPTH_MAX 8
 
-enum run_state { RUN_PASSED, RUN_FAILED, RUN_UNFINISHED };
+/* RUN_SKIPPED: failed only by the command's own exit, a code --skip-exit-code names */
+enum run_state { RUN_PASSED, RUN_FAILED, RUN_UNFINISHED, RUN_SKIPPED, RUN_N_STATES };
 
 struct run {
 	char *file;
@@ -47,6 +49,7 @@ struct run {
 	enum run_state state;
 	int exit;     /* isorun's; 122 for an unfinished run (no final report: no evidence) */
 	char *reason; /* the verdict's words, or why it is unfinished */
+	bool own;     /* isorun's exit is the command's own: no finding, signal or timeout */
 	bool retained;
 	char *tree;	  /* tree.path when retained */
 	char **leaks;	  /* "pid N `cmdline` in test T" */
@@ -56,10 +59,14 @@ struct run {
 	double secs;
 };
 
+#define SKIP_CODES_MAX 8
+
 struct merge {
 	struct run *runs;
 	size_t n, cap;
 	const char *junit;
+	int skip[SKIP_CODES_MAX]; /* --skip-exit-code: a runner's skip (meson's and CTest's 77) */
+	size_t n_skip;
 	int bad; /* ISO_EXIT_SETUP once an input is no report: the line is already out */
 };
 
@@ -266,6 +273,17 @@ static const char *misshapen(json_t *doc, const char *verdict, json_t *exit)
 	return NULL;
 }
 
+/* The run failed by its command's exit alone: isorun's code is the command's, nothing else. */
+static bool own_exit(json_t *result, const struct run *r)
+{
+	json_t *code = json_object_get(result, "exit_code");
+
+	return r->state == RUN_FAILED && json_is_integer(code) &&
+	       json_integer_value(code) == r->exit && !r->retained && r->all_leaks == 0 &&
+	       json_is_false(json_object_get(result, "timed_out")) &&
+	       json_is_null(json_object_get(result, "signal"));
+}
+
 /* A parsed report (schema 1 checked by the caller) into r. */
 static void take_report(struct run *r, json_t *doc)
 {
@@ -294,6 +312,7 @@ static void take_report(struct run *r, json_t *doc)
 	if (r->retained)
 		r->tree = field(json_string_value(json_object_get(tree, "path")));
 	take_leaks(r, json_object_get(doc, "leaks"));
+	r->own = own_exit(json_object_get(doc, "result"), r);
 }
 
 /*
@@ -460,7 +479,7 @@ static void put(FILE *f, const char *s)
 
 static void summary_run(FILE *f, const struct run *r)
 {
-	if (r->state == RUN_PASSED)
+	if (r->state == RUN_PASSED || r->state == RUN_SKIPPED)
 		return;
 	fputs(r->state == RUN_FAILED ? "FAILED " : "UNFINISHED ", f);
 	put(f, r->name);
@@ -491,14 +510,23 @@ static void summary_run(FILE *f, const struct run *r)
 	fputc('\n', f);
 }
 
-/* The merged verdict: 0 when every run passed, else the worst (highest) run's code. */
+/* The runs that failed by their command's own exit, a code --skip-exit-code names. */
+static void mark_skips(struct merge *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		for (size_t k = 0; k < m->n_skip; k++)
+			if (m->runs[i].own && m->runs[i].exit == m->skip[k])
+				m->runs[i].state = RUN_SKIPPED;
+}
+
+/* The merged verdict: 0 when every run passed or skipped, else the worst (highest) code. */
 static int worst(const struct merge *m, size_t *not_passed)
 {
 	int code = 0;
 
 	*not_passed = 0;
 	for (size_t i = 0; i < m->n; i++) {
-		if (m->runs[i].state == RUN_PASSED)
+		if (m->runs[i].state == RUN_PASSED || m->runs[i].state == RUN_SKIPPED)
 			continue;
 		(*not_passed)++;
 		if (m->runs[i].exit > code)
@@ -509,17 +537,21 @@ static int worst(const struct merge *m, size_t *not_passed)
 
 static void summary(FILE *f, const struct merge *m, int code, size_t not_passed)
 {
-	size_t counts[3] = { 0 }, leaked = 0, retained = 0;
+	size_t counts[RUN_N_STATES] = { 0 }, leaked = 0, retained = 0;
+	char skipped[48] = "";
 
 	for (size_t i = 0; i < m->n; i++) {
 		counts[m->runs[i].state]++;
 		leaked += m->runs[i].all_leaks > 0;
 		retained += m->runs[i].retained;
 	}
+	/* only when asked: the line's words stay what a script reading it knows */
+	if (m->n_skip)
+		snprintf(skipped, sizeof(skipped), ", %zu skipped", counts[RUN_SKIPPED]);
 	fprintf(f,
-		"isorun report: %zu run%s: %zu passed, %zu failed, %zu unfinished; %zu leaked, "
+		"isorun report: %zu run%s: %zu passed%s, %zu failed, %zu unfinished; %zu leaked, "
 		"%zu retained\n",
-		m->n, m->n == 1 ? "" : "s", counts[RUN_PASSED], counts[RUN_FAILED],
+		m->n, m->n == 1 ? "" : "s", counts[RUN_PASSED], skipped, counts[RUN_FAILED],
 		counts[RUN_UNFINISHED], leaked, retained);
 	for (size_t i = 0; i < m->n; i++)
 		summary_run(f, &m->runs[i]);
@@ -537,7 +569,8 @@ static void annotate(FILE *f, const struct merge *m)
 		const struct run *r = &m->runs[i];
 		_cleanup_free_ char *name = iso_escape(r->name), *title = NULL;
 
-		if (r->state == RUN_PASSED || !name || asprintf(&title, "isorun: %s", name) < 0)
+		if (r->state == RUN_PASSED || r->state == RUN_SKIPPED || !name ||
+		    asprintf(&title, "isorun: %s", name) < 0)
 			continue;
 		sup_annotate_text(f, "error", title, r->reason ? r->reason : "failed");
 		for (size_t k = 0; k < r->n_leaks; k++)
@@ -593,10 +626,15 @@ static void jcases(FILE *f, const struct run *r)
 	snprintf(msg, sizeof(msg), "%zu process%s outlived the command", r->err_leaks,
 		 r->err_leaks == 1 ? "" : "es");
 	jcase(f, r, "verdict",
-	      !done		       ? "error"
-	      : r->state == RUN_FAILED ? "failure"
-				       : NULL,
-	      r->reason, done ? "failed" : "unfinished", r->file);
+	      !done			? "error"
+	      : r->state == RUN_FAILED	? "failure"
+	      : r->state == RUN_SKIPPED ? "skipped"
+					: NULL,
+	      r->reason,
+	      r->state == RUN_SKIPPED ? NULL
+	      : done		      ? "failed"
+				      : "unfinished",
+	      r->file);
 	jcase(f, r, "leak gate",
 	      !done	     ? "skipped"
 	      : r->err_leaks ? "failure"
@@ -622,7 +660,7 @@ static void jsuite(FILE *f, const struct run *r)
 	xml(f, r->name, true);
 	fprintf(f,
 		"\" tests=\"3\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\" file=\"",
-		fails, !done, done ? 0 : 2, r->secs);
+		fails, !done, done ? r->state == RUN_SKIPPED : 2, r->secs);
 	xml(f, r->file, true);
 	fputs("\">\n    <properties>\n", f);
 	snprintf(code, sizeof(code), "%d", r->exit);
@@ -675,14 +713,41 @@ static int write_junit(const struct merge *m)
 
 static void usage(FILE *f)
 {
-	fputs("usage: isorun report [--junit FILE] FILE|DIR...\n"
+	fputs("usage: isorun report [--junit FILE] [--skip-exit-code N]... FILE|DIR...\n"
 	      "  merge the JSON reports of many runs (--report DIR/, a CI matrix's artifacts)\n"
 	      "  into one verdict: a summary on stdout, and its exit code: 0 when every run\n"
 	      "  passed, else the highest exit code of the runs that did not (an unfinished\n"
 	      "  run counts 122); 125 when an input is not a report\n"
 	      "  DIR        its *.json files, and its directories' below it\n"
-	      "  --junit FILE  one JUnit file, one test suite per run\n",
+	      "  --junit FILE  one JUnit file, one test suite per run\n"
+	      "  --skip-exit-code N  a run that failed by its command's exit N alone is a\n"
+	      "             skip (meson's and CTest's 77), not a failure\n",
 	      f);
+}
+
+/*
+ * --skip-exit-code N: 1..255 but isorun's own codes (122 a finding, 125 a setup
+ * failure, 126 and 127 an exec's, 128+N a signal's are not a command's skip).
+ */
+static int skip_code(struct merge *m, const char *v)
+{
+	_cleanup_free_ char *a = iso_escape(v);
+	uint64_t n;
+	int r = iso_parse_u64(v, NULL, 1, 127, &n);
+
+	if (r == 0 && (n == ISO_EXIT_FINDING || n >= ISO_EXIT_SETUP))
+		r = -ERANGE;
+	if (r == 0 && m->n_skip == SKIP_CODES_MAX)
+		r = -E2BIG;
+	if (r < 0) {
+		fprintf(stderr, "isorun: report: --skip-exit-code: '%s' %s\n", a ? a : "?",
+			r == -E2BIG ? "is one code too many (8 at most)"
+				    : "is not a command's exit code: give 1 to 121, 123 or 124 "
+				      "(77 for meson's and CTest's skip)");
+		return r;
+	}
+	m->skip[m->n_skip++] = (int)n;
+	return 0;
 }
 
 /* The options; the first operand's index, or -1 with the exit code in *code. */
@@ -702,12 +767,20 @@ static int parse(int argc, char **argv, struct merge *m, int *code)
 			m->junit = argv[++i];
 		} else if (!strncmp(argv[i], "--junit=", 8) && argv[i][8]) {
 			m->junit = argv[i] + 8;
+		} else if (!strncmp(argv[i], "--skip-exit-code", 16) &&
+			   (argv[i][16] == '=' || (!argv[i][16] && i + 1 < argc))) {
+			if (skip_code(m, argv[i][16] ? argv[i] + 17 : argv[++i]) < 0) {
+				*code = ISO_EXIT_SETUP;
+				return -1;
+			}
 		} else {
 			_cleanup_free_ char *a = iso_escape(argv[i]);
 
 			fprintf(stderr, "isorun: report: %s: %s (isorun report --help)\n",
 				a ? a : "?",
-				strncmp(argv[i], "--junit", 7) ? "unknown option" : "needs a file");
+				!strncmp(argv[i], "--junit", 7)		    ? "needs a file"
+				: !strncmp(argv[i], "--skip-exit-code", 16) ? "needs a number"
+									    : "unknown option");
 			*code = ISO_EXIT_SETUP;
 			return -1;
 		}
@@ -734,6 +807,7 @@ int cli_report_main(int argc, char **argv)
 		m.bad = ISO_EXIT_SETUP;
 	}
 	if (!m.bad) {
+		mark_skips(&m);
 		code = worst(&m, &not_passed);
 		if (m.junit && write_junit(&m) < 0 && (code = ISO_EXIT_SETUP))
 			fputs("isorun: report: JUnit file not written\n", stderr);

@@ -118,7 +118,7 @@ _isorun() {
 	ls) sub=ls first=2 opts='--json --root --help' ;;
 	gc) sub=gc first=2 opts='--dry-run --kept --all --verbose --root --help' ;;
 	policy) sub=policy first=2 ;;
-	report) sub=report first=2 opts='--junit --help' ;;
+	report) sub=report first=2 opts='--junit --skip-exit-code --help' ;;
 	esac
 
 	# isorun rerun REPORT: the report is a file, then a run's options

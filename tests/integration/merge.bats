@@ -218,3 +218,47 @@ PY
 	[ "${#line}" -eq $((11 + 512)) ]
 	assert_no_tree
 }
+
+@test "isorun report --skip-exit-code 77: a run failed by its command's 77 alone is a skip, not a failure; one with a finding is not" {
+	iso --report "$W/out/" -- /bin/true
+	run iso --report "$W/out/" -- sh -c 'exit 77'
+	[ "$status" -eq 77 ]
+	# control: without the option a skip is a run that did not pass
+	run "$ISORUN" report "$W/out"
+	[ "$status" -eq 77 ]
+	run --separate-stderr "$ISORUN" report --skip-exit-code 77 --junit "$W/all.xml" "$W/out"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "isorun report: 2 runs: 1 passed, 1 skipped, 0 failed, 0 unfinished; 0 leaked, 0 retained" ]
+	[ "${lines[-1]}" = "isorun report: passed" ]
+	grep -q '<skipped message="command exited 77"' "$W/all.xml"
+	assert_junit_valid "$W/all.xml"
+	# a 77 with a leak, even one only warned about, is no plain skip; another code neither
+	run iso --leaks=warn --settle 0 --report "$W/out/" -- sh -c "$H/daemonize -n $W/pid; exit 77"
+	[ "$status" -eq 77 ]
+	run "$ISORUN" report --skip-exit-code=77 "$W/out"
+	[ "$status" -eq 77 ]
+	[ "${lines[-1]}" = "isorun report: FAILED (exit 77): 1 of 3 runs did not pass" ]
+	run iso --report "$W/out/" -- sh -c 'exit 1'
+	run "$ISORUN" report --skip-exit-code 77 "$W/out"
+	[ "$status" -eq 77 ]
+	[ "${lines[-1]}" = "isorun report: FAILED (exit 77): 2 of 4 runs did not pass" ]
+	[ -f "$W/pid" ] && kill "$(cat "$W/pid")" 2>/dev/null || true
+}
+
+@test "isorun report --skip-exit-code: isorun's own codes, no number or a ninth code are one line, exit 125" {
+	iso --report "$W/out/" -- /bin/true
+	for v in 0 122 125 127 128 255 x 7x; do
+		run --separate-stderr "$ISORUN" report --skip-exit-code "$v" "$W/out"
+		[ "$status" -eq 125 ]
+		[ "$stderr" = "isorun: report: --skip-exit-code: '$v' is not a command's exit code: give 1 to 121, 123 or 124 (77 for meson's and CTest's skip)" ]
+	done
+	run --separate-stderr "$ISORUN" report --skip-exit-code
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: report: --skip-exit-code: needs a number (isorun report --help)" ]
+	run --separate-stderr "$ISORUN" report $(printf -- '--skip-exit-code %s ' 1 2 3 4 5 6 7 8 9) "$W/out"
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "isorun: report: --skip-exit-code: '9' is one code too many (8 at most)" ]
+	# control: a good one passes
+	run "$ISORUN" report --skip-exit-code 124 "$W/out"
+	[ "$status" -eq 0 ]
+}
