@@ -551,6 +551,10 @@ static json_t *row_json(const struct tree_view *v, const struct row *r, uint64_t
 #define SHIELD_STAYS                                                                               \
 	"its shield (an overlay) is still mounted on it: isorun gc takes it off when it "          \
 	"removes the tree, umount -l on its path takes it off alone"
+/* A run inside another root run's: its tree is a tmpfs of its own, its files there only. */
+#define NESTED_STAYS                                                                               \
+	"a tmpfs of its own (a run inside another's), which holds its files: isorun gc ends "      \
+	"it when it removes the tree"
 
 static void row_fill(struct cmd *c, size_t i, struct row *r)
 {
@@ -590,7 +594,8 @@ static void row_fill(struct cmd *c, size_t i, struct row *r)
 		row_orphans(c, &v, r);
 	if (v.lock != TREE_LOCK_HELD && tree_shield_present(c->user_fd, c->names[i])) {
 		size_t at = strlen(r->reason);
-		snprintf(r->reason + at, sizeof(r->reason) - at, "%s" SHIELD_STAYS, at ? "; " : "");
+		snprintf(r->reason + at, sizeof(r->reason) - at, "%s%s", at ? "; " : "",
+			 tree_shield_nested(c->user_fd, c->names[i]) ? NESTED_STAYS : SHIELD_STAYS);
 	}
 	row_owner(r, owner);
 	if (c->json) {
@@ -857,6 +862,7 @@ struct gc_kernel {
 	bool asked;
 	enum tree_shield_proof proof;
 	bool foreign; /* what is at the tree's path is not its shield: not ours to act on */
+	bool nested;  /* the shield was a nested tree's tmpfs: the tree ended with it */
 	dev_t dev;    /* the shield's device: a holder through it shows it */
 	struct tree_mntns_seen seen;
 	char why[512]; /* what the proof found, or why it proved nothing */
@@ -894,6 +900,7 @@ static void ask_kernel(struct cmd *c, size_t i, struct tree_view *v, struct gc_k
 
 	snprintf(path, sizeof(path), "%s", v->path);
 	tree_view_close(v);
+	k->nested = tree_shield_nested(c->user_fd, c->names[i]);
 	for (int ask = 0; ask < GC_ASKS; ask++) {
 		k->proof = tree_shield_prove_left(c->user_fd, c->user_path, c->names[i], &k->dev,
 						  &k->foreign, &k->seen, &e);
@@ -1025,6 +1032,27 @@ static int gc_act(struct cmd *c, size_t i, struct tree_view *v, bool removable, 
 	return 0;
 }
 
+/*
+ * A nested tree's tmpfs ended with the proof's unmount, and its files with it:
+ * what is left is the directory it was mounted on, empty unless something
+ * wrote below it through the outer run's path (then kept, and said).
+ */
+static int gc_nested_gone(struct cmd *c, size_t i, const char *shown, const char *why)
+{
+	_cleanup_free_ char *why_shown = iso_escape(why);
+
+	if (unlinkat(c->user_fd, c->names[i], AT_REMOVEDIR) < 0) {
+		printf("kept %s: its tmpfs ended with its files, but the directory below it "
+		       "stays: %s\n",
+		       shown, strerror(errno));
+		return 1;
+	}
+	printf("removed %s: %s; its tmpfs (a run inside another's) ended with its unmount, and "
+	       "its files with it\n",
+	       shown, why_shown ? why_shown : "?");
+	return 0;
+}
+
 /* One tree: its run's processes stopped, the kernel asked, its holders judged, acted on. */
 static int gc_one(struct cmd *c, size_t i)
 {
@@ -1034,7 +1062,7 @@ static int gc_one(struct cmd *c, size_t i)
 	char why[1200], note[900] = "";
 	_cleanup_free_ char *shown = NULL;
 	dev_t alias = shielded(c, i), took_off = alias;
-	bool gated, removable;
+	bool gated, removable = false, nested;
 	int r;
 
 	/* the lock, once taken, is held through the removal: no owner can start */
@@ -1056,8 +1084,22 @@ static int gc_one(struct cmd *c, size_t i)
 		tree_view_close(&v);
 		return r < 0;
 	}
-	if (may_ask(c, &v, alias)) {
+	/*
+	 * A nested tree's tmpfs ends with the proof, and its records with it: it
+	 * is judged first, as proven, and asked only when that would remove it.
+	 */
+	nested = tree_shield_nested(c->user_fd, c->names[i]);
+	if (nested && may_ask(c, &v, alias)) {
+		struct tree_judging pre = { .proven = true };
+
+		removable = judge(c, &v, &pre, note, why, sizeof(why));
+	}
+	if (may_ask(c, &v, alias) && (!nested || removable)) {
 		ask_kernel(c, i, &v, &k);
+		if (k.nested && k.proof == TREE_SHIELD_UNUSED) {
+			tree_view_close(&v);
+			return gc_nested_gone(c, i, shown ? shown : c->names[i], why);
+		}
 		/* off: what holds it through the shield shows the shield's device */
 		alias = shielded(c, i);
 		v.alias_dev = alias ? alias : k.dev ? k.dev : v.alias_dev;

@@ -167,7 +167,8 @@ static int fail_before_start(struct sup *s, const struct iso_err *e)
 	out->setup_before = true;
 	/* the shield's work directory is removed with the descriptors set aside for it */
 	tree_release_reserve(&s->tree);
-	sup_lower_shield(s, false);
+	/* a nested tree's tmpfs comes off only through its proof (tree/nest.h) */
+	sup_lower_shield(s, s->tree.nest_watch >= 0 || s->td.shield.tmpfs);
 	if (s->tree.fd >= 0 && s->o->reenter)
 		keep_reentered(s);
 	else if (s->tree.fd >= 0)

@@ -205,7 +205,7 @@ int sup_make_tree(struct sup *s, struct iso_err *e)
 	if (r == 0)
 		r = o->reenter ? tree_adopt(&s->tree, tree_root(o->root), o->reenter, o->argv, e)
 			       : tree_create_as(&s->tree, tree_root(o->root), s->out->run_id,
-						o->argv, e);
+						o->argv, o->keep == SUP_KEEP_NEVER && !o->shell, e);
 	if (r < 0) {
 		if (e->cause == TREE_CAUSE_ROOT) {
 			iso_err_prefix(e, sup_say(o->say, SUP_SAY_ROOT), " ");

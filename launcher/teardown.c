@@ -100,6 +100,9 @@ static void tree_query(struct sup *s, struct tree_holder_query *q, char *walk, s
 	snprintf(walk, wlen, "/proc/self/fd/%d/.", s->tree.fd);
 	q->walk = walk;
 	q->alias_dev = s->td.shield_dev;
+	/* a nested tree's tmpfs is a superblock of its own: its device alone names a holder */
+	if (s->td.shield.tmpfs && q->tree)
+		q->gone_dev = s->td.shield.dev;
 	s->td.n_lookers = 0;
 	q->lookers = s->td.lookers;
 	q->n_lookers = &s->td.n_lookers;
@@ -167,6 +170,28 @@ static void wait_lookers(const pid_t *pids, size_t n)
 		close(p[--k].fd);
 }
 
+/*
+ * The kernel asked through the shield.  A nested tree's tmpfs is the tree
+ * (tree/shield.h): the run's own descriptors in it go first, and the tree's
+ * descriptor comes back on whatever is at its name afterwards.
+ */
+static enum tree_shield_proof prove_shield(struct sup *s, dev_t *dev, struct iso_err *e)
+{
+	struct tree_tree *t = &s->tree;
+	struct iso_err again = { 0 };
+	enum tree_shield_proof p;
+
+	if (s->td.shield.tmpfs)
+		tree_let_go(t);
+	p = tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield, dev, &s->td.exposed,
+			      e);
+	if (s->td.shield.tmpfs && tree_reopen(t, &again) < 0 && s->o->verbosity >= 0) {
+		char buf[400];
+		fprintf(stderr, "isorun: %s\n", iso_err_format(&again, buf, sizeof(buf)));
+	}
+	return p;
+}
+
 static bool still_held(struct sup *s, char *why, size_t len)
 {
 	struct tree_tree *t = &s->tree;
@@ -185,8 +210,7 @@ static bool still_held(struct sup *s, char *why, size_t len)
 	(void)tree_shield_drop_children(t->path, s->td.shield.dev);
 	for (int i = 0; i < HELD_ASKS && s->td.proof == TREE_SHIELD_HELD && !why[0]; i++) {
 		wait_lookers(s->td.lookers, s->td.n_lookers);
-		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield,
-						&dev, &s->td.exposed, &e);
+		s->td.proof = prove_shield(s, &dev, &e);
 		if (s->td.proof == TREE_SHIELD_HELD && i + 1 < HELD_ASKS)
 			rescan(s, why, len);
 	}
@@ -308,6 +332,18 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 		return;
 	if (s->td.gate.up && s->td.proof == TREE_SHIELD_ELSEWHERE && gate_still_held(s, why, len))
 		return;
+	/* its files live on with what holds them: no removal afterwards could hear that */
+	if (s->td.shield.tmpfs && s->td.proof != TREE_SHIELD_UNUSED &&
+	    !tree_shield_ended(&s->td.shield)) {
+		tree_release_unnamed(
+			s->out->tree_path,
+			"the kernel says the tree is held (its tmpfs lives on after its "
+			"unmount, with its files: a copy in a mount namespace of its "
+			"own, or a detached mount)",
+			&e);
+		iso_err_format(&e, why, len);
+		return;
+	}
 	if (q.n_pipes)
 		snprintf(why, len, "pipe still open (%s; its holder is not visible to isorun)",
 			 names[0]);
@@ -442,10 +478,11 @@ static void finish_shield(struct sup *s)
 	struct iso_err e = { 0 };
 	char buf[400];
 
-	if (s->td.shield.up)
+	/* a nested tree's tmpfs is the tree: only its proof's unmount takes it off */
+	if (s->td.shield.up && !s->td.shield.tmpfs)
 		tree_shield_off(t->path);
 	s->td.shield.up = false;
-	if (!s->td.shield.work)
+	if (!s->td.shield.work || (s->td.shield.tmpfs && tree_shield_present(t->user_fd, t->id)))
 		return;
 	if (tree_shield_remove_work(t->user_fd, t->id, t->user_path, &e) < 0 &&
 	    s->o->verbosity >= 0)
@@ -489,9 +526,15 @@ void sup_raise_shield(struct sup *s)
 	}
 	if (iso_test_fault("late-shield"))
 		sup_test_late_shield(s->tree.fd);
-	(void)tree_shield_raise(&s->td.shield, s->tree.user_fd, s->tree.fd, s->tree.id,
-				s->tree.path, TREE_OWNER);
-	if (s->td.shield.up && tree_park(&s->tree, &e) < 0) {
+	if (tree_shield_raise(&s->td.shield, s->tree.user_fd, s->tree.fd, s->tree.id, s->tree.path,
+			      TREE_OWNER, &s->tree.nest_watch) < 0 &&
+	    s->tree.nest_why[0])
+		snprintf(
+			s->td.shield.why, sizeof(s->td.shield.why),
+			"the tree is on an overlay (a run inside another's shield), and has %.120s",
+			s->tree.nest_why);
+	/* a nested tree's tmpfs has nothing below it: our descriptor there is no way past */
+	if (s->td.shield.up && !s->td.shield.tmpfs && tree_park(&s->tree, &e) < 0) {
 		char buf[400];
 
 		/* a shield with a way past it in our own table proves nothing */
@@ -573,15 +616,13 @@ void sup_open_gate(struct sup *s)
 /* What the shield proved, raised on the host (root), and off again. */
 static void lower_host_shield(struct sup *s, bool prove)
 {
-	struct tree_tree *t = &s->tree;
 	struct iso_err e = { 0 };
 
 	if (!s->td.shield.up) {
 		snprintf(s->td.proof_why, sizeof(s->td.proof_why), "%s",
 			 s->td.gate.why[0] ? s->td.gate.why : s->td.shield.why);
 	} else if (prove) {
-		s->td.proof = tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield,
-						&s->td.shield_dev, &s->td.exposed, &e);
+		s->td.proof = prove_shield(s, &s->td.shield_dev, &e);
 		iso_err_format(&e, s->td.proof_why, sizeof(s->td.proof_why));
 	}
 	/*
@@ -607,6 +648,10 @@ void sup_lower_shield(struct sup *s, bool prove)
 	const char *words;
 
 	s->td.proof = TREE_SHIELD_NONE;
+	/* a nested tree's tmpfs whose command never started: its shield all the same */
+	if (!s->td.shield.up && t->nest_watch >= 0)
+		(void)tree_shield_raise(&s->td.shield, t->user_fd, t->fd, t->id, t->path,
+					TREE_OWNER, &t->nest_watch);
 	tree_shield_unlock(&s->td.shield);
 	/* the tree's descriptor comes back first: teardown knows the tree by it */
 	if (tree_unpark(t, &e) < 0 && s->o->verbosity >= 0) {
@@ -851,17 +896,24 @@ void sup_teardown(struct sup *s)
 	struct tree_tree *tree = &s->tree;
 	struct sup_outcome *out = s->out;
 	char why[sizeof(out->tree_reason)], unseen[sizeof(out->tree_reason)];
+	struct iso_err e = { 0 };
 	uint64_t t;
-	bool keep;
+	bool keep, homed;
 
 	/* the proof, and a scan, may need the descriptors a full table left no room for */
 	tree_release_reserve(tree);
 	/* the shield's proof is the holder scan's first step, and timed with it */
 	t = sup_now_us();
 	keep = keep_on_purpose(s);
+	/* a nested tree's tmpfs ends with its proof, and its files with it: its home is read first
+	 */
+	homed = !keep && s->td.shield.tmpfs && tree_unpark(tree, &e) == 0;
+	if (homed)
+		sup_collect_home(s);
 	sup_lower_shield(s, !keep);
 	/* the tree's own descriptor again, the shield off: nothing looks through it */
-	sup_collect_home(s);
+	if (!homed)
+		sup_collect_home(s);
 	if (keep) {
 		out->tree_state = SUP_TREE_KEPT;
 		return;

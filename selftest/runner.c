@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -334,6 +337,15 @@ void st_sweep(struct st_control *ctl)
 	}
 }
 
+static bool is_mark_of(const char *name, const char *tree)
+{
+	const char *base = strrchr(tree, '/');
+	char mark[NAME_MAX + 1];
+
+	snprintf(mark, sizeof(mark), ".%s%s", base ? base + 1 : tree, TREE_NEST_MARK);
+	return !strcmp(name, mark);
+}
+
 void st_check_trees(const struct st_ctx *c, struct st_control *ctl, const char *expect)
 {
 	_cleanup_close_ int fd = open(c->user_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -349,16 +361,25 @@ void st_check_trees(const struct st_ctx *c, struct st_control *ctl, const char *
 	while ((de = readdir(d))) {
 		char path[PATH_MAX * 2];
 		struct iso_err e = { 0 };
+		struct stat st, parent;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", c->user_root, de->d_name);
-		/* the shields' shared lower layer stays, as the per-user directory does */
+		/*
+		 * the shields' shared lower layer stays, as the per-user directory
+		 * does; a retained nested tree keeps its tmpfs's mark (tree/nest.h)
+		 */
 		if (strcmp(de->d_name, TREE_SHIELD_LOWER) &&
-		    (!expect || strcmp(path, expect) != 0)) {
+		    (!expect || (strcmp(path, expect) != 0 && !is_mark_of(de->d_name, expect)))) {
 			st_append(ctl, "left its tree %s behind", path);
 			ctl->result = ST_NOT_OK;
 		}
+		/* a nested tree's tmpfs (the holder control's tree is retained), mark or no mark */
+		if (fstat(dirfd(d), &parent) == 0 &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_dev != parent.st_dev)
+			(void)umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
 		if (tree_rmtree(dirfd(d), de->d_name, path, NULL, &e) < 0) {
 			char buf[512];
 

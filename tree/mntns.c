@@ -486,11 +486,13 @@ int tree_mntns_share(int root_fd, const char *name)
 {
 	_cleanup_close_ int lock = -1, clone = -1, dir = -1;
 	struct mount_attr attr = { .propagation = MS_SHARED };
-	struct statfs sf;
 
-	/* where no shield can be raised (on an overlay: a run inside another's), none to share */
+	/*
+	 * On an overlay too (a run inside another's): its trees are tmpfs mounts
+	 * of their own (tree/shield.h), whose copies must be its slaves.
+	 */
 	if (geteuid() != 0 || !tree_mntns_initial_userns() || iso_test_fault("no-share") ||
-	    fstatfs(root_fd, &sf) < 0 || sf.f_type == OVERLAYFS_MAGIC || shared(root_fd, name))
+	    shared(root_fd, name))
 		return 0;
 	/* another run making it now: this one goes without */
 	lock = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "common/nowait.h"
 #include "common/text.h"
 #include "tree/gate.h"
@@ -26,6 +27,7 @@
 #include "tree/rmtree.h"
 
 #define OVERLAYFS_MAGIC 0x794c7630
+#define TMPFS_MAGIC	0x01021994
 
 /*
  * How long an unmounted shield's superblock may take to end: a mount copy
@@ -151,22 +153,42 @@ static int watch_root(struct tree_shield *sh, const char *path)
 	return 0;
 }
 
+/* The nested tree's tmpfs, made by tree_nest_mount(): it is the tree, and its shield. */
+static void raise_nested(struct tree_shield *sh, const struct stat *st, const struct stat *parent,
+			 int *nest_watch)
+{
+	/* no lock through it: the tree's own lock is already on this inode */
+	sh->tmpfs = sh->up = sh->work = true;
+	sh->dev = st->st_dev;
+	sh->disk = parent->st_dev;
+	sh->ino = st->st_ino;
+	sh->watch = *nest_watch;
+	*nest_watch = -1;
+}
+
 int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
-		      const char *path, const char *owner)
+		      const char *path, const char *owner, int *nest_watch)
 {
 	_cleanup_close_ int lower = -1, workdir = -1;
+	struct stat st, parent;
 	struct statfs sf;
-	struct stat st;
 	int r;
 
 	*sh = (struct tree_shield){ .lock_fd = -1, .watch = -1 };
+	/* first: at a full descriptor table, what asks the kernel nothing more still works */
+	if (*nest_watch >= 0) {
+		if (fstat(tree_fd, &st) < 0 || fstat(user_fd, &parent) < 0)
+			return fail(sh, -errno, "stat the tree");
+		raise_nested(sh, &st, &parent, nest_watch);
+		return 0;
+	}
 	if (geteuid() != 0)
 		return fail(sh, -EPERM, "not root: no mount in the caller's mount namespace");
 	if (!tree_mntns_initial_userns())
 		return fail(sh, -EPERM,
 			    "not in the host's user namespace: its mount namespaces "
 			    "cannot all be seen");
-	if (fstat(tree_fd, &st) < 0 || fstatfs(tree_fd, &sf) < 0)
+	if (fstat(tree_fd, &st) < 0 || fstatfs(tree_fd, &sf) < 0 || fstat(user_fd, &parent) < 0)
 		return fail(sh, -errno, "stat the tree");
 	/* a run inside another root's run: an overlay's upper layer cannot be an overlay */
 	if (sf.f_type == OVERLAYFS_MAGIC)
@@ -213,10 +235,10 @@ void tree_shield_unlock(struct tree_shield *sh)
 }
 
 /*
- * The directory at `path` is an overlay mounted on the tree (statfs, and a
- * device of its own).  O_PATH: ls and gc look at a live run's tree this way
- * only, which its teardown's scan tells from a holder (an open directory
- * would be named as one).
+ * The directory at `path` is an overlay mounted on the tree, or a nested
+ * tree's own tmpfs (statfs, and a device of its own).  O_PATH: ls and gc look at a live run's tree
+ * this way only, which its teardown's scan tells from a holder (an open directory would be named as
+ * one).
  */
 static bool is_shield(int user_fd, const char *id, struct stat *st)
 {
@@ -224,8 +246,18 @@ static bool is_shield(int user_fd, const char *id, struct stat *st)
 	struct stat parent;
 	_cleanup_close_ int fd = openat(user_fd, id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	return fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_MAGIC &&
-	       fstat(fd, st) == 0 && fstat(user_fd, &parent) == 0 && st->st_dev != parent.st_dev;
+	return fd >= 0 && fstatfs(fd, &sf) == 0 &&
+	       (sf.f_type == OVERLAYFS_MAGIC || sf.f_type == TMPFS_MAGIC) && fstat(fd, st) == 0 &&
+	       fstat(user_fd, &parent) == 0 && st->st_dev != parent.st_dev;
+}
+
+bool tree_shield_nested(int user_fd, const char *id)
+{
+	_cleanup_close_ int fd = openat(user_fd, id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct statfs sf;
+
+	return fd >= 0 && fstatfs(fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
+	       tree_shield_present(user_fd, id);
 }
 
 bool tree_shield_present(int user_fd, const char *id)
@@ -271,14 +303,18 @@ static int exposed(int user_fd, const char *user_path, const char *id, dev_t dis
  * it proves something only if it was the shield (the watch hears its end).
  */
 static enum tree_shield_proof unmount_and_hear(int user_fd, const char *user_path, const char *id,
-					       dev_t disk, dev_t dev, int watch,
+					       dev_t disk, dev_t dev, int watch, bool tmpfs,
 					       struct tree_mntns_seen *seen, struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
 	char at[64 + NAME_MAX];
-	/* before the unmount: a namespace's copy of the shield is what covers it */
-	int ex = exposed(user_fd, user_path, id, disk, dev, seen, e);
+	/*
+	 * before the unmount: a namespace's copy of the shield is what covers it.
+	 * A nested tree's tmpfs has no disk below it: what a namespace shows
+	 * without it is an empty directory of the outer run's.
+	 */
+	int ex = tmpfs ? 0 : exposed(user_fd, user_path, id, disk, dev, seen, e);
 
 	if (ex < 0)
 		snprintf(why, len, "the mount namespaces cannot be read: %s", strerror(-ex));
@@ -295,6 +331,48 @@ static enum tree_shield_proof unmount_and_hear(int user_fd, const char *user_pat
 	return ex == 0 ? TREE_SHIELD_UNUSED : ex > 0 ? TREE_SHIELD_EXPOSED : TREE_SHIELD_NONE;
 }
 
+/*
+ * A nested tree's tmpfs as the command left it (a root command shares the
+ * mount namespace): what it mounted over the tree's place comes off first, its
+ * own, 8 at most; then ours is unmounted and heard.  Taken off already, its end
+ * alone proves it.  Only the watch's word counts: whatever came off, the tree
+ * ended only where its superblock did.
+ */
+static enum tree_shield_proof prove_nested(int user_fd, const char *user_path, const char *id,
+					   const struct tree_shield *sh,
+					   struct tree_mntns_seen *seen, struct iso_err *e)
+{
+	char at[64 + NAME_MAX];
+	struct stat st, parent;
+	bool ours = false;
+
+	if (fstat(user_fd, &parent) < 0)
+		return iso_err_set(e, errno, "stat the trees' directory"), TREE_SHIELD_NONE;
+	snprintf(at, sizeof(at), "/proc/self/fd/%d/%s", user_fd, id);
+	for (int i = 0; i < 8; i++) {
+		if (fstatat(user_fd, id, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    st.st_dev == parent.st_dev)
+			break;
+		ours = st.st_dev == sh->dev;
+		if (ours)
+			break;
+		(void)umount2(at, MNT_DETACH | UMOUNT_NOFOLLOW);
+	}
+	if (ours)
+		return unmount_and_hear(user_fd, user_path, id, parent.st_dev, sh->dev, sh->watch,
+					true, seen, e);
+	if (tree_overlay_ended(sh->watch, SHIELD_END_MS))
+		return TREE_SHIELD_UNUSED;
+	snprintf(iso_err_text(e), sizeof(e->msg),
+		 "the tree's tmpfs was taken off its path, and lives on");
+	return TREE_SHIELD_ELSEWHERE;
+}
+
+bool tree_shield_ended(const struct tree_shield *sh)
+{
+	return sh->watch >= 0 && tree_overlay_ended(sh->watch, 0);
+}
+
 enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
 					 const struct tree_shield *sh, dev_t *ovl_dev,
 					 struct tree_mntns_seen *seen, struct iso_err *e)
@@ -304,6 +382,10 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 	struct stat st, parent;
 
 	*ovl_dev = 0;
+	if (sh->tmpfs) {
+		*ovl_dev = sh->dev;
+		return prove_nested(user_fd, user_path, id, sh, seen, e);
+	}
 	if (!tree_shield_present(user_fd, id) || !is_shield(user_fd, id, &st) ||
 	    fstat(user_fd, &parent) < 0) {
 		snprintf(why, len, "the tree's shield is gone");
@@ -316,8 +398,8 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 	}
 	*ovl_dev = st.st_dev;
 	/* our own superblock's end, heard on the watch added at its mount */
-	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, sh->watch, seen,
-				e);
+	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, sh->watch,
+				sh->tmpfs, seen, e);
 }
 
 /* The inode number of `name`'s directory entry in dir_fd: the disk's, under any mount on it. */
@@ -352,7 +434,8 @@ static int entry_ino(int dir_fd, const char *name, ino_t *ino)
  * place, after it was moved away; the release proof after the removal).
  * The descriptor, or -errno with why.
  */
-static int open_left(int user_fd, const char *id, struct stat *st, char *why, size_t len)
+static int open_left(int user_fd, const char *id, struct stat *st, bool *tmpfs, char *why,
+		     size_t len)
 {
 	int fd = openat(user_fd, id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct statfs sf;
@@ -362,11 +445,14 @@ static int open_left(int user_fd, const char *id, struct stat *st, char *why, si
 
 	if (r == 0 && (fstatfs(fd, &sf) < 0 || fstat(fd, st) < 0 || fstat(user_fd, &parent) < 0))
 		r = -errno;
-	if (r == 0 && (sf.f_type != OVERLAYFS_MAGIC || st->st_dev == parent.st_dev))
+	if (r == 0 && ((sf.f_type != OVERLAYFS_MAGIC && sf.f_type != TMPFS_MAGIC) ||
+		       st->st_dev == parent.st_dev))
 		r = -ENOENT;
-	if (r == 0)
+	/* a nested tree's tmpfs is the tree: no inode on disk for it to show */
+	*tmpfs = r == 0 && sf.f_type == TMPFS_MAGIC;
+	if (r == 0 && !*tmpfs)
 		r = entry_ino(user_fd, id, &disk);
-	if (r == 0 && disk != st->st_ino)
+	if (r == 0 && !*tmpfs && disk != st->st_ino)
 		r = -EXDEV;
 	if (r == 0)
 		r = tree_mntns_mounted_on(fd, user_fd);
@@ -391,6 +477,7 @@ enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path
 	size_t len = sizeof(e->msg);
 	_cleanup_close_ int in = -1;
 	struct stat st, parent;
+	bool tmpfs = false;
 	char at[64];
 	int fd;
 
@@ -400,7 +487,7 @@ enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path
 		snprintf(why, len, "not root of the host: its mount namespaces cannot all be seen");
 		return TREE_SHIELD_NONE;
 	}
-	fd = open_left(user_fd, id, &st, why, len);
+	fd = open_left(user_fd, id, &st, &tmpfs, why, len);
 	*foreign = fd == -EXDEV;
 	if (fd < 0)
 		return TREE_SHIELD_NONE;
@@ -415,7 +502,8 @@ enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path
 	}
 	close(fd);
 	*dev = st.st_dev;
-	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, in, seen, e);
+	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, in, tmpfs, seen,
+				e);
 }
 
 /* The mount id of the shield: mounted at `path`, of device `dev`; -1 when none. */

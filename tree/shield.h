@@ -21,6 +21,7 @@
 
 #include "common/err.h"
 #include "tree/mntns.h"
+#include "tree/nest.h"
 
 /*
  * The lower layer every run shared before each had its own (in its work
@@ -28,7 +29,7 @@
  */
 #define TREE_SHIELD_LOWER ".empty"
 /* A run's work directory in the user directory: ".<id>.w"; its lower layer ".<id>.l" */
-#define TREE_SHIELD_WORK_SUFFIX	 ".w"
+#define TREE_SHIELD_WORK_SUFFIX	 TREE_NEST_MARK /* a nested tree's mark too */
 #define TREE_SHIELD_LOWER_SUFFIX ".l"
 
 enum tree_shield_proof {
@@ -43,6 +44,7 @@ enum tree_shield_proof {
 struct tree_shield {
 	bool up;
 	bool work;  /* its work directory exists (tree_shield_remove_work() takes it) */
+	bool tmpfs; /* a nested tree's own tmpfs (tree/nest.h), not an overlay */
 	dev_t dev;  /* the overlay's st_dev: what a holder through it shows */
 	dev_t disk; /* the tree directory's own st_dev */
 	ino_t ino;  /* and inode, which the shield must show as its root's */
@@ -64,10 +66,12 @@ struct tree_shield {
 /*
  * Mount the shield on `path` (the tree, open as tree_fd, named `id` in the user
  * directory user_fd).  Not being able to is not an error of the run: the holder
- * scan then proves the tree unused the slow way.  0, or -errno with sh->why.
+ * scan then proves the tree unused the slow way.  A nested tree's tmpfs
+ * (*nest_watch, from tree_nest_mount(), taken over) is the shield as it is.
+ * 0, or -errno with sh->why.
  */
 int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
-		      const char *path, const char *owner);
+		      const char *path, const char *owner, int *nest_watch);
 /* Let go of the lock taken through the shield (before it comes off). */
 void tree_shield_unlock(struct tree_shield *sh);
 /* Close the shield's watch (once it is off). */
@@ -88,6 +92,9 @@ void tree_shield_forget(struct tree_shield *sh);
 enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
 					 const struct tree_shield *sh, dev_t *ovl_dev,
 					 struct tree_mntns_seen *seen, struct iso_err *e);
+
+/* Whether a nested tree's tmpfs ended since its proof (its watch heard it). */
+bool tree_shield_ended(const struct tree_shield *sh);
 
 /*
  * gc's proof for the shield a run killed before its teardown left on tree `id`:
@@ -118,6 +125,8 @@ void tree_shield_off(const char *path);
 
 /* Whether the tree `id` still wears a shield (a run killed before its teardown). */
 bool tree_shield_present(int user_fd, const char *id);
+/* Whether that shield is a nested tree's tmpfs: the tree itself, gone with its unmount. */
+bool tree_shield_nested(int user_fd, const char *id);
 
 /* Remove the run's work directory; a missing one is not an error. */
 int tree_shield_remove_work(int user_fd, const char *id, const char *user_path, struct iso_err *e);

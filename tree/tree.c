@@ -20,6 +20,7 @@
 #include "common/proc.h"
 #include "tree/rmtree.h"
 #include "tree/mntns.h"
+#include "tree/nest.h"
 #include "common/text.h"
 
 /* the lock last: whoever finds the owner record finds it locked or takeable */
@@ -332,6 +333,12 @@ static void unmake(struct tree_tree *t, struct iso_err *e)
 		close(t->fd);
 		t->fd = -1;
 	}
+	/* a nested tree's tmpfs: what was made in it goes with it */
+	if (t->nest_watch >= 0) {
+		close(t->nest_watch);
+		t->nest_watch = -1;
+		tree_nest_off(t->user_fd, t->id);
+	}
 	if (!left && unlinkat(t->user_fd, t->id, AT_REMOVEDIR) == 0)
 		return;
 	/* 125 promises nothing is left: when something is, the error says what */
@@ -352,22 +359,23 @@ static void unmake(struct tree_tree *t, struct iso_err *e)
 /* A tree not yet opened, and the descriptors its teardown will need, taken now. */
 static int tree_begin(struct tree_tree *t, struct iso_err *e)
 {
-	t->user_fd = t->fd = t->lock_fd = t->park = -1;
+	t->user_fd = t->fd = t->lock_fd = t->park = t->nest_watch = -1;
 	t->parked = false;
 	t->shield_dev = 0;
 	t->reentries = 0;
 	t->first_reason[0] = '\0';
+	t->nest_why[0] = '\0';
 	memset(t->reserve, 0, sizeof(t->reserve));
 	return take_reserve(t, e);
 }
 
 int tree_create(struct tree_tree *t, const char *root, char *const *argv, struct iso_err *e)
 {
-	return tree_create_as(t, root, NULL, argv, e);
+	return tree_create_as(t, root, NULL, argv, false, e);
 }
 
 int tree_create_as(struct tree_tree *t, const char *root, const char *id, char *const *argv,
-		   struct iso_err *e)
+		   bool may_nest, struct iso_err *e)
 {
 	int r;
 
@@ -399,6 +407,13 @@ int tree_create_as(struct tree_tree *t, const char *root, const char *id, char *
 	    (int)sizeof(t->path)) {
 		(void)unlinkat(t->user_fd, t->id, AT_REMOVEDIR);
 		return iso_err_set(e, ENAMETOOLONG, "create '%s/%s'", t->user_path, t->id);
+	}
+	/* inside another root run's shield: a tmpfs of its own, before anything is made in it */
+	if (may_nest) {
+		struct iso_err ne = { 0 };
+
+		t->nest_watch = tree_nest_mount(t->user_fd, t->id, tree_dir_mode(), &ne);
+		iso_err_format(&ne, t->nest_why, sizeof(t->nest_why));
 	}
 	t->fd = openat(t->user_fd, t->id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (t->fd < 0)
@@ -756,8 +771,26 @@ int tree_unpark(struct tree_tree *t, struct iso_err *e)
 	return 0;
 }
 
+void tree_let_go(struct tree_tree *t)
+{
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	if (t->fd >= 0)
+		close(t->fd);
+	t->lock_fd = t->fd = -1;
+}
+
+int tree_reopen(struct tree_tree *t, struct iso_err *e)
+{
+	t->fd = openat(t->user_fd, t->id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return t->fd < 0 ? iso_err_set(e, errno, "open '%s' again", t->path) : 0;
+}
+
 void tree_close(struct tree_tree *t)
 {
+	if (t->nest_watch >= 0)
+		close(t->nest_watch);
+	t->nest_watch = -1;
 	if (t->parked) {
 		close(t->park);
 		t->parked = false;

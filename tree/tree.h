@@ -68,6 +68,10 @@ struct tree_tree {
 	 */
 	unsigned reentries;
 	char first_reason[400];
+	/* why a tree inside another root run's shield has no tmpfs of its own ("": none needed) */
+	char nest_why[200];
+	/* the watch on that tmpfs's root, added at its mount, until its shield takes it; -1 */
+	int nest_watch;
 	char id[64];
 	char path[PATH_MAX]; /* absolute */
 	char user_path[PATH_MAX];
@@ -131,9 +135,12 @@ int tree_create(struct tree_tree *t, const char *root, char *const *argv, struct
 /*
  * The same, named id (made by tree_new_id()) where that name is free: a run names
  * its output files before its tree is made.  NULL or "": a name made here.
+ * may_nest: inside another root run's shield the tree may be a tmpfs of its
+ * own (tree/nest.h); a tree that may be kept is not, as the tmpfs ends
+ * with the outer run's namespace.
  */
 int tree_create_as(struct tree_tree *t, const char *root, const char *id, char *const *argv,
-		   struct iso_err *e);
+		   bool may_nest, struct iso_err *e);
 /* A new tree's name: its UTC stamp, then TREE_ID_RANDOM random characters. */
 int tree_new_id(char *buf, size_t len, struct iso_err *e);
 /*
@@ -168,6 +175,14 @@ int tree_park(struct tree_tree *t, struct iso_err *e);
 int tree_unpark(struct tree_tree *t, struct iso_err *e);
 /* Give back the reserved descriptors, so that the removal that follows has them. */
 void tree_release_reserve(struct tree_tree *t);
+/*
+ * A nested tree's tmpfs is the tree (tree/shield.h): the run's own
+ * descriptors in it, its lock's too, would refuse its unmount.  tree_let_go()
+ * closes them before the proof; tree_reopen() opens whatever is at the
+ * tree's name afterwards (the tmpfs, still mounted, or the directory below).
+ */
+void tree_let_go(struct tree_tree *t);
+int tree_reopen(struct tree_tree *t, struct iso_err *e);
 void tree_close(struct tree_tree *t);
 
 #endif

@@ -101,7 +101,7 @@ json() {
 	[[ "$stderr" != *"cgroup retained"* ]]
 	path=$(json 'print(r["resources"]["cgroup"]["path"])' "$W/r.json")
 	[ ! -e "$path" ]
-	rm -rf "$W/inner"
+	force_remove "$W/inner"
 }
 
 @test "cgroup (kernel): under --pidns the command's cgroup is the run's too" {

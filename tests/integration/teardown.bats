@@ -207,6 +207,8 @@ open("leaf", "w").write("x")'
 
 @test "SIGTERM while a large tree is removed stops the removal: 143, cancelled_by, the rest retained and collectable" {
 	require python3 python3 -c 'pass'
+	# as root, trees out of the suite's own run: on disk, not a nested run's tmpfs
+	[ "$(id -u)" -ne 0 ] || shield_root
 	# isorun -v says when removal starts: the signal is sent on that line, not after a delay
 	{
 		"$ISORUN" --no-config --root "$R" -v --report "$W/r.json" -- python3 -c '
@@ -241,6 +243,7 @@ for i in range(100000):
 # the rest of the tree stays, with its records, for gc.  ISORUN_TEST_FAULT=slow-removal
 # puts the deadline at the start of the removal, the only way to reach it on demand.
 @test "a removal past its deadline stops: the rest is retained with its records, 122, and gc finishes it" {
+	[ "$(id -u)" -ne 0 ] || shield_root
 	ISORUN_TEST_FAULT=slow-removal run --separate-stderr "$ISORUN" --no-config --root "$R" \
 		--report "$W/r.json" -- sh -c 'i=0; while [ $i -lt 300 ]; do : >"$TMPDIR/f$i"; i=$((i + 1)); done'
 	[ "$status" -eq 122 ]
