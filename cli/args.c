@@ -92,6 +92,13 @@ bool cli_misplaced_options(const struct sup_opts *o, char *buf, size_t len)
 
 	fill_long_opts(long_opts);
 	buf[0] = '\0';
+	/* a nested isorun: the options after its name are its own */
+	if (o->argc > 0) {
+		const char *slash = strrchr(o->argv[0], '/');
+
+		if (!strcmp(slash ? slash + 1 : o->argv[0], "isorun"))
+			return false;
+	}
 	for (size_t i = 1; i < o->argc && strcmp(o->argv[i], "--") != 0; i++) {
 		const char *name = long_option_named(long_opts, o->argv[i]);
 		_cleanup_free_ char *w = NULL;

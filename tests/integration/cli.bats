@@ -89,6 +89,11 @@ bad() {
 	run --separate-stderr iso -q -- sh -c 'exit 4' sh --keep
 	[ "$status" -eq 4 ]
 	[ -z "$stderr" ]
+	# a nested isorun: the options after its name are its own, by any path
+	mkdir "$W/bin" && ln -s "$ISORUN" "$W/bin/isorun"
+	run --separate-stderr iso -- "$W/bin/isorun" --no-config --keep=on-failure -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	[[ "$stderr" != *"after the command"* ]]
 	assert_no_tree
 }
 
