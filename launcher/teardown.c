@@ -274,6 +274,9 @@ static void name_holder(struct sup *s, const struct tree_holder *h, size_t held,
  * Why the tree cannot be removed, or "" when nothing is in the way; `unseen`
  * says which processes were not measured, or is "".
  */
+/* How long a nested tree's tmpfs may take to end once the scan named nobody. */
+#define NEST_END_MS 1000
+
 static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, size_t ulen)
 {
 	struct tree_holder_query q = { .exclude = s->self };
@@ -332,9 +335,13 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 		return;
 	if (s->td.gate.up && s->td.proof == TREE_SHIELD_ELSEWHERE && gate_still_held(s, why, len))
 		return;
-	/* its files live on with what holds them: no removal afterwards could hear that */
+	/*
+	 * Its files live on with what holds them: no removal afterwards could
+	 * hear that.  The copies in the command's namespace, gone with it, are
+	 * put from a workqueue, late on a loaded host: heard for a second more.
+	 */
 	if (s->td.shield.tmpfs && s->td.proof != TREE_SHIELD_UNUSED &&
-	    !tree_shield_ended(&s->td.shield)) {
+	    !tree_shield_ended(&s->td.shield, NEST_END_MS)) {
 		tree_release_unnamed(
 			s->out->tree_path,
 			"the kernel says the tree is held (its tmpfs lives on after its "
@@ -529,10 +536,8 @@ void sup_raise_shield(struct sup *s)
 	if (tree_shield_raise(&s->td.shield, s->tree.user_fd, s->tree.fd, s->tree.id, s->tree.path,
 			      TREE_OWNER, &s->tree.nest_watch) < 0 &&
 	    s->tree.nest_why[0])
-		snprintf(
-			s->td.shield.why, sizeof(s->td.shield.why),
-			"the tree is on an overlay (a run inside another's shield), and has %.120s",
-			s->tree.nest_why);
+		snprintf(s->td.shield.why, sizeof(s->td.shield.why),
+			 "the tree is on another run's shield, and has %.120s", s->tree.nest_why);
 	/* a nested tree's tmpfs has nothing below it: our descriptor there is no way past */
 	if (s->td.shield.up && !s->td.shield.tmpfs && tree_park(&s->tree, &e) < 0) {
 		char buf[400];

@@ -162,6 +162,39 @@ int tree_mntns_propagation(int fd, uint64_t *prop)
 	return 0;
 }
 
+#define STATMOUNT_SB_SOURCE 0x200U
+
+/* What follows the head, up to the source's offset (Linux 6.8's struct statmount). */
+struct statmount_source {
+	struct statmount_head head;
+	__u64 mnt_ns_id;
+	__u32 fs_subtype;
+	__u32 sb_source;
+};
+
+int tree_mntns_source(int fd, char *out, size_t len)
+{
+	_cleanup_free_ char *buf = malloc(STATMOUNT_STR_OFFSET + PATH_MAX);
+	const struct statmount_source *sm = (const void *)buf;
+	struct mnt_id_req req = { .size = sizeof(req), .param = STATMOUNT_SB_SOURCE };
+	uint64_t id;
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	r = mount_id(fd, &id);
+	if (r < 0)
+		return r;
+	req.mnt_id = id;
+	if (syscall(SYS_statmount, &req, buf, STATMOUNT_STR_OFFSET + PATH_MAX, 0) < 0)
+		return -errno;
+	if (!(sm->head.mask & STATMOUNT_SB_SOURCE))
+		return -EOPNOTSUPP;
+	if (snprintf(out, len, "%s", buf + STATMOUNT_STR_OFFSET + sm->sb_source) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 int tree_mntns_mounted_on(int fd, int parent_fd)
 {
 	_cleanup_free_ char *buf = malloc(STATMOUNT_STR_OFFSET + PATH_MAX);

@@ -78,6 +78,8 @@ int tree_mntns_mounted_on(int fd, int parent_fd);
 
 /* Root of the host's user namespace: only there are all mount namespaces seen. */
 bool tree_mntns_initial_userns(void);
+/* The source of the file system fd lies on ("isorun" for a shield): 0, or -errno. */
+int tree_mntns_source(int fd, char *out, size_t len);
 
 /*
  * Root's trees' directory (`name` in `root_fd`) made a shared mount, so that a

@@ -66,10 +66,16 @@ static int share_watch_mark(int user_fd, const char *id)
 int tree_nest_mount(int user_fd, const char *id, mode_t mode, struct iso_err *e)
 {
 	struct statfs sf;
+	char src[16];
 	int r;
 
+	/*
+	 * On another run's shield only (its source is "isorun"): the overlay of a
+	 * container's root is no run's, and its trees stay on its disk.
+	 */
 	if (geteuid() != 0 || !tree_mntns_initial_userns() || fstatfs(user_fd, &sf) < 0 ||
-	    sf.f_type != OVERLAYFS_MAGIC)
+	    sf.f_type != OVERLAYFS_MAGIC || tree_mntns_source(user_fd, src, sizeof(src)) < 0 ||
+	    strcmp(src, "isorun") != 0)
 		return -ENOENT;
 	if (iso_test_fault("no-nest") || iso_test_fault("no-shield")) {
 		iso_err_set(e, 0, "no tmpfs of its own: turned off (ISORUN_TEST_FAULT)");

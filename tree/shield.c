@@ -193,7 +193,8 @@ int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const ch
 	/* a run inside another root's run: an overlay's upper layer cannot be an overlay */
 	if (sf.f_type == OVERLAYFS_MAGIC)
 		return fail(sh, -EXDEV,
-			    "the tree is on an overlay (a run inside another's shield)");
+			    "the tree is on an overlay (a container's root, or a run inside "
+			    "another's shield), which cannot be an upper layer");
 	sh->disk = st.st_dev;
 	sh->ino = st.st_ino;
 	r = open_layer(sh, user_fd, id, TREE_SHIELD_WORK_SUFFIX, &workdir);
@@ -368,9 +369,9 @@ static enum tree_shield_proof prove_nested(int user_fd, const char *user_path, c
 	return TREE_SHIELD_ELSEWHERE;
 }
 
-bool tree_shield_ended(const struct tree_shield *sh)
+bool tree_shield_ended(const struct tree_shield *sh, int ms)
 {
-	return sh->watch >= 0 && tree_overlay_ended(sh->watch, 0);
+	return sh->watch >= 0 && tree_overlay_ended(sh->watch, ms);
 }
 
 enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,

@@ -93,8 +93,8 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 					 const struct tree_shield *sh, dev_t *ovl_dev,
 					 struct tree_mntns_seen *seen, struct iso_err *e);
 
-/* Whether a nested tree's tmpfs ended since its proof (its watch heard it). */
-bool tree_shield_ended(const struct tree_shield *sh);
+/* Whether a nested tree's tmpfs ended since its proof, or does within ms (its watch hears it). */
+bool tree_shield_ended(const struct tree_shield *sh, int ms);
 
 /*
  * gc's proof for the shield a run killed before its teardown left on tree `id`:

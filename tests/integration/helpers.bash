@@ -228,6 +228,14 @@ assert_dead() {
 
 # Remove a tree that a test retained on purpose (isorun would not).
 force_remove() {
+	# only below this suite's own directories: an unset variable must never reach / or ~
+	case $1 in
+	"$BATS_RUN_TMPDIR"/?* | /dev/shm/isorun-test.*/?*) ;;
+	*)
+		echo "force_remove: refusing '$1': not below this suite's directories" >&2
+		return 1
+		;;
+	esac
 	# a tree a killed root run left wears its shield, or is a tmpfs of its own (nested)
 	umount_below "$1"
 	chmod -R u+rwx "$1" 2>/dev/null

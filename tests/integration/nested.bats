@@ -13,9 +13,9 @@ load helpers
 # The outer run's trees on /dev/shm (setup_shielded), out of the suite's own
 # run: the outer wears an overlay shield, and the inner's tree lies on it.
 setup() {
-	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
 	setup_shielded
 	export W_=$W H_=$H
+	[ "$(id -u)" -eq 0 ] || skip "only root's tree wears a shield"
 }
 
 teardown() {
@@ -24,7 +24,7 @@ teardown() {
 		[ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
 	done
 	[ -f "$W/out" ] && cat "$W/out"
-	for t in "$U"/*; do
+	for t in "${U:?}"/*; do
 		[ -d "$t" ] && force_remove "$t"
 	done
 	validate_outputs
@@ -72,7 +72,18 @@ holder_in() { # PATH [nsenter ARGS...]: a holder with its cwd at PATH
 @test "control: without its tmpfs the run inside reads every process" {
 	ISORUN_TEST_FAULT=no-nest run --separate-stderr iso -- sh -c '"$0" -v --no-config -- true 2>&1; echo "inner=$?"' "$ISORUN"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"holders: every process read: the tree is on an overlay"*"inner=0" ]]
+	[[ "$output" == *"holders: every process read: the tree is on another run's shield, and has no tmpfs of its own: turned off (ISORUN_TEST_FAULT)"*"inner=0" ]]
+}
+
+@test "as root, trees on an overlay that is no run's shield (a container's root) stay on its disk" {
+	# on /dev/shm: an overlay's upper layer cannot lie on the suite's own run's
+	mkdir -p "$R"/ov/{l,u,w,m}
+	mount -t overlay overlay -o "lowerdir=$R/ov/l,upperdir=$R/ov/u,workdir=$R/ov/w" "$R/ov/m"
+	run --separate-stderr "$ISORUN" --no-config --root "$R/ov/m" -v -- sh -c 'stat -f -c %T "$ISORUN_NAMESPACE"'
+	umount_below "$R/ov/m"
+	[ "$status" -eq 0 ]
+	[ "$output" = overlayfs ]
+	[[ "$stderr" == *"holders: every process read: the tree is on an overlay (a container's root, or a run inside another's shield)"* ]]
 }
 
 @test "as root, the inner tree is a tmpfs of its own at its path, on the outer run's shield; without the fault, an overlay" {
