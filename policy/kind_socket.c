@@ -32,6 +32,26 @@ const struct pol_socket_set *pol_sockets(const struct pol *p)
 	return set ? set : &none;
 }
 
+/* The decision on a connect: pure, shared by the handler and the unit tests. */
+struct pol_verdict pol_decide_connect(const struct pol *p, const char *path)
+{
+	struct pol_verdict v = { .refuse = false, .origin = NULL };
+	char norm[PATH_MAX];
+
+	if (!p || !path || !*path)
+		return v;
+	/* the spelling as the kernel would walk it if no name were a symlink */
+	if (pol_path_normalize(path, norm, sizeof(norm)) == 0)
+		path = norm;
+	for (size_t i = 0; i < pol_sockets(p)->n; i++)
+		if (strcmp(pol_sockets(p)->v[i].path, path) == 0) {
+			v.refuse = true;
+			v.origin = pol_sockets(p)->v[i].origin;
+			return v;
+		}
+	return v;
+}
+
 /* The policy's set of these rules, made at the first: NULL when out of memory. */
 static struct pol_socket_set *set_of(struct pol *p)
 {
