@@ -902,8 +902,9 @@ static void ask_kernel(struct cmd *c, size_t i, struct tree_view *v, struct gc_k
 	tree_view_close(v);
 	k->nested = tree_shield_nested(c->user_fd, c->names[i]);
 	for (int ask = 0; ask < GC_ASKS; ask++) {
-		k->proof = tree_shield_prove_left(c->user_fd, c->user_path, c->names[i], &k->dev,
-						  &k->foreign, &k->seen, &e);
+		k->proof = tree_shield_prove_left(
+			&(struct tree_shield_at){ c->user_fd, c->user_path, c->names[i] }, &k->dev,
+			&k->foreign, &k->seen, &e);
 		if (k->proof != TREE_SHIELD_HELD)
 			break;
 		/*

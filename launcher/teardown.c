@@ -183,8 +183,8 @@ static enum tree_shield_proof prove_shield(struct sup *s, dev_t *dev, struct iso
 
 	if (s->td.shield.tmpfs)
 		tree_let_go(t);
-	p = tree_shield_prove(t->user_fd, t->user_path, t->id, &s->td.shield, dev, &s->td.exposed,
-			      e);
+	p = tree_shield_prove(&(struct tree_shield_at){ t->user_fd, t->user_path, t->id },
+			      &s->td.shield, dev, &s->td.exposed, e);
 	if (s->td.shield.tmpfs && tree_reopen(t, &again) < 0 && s->o->verbosity >= 0) {
 		char buf[400];
 		fprintf(stderr, "isorun: %s\n", iso_err_format(&again, buf, sizeof(buf)));
@@ -533,8 +533,9 @@ void sup_raise_shield(struct sup *s)
 	}
 	if (iso_test_fault("late-shield"))
 		sup_test_late_shield(s->tree.fd);
-	if (tree_shield_raise(&s->td.shield, s->tree.user_fd, s->tree.fd, s->tree.id, s->tree.path,
-			      TREE_OWNER, &s->tree.nest_watch) < 0 &&
+	if (tree_shield_raise(&s->td.shield,
+			      &(struct tree_shield_at){ s->tree.user_fd, NULL, s->tree.id },
+			      s->tree.fd, s->tree.path, TREE_OWNER, &s->tree.nest_watch) < 0 &&
 	    s->tree.nest_why[0])
 		snprintf(s->td.shield.why, sizeof(s->td.shield.why),
 			 "the tree is on another run's shield, and has %.120s", s->tree.nest_why);
@@ -655,8 +656,9 @@ void sup_lower_shield(struct sup *s, bool prove)
 	s->td.proof = TREE_SHIELD_NONE;
 	/* a nested tree's tmpfs whose command never started: its shield all the same */
 	if (!s->td.shield.up && t->nest_watch >= 0)
-		(void)tree_shield_raise(&s->td.shield, t->user_fd, t->fd, t->id, t->path,
-					TREE_OWNER, &t->nest_watch);
+		(void)tree_shield_raise(&s->td.shield,
+					&(struct tree_shield_at){ t->user_fd, NULL, t->id }, t->fd,
+					t->path, TREE_OWNER, &t->nest_watch);
 	tree_shield_unlock(&s->td.shield);
 	/* the tree's descriptor comes back first: teardown knows the tree by it */
 	if (tree_unpark(t, &e) < 0 && s->o->verbosity >= 0) {

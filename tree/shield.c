@@ -166,9 +166,11 @@ static void raise_nested(struct tree_shield *sh, const struct stat *st, const st
 	*nest_watch = -1;
 }
 
-int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
+int tree_shield_raise(struct tree_shield *sh, const struct tree_shield_at *place, int tree_fd,
 		      const char *path, const char *owner, int *nest_watch)
 {
+	int user_fd = place->user_fd;
+	const char *id = place->id;
 	_cleanup_close_ int lower = -1, workdir = -1;
 	struct stat st, parent;
 	struct statfs sf;
@@ -283,29 +285,36 @@ void tree_shield_detach(int user_fd, const char *id, const char *path)
 }
 
 /* Is any mount namespace showing the on-disk tree bare?  1 (e says where), 0, or -errno. */
-static int exposed(int user_fd, const char *user_path, const char *id, dev_t disk, dev_t dev,
+static int exposed(const struct tree_shield_at *at, dev_t disk, dev_t dev,
 		   struct tree_mntns_seen *seen, struct iso_err *e)
 {
 	char rel[PATH_MAX], tree_rel[PATH_MAX + NAME_MAX + 2];
 	struct tree_mntns_query q = { .disk = disk, .rel = tree_rel, .shield = dev, .seen = seen };
-	int r = tree_mntns_fs_path(user_fd, user_path, rel, sizeof(rel));
+	int r = tree_mntns_fs_path(at->user_fd, at->user_path, rel, sizeof(rel));
 
 	if (r < 0)
 		return r;
-	snprintf(tree_rel, sizeof(tree_rel), "%s/%s", strcmp(rel, "/") ? rel : "", id);
+	snprintf(tree_rel, sizeof(tree_rel), "%s/%s", strcmp(rel, "/") ? rel : "", at->id);
 	return tree_mntns_exposed(&q, e);
 }
 
+/* What the proof hears through: the disk's device and the shield's, and its watch. */
+struct heard {
+	dev_t disk, dev;
+	int watch;
+	bool tmpfs; /* a nested tree's tmpfs: no disk below it */
+};
+
 /*
- * The proof's steps once the shield is known and watched on `watch` (its root,
+ * The proof's steps once the shield is known and watched on `h->watch` (its root,
  * by handle): the walk of the mount namespaces, then the unmount, by the user
  * directory's descriptor, never the path, which a mount over the trees'
  * directory re-points: whatever is on top at the tree's own place comes off;
  * it proves something only if it was the shield (the watch hears its end).
  */
-static enum tree_shield_proof unmount_and_hear(int user_fd, const char *user_path, const char *id,
-					       dev_t disk, dev_t dev, int watch, bool tmpfs,
-					       struct tree_mntns_seen *seen, struct iso_err *e)
+static enum tree_shield_proof unmount_and_hear(const struct tree_shield_at *place,
+					       const struct heard *h, struct tree_mntns_seen *seen,
+					       struct iso_err *e)
 {
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
@@ -315,11 +324,11 @@ static enum tree_shield_proof unmount_and_hear(int user_fd, const char *user_pat
 	 * A nested tree's tmpfs has no disk below it: what a namespace shows
 	 * without it is an empty directory of the outer run's.
 	 */
-	int ex = tmpfs ? 0 : exposed(user_fd, user_path, id, disk, dev, seen, e);
+	int ex = h->tmpfs ? 0 : exposed(place, h->disk, h->dev, seen, e);
 
 	if (ex < 0)
 		snprintf(why, len, "the mount namespaces cannot be read: %s", strerror(-ex));
-	snprintf(at, sizeof(at), "/proc/self/fd/%d/%s", user_fd, id);
+	snprintf(at, sizeof(at), "/proc/self/fd/%d/%s", place->user_fd, place->id);
 	if (umount2(at, UMOUNT_NOFOLLOW) < 0) {
 		if (errno == EBUSY)
 			return TREE_SHIELD_HELD;
@@ -327,7 +336,7 @@ static enum tree_shield_proof unmount_and_hear(int user_fd, const char *user_pat
 		(void)umount2(at, MNT_DETACH | UMOUNT_NOFOLLOW);
 		return TREE_SHIELD_NONE;
 	}
-	if (!tree_overlay_ended(watch, SHIELD_END_MS))
+	if (!tree_overlay_ended(h->watch, SHIELD_END_MS))
 		return TREE_SHIELD_ELSEWHERE;
 	return ex == 0 ? TREE_SHIELD_UNUSED : ex > 0 ? TREE_SHIELD_EXPOSED : TREE_SHIELD_NONE;
 }
@@ -339,7 +348,7 @@ static enum tree_shield_proof unmount_and_hear(int user_fd, const char *user_pat
  * alone proves it.  Only the watch's word counts: whatever came off, the tree
  * ended only where its superblock did.
  */
-static enum tree_shield_proof prove_nested(int user_fd, const char *user_path, const char *id,
+static enum tree_shield_proof prove_nested(const struct tree_shield_at *place,
 					   const struct tree_shield *sh,
 					   struct tree_mntns_seen *seen, struct iso_err *e)
 {
@@ -347,11 +356,11 @@ static enum tree_shield_proof prove_nested(int user_fd, const char *user_path, c
 	struct stat st, parent;
 	bool ours = false;
 
-	if (fstat(user_fd, &parent) < 0)
+	if (fstat(place->user_fd, &parent) < 0)
 		return iso_err_set(e, errno, "stat the trees' directory"), TREE_SHIELD_NONE;
-	snprintf(at, sizeof(at), "/proc/self/fd/%d/%s", user_fd, id);
+	snprintf(at, sizeof(at), "/proc/self/fd/%d/%s", place->user_fd, place->id);
 	for (int i = 0; i < 8; i++) {
-		if (fstatat(user_fd, id, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		if (fstatat(place->user_fd, place->id, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    st.st_dev == parent.st_dev)
 			break;
 		ours = st.st_dev == sh->dev;
@@ -360,8 +369,12 @@ static enum tree_shield_proof prove_nested(int user_fd, const char *user_path, c
 		(void)umount2(at, MNT_DETACH | UMOUNT_NOFOLLOW);
 	}
 	if (ours)
-		return unmount_and_hear(user_fd, user_path, id, parent.st_dev, sh->dev, sh->watch,
-					true, seen, e);
+		return unmount_and_hear(place,
+					&(struct heard){ .disk = parent.st_dev,
+							 .dev = sh->dev,
+							 .watch = sh->watch,
+							 .tmpfs = true },
+					seen, e);
 	if (tree_overlay_ended(sh->watch, SHIELD_END_MS))
 		return TREE_SHIELD_UNUSED;
 	snprintf(iso_err_text(e), sizeof(e->msg),
@@ -374,10 +387,12 @@ bool tree_shield_ended(const struct tree_shield *sh, int ms)
 	return sh->watch >= 0 && tree_overlay_ended(sh->watch, ms);
 }
 
-enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
+enum tree_shield_proof tree_shield_prove(const struct tree_shield_at *place,
 					 const struct tree_shield *sh, dev_t *ovl_dev,
 					 struct tree_mntns_seen *seen, struct iso_err *e)
 {
+	int user_fd = place->user_fd;
+	const char *id = place->id;
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
 	struct stat st, parent;
@@ -385,7 +400,7 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 	*ovl_dev = 0;
 	if (sh->tmpfs) {
 		*ovl_dev = sh->dev;
-		return prove_nested(user_fd, user_path, id, sh, seen, e);
+		return prove_nested(place, sh, seen, e);
 	}
 	if (!tree_shield_present(user_fd, id) || !is_shield(user_fd, id, &st) ||
 	    fstat(user_fd, &parent) < 0) {
@@ -399,8 +414,10 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 	}
 	*ovl_dev = st.st_dev;
 	/* our own superblock's end, heard on the watch added at its mount */
-	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, sh->watch,
-				sh->tmpfs, seen, e);
+	return unmount_and_hear(
+		place,
+		&(struct heard){ .disk = parent.st_dev, .dev = st.st_dev, .watch = sh->watch },
+		seen, e);
 }
 
 /* The inode number of `name`'s directory entry in dir_fd: the disk's, under any mount on it. */
@@ -470,10 +487,11 @@ static int open_left(int user_fd, const char *id, struct stat *st, bool *tmpfs, 
 	return r == 0 ? -EXDEV : r;
 }
 
-enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path, const char *id,
-					      dev_t *dev, bool *foreign,
-					      struct tree_mntns_seen *seen, struct iso_err *e)
+enum tree_shield_proof tree_shield_prove_left(const struct tree_shield_at *place, dev_t *dev,
+					      bool *foreign, struct tree_mntns_seen *seen,
+					      struct iso_err *e)
 {
+	int user_fd = place->user_fd;
 	char *why = iso_err_text(e);
 	size_t len = sizeof(e->msg);
 	_cleanup_close_ int in = -1;
@@ -488,7 +506,7 @@ enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path
 		snprintf(why, len, "not root of the host: its mount namespaces cannot all be seen");
 		return TREE_SHIELD_NONE;
 	}
-	fd = open_left(user_fd, id, &st, &tmpfs, why, len);
+	fd = open_left(user_fd, place->id, &st, &tmpfs, why, len);
 	*foreign = fd == -EXDEV;
 	if (fd < 0)
 		return TREE_SHIELD_NONE;
@@ -503,8 +521,11 @@ enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path
 	}
 	close(fd);
 	*dev = st.st_dev;
-	return unmount_and_hear(user_fd, user_path, id, parent.st_dev, st.st_dev, in, tmpfs, seen,
-				e);
+	return unmount_and_hear(
+		place,
+		&(struct heard){
+			.disk = parent.st_dev, .dev = st.st_dev, .watch = in, .tmpfs = tmpfs },
+		seen, e);
 }
 
 /* The mount id of the shield: mounted at `path`, of device `dev`; -1 when none. */

@@ -41,6 +41,16 @@ enum tree_shield_proof {
 	TREE_SHIELD_NONE,      /* no shield to prove with (gone, or never made) */
 };
 
+/*
+ * Where a tree is, for its proofs: its name `id` in the user directory, open as
+ * user_fd, whose canonical path is user_path.
+ */
+struct tree_shield_at {
+	int user_fd;
+	const char *user_path;
+	const char *id;
+};
+
 struct tree_shield {
 	bool up;
 	bool work;  /* its work directory exists (tree_shield_remove_work() takes it) */
@@ -64,13 +74,13 @@ struct tree_shield {
 };
 
 /*
- * Mount the shield on `path` (the tree, open as tree_fd, named `id` in the user
- * directory user_fd).  Not being able to is not an error of the run: the holder
+ * Mount the shield on `path` (the tree at `place`, open as tree_fd; the user
+ * directory's path is not needed here).  Not being able to is not an error of the run: the holder
  * scan then proves the tree unused the slow way.  A nested tree's tmpfs
  * (*nest_watch, from tree_nest_mount(), taken over) is the shield as it is.
  * 0, or -errno with sh->why.
  */
-int tree_shield_raise(struct tree_shield *sh, int user_fd, int tree_fd, const char *id,
+int tree_shield_raise(struct tree_shield *sh, const struct tree_shield_at *place, int tree_fd,
 		      const char *path, const char *owner, int *nest_watch);
 /* Let go of the lock taken through the shield (before it comes off). */
 void tree_shield_unlock(struct tree_shield *sh);
@@ -83,13 +93,13 @@ void tree_shield_forget(struct tree_shield *sh);
  * through the shield first, then tree_shield_detach() takes it off, with
  * whatever the command mounted inside the tree (lazily: what such a mount
  * shows is never reached by the removal).
- * `user_path` is the user directory's canonical path; `sh` the shield as it was
+ * `place` says where the tree is; `sh` the shield as it was
  * raised: its device (another overlay at the path proves nothing) and its
  * watch, which hears its own superblock end, never what is at the path.
  * *ovl_dev gets the overlay's device (0 when there was none), for a holder scan;
  * after EXPOSED, *seen (when not NULL) the namespaces that show the tree bare.
  */
-enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, const char *id,
+enum tree_shield_proof tree_shield_prove(const struct tree_shield_at *place,
 					 const struct tree_shield *sh, dev_t *ovl_dev,
 					 struct tree_mntns_seen *seen, struct iso_err *e);
 
@@ -97,7 +107,7 @@ enum tree_shield_proof tree_shield_prove(int user_fd, const char *user_path, con
 bool tree_shield_ended(const struct tree_shield *sh, int ms);
 
 /*
- * gc's proof for the shield a run killed before its teardown left on tree `id`:
+ * gc's proof for the shield a run killed before its teardown left on the tree at `place`:
  * the same steps as tree_shield_prove(), on a shield isorun did not raise here.
  * It is known by handle as far as it can be: opened once, an overlay, the whole
  * of it, mounted right on the user directory's mount, showing the tree's own
@@ -107,9 +117,9 @@ bool tree_shield_ended(const struct tree_shield *sh, int ms);
  * the watch did not hear the end of what came off).  *dev gets the shield's
  * device (0: none).
  */
-enum tree_shield_proof tree_shield_prove_left(int user_fd, const char *user_path, const char *id,
-					      dev_t *dev, bool *foreign,
-					      struct tree_mntns_seen *seen, struct iso_err *e);
+enum tree_shield_proof tree_shield_prove_left(const struct tree_shield_at *place, dev_t *dev,
+					      bool *foreign, struct tree_mntns_seen *seen,
+					      struct iso_err *e);
 
 /*
  * Detach what the command mounted inside the shield at `path` (device `dev`),

@@ -91,8 +91,8 @@ static bool bed_up(struct bed *b)
 	b->user_fd = open(b->user, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	b->tree_fd = open(b->tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return b->user_fd >= 0 && b->tree_fd >= 0 &&
-	       tree_shield_raise(&b->sh, b->user_fd, b->tree_fd, "t", b->tree, "owner", &no_nest) ==
-		       0;
+	       tree_shield_raise(&b->sh, &(struct tree_shield_at){ b->user_fd, NULL, "t" },
+				 b->tree_fd, b->tree, "owner", &no_nest) == 0;
 }
 
 static void bed_down(struct bed *b)
@@ -122,7 +122,8 @@ static enum tree_shield_proof prove(struct bed *b)
 	enum tree_shield_proof p;
 
 	tree_shield_unlock(&b->sh);
-	p = tree_shield_prove(b->user_fd, b->user, "t", &b->sh, &dev, NULL, &e);
+	p = tree_shield_prove(&(struct tree_shield_at){ b->user_fd, b->user, "t" }, &b->sh, &dev,
+			      NULL, &e);
 	tree_shield_forget(&b->sh);
 	if (p != TREE_SHIELD_HELD)
 		assert_int_equal(tree_shield_remove_work(b->user_fd, "t", b->user, NULL), 0);
@@ -147,8 +148,9 @@ static void test_proof(void **state)
 	/* nothing holds it: proven */
 	assert_int_equal(prove(&b), TREE_SHIELD_UNUSED);
 	/* a descriptor through the shield: the unmount is refused */
-	assert_int_equal(
-		tree_shield_raise(&b.sh, b.user_fd, b.tree_fd, "t", b.tree, "owner", &no_nest), 0);
+	assert_int_equal(tree_shield_raise(&b.sh, &(struct tree_shield_at){ b.user_fd, NULL, "t" },
+					   b.tree_fd, b.tree, "owner", &no_nest),
+			 0);
 	snprintf(file, sizeof(file), "%s/f", b.tree);
 	fd = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
@@ -157,8 +159,9 @@ static void test_proof(void **state)
 	(void)umount2(b.tree, MNT_DETACH);
 	assert_int_equal(tree_shield_remove_work(b.user_fd, "t", b.user, NULL), 0);
 	/* another mount of the shield: unmounted, but the superblock lives on */
-	assert_int_equal(
-		tree_shield_raise(&b.sh, b.user_fd, b.tree_fd, "t", b.tree, "owner", &no_nest), 0);
+	assert_int_equal(tree_shield_raise(&b.sh, &(struct tree_shield_at){ b.user_fd, NULL, "t" },
+					   b.tree_fd, b.tree, "owner", &no_nest),
+			 0);
 	snprintf(mnt, sizeof(mnt), "%s/mnt", b.root);
 	assert_int_equal(mkdir(mnt, 0700), 0);
 	assert_int_equal(mount(b.tree, mnt, NULL, MS_BIND, NULL), 0);
