@@ -507,10 +507,27 @@ static int home_fd_reopen(int fd, const char *path, int fl, const struct stat *w
 	return 0;
 }
 
-/* Whether fd `fd` needs home_fd_reopen(): 1 with its path, 0 if not, or -errno. */
-static int home_fd_reaches(int fd, const char *real_home, const char *const *keep, size_t n_keep,
-			   char *path, size_t len, int *ret_fl, struct stat *st, struct iso_err *e)
+/* The home, canonical, and what in it stays as it is (--writable, the tree). */
+struct home_scope {
+	const char *real_home;
+	const char *const *keep;
+	size_t n_keep;
+};
+
+/* A descriptor that reaches into the home: where, with its flags and identity. */
+struct home_fd {
+	char path[PATH_MAX];
+	int fl;
+	struct stat st;
+};
+
+/* Whether fd `fd` needs home_fd_reopen(): 1 with *h filled, 0 if not, or -errno. */
+static int home_fd_reaches(int fd, const struct home_scope *sc, struct home_fd *h,
+			   struct iso_err *e)
 {
+	struct stat *st = &h->st;
+	char *path = h->path;
+	size_t len = sizeof(h->path);
 	char link[64];
 	ssize_t n;
 	int fl = fcntl(fd, F_GETFL);
@@ -532,12 +549,12 @@ static int home_fd_reaches(int fd, const char *real_home, const char *const *kee
 	if (n < 0)
 		return iso_err_set(e, errno, "fd %d: readlink '%s'", fd, link);
 	path[n] = '\0';
-	if (!is_below(path, real_home))
+	if (!is_below(path, sc->real_home))
 		return 0;
-	for (size_t i = 0; i < n_keep; i++)
-		if (is_below(path, keep[i]))
+	for (size_t i = 0; i < sc->n_keep; i++)
+		if (is_below(path, sc->keep[i]))
 			return 0; /* --writable, or the tree: stays as it is */
-	*ret_fl = fl;
+	h->fl = fl;
 	return 1;
 }
 
@@ -545,18 +562,16 @@ int ns_home_fds(const char *home, const char *const *keep, size_t n_keep, const 
 		size_t n_fds, struct iso_err *e)
 {
 	_cleanup_free_ char *real_home = realpath(home, NULL);
+	const struct home_scope sc = { real_home, keep, n_keep };
 
 	if (!real_home)
 		return iso_err_set(e, errno, "resolve '%s'", home);
 	for (size_t i = 0; i < n_fds; i++) {
-		char path[PATH_MAX];
-		struct stat st;
-		int fl = 0;
-		int r = home_fd_reaches(fds[i], real_home, keep, n_keep, path, sizeof(path), &fl,
-					&st, e);
+		struct home_fd h = { .fl = 0 };
+		int r = home_fd_reaches(fds[i], &sc, &h, e);
 
 		if (r > 0)
-			r = home_fd_reopen(fds[i], path, fl, &st, e);
+			r = home_fd_reopen(fds[i], h.path, h.fl, &h.st, e);
 		if (r < 0) {
 			iso_err_hint(e, H_HOME_FD);
 			iso_err_cause(e, NS_CAUSE_HOME_FD);
