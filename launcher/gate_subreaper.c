@@ -21,16 +21,15 @@
 
 static void kill_all(struct sup *s, bool as_leaks)
 {
-	struct sup_leak *leaks = NULL;
-	size_t n = 0;
+	struct sup_leak_list found = { 0 };
 	char dur[32];
 	uint64_t deadline = sup_now_ms() + SUP_KILL_DEADLINE_MS;
 	int r;
 
 	/* with a cgroup, nothing in it can fork while the survivors are listed and named */
 	(void)sup_ceilings_freeze(&s->ceil, deadline);
-	r = sup_freeze_kill(s->self, s->cmd, as_leaks ? &leaks : NULL, as_leaks ? &n : NULL,
-			    sup_on_reaped, s, deadline, &s->actx);
+	r = sup_freeze_kill(s->self, s->cmd, as_leaks ? &found : NULL,
+			    &(struct sup_reaper){ sup_on_reaped, s }, deadline, &s->actx);
 	/* and what the /proc walk could not see goes in one stroke */
 	sup_ceilings_kill(&s->ceil, deadline);
 
@@ -45,12 +44,12 @@ static void kill_all(struct sup *s, bool as_leaks)
 			snprintf(s->out->gate_unmeasurable, sizeof(s->out->gate_unmeasurable),
 				 "stopping the tree failed: %s", strerror(-r));
 	}
-	if (as_leaks && n) {
-		s->out->leaks = leaks;
-		s->out->n_leaks = n;
+	if (as_leaks && found.n) {
+		s->out->leaks = found.v;
+		s->out->n_leaks = found.n;
 		s->out->leak_alive_ms = sup_now_ms() - s->cmd_exit_ms;
 	} else {
-		sup_leaks_free(leaks, n);
+		sup_leaks_free(found.v, found.n);
 	}
 }
 

@@ -198,27 +198,27 @@ void sup_leak_describe(struct sup_leak *l, const struct sup_attrib_ctx *c)
 		sup_attrib_find(&l->at, c, l->pid, l->start);
 }
 
-static int describe(const struct set *s, size_t from, struct sup_leak **ret, size_t *ret_n,
+static int describe(const struct set *s, size_t from, struct sup_leak_list *found,
 		    const struct sup_attrib_ctx *c)
 {
 	struct sup_leak *l;
 
 	if (s->n == from)
 		return 0;
-	l = realloc(*ret, (*ret_n + s->n - from) * sizeof(*l));
+	l = realloc(found->v, (found->n + s->n - from) * sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	for (size_t i = from; i < s->n; i++)
-		l[(*ret_n)++] = (struct sup_leak){
+		l[found->n++] = (struct sup_leak){
 			.pid = s->v[i].p.pid,
 			.sid = s->v[i].p.sid,
 			.start = s->v[i].p.start,
 			.cmdline = iso_proc_cmdline(s->v[i].p.pid, 512),
 			.cwd = iso_proc_cwd(s->v[i].p.pid),
 		};
-	for (size_t i = *ret_n - (s->n - from); i < *ret_n; i++)
+	for (size_t i = found->n - (s->n - from); i < found->n; i++)
 		sup_leak_describe(&l[i], c);
-	*ret = l;
+	found->v = l;
 	return 0;
 }
 
@@ -256,18 +256,18 @@ static int wait_child(uint64_t deadline, sup_reap_fn fn, void *arg)
 	return 0;
 }
 
-int sup_freeze_kill(pid_t self, pid_t cmd_pgid, struct sup_leak **ret_leaks, size_t *ret_n,
-		    sup_reap_fn fn, void *arg, uint64_t deadline,
+int sup_freeze_kill(pid_t self, pid_t cmd_pgid, struct sup_leak_list *found,
+		    const struct sup_reaper *reap, uint64_t deadline,
 		    const struct sup_attrib_ctx *attrib)
 {
+	sup_reap_fn fn = reap->fn;
+	void *arg = reap->arg;
 	struct set s = { 0 };
 	size_t killed = 0;
 	int r = 0;
 
-	if (ret_leaks) {
-		*ret_leaks = NULL;
-		*ret_n = 0;
-	}
+	if (found)
+		*found = (struct sup_leak_list){ 0 };
 	for (;;) {
 		size_t from = s.n;
 		int added;
@@ -279,7 +279,7 @@ int sup_freeze_kill(pid_t self, pid_t cmd_pgid, struct sup_leak **ret_leaks, siz
 			r = added;
 			break;
 		}
-		if (ret_leaks && describe(&s, from, ret_leaks, ret_n, attrib) < 0) {
+		if (found && describe(&s, from, found, attrib) < 0) {
 			r = -ENOMEM;
 			break;
 		}

@@ -60,14 +60,24 @@ int sup_signal_tree(pid_t self, int sig, pid_t skip_pgrp);
  * cmd_pgid (a group signal reaches a child still inside fork(), so a running fork
  * chain cannot outpace it; a pgid cannot be reused while its group lives), again and again until a
  * pass finds none new (a stopped process cannot fork, so the set is then closed), describe the
- * stopped set when ret_leaks is given, SIGKILL it, and reap until isorun has no child left,
+ * stopped set into *found when it is given, SIGKILL it, and reap until isorun has no child left,
  * repeating for anything that slipped through.  Returns the number killed or -errno;
  * -ETIME when the tree was still changing, or not yet reaped, at `deadline` (CLOCK_MONOTONIC
- * ms): what was found by then is in *ret_leaks, the rest may still run.  `attrib`
+ * ms): what was found by then is in *found, the rest may still run.  `attrib`
  * (NULL: none) is what each found process is attributed from, while it is stopped.
  */
-int sup_freeze_kill(pid_t self, pid_t cmd_pgid, struct sup_leak **ret_leaks, size_t *ret_n,
-		    sup_reap_fn fn, void *arg, uint64_t deadline,
+/* The processes found and killed, described. */
+struct sup_leak_list {
+	struct sup_leak *v;
+	size_t n;
+};
+/* What each reaped child is handed to. */
+struct sup_reaper {
+	sup_reap_fn fn;
+	void *arg;
+};
+int sup_freeze_kill(pid_t self, pid_t cmd_pgid, struct sup_leak_list *found,
+		    const struct sup_reaper *reap, uint64_t deadline,
 		    const struct sup_attrib_ctx *attrib);
 void sup_leaks_free(struct sup_leak *l, size_t n);
 
