@@ -167,17 +167,23 @@ static const struct iso_num_unit size_units[] = {
  */
 #define SIZE_BARE_MIN (1ULL << 20)
 
+/* A size asked for: the option, its whole value as given ("try:" included), the number in it. */
+struct size_ask {
+	const char *opt, *val, *v;
+	uint64_t min, max;
+	const char *want; /* what a bad one is told to be */
+};
+
 /*
  * A size of a ceiling or an rlimit, in the one line a bad one gets: a bare
- * number too small to be meant says so and names the units (val is the whole
- * value, as given, "try:" included; v the number in it).
+ * number too small to be meant says so and names the units.
  */
-static int parse_size(const char *opt, const char *val, const char *v, uint64_t min, uint64_t max,
-		      const char *want, uint64_t *ret, struct iso_err *e)
+static int parse_size(const struct size_ask *a, uint64_t *ret, struct iso_err *e)
 {
+	const char *opt = a->opt, *val = a->val, *v = a->v;
 	size_t n = strlen(v);
 	uint64_t x;
-	int r = iso_parse_u64(v, size_units, min, max, &x);
+	int r = iso_parse_u64(v, size_units, a->min, a->max, &x);
 
 	if (r == 0 && x && x < SIZE_BARE_MIN && n && v[n - 1] >= '0' && v[n - 1] <= '9')
 		return iso_err_set(e, 0,
@@ -185,7 +191,7 @@ static int parse_size(const char *opt, const char *val, const char *v, uint64_t 
 				   "(units: B, K, M, G, T; a bare number is at least 1M)",
 				   opt, val, v, val);
 	if (r < 0)
-		return bad_number(e, r, opt, want, val);
+		return bad_number(e, r, opt, a->want, val);
 	*ret = x;
 	return 0;
 }
@@ -556,7 +562,8 @@ int cli_set_ceiling(struct sup_opts *o, const struct cli_key_info *k, const char
 	}
 	snprintf(want, sizeof(want), "%s, try:VALUE or none", d->want);
 	if (d->unit == SUP_CEIL_BYTES)
-		r = parse_size(opt, val, v, d->min, d->max, want, &c.value, e);
+		r = parse_size(&(struct size_ask){ opt, val, v, d->min, d->max, want }, &c.value,
+			       e);
 	else if ((r = iso_parse_u64(v, units, d->min, d->max, &c.value)) < 0)
 		r = bad_number(e, r, opt, want, val);
 	if (r < 0)
@@ -581,9 +588,10 @@ int cli_set_rlimit(struct sup_opts *o, const struct cli_key_info *k, const char 
 		r = iso_parse_u64(val, NULL, 0, INT_MAX, &n);
 		if (r < 0)
 			return bad_number(e, r, opt, "a number of descriptors", val);
-	} else if ((r = parse_size(opt, val, val, 0, INT64_MAX,
-				   "a size in bytes (K, M, G, T suffixes) or unlimited", &n, e)) <
-		   0) {
+	} else if ((r = parse_size(&(struct size_ask){ opt, val, val, 0, INT64_MAX,
+						       "a size in bytes (K, M, G, T suffixes) or "
+						       "unlimited" },
+				   &n, e)) < 0) {
 		return r;
 	}
 	o->rlimits.set[i] = true;
