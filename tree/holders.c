@@ -473,9 +473,23 @@ static bool lost_mm(int procfd, const struct target *t)
  * exe probe and here (its /proc files then belong to root): LINK_ABSENT then,
  * for the caller to look at the other threads.
  */
-static int scan_fds(const struct tree_holder_query *q, struct found *f, int procfd,
-		    const struct target *t, char *buf, size_t buflen, size_t *unreadable)
+/* One scan's state: the query, what it found, /proc, its buffer, what it could not read. */
+struct scan {
+	const struct tree_holder_query *q;
+	struct found *f;
+	int procfd;
+	char *buf;
+	size_t buflen;
+	size_t *unreadable;
+};
+
+static int scan_fds(struct scan *sc, const struct target *t)
 {
+	const struct tree_holder_query *q = sc->q;
+	struct found *f = sc->f;
+	int procfd = sc->procfd;
+	char *buf = sc->buf;
+	size_t buflen = sc->buflen;
 	char name[80];
 	size_t seen = 0;
 	int fdfd, r = 0;
@@ -485,7 +499,8 @@ static int scan_fds(const struct tree_holder_query *q, struct found *f, int proc
 	if (fdfd < 0) {
 		if (errno != EACCES && errno != EPERM)
 			return 0;
-		return lost_mm(procfd, t) ? LINK_ABSENT : refused(q, f, procfd, t->pid, unreadable);
+		return lost_mm(procfd, t) ? LINK_ABSENT
+					  : refused(q, f, procfd, t->pid, sc->unreadable);
 	}
 	for (;;) {
 		long n = syscall(SYS_getdents64, fdfd, buf, buflen);
@@ -536,16 +551,15 @@ static int scan_tree_links(const struct tree_holder_query *q, struct found *f, i
 }
 
 /* One task's links, mappings, mounts and fds; LINK_ABSENT when it is past its exit_mm(). */
-static int scan_task(const struct tree_holder_query *q, struct found *f, int procfd,
-		     const struct target *t, char *buf, size_t buflen, size_t *unreadable)
+static int scan_task(struct scan *sc, const struct target *t)
 {
 	int r = 0;
 
-	if (q->ids)
-		r = scan_tree_links(q, f, procfd, t);
+	if (sc->q->ids)
+		r = scan_tree_links(sc->q, sc->f, sc->procfd, t);
 	if (r != 0)
 		return r;
-	return scan_fds(q, f, procfd, t, buf, buflen, unreadable);
+	return scan_fds(sc, t);
 }
 
 /*
@@ -559,18 +573,17 @@ static int scan_task(const struct tree_holder_query *q, struct found *f, int pro
  * CLONE_THREAD), so each live one with a table or fs of its own is read until
  * one holds something.
  */
-static int scan_threads(const struct tree_holder_query *q, struct found *f, int procfd, pid_t pid,
-			char *buf, size_t buflen, size_t *unreadable)
+static int scan_threads(struct scan *sc, pid_t pid)
 {
 	struct target t = { .pid = pid };
-	size_t before = f->n;
+	size_t before = sc->f->n;
 	pid_t first = 0; /* the first thread read in full */
 	char name[40], dents[4096];
 	_cleanup_close_ int dfd = -1;
 	int r = 0;
 
 	snprintf(name, sizeof(name), "%d/task", pid);
-	dfd = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = openat(sc->procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return 0; /* gone */
 	for (;;) {
@@ -593,8 +606,8 @@ static int scan_threads(const struct tree_holder_query *q, struct found *f, int 
 			    syscall(SYS_kcmp, first, (pid_t)tid, KCMP_FS, 0, 0) == 0)
 				continue;
 			snprintf(t.base, sizeof(t.base), "%d/task/%ld", pid, tid);
-			r = scan_task(q, f, procfd, &t, buf, buflen, unreadable);
-			if (r < 0 || f->n > before)
+			r = scan_task(sc, &t);
+			if (r < 0 || sc->f->n > before)
 				return r < 0 ? r : 0;
 			if (r == 0 && !first)
 				first = (pid_t)tid;
@@ -638,16 +651,18 @@ static bool third_users(const struct found *f, int procfd, const struct target *
  * (PID 1 here, with a capability our root lacks, holds 258 fds) costs one refused
  * readlink per fd.
  */
-static int scan_pid(const struct tree_holder_query *q, struct found *f, int procfd, pid_t pid,
-		    bool kcmp_ref, char *buf, size_t buflen, size_t *unreadable)
+static int scan_pid(struct scan *sc, pid_t pid, bool kcmp_ref)
 {
+	const struct tree_holder_query *q = sc->q;
+	struct found *f = sc->f;
+	int procfd = sc->procfd;
 	struct target t = { .pid = pid };
 	char name[64], exe[8];
 	int r;
 
 	snprintf(t.base, sizeof(t.base), "%d", pid);
 	if (third_users(f, procfd, &t)) {
-		(*unreadable)++;
+		(*sc->unreadable)++;
 		return 0;
 	}
 	if (kcmp_ref) {
@@ -663,20 +678,20 @@ static int scan_pid(const struct tree_holder_query *q, struct found *f, int proc
 		if (k > 0)
 			goto links;
 		if (errno == EACCES || errno == EPERM)
-			return refused(q, f, procfd, pid, unreadable);
+			return refused(q, f, procfd, pid, sc->unreadable);
 	}
 	snprintf(name, sizeof(name), "%s/exe", t.base);
 	if (readlinkat(procfd, name, exe, sizeof(exe)) < 0) {
 		if (errno == EACCES || errno == EPERM)
-			return refused(q, f, procfd, pid, unreadable);
+			return refused(q, f, procfd, pid, sc->unreadable);
 		if (errno == ENOENT)
-			return scan_threads(q, f, procfd, pid, buf, buflen, unreadable);
+			return scan_threads(sc, pid);
 		return 0;
 	}
 links:
-	r = scan_task(q, f, procfd, &t, buf, buflen, unreadable);
+	r = scan_task(sc, &t);
 	if (r == LINK_ABSENT)
-		return scan_threads(q, f, procfd, pid, buf, buflen, unreadable);
+		return scan_threads(sc, pid);
 	return r;
 }
 
@@ -701,6 +716,7 @@ static int scan_all(const struct tree_holder_query *q, struct found *f, char *bu
 	size_t npids = 0, cap = 0;
 	_cleanup_free_ pid_t *pids = NULL;
 	_cleanup_close_ int procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct scan sc;
 	bool kcmp_ref;
 	int r = 0;
 
@@ -731,12 +747,13 @@ static int scan_all(const struct tree_holder_query *q, struct found *f, char *bu
 		}
 	}
 	kcmp_ref = kthreadd_is_reference(procfd);
+	sc = (struct scan){ q, f, procfd, buf, 65536, unreadable };
 	for (size_t i = 0; i < npids && r == 0; i++) {
 		if (q->n_only_mntns && !q->n_pipes && !in_mntns(q, procfd, pids[i]))
 			continue;
 		if (q->n_read)
 			(*q->n_read)++;
-		r = scan_pid(q, f, procfd, pids[i], kcmp_ref, buf, 65536, unreadable);
+		r = scan_pid(&sc, pids[i], kcmp_ref);
 	}
 	return r;
 }
