@@ -585,8 +585,11 @@ static int answer_call(struct start_wait *w, struct iso_err *e)
 		w->reading = true;
 	}
 	/* the command may signal as soon as it runs, before this loop ends */
-	if (pol_notify_handle_run(w->listener, s->pol, s->pol_log, &ev, s->on_exec, s->event_arg,
-				  w->reading ? &w->reader : NULL, s->pol_run) != 1)
+	if (pol_notify_handle_with(
+		    w->listener,
+		    &(struct pol_handler){ s->pol, s->pol_log, s->on_exec, s->event_arg,
+					   w->reading ? &w->reader : NULL, s->pol_run },
+		    &ev) != 1)
 		return 0;
 	w->event = true;
 	if (s->on_event)

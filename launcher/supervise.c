@@ -341,8 +341,11 @@ static void on_notification(struct sup *s, uint32_t events)
 {
 	struct pol_event ev;
 
-	if (pol_notify_handle_run(s->listener, s->pol, s->o->policy_log, &ev, sup_on_exec_seen, s,
-				  &s->reader, &s->prun) == 1)
+	if (pol_notify_handle_with(s->listener,
+				   &(struct pol_handler){ s->pol, s->o->policy_log,
+							  sup_on_exec_seen, s, &s->reader,
+							  &s->prun },
+				   &ev) == 1)
 		sup_on_policy_event(&ev, s);
 	else if (events & (EPOLLHUP | EPOLLERR))
 		/* no process uses the filter any more */

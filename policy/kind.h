@@ -116,7 +116,7 @@ struct pol_args_ops {
 	/* a call let through, just before it is answered (NULL: nothing to do) */
 	void (*passed)(const struct pol_notif *n, const void *args);
 };
-/* Read, decide, answer and fill the event: returns as pol_notify_handle_run(). */
+/* Read, decide, answer and fill the event: returns as pol_notify_handle_with(). */
 int pol_notif_args(const struct pol_notif *n, const struct pol_args_ops *ops);
 
 /* An exec's arguments as read (policy/notify.c): argv cut at its bounds. */

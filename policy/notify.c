@@ -685,19 +685,13 @@ static void req_freep(struct seccomp_notif **req)
 
 int pol_notify_handle(int listener, const struct pol *p, bool log_only, struct pol_event *ret)
 {
-	return pol_notify_handle_exec(listener, p, log_only, ret, NULL, NULL, NULL);
+	return pol_notify_handle_with(listener,
+				      &(struct pol_handler){ .p = p, .log_only = log_only }, ret);
 }
 
-int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
-			   pol_exec_fn on_exec, void *arg, struct iso_reader *rd)
+int pol_notify_handle_with(int listener, const struct pol_handler *h, struct pol_event *ret)
 {
-	return pol_notify_handle_run(listener, p, log_only, ret, on_exec, arg, rd, NULL);
-}
-
-int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
-			  pol_exec_fn on_exec, void *arg, struct iso_reader *rd,
-			  const struct pol_run *run)
-{
+	const struct pol *p = h->p;
 	_cleanup_(req_freep) struct seccomp_notif *req = NULL;
 	_cleanup_free_ char *name = NULL;
 	struct pol_target t = { .mem = -1 };
@@ -718,12 +712,12 @@ int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, stru
 	n = (struct pol_notif){ .listener = listener,
 				.req = req,
 				.p = p,
-				.log_only = log_only,
+				.log_only = h->log_only,
 				.ret = ret,
-				.on_exec = on_exec,
-				.arg = arg,
-				.rd = rd,
-				.run = run };
+				.on_exec = h->on_exec,
+				.arg = h->arg,
+				.rd = h->rd,
+				.run = h->run };
 	name = abi(req, &t, &n.native);
 	n.name = name;
 	n.compat = t.ptr_size == 4;

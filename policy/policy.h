@@ -280,14 +280,18 @@ typedef void (*pol_exec_fn)(pid_t pid, char *const *argv, size_t argc, void *arg
  * past its deadline (common/reader.h); a read that overran refuses the call.
  * NULL reads here (the command's own first exec, isorun's memory still).
  */
-int pol_notify_handle_exec(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
-			   pol_exec_fn on_exec, void *arg, struct iso_reader *rd);
-/*
- * The same with the run for contain-signals: NULL lets every signal call
- * through (before the command's first exec nothing of it can signal).
- */
-int pol_notify_handle_run(int listener, const struct pol *p, bool log_only, struct pol_event *ret,
-			  pol_exec_fn on_exec, void *arg, struct iso_reader *rd,
-			  const struct pol_run *run);
+struct pol_handler {
+	const struct pol *p;
+	bool log_only;
+	pol_exec_fn on_exec; /* NULL: none */
+	void *arg;	     /* on_exec's */
+	struct iso_reader *rd;
+	/*
+	 * The run for contain-signals: NULL lets every signal call through
+	 * (before the command's first exec nothing of it can signal).
+	 */
+	const struct pol_run *run;
+};
+int pol_notify_handle_with(int listener, const struct pol_handler *h, struct pol_event *ret);
 
 #endif

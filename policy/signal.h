@@ -18,7 +18,7 @@ enum pol_sig_kind {
 /*
  * A notified signal call (POL_NOTIF_NOT_MINE for any other call): let it
  * continue, send the signal ourselves through a pidfd, or refuse it (EPERM and
- * an event).  Same return as pol_notify_handle_run().
+ * an event).  Same return as pol_notify_handle_with().
  */
 int pol_signal_handle(const struct pol_notif *n);
 

@@ -378,7 +378,7 @@ struct sup {
 	size_t n_events, n_handled;
 	struct pol_event ev[MAX_EVENTS];
 	int error; /* the first unexpected pol_notify_handle() failure */
-	/* set: every exec let through is shown to it (pol_notify_handle_exec()) */
+	/* set: every exec let through is shown to it (pol_notify_handle_with()) */
 	pol_exec_fn on_exec;
 	void *on_exec_arg;
 };
@@ -414,8 +414,12 @@ static void supervise_loop(struct sup *s, int listener)
 		}
 		if (pfd.revents & POLLIN) {
 			memset(&ev, 0, sizeof(ev));
-			r = pol_notify_handle_exec(listener, s->pol, s->log_only, &ev, s->on_exec,
-						   s->on_exec_arg, NULL);
+			r = pol_notify_handle_with(listener,
+						   &(struct pol_handler){ .p = s->pol,
+									  .log_only = s->log_only,
+									  .on_exec = s->on_exec,
+									  .arg = s->on_exec_arg },
+						   &ev);
 			s->n_handled++;
 			if (r == 1 && s->n_events < MAX_EVENTS)
 				s->ev[s->n_events++] = ev;
