@@ -335,17 +335,20 @@ static enum tree_shield_proof unmount_and_hear(int user_fd, const char *user_pat
 /*
  * A nested tree's tmpfs as the command left it (a root command shares the
  * mount namespace): what it mounted over the tree's place comes off first, its
- * own, 8 at most; then ours is unmounted and heard.  Taken off already, its end
- * alone proves it.  Only the watch's word counts: whatever came off, the tree
- * ended only where its superblock did.
+ * own, 8 at most; then ours is unmounted and heard.  A mount of our own
+ * superblock on top may be the command's bind of the tree over itself: each
+ * one comes off unlazily (held, it says so) until the superblock ends or the
+ * place is bare.  Taken off already, its end alone proves it.  Only the
+ * watch's word counts: whatever came off, the tree ended only where its
+ * superblock did.
  */
 static enum tree_shield_proof prove_nested(int user_fd, const char *user_path, const char *id,
 					   const struct tree_shield *sh,
 					   struct tree_mntns_seen *seen, struct iso_err *e)
 {
+	enum tree_shield_proof p = TREE_SHIELD_NONE;
 	char at[64 + NAME_MAX];
 	struct stat st, parent;
-	bool ours = false;
 
 	if (fstat(user_fd, &parent) < 0)
 		return iso_err_set(e, errno, "stat the trees' directory"), TREE_SHIELD_NONE;
@@ -354,14 +357,17 @@ static enum tree_shield_proof prove_nested(int user_fd, const char *user_path, c
 		if (fstatat(user_fd, id, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    st.st_dev == parent.st_dev)
 			break;
-		ours = st.st_dev == sh->dev;
-		if (ours)
-			break;
-		(void)umount2(at, MNT_DETACH | UMOUNT_NOFOLLOW);
+		if (st.st_dev != sh->dev) {
+			(void)umount2(at, MNT_DETACH | UMOUNT_NOFOLLOW);
+			continue;
+		}
+		p = unmount_and_hear(user_fd, user_path, id, parent.st_dev, sh->dev, sh->watch,
+				     true, seen, e);
+		if (p != TREE_SHIELD_ELSEWHERE)
+			return p;
 	}
-	if (ours)
-		return unmount_and_hear(user_fd, user_path, id, parent.st_dev, sh->dev, sh->watch,
-					true, seen, e);
+	if (p == TREE_SHIELD_ELSEWHERE)
+		return p;
 	if (tree_overlay_ended(sh->watch, SHIELD_END_MS))
 		return TREE_SHIELD_UNUSED;
 	snprintf(iso_err_text(e), sizeof(e->msg),

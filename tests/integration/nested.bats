@@ -33,11 +33,13 @@ teardown() {
 
 # An outer run whose command runs an inner isorun (its trees in the outer's tree)
 # with INNER_ARGS..., whose command says its pid and home on $W/path and waits
-# for $W/go.  The outer's output, an `isorun ls` after the inner run, and
-# "inner=RC" go to $W/out.
+# for $W/go (with $W/bind, after binding its tree over itself; with
+# $W/unmount, it takes its tree's tmpfs off after the go).  The outer's
+# output, an `isorun ls` after the inner run, and "inner=RC" go to $W/out.
 start_nested() { # INNER_ARGS...
 	mkfifo "$W/path"
-	iso -- sh -c '"$0" --no-config "$@" -- sh -c "echo \$\$ \$HOME >$W_/path; $H_/waitfor -t 600 $W_/go
+	iso -- sh -c '"$0" --no-config "$@" -- sh -c "[ ! -e $W_/bind ] || mount --bind \"\$ISORUN_NAMESPACE\" \"\$ISORUN_NAMESPACE\"
+		echo \$\$ \$HOME >$W_/path; $H_/waitfor -t 600 $W_/go
 		[ ! -e $W_/unmount ] || umount -l \"\$ISORUN_NAMESPACE\""
 		echo "inner=$?"; "$0" ls' "$ISORUN" "$@" >"$W/out" 2>&1 3>&- &
 	isopid=$!
@@ -155,4 +157,20 @@ holder_in() { # PATH [nsenter ARGS...]: a holder with its cwd at PATH
 	holder_in "$home"
 	grep -Fx "inner=122" "$W/out"
 	! grep -F "holders: proven by the kernel" "$W/out"
+}
+
+@test "as root, an inner command that binds its own tree over itself: the binds come off, the tmpfs proven" {
+	run --separate-stderr iso -- sh -c '"$0" -v --no-config -- sh -c "mount --bind \"\$ISORUN_NAMESPACE\" \"\$ISORUN_NAMESPACE\" && mount --bind \"\$ISORUN_NAMESPACE\" \"\$ISORUN_NAMESPACE\" && mount --bind \"\$HOME\" \"\$ISORUN_NAMESPACE\"" 2>&1; echo "inner=$?"' "$ISORUN"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"holders: proven by the kernel, no process read"*"inner=0" ]]
+	assert_no_tree
+}
+
+@test "as root, a holder through the inner command's bind of its tree over itself: 122, never proven" {
+	: >"$W/bind"
+	start_nested -v
+	holder_in "$home"
+	grep -Fx "inner=122" "$W/out"
+	! grep -F "holders: proven by the kernel" "$W/out"
+	grep -e "pid $holder \`" -e "a process outside isorun's reach could" "$W/out"
 }
