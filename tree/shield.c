@@ -528,28 +528,56 @@ static long shield_mount_id(FILE *f, const char *path, dev_t dev)
 	return -1;
 }
 
-int tree_shield_drop_children(const char *path, dev_t dev)
+/* A nested run's tree (tree/nest.h): a tmpfs whose source is "isorun". */
+static bool nested_tree(const char *line)
+{
+	const char *sep = strstr(line, " - ");
+
+	return sep && !strncmp(sep, " - tmpfs isorun ", strlen(" - tmpfs isorun "));
+}
+
+/* The mounts on mount `top`, each once; a nested run's tree's own below it, 4 deep at most. */
+static int drop_below(long top, int depth)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[2 * PATH_MAX], mp[PATH_MAX];
-	long id, parent, shield;
+	long id, parent;
 	int n = 0;
 
 	if (!f)
 		return -errno;
-	shield = shield_mount_id(f, path, dev);
-	if (shield < 0)
-		return 0;
-	rewind(f);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%ld %ld %*u:%*u %*s %4095s", &id, &parent, mp) != 3 ||
-		    parent != shield || id == shield)
+		    parent != top || id == top)
 			continue;
+		iso_unescape_octal(mp);
+		/*
+		 * A nested run's tree holds files its command made in this one: its
+		 * own mounts go, then it comes off unlazily.  Held, it stays, and
+		 * keeps this shield's unmount refused: the tree is held.
+		 */
+		if (nested_tree(line) && depth < 4) {
+			(void)drop_below(id, depth + 1);
+			if (umount2(mp, UMOUNT_NOFOLLOW) == 0)
+				n++;
+			continue;
+		}
 		/* its own mounts go with it */
-		if (umount2(iso_unescape_octal(mp), MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
+		if (umount2(mp, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
 			n++;
 	}
 	return n;
+}
+
+int tree_shield_drop_children(const char *path, dev_t dev)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	long shield;
+
+	if (!f)
+		return -errno;
+	shield = shield_mount_id(f, path, dev);
+	return shield < 0 ? 0 : drop_below(shield, 0);
 }
 
 static int remove_layer(int user_fd, const char *id, const char *suffix, const char *user_path,

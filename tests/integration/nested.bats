@@ -174,3 +174,20 @@ holder_in() { # PATH [nsenter ARGS...]: a holder with its cwd at PATH
 	! grep -F "holders: proven by the kernel" "$W/out"
 	grep -e "pid $holder \`" -e "a process outside isorun's reach could" "$W/out"
 }
+
+@test "as root, a holder of an inner run's retained tmpfs holds the outer run's tree too: never proven" {
+	start_nested
+	"$H/holdcwd" "$home" "$W/holder.pid" <&- 3>&- &
+	"$H/waitfor" -t 60 "$W/holder.pid"
+	cat "$W/holder.pid" >"$W/holder.kill"
+	: >"$W/go"
+	rc=0
+	wait "$isopid" || rc=$?
+	# the inner run said so, and its command (then `isorun ls`) went on
+	grep -Fx "inner=122" "$W/out"
+	# the inner's files, made in the outer's tree, are still held: so is the outer's
+	[ -d "/proc/$(cat "$W/holder.pid")/cwd/." ]
+	[ "$rc" -eq 122 ]
+	outer=$(dirname "$(dirname "$(dirname "$(dirname "$home")")")")
+	grep -F "isorun: tree retained at $outer: the kernel says the tree is held" "$W/out"
+}
