@@ -191,3 +191,14 @@ holder_in() { # PATH [nsenter ARGS...]: a holder with its cwd at PATH
 	outer=$(dirname "$(dirname "$(dirname "$(dirname "$home")")")")
 	grep -F "isorun: tree retained at $outer: the kernel says the tree is held" "$W/out"
 }
+
+@test "as root, a setup that fails before any tree is made asks no shield for a proof" {
+	# until a tree was made its nest watch was 0, not -1: fd 0 taken for a tmpfs's watch
+	run --separate-stderr "$ISORUN" --no-config --root "$R" -v --chdir /nonexistent -- true
+	[ "$status" -eq 125 ]
+	[[ "$stderr" == *"--chdir '/nonexistent': No such file or directory"* ]]
+	[[ "$stderr" != *"holders:"* ]]
+	run --separate-stderr iso -- sh -c '"$0" -v --no-config --watch /nonexistent -- true 2>&1; echo "inner=$?"' "$ISORUN"
+	[[ "$output" == *"inner=125" ]]
+	[[ "$output" != *"holders:"* ]]
+}
