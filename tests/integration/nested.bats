@@ -202,3 +202,15 @@ holder_in() { # PATH [nsenter ARGS...]: a holder with its cwd at PATH
 	[[ "$output" == *"inner=125" ]]
 	[[ "$output" != *"holders:"* ]]
 }
+
+@test "as root, gc keeps a killed inner run's tmpfs tree while an outside holder is in it, and says it is a tmpfs" {
+	run --separate-stderr iso -- sh -c '"$0" --no-config -- sh -c "echo \$\$ \$HOME >$W_/in.pid; exec sleep 600" 3>&- &
+		ip=$!; "$H_/waitfor" -t 60 "$W_/in.pid"; read -r pid home <"$W_/in.pid"
+		"$H_/holdcwd" "$home" "$W_/holder.pid" <&- 3>&- & "$H_/waitfor" -t 60 "$W_/holder.pid"
+		cat "$W_/holder.pid" >"$W_/holder.kill"
+		kill -KILL $ip; wait $ip; echo "inner=$?"
+		"$0" gc; echo "gc=$?"; kill -KILL "$(cat "$W_/holder.pid")"' "$ISORUN"
+	[[ "$output" == *"inner=137"* ]]
+	[[ "$output" == *"kept "*"has its cwd in it"*"a tmpfs of its own (a run inside another's)"*"gc=0"* ]]
+	[[ "$output" != *"an overlay"* ]]
+}
