@@ -1009,19 +1009,21 @@ static bool judge(const struct cmd *c, const struct tree_view *v, struct tree_ju
 static int gc_act(struct cmd *c, size_t i, struct tree_view *v, bool removable, const char *why,
 		  dev_t alias, dev_t took_off)
 {
-	const char *shown = NULL;
+	const char *shown = NULL, *stays = "";
 	_cleanup_free_ char *quoted = iso_shell_quote(v->path), *why_shown = iso_escape(why),
 			    *kept_why = iso_escape(v->reason);
 
 	shown = quoted ? quoted : v->path;
+	if (alias && v->lock != TREE_LOCK_HELD)
+		stays = tree_shield_nested(c->user_fd, c->names[i]) ? "; " NESTED_STAYS
+								    : "; " SHIELD_STAYS;
 	/* kept on purpose: removable, but not the user's garbage unless asked */
 	if (removable && v->seen == TREE_SEEN_KEPT && !c->kept) {
 		printf("%s %s: kept on purpose (%s); isorun gc --kept removes it\n",
 		       c->dry_run ? "keep" : "kept", shown, kept_why ? kept_why : "?");
 	} else if (!removable) {
 		printf("%s %s: %s%s\n", c->dry_run ? "keep" : "kept", shown,
-		       why_shown ? why_shown : "?",
-		       alias && v->lock != TREE_LOCK_HELD ? "; " SHIELD_STAYS : "");
+		       why_shown ? why_shown : "?", stays);
 	} else if (c->dry_run) {
 		printf("would remove %s: %s\n", shown, why_shown ? why_shown : "?");
 	} else if (alias && unshield(c, i, v) < 0) {

@@ -266,7 +266,7 @@ int sup_run(const struct sup_opts *o)
 		.ns = { .sock = -1 },
 		.tty_fd = -1,
 		.outputs = SUP_SINKS_INIT,
-		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1 },
+		.tree = { .user_fd = -1, .fd = -1, .lock_fd = -1, .park = -1, .nest_watch = -1 },
 		.td = { .shield = { .lock_fd = -1, .watch = -1 },
 			.gate = { .fd = -1, .in = -1, .release_wd = -1, .park = -1 } },
 		.ceil = SUP_CEILINGS_INIT,

@@ -206,9 +206,9 @@ static bool still_held(struct sup *s, char *why, size_t len)
 			 loops);
 		return true;
 	}
-	/* the command's own mounts inside hold the unmount, not the tree */
-	(void)tree_shield_drop_children(t->path, s->td.shield.dev);
 	for (int i = 0; i < HELD_ASKS && s->td.proof == TREE_SHIELD_HELD && !why[0]; i++) {
+		/* the command's own mounts hold the unmount, not the tree (a nested tree may) */
+		(void)tree_shield_drop_children(t->path, s->td.shield.dev);
 		wait_lookers(s->td.lookers, s->td.n_lookers);
 		s->td.proof = prove_shield(s, &dev, &e);
 		if (s->td.proof == TREE_SHIELD_HELD && i + 1 < HELD_ASKS)

@@ -344,17 +344,20 @@ static enum tree_shield_proof unmount_and_hear(const struct tree_shield_at *plac
 /*
  * A nested tree's tmpfs as the command left it (a root command shares the
  * mount namespace): what it mounted over the tree's place comes off first, its
- * own, 8 at most; then ours is unmounted and heard.  Taken off already, its end
- * alone proves it.  Only the watch's word counts: whatever came off, the tree
- * ended only where its superblock did.
+ * own, 8 at most; then ours is unmounted and heard.  A mount of our own
+ * superblock on top may be the command's bind of the tree over itself: each
+ * one comes off unlazily (held, it says so) until the superblock ends or the
+ * place is bare.  Taken off already, its end alone proves it.  Only the
+ * watch's word counts: whatever came off, the tree ended only where its
+ * superblock did.
  */
 static enum tree_shield_proof prove_nested(const struct tree_shield_at *place,
 					   const struct tree_shield *sh,
 					   struct tree_mntns_seen *seen, struct iso_err *e)
 {
+	enum tree_shield_proof p = TREE_SHIELD_NONE;
 	char at[64 + NAME_MAX];
 	struct stat st, parent;
-	bool ours = false;
 
 	if (fstat(place->user_fd, &parent) < 0)
 		return iso_err_set(e, errno, "stat the trees' directory"), TREE_SHIELD_NONE;
@@ -363,18 +366,21 @@ static enum tree_shield_proof prove_nested(const struct tree_shield_at *place,
 		if (fstatat(place->user_fd, place->id, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    st.st_dev == parent.st_dev)
 			break;
-		ours = st.st_dev == sh->dev;
-		if (ours)
-			break;
-		(void)umount2(at, MNT_DETACH | UMOUNT_NOFOLLOW);
+		if (st.st_dev != sh->dev) {
+			(void)umount2(at, MNT_DETACH | UMOUNT_NOFOLLOW);
+			continue;
+		}
+		p = unmount_and_hear(place,
+				     &(struct heard){ .disk = parent.st_dev,
+						      .dev = sh->dev,
+						      .watch = sh->watch,
+						      .tmpfs = true },
+				     seen, e);
+		if (p != TREE_SHIELD_ELSEWHERE)
+			return p;
 	}
-	if (ours)
-		return unmount_and_hear(place,
-					&(struct heard){ .disk = parent.st_dev,
-							 .dev = sh->dev,
-							 .watch = sh->watch,
-							 .tmpfs = true },
-					seen, e);
+	if (p == TREE_SHIELD_ELSEWHERE)
+		return p;
 	if (tree_overlay_ended(sh->watch, SHIELD_END_MS))
 		return TREE_SHIELD_UNUSED;
 	snprintf(iso_err_text(e), sizeof(e->msg),
@@ -543,28 +549,56 @@ static long shield_mount_id(FILE *f, const char *path, dev_t dev)
 	return -1;
 }
 
-int tree_shield_drop_children(const char *path, dev_t dev)
+/* A nested run's tree (tree/nest.h): a tmpfs whose source is "isorun". */
+static bool nested_tree(const char *line)
+{
+	const char *sep = strstr(line, " - ");
+
+	return sep && !strncmp(sep, " - tmpfs isorun ", strlen(" - tmpfs isorun "));
+}
+
+/* The mounts on mount `top`, each once; a nested run's tree's own below it, 4 deep at most. */
+static int drop_below(long top, int depth)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[2 * PATH_MAX], mp[PATH_MAX];
-	long id, parent, shield;
+	long id, parent;
 	int n = 0;
 
 	if (!f)
 		return -errno;
-	shield = shield_mount_id(f, path, dev);
-	if (shield < 0)
-		return 0;
-	rewind(f);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%ld %ld %*u:%*u %*s %4095s", &id, &parent, mp) != 3 ||
-		    parent != shield || id == shield)
+		    parent != top || id == top)
 			continue;
+		iso_unescape_octal(mp);
+		/*
+		 * A nested run's tree holds files its command made in this one: its
+		 * own mounts go, then it comes off unlazily.  Held, it stays, and
+		 * keeps this shield's unmount refused: the tree is held.
+		 */
+		if (nested_tree(line) && depth < 4) {
+			(void)drop_below(id, depth + 1);
+			if (umount2(mp, UMOUNT_NOFOLLOW) == 0)
+				n++;
+			continue;
+		}
 		/* its own mounts go with it */
-		if (umount2(iso_unescape_octal(mp), MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
+		if (umount2(mp, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
 			n++;
 	}
 	return n;
+}
+
+int tree_shield_drop_children(const char *path, dev_t dev)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	long shield;
+
+	if (!f)
+		return -errno;
+	shield = shield_mount_id(f, path, dev);
+	return shield < 0 ? 0 : drop_below(shield, 0);
 }
 
 static int remove_layer(int user_fd, const char *id, const char *suffix, const char *user_path,

@@ -124,7 +124,9 @@ enum tree_shield_proof tree_shield_prove_left(const struct tree_shield_at *place
 /*
  * Detach what the command mounted inside the shield at `path` (device `dev`),
  * lazily: such a mount keeps the shield's unmount refused without holding the
- * tree, and what it shows is never the removal's.  Returns how many, or -errno.
+ * tree, and what it shows is never the removal's.  A nested run's tree
+ * (tree/nest.h) is the exception: its files are this tree's command's, and
+ * it is unmounted unlazily; held, it stays.  Returns how many, or -errno.
  */
 int tree_shield_drop_children(const char *path, dev_t dev);
 
