@@ -101,16 +101,18 @@ static void tree_query(struct sup *s, struct tree_holder_query *q, char *walk, s
 	q->walk = walk;
 	q->alias_dev = s->td.shield_dev;
 	/* a nested tree's tmpfs is a superblock of its own: its device alone names a holder */
-	if (s->td.shield.tmpfs && q->tree)
+	if (s->td.shield.tmpfs && q->tree) {
 		q->gone_dev = s->td.shield.dev;
+		q->gone_ino = s->td.shield.ino;
+	}
 	s->td.n_lookers = 0;
 	q->lookers = s->td.lookers;
 	q->n_lookers = &s->td.n_lookers;
 	q->max_lookers = ELEMENTSOF(s->td.lookers);
 }
 
-/* The tree's holders looked for again: the first one named into why, if any. */
-static void rescan(struct sup *s, char *why, size_t len)
+/* The tree's holders looked for again: the first one named into why, and its pid; 0: none. */
+static pid_t rescan(struct sup *s, char *why, size_t len)
 {
 	struct tree_holder_query q = { .exclude = s->self };
 	struct tree_holder *h = NULL;
@@ -119,10 +121,12 @@ static void rescan(struct sup *s, char *why, size_t len)
 	size_t held;
 	int n;
 
+	pid_t named = 0;
+
 	tree_query(s, &q, walk, sizeof(walk));
 	n = tree_find_holders(&q, &h, NULL);
 	if (n <= 0)
-		return;
+		return 0;
 	held = tree_holders_split_outside(h, (size_t)n);
 	if (held > 0 && !merely_unreadable(h, held)) {
 		const struct tree_holder *first = tree_holder_first(h, held);
@@ -130,8 +134,10 @@ static void rescan(struct sup *s, char *why, size_t len)
 
 		tree_holder_describe(first, held - (size_t)(first - h), cmd, &e);
 		iso_err_format(&e, why, len);
+		named = first->pid;
 	}
 	tree_holders_free(h, (size_t)n);
+	return named;
 }
 
 /*
@@ -192,11 +198,11 @@ static enum tree_shield_proof prove_shield(struct sup *s, dev_t *dev, struct iso
 	return p;
 }
 
-static bool still_held(struct sup *s, char *why, size_t len)
+static bool still_held(struct sup *s, pid_t seen, char *why, size_t len)
 {
 	struct tree_tree *t = &s->tree;
 	struct iso_err e = { 0 };
-	char loops[160];
+	char loops[160], named[sizeof(s->out->tree_reason)] = "";
 	dev_t dev;
 
 	if (tree_release_loops(s->out->tree_path, loops, sizeof(loops)) > 0) {
@@ -206,19 +212,34 @@ static bool still_held(struct sup *s, char *why, size_t len)
 			 loops);
 		return true;
 	}
+	/*
+	 * A holder is named once seen at two asks in a row: one seen once may
+	 * have been passing (an ls or gc reading the owner record, which it
+	 * opens for a moment), and the next ask may go through.
+	 */
 	for (int i = 0; i < HELD_ASKS && s->td.proof == TREE_SHIELD_HELD && !why[0]; i++) {
 		/* the command's own mounts hold the unmount, not the tree (a nested tree may) */
 		(void)tree_shield_drop_children(t->path, s->td.shield.dev);
 		wait_lookers(s->td.lookers, s->td.n_lookers);
 		s->td.proof = prove_shield(s, &dev, &e);
-		if (s->td.proof == TREE_SHIELD_HELD && i + 1 < HELD_ASKS)
-			rescan(s, why, len);
+		if (s->td.proof == TREE_SHIELD_HELD && i + 1 < HELD_ASKS) {
+			pid_t p = rescan(s, named, sizeof(named));
+
+			if (p && p == seen)
+				snprintf(why, len, "%s", named);
+			seen = p;
+		}
 	}
 	if (why[0])
 		return true;
 	if (s->td.proof != TREE_SHIELD_HELD) {
 		s->td.shield.up = false; /* this time the unmount went through */
 		return false;
+	}
+	/* held at the last ask: the last one seen is named, or what could hold it */
+	if (named[0]) {
+		snprintf(why, len, "%s", named);
+		return true;
 	}
 	tree_release_unnamed(s->out->tree_path,
 			     "the kernel says the tree is held (its shield's unmount was refused, "
@@ -283,6 +304,7 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 	struct tree_holder *h = NULL;
 	char walk[64];
 	size_t n_read = 0;
+	pid_t first;
 	struct iso_err e;
 	ino_t pipes[2];
 	const char *names[2];
@@ -328,11 +350,16 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 		note_outside(h + held, (size_t)n - held, unseen, ulen);
 	if (held > 0)
 		name_holder(s, h, held, q.n_pipes ? names : NULL, why, len);
+	first = held > 0 ? tree_holder_first(h, held)->pid : 0;
 	tree_holders_free(h, (size_t)n);
-	if (held > 0 && !s->td.unread[0])
+	/* the shield held, no pipe to look for: the kernel is asked again, the holder confirmed */
+	if (held > 0 && !s->td.unread[0] && !(s->td.proof == TREE_SHIELD_HELD && !q.n_pipes))
 		return;
-	if (s->td.proof == TREE_SHIELD_HELD && still_held(s, why, len))
-		return;
+	if (s->td.proof == TREE_SHIELD_HELD) {
+		why[0] = '\0';
+		if (still_held(s, first, why, len))
+			return;
+	}
 	if (s->td.gate.up && s->td.proof == TREE_SHIELD_ELSEWHERE && gate_still_held(s, why, len))
 		return;
 	/*

@@ -774,6 +774,7 @@ int tree_find_holders(const struct tree_holder_query *q, struct tree_holder **re
 	if (q->tree && q->gone_dev) {
 		/* nothing to walk: whatever is still held of it is on its device, unlinked */
 		ids.root_dev = q->gone_dev;
+		ids.root_ino = q->gone_ino;
 		ids.partial = true;
 		qq.ids = &ids;
 	} else if (q->tree) {

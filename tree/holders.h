@@ -72,6 +72,11 @@ struct tree_holder_query {
 	 * "TREE/... (deleted)", on that device.  0: the tree is there.
 	 */
 	dev_t gone_dev;
+	/*
+	 * The top's inode on gone_dev, when known (a nested tree's tmpfs, whole
+	 * on its own device): an O_PATH of it is ls or gc looking.  0: unknown.
+	 */
+	ino_t gone_ino;
 };
 
 /*

@@ -303,6 +303,20 @@ void tree_view(int user_fd, const char *user_path, const char *name, const struc
 	v->fate = tree_owner_fate(&v->owner, h, &e);
 	iso_err_format(&e, v->fate_why, sizeof(v->fate_why));
 	probe_lock(v, TAKE_FD(owner_fd), keep_lock);
+	/*
+	 * Free, but its owner lives: a run in its teardown, which let go of its
+	 * lock for its proof (a nested tree's tmpfs, tree/nest.h; an overlay
+	 * shield's lock, taken through it).  Nothing more of it is opened: a
+	 * reader in it then would be a holder the proof meets.
+	 */
+	if (v->lock == TREE_LOCK_TAKEN && v->fate == TREE_FATE_ALIVE) {
+		if (v->lock_fd >= 0)
+			close(v->lock_fd);
+		v->lock_fd = -1;
+		v->lock = TREE_LOCK_HELD;
+		snprintf(v->lock_why, sizeof(v->lock_why),
+			 "its lock is free, but its owner lives (its teardown)");
+	}
 	if (v->lock == TREE_LOCK_HELD) {
 		v->seen = TREE_SEEN_RUNNING;
 		if (v->fate == TREE_FATE_ALIVE)

@@ -120,6 +120,25 @@ start_blocked() {
 	assert_no_tree
 }
 
+@test "a tree whose lock is free while its owner lives (a run in its teardown) is running: ls sizes nothing, gc opens and removes nothing" {
+	run --separate-stderr "$ISORUN" --no-config --root "$R" --keep -- sh -c 'echo data >"$HOME/f"'
+	[ "$status" -eq 0 ]
+	tree=$(the_tree)
+	# the owner record names a live process of this test's, at its start time:
+	# as a run does between letting go of its lock and its proof
+	sleep 300 3>&- &
+	echo $! >"$W/owner.kill"
+	start=$(awk '{ print $22 }' "/proc/$!/stat")
+	sed "s/\"pid\":[0-9]*/\"pid\":$!/; s/\"start_time\":[0-9]*/\"start_time\":$start/" "$tree/owner" >"$W/owner"
+	cat "$W/owner" >"$tree/owner"
+	run --separate-stderr isols
+	[[ "$(ls_line "$tree")" =~ \ -\ +.*\ $!\ +running\ +owner\ pid\ $!\ is\ alive$ ]]
+	run --separate-stderr isogc --kept
+	[ "$output" = "kept $tree: owner pid $! is alive" ]
+	[ -f "$tree/home/f" ]
+	kill "$!"
+}
+
 @test "an owner SIGKILLed without --pidns: its survivor holds a file in the tree, so gc keeps it and names the survivor" {
 	# without a cgroup: with one, gc stops the survivor first (ceilings.bats)
 	start_blocked --cgroup=off
