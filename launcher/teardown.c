@@ -291,12 +291,35 @@ static void name_holder(struct sup *s, const struct tree_holder *h, size_t held,
 	}
 }
 
+/* How long a nested tree's tmpfs may take to end once the scan named nobody. */
+#define NEST_END_MS 1000
+
+/*
+ * A nested tree's files live on with what holds them: no removal afterwards
+ * could hear that.  The copies in the command's namespace, gone with it, are
+ * put from a workqueue, late on a loaded host: heard for a second more.
+ */
+static bool nest_lives_on(struct sup *s, char *why, size_t len)
+{
+	struct iso_err e = { 0 };
+
+	if (!s->td.shield.tmpfs || s->td.proof == TREE_SHIELD_UNUSED ||
+	    tree_shield_ended(&s->td.shield, NEST_END_MS))
+		return false;
+	tree_release_unnamed(
+		s->out->tree_path,
+		"the kernel says the tree is held (its tmpfs lives on after its "
+		"unmount, with its files: a copy in a mount namespace of its own, or a "
+		"detached mount)",
+		&e);
+	iso_err_format(&e, why, len);
+	return true;
+}
+
 /*
  * Why the tree cannot be removed, or "" when nothing is in the way; `unseen`
  * says which processes were not measured, or is "".
  */
-/* How long a nested tree's tmpfs may take to end once the scan named nobody. */
-#define NEST_END_MS 1000
 
 static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, size_t ulen)
 {
@@ -362,22 +385,8 @@ static void find_obstacle(struct sup *s, char *why, size_t len, char *unseen, si
 	}
 	if (s->td.gate.up && s->td.proof == TREE_SHIELD_ELSEWHERE && gate_still_held(s, why, len))
 		return;
-	/*
-	 * Its files live on with what holds them: no removal afterwards could
-	 * hear that.  The copies in the command's namespace, gone with it, are
-	 * put from a workqueue, late on a loaded host: heard for a second more.
-	 */
-	if (s->td.shield.tmpfs && s->td.proof != TREE_SHIELD_UNUSED &&
-	    !tree_shield_ended(&s->td.shield, NEST_END_MS)) {
-		tree_release_unnamed(
-			s->out->tree_path,
-			"the kernel says the tree is held (its tmpfs lives on after its "
-			"unmount, with its files: a copy in a mount namespace of its "
-			"own, or a detached mount)",
-			&e);
-		iso_err_format(&e, why, len);
+	if (nest_lives_on(s, why, len))
 		return;
-	}
 	if (q.n_pipes)
 		snprintf(why, len, "pipe still open (%s; its holder is not visible to isorun)",
 			 names[0]);

@@ -272,6 +272,25 @@ static bool open_view(int user_fd, const char *name, struct tree_view *v)
 	return true;
 }
 
+/*
+ * Free, but its owner lives: a run in its teardown, which let go of its lock
+ * for its proof (a nested tree's tmpfs, tree/nest.h; an overlay shield's lock,
+ * taken through it), or one about to exit.  Its lock is not kept, and nothing
+ * more of it is opened (ls sizes it not, gc asks nothing): a reader in it
+ * then would be a holder the proof meets.
+ */
+static void owner_busy(struct tree_view *v)
+{
+	if (v->lock != TREE_LOCK_TAKEN || v->fate != TREE_FATE_ALIVE)
+		return;
+	if (v->lock_fd >= 0)
+		close(v->lock_fd);
+	v->lock_fd = -1;
+	v->lock = TREE_LOCK_HELD;
+	snprintf(v->lock_why, sizeof(v->lock_why),
+		 "its lock is free, but its owner lives (its teardown)");
+}
+
 void tree_view(int user_fd, const char *user_path, const char *name, const struct tree_host *h,
 	       bool keep_lock, struct tree_view *v)
 {
@@ -303,20 +322,6 @@ void tree_view(int user_fd, const char *user_path, const char *name, const struc
 	v->fate = tree_owner_fate(&v->owner, h, &e);
 	iso_err_format(&e, v->fate_why, sizeof(v->fate_why));
 	probe_lock(v, TAKE_FD(owner_fd), keep_lock);
-	/*
-	 * Free, but its owner lives: a run in its teardown, which let go of its
-	 * lock for its proof (a nested tree's tmpfs, tree/nest.h; an overlay
-	 * shield's lock, taken through it).  Nothing more of it is opened: a
-	 * reader in it then would be a holder the proof meets.
-	 */
-	if (v->lock == TREE_LOCK_TAKEN && v->fate == TREE_FATE_ALIVE) {
-		if (v->lock_fd >= 0)
-			close(v->lock_fd);
-		v->lock_fd = -1;
-		v->lock = TREE_LOCK_HELD;
-		snprintf(v->lock_why, sizeof(v->lock_why),
-			 "its lock is free, but its owner lives (its teardown)");
-	}
 	if (v->lock == TREE_LOCK_HELD) {
 		v->seen = TREE_SEEN_RUNNING;
 		if (v->fate == TREE_FATE_ALIVE)
@@ -334,6 +339,7 @@ void tree_view(int user_fd, const char *user_path, const char *name, const struc
 		unreadable(v, "outcome record: ", why);
 		return;
 	}
+	owner_busy(v);
 	if (r > 0)
 		return;
 	if (v->fate == TREE_FATE_GONE) {
