@@ -426,14 +426,14 @@ EOF2
 	done
 	# --clearenv: a variable of the caller's may not come back through the file
 	printf 'keep-env = SECRET_ONE\n' >"$P/isorun.conf"
-	SECRET_ONE=s3 run --separate-stderr iso --clearenv -- sh -c 'echo "${SECRET_ONE:-}"'
+	SECRET_ONE=s3cret-7d1f run --separate-stderr iso --clearenv -- sh -c 'echo "${SECRET_ONE:-}"'
 	refused_line 1 keep-env
 	for v in 'X=${SECRET_ONE}' 'X=a$SECRET_ONE'; do
 		printf 'setenv = %s\n' "$v" >"$P/isorun.conf"
-		SECRET_ONE=s3 run --separate-stderr iso --clearenv -- sh -c 'echo "${X:-}"'
+		SECRET_ONE=s3cret-7d1f run --separate-stderr iso --clearenv -- sh -c 'echo "${X:-}"'
 		[ "$status" -eq 125 ]
 		[[ "${stderr_lines[0]}" == "isorun: $P/isorun.conf:1: setenv = $v: copies the caller's environment into the command's (--clearenv on the command line;"* ]]
-		[[ "$stderr" != *s3* ]]
+		[[ "$stderr" != *s3cret-7d1f* ]]
 		no_tree
 	done
 	# --report fd:N on the command line: the file cannot pass that descriptor to the command
