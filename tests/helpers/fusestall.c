@@ -142,8 +142,8 @@ static void set_scene(const char *dir, const char *bind)
 	snprintf(x, sizeof(x), "%s/x", dir);
 	if (unshare(CLONE_NEWNS) < 0)
 		die("unshare a mount namespace", NULL);
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		die("make the mounts private", NULL);
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		die("make the mounts slaves", NULL);
 	if (mount(bind, x, NULL, MS_BIND, NULL) < 0)
 		die("bind-mount on", x);
 	if (chdir("/") < 0)

@@ -7,7 +7,7 @@
 load helpers
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 # The caller's cgroup2 directory, as isorun finds it; empty when there is none.

@@ -354,7 +354,7 @@ refused_line() {
 }
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 @test "the checkout's isorun.conf cannot undo --protect-home: writable, report, junit, root in the home are refused at their line" {

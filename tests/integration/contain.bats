@@ -142,8 +142,8 @@ outside_got() {
 }
 
 @test "a PID namespace made inside the run: its numbers are its own, raise, a kill of its own child and strace go through" {
-	local un=(unshare -pf --mount-proc)
-	[ "$(id -u)" -eq 0 ] || un=(unshare -Urpf --mount-proc)
+	local un=(unshare -pf --mount-proc --propagation slave)
+	[ "$(id -u)" -eq 0 ] || un=(unshare -Urpf --mount-proc --propagation slave)
 	require "a PID namespace of one's own" "${un[@]}" true
 	require "strace (make deps installs it)" command -v strace
 	mkdir -p "$W/in"
@@ -242,10 +242,10 @@ print(sorted(got))'
 # A shell in a PID namespace of its own runs the test: $1 is its script.
 in_pidns() {
 	if [ "$(id -u)" -eq 0 ]; then
-		unshare -pf --mount-proc bash -c "$1" bash "$ISORUN" "$R" "$H" "$W"
+		unshare -pf --mount-proc --propagation slave bash -c "$1" bash "$ISORUN" "$R" "$H" "$W"
 	else
-		require "user and PID namespaces" unshare -Urpf --mount-proc true
-		unshare -Urpf --mount-proc bash -c "$1" bash "$ISORUN" "$R" "$H" "$W"
+		require "user and PID namespaces" unshare -Urpf --mount-proc --propagation slave true
+		unshare -Urpf --mount-proc --propagation slave bash -c "$1" bash "$ISORUN" "$R" "$H" "$W"
 	fi
 }
 
@@ -290,7 +290,7 @@ in_pidns() {
 }
 
 @test "under --pidns nothing is notified: the namespace contains the signal already" {
-	require "user and PID namespaces" unshare -Urpf --mount-proc true
+	require "user and PID namespaces" unshare -Urpf --mount-proc --propagation slave true
 	outside
 	run --separate-stderr iso --pidns -- "$(S)" kill 10 "$P"
 	[ "$output" = "kill ESRCH" ]
@@ -622,7 +622,7 @@ change_args() {
 
 @test "under --pidns the command can neither trace nor change init (pid 1): ptrace, pidfd_getfd, prlimit, renice, the leak is still found" {
 	[ "$(id -u)" -eq 0 ] || skip "an ordinary user's command cannot reach init across its user namespace"
-	require "a PID namespace" unshare -pf --mount-proc true
+	require "a PID namespace" unshare -pf --mount-proc --propagation slave true
 	run --separate-stderr iso --pidns -- sh -c 'R=$1
 		for x in "attach 1" "ptrace 1" "getfd 1" "vmwrite 1 1000" "prlimit 1 nofile 3:3" "prlimit 1 cpu 0:0" \
 			"nice 1" "nice -1" "ionice 1" "affinity 1" "sched 1" "setparam 1" "setattr 1" "perf 1"; do

@@ -21,7 +21,7 @@ xdist_ok() {
 }
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 # run_page PAGE ID: run scenario ID of docs/use/PAGE in $W, trees under $R.

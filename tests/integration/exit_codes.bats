@@ -23,7 +23,7 @@ load helpers
 }
 
 @test "under init (--pidns, --protect-home, --net, --private-tmp) the command's code survives however init's end and its last message race" {
-	unshare -Urpf --mount-proc true 2>/dev/null || skip "user and PID namespaces not available here"
+	unshare -Urpf --mount-proc --propagation slave true 2>/dev/null || skip "user and PID namespaces not available here"
 	# init sends the status, then exits: the supervisor may see the exit first (the
 	# SIGCHLD, or the run's cgroup going empty); 20 runs of each lost it ~30% before
 	for opt in --pidns --protect-home=ro --net=isolated --private-tmp; do

@@ -11,7 +11,7 @@
 load helpers
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 # A directory under /tmp (or /var/tmp), outside the tree and the working

@@ -16,7 +16,7 @@ setup() {
 }
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 hints() {

@@ -11,7 +11,7 @@ load helpers
 # bats file_tags=serial
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 isols() {

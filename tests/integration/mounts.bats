@@ -7,7 +7,7 @@
 load helpers
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 # The one error line for `iso ARGS...`: 125, the command never ran, no tree stays.

@@ -163,9 +163,9 @@ PY
 }
 
 @test "a disk that fills during the run: the final report fails the run (122) and the provisional one stays" {
-	require "user and mount namespaces" unshare -rm true
+	require "user and mount namespaces" unshare -rm --propagation slave true
 	mkdir "$W/small"
-	run --separate-stderr unshare -rm sh -c '
+	run --separate-stderr unshare -rm --propagation slave sh -c '
 		mount -t tmpfs -o size=64k none "$1" || exit 9
 		"$2" --no-config --root "$3" --report "$1/r.json" --junit "$1/j.xml" -- \
 			sh -c "head -c 1M /dev/zero >\"\$1/fill\" 2>/dev/null; exit 0" sh "$1"

@@ -216,7 +216,7 @@ except OSError as e:
 
 @test "deny-socket paths are refused, and under --pidns also masked in the mount namespace" {
 	require "python3" python3 -c 'import socket'
-	require "user and PID namespaces" unshare -Urpf --mount-proc true
+	require "user and PID namespaces" unshare -Urpf --mount-proc --propagation slave true
 	S=$(mktemp -d /tmp/isorun-sock.XXXXXX)
 	python3 -c 'import socket,sys
 s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()
@@ -354,7 +354,7 @@ proc-pid-fd EPERM" ]
 	for mode in "" --pidns; do
 		rm -f "$W/ready"
 		run env ISORUN_TEST_FAULT=late-exec-word timeout -k 5 60 "$ISORUN" --no-config \
-			--root "$R" $mode -- unshare -Urm sh "$W/cmd"
+			--root "$R" $mode -- unshare -Urm --propagation slave sh "$W/cmd"
 		echo "$mode: $output"
 		[ "$status" -eq 3 ]
 		[[ "$output" == *"execve: Operation not permitted"* ]]

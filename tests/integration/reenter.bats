@@ -70,7 +70,7 @@ print(json.dumps(t["argv"])); print(t["state"], t["reason"])' "$tree"
 }
 
 @test "shell --tree: the command line wins over the tree's settings; a record that would widen it is refused at its line" {
-	require "user and PID namespaces" unshare -Urpf --mount-proc true
+	require "user and PID namespaces" unshare -Urpf --mount-proc --propagation slave true
 	kept_tree
 	home=$(real_home)
 	# the command rewrote its record: no protection, the home writable
@@ -133,7 +133,7 @@ print(json.dumps(t["argv"])); print(t["state"], t["reason"])' "$tree"
 }
 
 @test "shell --tree of a tree made with --tmpfs or --ro-bind: the mounts are not in its record (the command line's alone), and re-entry works" {
-	require "user and PID namespaces" unshare -Urpf --mount-proc true
+	require "user and PID namespaces" unshare -Urpf --mount-proc --propagation slave true
 	mkdir "$W/src"
 	kept_tree --tmpfs /mnt --ro-bind "$W/src:/opt"
 	! grep -qE '^(tmpfs|ro-bind|bind) =' "$tree/settings"

@@ -83,7 +83,7 @@ PY
 }
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 # 2,000 lines alternating between stdout and stderr, one write each: where both

@@ -124,7 +124,7 @@ fake_selftest() {
 }
 
 @test "the real isorun selftest: a failing user namespace probe on a machine that has them fails the test" {
-	require "user and PID namespaces" unshare -Urpf --mount-proc true
+	require "user and PID namespaces" unshare -Urpf --mount-proc --propagation slave true
 	unset TESTS_PROBES_DIR
 	f=$(tfile t 'TEST "t" {
 	require "user namespaces" false
@@ -155,7 +155,7 @@ no_passwd() {
 }
 
 @test "homehint.bats with no home in passwd: its tests fail, none is a green skip" {
-	require "user and PID namespaces" unshare -Urpf --mount-proc true
+	require "user and PID namespaces" unshare -Urpf --mount-proc --propagation slave true
 	unset TESTS_PROBES_DIR
 	no_passwd
 	inner -f "control: the working directory outside the home gets no hint" "$BATS_TEST_DIRNAME/homehint.bats"

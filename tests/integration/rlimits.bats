@@ -7,7 +7,7 @@
 load helpers
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 # opens fds 3 and 4, says so, then fd 5

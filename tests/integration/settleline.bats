@@ -6,7 +6,7 @@
 load helpers
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 # Start isorun in the background; its pid in $ISOPID, its stderr in $W/err.  Not

@@ -5,7 +5,7 @@
 load helpers
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 drive() {

@@ -6,7 +6,7 @@
 load helpers
 
 userns_ok() {
-	unshare -Urpf --mount-proc true
+	unshare -Urpf --mount-proc --propagation slave true
 }
 
 # A step before the exec refused: exit 125 with a message naming the step, never
@@ -249,9 +249,9 @@ assert r["exit"] == 3, r["exit"]
 	[ "${stderr_lines[-1]}" = "isorun: FAILED (exit 4): command exited 4, report not written" ]
 	assert_no_tree
 	# a full file system: nothing half-written is left to be taken for a report
-	require "user and mount namespaces" unshare -rm true
+	require "user and mount namespaces" unshare -rm --propagation slave true
 	mkdir "$W/full"
-	run --separate-stderr unshare -rm sh -c '
+	run --separate-stderr unshare -rm --propagation slave sh -c '
 		mount -t tmpfs -o size=8k none "$1" && head -c 8192 /dev/zero >"$1/fill"
 		"$2" --no-config --root "$3" --report "$1/r.json" -- echo hi; echo "rc=$?"
 		wc -c <"$1/r.json"' _ "$W/full" "$ISORUN" "$R"

@@ -87,9 +87,9 @@ open("leaf", "w").write("x")'
 }
 
 @test "a removal failure keeps going, retains the tree and names the first failing path" {
-	require "user+mount namespaces" unshare -Urm true
+	require "user+mount namespaces" unshare -Urm --propagation slave true
 	# a mount point inside the tree cannot be removed through: isorun must not cross it
-	run --separate-stderr unshare -Urm sh -c "
+	run --separate-stderr unshare -Urm --propagation slave sh -c "
 		mount --make-rprivate / &&
 		$ISORUN --root $R -- sh -c 'mkdir \"\$HOME/mnt\" && mount -t tmpfs none \"\$HOME/mnt\" && touch \"\$HOME/mnt/inside\" \"\$HOME/other\"'"
 	[ "$status" -eq 122 ]
@@ -170,9 +170,9 @@ open("leaf", "w").write("x")'
 }
 
 @test "a tree retained after a failed removal keeps its records, and gc removes it once the obstacle is gone" {
-	require "user+mount namespaces" unshare -Urm true
+	require "user+mount namespaces" unshare -Urm --propagation slave true
 	# the obstacle is a mount inside the tree, made and later lifted in one mount namespace
-	run --separate-stderr unshare -Urm sh -c "
+	run --separate-stderr unshare -Urm --propagation slave sh -c "
 		mount --make-rprivate / || exit 90
 		$ISORUN --no-config --root $R -- sh -c 'mkdir \"\$HOME/mnt\" && mount -t tmpfs none \"\$HOME/mnt\" && touch \"\$HOME/other\"'
 		echo rc=\$?
