@@ -24,7 +24,7 @@ cleanup() {
 	[ -n "$idle_pid" ] && kill "$idle_pid" 2>/dev/null
 	wait 2>/dev/null || true
 	# root's trees' directory there is a shared bind of itself (tree_shield_share())
-	umount -l "$root/isorun-0" 2>/dev/null
+	umount -l "$root/isorun-0" 2>/dev/null || true
 	rm -rf "$out" ${shm:+"$shm"}
 }
 trap cleanup EXIT
